@@ -1,0 +1,158 @@
+//! Input handlers (elicitation, sampling, roots) and listeners. One registration serves both
+//! routes: MRTR `inputRequests` (modern) and real server→client requests (legacy).
+
+use super::cancel::CancelToken;
+use crate::protocol::methods;
+use crate::transport::BoxFuture;
+use serde_json::Value;
+use std::future::Future;
+use std::sync::{Arc, RwLock};
+
+/// One request for input, from an MRTR round or a legacy server→client request.
+#[derive(Debug, Clone)]
+pub struct InputRequest {
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub method: String,
+    /// The request's params, `None` when the server sent none (`roots/list`).
+    pub params: Option<Value>,
+    /// Cancelled when the answer is no longer wanted (call cancelled, timed out, sibling failed).
+    pub cancel: CancelToken,
+}
+
+/// A handler's refusal; `code` becomes the JSON-RPC error code on legacy connections.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandlerError {
+    pub code: Option<i64>,
+    pub message: String,
+}
+
+impl HandlerError {
+    pub fn new(message: impl Into<String>) -> Self {
+        HandlerError {
+            code: None,
+            message: message.into(),
+        }
+    }
+}
+
+pub trait InputHandler: Send + Sync + 'static {
+    /// Answers with the bare result object (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`).
+    fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>>;
+}
+
+impl<F, Fut> InputHandler for F
+where
+    F: Fn(InputRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, HandlerError>> + Send + 'static,
+{
+    fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        Box::pin(self(request))
+    }
+}
+
+/// The kinds of input a server may ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Elicitation,
+    Sampling,
+    Roots,
+}
+
+impl InputKind {
+    pub fn of_method(method: &str) -> Option<InputKind> {
+        match method {
+            methods::ELICITATION_CREATE => Some(InputKind::Elicitation),
+            methods::SAMPLING_CREATE_MESSAGE => Some(InputKind::Sampling),
+            methods::ROOTS_LIST => Some(InputKind::Roots),
+            _ => None,
+        }
+    }
+}
+
+/// A diagnostic line: the server's stderr, or the library's own warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogLine {
+    /// `stderr` (server output), `transport` or `client` (library diagnostics).
+    pub source: String,
+    /// `info` for stderr lines, `warning` for library warnings.
+    pub level: &'static str,
+    pub message: String,
+}
+
+pub type NotificationFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+pub type LogFn = Arc<dyn Fn(&LogLine) + Send + Sync>;
+
+/// Handlers and listeners, shared by the client and its live session. Callbacks are cloned out
+/// before they run, so no lock is held while host code executes.
+#[derive(Default)]
+pub(crate) struct Hooks {
+    elicitation: RwLock<Option<Arc<dyn InputHandler>>>,
+    sampling: RwLock<Option<Arc<dyn InputHandler>>>,
+    roots: RwLock<Option<Arc<dyn InputHandler>>>,
+    notification: RwLock<Option<NotificationFn>>,
+    log: RwLock<Option<LogFn>>,
+}
+
+impl Hooks {
+    fn slot(&self, kind: InputKind) -> &RwLock<Option<Arc<dyn InputHandler>>> {
+        match kind {
+            InputKind::Elicitation => &self.elicitation,
+            InputKind::Sampling => &self.sampling,
+            InputKind::Roots => &self.roots,
+        }
+    }
+
+    pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
+        let old = std::mem::replace(&mut *self.slot(kind).write().unwrap(), handler);
+        drop(old); // outside the lock: dropping may run host code (userdata_free)
+    }
+
+    pub fn handler(&self, kind: InputKind) -> Option<Arc<dyn InputHandler>> {
+        self.slot(kind).read().unwrap().clone()
+    }
+
+    pub fn handler_for(&self, method: &str) -> Option<Arc<dyn InputHandler>> {
+        InputKind::of_method(method).and_then(|k| self.handler(k))
+    }
+
+    pub fn set_notification(&self, f: Option<NotificationFn>) {
+        let old = std::mem::replace(&mut *self.notification.write().unwrap(), f);
+        drop(old);
+    }
+
+    pub fn set_log(&self, f: Option<LogFn>) {
+        let old = std::mem::replace(&mut *self.log.write().unwrap(), f);
+        drop(old);
+    }
+
+    pub fn notify(&self, method: &str, params: &Value) {
+        let f = self.notification.read().unwrap().clone();
+        if let Some(f) = f {
+            f(method, params);
+        }
+    }
+
+    pub fn log(&self, source: &str, level: &'static str, message: &str) {
+        let f = self.log.read().unwrap().clone();
+        if let Some(f) = f {
+            f(&LogLine {
+                source: source.to_string(),
+                level,
+                message: message.to_string(),
+            });
+        }
+    }
+
+    /// Drops every handler and listener (on close), outside the locks.
+    pub fn clear(&self) {
+        for kind in [
+            InputKind::Elicitation,
+            InputKind::Sampling,
+            InputKind::Roots,
+        ] {
+            self.set_handler(kind, None);
+        }
+        self.set_notification(None);
+        self.set_log(None);
+    }
+}

@@ -1,0 +1,561 @@
+//! The client: connection lifecycle, the request path (envelope stamping, version retry,
+//! `resultType` checks), the MRTR driver, and the public Rust API.
+
+mod cancel;
+mod handlers;
+mod lifecycle;
+mod mrtr;
+mod options;
+mod session;
+mod subscription;
+
+pub use cancel::CancelToken;
+pub use handlers::{
+    HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn,
+};
+pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
+pub use session::SubscriptionEvent;
+pub use subscription::Subscription;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::era::{self, Era};
+use crate::protocol::{codes, meta, methods, ResultType};
+use handlers::Hooks;
+use serde_json::{json, Map, Value};
+use session::{Session, Wait};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use tokio::time::Instant;
+
+/// What the server told us about itself at connect time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    pub era: Era,
+    /// The negotiated (legacy) or current (modern) protocol version.
+    pub protocol_version: String,
+    pub capabilities: Value,
+    /// The server's `Implementation` object, when it sent one.
+    pub server_info: Option<Value>,
+    pub instructions: Option<String>,
+    /// The raw `server/discover` or `initialize` result.
+    pub raw: Value,
+}
+
+/// The four paginated list methods.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    Tools,
+    Prompts,
+    Resources,
+    ResourceTemplates,
+}
+
+impl ListKind {
+    pub fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => methods::TOOLS_LIST,
+            ListKind::Prompts => methods::PROMPTS_LIST,
+            ListKind::Resources => methods::RESOURCES_LIST,
+            ListKind::ResourceTemplates => methods::RESOURCES_TEMPLATES_LIST,
+        }
+    }
+    /// The result field holding the items.
+    pub fn key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Prompts => "prompts",
+            ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resourceTemplates",
+        }
+    }
+}
+
+/// A live connection: one session in one era.
+pub(crate) struct Connection {
+    session: Arc<Session>,
+    era: Era,
+    version: RwLock<String>,
+    info: ServerInfo,
+}
+
+impl Connection {
+    fn version(&self) -> String {
+        self.version.read().unwrap().clone()
+    }
+    fn info(&self) -> ServerInfo {
+        ServerInfo {
+            protocol_version: self.version(),
+            ..self.info.clone()
+        }
+    }
+}
+
+struct Inner {
+    config: ClientConfig,
+    hooks: Arc<Hooks>,
+    conn: RwLock<Option<Arc<Connection>>>,
+    connect_lock: tokio::sync::Mutex<()>,
+    /// The session being set up by `connect`, so `close` can interrupt it.
+    connecting: std::sync::Mutex<Option<Arc<Session>>>,
+    closed: AtomicBool,
+    /// Modern: the log level stamped on every request; legacy: the last level set.
+    log_level: RwLock<Option<String>>,
+}
+
+/// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
+/// concurrently from many tasks; requests are multiplexed over the connection.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl Client {
+    pub fn new(config: ClientConfig) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                config,
+                hooks: Arc::default(),
+                conn: RwLock::new(None),
+                connect_lock: tokio::sync::Mutex::new(()),
+                connecting: std::sync::Mutex::new(None),
+                closed: AtomicBool::new(false),
+                log_level: RwLock::new(None),
+            }),
+        }
+    }
+
+    pub fn config(&self) -> &ClientConfig {
+        &self.inner.config
+    }
+
+    /// Registers (or with `None` removes) the handler for one kind of input; registering
+    /// declares the matching client capability.
+    pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
+        self.inner.hooks.set_handler(kind, handler);
+    }
+
+    pub fn on_elicitation(&self, handler: impl InputHandler) {
+        self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
+    }
+    pub fn on_sampling(&self, handler: impl InputHandler) {
+        self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
+    }
+    pub fn on_roots(&self, handler: impl InputHandler) {
+        self.set_handler(InputKind::Roots, Some(Arc::new(handler)));
+    }
+
+    /// Every server notification (progress excluded): list_changed, resources/updated,
+    /// log messages, listen traffic.
+    pub fn on_notification(&self, listener: Option<NotificationFn>) {
+        self.inner.hooks.set_notification(listener);
+    }
+
+    /// The server's stderr lines and the library's warnings.
+    pub fn on_log(&self, listener: Option<LogFn>) {
+        self.inner.hooks.set_log(listener);
+    }
+
+    /// The capabilities this client declares: the host's override, or one entry per handler.
+    pub fn capabilities(&self, era: Era) -> Value {
+        if let Some(caps) = &self.inner.config.capabilities {
+            return caps.clone();
+        }
+        let hooks = &self.inner.hooks;
+        let mut caps = Map::new();
+        if hooks.handler(InputKind::Elicitation).is_some() {
+            caps.insert("elicitation".into(), json!({"form": {}}));
+        }
+        if hooks.handler(InputKind::Sampling).is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if hooks.handler(InputKind::Roots).is_some() {
+            let roots = match era {
+                Era::Legacy => json!({"listChanged": true}),
+                Era::Modern => json!({}),
+            };
+            caps.insert("roots".into(), roots);
+        }
+        Value::Object(caps)
+    }
+
+    /// What the server said about itself, once connected.
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.load(Ordering::SeqCst)
+    }
+
+    /// The live connection, connecting first if needed.
+    async fn connection(&self) -> Result<Arc<Connection>> {
+        if self.is_closed() {
+            return Err(Error::closed());
+        }
+        if let Some(conn) = self.inner.conn.read().unwrap().clone() {
+            return Ok(conn);
+        }
+        self.connect().await?;
+        self.inner
+            .conn
+            .read()
+            .unwrap()
+            .clone()
+            .ok_or_else(Error::closed)
+    }
+
+    fn wait_for(&self, opts: &RequestOptions) -> Wait {
+        let timeout = opts.timeout.unwrap_or(self.inner.config.request_timeout);
+        Wait {
+            timeout: (!timeout.is_zero()).then_some(timeout),
+            reset_on_progress: opts.reset_timeout_on_progress,
+            deadline: opts
+                .max_total
+                .filter(|d| !d.is_zero())
+                .map(|d| Instant::now() + d),
+            cancel: opts.cancel.clone(),
+            on_progress: opts.on_progress.clone(),
+            notify_cancel: true,
+        }
+    }
+
+    /// Params with the `_meta` this era needs: caller entries, then the reserved keys.
+    fn stamp(
+        &self,
+        conn: &Connection,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Map<String, Value> {
+        let mut params = params.clone();
+        let mut meta_obj = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        if let Some(extra) = &opts.meta {
+            meta_obj.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if conn.era == Era::Modern {
+            meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
+            meta_obj.insert(
+                meta::CLIENT_CAPABILITIES.into(),
+                self.capabilities(Era::Modern),
+            );
+            meta_obj.insert(
+                meta::CLIENT_INFO.into(),
+                self.inner.config.client_info.clone(),
+            );
+            let level = opts
+                .log_level
+                .clone()
+                .or_else(|| self.inner.log_level.read().unwrap().clone());
+            if let Some(level) = level {
+                meta_obj.insert(meta::LOG_LEVEL.into(), json!(level));
+            }
+        }
+        if !meta_obj.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta_obj));
+        }
+        params
+    }
+
+    /// One request/response on the live connection: stamping, the -32022 version retry, and
+    /// the `resultType` rules. MRTR driving sits above this.
+    async fn exchange(
+        &self,
+        conn: &Connection,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+        wait: &Wait,
+    ) -> Result<Value> {
+        let mut retried = false;
+        loop {
+            let stamped = self.stamp(conn, params, opts);
+            match conn.session.request(method, stamped, wait).await {
+                Err(e)
+                    if conn.era == Era::Modern
+                        && !retried
+                        && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) =>
+                {
+                    retried = true;
+                    let supported = supported_versions(&e);
+                    match era::mutual_version(
+                        supported.iter().map(String::as_str),
+                        Some(Era::Modern),
+                    ) {
+                        Some(v) if v != conn.version() => {
+                            *conn.version.write().unwrap() = v.to_string()
+                        }
+                        _ => return Err(version_mismatch(&supported)),
+                    }
+                }
+                Err(e) => return Err(e),
+                Ok(result) => {
+                    let kind = ResultType::of(&result)?;
+                    if kind == ResultType::InputRequired && !methods::allows_input_required(method)
+                    {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with input_required"
+                        )));
+                    }
+                    return Ok(result);
+                }
+            }
+        }
+    }
+
+    /// Sends any request, driving MRTR for the three methods that allow it.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        let params = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(Error::invalid("params must be a JSON object")),
+        };
+        let conn = self.connection().await?;
+        let wait = self.wait_for(opts);
+        if methods::allows_input_required(method) {
+            self.drive(&conn, method, params, opts, &wait).await
+        } else if opts.input_responses.is_some() || opts.request_state.is_some() {
+            Err(Error::invalid(format!(
+                "{method} does not take inputResponses or requestState"
+            )))
+        } else {
+            self.exchange(&conn, method, &params, opts, &wait).await
+        }
+    }
+
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(name));
+        match arguments {
+            None | Some(Value::Null) => {}
+            Some(args @ Value::Object(_)) => {
+                params.insert("arguments".into(), args);
+            }
+            Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
+        }
+        self.request(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
+            .await
+    }
+
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(name));
+        match arguments {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(args)) => {
+                if args.values().any(|v| !v.is_string()) {
+                    return Err(Error::invalid("prompt arguments must be strings"));
+                }
+                params.insert("arguments".into(), Value::Object(args));
+            }
+            Some(_) => return Err(Error::invalid("prompt arguments must be a JSON object")),
+        }
+        self.request(methods::PROMPTS_GET, Some(Value::Object(params)), opts)
+            .await
+    }
+
+    pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<Value> {
+        self.request(methods::RESOURCES_READ, Some(json!({"uri": uri})), opts)
+            .await
+    }
+
+    /// `completion/complete` with `{ref, argument, context?}` params.
+    pub async fn complete(&self, params: Value, opts: &RequestOptions) -> Result<Value> {
+        self.request(methods::COMPLETION_COMPLETE, Some(params), opts)
+            .await
+    }
+
+    /// One page of a list; `cursor` is the previous page's `nextCursor`.
+    pub async fn list(
+        &self,
+        kind: ListKind,
+        cursor: Option<&str>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        let params = cursor.map(|c| json!({"cursor": c}));
+        self.request(kind.method(), params, opts).await
+    }
+
+    /// Every page of a list, merged into `{<key>: [...]}`; bounded by `max_pages`, and a
+    /// repeated cursor is an error rather than a loop.
+    pub async fn list_all(&self, kind: ListKind, opts: &RequestOptions) -> Result<Value> {
+        let mut items = Vec::new();
+        let mut seen = HashSet::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..self.inner.config.max_pages.max(1) {
+            let page = self.list(kind, cursor.as_deref(), opts).await?;
+            match page.get(kind.key()) {
+                Some(Value::Array(a)) => items.extend(a.iter().cloned()),
+                None => {}
+                Some(_) => return Err(Error::protocol(format!("{} is not an array", kind.key()))),
+            }
+            match page.get("nextCursor") {
+                None | Some(Value::Null) => return Ok(json!({ kind.key(): items })),
+                Some(Value::String(next)) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(Error::protocol(format!(
+                            "the server repeated the cursor {next:?}"
+                        )));
+                    }
+                    cursor = Some(next.clone());
+                }
+                Some(other) => {
+                    return Err(Error::protocol(format!(
+                        "nextCursor {other} is not a string"
+                    )))
+                }
+            }
+        }
+        Err(Error::protocol(format!(
+            "{} has more than {} pages",
+            kind.method(),
+            self.inner.config.max_pages
+        )))
+    }
+
+    /// Modern: stamps `level` on every later request. Legacy: sends `logging/setLevel`.
+    pub async fn set_log_level(&self, level: &str, opts: &RequestOptions) -> Result<()> {
+        if !meta::is_log_level(level) {
+            return Err(Error::invalid(format!("unknown log level {level:?}")));
+        }
+        let conn = self.connection().await?;
+        if conn.era == Era::Legacy {
+            let wait = self.wait_for(opts);
+            let params = json!({"level": level})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            self.exchange(&conn, methods::LOGGING_SET_LEVEL, &params, opts, &wait)
+                .await?;
+        }
+        *self.inner.log_level.write().unwrap() = Some(level.to_string());
+        Ok(())
+    }
+
+    async fn legacy_only(&self, what: &str) -> Result<Arc<Connection>> {
+        let conn = self.connection().await?;
+        if conn.era != Era::Legacy {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                format!("{what} does not exist in protocol {}", conn.version()),
+            ));
+        }
+        Ok(conn)
+    }
+
+    /// Legacy `ping`.
+    pub async fn ping(&self, opts: &RequestOptions) -> Result<()> {
+        let conn = self.legacy_only("ping").await?;
+        self.exchange(
+            &conn,
+            methods::PING,
+            &Map::new(),
+            opts,
+            &self.wait_for(opts),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Legacy `resources/subscribe` (modern servers use [`Client::listen`]).
+    pub async fn subscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
+        let conn = self.legacy_only("resources/subscribe").await?;
+        let params = json!({"uri": uri}).as_object().cloned().unwrap_or_default();
+        self.exchange(
+            &conn,
+            methods::RESOURCES_SUBSCRIBE,
+            &params,
+            opts,
+            &self.wait_for(opts),
+        )
+        .await
+        .map(drop)
+    }
+
+    pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
+        let conn = self.legacy_only("resources/unsubscribe").await?;
+        let params = json!({"uri": uri}).as_object().cloned().unwrap_or_default();
+        self.exchange(
+            &conn,
+            methods::RESOURCES_UNSUBSCRIBE,
+            &params,
+            opts,
+            &self.wait_for(opts),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Tells a legacy server the roots changed (modern servers ask for roots per request).
+    pub async fn notify_roots_changed(&self) -> Result<()> {
+        let conn = self.connection().await?;
+        if conn.era == Era::Legacy && self.inner.hooks.handler(InputKind::Roots).is_some() {
+            conn.session
+                .notify(methods::NOTIFY_ROOTS_LIST_CHANGED, None)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Closes the connection: pending calls fail with `Closed`, the server is shut down.
+    /// Idempotent; later calls fail with `Closed`.
+    pub async fn close(&self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        let connecting = self.inner.connecting.lock().unwrap().clone();
+        if let Some(session) = connecting {
+            session.close(Error::closed()).await;
+        }
+        let conn = self.inner.conn.read().unwrap().clone();
+        if let Some(conn) = conn {
+            conn.session.close(Error::closed()).await;
+        }
+    }
+}
+
+fn is_code(e: &Error, code: i64) -> bool {
+    e.rpc_error().is_some_and(|r| r.code == code)
+}
+
+fn supported_versions(e: &Error) -> Vec<String> {
+    e.rpc_error()
+        .and_then(|r| r.data.as_ref())
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn version_mismatch(supported: &[String]) -> Error {
+    Error::new(
+        ErrorKind::VersionMismatch,
+        format!(
+            "no mutual protocol version: the server supports {supported:?}, this client {:?}",
+            era::MODERN_VERSIONS
+                .iter()
+                .chain(era::LEGACY_VERSIONS)
+                .collect::<Vec<_>>()
+        ),
+    )
+}

@@ -1,0 +1,223 @@
+//! Multi Round-Trip Requests (SEP-2322): fulfil a round's `inputRequests` with the registered
+//! handlers, then re-issue the original request with `inputResponses` and the byte-exact
+//! `requestState`, up to `input_required_max_rounds`.
+
+use super::cancel::{cancelled, CancelToken};
+use super::handlers::InputRequest;
+use super::session::Wait;
+use super::{Client, Connection, RequestOptions};
+use crate::error::{Error, ErrorKind, InputRequiredData, Result};
+use crate::protocol::ResultType;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+/// State-only rounds back off from 50 ms, doubling, to 250 ms (reset by a round with requests).
+const BACKOFF_START: Duration = Duration::from_millis(50);
+const BACKOFF_MAX: Duration = Duration::from_millis(250);
+
+const INPUT_RESPONSES: &str = "inputResponses";
+const REQUEST_STATE: &str = "requestState";
+
+impl Client {
+    /// Sends `method` and drives `input_required` results to a final one.
+    pub(super) async fn drive(
+        &self,
+        conn: &Connection,
+        method: &str,
+        mut base: Map<String, Value>,
+        opts: &RequestOptions,
+        wait: &Wait,
+    ) -> Result<Value> {
+        // Retry fields never belong to the base: each leg carries only its own round's.
+        base.remove(INPUT_RESPONSES);
+        base.remove(REQUEST_STATE);
+        let mut first = base.clone();
+        if let Some(responses) = &opts.input_responses {
+            if !responses.is_object() {
+                return Err(Error::invalid("input_responses must be a JSON object"));
+            }
+            first.insert(INPUT_RESPONSES.into(), responses.clone());
+        }
+        if let Some(state) = &opts.request_state {
+            first.insert(REQUEST_STATE.into(), json!(state));
+        }
+        let mut result = self.exchange(conn, method, &first, opts, wait).await?;
+        let mut rounds = 0u32;
+        let mut backoff = BACKOFF_START;
+        while ResultType::of(&result)? == ResultType::InputRequired {
+            let round = Round::parse(&result)?;
+            rounds += 1;
+            let max = self.inner.config.input_required_max_rounds;
+            if rounds > max {
+                return Err(Error::input_required(
+                    ErrorKind::InputRoundsExceeded,
+                    format!(
+                        "the server still answered input_required after {max} rounds (SEP-2322)"
+                    ),
+                    round.into_data(result),
+                ));
+            }
+            let mut retry = base.clone();
+            if round.requests.is_empty() {
+                pause(backoff, wait).await?;
+                backoff = (backoff * 2).min(BACKOFF_MAX);
+            } else {
+                backoff = BACKOFF_START;
+                let responses = self.fulfil(&round, &result, wait).await?;
+                retry.insert(INPUT_RESPONSES.into(), Value::Object(responses));
+            }
+            if let Some(state) = &round.state {
+                retry.insert(REQUEST_STATE.into(), json!(state));
+            }
+            result = self.exchange(conn, method, &retry, opts, wait).await?;
+        }
+        Ok(result)
+    }
+
+    /// Answers every entry of one round, concurrently; the first failure cancels the rest.
+    async fn fulfil(
+        &self,
+        round: &Round,
+        result: &Value,
+        wait: &Wait,
+    ) -> Result<Map<String, Value>> {
+        // Every entry must have a handler before any handler runs: no half-answered rounds.
+        let mut jobs = Vec::with_capacity(round.requests.len());
+        for (key, entry) in &round.requests {
+            let method = entry.get("method").and_then(Value::as_str);
+            let handler = method.and_then(|m| self.inner.hooks.handler_for(m));
+            match (method, handler) {
+                (Some(method), Some(handler)) => {
+                    let params = entry.get("params").filter(|p| !p.is_null()).cloned();
+                    jobs.push((key.clone(), method.to_string(), params, handler));
+                }
+                _ => {
+                    let what = method.map_or_else(
+                        || "an entry without a method".to_string(),
+                        |m| format!("{m:?}"),
+                    );
+                    return Err(Error::input_required(
+                        ErrorKind::InputRequired,
+                        format!(
+                            "the server asked for {what} (key {key:?}) and no matching handler is registered; \
+                             answer the input requests yourself and retry with input_responses and request_state"
+                        ),
+                        round.clone().into_data(result.clone()),
+                    ));
+                }
+            }
+        }
+        let round_cancel = CancelToken::new();
+        let mut set = JoinSet::new();
+        for (key, method, params, handler) in jobs {
+            let request = InputRequest {
+                method: method.clone(),
+                params,
+                cancel: round_cancel.clone(),
+            };
+            set.spawn(async move { (key, method, handler.handle(request).await) });
+        }
+        let until = match (wait.timeout.map(|t| Instant::now() + t), wait.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut responses = Map::new();
+        let outcome = loop {
+            tokio::select! {
+                joined = set.join_next() => match joined {
+                    None => break Ok(()),
+                    Some(Ok((key, _, Ok(Value::Object(answer))))) => {
+                        responses.insert(key, Value::Object(answer));
+                    }
+                    Some(Ok((key, method, Ok(other)))) => break Err(Error::new(
+                        ErrorKind::HandlerFailed,
+                        format!("the {method} handler (key {key:?}) answered with {other}, not a JSON object"),
+                    )),
+                    Some(Ok((key, method, Err(e)))) => break Err(Error::new(
+                        ErrorKind::HandlerFailed,
+                        format!("the {method} handler (key {key:?}) failed: {}", e.message),
+                    )),
+                    Some(Err(join)) => break Err(Error::new(
+                        ErrorKind::HandlerFailed,
+                        format!("an input handler panicked or was aborted: {join}"),
+                    )),
+                },
+                _ = sleep_until(until) => break Err(Error::new(ErrorKind::Timeout, "input handlers did not answer in time")),
+                _ = cancelled(wait.cancel.as_ref()) => break Err(Error::new(ErrorKind::Cancelled, "the call was cancelled while handlers ran")),
+            }
+        };
+        if outcome.is_err() {
+            round_cancel.cancel();
+            set.abort_all();
+        }
+        outcome.map(|()| responses)
+    }
+}
+
+/// One `input_required` result, parsed.
+#[derive(Clone)]
+struct Round {
+    requests: Map<String, Value>,
+    state: Option<String>,
+}
+
+impl Round {
+    fn parse(result: &Value) -> Result<Round> {
+        let requests = match result.get("inputRequests") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(other) => {
+                return Err(Error::protocol(format!(
+                    "inputRequests is not an object: {other}"
+                )))
+            }
+        };
+        let state = match result.get("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                return Err(Error::protocol(format!(
+                    "requestState is not a string: {other}"
+                )))
+            }
+        };
+        if requests.is_empty() && state.is_none() {
+            return Err(Error::protocol(
+                "input_required result with neither inputRequests nor requestState",
+            ));
+        }
+        Ok(Round { requests, state })
+    }
+
+    fn into_data(self, result: Value) -> InputRequiredData {
+        InputRequiredData {
+            input_requests: Value::Object(self.requests),
+            request_state: self.state,
+            result,
+        }
+    }
+}
+
+/// The pause before a state-only retry; cancellation and the call's deadline cut it short.
+async fn pause(delay: Duration, wait: &Wait) -> Result<()> {
+    let until = Instant::now() + delay;
+    if wait.deadline.is_some_and(|d| d < until) {
+        return Err(Error::new(
+            ErrorKind::Timeout,
+            "the call's total time ran out between rounds",
+        ));
+    }
+    tokio::select! {
+        _ = tokio::time::sleep_until(until) => Ok(()),
+        _ = cancelled(wait.cancel.as_ref()) => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled between rounds")),
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,418 @@
+//! The JSON-RPC session over one transport: request ids, the pending map, timeouts,
+//! progress routing, subscription routing, and answers to server→client requests.
+
+use super::cancel::{cancelled, CancelToken};
+use super::handlers::{Hooks, InputRequest};
+use super::options::{Progress, ProgressFn};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
+use crate::transport::{Inbound, Transport};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::time::Instant;
+
+/// What a subscription (`subscriptions/listen`) receives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubscriptionEvent {
+    /// A notification tagged with this subscription's id (the acknowledgement included).
+    Notification { method: String, params: Value },
+    /// The subscription ended: by the server (`None`), or with an error.
+    Closed(Option<Error>),
+}
+
+/// How one request waits.
+#[derive(Clone, Default)]
+pub(crate) struct Wait {
+    /// Per-request timeout; `None` waits as long as `deadline` allows.
+    pub timeout: Option<Duration>,
+    pub reset_on_progress: bool,
+    /// Absolute cap (whole call, across resets and rounds).
+    pub deadline: Option<Instant>,
+    pub cancel: Option<CancelToken>,
+    pub on_progress: Option<ProgressFn>,
+    /// Tell the server when the request is abandoned (never before `initialize` completes).
+    pub notify_cancel: bool,
+}
+
+struct ProgressRoute {
+    activity: Arc<Notify>,
+    callback: Option<ProgressFn>,
+}
+
+#[derive(Default)]
+struct State {
+    pending: HashMap<RequestId, oneshot::Sender<Result<Value>>>,
+    progress: HashMap<String, ProgressRoute>,
+    subscriptions: HashMap<RequestId, mpsc::UnboundedSender<SubscriptionEvent>>,
+    closed: Option<Error>,
+}
+
+pub(crate) struct Session {
+    transport: Box<dyn Transport>,
+    next_id: AtomicI64,
+    state: Mutex<State>,
+    hooks: Arc<Hooks>,
+}
+
+impl Session {
+    /// Starts the session's reader over `inbound`, the transport's delivery channel.
+    pub fn start(
+        transport: Box<dyn Transport>,
+        inbound: mpsc::UnboundedReceiver<Inbound>,
+        hooks: Arc<Hooks>,
+    ) -> Arc<Session> {
+        let session = Arc::new(Session {
+            transport,
+            next_id: AtomicI64::new(1),
+            state: Mutex::default(),
+            hooks,
+        });
+        tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
+        session
+    }
+
+    pub fn closed_error(&self) -> Option<Error> {
+        self.state.lock().unwrap().closed.clone()
+    }
+
+    fn next_id(&self) -> RequestId {
+        RequestId::Num(self.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Sends a request and waits for its answer under `wait`'s rules.
+    pub async fn request(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        wait: &Wait,
+    ) -> Result<Value> {
+        let id = self.next_id();
+        let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
+        let token_key = wants_progress.then(|| format!("mcp-{id}"));
+        let activity = Arc::new(Notify::new());
+        if let Some(token) = &token_key {
+            let meta = params.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(meta::PROGRESS_TOKEN.into(), json!(token));
+            }
+        }
+        let (tx, mut rx) = oneshot::channel();
+        {
+            let mut st = self.state.lock().unwrap();
+            if let Some(err) = &st.closed {
+                return Err(err.clone());
+            }
+            st.pending.insert(id.clone(), tx);
+            if let Some(token) = &token_key {
+                st.progress.insert(
+                    token.clone(),
+                    ProgressRoute {
+                        activity: activity.clone(),
+                        callback: wait.on_progress.clone(),
+                    },
+                );
+            }
+        }
+        let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
+        if let Err(e) = self.transport.send(message).await {
+            self.forget(&id, token_key.as_deref());
+            return Err(e);
+        }
+
+        let mut timer = wait.timeout.map(|t| Instant::now() + t);
+        let outcome = loop {
+            let until = match (timer, wait.deadline) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            tokio::select! {
+                answer = &mut rx => {
+                    self.forget_progress(token_key.as_deref());
+                    return answer.unwrap_or_else(|_| Err(self.closed_error().unwrap_or_else(Error::closed)));
+                }
+                _ = sleep_until(until) => {
+                    break Error::new(ErrorKind::Timeout, format!("{method} timed out (request {id})"));
+                }
+                _ = activity.notified(), if wait.reset_on_progress && wait.timeout.is_some() => {
+                    timer = wait.timeout.map(|t| Instant::now() + t);
+                }
+                _ = cancelled(wait.cancel.as_ref()) => {
+                    break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled (request {id})"));
+                }
+            }
+        };
+        self.forget(&id, token_key.as_deref());
+        if wait.notify_cancel {
+            self.transport
+                .cancel(id, outcome.message().to_string())
+                .await;
+        }
+        Err(outcome)
+    }
+
+    fn forget(&self, id: &RequestId, token: Option<&str>) {
+        let mut st = self.state.lock().unwrap();
+        st.pending.remove(id);
+        if let Some(t) = token {
+            st.progress.remove(t);
+        }
+    }
+
+    fn forget_progress(&self, token: Option<&str>) {
+        if let Some(t) = token {
+            self.state.lock().unwrap().progress.remove(t);
+        }
+    }
+
+    pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<()> {
+        if let Some(err) = self.closed_error() {
+            return Err(err);
+        }
+        self.transport
+            .send(jsonrpc::notification(method, params))
+            .await
+    }
+
+    /// Opens a `subscriptions/listen` stream; events arrive on the returned receiver.
+    pub async fn listen(
+        &self,
+        params: Map<String, Value>,
+    ) -> Result<(RequestId, mpsc::UnboundedReceiver<SubscriptionEvent>)> {
+        let id = self.next_id();
+        let (tx, rx) = mpsc::unbounded_channel();
+        {
+            let mut st = self.state.lock().unwrap();
+            if let Some(err) = &st.closed {
+                return Err(err.clone());
+            }
+            st.subscriptions.insert(id.clone(), tx);
+        }
+        let message = jsonrpc::request(
+            &id,
+            methods::SUBSCRIPTIONS_LISTEN,
+            Some(Value::Object(params)),
+        );
+        if let Err(e) = self.transport.send(message).await {
+            self.state.lock().unwrap().subscriptions.remove(&id);
+            return Err(e);
+        }
+        Ok((id, rx))
+    }
+
+    /// Ends a subscription from the client side.
+    pub async fn unlisten(&self, id: &RequestId) {
+        let route = self.state.lock().unwrap().subscriptions.remove(id);
+        if let Some(tx) = route {
+            let _ = tx.send(SubscriptionEvent::Closed(Some(Error::new(
+                ErrorKind::Cancelled,
+                "subscription cancelled",
+            ))));
+            self.transport
+                .cancel(id.clone(), "subscription cancelled".into())
+                .await;
+        }
+    }
+
+    /// Fails everything pending with `error` (the first reason sticks) and shuts the transport.
+    pub async fn close(&self, error: Error) {
+        self.fail_all(error);
+        self.transport.close().await;
+    }
+
+    fn fail_all(&self, error: Error) {
+        let (pending, subs) = {
+            let mut st = self.state.lock().unwrap();
+            if st.closed.is_none() {
+                st.closed = Some(error);
+            }
+            st.progress.clear();
+            (
+                std::mem::take(&mut st.pending),
+                std::mem::take(&mut st.subscriptions),
+            )
+        };
+        let error = self.closed_error().unwrap_or_else(Error::closed);
+        for (_, tx) in pending {
+            let _ = tx.send(Err(error.clone()));
+        }
+        for (_, tx) in subs {
+            let _ = tx.send(SubscriptionEvent::Closed(Some(error.clone())));
+        }
+    }
+
+    fn complete(&self, id: &RequestId, answer: Result<Value>) {
+        let (tx, sub) = {
+            let mut st = self.state.lock().unwrap();
+            (st.pending.remove(id), st.subscriptions.remove(id))
+        };
+        if let Some(tx) = tx {
+            let _ = tx.send(answer);
+        } else if let Some(sub) = sub {
+            // A listen's response ends it: a result is a graceful close, an error a refusal.
+            let _ = sub.send(SubscriptionEvent::Closed(answer.err()));
+        }
+        // Otherwise a late answer to a cancelled or timed-out request: ignored, as the spec says.
+    }
+
+    fn on_notification(&self, method: String, params: Value) {
+        match method.as_str() {
+            methods::NOTIFY_PROGRESS => self.on_progress(&params),
+            methods::NOTIFY_CANCELLED => {
+                // Servers end a listen on stdio with `notifications/cancelled` for its id.
+                if let Some(id) = params.get("requestId").and_then(RequestId::from_value) {
+                    let sub = self.state.lock().unwrap().subscriptions.remove(&id);
+                    if let Some(tx) = sub {
+                        let _ = tx.send(SubscriptionEvent::Closed(None));
+                    }
+                }
+            }
+            _ => {}
+        }
+        let sub_id = params
+            .get("_meta")
+            .and_then(|m| m.get(meta::SUBSCRIPTION_ID))
+            .and_then(RequestId::from_value);
+        if let Some(id) = sub_id {
+            let route = self.state.lock().unwrap().subscriptions.get(&id).cloned();
+            if let Some(tx) = route {
+                let _ = tx.send(SubscriptionEvent::Notification {
+                    method: method.clone(),
+                    params: params.clone(),
+                });
+            }
+        }
+        self.hooks.notify(&method, &params);
+    }
+
+    fn on_progress(&self, params: &Value) {
+        let Some(token) = params.get("progressToken") else {
+            return;
+        };
+        let key = match token {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let route = {
+            let st = self.state.lock().unwrap();
+            st.progress
+                .get(&key)
+                .map(|r| (r.activity.clone(), r.callback.clone()))
+        };
+        if let Some((activity, callback)) = route {
+            activity.notify_one();
+            if let Some(cb) = callback {
+                let progress = Progress {
+                    progress: params
+                        .get("progress")
+                        .and_then(Value::as_f64)
+                        .unwrap_or(0.0),
+                    total: params.get("total").and_then(Value::as_f64),
+                    message: params
+                        .get("message")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
+                };
+                cb(&progress);
+            }
+        }
+    }
+
+    /// Answers a server→client request (legacy era) with the registered handlers.
+    async fn answer_server_request(&self, id: RequestId, method: String, params: Value) {
+        let reply = match method.as_str() {
+            methods::PING => jsonrpc::result_response(&id, json!({})),
+            _ => match self.hooks.handler_for(&method) {
+                None => jsonrpc::error_response(
+                    &id,
+                    codes::METHOD_NOT_FOUND,
+                    &format!("Method not found: {method}"),
+                ),
+                Some(handler) => {
+                    let params = (!params.is_null()).then_some(params);
+                    let request = InputRequest {
+                        method: method.clone(),
+                        params,
+                        cancel: CancelToken::new(),
+                    };
+                    match handler.handle(request).await {
+                        Ok(result) => jsonrpc::result_response(&id, result),
+                        Err(e) => jsonrpc::error_response(
+                            &id,
+                            e.code.unwrap_or(codes::INTERNAL_ERROR),
+                            &e.message,
+                        ),
+                    }
+                }
+            },
+        };
+        let _ = self.transport.send(reply).await;
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn read_loop(
+    session: std::sync::Weak<Session>,
+    mut inbound: mpsc::UnboundedReceiver<Inbound>,
+) {
+    while let Some(event) = inbound.recv().await {
+        let Some(session) = session.upgrade() else {
+            return;
+        };
+        match event {
+            Inbound::Message(value) => match Incoming::classify(value) {
+                Ok(Incoming::Result { id, result }) => session.complete(&id, Ok(result)),
+                Ok(Incoming::Error {
+                    id: Some(id),
+                    code,
+                    message,
+                    data,
+                }) => session.complete(&id, Err(Error::rpc(code, message, data))),
+                Ok(Incoming::Error {
+                    id: None,
+                    code,
+                    message,
+                    ..
+                }) => session.hooks.log(
+                    "transport",
+                    "warning",
+                    &format!("server error without an id: {code} {message}"),
+                ),
+                Ok(Incoming::Request { id, method, params }) => {
+                    let s = session.clone();
+                    tokio::spawn(async move { s.answer_server_request(id, method, params).await });
+                }
+                Ok(Incoming::Notification { method, params }) => {
+                    session.on_notification(method, params)
+                }
+                Err(why) => {
+                    session
+                        .hooks
+                        .log("transport", "warning", &format!("ignored a message: {why}"))
+                }
+            },
+            Inbound::RequestFailed { id, error } => session.complete(&id, Err(error)),
+            Inbound::Log { source, line } => {
+                let level = if source == "stderr" {
+                    "info"
+                } else {
+                    "warning"
+                };
+                session.hooks.log(source, level, &line);
+            }
+            Inbound::Closed(error) => {
+                session.fail_all(error);
+                return;
+            }
+        }
+    }
+}

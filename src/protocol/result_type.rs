@@ -1,0 +1,44 @@
+//! `resultType` on modern results (absent means complete).
+
+use crate::error::{Error, Result};
+use serde_json::Value;
+
+pub const COMPLETE: &str = "complete";
+pub const INPUT_REQUIRED: &str = "input_required";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultType {
+    Complete,
+    InputRequired,
+}
+
+impl ResultType {
+    /// Reads `result.resultType`. Absent → complete (legacy servers); unknown → protocol error,
+    /// since this client declares no extension that adds result types.
+    pub fn of(result: &Value) -> Result<ResultType> {
+        match result.get("resultType") {
+            None | Some(Value::Null) => Ok(ResultType::Complete),
+            Some(Value::String(s)) if s == COMPLETE => Ok(ResultType::Complete),
+            Some(Value::String(s)) if s == INPUT_REQUIRED => Ok(ResultType::InputRequired),
+            Some(other) => Err(Error::protocol(format!(
+                "server sent an unknown resultType {other}"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn absent_is_complete_and_unknown_is_an_error() {
+        assert_eq!(ResultType::of(&json!({})).unwrap(), ResultType::Complete);
+        assert_eq!(
+            ResultType::of(&json!({"resultType":"input_required"})).unwrap(),
+            ResultType::InputRequired
+        );
+        assert!(ResultType::of(&json!({"resultType":"task"})).is_err());
+    }
+}

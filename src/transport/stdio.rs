@@ -1,0 +1,448 @@
+//! stdio transport: the server is a child process speaking newline-delimited JSON-RPC.
+//!
+//! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
+//! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
+
+use super::framing::{read_line, scan_top_level_id, Line};
+use super::{BoxFuture, Inbound, InboundSender, Transport};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{jsonrpc, methods, RequestId};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::process::{ChildStdin, Command};
+use tokio::sync::{watch, Notify};
+use tokio::task::JoinHandle;
+
+/// Longest stderr line kept; the rest of a longer line is dropped.
+const STDERR_LINE_MAX: usize = 8192;
+/// How long to wait for the exit status or the last stderr lines when the server goes away.
+const EXIT_SETTLE: Duration = Duration::from_millis(500);
+
+/// How the child's environment is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EnvMode {
+    /// The host's environment plus `StdioConfig::env`.
+    #[default]
+    Inherit,
+    /// Only `StdioConfig::env`.
+    Replace,
+}
+
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    pub command: String,
+    pub args: Vec<String>,
+    /// Variables to set (added to, or replacing, the inherited environment per `env_mode`).
+    pub env: Vec<(String, String)>,
+    pub env_mode: EnvMode,
+    pub cwd: Option<PathBuf>,
+    /// Bound on one incoming message (one line), in bytes.
+    pub max_message_bytes: usize,
+    /// How many of the child's last stderr lines error messages quote.
+    pub stderr_tail_lines: usize,
+    /// Each shutdown step (stdin closed → SIGTERM → SIGKILL) waits this long.
+    pub shutdown_grace: Duration,
+}
+
+impl StdioConfig {
+    pub fn new(command: impl Into<String>) -> Self {
+        StdioConfig {
+            command: command.into(),
+            args: Vec::new(),
+            env: Vec::new(),
+            env_mode: EnvMode::Inherit,
+            cwd: None,
+            max_message_bytes: 8 * 1024 * 1024,
+            stderr_tail_lines: 20,
+            shutdown_grace: Duration::from_secs(2),
+        }
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
+        self.args = args.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+pub struct StdioTransport {
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    pgid: i32,
+    exit: watch::Receiver<Option<ExitStatus>>,
+    shared: Arc<Shared>,
+    grace: Duration,
+    closing: AtomicBool,
+    close_done: Notify,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// State the background tasks share with the transport.
+struct Shared {
+    inbound: InboundSender,
+    /// Why the transport ended, set once.
+    ended: OnceLock<Error>,
+    ended_notify: Notify,
+    stderr_tail: Mutex<VecDeque<String>>,
+    tail_len: usize,
+}
+
+impl Shared {
+    fn end(&self, error: Error) {
+        if self.ended.set(error.clone()).is_ok() {
+            let _ = self.inbound.send(Inbound::Closed(error));
+            self.ended_notify.notify_waiters();
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        let tail = self.stderr_tail.lock().unwrap();
+        if tail.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; last stderr lines: {}",
+                tail.iter().cloned().collect::<Vec<_>>().join(" | ")
+            )
+        }
+    }
+}
+
+impl StdioTransport {
+    pub fn spawn(cfg: &StdioConfig, inbound: InboundSender) -> Result<Self> {
+        if cfg.command.is_empty() {
+            return Err(Error::invalid("stdio transport needs a command"));
+        }
+        let mut cmd = Command::new(&cfg.command);
+        cmd.args(&cfg.args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if cfg.env_mode == EnvMode::Replace {
+            cmd.env_clear();
+        }
+        cmd.envs(cfg.env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = &cfg.cwd {
+            cmd.current_dir(dir);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("failed to start `{}`: {e}", cfg.command),
+            )
+        })?;
+        let pgid = child
+            .id()
+            .map(|p| p as i32)
+            .ok_or_else(|| Error::new(ErrorKind::Io, "child has no pid"))?;
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr = child.stderr.take().expect("stderr is piped");
+
+        let shared = Arc::new(Shared {
+            inbound,
+            ended: OnceLock::new(),
+            ended_notify: Notify::new(),
+            stderr_tail: Mutex::new(VecDeque::new()),
+            tail_len: cfg.stderr_tail_lines,
+        });
+        let (exit_tx, exit_rx) = watch::channel(None);
+        let (stdout_eof_tx, stdout_eof_rx) = watch::channel(false);
+        let (stderr_eof_tx, stderr_eof_rx) = watch::channel(false);
+
+        let tasks = vec![
+            tokio::spawn(async move {
+                let status = child.wait().await.ok();
+                let _ = exit_tx.send(status);
+            }),
+            tokio::spawn(read_stdout(
+                stdout,
+                cfg.max_message_bytes,
+                shared.clone(),
+                stdout_eof_tx,
+            )),
+            tokio::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
+            tokio::spawn(monitor(
+                exit_rx.clone(),
+                stdout_eof_rx,
+                stderr_eof_rx,
+                shared.clone(),
+            )),
+        ];
+        Ok(StdioTransport {
+            stdin: tokio::sync::Mutex::new(stdin),
+            pgid,
+            exit: exit_rx,
+            shared,
+            grace: cfg.shutdown_grace,
+            closing: AtomicBool::new(false),
+            close_done: Notify::new(),
+            tasks: Mutex::new(tasks),
+        })
+    }
+
+    /// The child's process id (also its process-group id).
+    pub fn pid(&self) -> i32 {
+        self.pgid
+    }
+
+    async fn write_line(&self, message: &Value) -> Result<()> {
+        let mut line = serde_json::to_vec(message)
+            .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        line.push(b'\n');
+        let mut guard = self.stdin.lock().await;
+        let Some(stdin) = guard.as_mut() else {
+            return Err(self
+                .shared
+                .ended
+                .get()
+                .cloned()
+                .unwrap_or_else(Error::closed));
+        };
+        let written = async {
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        }
+        .await;
+        drop(guard);
+        match written {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                // The reason the server went away (exit status, stderr) beats a bare EPIPE.
+                let _ = tokio::time::timeout(EXIT_SETTLE * 2, self.ended()).await;
+                Err(self.shared.ended.get().cloned().unwrap_or_else(|| {
+                    Error::new(
+                        ErrorKind::ServerExited,
+                        format!("writing to the server failed: {e}"),
+                    )
+                }))
+            }
+        }
+    }
+
+    async fn ended(&self) {
+        loop {
+            let notified = self.shared.ended_notify.notified();
+            if self.shared.ended.get().is_some() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    async fn wait_exit(&self, limit: Duration) -> bool {
+        let mut exit = self.exit.clone();
+        let exited = tokio::time::timeout(limit, exit.wait_for(Option::is_some))
+            .await
+            .is_ok();
+        exited
+    }
+
+    fn group_alive(&self) -> bool {
+        // SAFETY: killpg with signal 0 only probes for existence.
+        unsafe { libc::killpg(self.pgid, 0) == 0 }
+    }
+
+    fn signal_group(&self, signal: i32) {
+        // SAFETY: plain syscall on the group we created; ESRCH (already gone) is fine.
+        unsafe {
+            libc::killpg(self.pgid, signal);
+        }
+    }
+
+    async fn wait_group_gone(&self, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        while self.group_alive() {
+            if tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        true
+    }
+
+    async fn shutdown(&self) {
+        self.stdin.lock().await.take();
+        if !self.wait_exit(self.grace).await {
+            self.signal_group(libc::SIGTERM);
+            if !self.wait_exit(self.grace).await {
+                self.signal_group(libc::SIGKILL);
+                self.wait_exit(self.grace).await;
+            }
+        }
+        // The leader is gone; whatever it left in its group (a wrapper's real server) goes too.
+        if self.group_alive() {
+            self.signal_group(libc::SIGTERM);
+            if !self.wait_group_gone(self.grace).await {
+                self.signal_group(libc::SIGKILL);
+                self.wait_group_gone(self.grace).await;
+            }
+        }
+        self.shared.end(Error::new(
+            ErrorKind::Closed,
+            "the client closed the connection",
+        ));
+        for task in self.tasks.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+impl Transport for StdioTransport {
+    fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
+        Box::pin(async move { self.write_line(&message).await })
+    }
+
+    fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let params = json!({"requestId": id.to_value(), "reason": reason});
+            let _ = self
+                .write_line(&jsonrpc::notification(
+                    methods::NOTIFY_CANCELLED,
+                    Some(params),
+                ))
+                .await;
+        })
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let done = self.close_done.notified();
+            if self.closing.swap(true, Ordering::SeqCst) {
+                done.await;
+                return;
+            }
+            self.shutdown().await;
+            self.close_done.notify_waiters();
+        })
+    }
+}
+
+impl Drop for StdioTransport {
+    fn drop(&mut self) {
+        if !self.closing.load(Ordering::SeqCst) && self.exit.borrow().is_none() {
+            // Dropped without close: never leave the server (or its group) behind.
+            self.signal_group(libc::SIGKILL);
+        }
+    }
+}
+
+async fn read_stdout(
+    stdout: tokio::process::ChildStdout,
+    max: usize,
+    shared: Arc<Shared>,
+    eof: watch::Sender<bool>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    loop {
+        match read_line(&mut reader, max).await {
+            Ok(Line::Data(bytes)) => {
+                if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                match serde_json::from_slice::<Value>(&bytes) {
+                    Ok(value) => {
+                        let _ = shared.inbound.send(Inbound::Message(value));
+                    }
+                    Err(e) => {
+                        let excerpt =
+                            String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+                        shared.end(Error::protocol(format!(
+                            "the server wrote something that is not JSON-RPC on stdout ({e}): {excerpt:?}"
+                        )));
+                        return;
+                    }
+                }
+            }
+            Ok(Line::TooLong { prefix, len }) => {
+                let error = Error::new(
+                    ErrorKind::MessageTooLarge,
+                    format!("the server sent a {len}-byte message; the bound is {max} bytes"),
+                );
+                let inbound = match scan_top_level_id(&prefix)
+                    .as_ref()
+                    .and_then(RequestId::from_value)
+                {
+                    Some(id) => Inbound::RequestFailed { id, error },
+                    None => Inbound::Log {
+                        source: "transport",
+                        line: error.message().to_string(),
+                    },
+                };
+                let _ = shared.inbound.send(inbound);
+            }
+            Ok(Line::Eof) | Err(_) => {
+                let _ = eof.send(true);
+                return;
+            }
+        }
+    }
+}
+
+async fn read_stderr(
+    stderr: tokio::process::ChildStderr,
+    shared: Arc<Shared>,
+    eof: watch::Sender<bool>,
+) {
+    let mut reader = BufReader::new(stderr);
+    loop {
+        let line = match read_line(&mut reader, STDERR_LINE_MAX).await {
+            Ok(Line::Data(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(Line::TooLong { prefix, .. }) => String::from_utf8_lossy(&prefix).into_owned() + "…",
+            Ok(Line::Eof) | Err(_) => {
+                let _ = eof.send(true);
+                return;
+            }
+        };
+        {
+            let mut tail = shared.stderr_tail.lock().unwrap();
+            if tail.len() == shared.tail_len.max(1) {
+                tail.pop_front();
+            }
+            tail.push_back(line.clone());
+        }
+        let _ = shared.inbound.send(Inbound::Log {
+            source: "stderr",
+            line,
+        });
+    }
+}
+
+/// Turns "stdout ended" or "the child exited" into one `Closed` event that says why.
+async fn monitor(
+    mut exit: watch::Receiver<Option<ExitStatus>>,
+    mut stdout_eof: watch::Receiver<bool>,
+    mut stderr_eof: watch::Receiver<bool>,
+    shared: Arc<Shared>,
+) {
+    tokio::select! {
+        _ = exit.wait_for(Option::is_some) => {}
+        _ = stdout_eof.wait_for(|eof| *eof) => {}
+    }
+    let _ = tokio::time::timeout(EXIT_SETTLE, exit.wait_for(Option::is_some)).await;
+    let _ = tokio::time::timeout(EXIT_SETTLE, stderr_eof.wait_for(|eof| *eof)).await;
+    let status = *exit.borrow();
+    let how = match status {
+        Some(s) => describe_exit(s),
+        None => "closed its stdout".to_string(),
+    };
+    shared.end(Error::new(
+        ErrorKind::ServerExited,
+        format!("the server process {how}{}", shared.stderr_tail()),
+    ));
+}
+
+fn describe_exit(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => format!("was killed by signal {sig}"),
+        _ => "exited".to_string(),
+    }
+}
