@@ -1,1 +1,33 @@
-fn main() {}
+//! Generates the C header with cbindgen. In a git checkout the committed
+//! `include/mcp_client.h` is rewritten when it differs, so `git diff` shows any ABI drift.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/ffi");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
+    config.after_includes = Some(format!(
+        "\n#define MCP_VERSION_MAJOR {}\n#define MCP_VERSION_MINOR {}\n#define MCP_VERSION_PATCH {}\n\
+         /** `resultType` values, for hosts that inspect raw results. */\n\
+         #define MCP_RESULT_TYPE_COMPLETE \"complete\"\n\
+         #define MCP_RESULT_TYPE_INPUT_REQUIRED \"input_required\"\n",
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        env!("CARGO_PKG_VERSION_MINOR"),
+        env!("CARGO_PKG_VERSION_PATCH"),
+    ));
+    let bindings = match cbindgen::Builder::new()
+        .with_crate(&dir)
+        .with_config(config)
+        .generate()
+    {
+        Ok(b) => b,
+        Err(e) => panic!("cbindgen failed: {e}"),
+    };
+    let out = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("mcp_client.h");
+    bindings.write_to_file(&out);
+    if dir.join(".git").exists() {
+        bindings.write_to_file(dir.join("include/mcp_client.h"));
+    }
+}

@@ -42,6 +42,20 @@ pub struct ServerInfo {
     pub raw: Value,
 }
 
+impl ServerInfo {
+    /// `{"era", "protocolVersion", "capabilities", "serverInfo", "instructions", "raw"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "era": self.era.as_str(),
+            "protocolVersion": self.protocol_version,
+            "capabilities": self.capabilities,
+            "serverInfo": self.server_info,
+            "instructions": self.instructions,
+            "raw": self.raw,
+        })
+    }
+}
+
 /// The four paginated list methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
@@ -99,6 +113,8 @@ struct Inner {
     /// The session being set up by `connect`, so `close` can interrupt it.
     connecting: std::sync::Mutex<Option<Arc<Session>>>,
     closed: AtomicBool,
+    /// Cancelled by `close`: wakes calls waiting on handlers or between rounds.
+    shutdown: CancelToken,
     /// Modern: the log level stamped on every request; legacy: the last level set.
     log_level: RwLock<Option<String>>,
 }
@@ -120,6 +136,7 @@ impl Client {
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
                 closed: AtomicBool::new(false),
+                shutdown: CancelToken::new(),
                 log_level: RwLock::new(None),
             }),
         }
@@ -177,6 +194,12 @@ impl Client {
             caps.insert("roots".into(), roots);
         }
         Value::Object(caps)
+    }
+
+    /// Drops every handler and listener (their captured state is released once no call uses
+    /// them any more).
+    pub fn clear_handlers(&self) {
+        self.inner.hooks.clear();
     }
 
     /// What the server said about itself, once connected.
@@ -518,6 +541,7 @@ impl Client {
     /// Idempotent; later calls fail with `Closed`.
     pub async fn close(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.shutdown.cancel();
         let connecting = self.inner.connecting.lock().unwrap().clone();
         if let Some(session) = connecting {
             session.close(Error::closed()).await;

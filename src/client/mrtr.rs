@@ -61,7 +61,7 @@ impl Client {
             }
             let mut retry = base.clone();
             if round.requests.is_empty() {
-                pause(backoff, wait).await?;
+                pause(backoff, wait, &self.inner.shutdown).await?;
                 backoff = (backoff * 2).min(BACKOFF_MAX);
             } else {
                 backoff = BACKOFF_START;
@@ -146,6 +146,7 @@ impl Client {
                 },
                 _ = sleep_until(until) => break Err(Error::new(ErrorKind::Timeout, "input handlers did not answer in time")),
                 _ = cancelled(wait.cancel.as_ref()) => break Err(Error::new(ErrorKind::Cancelled, "the call was cancelled while handlers ran")),
+                _ = self.inner.shutdown.cancelled() => break Err(Error::closed()),
             }
         };
         if outcome.is_err() {
@@ -201,7 +202,7 @@ impl Round {
 }
 
 /// The pause before a state-only retry; cancellation and the call's deadline cut it short.
-async fn pause(delay: Duration, wait: &Wait) -> Result<()> {
+async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<()> {
     let until = Instant::now() + delay;
     if wait.deadline.is_some_and(|d| d < until) {
         return Err(Error::new(
@@ -212,6 +213,7 @@ async fn pause(delay: Duration, wait: &Wait) -> Result<()> {
     tokio::select! {
         _ = tokio::time::sleep_until(until) => Ok(()),
         _ = cancelled(wait.cancel.as_ref()) => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled between rounds")),
+        _ = shutdown.cancelled() => Err(Error::closed()),
     }
 }
 

@@ -95,3 +95,140 @@ impl std::fmt::Debug for RequestOptions {
             .finish_non_exhaustive()
     }
 }
+
+/// Keys `ClientConfig::from_json` accepts; anything else is rejected so typos surface.
+const CONFIG_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "env_mode",
+    "cwd",
+    "max_message_bytes",
+    "stderr_tail_lines",
+    "shutdown_grace_ms",
+    "mode",
+    "protocol_version",
+    "client_info",
+    "capabilities",
+    "request_timeout_ms",
+    "probe_timeout_ms",
+    "input_required_max_rounds",
+    "max_pages",
+];
+
+impl ClientConfig {
+    /// Builds a configuration from one flat JSON object, the form the C ABI and the bindings
+    /// use: `{"command": "server", "args": [..], "env": {..}, "env_mode": "inherit"|"replace",
+    /// "cwd": "..", "mode": "auto"|"modern"|"legacy", "protocol_version": "..",
+    /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
+    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
+    /// "stderr_tail_lines": .., "shutdown_grace_ms": ..}`.
+    pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
+        use crate::error::Error;
+        use crate::transport::stdio::{EnvMode, StdioConfig};
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::invalid("the configuration must be a JSON object"))?;
+        if let Some(key) = obj.keys().find(|k| !CONFIG_KEYS.contains(&k.as_str())) {
+            return Err(Error::invalid(format!("unknown configuration key {key:?}")));
+        }
+        let string = |key: &str| -> crate::error::Result<Option<String>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(Error::invalid(format!("{key} must be a string"))),
+            }
+        };
+        let number = |key: &str| -> crate::error::Result<Option<u64>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| Error::invalid(format!("{key} must be a non-negative integer"))),
+            }
+        };
+        let object = |key: &str| -> crate::error::Result<Option<Value>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v @ Value::Object(_)) => Ok(Some(v.clone())),
+                Some(_) => Err(Error::invalid(format!("{key} must be a JSON object"))),
+            }
+        };
+
+        let command = string("command")?
+            .ok_or_else(|| Error::invalid("the configuration needs a \"command\""))?;
+        let mut stdio = StdioConfig::new(command);
+        if let Some(args) = obj.get("args") {
+            let args = args
+                .as_array()
+                .ok_or_else(|| Error::invalid("args must be an array of strings"))?;
+            stdio.args = args
+                .iter()
+                .map(|a| {
+                    a.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| Error::invalid("args must be an array of strings"))
+                })
+                .collect::<crate::error::Result<_>>()?;
+        }
+        if let Some(env) = object("env")? {
+            for (k, v) in env.as_object().into_iter().flatten() {
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| Error::invalid(format!("env value of {k} must be a string")))?;
+                stdio.env.push((k.clone(), v.to_string()));
+            }
+        }
+        stdio.env_mode = match string("env_mode")?.as_deref() {
+            None | Some("inherit") => EnvMode::Inherit,
+            Some("replace") => EnvMode::Replace,
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "env_mode {other:?} is not inherit or replace"
+                )))
+            }
+        };
+        stdio.cwd = string("cwd")?.map(Into::into);
+        if let Some(n) = number("max_message_bytes")? {
+            stdio.max_message_bytes = (n as usize).max(1024);
+        }
+        if let Some(n) = number("stderr_tail_lines")? {
+            stdio.stderr_tail_lines = n as usize;
+        }
+        if let Some(ms) = number("shutdown_grace_ms")? {
+            stdio.shutdown_grace = Duration::from_millis(ms);
+        }
+
+        let mut config = ClientConfig::new(TransportConfig::Stdio(stdio));
+        config.mode = match (string("mode")?.as_deref(), string("protocol_version")?) {
+            (_, Some(v)) => ConnectMode::Pinned(v),
+            (None | Some("auto"), None) => ConnectMode::Auto,
+            (Some("modern"), None) => ConnectMode::Modern,
+            (Some("legacy"), None) => ConnectMode::Legacy,
+            (Some(other), None) => {
+                return Err(Error::invalid(format!(
+                    "mode {other:?} is not auto, modern or legacy"
+                )))
+            }
+        };
+        if let Some(info) = object("client_info")? {
+            config.client_info = info;
+        }
+        config.capabilities = object("capabilities")?;
+        if let Some(ms) = number("request_timeout_ms")? {
+            config.request_timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = number("probe_timeout_ms")? {
+            config.probe_timeout = Duration::from_millis(ms);
+        }
+        if let Some(n) = number("input_required_max_rounds")? {
+            config.input_required_max_rounds = u32::try_from(n)
+                .map_err(|_| Error::invalid("input_required_max_rounds is too large"))?;
+        }
+        if let Some(n) = number("max_pages")? {
+            config.max_pages = n as usize;
+        }
+        Ok(config)
+    }
+}

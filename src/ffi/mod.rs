@@ -1,1 +1,21 @@
-//! The C ABI (see `include/mcp_client.h`).
+//! The C ABI. Thin by design: argument checking, ownership, the panic boundary, threads for
+//! callbacks; every protocol decision lives in `crate::client`.
+//!
+//! Conventions (see `include/mcp_client.h`): every symbol starts with `mcp_`; fallible functions
+//! return an `mcp_status` and write outputs only on success; details come through an optional
+//! `mcp_error **`; no panic crosses the boundary.
+
+#![allow(non_camel_case_types)]
+#![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
+
+pub mod cancel;
+pub mod client;
+pub mod config;
+pub mod dispatcher;
+pub mod error;
+pub mod handlers;
+pub mod opts;
+pub mod status;
+pub mod strings;
+pub mod subscription;
+pub mod version;

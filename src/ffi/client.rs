@@ -1,0 +1,531 @@
+//! `mcp_client`: creation, connection, calls, close and free. Each call blocks the calling
+//! thread on the client's own runtime; callbacks run on the client's dispatcher thread.
+
+use super::config::mcp_config;
+use super::dispatcher::Dispatcher;
+use super::error::{guard, mcp_error, Failure};
+use super::opts::{mcp_call_opts, request_options, ProgressGate};
+use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_PANIC, MCP_REENTRANT_CALL};
+use super::strings::{arg_str, give_json, opt_json, opt_json_object, opt_str};
+use crate::client::{Client, ClientConfig, ListKind, RequestOptions};
+use crate::error::Error;
+use crate::protocol::Era;
+use serde_json::Value;
+use std::ffi::c_char;
+use std::future::Future;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::runtime::Runtime;
+
+/// List kinds for `mcp_client_list` and `mcp_client_list_all`.
+pub const MCP_LIST_TOOLS: i32 = 0;
+pub const MCP_LIST_PROMPTS: i32 = 1;
+pub const MCP_LIST_RESOURCES: i32 = 2;
+pub const MCP_LIST_RESOURCE_TEMPLATES: i32 = 3;
+
+/// Eras reported by `mcp_client_era`.
+pub const MCP_ERA_NONE: i32 = 0;
+pub const MCP_ERA_MODERN: i32 = 1;
+pub const MCP_ERA_LEGACY: i32 = 2;
+
+/// An MCP client. Thread-safe except `mcp_client_free`.
+pub struct mcp_client {
+    shared: Arc<FfiClient>,
+}
+
+pub(crate) struct FfiClient {
+    runtime: Option<Runtime>,
+    pub(crate) client: Client,
+    pub(crate) dispatcher: Arc<Dispatcher>,
+    pid: u32,
+    poisoned: AtomicBool,
+}
+
+impl FfiClient {
+    fn check(&self) -> Result<(), Failure> {
+        if std::process::id() != self.pid {
+            return Err(Failure::new(
+                MCP_FORKED,
+                "this client was created before fork(); create clients after forking",
+            ));
+        }
+        if self.poisoned.load(Ordering::SeqCst) {
+            return Err(Failure::new(
+                MCP_PANIC,
+                "the client is poisoned by an earlier internal panic",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs a core future to completion on the calling thread.
+    pub(crate) fn block_on<T>(
+        &self,
+        fut: impl Future<Output = Result<T, Error>>,
+    ) -> Result<T, Failure> {
+        if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Failure::new(
+                MCP_REENTRANT_CALL,
+                "a blocking mcp_client call was made from a callback or a runtime thread",
+            ));
+        }
+        let runtime = self
+            .runtime
+            .as_ref()
+            .ok_or_else(|| Failure::new(MCP_CLOSED, "the client is freed"))?;
+        runtime.block_on(fut).map_err(Failure::from)
+    }
+}
+
+impl Drop for FfiClient {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            if std::process::id() == self.pid {
+                runtime.shutdown_timeout(Duration::from_secs(2));
+            } else {
+                std::mem::forget(runtime); // its threads do not exist in a forked child
+            }
+        }
+    }
+}
+
+/// The panic boundary for functions on a client: checks the handle, poisons it on panic.
+pub(crate) unsafe fn with_client(
+    client: *const mcp_client,
+    err_out: *mut *mut mcp_error,
+    body: impl FnOnce(&FfiClient) -> Result<(), Failure>,
+) -> mcp_status {
+    guard(err_out, || {
+        let fc = &client
+            .as_ref()
+            .ok_or_else(|| Failure::null("client"))?
+            .shared;
+        fc.check()?;
+        catch_unwind(AssertUnwindSafe(|| body(fc))).unwrap_or_else(|payload| {
+            fc.poisoned.store(true, Ordering::SeqCst);
+            Err(Failure::panic(payload))
+        })
+    })
+}
+
+pub(crate) fn shared(client: &mcp_client) -> Arc<FfiClient> {
+    client.shared.clone()
+}
+
+/// Creates a client from `config` (copied; the caller still frees it). Nothing is started until
+/// `mcp_client_connect` (or the first call, which connects). Free with `mcp_client_free`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_new(
+    config: *const mcp_config,
+    client_out: *mut *mut mcp_client,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let config = config.as_ref().ok_or_else(|| Failure::null("config"))?;
+        if client_out.is_null() {
+            return Err(Failure::null("client_out"));
+        }
+        let config = ClientConfig::from_json(&Value::Object(config.settings.clone()))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("mcp-runtime")
+            .enable_all()
+            .build()
+            .map_err(|e| {
+                Failure::new(
+                    super::status::MCP_IO,
+                    format!("cannot start the runtime: {e}"),
+                )
+            })?;
+        let dispatcher = Dispatcher::start().map_err(|e| {
+            Failure::new(
+                super::status::MCP_IO,
+                format!("cannot start the dispatcher thread: {e}"),
+            )
+        })?;
+        let shared = Arc::new(FfiClient {
+            runtime: Some(runtime),
+            client: Client::new(config),
+            dispatcher,
+            pid: std::process::id(),
+            poisoned: AtomicBool::new(false),
+        });
+        *client_out = Box::into_raw(Box::new(mcp_client { shared }));
+        Ok(())
+    })
+}
+
+/// Connects: starts the server and settles the era (auto: `server/discover`, falling back to
+/// `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
+/// JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_connect(
+    client: *mut mcp_client,
+    server_info_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        let info = fc.block_on(fc.client.connect())?;
+        give_json(server_info_json_out, &info.to_json());
+        Ok(())
+    })
+}
+
+/// The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_server_info(
+    client: *const mcp_client,
+    server_info_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        if server_info_json_out.is_null() {
+            return Err(Failure::null("server_info_json_out"));
+        }
+        let info = fc
+            .client
+            .server_info()
+            .ok_or_else(|| Failure::new(MCP_CLOSED, "not connected"))?;
+        give_json(server_info_json_out, &info.to_json());
+        Ok(())
+    })
+}
+
+/// `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
+    let era = catch_unwind(AssertUnwindSafe(|| {
+        client
+            .as_ref()
+            .and_then(|c| c.shared.client.server_info())
+            .map(|i| i.era)
+    }));
+    match era.ok().flatten() {
+        Some(Era::Modern) => MCP_ERA_MODERN,
+        Some(Era::Legacy) => MCP_ERA_LEGACY,
+        None => MCP_ERA_NONE,
+    }
+}
+
+/// Runs one blocking call with per-call options.
+unsafe fn call(
+    client: *const mcp_client,
+    opts: *const mcp_call_opts,
+    out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+    make: impl FnOnce(
+        &Client,
+        RequestOptions,
+    ) -> Result<
+        std::pin::Pin<Box<dyn Future<Output = Result<Value, Error>> + '_>>,
+        Failure,
+    >,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        if out.is_null() {
+            return Err(Failure::null("result_json_out"));
+        }
+        let (ro, gate): (RequestOptions, Option<ProgressGate>) =
+            request_options(opts, &fc.dispatcher)?;
+        let fut = make(&fc.client, ro)?;
+        let result = fc.block_on(fut);
+        drop(gate);
+        give_json(out, &result?);
+        Ok(())
+    })
+}
+
+fn list_kind(kind: i32) -> Result<ListKind, Failure> {
+    match kind {
+        MCP_LIST_TOOLS => Ok(ListKind::Tools),
+        MCP_LIST_PROMPTS => Ok(ListKind::Prompts),
+        MCP_LIST_RESOURCES => Ok(ListKind::Resources),
+        MCP_LIST_RESOURCE_TEMPLATES => Ok(ListKind::ResourceTemplates),
+        _ => Err(Failure::invalid(format!("unknown list kind {kind}"))),
+    }
+}
+
+/// One page of tools, prompts, resources or templates (`MCP_LIST_*`). `cursor` (may be NULL)
+/// is the previous page's `nextCursor`. Result: the raw list result JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_list(
+    client: *mut mcp_client,
+    kind: i32,
+    cursor: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
+        Ok(Box::pin(async move { c.list(kind, cursor, &ro).await }))
+    })
+}
+
+/// Every page of a list, merged: `{"tools": [...]}` (or prompts, resources,
+/// resourceTemplates). Bounded by the `max_pages` setting.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_list_all(
+    client: *mut mcp_client,
+    kind: i32,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let kind = list_kind(kind)?;
+        Ok(Box::pin(async move { c.list_all(kind, &ro).await }))
+    })
+}
+
+/// Manual MRTR fields for the first leg.
+unsafe fn with_input(
+    mut ro: RequestOptions,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+) -> Result<RequestOptions, Failure> {
+    ro.input_responses = opt_json_object(input_responses_json, "input_responses_json")?;
+    ro.request_state = opt_str(request_state, "request_state")?.map(str::to_string);
+    Ok(ro)
+}
+
+/// `tools/call`. `arguments_json` (a JSON object) may be NULL. For manual MRTR, pass the
+/// `inputResponses` object and the `requestState` from an earlier `MCP_INPUT_REQUIRED` error
+/// (each may be NULL). Input requests are answered by the registered handlers; when one is
+/// missing the call fails with `MCP_INPUT_REQUIRED` (see `mcp_error_input_requests_json`).
+/// A tool error (`isError: true`) is `MCP_OK` with the `CallToolResult` JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_call_tool(
+    client: *mut mcp_client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let name = arg_str(name, "name")?;
+        let args = opt_json_object(arguments_json, "arguments_json")?;
+        let ro = with_input(ro, input_responses_json, request_state)?;
+        Ok(Box::pin(async move { c.call_tool(name, args, &ro).await }))
+    })
+}
+
+/// `prompts/get`; `arguments_json` is an object of strings (may be NULL). MRTR as for
+/// `mcp_client_call_tool`. Result: the `GetPromptResult` JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_get_prompt(
+    client: *mut mcp_client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let name = arg_str(name, "name")?;
+        let args = opt_json_object(arguments_json, "arguments_json")?;
+        let ro = with_input(ro, input_responses_json, request_state)?;
+        Ok(Box::pin(async move { c.get_prompt(name, args, &ro).await }))
+    })
+}
+
+/// `resources/read`. MRTR as for `mcp_client_call_tool`. Result: the `ReadResourceResult` JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_read_resource(
+    client: *mut mcp_client,
+    uri: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let uri = arg_str(uri, "uri")?;
+        let ro = with_input(ro, input_responses_json, request_state)?;
+        Ok(Box::pin(async move { c.read_resource(uri, &ro).await }))
+    })
+}
+
+/// `completion/complete` with `params_json` `{ref, argument, context?}`. Result: the
+/// `CompleteResult` JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_complete(
+    client: *mut mcp_client,
+    params_json: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let params = opt_json_object(params_json, "params_json")?
+            .ok_or_else(|| Failure::null("params_json"))?;
+        Ok(Box::pin(async move { c.complete(params, &ro).await }))
+    })
+}
+
+/// Any request by method name, for methods this library does not model; `params_json` (a JSON
+/// object, may be NULL) gets the era's `_meta`. MRTR is driven for the three MRTR methods.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_request(
+    client: *mut mcp_client,
+    method: *const c_char,
+    params_json: *const c_char,
+    opts: *const mcp_call_opts,
+    result_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    call(client, opts, result_json_out, err_out, |c, ro| {
+        let method = arg_str(method, "method")?;
+        let params = opt_json(params_json, "params_json")?;
+        Ok(Box::pin(
+            async move { c.request(method, params, &ro).await },
+        ))
+    })
+}
+
+/// Runs a call whose result is not JSON.
+unsafe fn act(
+    client: *const mcp_client,
+    opts: *const mcp_call_opts,
+    err_out: *mut *mut mcp_error,
+    make: impl FnOnce(
+        &Client,
+        RequestOptions,
+    ) -> Result<
+        std::pin::Pin<Box<dyn Future<Output = Result<(), Error>> + '_>>,
+        Failure,
+    >,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        let (ro, gate) = request_options(opts, &fc.dispatcher)?;
+        let fut = make(&fc.client, ro)?;
+        let result = fc.block_on(fut);
+        drop(gate);
+        result
+    })
+}
+
+/// Legacy `ping` (`MCP_UNSUPPORTED` on modern servers, which removed it).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_ping(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    act(client, opts, err_out, |c, ro| {
+        Ok(Box::pin(async move { c.ping(&ro).await }))
+    })
+}
+
+/// Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
+/// servers get it in every later request's `_meta`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_set_log_level(
+    client: *mut mcp_client,
+    level: *const c_char,
+    opts: *const mcp_call_opts,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    act(client, opts, err_out, |c, ro| {
+        let level = arg_str(level, "level")?;
+        Ok(Box::pin(async move { c.set_log_level(level, &ro).await }))
+    })
+}
+
+/// Legacy `resources/subscribe`; updates arrive at the notification listener
+/// (modern servers: use `mcp_client_listen`).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_subscribe_resource(
+    client: *mut mcp_client,
+    uri: *const c_char,
+    opts: *const mcp_call_opts,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    act(client, opts, err_out, |c, ro| {
+        let uri = arg_str(uri, "uri")?;
+        Ok(Box::pin(
+            async move { c.subscribe_resource(uri, &ro).await },
+        ))
+    })
+}
+
+/// Legacy `resources/unsubscribe`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
+    client: *mut mcp_client,
+    uri: *const c_char,
+    opts: *const mcp_call_opts,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    act(client, opts, err_out, |c, ro| {
+        let uri = arg_str(uri, "uri")?;
+        Ok(Box::pin(
+            async move { c.unsubscribe_resource(uri, &ro).await },
+        ))
+    })
+}
+
+/// Tells a legacy server the host's roots changed (no-op on modern servers).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_notify_roots_changed(
+    client: *mut mcp_client,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    act(client, std::ptr::null(), err_out, |c, _| {
+        Ok(Box::pin(async move { c.notify_roots_changed().await }))
+    })
+}
+
+/// Closes the connection: every blocked call returns `MCP_CLOSED`, subscriptions end, the
+/// server is shut down (stdin closed, then SIGTERM, then SIGKILL to its process group).
+/// Idempotent; any thread, callbacks included (from a callback it does not wait for the
+/// server to exit). Later calls return `MCP_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_close(client: *mut mcp_client) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if let Some(c) = client.as_ref() {
+            close(&c.shared);
+        }
+    }));
+}
+
+fn close(fc: &Arc<FfiClient>) {
+    if fc.check().is_err() {
+        return;
+    }
+    let Some(runtime) = fc.runtime.as_ref() else {
+        return;
+    };
+    let client = fc.client.clone();
+    if fc.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
+        runtime.spawn(async move { client.close().await });
+    } else {
+        runtime.block_on(client.close());
+    }
+}
+
+/// Closes (as `mcp_client_close`), stops the dispatcher and releases handlers: after it returns
+/// no callback runs again and every `userdata_free` not still needed by a live responder or
+/// subscription has run. NULL is a no-op. Subscriptions and deferred responders stay valid and
+/// must still be freed/completed. Calling it from a callback is allowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_free(client: *mut mcp_client) {
+    if client.is_null() {
+        return;
+    }
+    let client = Box::from_raw(client);
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        close(&client.shared);
+        client.shared.dispatcher.stop();
+        client.shared.client.clear_handlers();
+        drop(client);
+    }));
+}

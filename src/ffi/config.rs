@@ -1,0 +1,215 @@
+//! `mcp_config`: the connection settings builder. It holds the flat JSON object that
+//! `ClientConfig::from_json` reads; the setters edit that object.
+
+use super::error::{guard, mcp_error, Failure};
+use super::status::mcp_status;
+use super::strings::{arg_str, opt_json};
+use serde_json::{json, Map, Value};
+use std::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Era modes for `mcp_config_set_mode`.
+pub const MCP_MODE_AUTO: i32 = 0;
+pub const MCP_MODE_MODERN: i32 = 1;
+pub const MCP_MODE_LEGACY: i32 = 2;
+
+/// Environment modes for `mcp_config_set_env_mode`.
+pub const MCP_ENV_INHERIT: i32 = 0;
+pub const MCP_ENV_REPLACE: i32 = 1;
+
+/// Connection settings. Not thread-safe: build it on one thread, then pass it to
+/// `mcp_client_new`, which copies it.
+pub struct mcp_config {
+    pub(crate) settings: Map<String, Value>,
+}
+
+/// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`,
+/// `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
+/// `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
+/// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_new(
+    json: *const c_char,
+    config_out: *mut *mut mcp_config,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        if config_out.is_null() {
+            return Err(Failure::null("config_out"));
+        }
+        let settings = match opt_json(json, "json")? {
+            None => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(Failure::invalid("the configuration must be a JSON object")),
+        };
+        *config_out = Box::into_raw(Box::new(mcp_config { settings }));
+        Ok(())
+    })
+}
+
+unsafe fn edit(
+    config: *mut mcp_config,
+    err_out: *mut *mut mcp_error,
+    f: impl FnOnce(&mut Map<String, Value>) -> Result<(), Failure>,
+) -> mcp_status {
+    guard(err_out, || {
+        f(&mut config
+            .as_mut()
+            .ok_or_else(|| Failure::null("config"))?
+            .settings)
+    })
+}
+
+/// The server command (stdio): a program name looked up in PATH, or a path.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_command(
+    config: *mut mcp_config,
+    command: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("command".into(), json!(arg_str(command, "command")?));
+        Ok(())
+    })
+}
+
+/// Appends one argument for the server command.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_add_arg(
+    config: *mut mcp_config,
+    arg: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        let arg = arg_str(arg, "arg")?;
+        match s.entry("args").or_insert_with(|| json!([])) {
+            Value::Array(a) => a.push(json!(arg)),
+            _ => return Err(Failure::invalid("args is not an array")),
+        }
+        Ok(())
+    })
+}
+
+/// Sets one environment variable for the server process.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_env(
+    config: *mut mcp_config,
+    name: *const c_char,
+    value: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+        if name.is_empty() || name.contains('=') {
+            return Err(Failure::invalid(
+                "an environment variable name is non-empty and has no '='",
+            ));
+        }
+        match s.entry("env").or_insert_with(|| json!({})) {
+            Value::Object(m) => m.insert(name.into(), json!(value)),
+            _ => return Err(Failure::invalid("env is not an object")),
+        };
+        Ok(())
+    })
+}
+
+/// `MCP_ENV_INHERIT` (default: the host's environment plus the variables set) or
+/// `MCP_ENV_REPLACE` (only the variables set).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_env_mode(
+    config: *mut mcp_config,
+    mode: i32,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        let mode = match mode {
+            MCP_ENV_INHERIT => "inherit",
+            MCP_ENV_REPLACE => "replace",
+            _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
+        };
+        s.insert("env_mode".into(), json!(mode));
+        Ok(())
+    })
+}
+
+/// The server's working directory.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_cwd(
+    config: *mut mcp_config,
+    dir: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("cwd".into(), json!(arg_str(dir, "dir")?));
+        Ok(())
+    })
+}
+
+/// `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_mode(
+    config: *mut mcp_config,
+    mode: i32,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        let mode = match mode {
+            MCP_MODE_AUTO => "auto",
+            MCP_MODE_MODERN => "modern",
+            MCP_MODE_LEGACY => "legacy",
+            _ => return Err(Failure::invalid(format!("unknown mode {mode}"))),
+        };
+        s.insert("mode".into(), json!(mode));
+        Ok(())
+    })
+}
+
+/// Pins one protocol version (e.g. "2025-06-18"); its era follows. Overrides the mode.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_protocol_version(
+    config: *mut mcp_config,
+    version: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert(
+            "protocol_version".into(),
+            json!(arg_str(version, "version")?),
+        );
+        Ok(())
+    })
+}
+
+/// Default per-request timeout in milliseconds (default 60000; 0: none).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
+    config: *mut mcp_config,
+    timeout_ms: u64,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("request_timeout_ms".into(), json!(timeout_ms));
+        Ok(())
+    })
+}
+
+/// How many `input_required` rounds are driven automatically (default 10).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
+    config: *mut mcp_config,
+    rounds: u32,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("input_required_max_rounds".into(), json!(rounds));
+        Ok(())
+    })
+}
+
+/// Frees settings. NULL is a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_free(config: *mut mcp_config) {
+    if !config.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(config))));
+    }
+}

@@ -1,0 +1,180 @@
+//! `mcp_error` objects, the `Failure` carried inside the FFI layer, and the panic boundary.
+
+use super::status::{self, mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK, MCP_PANIC};
+use super::strings::to_c;
+use crate::error::Error;
+use std::any::Any;
+use std::ffi::{c_char, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+
+/// Why an FFI call failed: a status, a message, and the core error when there is one.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub status: mcp_status,
+    pub message: String,
+    pub source: Option<Error>,
+}
+
+impl Failure {
+    pub fn new(status: mcp_status, message: impl Into<String>) -> Self {
+        Failure {
+            status,
+            message: message.into(),
+            source: None,
+        }
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Failure::new(MCP_INVALID_ARG, message)
+    }
+    pub fn null(name: &str) -> Self {
+        Failure::new(MCP_NULL_ARG, format!("{name} is NULL"))
+    }
+    pub fn panic(payload: Box<dyn Any + Send>) -> Self {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Failure::new(MCP_PANIC, format!("panic inside mcp_client: {text}"))
+    }
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure {
+            status: status::of_kind(e.kind()),
+            message: e.message().to_string(),
+            source: Some(e),
+        }
+    }
+}
+
+/// Details of a failed call. Immutable; readable from any thread; strings it returns are
+/// borrowed and live until `mcp_error_free`.
+pub struct mcp_error {
+    status: mcp_status,
+    message: CString,
+    jsonrpc_code: Option<i64>,
+    data_json: Option<CString>,
+    input_requests_json: Option<CString>,
+    request_state: Option<CString>,
+    result_json: Option<CString>,
+}
+
+impl mcp_error {
+    fn from_failure(f: Failure) -> Self {
+        let rpc = f.source.as_ref().and_then(|e| e.rpc_error());
+        let input = f.source.as_ref().and_then(|e| e.input_required_data());
+        mcp_error {
+            status: f.status,
+            message: to_c(f.message.clone()),
+            jsonrpc_code: rpc.map(|r| r.code),
+            data_json: rpc
+                .and_then(|r| r.data.as_ref())
+                .map(|d| to_c(d.to_string())),
+            input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
+            request_state: input.and_then(|i| i.request_state.clone()).map(to_c),
+            result_json: input.map(|i| to_c(i.result.to_string())),
+        }
+    }
+}
+
+/// Stores a failure in `*err_out` (when the caller asked for it) and returns its status.
+pub(crate) unsafe fn report(err_out: *mut *mut mcp_error, failure: Failure) -> mcp_status {
+    let status = failure.status;
+    if !err_out.is_null() {
+        *err_out = Box::into_raw(Box::new(mcp_error::from_failure(failure)));
+    }
+    status
+}
+
+/// The panic boundary for fallible functions: runs `body`, maps its failure or panic to a
+/// status and an optional error object.
+pub(crate) unsafe fn guard(
+    err_out: *mut *mut mcp_error,
+    body: impl FnOnce() -> Result<(), Failure>,
+) -> mcp_status {
+    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|p| Err(Failure::panic(p)));
+    match outcome {
+        Ok(()) => MCP_OK,
+        Err(failure) => report(err_out, failure),
+    }
+}
+
+unsafe fn borrow_str(s: &Option<CString>) -> *const c_char {
+    s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
+}
+
+/// The error's status code (`MCP_INVALID_ARG` for a NULL error).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_status(error: *const mcp_error) -> mcp_status {
+    error.as_ref().map_or(MCP_INVALID_ARG, |e| e.status)
+}
+
+/// UTF-8 message; borrowed, valid until `mcp_error_free`. Never NULL for a non-NULL error.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_message(error: *const mcp_error) -> *const c_char {
+    error.as_ref().map_or(ptr::null(), |e| e.message.as_ptr())
+}
+
+/// The JSON-RPC `error.code` when the server answered with an error object; false otherwise.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_jsonrpc_code(
+    error: *const mcp_error,
+    code_out: *mut i64,
+) -> bool {
+    match (
+        error.as_ref().and_then(|e| e.jsonrpc_code),
+        code_out.is_null(),
+    ) {
+        (Some(code), false) => {
+            *code_out = code;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_data_json(error: *const mcp_error) -> *const c_char {
+    error
+        .as_ref()
+        .map_or(ptr::null(), |e| borrow_str(&e.data_json))
+}
+
+/// For `MCP_INPUT_REQUIRED` and `MCP_INPUT_ROUNDS_EXCEEDED`: the `inputRequests` map as JSON
+/// (`{}` when the server sent none); NULL otherwise. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) -> *const c_char {
+    error
+        .as_ref()
+        .map_or(ptr::null(), |e| borrow_str(&e.input_requests_json))
+}
+
+/// For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
+/// server sent none. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *const c_char {
+    error
+        .as_ref()
+        .map_or(ptr::null(), |e| borrow_str(&e.request_state))
+}
+
+/// For the input-required statuses: the raw `input_required` result as JSON (the last one for
+/// `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_result_json(error: *const mcp_error) -> *const c_char {
+    error
+        .as_ref()
+        .map_or(ptr::null(), |e| borrow_str(&e.result_json))
+}
+
+/// Frees an error. NULL is a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_free(error: *mut mcp_error) {
+    if !error.is_null() {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(error))));
+    }
+}

@@ -1,0 +1,127 @@
+//! `mcp_call_opts`: per-call options, a versioned by-value struct.
+
+use super::cancel::mcp_cancel_token;
+use super::dispatcher::Dispatcher;
+use super::error::Failure;
+use super::strings::{opt_json_object, opt_str};
+use crate::client::{Progress, RequestOptions};
+use serde_json::Value;
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The layout version `mcp_call_opts_init` writes.
+pub const MCP_CALL_OPTS_VERSION: u32 = 1;
+
+/// Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
+pub type mcp_progress_fn = Option<
+    unsafe extern "C" fn(userdata: *mut c_void, progress: f64, total: f64, message: *const c_char),
+>;
+
+/// Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
+/// borrowed for the duration of the call only.
+#[repr(C)]
+pub struct mcp_call_opts {
+    /// `MCP_CALL_OPTS_VERSION`, set by `mcp_call_opts_init`.
+    pub version: u32,
+    /// Per-request timeout: 0 uses the client default, negative means none.
+    pub timeout_ms: i64,
+    /// Cap for the whole call (MRTR rounds and progress resets included); 0 or negative: none.
+    pub max_total_ms: i64,
+    /// Restart the timeout on each progress notification (a progress token is sent).
+    pub reset_timeout_on_progress: bool,
+    /// Cancels the call when cancelled; may be NULL.
+    pub cancel: *const mcp_cancel_token,
+    /// Extra `_meta` entries (a JSON object); may be NULL.
+    pub meta_json: *const c_char,
+    /// Modern servers: this request's log level ("debug" … "emergency"); may be NULL.
+    pub log_level: *const c_char,
+    /// Called on the dispatcher thread for each progress notification; never after the call
+    /// returns. May be NULL.
+    pub on_progress: mcp_progress_fn,
+    pub progress_userdata: *mut c_void,
+}
+
+/// Fills `opts` with defaults. Call before setting fields.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
+    if let Some(o) = opts.as_mut() {
+        *o = mcp_call_opts {
+            version: MCP_CALL_OPTS_VERSION,
+            timeout_ms: 0,
+            max_total_ms: 0,
+            reset_timeout_on_progress: false,
+            cancel: std::ptr::null(),
+            meta_json: std::ptr::null(),
+            log_level: std::ptr::null(),
+            on_progress: None,
+            progress_userdata: std::ptr::null_mut(),
+        };
+    }
+}
+
+struct SendPtr(*mut c_void);
+// SAFETY: progress userdata is used on the dispatcher thread only while the call is running.
+unsafe impl Send for SendPtr {}
+unsafe impl Sync for SendPtr {}
+
+/// Closes the per-call progress gate when the call returns: no progress callback runs after.
+pub(crate) struct ProgressGate(Arc<Mutex<bool>>);
+
+impl Drop for ProgressGate {
+    fn drop(&mut self) {
+        // Taking the lock waits for a callback in flight.
+        *self.0.lock().unwrap() = false;
+    }
+}
+
+/// Converts C options (NULL: defaults) into core options plus the gate that must live until
+/// the call returns.
+pub(crate) unsafe fn request_options(
+    opts: *const mcp_call_opts,
+    dispatcher: &Arc<Dispatcher>,
+) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
+    let Some(o) = opts.as_ref() else {
+        return Ok((RequestOptions::default(), None));
+    };
+    if o.version != MCP_CALL_OPTS_VERSION {
+        return Err(Failure::invalid(
+            "mcp_call_opts has an unknown version: call mcp_call_opts_init first",
+        ));
+    }
+    let mut ro = RequestOptions {
+        timeout: match o.timeout_ms {
+            0 => None,
+            t if t < 0 => Some(Duration::ZERO),
+            t => Some(Duration::from_millis(t as u64)),
+        },
+        max_total: (o.max_total_ms > 0).then(|| Duration::from_millis(o.max_total_ms as u64)),
+        reset_timeout_on_progress: o.reset_timeout_on_progress,
+        cancel: o.cancel.as_ref().map(|c| c.token.clone()),
+        log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
+        ..RequestOptions::default()
+    };
+    if let Some(Value::Object(meta)) = opt_json_object(o.meta_json, "meta_json")? {
+        ro.meta = Some(meta);
+    }
+    let mut gate = None;
+    if let Some(f) = o.on_progress {
+        let open = Arc::new(Mutex::new(true));
+        let (dispatcher, ud) = (dispatcher.clone(), Arc::new(SendPtr(o.progress_userdata)));
+        let flag = open.clone();
+        ro.on_progress = Some(Arc::new(move |p: &Progress| {
+            let (flag, ud, p) = (flag.clone(), ud.clone(), p.clone());
+            dispatcher.post(Box::new(move || {
+                let open = flag.lock().unwrap();
+                if *open {
+                    let message = p.message.map(super::strings::to_c);
+                    let msg_ptr = message.as_ref().map_or(std::ptr::null(), |m| m.as_ptr());
+                    // SAFETY: host callback; the gate guarantees the call (and its userdata) is live.
+                    unsafe { f(ud.0, p.progress, p.total.unwrap_or(f64::NAN), msg_ptr) };
+                }
+            }));
+        }));
+        gate = Some(ProgressGate(open));
+    }
+    Ok((ro, gate))
+}

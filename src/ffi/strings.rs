@@ -1,0 +1,75 @@
+//! Strings across the boundary: borrowed NUL-terminated UTF-8 in, library-allocated out.
+
+use super::error::Failure;
+use super::status::{MCP_INVALID_JSON, MCP_INVALID_UTF8, MCP_NULL_ARG};
+use serde_json::Value;
+use std::ffi::{c_char, CStr, CString};
+
+/// A required string argument.
+pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Failure> {
+    if ptr.is_null() {
+        return Err(Failure::new(MCP_NULL_ARG, format!("{name} is NULL")));
+    }
+    CStr::from_ptr(ptr)
+        .to_str()
+        .map_err(|e| Failure::new(MCP_INVALID_UTF8, format!("{name} is not UTF-8: {e}")))
+}
+
+/// An optional string argument (NULL → `None`).
+pub(crate) unsafe fn opt_str<'a>(
+    ptr: *const c_char,
+    name: &str,
+) -> Result<Option<&'a str>, Failure> {
+    if ptr.is_null() {
+        Ok(None)
+    } else {
+        arg_str(ptr, name).map(Some)
+    }
+}
+
+/// An optional JSON argument (NULL → `None`); bad UTF-8 or JSON fails before anything is sent.
+pub(crate) unsafe fn opt_json(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
+    match opt_str(ptr, name)? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(text)
+            .map(Some)
+            .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("{name} is not valid JSON: {e}"))),
+    }
+}
+
+/// An optional JSON object argument.
+pub(crate) unsafe fn opt_json_object(
+    ptr: *const c_char,
+    name: &str,
+) -> Result<Option<Value>, Failure> {
+    match opt_json(ptr, name)? {
+        Some(v) if !v.is_object() => Err(Failure::invalid(format!("{name} must be a JSON object"))),
+        other => Ok(other),
+    }
+}
+
+/// A library-owned C string (interior NULs cannot occur in JSON; elsewhere they are dropped).
+pub(crate) fn to_c(text: impl Into<Vec<u8>>) -> CString {
+    let mut bytes = text.into();
+    bytes.retain(|&b| b != 0);
+    CString::new(bytes).unwrap_or_default()
+}
+
+/// Hands a string to the caller through `out` (which may be NULL when the caller wants none).
+pub(crate) unsafe fn give(out: *mut *mut c_char, text: impl Into<Vec<u8>>) {
+    if !out.is_null() {
+        *out = to_c(text).into_raw();
+    }
+}
+
+pub(crate) unsafe fn give_json(out: *mut *mut c_char, value: &Value) {
+    give(out, value.to_string());
+}
+
+/// Frees a string the library returned. NULL is a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        let _ = std::panic::catch_unwind(|| drop(CString::from_raw(s)));
+    }
+}

@@ -1,0 +1,145 @@
+//! `mcp_subscription`: a `subscriptions/listen` stream (modern servers), read by polling.
+
+use super::client::{mcp_client, shared, with_client, FfiClient};
+use super::error::{guard, mcp_error, Failure};
+use super::opts::{mcp_call_opts, request_options};
+use super::status::{mcp_status, MCP_CLOSED, MCP_TIMEOUT};
+use super::strings::{give_json, opt_json_object};
+use crate::client::{Subscription, SubscriptionEvent};
+use serde_json::json;
+use std::ffi::c_char;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A live subscription. Safe to use from any thread, one reader at a time.
+pub struct mcp_subscription {
+    client: Arc<FfiClient>,
+    subscription: Subscription,
+}
+
+/// Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
+/// `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
+/// server's acknowledgement. Free with `mcp_subscription_free`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_listen(
+    client: *mut mcp_client,
+    filter_json: *const c_char,
+    opts: *const mcp_call_opts,
+    subscription_out: *mut *mut mcp_subscription,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        if subscription_out.is_null() {
+            return Err(Failure::null("subscription_out"));
+        }
+        let filter = opt_json_object(filter_json, "filter_json")?
+            .ok_or_else(|| Failure::null("filter_json"))?;
+        let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
+        let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
+        let client = shared(&*client);
+        *subscription_out = Box::into_raw(Box::new(mcp_subscription {
+            client,
+            subscription,
+        }));
+        Ok(())
+    })
+}
+
+/// The filter the server acknowledged (the subset it honours), as JSON.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_subscription_acknowledged(
+    subscription: *const mcp_subscription,
+    filter_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let sub = subscription
+            .as_ref()
+            .ok_or_else(|| Failure::null("subscription"))?;
+        if filter_json_out.is_null() {
+            return Err(Failure::null("filter_json_out"));
+        }
+        give_json(filter_json_out, sub.subscription.acknowledged());
+        Ok(())
+    })
+}
+
+/// Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+/// `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
+/// once the subscription ended gracefully; another status when it ended with an error.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_subscription_next(
+    subscription: *mut mcp_subscription,
+    timeout_ms: i64,
+    event_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let sub = subscription
+            .as_ref()
+            .ok_or_else(|| Failure::null("subscription"))?;
+        if event_json_out.is_null() {
+            return Err(Failure::null("event_json_out"));
+        }
+        let next = sub.subscription.next();
+        let event = sub.client.block_on(async {
+            if timeout_ms < 0 {
+                return Ok(Some(next.await));
+            }
+            Ok(
+                tokio::time::timeout(Duration::from_millis(timeout_ms as u64), next)
+                    .await
+                    .ok(),
+            )
+        })?;
+        match event {
+            None => Err(Failure::new(
+                MCP_TIMEOUT,
+                "no notification arrived within the timeout",
+            )),
+            Some(Some(SubscriptionEvent::Notification { method, params })) => {
+                give_json(event_json_out, &json!({"method": method, "params": params}));
+                Ok(())
+            }
+            Some(Some(SubscriptionEvent::Closed(Some(e)))) => Err(e.into()),
+            Some(Some(SubscriptionEvent::Closed(None)) | None) => {
+                Err(Failure::new(MCP_CLOSED, "the subscription has ended"))
+            }
+        }
+    })
+}
+
+/// Ends the subscription (the server is told); pending and later `next` calls return
+/// `MCP_CANCELLED`/`MCP_CLOSED`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_subscription_cancel(
+    subscription: *mut mcp_subscription,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let sub = subscription
+            .as_ref()
+            .ok_or_else(|| Failure::null("subscription"))?;
+        sub.client.block_on(async {
+            sub.subscription.cancel().await;
+            Ok(())
+        })
+    })
+}
+
+/// Cancels (if still open) and frees. NULL is a no-op.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_subscription_free(subscription: *mut mcp_subscription) {
+    if subscription.is_null() {
+        return;
+    }
+    let sub = Box::from_raw(subscription);
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let _ = sub.client.block_on(async {
+            sub.subscription.cancel().await;
+            Ok(())
+        });
+        drop(sub);
+    }));
+}

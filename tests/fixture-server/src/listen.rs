@@ -1,0 +1,195 @@
+//! Modern `subscriptions/listen` bookkeeping.
+
+use crate::wire::{RpcError, Wire};
+use serde_json::{json, Map, Value};
+use std::sync::Mutex;
+
+pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+const FLAGS: [&str; 3] = [
+    "toolsListChanged",
+    "promptsListChanged",
+    "resourcesListChanged",
+];
+
+/// Validates a listen filter and returns the honoured subset: every known
+/// key, as asked, in the order asked; unknown keys are dropped.
+pub fn parse_filter(notifications: Option<&Value>) -> Result<Map<String, Value>, RpcError> {
+    let asked = match notifications {
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(RpcError::invalid_params("notifications must be an object")),
+        None => {
+            return Err(RpcError::invalid_params(
+                "Missing required parameter: notifications",
+            ))
+        }
+    };
+    let mut honoured = Map::new();
+    for (key, value) in asked {
+        if FLAGS.contains(&key.as_str()) {
+            if !value.is_boolean() {
+                return Err(RpcError::invalid_params(format!(
+                    "notifications.{key} must be a boolean"
+                )));
+            }
+            honoured.insert(key.clone(), value.clone());
+        } else if key == "resourceSubscriptions" {
+            let ok = value
+                .as_array()
+                .is_some_and(|uris| uris.iter().all(Value::is_string));
+            if !ok {
+                return Err(RpcError::invalid_params(
+                    "notifications.resourceSubscriptions must be an array of strings",
+                ));
+            }
+            honoured.insert(key.clone(), value.clone());
+        }
+    }
+    Ok(honoured)
+}
+
+/// What a listen may be told about.
+pub enum Event<'a> {
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourceUpdated(&'a str),
+}
+
+impl Event<'_> {
+    fn method(&self) -> &'static str {
+        match self {
+            Event::ToolsListChanged => "notifications/tools/list_changed",
+            Event::PromptsListChanged => "notifications/prompts/list_changed",
+            Event::ResourcesListChanged => "notifications/resources/list_changed",
+            Event::ResourceUpdated(_) => "notifications/resources/updated",
+        }
+    }
+
+    fn wanted_by(&self, filter: &Map<String, Value>) -> bool {
+        let flag = |name: &str| filter.get(name) == Some(&Value::Bool(true));
+        match self {
+            Event::ToolsListChanged => flag("toolsListChanged"),
+            Event::PromptsListChanged => flag("promptsListChanged"),
+            Event::ResourcesListChanged => flag("resourcesListChanged"),
+            Event::ResourceUpdated(uri) => filter
+                .get("resourceSubscriptions")
+                .and_then(Value::as_array)
+                .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(*uri))),
+        }
+    }
+}
+
+struct Listen {
+    id: Value,
+    filter: Map<String, Value>,
+}
+
+/// The open listens. The lock is held while writing, so an acknowledgement
+/// always precedes any notification of its subscription.
+#[derive(Default)]
+pub struct Listens {
+    open: Mutex<Vec<Listen>>,
+}
+
+fn tag(id: &Value) -> Value {
+    json!({ SUBSCRIPTION_ID: id })
+}
+
+impl Listens {
+    /// Registers a listen and sends its acknowledgement.
+    pub fn open(&self, wire: &Wire, id: Value, filter: Map<String, Value>) {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        wire.notify(
+            "notifications/subscriptions/acknowledged",
+            Some(json!({"_meta": tag(&id), "notifications": filter})),
+        );
+        open.push(Listen { id, filter });
+    }
+
+    /// Ends the listen with this id (same JSON value and type), silently.
+    pub fn cancel(&self, id: &Value) -> bool {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let before = open.len();
+        open.retain(|l| &l.id != id);
+        open.len() != before
+    }
+
+    /// Sends `event` to every listen that asked for it; returns how many.
+    pub fn broadcast(&self, wire: &Wire, event: &Event) -> usize {
+        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let mut sent = 0;
+        for listen in open.iter().filter(|l| event.wanted_by(&l.filter)) {
+            let mut params = Map::new();
+            params.insert("_meta".into(), tag(&listen.id));
+            if let Event::ResourceUpdated(uri) = event {
+                params.insert("uri".into(), json!(uri));
+            }
+            wire.notify(event.method(), Some(Value::Object(params)));
+            sent += 1;
+        }
+        sent
+    }
+
+    /// Ends every open listen by sending its result; returns how many.
+    pub fn end_all(&self, wire: &Wire, server_info: &Value) -> usize {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        for listen in open.iter() {
+            let result = json!({
+                "resultType": "complete",
+                "_meta": {
+                    SUBSCRIPTION_ID: listen.id,
+                    "io.modelcontextprotocol/serverInfo": server_info,
+                }
+            });
+            wire.send_result(&listen.id, result);
+        }
+        let n = open.len();
+        open.clear();
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_echoes_known_keys_in_order() {
+        let asked = json!({
+            "resourceSubscriptions": ["fixture://static"],
+            "bogus": 1,
+            "toolsListChanged": true,
+            "promptsListChanged": false
+        });
+        let honoured = parse_filter(Some(&asked)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&honoured).unwrap(),
+            r#"{"resourceSubscriptions":["fixture://static"],"toolsListChanged":true,"promptsListChanged":false}"#
+        );
+    }
+
+    #[test]
+    fn filter_rejects_bad_shapes() {
+        assert!(parse_filter(None).is_err());
+        assert!(parse_filter(Some(&json!([]))).is_err());
+        assert!(parse_filter(Some(&json!({"toolsListChanged": "yes"}))).is_err());
+        assert!(parse_filter(Some(&json!({"resourceSubscriptions": [1]}))).is_err());
+        assert!(parse_filter(Some(&json!({}))).unwrap().is_empty());
+    }
+
+    #[test]
+    fn events_match_filters() {
+        let filter = parse_filter(Some(&json!({
+            "toolsListChanged": true,
+            "promptsListChanged": false,
+            "resourceSubscriptions": ["fixture://a"]
+        })))
+        .unwrap();
+        assert!(Event::ToolsListChanged.wanted_by(&filter));
+        assert!(!Event::PromptsListChanged.wanted_by(&filter));
+        assert!(!Event::ResourcesListChanged.wanted_by(&filter));
+        assert!(Event::ResourceUpdated("fixture://a").wanted_by(&filter));
+        assert!(!Event::ResourceUpdated("fixture://b").wanted_by(&filter));
+    }
+}

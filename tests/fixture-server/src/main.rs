@@ -1,0 +1,109 @@
+//! mcp-fixture-server: a precise MCP server over stdio (newline-delimited
+//! JSON-RPC 2.0) speaking the modern (2026-07-28) and legacy eras, used by
+//! the mcp_client tests. See README.md for flags and tools.
+
+mod catalog;
+mod config;
+mod flows;
+mod legacy;
+mod listen;
+mod modern;
+mod mrtr;
+mod server;
+mod state;
+mod tools;
+mod wire;
+
+use std::io::{self, BufRead};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::Duration;
+
+/// SIGTERM is ignored with `--ignore-stdin-eof`, using the C library's
+/// `signal` that std already links (no extra crate).
+#[cfg(unix)]
+fn ignore_sigterm() {
+    extern "C" {
+        fn signal(signum: i32, handler: usize) -> usize;
+    }
+    const SIGTERM: i32 = 15;
+    const SIG_IGN: usize = 1;
+    // SAFETY: installing SIG_IGN for SIGTERM has no memory-safety effects.
+    unsafe {
+        signal(SIGTERM, SIG_IGN);
+    }
+}
+
+#[cfg(not(unix))]
+fn ignore_sigterm() {}
+
+fn spawn_grandchild() {
+    // Null stdio so the grandchild never holds the client's pipes open.
+    match Command::new("sleep")
+        .arg("300")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    {
+        Ok(child) => eprintln!("fixture: grandchild pid {}", child.id()),
+        Err(e) => eprintln!("fixture: cannot spawn grandchild: {e}"),
+    }
+}
+
+fn main() {
+    let cfg = match config::parse(std::env::args().skip(1)) {
+        Ok(cfg) => cfg,
+        Err(msg) => {
+            eprintln!("fixture: {msg}\n{}", config::USAGE);
+            std::process::exit(2);
+        }
+    };
+    if let Some(banner) = &cfg.stderr_banner {
+        eprintln!("{banner}");
+    }
+    if cfg.ignore_stdin_eof {
+        ignore_sigterm();
+    }
+    if cfg.spawn_grandchild {
+        spawn_grandchild();
+    }
+    let wire = match wire::Wire::new(cfg.record.as_deref()) {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("fixture: cannot open record file: {e}");
+            std::process::exit(2);
+        }
+    };
+    let ignore_eof = cfg.ignore_stdin_eof;
+    let srv = server::Server::new(cfg, wire);
+
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match input.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                srv.handle_line(&line);
+            }
+            Err(e) => {
+                eprintln!("fixture: stdin error: {e}");
+                break;
+            }
+        }
+    }
+    if ignore_eof {
+        eprintln!("fixture: stdin closed; staying alive (--ignore-stdin-eof)");
+        loop {
+            thread::sleep(Duration::from_secs(3600));
+        }
+    }
+    srv.drain(Duration::from_millis(200));
+    eprintln!("fixture: stdin closed; exiting");
+    std::process::exit(0);
+}
