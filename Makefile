@@ -1,0 +1,76 @@
+# mcp_client: build, demo, test, install.
+#   make demo                 build the library and run the C examples against the fixture server
+#   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
+#   make install PREFIX=/usr/local
+# One cargo profile (dev) serves every test; `install` builds the release library.
+
+CARGO    ?= cargo
+CC       ?= cc
+PREFIX   ?= /usr/local
+DEBUG    := target/debug
+RELEASE  := target/release
+FIXTURE  := $(DEBUG)/mcp-fixture-server
+CFLAGS_EXAMPLES := -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude
+STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
+EXAMPLES := list mrtr_auto mrtr_manual
+VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+
+.PHONY: all build demo examples test lint header-check rust-test c-test install uninstall clean
+
+all: build
+
+build:
+	$(CARGO) build --workspace --locked
+
+examples: build $(EXAMPLES:%=$(DEBUG)/examples-c/%)
+
+$(DEBUG)/examples-c/%: examples/c/%.c examples/c/common.h include/mcp_client.h $(DEBUG)/libmcp_client.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_EXAMPLES) -o $@ $< $(DEBUG)/libmcp_client.a $(STATIC_LIBS)
+
+$(DEBUG)/libmcp_client.a: build
+
+demo: examples
+	@echo "== listing the fixture server's tools, prompts and resources =="
+	$(DEBUG)/examples-c/list $(FIXTURE)
+	@echo "== automatic MRTR: the elicitation handler answers each round =="
+	$(DEBUG)/examples-c/mrtr_auto $(FIXTURE) < /dev/null
+	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
+	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
+
+test: lint header-check rust-test c-test
+	@echo "make test: all suites passed"
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+
+# The build regenerates include/mcp_client.h; a committed header that differs is ABI drift.
+header-check: build
+	@if [ -d .git ]; then \
+	  git diff --exit-code -- include/mcp_client.h || { echo "include/mcp_client.h is stale: commit the regenerated header"; exit 1; }; \
+	else echo "header-check: not a git checkout, skipped"; fi
+
+rust-test: build
+	$(CARGO) test --workspace --locked
+
+c-test: build
+	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+install:
+	$(CARGO) build --release --locked -p mcp_client
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(RELEASE)/libmcp_client.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(RELEASE)/libmcp_client.so $(DESTDIR)$(PREFIX)/lib/libmcp_client.so.$(VERSION)
+	ln -sf libmcp_client.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so
+	install -m 644 include/mcp_client.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g' \
+	  mcp_client.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp_client.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libmcp_client.* $(DESTDIR)$(PREFIX)/include/mcp_client.h \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp_client.pc
+
+clean:
+	$(CARGO) clean
+	-$(MAKE) -C tests/c clean
