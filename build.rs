@@ -17,11 +17,7 @@ fn main() {
         env!("CARGO_PKG_VERSION_MINOR"),
         env!("CARGO_PKG_VERSION_PATCH"),
     ));
-    let bindings = match cbindgen::Builder::new()
-        .with_crate(&dir)
-        .with_config(config)
-        .generate()
-    {
+    let bindings = match cbindgen::Builder::new().with_crate(&dir).with_config(config).generate() {
         Ok(b) => b,
         Err(e) => panic!("cbindgen failed: {e}"),
     };

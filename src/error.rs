@@ -83,28 +83,18 @@ impl Error {
     /// A JSON-RPC error answer; -32021 and -32022 get their own kinds.
     pub fn rpc(code: i64, message: String, data: Option<Value>) -> Self {
         let kind = match code {
-            crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
-                ErrorKind::CapabilityMissing
-            }
+            crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
             _ => ErrorKind::Rpc,
         };
         Error {
             kind,
             message: format!("server error {code}: {message}"),
-            rpc: Some(RpcErrorData {
-                code,
-                message,
-                data,
-            }),
+            rpc: Some(RpcErrorData { code, message, data }),
             input: None,
         }
     }
 
-    pub fn input_required(
-        kind: ErrorKind,
-        message: impl Into<String>,
-        data: InputRequiredData,
-    ) -> Self {
+    pub fn input_required(kind: ErrorKind, message: impl Into<String>, data: InputRequiredData) -> Self {
         Error {
             kind,
             message: message.into(),

@@ -11,8 +11,8 @@ pub mod protocol;
 pub mod transport;
 
 pub use client::{
-    CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest,
-    ListKind, LogLine, Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent,
+    CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,
+    Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent,
 };
 pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;

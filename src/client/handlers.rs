@@ -145,11 +145,7 @@ impl Hooks {
 
     /// Drops every handler and listener (on close), outside the locks.
     pub fn clear(&self) {
-        for kind in [
-            InputKind::Elicitation,
-            InputKind::Sampling,
-            InputKind::Roots,
-        ] {
+        for kind in [InputKind::Elicitation, InputKind::Sampling, InputKind::Roots] {
             self.set_handler(kind, None);
         }
         self.set_notification(None);

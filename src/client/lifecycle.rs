@@ -72,10 +72,7 @@ impl Client {
                 .discover(&session, MODERN_VERSION, &wait, false)
                 .await
                 .and_then(Discovered::require_modern),
-            ConnectMode::Legacy => {
-                self.initialize(&session, LATEST_LEGACY_VERSION, false)
-                    .await
-            }
+            ConnectMode::Legacy => self.initialize(&session, LATEST_LEGACY_VERSION, false).await,
             ConnectMode::Pinned(v) => match Era::of_version(&v) {
                 Some(Era::Modern) => self
                     .discover(&session, &v, &wait, true)
@@ -88,19 +85,17 @@ impl Client {
             },
             ConnectMode::Auto => match self.probe(&session).await {
                 Ok(ProbeOutcome::Modern(conn)) => Ok(conn),
-                Ok(ProbeOutcome::Legacy(version)) => {
-                    self.initialize(&session, version, false).await
-                }
+                Ok(ProbeOutcome::Legacy(version)) => match self.initialize(&session, version, false).await {
+                    // Some legacy servers answer the probe with an error, then exit: start again.
+                    Err(e) if died(&e) => {
+                        session = self.restart(&session).await?;
+                        self.initialize(&session, version, false).await
+                    }
+                    other => other,
+                },
                 Ok(ProbeOutcome::Restart) => {
-                    session
-                        .close(Error::new(
-                            ErrorKind::ServerExited,
-                            "restarting after the probe",
-                        ))
-                        .await;
-                    session = self.start_session().await?;
-                    self.initialize(&session, LATEST_LEGACY_VERSION, false)
-                        .await
+                    session = self.restart(&session).await?;
+                    self.initialize(&session, LATEST_LEGACY_VERSION, false).await
                 }
                 Err(e) => Err(e),
             },
@@ -110,6 +105,12 @@ impl Client {
             session.close(e.clone()).await;
         }
         outcome
+    }
+
+    /// Replaces a session whose server died during era detection.
+    async fn restart(&self, old: &Arc<Session>) -> Result<Arc<Session>> {
+        old.close(Error::new(ErrorKind::ServerExited, "the server exited during era detection")).await;
+        self.start_session().await
     }
 
     fn connect_wait(&self, timeout: std::time::Duration, notify_cancel: bool) -> Wait {
@@ -133,22 +134,14 @@ impl Client {
                     None => Err(version_mismatch(&offered)),
                 }
             }
-            Err(e) if matches!(e.kind(), ErrorKind::ServerExited | ErrorKind::Io) => {
-                Ok(ProbeOutcome::Restart)
-            }
+            Err(e) if died(&e) => Ok(ProbeOutcome::Restart),
             Err(e) if e.kind() == ErrorKind::Closed && self.is_closed() => Err(e),
             Err(_) => Ok(ProbeOutcome::Legacy(LATEST_LEGACY_VERSION)),
         }
     }
 
     /// Modern connect: `server/discover`, with one corrective retry on -32022.
-    async fn discover(
-        &self,
-        session: &Arc<Session>,
-        version: &str,
-        wait: &Wait,
-        pinned: bool,
-    ) -> Result<Discovered> {
+    async fn discover(&self, session: &Arc<Session>, version: &str, wait: &Wait, pinned: bool) -> Result<Discovered> {
         let mut version = version.to_string();
         let mut retried = false;
         let result = loop {
@@ -160,10 +153,7 @@ impl Client {
                         .is_some_and(|r| r.code == codes::UNSUPPORTED_PROTOCOL_VERSION) =>
                 {
                     let supported = supported_versions(&e);
-                    match era::mutual_version(
-                        supported.iter().map(String::as_str),
-                        Some(Era::Modern),
-                    ) {
+                    match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
                         Some(v) if !retried && !pinned && v != version => {
                             retried = true;
                             version = v.to_string();
@@ -175,19 +165,12 @@ impl Client {
             }
         };
         if !result.is_object() || ResultType::of(&result)? != ResultType::Complete {
-            return Err(Error::protocol(
-                "server/discover returned an unusable result",
-            ));
+            return Err(Error::protocol("server/discover returned an unusable result"));
         }
         let supported: Vec<String> = result
             .get("supportedVersions")
             .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();
         if !supported.iter().any(|v| *v == version) {
             match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
@@ -203,15 +186,9 @@ impl Client {
         let info = ServerInfo {
             era: Era::Modern,
             protocol_version: version.clone(),
-            capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
             server_info,
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_string),
             raw: result,
         };
         let conn = Connection {
@@ -226,26 +203,15 @@ impl Client {
     fn modern_envelope(&self, version: &str) -> Map<String, Value> {
         let mut meta_obj = Map::new();
         meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(version));
-        meta_obj.insert(
-            meta::CLIENT_CAPABILITIES.into(),
-            self.capabilities(Era::Modern),
-        );
-        meta_obj.insert(
-            meta::CLIENT_INFO.into(),
-            self.inner.config.client_info.clone(),
-        );
+        meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
+        meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
         let mut params = Map::new();
         params.insert("_meta".into(), Value::Object(meta_obj));
         params
     }
 
     /// Legacy connect: `initialize`, then `notifications/initialized`. Never cancelled.
-    async fn initialize(
-        &self,
-        session: &Arc<Session>,
-        version: &str,
-        pinned: bool,
-    ) -> Result<Arc<Connection>> {
+    async fn initialize(&self, session: &Arc<Session>, version: &str, pinned: bool) -> Result<Arc<Connection>> {
         let wait = self.connect_wait(self.inner.config.request_timeout, false);
         let mut offer = version.to_string();
         let mut retried = false;
@@ -259,17 +225,9 @@ impl Client {
             match session.request(methods::INITIALIZE, params, &wait).await {
                 Ok(result) => break result,
                 // Legacy servers refuse a version with -32602 and data.supported.
-                Err(e)
-                    if !retried
-                        && !pinned
-                        && e.rpc_error()
-                            .is_some_and(|r| r.code == codes::INVALID_PARAMS) =>
-                {
+                Err(e) if !retried && !pinned && e.rpc_error().is_some_and(|r| r.code == codes::INVALID_PARAMS) => {
                     let supported = supported_versions(&e);
-                    match era::mutual_version(
-                        supported.iter().map(String::as_str),
-                        Some(Era::Legacy),
-                    ) {
+                    match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Legacy)) {
                         Some(v) if v != offer => {
                             retried = true;
                             offer = v.to_string();
@@ -295,15 +253,9 @@ impl Client {
         let info = ServerInfo {
             era: Era::Legacy,
             protocol_version: negotiated.clone(),
-            capabilities: result
-                .get("capabilities")
-                .cloned()
-                .unwrap_or_else(|| json!({})),
+            capabilities: result.get("capabilities").cloned().unwrap_or_else(|| json!({})),
             server_info: result.get("serverInfo").cloned(),
-            instructions: result
-                .get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
+            instructions: result.get("instructions").and_then(Value::as_str).map(str::to_string),
             raw: result,
         };
         Ok(Arc::new(Connection {
@@ -313,4 +265,9 @@ impl Client {
             info,
         }))
     }
+}
+
+/// The server process went away (as opposed to answering).
+fn died(e: &Error) -> bool {
+    matches!(e.kind(), ErrorKind::ServerExited | ErrorKind::Io)
 }

@@ -10,9 +10,7 @@ mod session;
 mod subscription;
 
 pub use cancel::CancelToken;
-pub use handlers::{
-    HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn,
-};
+pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
 pub use session::SubscriptionEvent;
 pub use subscription::Subscription;
@@ -220,12 +218,7 @@ impl Client {
             return Ok(conn);
         }
         self.connect().await?;
-        self.inner
-            .conn
-            .read()
-            .unwrap()
-            .clone()
-            .ok_or_else(Error::closed)
+        self.inner.conn.read().unwrap().clone().ok_or_else(Error::closed)
     }
 
     fn wait_for(&self, opts: &RequestOptions) -> Wait {
@@ -233,10 +226,7 @@ impl Client {
         Wait {
             timeout: (!timeout.is_zero()).then_some(timeout),
             reset_on_progress: opts.reset_timeout_on_progress,
-            deadline: opts
-                .max_total
-                .filter(|d| !d.is_zero())
-                .map(|d| Instant::now() + d),
+            deadline: opts.max_total.filter(|d| !d.is_zero()).map(|d| Instant::now() + d),
             cancel: opts.cancel.clone(),
             on_progress: opts.on_progress.clone(),
             notify_cancel: true,
@@ -244,12 +234,7 @@ impl Client {
     }
 
     /// Params with the `_meta` this era needs: caller entries, then the reserved keys.
-    fn stamp(
-        &self,
-        conn: &Connection,
-        params: &Map<String, Value>,
-        opts: &RequestOptions,
-    ) -> Map<String, Value> {
+    fn stamp(&self, conn: &Connection, params: &Map<String, Value>, opts: &RequestOptions) -> Map<String, Value> {
         let mut params = params.clone();
         let mut meta_obj = match params.remove("_meta") {
             Some(Value::Object(m)) => m,
@@ -260,14 +245,8 @@ impl Client {
         }
         if conn.era == Era::Modern {
             meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
-            meta_obj.insert(
-                meta::CLIENT_CAPABILITIES.into(),
-                self.capabilities(Era::Modern),
-            );
-            meta_obj.insert(
-                meta::CLIENT_INFO.into(),
-                self.inner.config.client_info.clone(),
-            );
+            meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
+            meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
             let level = opts
                 .log_level
                 .clone()
@@ -296,28 +275,18 @@ impl Client {
         loop {
             let stamped = self.stamp(conn, params, opts);
             match conn.session.request(method, stamped, wait).await {
-                Err(e)
-                    if conn.era == Era::Modern
-                        && !retried
-                        && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) =>
-                {
+                Err(e) if conn.era == Era::Modern && !retried && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) => {
                     retried = true;
                     let supported = supported_versions(&e);
-                    match era::mutual_version(
-                        supported.iter().map(String::as_str),
-                        Some(Era::Modern),
-                    ) {
-                        Some(v) if v != conn.version() => {
-                            *conn.version.write().unwrap() = v.to_string()
-                        }
+                    match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
+                        Some(v) if v != conn.version() => *conn.version.write().unwrap() = v.to_string(),
                         _ => return Err(version_mismatch(&supported)),
                     }
                 }
                 Err(e) => return Err(e),
                 Ok(result) => {
                     let kind = ResultType::of(&result)?;
-                    if kind == ResultType::InputRequired && !methods::allows_input_required(method)
-                    {
+                    if kind == ResultType::InputRequired && !methods::allows_input_required(method) {
                         return Err(Error::protocol(format!(
                             "the server answered {method} with input_required"
                         )));
@@ -329,12 +298,7 @@ impl Client {
     }
 
     /// Sends any request, driving MRTR for the three methods that allow it.
-    pub async fn request(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Value> {
+    pub async fn request(&self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -353,12 +317,7 @@ impl Client {
         }
     }
 
-    pub async fn call_tool(
-        &self,
-        name: &str,
-        arguments: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Value> {
+    pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         match arguments {
@@ -372,12 +331,7 @@ impl Client {
             .await
     }
 
-    pub async fn get_prompt(
-        &self,
-        name: &str,
-        arguments: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Value> {
+    pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         match arguments {
@@ -401,17 +355,11 @@ impl Client {
 
     /// `completion/complete` with `{ref, argument, context?}` params.
     pub async fn complete(&self, params: Value, opts: &RequestOptions) -> Result<Value> {
-        self.request(methods::COMPLETION_COMPLETE, Some(params), opts)
-            .await
+        self.request(methods::COMPLETION_COMPLETE, Some(params), opts).await
     }
 
     /// One page of a list; `cursor` is the previous page's `nextCursor`.
-    pub async fn list(
-        &self,
-        kind: ListKind,
-        cursor: Option<&str>,
-        opts: &RequestOptions,
-    ) -> Result<Value> {
+    pub async fn list(&self, kind: ListKind, cursor: Option<&str>, opts: &RequestOptions) -> Result<Value> {
         let params = cursor.map(|c| json!({"cursor": c}));
         self.request(kind.method(), params, opts).await
     }
@@ -433,17 +381,11 @@ impl Client {
                 None | Some(Value::Null) => return Ok(json!({ kind.key(): items })),
                 Some(Value::String(next)) => {
                     if !seen.insert(next.clone()) {
-                        return Err(Error::protocol(format!(
-                            "the server repeated the cursor {next:?}"
-                        )));
+                        return Err(Error::protocol(format!("the server repeated the cursor {next:?}")));
                     }
                     cursor = Some(next.clone());
                 }
-                Some(other) => {
-                    return Err(Error::protocol(format!(
-                        "nextCursor {other} is not a string"
-                    )))
-                }
+                Some(other) => return Err(Error::protocol(format!("nextCursor {other} is not a string"))),
             }
         }
         Err(Error::protocol(format!(
@@ -461,10 +403,7 @@ impl Client {
         let conn = self.connection().await?;
         if conn.era == Era::Legacy {
             let wait = self.wait_for(opts);
-            let params = json!({"level": level})
-                .as_object()
-                .cloned()
-                .unwrap_or_default();
+            let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
             self.exchange(&conn, methods::LOGGING_SET_LEVEL, &params, opts, &wait)
                 .await?;
         }
@@ -486,30 +425,18 @@ impl Client {
     /// Legacy `ping`.
     pub async fn ping(&self, opts: &RequestOptions) -> Result<()> {
         let conn = self.legacy_only("ping").await?;
-        self.exchange(
-            &conn,
-            methods::PING,
-            &Map::new(),
-            opts,
-            &self.wait_for(opts),
-        )
-        .await
-        .map(drop)
+        self.exchange(&conn, methods::PING, &Map::new(), opts, &self.wait_for(opts))
+            .await
+            .map(drop)
     }
 
     /// Legacy `resources/subscribe` (modern servers use [`Client::listen`]).
     pub async fn subscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
         let conn = self.legacy_only("resources/subscribe").await?;
         let params = json!({"uri": uri}).as_object().cloned().unwrap_or_default();
-        self.exchange(
-            &conn,
-            methods::RESOURCES_SUBSCRIBE,
-            &params,
-            opts,
-            &self.wait_for(opts),
-        )
-        .await
-        .map(drop)
+        self.exchange(&conn, methods::RESOURCES_SUBSCRIBE, &params, opts, &self.wait_for(opts))
+            .await
+            .map(drop)
     }
 
     pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
@@ -530,9 +457,7 @@ impl Client {
     pub async fn notify_roots_changed(&self) -> Result<()> {
         let conn = self.connection().await?;
         if conn.era == Era::Legacy && self.inner.hooks.handler(InputKind::Roots).is_some() {
-            conn.session
-                .notify(methods::NOTIFY_ROOTS_LIST_CHANGED, None)
-                .await?;
+            conn.session.notify(methods::NOTIFY_ROOTS_LIST_CHANGED, None).await?;
         }
         Ok(())
     }
@@ -562,12 +487,7 @@ fn supported_versions(e: &Error) -> Vec<String> {
         .and_then(|r| r.data.as_ref())
         .and_then(|d| d.get("supported"))
         .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_default()
 }
 

@@ -53,9 +53,7 @@ impl Client {
             if rounds > max {
                 return Err(Error::input_required(
                     ErrorKind::InputRoundsExceeded,
-                    format!(
-                        "the server still answered input_required after {max} rounds (SEP-2322)"
-                    ),
+                    format!("the server still answered input_required after {max} rounds (SEP-2322)"),
                     round.into_data(result),
                 ));
             }
@@ -77,12 +75,7 @@ impl Client {
     }
 
     /// Answers every entry of one round, concurrently; the first failure cancels the rest.
-    async fn fulfil(
-        &self,
-        round: &Round,
-        result: &Value,
-        wait: &Wait,
-    ) -> Result<Map<String, Value>> {
+    async fn fulfil(&self, round: &Round, result: &Value, wait: &Wait) -> Result<Map<String, Value>> {
         // Every entry must have a handler before any handler runs: no half-answered rounds.
         let mut jobs = Vec::with_capacity(round.requests.len());
         for (key, entry) in &round.requests {
@@ -94,10 +87,7 @@ impl Client {
                     jobs.push((key.clone(), method.to_string(), params, handler));
                 }
                 _ => {
-                    let what = method.map_or_else(
-                        || "an entry without a method".to_string(),
-                        |m| format!("{m:?}"),
-                    );
+                    let what = method.map_or_else(|| "an entry without a method".to_string(), |m| format!("{m:?}"));
                     return Err(Error::input_required(
                         ErrorKind::InputRequired,
                         format!(
@@ -169,20 +159,12 @@ impl Round {
         let requests = match result.get("inputRequests") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m.clone(),
-            Some(other) => {
-                return Err(Error::protocol(format!(
-                    "inputRequests is not an object: {other}"
-                )))
-            }
+            Some(other) => return Err(Error::protocol(format!("inputRequests is not an object: {other}"))),
         };
         let state = match result.get("requestState") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
-                return Err(Error::protocol(format!(
-                    "requestState is not a string: {other}"
-                )))
-            }
+            Some(other) => return Err(Error::protocol(format!("requestState is not a string: {other}"))),
         };
         if requests.is_empty() && state.is_none() {
             return Err(Error::protocol(

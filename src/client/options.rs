@@ -156,8 +156,7 @@ impl ClientConfig {
             }
         };
 
-        let command = string("command")?
-            .ok_or_else(|| Error::invalid("the configuration needs a \"command\""))?;
+        let command = string("command")?.ok_or_else(|| Error::invalid("the configuration needs a \"command\""))?;
         let mut stdio = StdioConfig::new(command);
         if let Some(args) = obj.get("args") {
             let args = args
@@ -183,11 +182,7 @@ impl ClientConfig {
         stdio.env_mode = match string("env_mode")?.as_deref() {
             None | Some("inherit") => EnvMode::Inherit,
             Some("replace") => EnvMode::Replace,
-            Some(other) => {
-                return Err(Error::invalid(format!(
-                    "env_mode {other:?} is not inherit or replace"
-                )))
-            }
+            Some(other) => return Err(Error::invalid(format!("env_mode {other:?} is not inherit or replace"))),
         };
         stdio.cwd = string("cwd")?.map(Into::into);
         if let Some(n) = number("max_message_bytes")? {
@@ -206,11 +201,7 @@ impl ClientConfig {
             (None | Some("auto"), None) => ConnectMode::Auto,
             (Some("modern"), None) => ConnectMode::Modern,
             (Some("legacy"), None) => ConnectMode::Legacy,
-            (Some(other), None) => {
-                return Err(Error::invalid(format!(
-                    "mode {other:?} is not auto, modern or legacy"
-                )))
-            }
+            (Some(other), None) => return Err(Error::invalid(format!("mode {other:?} is not auto, modern or legacy"))),
         };
         if let Some(info) = object("client_info")? {
             config.client_info = info;
@@ -223,8 +214,8 @@ impl ClientConfig {
             config.probe_timeout = Duration::from_millis(ms);
         }
         if let Some(n) = number("input_required_max_rounds")? {
-            config.input_required_max_rounds = u32::try_from(n)
-                .map_err(|_| Error::invalid("input_required_max_rounds is too large"))?;
+            config.input_required_max_rounds =
+                u32::try_from(n).map_err(|_| Error::invalid("input_required_max_rounds is too large"))?;
         }
         if let Some(n) = number("max_pages")? {
             config.max_pages = n as usize;

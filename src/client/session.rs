@@ -84,12 +84,7 @@ impl Session {
     }
 
     /// Sends a request and waits for its answer under `wait`'s rules.
-    pub async fn request(
-        &self,
-        method: &str,
-        mut params: Map<String, Value>,
-        wait: &Wait,
-    ) -> Result<Value> {
+    pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Value> {
         let id = self.next_id();
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
@@ -147,9 +142,7 @@ impl Session {
         };
         self.forget(&id, token_key.as_deref());
         if wait.notify_cancel {
-            self.transport
-                .cancel(id, outcome.message().to_string())
-                .await;
+            self.transport.cancel(id, outcome.message().to_string()).await;
         }
         Err(outcome)
     }
@@ -172,9 +165,7 @@ impl Session {
         if let Some(err) = self.closed_error() {
             return Err(err);
         }
-        self.transport
-            .send(jsonrpc::notification(method, params))
-            .await
+        self.transport.send(jsonrpc::notification(method, params)).await
     }
 
     /// Opens a `subscriptions/listen` stream; events arrive on the returned receiver.
@@ -191,11 +182,7 @@ impl Session {
             }
             st.subscriptions.insert(id.clone(), tx);
         }
-        let message = jsonrpc::request(
-            &id,
-            methods::SUBSCRIPTIONS_LISTEN,
-            Some(Value::Object(params)),
-        );
+        let message = jsonrpc::request(&id, methods::SUBSCRIPTIONS_LISTEN, Some(Value::Object(params)));
         if let Err(e) = self.transport.send(message).await {
             self.state.lock().unwrap().subscriptions.remove(&id);
             return Err(e);
@@ -211,9 +198,7 @@ impl Session {
                 ErrorKind::Cancelled,
                 "subscription cancelled",
             ))));
-            self.transport
-                .cancel(id.clone(), "subscription cancelled".into())
-                .await;
+            self.transport.cancel(id.clone(), "subscription cancelled".into()).await;
         }
     }
 
@@ -230,10 +215,7 @@ impl Session {
                 st.closed = Some(error);
             }
             st.progress.clear();
-            (
-                std::mem::take(&mut st.pending),
-                std::mem::take(&mut st.subscriptions),
-            )
+            (std::mem::take(&mut st.pending), std::mem::take(&mut st.subscriptions))
         };
         let error = self.closed_error().unwrap_or_else(Error::closed);
         for (_, tx) in pending {
@@ -298,23 +280,15 @@ impl Session {
         };
         let route = {
             let st = self.state.lock().unwrap();
-            st.progress
-                .get(&key)
-                .map(|r| (r.activity.clone(), r.callback.clone()))
+            st.progress.get(&key).map(|r| (r.activity.clone(), r.callback.clone()))
         };
         if let Some((activity, callback)) = route {
             activity.notify_one();
             if let Some(cb) = callback {
                 let progress = Progress {
-                    progress: params
-                        .get("progress")
-                        .and_then(Value::as_f64)
-                        .unwrap_or(0.0),
+                    progress: params.get("progress").and_then(Value::as_f64).unwrap_or(0.0),
                     total: params.get("total").and_then(Value::as_f64),
-                    message: params
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .map(str::to_string),
+                    message: params.get("message").and_then(Value::as_str).map(str::to_string),
                 };
                 cb(&progress);
             }
@@ -326,11 +300,7 @@ impl Session {
         let reply = match method.as_str() {
             methods::PING => jsonrpc::result_response(&id, json!({})),
             _ => match self.hooks.handler_for(&method) {
-                None => jsonrpc::error_response(
-                    &id,
-                    codes::METHOD_NOT_FOUND,
-                    &format!("Method not found: {method}"),
-                ),
+                None => jsonrpc::error_response(&id, codes::METHOD_NOT_FOUND, &format!("Method not found: {method}")),
                 Some(handler) => {
                     let params = (!params.is_null()).then_some(params);
                     let request = InputRequest {
@@ -340,11 +310,7 @@ impl Session {
                     };
                     match handler.handle(request).await {
                         Ok(result) => jsonrpc::result_response(&id, result),
-                        Err(e) => jsonrpc::error_response(
-                            &id,
-                            e.code.unwrap_or(codes::INTERNAL_ERROR),
-                            &e.message,
-                        ),
+                        Err(e) => jsonrpc::error_response(&id, e.code.unwrap_or(codes::INTERNAL_ERROR), &e.message),
                     }
                 }
             },
@@ -360,10 +326,7 @@ async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-async fn read_loop(
-    session: std::sync::Weak<Session>,
-    mut inbound: mpsc::UnboundedReceiver<Inbound>,
-) {
+async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::UnboundedReceiver<Inbound>) {
     while let Some(event) = inbound.recv().await {
         let Some(session) = session.upgrade() else {
             return;
@@ -391,22 +354,14 @@ async fn read_loop(
                     let s = session.clone();
                     tokio::spawn(async move { s.answer_server_request(id, method, params).await });
                 }
-                Ok(Incoming::Notification { method, params }) => {
-                    session.on_notification(method, params)
-                }
-                Err(why) => {
-                    session
-                        .hooks
-                        .log("transport", "warning", &format!("ignored a message: {why}"))
-                }
+                Ok(Incoming::Notification { method, params }) => session.on_notification(method, params),
+                Err(why) => session
+                    .hooks
+                    .log("transport", "warning", &format!("ignored a message: {why}")),
             },
             Inbound::RequestFailed { id, error } => session.complete(&id, Err(error)),
             Inbound::Log { source, line } => {
-                let level = if source == "stderr" {
-                    "info"
-                } else {
-                    "warning"
-                };
+                let level = if source == "stderr" { "info" } else { "warning" };
                 session.hooks.log(source, level, &line);
             }
             Inbound::Closed(error) => {

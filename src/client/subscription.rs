@@ -61,9 +61,7 @@ impl Client {
     /// waits for the server's acknowledgement.
     pub async fn listen(&self, filter: Value, opts: &RequestOptions) -> Result<Subscription> {
         if !filter.is_object() {
-            return Err(Error::invalid(
-                "the subscription filter must be a JSON object",
-            ));
+            return Err(Error::invalid("the subscription filter must be a JSON object"));
         }
         let conn = self.connection().await?;
         if conn.era != Era::Modern {

@@ -22,14 +22,10 @@ pub extern "C" fn mcp_cancel_token_new() -> *mut mcp_cancel_token {
 
 /// Another handle on the same token (free each handle once). NULL for NULL.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_cancel_token_clone(
-    token: *const mcp_cancel_token,
-) -> *mut mcp_cancel_token {
+pub unsafe extern "C" fn mcp_cancel_token_clone(token: *const mcp_cancel_token) -> *mut mcp_cancel_token {
     match token.as_ref() {
         None => ptr::null_mut(),
-        Some(t) => Box::into_raw(Box::new(mcp_cancel_token {
-            token: t.token.clone(),
-        })),
+        Some(t) => Box::into_raw(Box::new(mcp_cancel_token { token: t.token.clone() })),
     }
 }
 

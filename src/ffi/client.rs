@@ -61,10 +61,7 @@ impl FfiClient {
     }
 
     /// Runs a core future to completion on the calling thread.
-    pub(crate) fn block_on<T>(
-        &self,
-        fut: impl Future<Output = Result<T, Error>>,
-    ) -> Result<T, Failure> {
+    pub(crate) fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
         if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
                 MCP_REENTRANT_CALL,
@@ -98,10 +95,7 @@ pub(crate) unsafe fn with_client(
     body: impl FnOnce(&FfiClient) -> Result<(), Failure>,
 ) -> mcp_status {
     guard(err_out, || {
-        let fc = &client
-            .as_ref()
-            .ok_or_else(|| Failure::null("client"))?
-            .shared;
+        let fc = &client.as_ref().ok_or_else(|| Failure::null("client"))?.shared;
         fc.check()?;
         catch_unwind(AssertUnwindSafe(|| body(fc))).unwrap_or_else(|payload| {
             fc.poisoned.store(true, Ordering::SeqCst);
@@ -133,12 +127,7 @@ pub unsafe extern "C" fn mcp_client_new(
             .thread_name("mcp-runtime")
             .enable_all()
             .build()
-            .map_err(|e| {
-                Failure::new(
-                    super::status::MCP_IO,
-                    format!("cannot start the runtime: {e}"),
-                )
-            })?;
+            .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the runtime: {e}")))?;
         let dispatcher = Dispatcher::start().map_err(|e| {
             Failure::new(
                 super::status::MCP_IO,
@@ -218,17 +207,13 @@ unsafe fn call(
     make: impl FnOnce(
         &Client,
         RequestOptions,
-    ) -> Result<
-        std::pin::Pin<Box<dyn Future<Output = Result<Value, Error>> + '_>>,
-        Failure,
-    >,
+    ) -> Result<std::pin::Pin<Box<dyn Future<Output = Result<Value, Error>> + '_>>, Failure>,
 ) -> mcp_status {
     with_client(client, err_out, |fc| {
         if out.is_null() {
             return Err(Failure::null("result_json_out"));
         }
-        let (ro, gate): (RequestOptions, Option<ProgressGate>) =
-            request_options(opts, &fc.dispatcher)?;
+        let (ro, gate): (RequestOptions, Option<ProgressGate>) = request_options(opts, &fc.dispatcher)?;
         let fut = make(&fc.client, ro)?;
         let result = fc.block_on(fut);
         drop(gate);
@@ -365,8 +350,7 @@ pub unsafe extern "C" fn mcp_client_complete(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
-        let params = opt_json_object(params_json, "params_json")?
-            .ok_or_else(|| Failure::null("params_json"))?;
+        let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
         Ok(Box::pin(async move { c.complete(params, &ro).await }))
     })
 }
@@ -385,9 +369,7 @@ pub unsafe extern "C" fn mcp_client_request(
     call(client, opts, result_json_out, err_out, |c, ro| {
         let method = arg_str(method, "method")?;
         let params = opt_json(params_json, "params_json")?;
-        Ok(Box::pin(
-            async move { c.request(method, params, &ro).await },
-        ))
+        Ok(Box::pin(async move { c.request(method, params, &ro).await }))
     })
 }
 
@@ -399,10 +381,7 @@ unsafe fn act(
     make: impl FnOnce(
         &Client,
         RequestOptions,
-    ) -> Result<
-        std::pin::Pin<Box<dyn Future<Output = Result<(), Error>> + '_>>,
-        Failure,
-    >,
+    ) -> Result<std::pin::Pin<Box<dyn Future<Output = Result<(), Error>> + '_>>, Failure>,
 ) -> mcp_status {
     with_client(client, err_out, |fc| {
         let (ro, gate) = request_options(opts, &fc.dispatcher)?;
@@ -451,9 +430,7 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
 ) -> mcp_status {
     act(client, opts, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
-        Ok(Box::pin(
-            async move { c.subscribe_resource(uri, &ro).await },
-        ))
+        Ok(Box::pin(async move { c.subscribe_resource(uri, &ro).await }))
     })
 }
 
@@ -467,9 +444,7 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
 ) -> mcp_status {
     act(client, opts, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
-        Ok(Box::pin(
-            async move { c.unsubscribe_resource(uri, &ro).await },
-        ))
+        Ok(Box::pin(async move { c.unsubscribe_resource(uri, &ro).await }))
     })
 }
 

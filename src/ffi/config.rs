@@ -53,10 +53,7 @@ unsafe fn edit(
     f: impl FnOnce(&mut Map<String, Value>) -> Result<(), Failure>,
 ) -> mcp_status {
     guard(err_out, || {
-        f(&mut config
-            .as_mut()
-            .ok_or_else(|| Failure::null("config"))?
-            .settings)
+        f(&mut config.as_mut().ok_or_else(|| Failure::null("config"))?.settings)
     })
 }
 
@@ -172,10 +169,7 @@ pub unsafe extern "C" fn mcp_config_set_protocol_version(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     edit(config, err_out, |s| {
-        s.insert(
-            "protocol_version".into(),
-            json!(arg_str(version, "version")?),
-        );
+        s.insert("protocol_version".into(), json!(arg_str(version, "version")?));
         Ok(())
     })
 }

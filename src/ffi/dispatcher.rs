@@ -22,16 +22,14 @@ impl Dispatcher {
         let (tx, rx) = mpsc::channel::<Job>();
         let stopped = Arc::new(AtomicBool::new(false));
         let flag = stopped.clone();
-        let thread = std::thread::Builder::new()
-            .name("mcp-dispatch".into())
-            .spawn(move || {
-                for job in rx {
-                    if flag.load(Ordering::SeqCst) {
-                        continue; // stopped: queued callbacks are dropped, never run
-                    }
-                    let _ = catch_unwind(AssertUnwindSafe(job));
+        let thread = std::thread::Builder::new().name("mcp-dispatch".into()).spawn(move || {
+            for job in rx {
+                if flag.load(Ordering::SeqCst) {
+                    continue; // stopped: queued callbacks are dropped, never run
                 }
-            })?;
+                let _ = catch_unwind(AssertUnwindSafe(job));
+            }
+        })?;
         Ok(Arc::new(Dispatcher {
             tx: Mutex::new(Some(tx)),
             thread_id: thread.thread().id(),

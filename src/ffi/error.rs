@@ -70,9 +70,7 @@ impl mcp_error {
             status: f.status,
             message: to_c(f.message.clone()),
             jsonrpc_code: rpc.map(|r| r.code),
-            data_json: rpc
-                .and_then(|r| r.data.as_ref())
-                .map(|d| to_c(d.to_string())),
+            data_json: rpc.and_then(|r| r.data.as_ref()).map(|d| to_c(d.to_string())),
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
             request_state: input.and_then(|i| i.request_state.clone()).map(to_c),
             result_json: input.map(|i| to_c(i.result.to_string())),
@@ -91,10 +89,7 @@ pub(crate) unsafe fn report(err_out: *mut *mut mcp_error, failure: Failure) -> m
 
 /// The panic boundary for fallible functions: runs `body`, maps its failure or panic to a
 /// status and an optional error object.
-pub(crate) unsafe fn guard(
-    err_out: *mut *mut mcp_error,
-    body: impl FnOnce() -> Result<(), Failure>,
-) -> mcp_status {
+pub(crate) unsafe fn guard(err_out: *mut *mut mcp_error, body: impl FnOnce() -> Result<(), Failure>) -> mcp_status {
     let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|p| Err(Failure::panic(p)));
     match outcome {
         Ok(()) => MCP_OK,
@@ -120,14 +115,8 @@ pub unsafe extern "C" fn mcp_error_message(error: *const mcp_error) -> *const c_
 
 /// The JSON-RPC `error.code` when the server answered with an error object; false otherwise.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_error_jsonrpc_code(
-    error: *const mcp_error,
-    code_out: *mut i64,
-) -> bool {
-    match (
-        error.as_ref().and_then(|e| e.jsonrpc_code),
-        code_out.is_null(),
-    ) {
+pub unsafe extern "C" fn mcp_error_jsonrpc_code(error: *const mcp_error, code_out: *mut i64) -> bool {
+    match (error.as_ref().and_then(|e| e.jsonrpc_code), code_out.is_null()) {
         (Some(code), false) => {
             *code_out = code;
             true
@@ -139,9 +128,7 @@ pub unsafe extern "C" fn mcp_error_jsonrpc_code(
 /// The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_data_json(error: *const mcp_error) -> *const c_char {
-    error
-        .as_ref()
-        .map_or(ptr::null(), |e| borrow_str(&e.data_json))
+    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.data_json))
 }
 
 /// For `MCP_INPUT_REQUIRED` and `MCP_INPUT_ROUNDS_EXCEEDED`: the `inputRequests` map as JSON
@@ -157,18 +144,14 @@ pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) 
 /// server sent none. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *const c_char {
-    error
-        .as_ref()
-        .map_or(ptr::null(), |e| borrow_str(&e.request_state))
+    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.request_state))
 }
 
 /// For the input-required statuses: the raw `input_required` result as JSON (the last one for
 /// `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_result_json(error: *const mcp_error) -> *const c_char {
-    error
-        .as_ref()
-        .map_or(ptr::null(), |e| borrow_str(&e.result_json))
+    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.result_json))
 }
 
 /// Frees an error. NULL is a no-op.

@@ -33,23 +33,13 @@ pub type mcp_input_fn = Option<
 /// A notification listener: every server notification except progress (which goes to the
 /// call's own progress callback). Arguments are borrowed for the callback's duration.
 pub type mcp_notification_fn = Option<
-    unsafe extern "C" fn(
-        userdata: *mut c_void,
-        method: *const c_char,
-        params_json: *const c_char,
-        params_len: usize,
-    ),
+    unsafe extern "C" fn(userdata: *mut c_void, method: *const c_char, params_json: *const c_char, params_len: usize),
 >;
 
 /// A log listener: the server's stderr lines (`source` "stderr", level "info") and the
 /// library's warnings (`source` "transport" or "client", level "warning").
 pub type mcp_log_fn = Option<
-    unsafe extern "C" fn(
-        userdata: *mut c_void,
-        level: *const c_char,
-        source: *const c_char,
-        message: *const c_char,
-    ),
+    unsafe extern "C" fn(userdata: *mut c_void, level: *const c_char, source: *const c_char, message: *const c_char),
 >;
 
 /// Host userdata with its destructor, run exactly once when the last user is gone.
@@ -115,8 +105,7 @@ pub struct mcp_responder {
 }
 
 struct FfiInputHandler {
-    callback:
-        unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
     userdata: Arc<Userdata>,
     dispatcher: Arc<Dispatcher>,
     kind: InputKind,
@@ -133,9 +122,7 @@ impl InputHandler for FfiInputHandler {
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
         let posted = self.dispatcher.post(Box::new(move || {
-            let responder = Box::into_raw(Box::new(mcp_responder {
-                state: state.clone(),
-            }));
+            let responder = Box::into_raw(Box::new(mcp_responder { state: state.clone() }));
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(
@@ -158,9 +145,8 @@ impl InputHandler for FfiInputHandler {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await.unwrap_or_else(|_| {
-                Err(HandlerError::new("the handler finished without answering"))
-            })
+            rx.await
+                .unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
         })
     }
 }
@@ -168,9 +154,7 @@ impl InputHandler for FfiInputHandler {
 fn default_answer(kind: InputKind) -> Result<Value, HandlerError> {
     match kind {
         InputKind::Elicitation => Ok(json!({"action": "decline"})),
-        InputKind::Sampling | InputKind::Roots => {
-            Err(HandlerError::new("the handler returned without answering"))
-        }
+        InputKind::Sampling | InputKind::Roots => Err(HandlerError::new("the handler returned without answering")),
     }
 }
 
@@ -228,14 +212,7 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(
-        client,
-        InputKind::Sampling,
-        handler,
-        userdata,
-        userdata_free,
-        err_out,
-    )
+    register(client, InputKind::Sampling, handler, userdata, userdata_free, err_out)
 }
 
 /// Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
@@ -247,14 +224,7 @@ pub unsafe extern "C" fn mcp_client_on_roots(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(
-        client,
-        InputKind::Roots,
-        handler,
-        userdata,
-        userdata_free,
-        err_out,
-    )
+    register(client, InputKind::Roots, handler, userdata, userdata_free, err_out)
 }
 
 /// Sets (NULL: removes) the notification listener. `userdata_free` runs exactly once.
@@ -271,18 +241,10 @@ pub unsafe extern "C" fn mcp_client_set_notification_handler(
         let listener = listener.map(|f| {
             let dispatcher = fc.dispatcher.clone();
             Arc::new(move |method: &str, params: &Value| {
-                let (ud, method, params) =
-                    (userdata.clone(), to_c(method), to_c(params.to_string()));
+                let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
                 dispatcher.post(Box::new(move || {
                     // SAFETY: host callback; arguments borrowed for its duration.
-                    unsafe {
-                        f(
-                            ud.ptr(),
-                            method.as_ptr(),
-                            params.as_ptr(),
-                            params.as_bytes().len(),
-                        )
-                    }
+                    unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
                 }));
             }) as NotificationFn
         });
@@ -306,11 +268,8 @@ pub unsafe extern "C" fn mcp_client_set_log_handler(
             let dispatcher = fc.dispatcher.clone();
             Arc::new(move |line: &LogLine| {
                 let ud = userdata.clone();
-                let (level, source, message) = (
-                    to_c(line.level),
-                    to_c(line.source.clone()),
-                    to_c(line.message.clone()),
-                );
+                let (level, source, message) =
+                    (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
                 dispatcher.post(Box::new(move || {
                     // SAFETY: host callback; arguments borrowed for its duration.
                     unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
@@ -339,12 +298,7 @@ pub unsafe extern "C" fn mcp_responder_reply_json(
     guard(err_out, move || {
         let parsed = arg_str(result_json, "result_json").and_then(|text| {
             serde_json::from_str::<Value>(text)
-                .map_err(|e| {
-                    Failure::new(
-                        MCP_INVALID_JSON,
-                        format!("result_json is not valid JSON: {e}"),
-                    )
-                })
+                .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("result_json is not valid JSON: {e}")))
                 .and_then(|v| {
                     if v.is_object() {
                         Ok(v)
@@ -386,11 +340,7 @@ pub unsafe extern "C" fn mcp_responder_reply_error(
             .flatten()
             .unwrap_or("the handler refused")
             .to_string();
-        let code = if code == 0 {
-            codes::INTERNAL_ERROR
-        } else {
-            code
-        };
+        let code = if code == 0 { codes::INTERNAL_ERROR } else { code };
         finish(
             &responder,
             Err(HandlerError {

@@ -14,9 +14,8 @@ use std::time::Duration;
 pub const MCP_CALL_OPTS_VERSION: u32 = 1;
 
 /// Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
-pub type mcp_progress_fn = Option<
-    unsafe extern "C" fn(userdata: *mut c_void, progress: f64, total: f64, message: *const c_char),
->;
+pub type mcp_progress_fn =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, progress: f64, total: f64, message: *const c_char)>;
 
 /// Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
 /// borrowed for the duration of the call only.

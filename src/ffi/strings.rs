@@ -16,10 +16,7 @@ pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a s
 }
 
 /// An optional string argument (NULL → `None`).
-pub(crate) unsafe fn opt_str<'a>(
-    ptr: *const c_char,
-    name: &str,
-) -> Result<Option<&'a str>, Failure> {
+pub(crate) unsafe fn opt_str<'a>(ptr: *const c_char, name: &str) -> Result<Option<&'a str>, Failure> {
     if ptr.is_null() {
         Ok(None)
     } else {
@@ -38,10 +35,7 @@ pub(crate) unsafe fn opt_json(ptr: *const c_char, name: &str) -> Result<Option<V
 }
 
 /// An optional JSON object argument.
-pub(crate) unsafe fn opt_json_object(
-    ptr: *const c_char,
-    name: &str,
-) -> Result<Option<Value>, Failure> {
+pub(crate) unsafe fn opt_json_object(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
     match opt_json(ptr, name)? {
         Some(v) if !v.is_object() => Err(Failure::invalid(format!("{name} must be a JSON object"))),
         other => Ok(other),

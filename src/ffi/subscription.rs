@@ -33,15 +33,11 @@ pub unsafe extern "C" fn mcp_client_listen(
         if subscription_out.is_null() {
             return Err(Failure::null("subscription_out"));
         }
-        let filter = opt_json_object(filter_json, "filter_json")?
-            .ok_or_else(|| Failure::null("filter_json"))?;
+        let filter = opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
         let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
         let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
         let client = shared(&*client);
-        *subscription_out = Box::into_raw(Box::new(mcp_subscription {
-            client,
-            subscription,
-        }));
+        *subscription_out = Box::into_raw(Box::new(mcp_subscription { client, subscription }));
         Ok(())
     })
 }
@@ -54,9 +50,7 @@ pub unsafe extern "C" fn mcp_subscription_acknowledged(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     guard(err_out, || {
-        let sub = subscription
-            .as_ref()
-            .ok_or_else(|| Failure::null("subscription"))?;
+        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
         if filter_json_out.is_null() {
             return Err(Failure::null("filter_json_out"));
         }
@@ -76,9 +70,7 @@ pub unsafe extern "C" fn mcp_subscription_next(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     guard(err_out, || {
-        let sub = subscription
-            .as_ref()
-            .ok_or_else(|| Failure::null("subscription"))?;
+        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
         if event_json_out.is_null() {
             return Err(Failure::null("event_json_out"));
         }
@@ -87,17 +79,12 @@ pub unsafe extern "C" fn mcp_subscription_next(
             if timeout_ms < 0 {
                 return Ok(Some(next.await));
             }
-            Ok(
-                tokio::time::timeout(Duration::from_millis(timeout_ms as u64), next)
-                    .await
-                    .ok(),
-            )
+            Ok(tokio::time::timeout(Duration::from_millis(timeout_ms as u64), next)
+                .await
+                .ok())
         })?;
         match event {
-            None => Err(Failure::new(
-                MCP_TIMEOUT,
-                "no notification arrived within the timeout",
-            )),
+            None => Err(Failure::new(MCP_TIMEOUT, "no notification arrived within the timeout")),
             Some(Some(SubscriptionEvent::Notification { method, params })) => {
                 give_json(event_json_out, &json!({"method": method, "params": params}));
                 Ok(())
@@ -118,9 +105,7 @@ pub unsafe extern "C" fn mcp_subscription_cancel(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     guard(err_out, || {
-        let sub = subscription
-            .as_ref()
-            .ok_or_else(|| Failure::null("subscription"))?;
+        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
         sub.client.block_on(async {
             sub.subscription.cancel().await;
             Ok(())

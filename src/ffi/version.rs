@@ -8,9 +8,7 @@ pub const MCP_ABI_VERSION: u32 = 1;
 /// "mcp_client/<semver>": static, never freed.
 #[no_mangle]
 pub extern "C" fn mcp_version() -> *const c_char {
-    concat!("mcp_client/", env!("CARGO_PKG_VERSION"), "\0")
-        .as_ptr()
-        .cast()
+    concat!("mcp_client/", env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
 /// The ABI version this library implements (compare with the header's `MCP_ABI_VERSION`).

@@ -36,10 +36,7 @@ impl Era {
 }
 
 /// The newest version of ours that `offered` also lists, restricted to `era` when given.
-pub fn mutual_version<'a>(
-    offered: impl IntoIterator<Item = &'a str>,
-    era: Option<Era>,
-) -> Option<&'static str> {
+pub fn mutual_version<'a>(offered: impl IntoIterator<Item = &'a str>, era: Option<Era>) -> Option<&'static str> {
     let offered: Vec<&str> = offered.into_iter().collect();
     MODERN_VERSIONS
         .iter()
@@ -64,10 +61,7 @@ mod tests {
     fn mutual_version_prefers_newest_within_era() {
         let offered = ["2025-06-18", "2026-07-28", "2025-11-25"];
         assert_eq!(mutual_version(offered, None), Some("2026-07-28"));
-        assert_eq!(
-            mutual_version(offered, Some(Era::Legacy)),
-            Some("2025-11-25")
-        );
+        assert_eq!(mutual_version(offered, Some(Era::Legacy)), Some("2025-11-25"));
         assert_eq!(mutual_version(["1900-01-01"], None), None);
     }
 }

@@ -75,29 +75,20 @@ impl Incoming {
                 None | Some(Value::Null) => Ok(Incoming::Notification { method, params }),
                 Some(id) => match RequestId::from_value(&id) {
                     Some(id) => Ok(Incoming::Request { id, method, params }),
-                    None => Err(format!(
-                        "request id {id} is neither a string nor an integer"
-                    )),
+                    None => Err(format!("request id {id} is neither a string nor an integer")),
                 },
             };
         }
         let id = match id {
             None | Some(Value::Null) => None,
-            Some(v) => Some(
-                RequestId::from_value(&v)
-                    .ok_or_else(|| format!("response id {v} is not usable"))?,
-            ),
+            Some(v) => Some(RequestId::from_value(&v).ok_or_else(|| format!("response id {v} is not usable"))?),
         };
         if let Some(err) = obj.remove("error") {
             let code = err
                 .get("code")
                 .and_then(Value::as_i64)
                 .ok_or("error object without an integer code")?;
-            let message = err
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string();
+            let message = err.get("message").and_then(Value::as_str).unwrap_or("").to_string();
             let data = err.get("data").cloned();
             return Ok(Incoming::Error {
                 id,
@@ -157,10 +148,7 @@ mod tests {
                 result: json!({})
             }
         );
-        let e = Incoming::classify(
-            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}),
-        )
-        .unwrap();
+        let e = Incoming::classify(json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})).unwrap();
         assert!(matches!(
             e,
             Incoming::Error {
@@ -171,10 +159,7 @@ mod tests {
         ));
         let q = Incoming::classify(json!({"jsonrpc":"2.0","id":"s1","method":"ping"})).unwrap();
         assert!(matches!(q, Incoming::Request { method, .. } if method == "ping"));
-        let n = Incoming::classify(
-            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{}}),
-        )
-        .unwrap();
+        let n = Incoming::classify(json!({"jsonrpc":"2.0","method":"notifications/progress","params":{}})).unwrap();
         assert!(matches!(n, Incoming::Notification { .. }));
         assert!(Incoming::classify(json!([1, 2])).is_err());
         assert!(Incoming::classify(json!({"jsonrpc":"2.0","id":1})).is_err());

@@ -20,9 +20,7 @@ impl ResultType {
             None | Some(Value::Null) => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == COMPLETE => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == INPUT_REQUIRED => Ok(ResultType::InputRequired),
-            Some(other) => Err(Error::protocol(format!(
-                "server sent an unknown resultType {other}"
-            ))),
+            Some(other) => Err(Error::protocol(format!("server sent an unknown resultType {other}"))),
         }
     }
 }

@@ -16,10 +16,7 @@ pub enum Line {
 }
 
 /// Reads the next line, never buffering more than `max` bytes (plus the reader's own buffer).
-pub async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
-    max: usize,
-) -> std::io::Result<Line> {
+pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> std::io::Result<Line> {
     let mut buf = Vec::new();
     let mut len = 0usize;
     loop {
@@ -145,9 +142,6 @@ mod tests {
             scan_top_level_id(br#"{"result":{"id":1,"t":"\"id\""},"id":"a"}"#),
             Some(json!("a"))
         );
-        assert_eq!(
-            scan_top_level_id(br#"{"result":{"id":1,"text":"xxxx"#),
-            None
-        );
+        assert_eq!(scan_top_level_id(br#"{"result":{"id":1,"text":"xxxx"#), None);
     }
 }

@@ -48,9 +48,7 @@ impl TransportConfig {
     /// Starts a new connection, delivering what it receives to `inbound`.
     pub async fn start(&self, inbound: InboundSender) -> Result<Box<dyn Transport>> {
         match self {
-            TransportConfig::Stdio(cfg) => {
-                Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?))
-            }
+            TransportConfig::Stdio(cfg) => Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?)),
         }
     }
 

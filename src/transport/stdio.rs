@@ -77,6 +77,8 @@ pub struct StdioTransport {
     shared: Arc<Shared>,
     grace: Duration,
     closing: AtomicBool,
+    /// The close sequence ran to the end (the group is gone).
+    shut_down: AtomicBool,
     close_done: Notify,
     tasks: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -131,12 +133,9 @@ impl StdioTransport {
         if let Some(dir) = &cfg.cwd {
             cmd.current_dir(dir);
         }
-        let mut child = cmd.spawn().map_err(|e| {
-            Error::new(
-                ErrorKind::Io,
-                format!("failed to start `{}`: {e}", cfg.command),
-            )
-        })?;
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| Error::new(ErrorKind::Io, format!("failed to start `{}`: {e}", cfg.command)))?;
         let pgid = child
             .id()
             .map(|p| p as i32)
@@ -168,12 +167,7 @@ impl StdioTransport {
                 stdout_eof_tx,
             )),
             tokio::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
-            tokio::spawn(monitor(
-                exit_rx.clone(),
-                stdout_eof_rx,
-                stderr_eof_rx,
-                shared.clone(),
-            )),
+            tokio::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
         ];
         Ok(StdioTransport {
             stdin: tokio::sync::Mutex::new(stdin),
@@ -182,6 +176,7 @@ impl StdioTransport {
             shared,
             grace: cfg.shutdown_grace,
             closing: AtomicBool::new(false),
+            shut_down: AtomicBool::new(false),
             close_done: Notify::new(),
             tasks: Mutex::new(tasks),
         })
@@ -193,17 +188,12 @@ impl StdioTransport {
     }
 
     async fn write_line(&self, message: &Value) -> Result<()> {
-        let mut line = serde_json::to_vec(message)
-            .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        let mut line =
+            serde_json::to_vec(message).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
         let mut guard = self.stdin.lock().await;
         let Some(stdin) = guard.as_mut() else {
-            return Err(self
-                .shared
-                .ended
-                .get()
-                .cloned()
-                .unwrap_or_else(Error::closed));
+            return Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed));
         };
         let written = async {
             stdin.write_all(&line).await?;
@@ -217,10 +207,7 @@ impl StdioTransport {
                 // The reason the server went away (exit status, stderr) beats a bare EPIPE.
                 let _ = tokio::time::timeout(EXIT_SETTLE * 2, self.ended()).await;
                 Err(self.shared.ended.get().cloned().unwrap_or_else(|| {
-                    Error::new(
-                        ErrorKind::ServerExited,
-                        format!("writing to the server failed: {e}"),
-                    )
+                    Error::new(ErrorKind::ServerExited, format!("writing to the server failed: {e}"))
                 }))
             }
         }
@@ -284,10 +271,8 @@ impl StdioTransport {
                 self.wait_group_gone(self.grace).await;
             }
         }
-        self.shared.end(Error::new(
-            ErrorKind::Closed,
-            "the client closed the connection",
-        ));
+        self.shared
+            .end(Error::new(ErrorKind::Closed, "the client closed the connection"));
         for task in self.tasks.lock().unwrap().drain(..) {
             task.abort();
         }
@@ -303,10 +288,7 @@ impl Transport for StdioTransport {
         Box::pin(async move {
             let params = json!({"requestId": id.to_value(), "reason": reason});
             let _ = self
-                .write_line(&jsonrpc::notification(
-                    methods::NOTIFY_CANCELLED,
-                    Some(params),
-                ))
+                .write_line(&jsonrpc::notification(methods::NOTIFY_CANCELLED, Some(params)))
                 .await;
         })
     }
@@ -326,19 +308,14 @@ impl Transport for StdioTransport {
 
 impl Drop for StdioTransport {
     fn drop(&mut self) {
-        if !self.closing.load(Ordering::SeqCst) && self.exit.borrow().is_none() {
-            // Dropped without close: never leave the server (or its group) behind.
+        if !self.shut_down.load(Ordering::SeqCst) {
+            // Dropped before the close sequence finished: leave nothing of the group behind.
             self.signal_group(libc::SIGKILL);
         }
     }
 }
 
-async fn read_stdout(
-    stdout: tokio::process::ChildStdout,
-    max: usize,
-    shared: Arc<Shared>,
-    eof: watch::Sender<bool>,
-) {
+async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     loop {
         match read_line(&mut reader, max).await {
@@ -351,8 +328,7 @@ async fn read_stdout(
                         let _ = shared.inbound.send(Inbound::Message(value));
                     }
                     Err(e) => {
-                        let excerpt =
-                            String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+                        let excerpt = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
                         shared.end(Error::protocol(format!(
                             "the server wrote something that is not JSON-RPC on stdout ({e}): {excerpt:?}"
                         )));
@@ -365,10 +341,7 @@ async fn read_stdout(
                     ErrorKind::MessageTooLarge,
                     format!("the server sent a {len}-byte message; the bound is {max} bytes"),
                 );
-                let inbound = match scan_top_level_id(&prefix)
-                    .as_ref()
-                    .and_then(RequestId::from_value)
-                {
+                let inbound = match scan_top_level_id(&prefix).as_ref().and_then(RequestId::from_value) {
                     Some(id) => Inbound::RequestFailed { id, error },
                     None => Inbound::Log {
                         source: "transport",
@@ -385,11 +358,7 @@ async fn read_stdout(
     }
 }
 
-async fn read_stderr(
-    stderr: tokio::process::ChildStderr,
-    shared: Arc<Shared>,
-    eof: watch::Sender<bool>,
-) {
+async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::new(stderr);
     loop {
         let line = match read_line(&mut reader, STDERR_LINE_MAX).await {
@@ -407,10 +376,7 @@ async fn read_stderr(
             }
             tail.push_back(line.clone());
         }
-        let _ = shared.inbound.send(Inbound::Log {
-            source: "stderr",
-            line,
-        });
+        let _ = shared.inbound.send(Inbound::Log { source: "stderr", line });
     }
 }
 

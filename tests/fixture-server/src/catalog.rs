@@ -115,9 +115,7 @@ pub fn get_prompt(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
     let args = match params.get("arguments") {
         None => Map::new(),
         Some(Value::Object(a)) if a.values().all(Value::is_string) => a.clone(),
-        Some(_) => {
-            return RpcError::invalid_params("arguments must be an object of strings").into()
-        }
+        Some(_) => return RpcError::invalid_params("arguments must be an object of strings").into(),
     };
     if name == "needs_input" {
         return mrtr::run(ctx, &flows::PROMPT_NEEDS_INPUT, params, Target::Prompt);
@@ -130,10 +128,7 @@ pub fn get_prompt(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
             Some(who) => Reply::Result(prompt_body("A greeting", &format!("Hello, {who}!"))),
             None => RpcError::invalid_params("Missing required argument: name").into(),
         },
-        "plain" => Reply::Result(prompt_body(
-            "A plain prompt",
-            "A plain prompt with no arguments.",
-        )),
+        "plain" => Reply::Result(prompt_body("A plain prompt", "A plain prompt with no arguments.")),
         other => RpcError::invalid_params(format!("Unknown prompt: {other}")).into(),
     }
 }
@@ -174,18 +169,13 @@ pub fn complete(params: &Map<String, Value>) -> Reply {
     let argument = params.get("argument").and_then(Value::as_object);
     let (Some(arg_name), Some(prefix)) = (
         argument.and_then(|a| a.get("name")).and_then(Value::as_str),
-        argument
-            .and_then(|a| a.get("value"))
-            .and_then(Value::as_str),
+        argument.and_then(|a| a.get("value")).and_then(Value::as_str),
     ) else {
         return RpcError::invalid_params("argument must be {name, value}").into();
     };
     let candidates: &[&str] = match reference.get("type").and_then(Value::as_str) {
         Some("ref/prompt") => {
-            let name = reference
-                .get("name")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let name = reference.get("name").and_then(Value::as_str).unwrap_or_default();
             if !prompts().iter().any(|p| p["name"] == name) {
                 return RpcError::invalid_params(format!("Unknown prompt: {name}")).into();
             }
@@ -196,10 +186,7 @@ pub fn complete(params: &Map<String, Value>) -> Reply {
             }
         }
         Some("ref/resource") => {
-            let uri = reference
-                .get("uri")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let uri = reference.get("uri").and_then(Value::as_str).unwrap_or_default();
             if uri == ITEM_TEMPLATE && arg_name == "id" {
                 &COMPLETION_ITEM_IDS
             } else if resources().iter().any(|r| r["uri"] == uri) {
@@ -212,11 +199,7 @@ pub fn complete(params: &Map<String, Value>) -> Reply {
         }
         _ => return RpcError::invalid_params("ref.type must be ref/prompt or ref/resource").into(),
     };
-    let values: Vec<&str> = candidates
-        .iter()
-        .copied()
-        .filter(|c| c.starts_with(prefix))
-        .collect();
+    let values: Vec<&str> = candidates.iter().copied().filter(|c| c.starts_with(prefix)).collect();
     let body = json!({"completion": {"values": values, "total": values.len(), "hasMore": false}});
     Reply::Result(body.as_object().cloned().unwrap_or_default())
 }
@@ -241,15 +224,9 @@ mod tests {
     #[test]
     fn pages_and_cursors() {
         let (p1, n1) = paginate(items(5), Some(2), None).unwrap();
-        assert_eq!(
-            (p1, n1.as_deref()),
-            (vec![json!(0), json!(1)], Some("page-2"))
-        );
+        assert_eq!((p1, n1.as_deref()), (vec![json!(0), json!(1)], Some("page-2")));
         let (p2, n2) = paginate(items(5), Some(2), Some(&json!("page-2"))).unwrap();
-        assert_eq!(
-            (p2, n2.as_deref()),
-            (vec![json!(2), json!(3)], Some("page-3"))
-        );
+        assert_eq!((p2, n2.as_deref()), (vec![json!(2), json!(3)], Some("page-3")));
         let (p3, n3) = paginate(items(5), Some(2), Some(&json!("page-3"))).unwrap();
         assert_eq!((p3, n3), (vec![json!(4)], None));
     }
@@ -282,9 +259,6 @@ mod tests {
         );
         let unknown = json!({"ref": {"type": "ref/prompt", "name": "nope"},
                              "argument": {"name": "name", "value": ""}});
-        assert!(matches!(
-            complete(unknown.as_object().unwrap()),
-            Reply::Error(_)
-        ));
+        assert!(matches!(complete(unknown.as_object().unwrap()), Reply::Error(_)));
     }
 }

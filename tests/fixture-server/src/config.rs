@@ -123,11 +123,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 let raw = value("--page-size")?;
                 match raw.parse::<usize>() {
                     Ok(n) if n > 0 => cfg.page_size = Some(n),
-                    _ => {
-                        return Err(format!(
-                            "--page-size must be a positive integer, got '{raw}'"
-                        ))
-                    }
+                    _ => return Err(format!("--page-size must be a positive integer, got '{raw}'")),
                 }
             }
             "--require-elicitation" => cfg.require_elicitation = true,
@@ -195,10 +191,7 @@ mod tests {
     #[test]
     fn error_supported_list_adds_legacy_in_dual_only() {
         let mut cfg = Config::default();
-        assert_eq!(
-            cfg.error_supported_versions(),
-            vec!["2026-07-28", "2025-11-25"]
-        );
+        assert_eq!(cfg.error_supported_versions(), vec!["2026-07-28", "2025-11-25"]);
         cfg.era = EraMode::Modern;
         assert_eq!(cfg.error_supported_versions(), vec!["2026-07-28"]);
     }

@@ -2,10 +2,7 @@
 //! the `fixture://needs-input` resource.
 
 use crate::catalog::{prompt_body, resource_body, text_contents};
-use crate::mrtr::{
-    elicit_answer, elicit_field, invalid_state, root_uris, sampling_text, Flow, Leg, StateKind,
-    Step,
-};
+use crate::mrtr::{elicit_answer, elicit_field, invalid_state, root_uris, sampling_text, Flow, Leg, StateKind, Step};
 use crate::server::Ctx;
 use crate::tools::text_result;
 use crate::wire::RpcError;
@@ -101,10 +98,7 @@ fn three_rounds(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
     let mut values = leg.values.clone();
     values.push(elicit_field(&key, answer, "value")?);
     if round == 3 {
-        return Ok(Step::Done(text_result(&format!(
-            "steps: {}",
-            values.join(",")
-        ))));
+        return Ok(Step::Done(text_result(&format!("steps: {}", values.join(",")))));
     }
     let next = format!("step{}", round + 1);
     Ok(leg.ask(vec![(&next, ask_step(round + 1))], round + 1, &values))
@@ -121,10 +115,7 @@ fn elicit_and_sample(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
     let ask = || {
         leg.ask(
             vec![
-                (
-                    "confirm",
-                    elicit("Confirm the summary?", "confirmed", "boolean"),
-                ),
+                ("confirm", elicit("Confirm the summary?", "confirmed", "boolean")),
                 ("summary", sample("Summarise the fixture", 50)),
             ],
             1,
@@ -135,9 +126,7 @@ fn elicit_and_sample(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
         (1, Some(confirm), Some(summary)) => {
             let action = elicit_answer("confirm", confirm)?.0;
             let text = sampling_text("summary", summary)?;
-            Ok(Step::Done(text_result(&format!(
-                "confirm={action}; summary={text}"
-            ))))
+            Ok(Step::Done(text_result(&format!("confirm={action}; summary={text}"))))
         }
         (0 | 1, _, _) => Ok(ask()),
         _ => Err(invalid_state()),
@@ -156,10 +145,7 @@ fn roots(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
         (0, _) | (1, None) => Ok(leg.ask(vec![("roots", json!({"method": "roots/list"}))], 1, &[])),
         (1, Some(answer)) => {
             let uris = root_uris("roots", answer)?;
-            Ok(Step::Done(text_result(&format!(
-                "roots: {}",
-                uris.join(",")
-            ))))
+            Ok(Step::Done(text_result(&format!("roots: {}", uris.join(",")))))
         }
         _ => Err(invalid_state()),
     }
@@ -206,11 +192,7 @@ fn no_state(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
             elicit_answer("ok", answer)?;
             Ok(Step::Done(text_result("no state ok")))
         }
-        None => Ok(leg.ask(
-            vec![("ok", elicit("OK to continue?", "ok", "boolean"))],
-            0,
-            &[],
-        )),
+        None => Ok(leg.ask(vec![("ok", elicit("OK to continue?", "ok", "boolean"))], 0, &[])),
     }
 }
 
@@ -241,11 +223,7 @@ pub static PROMPT_NEEDS_INPUT: Flow = Flow {
 
 fn prompt_needs_input(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
     match (leg.round, leg.response("topic")) {
-        (0, _) | (1, None) => Ok(leg.ask(
-            vec![("topic", elicit("Which topic?", "topic", "string"))],
-            1,
-            &[],
-        )),
+        (0, _) | (1, None) => Ok(leg.ask(vec![("topic", elicit("Which topic?", "topic", "string"))], 1, &[])),
         (1, Some(answer)) => {
             let topic = elicit_field("topic", answer, "topic")?;
             Ok(Step::Done(prompt_body(

@@ -48,9 +48,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         "prompts/list" => catalog::list_reply(ctx, params, "prompts", catalog::prompts()),
         "prompts/get" => catalog::get_prompt(ctx, params),
         "resources/list" => catalog::list_reply(ctx, params, "resources", catalog::resources()),
-        "resources/templates/list" => {
-            catalog::list_reply(ctx, params, "resourceTemplates", catalog::templates())
-        }
+        "resources/templates/list" => catalog::list_reply(ctx, params, "resourceTemplates", catalog::templates()),
         "resources/read" => catalog::read_resource(ctx, params),
         "resources/subscribe" | "resources/unsubscribe" => subscribe(ctx, method, params),
         "logging/setLevel" => set_level(ctx, params),

@@ -6,11 +6,7 @@ use std::sync::Mutex;
 
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
-const FLAGS: [&str; 3] = [
-    "toolsListChanged",
-    "promptsListChanged",
-    "resourcesListChanged",
-];
+const FLAGS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
 
 /// Validates a listen filter and returns the honoured subset: every known
 /// key, as asked, in the order asked; unknown keys are dropped.
@@ -18,11 +14,7 @@ pub fn parse_filter(notifications: Option<&Value>) -> Result<Map<String, Value>,
     let asked = match notifications {
         Some(Value::Object(m)) => m,
         Some(_) => return Err(RpcError::invalid_params("notifications must be an object")),
-        None => {
-            return Err(RpcError::invalid_params(
-                "Missing required parameter: notifications",
-            ))
-        }
+        None => return Err(RpcError::invalid_params("Missing required parameter: notifications")),
     };
     let mut honoured = Map::new();
     for (key, value) in asked {
@@ -34,9 +26,7 @@ pub fn parse_filter(notifications: Option<&Value>) -> Result<Map<String, Value>,
             }
             honoured.insert(key.clone(), value.clone());
         } else if key == "resourceSubscriptions" {
-            let ok = value
-                .as_array()
-                .is_some_and(|uris| uris.iter().all(Value::is_string));
+            let ok = value.as_array().is_some_and(|uris| uris.iter().all(Value::is_string));
             if !ok {
                 return Err(RpcError::invalid_params(
                     "notifications.resourceSubscriptions must be an array of strings",

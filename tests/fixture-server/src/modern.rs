@@ -1,9 +1,7 @@
 //! The modern era (2026-07-28): stateless requests validated by `_meta`.
 
 use crate::config::Config;
-use crate::server::{
-    Ctx, INSTRUCTIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION,
-};
+use crate::server::{Ctx, INSTRUCTIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::wire::{self, Reply, RpcError};
 use crate::{catalog, listen, tools};
 use serde_json::{json, Map, Value};
@@ -35,11 +33,7 @@ fn version_error(supported: Vec<String>, requested: Option<&Value>) -> RpcError 
 
 /// Checks the request `_meta` every modern request must carry.
 pub fn meta_error(cfg: &Config, params: &Map<String, Value>) -> Option<RpcError> {
-    let missing = |key: &str| {
-        Some(RpcError::invalid_params(format!(
-            "Missing required _meta key {key}"
-        )))
-    };
+    let missing = |key: &str| Some(RpcError::invalid_params(format!("Missing required _meta key {key}")));
     let meta = match params.get("_meta") {
         Some(Value::Object(m)) => m,
         Some(_) => return Some(RpcError::invalid_params("_meta must be an object")),
@@ -68,9 +62,7 @@ pub fn meta_error(cfg: &Config, params: &Map<String, Value>) -> Option<RpcError>
     }
     if let Some(level) = meta.get(META_LOG_LEVEL) {
         if level.as_str().and_then(crate::server::level_rank).is_none() {
-            return Some(RpcError::invalid_params(format!(
-                "Invalid log level: {level}"
-            )));
+            return Some(RpcError::invalid_params(format!("Invalid log level: {level}")));
         }
     }
     None
@@ -96,9 +88,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         "prompts/list" => catalog::list_reply(ctx, params, "prompts", catalog::prompts()),
         "prompts/get" => catalog::get_prompt(ctx, params),
         "resources/list" => catalog::list_reply(ctx, params, "resources", catalog::resources()),
-        "resources/templates/list" => {
-            catalog::list_reply(ctx, params, "resourceTemplates", catalog::templates())
-        }
+        "resources/templates/list" => catalog::list_reply(ctx, params, "resourceTemplates", catalog::templates()),
         "resources/read" => catalog::read_resource(ctx, params),
         "completion/complete" => catalog::complete(params),
         "subscriptions/listen" => match listen::parse_filter(params.get("notifications")) {
@@ -149,8 +139,7 @@ mod tests {
         assert_eq!(none.code, -32602);
         assert!(none.message.contains("protocolVersion"));
 
-        let no_caps =
-            params(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
+        let no_caps = params(json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
         assert!(meta_error(&cfg, &no_caps)
             .unwrap()
             .message

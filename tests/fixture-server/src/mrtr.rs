@@ -73,10 +73,7 @@ impl Leg<'_> {
             StateKind::Loop => Some(state::loop_state(round)),
         };
         Step::Need {
-            requests: requests
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
+            requests: requests.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             state,
         }
     }
@@ -97,10 +94,7 @@ pub fn input_required(requests: Vec<(String, Value)>, state: Option<String>) -> 
     let mut body = Map::new();
     body.insert("resultType".into(), json!("input_required"));
     if !requests.is_empty() {
-        body.insert(
-            "inputRequests".into(),
-            Value::Object(requests.into_iter().collect()),
-        );
+        body.insert("inputRequests".into(), Value::Object(requests.into_iter().collect()));
     }
     if let Some(s) = state {
         body.insert("requestState".into(), json!(s));
@@ -124,18 +118,13 @@ fn missing_elicitation() -> RpcError {
 }
 
 fn run_modern(ctx: &Ctx, flow: &Flow, params: &Map<String, Value>) -> Reply {
-    if ctx.srv.cfg.require_elicitation
-        && flow.needs_elicitation
-        && !ctx.has_capability("elicitation")
-    {
+    if ctx.srv.cfg.require_elicitation && flow.needs_elicitation && !ctx.has_capability("elicitation") {
         return missing_elicitation().into();
     }
     let state = match params.get("requestState") {
         None => None,
         Some(Value::String(s)) => Some(s.as_str()),
-        Some(_) => {
-            return RpcError::invalid_params("Invalid requestState: must be a string").into()
-        }
+        Some(_) => return RpcError::invalid_params("Invalid requestState: must be a string").into(),
     };
     let responses = match params.get("inputResponses") {
         None => None,
@@ -145,9 +134,7 @@ fn run_modern(ctx: &Ctx, flow: &Flow, params: &Map<String, Value>) -> Reply {
     let decoded = match (state, &flow.state) {
         (Some(_), StateKind::None) => Err(RpcError::invalid_params("unexpected requestState")),
         (Some(s), StateKind::Encoded) => state::decode(flow.id, s).ok_or_else(invalid_state),
-        (Some(s), StateKind::Loop) => state::parse_loop(s)
-            .map(|n| (n, Vec::new()))
-            .ok_or_else(invalid_state),
+        (Some(s), StateKind::Loop) => state::parse_loop(s).map(|n| (n, Vec::new())).ok_or_else(invalid_state),
         (None, StateKind::None) => Ok((0, Vec::new())),
         (None, _) if responses.is_some() => Err(RpcError::invalid_params(
             "Invalid requestState: missing, but this flow issued one",
@@ -196,12 +183,8 @@ fn run_legacy(ctx: &Ctx, flow: &Flow, target: Target) -> Reply {
         };
         match ctx.srv.ask_client(&requests) {
             Ok(answers) => responses = Some(answers),
-            Err(ClientFail::Error(message)) => {
-                return bridge_failure(target, format!("client error: {message}"))
-            }
-            Err(ClientFail::Lacks(cap)) => {
-                return bridge_failure(target, format!("client lacks {cap}"))
-            }
+            Err(ClientFail::Error(message)) => return bridge_failure(target, format!("client error: {message}")),
+            Err(ClientFail::Lacks(cap)) => return bridge_failure(target, format!("client lacks {cap}")),
         }
         if let Some(s) = state {
             let decoded = match flow.state {
@@ -211,16 +194,11 @@ fn run_legacy(ctx: &Ctx, flow: &Flow, target: Target) -> Reply {
             };
             match decoded {
                 Some((r, v)) => (round, values) = (r, v),
-                None => {
-                    return RpcError::new(wire::INTERNAL_ERROR, "Internal error: own state").into()
-                }
+                None => return RpcError::new(wire::INTERNAL_ERROR, "Internal error: own state").into(),
             }
         }
     }
-    bridge_failure(
-        target,
-        format!("too many input rounds (more than {LEGACY_MAX_LEGS})"),
-    )
+    bridge_failure(target, format!("too many input rounds (more than {LEGACY_MAX_LEGS})"))
 }
 
 fn malformed(key: &str, what: &str) -> RpcError {
@@ -236,12 +214,7 @@ pub fn elicit_answer<'a>(key: &str, v: &'a Value) -> Result<ElicitAnswer<'a>, Rp
         .get("action")
         .and_then(Value::as_str)
         .filter(|a| matches!(*a, "accept" | "decline" | "cancel"))
-        .ok_or_else(|| {
-            malformed(
-                key,
-                "expected an ElicitResult with action accept|decline|cancel",
-            )
-        })?;
+        .ok_or_else(|| malformed(key, "expected an ElicitResult with action accept|decline|cancel"))?;
     match v.get("content") {
         None => Ok((action, None)),
         Some(Value::Object(c)) => Ok((action, Some(c))),
@@ -299,10 +272,7 @@ mod tests {
 
     #[test]
     fn input_required_shape() {
-        let body = input_required(
-            vec![("k".into(), json!({"method": "roots/list"}))],
-            Some("s".into()),
-        );
+        let body = input_required(vec![("k".into(), json!({"method": "roots/list"}))], Some("s".into()));
         assert_eq!(
             serde_json::to_string(&body).unwrap(),
             r#"{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}},"requestState":"s"}"#
@@ -325,8 +295,7 @@ mod tests {
         assert!(elicit_field("k", &json!({"action": "accept"}), "name").is_err());
         assert!(elicit_answer("k", &json!({"action": "maybe"})).is_err());
 
-        let single =
-            json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"});
+        let single = json!({"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"});
         assert_eq!(sampling_text("s", &single).unwrap(), "hi");
         let many = json!({"content": [{"type": "image", "data": "", "mimeType": "image/png"},
                                       {"type": "text", "text": "second"}]});
@@ -334,10 +303,7 @@ mod tests {
         assert!(sampling_text("s", &json!({})).is_err());
 
         let roots = json!({"roots": [{"uri": "file:///a"}, {"uri": "file:///b", "name": "B"}]});
-        assert_eq!(
-            root_uris("r", &roots).unwrap(),
-            vec!["file:///a", "file:///b"]
-        );
+        assert_eq!(root_uris("r", &roots).unwrap(), vec!["file:///a", "file:///b"]);
         assert!(root_uris("r", &json!({"roots": [{}]})).is_err());
     }
 }

@@ -120,13 +120,7 @@ impl Ctx {
                 .get(META_LOG_LEVEL)
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            Era::Legacy => Some(
-                self.srv
-                    .session()
-                    .log_level
-                    .clone()
-                    .unwrap_or_else(|| "info".into()),
-            ),
+            Era::Legacy => Some(self.srv.session().log_level.clone().unwrap_or_else(|| "info".into())),
         };
         match (threshold.as_deref().and_then(level_rank), level_rank(level)) {
             (Some(min), Some(rank)) => rank >= min,
@@ -163,10 +157,7 @@ impl Ctx {
 
 /// Whether `params` carries the modern `_meta` protocolVersion key.
 fn has_modern_meta(params: &Map<String, Value>) -> bool {
-    params
-        .get("_meta")
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .is_some()
+    params.get("_meta").and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
 }
 
 fn valid_id(id: &Value) -> bool {
@@ -210,10 +201,8 @@ impl Server {
             Ok(msg) => self.dispatch(msg),
             Err(e) => {
                 eprintln!("fixture: parse error: {e}");
-                self.wire.send_error(
-                    &Value::Null,
-                    &RpcError::new(wire::PARSE_ERROR, "Parse error"),
-                );
+                self.wire
+                    .send_error(&Value::Null, &RpcError::new(wire::PARSE_ERROR, "Parse error"));
             }
         }
     }
@@ -226,25 +215,17 @@ impl Server {
         let id = msg.remove("id");
         let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
         if msg.get("jsonrpc") != Some(&json!("2.0")) {
-            let err = RpcError::new(
-                wire::INVALID_REQUEST,
-                "Invalid Request: jsonrpc must be \"2.0\"",
-            );
+            let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"");
             return self.wire.send_error(&reply_id, &err);
         }
         let method = match msg.get("method") {
             Some(Value::String(m)) => m.clone(),
             Some(_) => {
-                let err = RpcError::new(
-                    wire::INVALID_REQUEST,
-                    "Invalid Request: method must be a string",
-                );
+                let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: method must be a string");
                 return self.wire.send_error(&reply_id, &err);
             }
             None => {
-                if let Some(id) =
-                    id.filter(|_| msg.contains_key("result") || msg.contains_key("error"))
-                {
+                if let Some(id) = id.filter(|_| msg.contains_key("result") || msg.contains_key("error")) {
                     return self.on_response(id, msg);
                 }
                 let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request");
@@ -266,10 +247,7 @@ impl Server {
             None => self.on_notification(&method, &params),
             Some(id) if valid_id(&id) => self.on_request(id, method, params),
             Some(_) => {
-                let err = RpcError::new(
-                    wire::INVALID_REQUEST,
-                    "Invalid Request: id must be a string or number",
-                );
+                let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: id must be a string or number");
                 self.wire.send_error(&Value::Null, &err);
             }
         }
@@ -277,11 +255,7 @@ impl Server {
 
     fn on_response(&self, id: Value, msg: Map<String, Value>) {
         let key = id.as_str().unwrap_or_default().to_string();
-        let waiter = self
-            .pending
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&key);
+        let waiter = self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
         match waiter {
             Some(tx) => {
                 let _ = tx.send(Value::Object(msg));
@@ -395,10 +369,7 @@ impl Server {
 
     /// Legacy only: sends real server→client requests (`{method, params?}`
     /// each), all at once, then waits for every answer. Ids are "srv-N".
-    pub fn ask_client(
-        &self,
-        requests: &[(String, Value)],
-    ) -> Result<Map<String, Value>, ClientFail> {
+    pub fn ask_client(&self, requests: &[(String, Value)]) -> Result<Map<String, Value>, ClientFail> {
         let caps = self.session().client_capabilities.clone();
         for (_, req) in requests {
             let needed = match req.get("method").and_then(Value::as_str) {
@@ -420,12 +391,8 @@ impl Server {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .insert(id.clone(), tx);
-            let method = req
-                .get("method")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            self.wire
-                .send(&wire::request(&id, method, req.get("params").cloned()));
+            let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
+            self.wire.send(&wire::request(&id, method, req.get("params").cloned()));
             waits.push((key.clone(), rx));
         }
         let mut answers = Map::new();
@@ -434,10 +401,7 @@ impl Server {
             // EOF the process exits, so this cannot wait on a dead channel.
             let msg = rx.recv().unwrap_or(Value::Null);
             if let Some(err) = msg.get("error") {
-                let message = err
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("(no message)");
+                let message = err.get("message").and_then(Value::as_str).unwrap_or("(no message)");
                 return Err(ClientFail::Error(message.to_string()));
             }
             answers.insert(key, msg.get("result").cloned().unwrap_or(Value::Null));
@@ -485,10 +449,7 @@ mod tests {
             serde_json::to_string(&decorate(Era::Modern, body.clone(), true)).unwrap(),
             r#"{"resultType":"complete","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"mcp-fixture-server","version":"0.1.0"}}}"#
         );
-        assert_eq!(
-            decorate(Era::Legacy, body.clone(), true),
-            json!({"content": []})
-        );
+        assert_eq!(decorate(Era::Legacy, body.clone(), true), json!({"content": []}));
         let no_type = decorate(Era::Modern, body, false);
         assert!(no_type.get("resultType").is_none());
         let kept = decorate(Era::Modern, obj(json!({"resultType": "bogus"})), true);

@@ -78,8 +78,7 @@ mod tests {
     #[test]
     fn exact_string_for_first_round() {
         let s = encode("elicit_once", 1, &[]);
-        let expected_prefix =
-            "st\u{e9}:1 {\"flow\":\"elicit_once\",\"round\":1,\"values\":[]} +/=\\n \u{1F511}#";
+        let expected_prefix = "st\u{e9}:1 {\"flow\":\"elicit_once\",\"round\":1,\"values\":[]} +/=\\n \u{1F511}#";
         assert!(s.starts_with(expected_prefix), "{s}");
         assert_eq!(s.len(), expected_prefix.len() + 16);
     }
@@ -99,9 +98,8 @@ mod tests {
             ("prompt:needs_input", 1, "6f3148e0fcc9ec09"),
             ("resource:needs-input", 1, "6e57aa8f7932cf65"),
         ] {
-            let expected = format!(
-                "st\u{e9}:{round} {{\"flow\":\"{flow}\",\"round\":{round},\"values\":[]}}{tail}{sum}"
-            );
+            let expected =
+                format!("st\u{e9}:{round} {{\"flow\":\"{flow}\",\"round\":{round},\"values\":[]}}{tail}{sum}");
             assert_eq!(encode(flow, round, &[]), expected);
         }
         assert_eq!(
@@ -122,15 +120,9 @@ mod tests {
         assert_eq!(decode("elicit_once", &s.replace("sté", "STÉ")), None);
         assert_eq!(decode("elicit_once", &s.replace("\\n", "\n")), None);
         // NFD form of é (e + combining acute) is not byte-equal
-        assert_eq!(
-            decode("elicit_once", &s.replace('\u{e9}', "e\u{301}")),
-            None
-        );
+        assert_eq!(decode("elicit_once", &s.replace('\u{e9}', "e\u{301}")), None);
         // forged round without a valid checksum
-        assert_eq!(
-            decode("elicit_once", &s.replacen("round\":1", "round\":2", 1)),
-            None
-        );
+        assert_eq!(decode("elicit_once", &s.replacen("round\":1", "round\":2", 1)), None);
         // changed checksum
         let mut forged = s.clone();
         let last = forged.pop().unwrap();

@@ -66,24 +66,13 @@ pub fn definitions() -> Vec<Value> {
     let string = json!({"type": "string"});
     let integer = json!({"type": "integer", "minimum": 0});
     vec![
-        tool(
-            "echo",
-            "Returns its text",
-            props(json!({"text": string}), &["text"]),
-        ),
+        tool("echo", "Returns its text", props(json!({"text": string}), &["text"])),
         tool(
             "add",
             "Adds two numbers",
-            props(
-                json!({"a": {"type": "number"}, "b": {"type": "number"}}),
-                &["a", "b"],
-            ),
+            props(json!({"a": {"type": "number"}, "b": {"type": "number"}}), &["a", "b"]),
         ),
-        tool(
-            "echo_meta",
-            "Returns the request's params._meta verbatim",
-            no_args(),
-        ),
+        tool("echo_meta", "Returns the request's params._meta verbatim", no_args()),
         tool(
             "schema_echo",
             "Returns its arguments as structuredContent",
@@ -91,16 +80,8 @@ pub fn definitions() -> Vec<Value> {
         ),
         tool("fail", "Returns a tool error result (isError)", no_args()),
         tool("rpc_error", "Answers with JSON-RPC error -32050", no_args()),
-        tool(
-            "elicit_once",
-            "One elicitation round: asks for a name",
-            no_args(),
-        ),
-        tool(
-            "three_rounds",
-            "Three elicitation rounds, one value each",
-            no_args(),
-        ),
+        tool("elicit_once", "One elicitation round: asks for a name", no_args()),
+        tool("three_rounds", "Three elicitation rounds, one value each", no_args()),
         tool(
             "elicit_and_sample",
             "One round with an elicitation and a sampling request",
@@ -109,17 +90,9 @@ pub fn definitions() -> Vec<Value> {
         tool("roots", "One roots/list round", no_args()),
         tool("state_only", "Two state-only rounds", no_args()),
         tool("always_input", "Asks for input forever", no_args()),
-        tool(
-            "no_state",
-            "One elicitation round without requestState",
-            no_args(),
-        ),
+        tool("no_state", "One elicitation round without requestState", no_args()),
         tool("no_result_type", "A result without resultType", no_args()),
-        tool(
-            "bad_result_type",
-            "A result with resultType \"bogus\"",
-            no_args(),
-        ),
+        tool("bad_result_type", "A result with resultType \"bogus\"", no_args()),
         tool("sample_only", "One sampling round", no_args()),
         tool(
             "progress",
@@ -133,11 +106,7 @@ pub fn definitions() -> Vec<Value> {
         ),
         tool("hang", "Never answers", no_args()),
         tool("crash", "Exits the server with status 7", no_args()),
-        tool(
-            "garbage",
-            "Writes a non-JSON line and never answers",
-            no_args(),
-        ),
+        tool("garbage", "Writes a non-JSON line and never answers", no_args()),
         tool(
             "big",
             "Returns bytes 'x' characters",
@@ -160,11 +129,7 @@ pub fn definitions() -> Vec<Value> {
             "How many notifications/roots/list_changed arrived",
             no_args(),
         ),
-        tool(
-            "log_level",
-            "The level last set by logging/setLevel",
-            no_args(),
-        ),
+        tool("log_level", "The level last set by logging/setLevel", no_args()),
         tool(
             "cancelled_ids",
             "The requestIds of notifications/cancelled received",
@@ -174,22 +139,13 @@ pub fn definitions() -> Vec<Value> {
 }
 
 fn arg_str<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, RpcError> {
-    args.get(name).and_then(Value::as_str).ok_or_else(|| {
-        RpcError::invalid_params(format!("Invalid arguments: {name} must be a string"))
-    })
+    args.get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::invalid_params(format!("Invalid arguments: {name} must be a string")))
 }
 
-fn arg_u64(
-    args: &Map<String, Value>,
-    name: &str,
-    default: Option<u64>,
-    max: u64,
-) -> Result<u64, RpcError> {
-    let bad = || {
-        RpcError::invalid_params(format!(
-            "Invalid arguments: {name} must be an integer 0..={max}"
-        ))
-    };
+fn arg_u64(args: &Map<String, Value>, name: &str, default: Option<u64>, max: u64) -> Result<u64, RpcError> {
+    let bad = || RpcError::invalid_params(format!("Invalid arguments: {name} must be an integer 0..={max}"));
     match (args.get(name), default) {
         (None, Some(d)) => Ok(d),
         (None, None) => Err(bad()),
@@ -271,9 +227,7 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
             Ok(Reply::Result(structured_result(&value.to_string(), value)))
         }
         "fail" => Ok(Reply::Result(error_result("tool failed on purpose"))),
-        "rpc_error" => {
-            Err(RpcError::new(-32050, "fixture error").with_data(json!({"detail": "on purpose"})))
-        }
+        "rpc_error" => Err(RpcError::new(-32050, "fixture error").with_data(json!({"detail": "on purpose"}))),
         "no_result_type" => Ok(Reply::ResultWithoutType(text_result("no resultType"))),
         "bad_result_type" => {
             let mut body = Map::new();
@@ -326,8 +280,7 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
                     }
                 }
                 Era::Modern => {
-                    srv.listens
-                        .broadcast(&srv.wire, &Event::ResourceUpdated(uri));
+                    srv.listens.broadcast(&srv.wire, &Event::ResourceUpdated(uri));
                 }
             }
             text("touched")
@@ -344,12 +297,8 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
             }
             match srv.ask_client(&[("ping".to_string(), json!({"method": "ping"}))]) {
                 Ok(_) => text("client answered ping"),
-                Err(ClientFail::Error(m)) => {
-                    Ok(Reply::Result(error_result(&format!("client error: {m}"))))
-                }
-                Err(ClientFail::Lacks(c)) => {
-                    Ok(Reply::Result(error_result(&format!("client lacks {c}"))))
-                }
+                Err(ClientFail::Error(m)) => Ok(Reply::Result(error_result(&format!("client error: {m}")))),
+                Err(ClientFail::Lacks(c)) => Ok(Reply::Result(error_result(&format!("client lacks {c}")))),
             }
         }
         "roots_changed_count" => text(&srv.session().roots_changed.to_string()),
@@ -405,10 +354,7 @@ mod tests {
     fn add_prints_integers_plainly() {
         assert_eq!(add_numbers(&n(json!(2)), &n(json!(3))).to_string(), "5");
         assert_eq!(add_numbers(&n(json!(1.5)), &n(json!(1.5))).to_string(), "3");
-        assert_eq!(
-            add_numbers(&n(json!(0.25)), &n(json!(1))).to_string(),
-            "1.25"
-        );
+        assert_eq!(add_numbers(&n(json!(0.25)), &n(json!(1))).to_string(), "1.25");
         assert_eq!(add_numbers(&n(json!(-4)), &n(json!(1))).to_string(), "-3");
         assert_eq!(
             add_numbers(&n(json!(i64::MAX)), &n(json!(1))).to_string(),
@@ -425,19 +371,10 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), total);
         let schema = &defs.iter().find(|t| t["name"] == "schema_echo").unwrap()["inputSchema"];
-        assert_eq!(
-            schema["$schema"],
-            "https://json-schema.org/draft/2020-12/schema"
-        );
+        assert_eq!(schema["$schema"], "https://json-schema.org/draft/2020-12/schema");
         assert_eq!(schema["additionalProperties"], false);
         assert!(schema["$defs"]["item"].is_object());
-        for flow in [
-            "elicit_once",
-            "three_rounds",
-            "roots",
-            "no_state",
-            "always_input",
-        ] {
+        for flow in ["elicit_once", "three_rounds", "roots", "no_state", "always_input"] {
             assert!(flows::tool_flow(flow).is_some(), "{flow}");
             assert!(names.contains(&flow));
         }

@@ -85,9 +85,7 @@ pub struct Wire {
 impl Wire {
     pub fn new(record: Option<&Path>) -> io::Result<Wire> {
         let record = match record {
-            Some(path) => Some(Mutex::new(
-                OpenOptions::new().create(true).append(true).open(path)?,
-            )),
+            Some(path) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(path)?)),
             None => None,
         };
         Ok(Wire {
