@@ -109,7 +109,11 @@ impl Client {
 
     /// Replaces a session whose server died during era detection.
     async fn restart(&self, old: &Arc<Session>) -> Result<Arc<Session>> {
-        old.close(Error::new(ErrorKind::ServerExited, "the server exited during era detection")).await;
+        old.close(Error::new(
+            ErrorKind::ServerExited,
+            "the server exited during era detection",
+        ))
+        .await;
         self.start_session().await
     }
 

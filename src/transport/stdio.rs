@@ -271,6 +271,7 @@ impl StdioTransport {
                 self.wait_group_gone(self.grace).await;
             }
         }
+        self.shut_down.store(true, Ordering::SeqCst);
         self.shared
             .end(Error::new(ErrorKind::Closed, "the client closed the connection"));
         for task in self.tasks.lock().unwrap().drain(..) {
@@ -295,13 +296,19 @@ impl Transport for StdioTransport {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let done = self.close_done.notified();
-            if self.closing.swap(true, Ordering::SeqCst) {
-                done.await;
+            if !self.closing.swap(true, Ordering::SeqCst) {
+                self.shutdown().await;
+                self.close_done.notify_waiters();
                 return;
             }
-            self.shutdown().await;
-            self.close_done.notify_waiters();
+            // Another close is running (or ran): wait for it to finish.
+            loop {
+                let done = self.close_done.notified();
+                if self.shut_down.load(Ordering::SeqCst) {
+                    return;
+                }
+                done.await;
+            }
         })
     }
 }
