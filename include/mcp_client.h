@@ -492,7 +492,8 @@ void mcp_client_close(struct mcp_client *client);
 void mcp_client_free(struct mcp_client *client);
 
 /**
- * Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`,
+ * Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
+ * `headers`, `bearer_token`,
  * `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
  * `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
  * `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
@@ -537,6 +538,28 @@ mcp_status mcp_config_set_env_mode(struct mcp_config *config,
 mcp_status mcp_config_set_cwd(struct mcp_config *config,
                               const char *dir,
                               struct mcp_error **err_out);
+
+/**
+ * The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
+ */
+mcp_status mcp_config_set_url(struct mcp_config *config,
+                              const char *url,
+                              struct mcp_error **err_out);
+
+/**
+ * Adds an HTTP header sent with every request (HTTP transports).
+ */
+mcp_status mcp_config_add_header(struct mcp_config *config,
+                                 const char *name,
+                                 const char *value,
+                                 struct mcp_error **err_out);
+
+/**
+ * A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
+ */
+mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
+                                       const char *token,
+                                       struct mcp_error **err_out);
 
 /**
  * `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.

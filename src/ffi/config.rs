@@ -23,7 +23,8 @@ pub struct mcp_config {
     pub(crate) settings: Map<String, Value>,
 }
 
-/// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`,
+/// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
+/// `headers`, `bearer_token`,
 /// `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
 /// `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
 /// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
@@ -138,6 +139,50 @@ pub unsafe extern "C" fn mcp_config_set_cwd(
 ) -> mcp_status {
     edit(config, err_out, |s| {
         s.insert("cwd".into(), json!(arg_str(dir, "dir")?));
+        Ok(())
+    })
+}
+
+/// The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_url(
+    config: *mut mcp_config,
+    url: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("url".into(), json!(arg_str(url, "url")?));
+        Ok(())
+    })
+}
+
+/// Adds an HTTP header sent with every request (HTTP transports).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_add_header(
+    config: *mut mcp_config,
+    name: *const c_char,
+    value: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+        match s.entry("headers").or_insert_with(|| json!({})) {
+            Value::Object(m) => m.insert(name.into(), json!(value)),
+            _ => return Err(Failure::invalid("headers is not an object")),
+        };
+        Ok(())
+    })
+}
+
+/// A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_bearer_token(
+    config: *mut mcp_config,
+    token: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert("bearer_token".into(), json!(arg_str(token, "token")?));
         Ok(())
     })
 }
