@@ -716,6 +716,24 @@ void mcp_responder_defer(struct mcp_responder *responder);
 bool mcp_responder_is_cancelled(const struct mcp_responder *responder);
 
 /**
+ * The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
+ * `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
+ */
+mcp_status mcp_json_pointer(const char *json,
+                            const char *pointer,
+                            char **value_json_out,
+                            struct mcp_error **err_out);
+
+/**
+ * The string at `pointer` in `json`, unquoted. `MCP_INVALID_ARG` when there is no such value
+ * or it is not a string. Free the output with `mcp_string_free`.
+ */
+mcp_status mcp_json_string(const char *json,
+                           const char *pointer,
+                           char **value_out,
+                           struct mcp_error **err_out);
+
+/**
  * Fills `opts` with defaults. Call before setting fields.
  */
 void mcp_call_opts_init(struct mcp_call_opts *opts);

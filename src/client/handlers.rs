@@ -111,8 +111,15 @@ impl Hooks {
         self.slot(kind).read().unwrap().clone()
     }
 
+    /// The handler for an input method. Elicitation answers get the schema defaults of
+    /// omitted fields filled in (SEP-1034), on both routes.
     pub fn handler_for(&self, method: &str) -> Option<Arc<dyn InputHandler>> {
-        InputKind::of_method(method).and_then(|k| self.handler(k))
+        let kind = InputKind::of_method(method)?;
+        let handler = self.handler(kind)?;
+        Some(match kind {
+            InputKind::Elicitation => Arc::new(ElicitationDefaults(handler)),
+            _ => handler,
+        })
     }
 
     pub fn set_notification(&self, f: Option<NotificationFn>) {
@@ -150,5 +157,70 @@ impl Hooks {
         }
         self.set_notification(None);
         self.set_log(None);
+    }
+}
+
+/// Fills the `default` of every requested field the user left out of an accepted elicitation.
+struct ElicitationDefaults(Arc<dyn InputHandler>);
+
+impl InputHandler for ElicitationDefaults {
+    fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>> {
+        let schema = request.params.as_ref().and_then(|p| p.get("requestedSchema")).cloned();
+        let answer = self.0.handle(request);
+        Box::pin(async move {
+            let mut answer = answer.await?;
+            if let Some(schema) = schema {
+                fill_defaults(&mut answer, &schema);
+            }
+            Ok(answer)
+        })
+    }
+}
+
+fn fill_defaults(answer: &mut Value, schema: &Value) {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+        return;
+    };
+    let Some(obj) = answer.as_object_mut() else { return };
+    if obj.get("action").and_then(Value::as_str) != Some("accept") {
+        return;
+    }
+    let content = obj
+        .entry("content")
+        .or_insert_with(|| Value::Object(Default::default()));
+    let Some(content) = content.as_object_mut() else { return };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default") {
+            content.entry(name.clone()).or_insert_with(|| default.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fill_defaults;
+    use serde_json::json;
+
+    #[test]
+    fn accepted_answers_get_defaults_for_omitted_fields_only() {
+        let schema = json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "email": {"type": "string"}}});
+        let mut answer = json!({"action": "accept", "content": {"age": 41}});
+        fill_defaults(&mut answer, &schema);
+        assert_eq!(
+            answer,
+            json!({"action": "accept", "content": {"age": 41, "name": "John Doe"}})
+        );
+        let mut declined = json!({"action": "decline"});
+        fill_defaults(&mut declined, &schema);
+        assert_eq!(declined, json!({"action": "decline"}));
+        let mut bare = json!({"action": "accept"});
+        fill_defaults(&mut bare, &schema);
+        assert_eq!(
+            bare,
+            json!({"action": "accept", "content": {"name": "John Doe", "age": 30}})
+        );
     }
 }

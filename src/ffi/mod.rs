@@ -14,6 +14,7 @@ pub mod config;
 pub mod dispatcher;
 pub mod error;
 pub mod handlers;
+pub mod json;
 pub mod opts;
 pub mod status;
 pub mod strings;
