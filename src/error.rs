@@ -62,22 +62,26 @@ pub struct InputRequiredData {
     pub result: Value,
 }
 
+/// Boxed so `Result<T, Error>` stays one pointer wide on the hot path.
 #[derive(Debug, Clone)]
-pub struct Error {
+pub struct Error(Box<Inner>);
+
+#[derive(Debug, Clone)]
+struct Inner {
     kind: ErrorKind,
     message: String,
     rpc: Option<RpcErrorData>,
-    input: Option<Box<InputRequiredData>>,
+    input: Option<InputRequiredData>,
 }
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             message: message.into(),
             rpc: None,
             input: None,
-        }
+        }))
     }
 
     /// A JSON-RPC error answer; -32021 and -32022 get their own kinds.
@@ -86,39 +90,39 @@ impl Error {
             crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
             _ => ErrorKind::Rpc,
         };
-        Error {
+        Error(Box::new(Inner {
             kind,
             message: format!("server error {code}: {message}"),
             rpc: Some(RpcErrorData { code, message, data }),
             input: None,
-        }
+        }))
     }
 
     pub fn input_required(kind: ErrorKind, message: impl Into<String>, data: InputRequiredData) -> Self {
-        Error {
+        Error(Box::new(Inner {
             kind,
             message: message.into(),
             rpc: None,
-            input: Some(Box::new(data)),
-        }
+            input: Some(data),
+        }))
     }
 
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
     pub fn rpc_error(&self) -> Option<&RpcErrorData> {
-        self.rpc.as_ref()
+        self.0.rpc.as_ref()
     }
     pub fn input_required_data(&self) -> Option<&InputRequiredData> {
-        self.input.as_deref()
+        self.0.input.as_ref()
     }
 
     /// The same error with context prepended to its message.
     pub fn context(mut self, what: &str) -> Self {
-        self.message = format!("{what}: {}", self.message);
+        self.0.message = format!("{what}: {}", self.0.message);
         self
     }
 
@@ -135,7 +139,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
@@ -143,7 +147,7 @@ impl std::error::Error for Error {}
 
 impl PartialEq for Error {
     fn eq(&self, other: &Self) -> bool {
-        self.kind == other.kind && self.message == other.message
+        self.kind() == other.kind() && self.message() == other.message()
     }
 }
 

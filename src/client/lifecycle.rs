@@ -157,8 +157,10 @@ impl Client {
                         .is_some_and(|r| r.code == codes::UNSUPPORTED_PROTOCOL_VERSION) =>
                 {
                     let supported = supported_versions(&e);
+                    // A server listing the very version it refused gets one retry with it (the
+                    // conformance `request-metadata` server refuses the first request that way).
                     match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
-                        Some(v) if !retried && !pinned && v != version => {
+                        Some(v) if !retried && (!pinned || v == version) => {
                             retried = true;
                             version = v.to_string();
                         }
@@ -176,7 +178,7 @@ impl Client {
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
             .unwrap_or_default();
-        if !supported.iter().any(|v| *v == version) {
+        if !supported.contains(&version) {
             match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
                 Some(v) if !pinned => version = v.to_string(),
                 _ => return Ok(Discovered::NoMutualModern(supported)),

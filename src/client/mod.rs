@@ -209,15 +209,29 @@ impl Client {
         self.inner.closed.load(Ordering::SeqCst)
     }
 
-    /// The live connection, connecting first if needed.
-    async fn connection(&self) -> Result<Arc<Connection>> {
+    /// The live connection, connecting first if needed. A connect started here runs as its own
+    /// task: the caller's cancellation or deadline stops the wait, not the connect.
+    async fn connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
         if self.is_closed() {
             return Err(Error::closed());
         }
         if let Some(conn) = self.inner.conn.read().unwrap().clone() {
             return Ok(conn);
         }
-        self.connect().await?;
+        let client = self.clone();
+        let connecting = tokio::spawn(async move { client.connect().await });
+        tokio::select! {
+            joined = connecting => match joined {
+                Ok(outcome) => outcome.map(drop)?,
+                Err(e) => return Err(Error::new(ErrorKind::Internal, format!("the connect task failed: {e}"))),
+            },
+            _ = cancel::cancelled(wait.cancel.as_ref()) => {
+                return Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
+            }
+            _ = session::sleep_until(wait.deadline) => {
+                return Err(Error::new(ErrorKind::Timeout, "the call's total time ran out while connecting"))
+            }
+        }
         self.inner.conn.read().unwrap().clone().ok_or_else(Error::closed)
     }
 
@@ -279,8 +293,9 @@ impl Client {
                     retried = true;
                     let supported = supported_versions(&e);
                     match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
-                        Some(v) if v != conn.version() => *conn.version.write().unwrap() = v.to_string(),
-                        _ => return Err(version_mismatch(&supported)),
+                        // (The same version again is one plain retry: the server listed it.)
+                        Some(v) => *conn.version.write().unwrap() = v.to_string(),
+                        None => return Err(version_mismatch(&supported)),
                     }
                 }
                 Err(e) => return Err(e),
@@ -304,8 +319,8 @@ impl Client {
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Error::invalid("params must be a JSON object")),
         };
-        let conn = self.connection().await?;
         let wait = self.wait_for(opts);
+        let conn = self.connection(&wait).await?;
         if methods::allows_input_required(method) {
             self.drive(&conn, method, params, opts, &wait).await
         } else if opts.input_responses.is_some() || opts.request_state.is_some() {
@@ -400,9 +415,9 @@ impl Client {
         if !meta::is_log_level(level) {
             return Err(Error::invalid(format!("unknown log level {level:?}")));
         }
-        let conn = self.connection().await?;
+        let wait = self.wait_for(opts);
+        let conn = self.connection(&wait).await?;
         if conn.era == Era::Legacy {
-            let wait = self.wait_for(opts);
             let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
             self.exchange(&conn, methods::LOGGING_SET_LEVEL, &params, opts, &wait)
                 .await?;
@@ -411,51 +426,37 @@ impl Client {
         Ok(())
     }
 
-    async fn legacy_only(&self, what: &str) -> Result<Arc<Connection>> {
-        let conn = self.connection().await?;
+    /// A request that exists only in the legacy era.
+    async fn legacy_request(&self, method: &str, params: Value, opts: &RequestOptions) -> Result<()> {
+        let wait = self.wait_for(opts);
+        let conn = self.connection(&wait).await?;
         if conn.era != Era::Legacy {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                format!("{what} does not exist in protocol {}", conn.version()),
-            ));
+            let why = format!("{method} does not exist in protocol {}", conn.version());
+            return Err(Error::new(ErrorKind::Unsupported, why));
         }
-        Ok(conn)
+        let params = params.as_object().cloned().unwrap_or_default();
+        self.exchange(&conn, method, &params, opts, &wait).await.map(drop)
     }
 
     /// Legacy `ping`.
     pub async fn ping(&self, opts: &RequestOptions) -> Result<()> {
-        let conn = self.legacy_only("ping").await?;
-        self.exchange(&conn, methods::PING, &Map::new(), opts, &self.wait_for(opts))
-            .await
-            .map(drop)
+        self.legacy_request(methods::PING, json!({}), opts).await
     }
 
     /// Legacy `resources/subscribe` (modern servers use [`Client::listen`]).
     pub async fn subscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
-        let conn = self.legacy_only("resources/subscribe").await?;
-        let params = json!({"uri": uri}).as_object().cloned().unwrap_or_default();
-        self.exchange(&conn, methods::RESOURCES_SUBSCRIBE, &params, opts, &self.wait_for(opts))
+        self.legacy_request(methods::RESOURCES_SUBSCRIBE, json!({"uri": uri}), opts)
             .await
-            .map(drop)
     }
 
     pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
-        let conn = self.legacy_only("resources/unsubscribe").await?;
-        let params = json!({"uri": uri}).as_object().cloned().unwrap_or_default();
-        self.exchange(
-            &conn,
-            methods::RESOURCES_UNSUBSCRIBE,
-            &params,
-            opts,
-            &self.wait_for(opts),
-        )
-        .await
-        .map(drop)
+        self.legacy_request(methods::RESOURCES_UNSUBSCRIBE, json!({"uri": uri}), opts)
+            .await
     }
 
     /// Tells a legacy server the roots changed (modern servers ask for roots per request).
     pub async fn notify_roots_changed(&self) -> Result<()> {
-        let conn = self.connection().await?;
+        let conn = self.connection(&Wait::default()).await?;
         if conn.era == Era::Legacy && self.inner.hooks.handler(InputKind::Roots).is_some() {
             conn.session.notify(methods::NOTIFY_ROOTS_LIST_CHANGED, None).await?;
         }

@@ -99,6 +99,9 @@ impl std::fmt::Debug for RequestOptions {
 /// Keys `ClientConfig::from_json` accepts; anything else is rejected so typos surface.
 const CONFIG_KEYS: &[&str] = &[
     "command",
+    "url",
+    "headers",
+    "bearer_token",
     "args",
     "env",
     "env_mode",
@@ -118,14 +121,16 @@ const CONFIG_KEYS: &[&str] = &[
 
 impl ClientConfig {
     /// Builds a configuration from one flat JSON object, the form the C ABI and the bindings
-    /// use: `{"command": "server", "args": [..], "env": {..}, "env_mode": "inherit"|"replace",
-    /// "cwd": "..", "mode": "auto"|"modern"|"legacy", "protocol_version": "..",
+    /// use. Exactly one of `command` (stdio) or `url` (HTTP) is given.
+    /// stdio: `{"command": "server", "args": [..], "env": {..}, "env_mode": "inherit"|"replace",
+    /// "cwd": "..", "stderr_tail_lines": .., "shutdown_grace_ms": ..}`;
+    /// HTTP: `{"url": "https://host/mcp", "headers": {"Name": "value", ..}, "bearer_token": ".."}`;
+    /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
-    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
-    /// "stderr_tail_lines": .., "shutdown_grace_ms": ..}`.
+    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..`.
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
-        use crate::transport::stdio::{EnvMode, StdioConfig};
+        use crate::transport::http::HttpConfig;
         let obj = value
             .as_object()
             .ok_or_else(|| Error::invalid("the configuration must be a JSON object"))?;
@@ -156,46 +161,57 @@ impl ClientConfig {
             }
         };
 
-        let command = string("command")?.ok_or_else(|| Error::invalid("the configuration needs a \"command\""))?;
-        let mut stdio = StdioConfig::new(command);
-        if let Some(args) = obj.get("args") {
-            let args = args
-                .as_array()
-                .ok_or_else(|| Error::invalid("args must be an array of strings"))?;
-            stdio.args = args
-                .iter()
-                .map(|a| {
-                    a.as_str()
-                        .map(str::to_string)
-                        .ok_or_else(|| Error::invalid("args must be an array of strings"))
-                })
-                .collect::<crate::error::Result<_>>()?;
-        }
-        if let Some(env) = object("env")? {
-            for (k, v) in env.as_object().into_iter().flatten() {
-                let v = v
-                    .as_str()
-                    .ok_or_else(|| Error::invalid(format!("env value of {k} must be a string")))?;
-                stdio.env.push((k.clone(), v.to_string()));
+        let max_message_bytes = number("max_message_bytes")?.map(|n| (n as usize).max(1024));
+        let transport = match (string("command")?, string("url")?) {
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "the configuration has both \"command\" and \"url\"; give exactly one",
+                ))
             }
-        }
-        stdio.env_mode = match string("env_mode")?.as_deref() {
-            None | Some("inherit") => EnvMode::Inherit,
-            Some("replace") => EnvMode::Replace,
-            Some(other) => return Err(Error::invalid(format!("env_mode {other:?} is not inherit or replace"))),
+            (None, None) => {
+                return Err(Error::invalid(
+                    "the configuration needs a \"command\" (stdio) or a \"url\" (HTTP)",
+                ))
+            }
+            (Some(command), None) => {
+                let given = |k: &&str| obj.get(*k).is_some_and(|v| !v.is_null());
+                if let Some(key) = ["headers", "bearer_token"].into_iter().find(given) {
+                    return Err(Error::invalid(format!("{key} applies to a \"url\", not a \"command\"")));
+                }
+                TransportConfig::Stdio(Self::stdio_from_json(obj, command, max_message_bytes)?)
+            }
+            (None, Some(url)) => {
+                let stdio_only = [
+                    "args",
+                    "env",
+                    "env_mode",
+                    "cwd",
+                    "stderr_tail_lines",
+                    "shutdown_grace_ms",
+                ];
+                let given = |k: &&str| obj.get(*k).is_some_and(|v| !v.is_null());
+                if let Some(key) = stdio_only.into_iter().find(given) {
+                    return Err(Error::invalid(format!("{key} applies to a \"command\", not a \"url\"")));
+                }
+                let mut http = HttpConfig::new(url);
+                if let Some(headers) = object("headers")? {
+                    for (k, v) in headers.as_object().into_iter().flatten() {
+                        let v = v
+                            .as_str()
+                            .ok_or_else(|| Error::invalid(format!("the value of header {k} must be a string")))?;
+                        http.headers.push((k.clone(), v.to_string()));
+                    }
+                }
+                http.bearer_token = string("bearer_token")?;
+                if let Some(n) = max_message_bytes {
+                    http.max_message_bytes = n;
+                }
+                http.validate()?;
+                TransportConfig::Http(http)
+            }
         };
-        stdio.cwd = string("cwd")?.map(Into::into);
-        if let Some(n) = number("max_message_bytes")? {
-            stdio.max_message_bytes = (n as usize).max(1024);
-        }
-        if let Some(n) = number("stderr_tail_lines")? {
-            stdio.stderr_tail_lines = n as usize;
-        }
-        if let Some(ms) = number("shutdown_grace_ms")? {
-            stdio.shutdown_grace = Duration::from_millis(ms);
-        }
 
-        let mut config = ClientConfig::new(TransportConfig::Stdio(stdio));
+        let mut config = ClientConfig::new(transport);
         config.mode = match (string("mode")?.as_deref(), string("protocol_version")?) {
             (_, Some(v)) => ConnectMode::Pinned(v),
             (None | Some("auto"), None) => ConnectMode::Auto,
@@ -221,5 +237,73 @@ impl ClientConfig {
             config.max_pages = n as usize;
         }
         Ok(config)
+    }
+
+    /// The stdio part of [`ClientConfig::from_json`].
+    fn stdio_from_json(
+        obj: &Map<String, Value>,
+        command: String,
+        max_message_bytes: Option<usize>,
+    ) -> crate::error::Result<crate::transport::stdio::StdioConfig> {
+        use crate::error::Error;
+        use crate::transport::stdio::{EnvMode, StdioConfig};
+        let string = |key: &str| -> crate::error::Result<Option<String>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(_) => Err(Error::invalid(format!("{key} must be a string"))),
+            }
+        };
+        let number = |key: &str| -> crate::error::Result<Option<u64>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| Error::invalid(format!("{key} must be a non-negative integer"))),
+            }
+        };
+        let mut stdio = StdioConfig::new(command);
+        if let Some(args) = obj.get("args") {
+            let args = args
+                .as_array()
+                .ok_or_else(|| Error::invalid("args must be an array of strings"))?;
+            stdio.args = args
+                .iter()
+                .map(|a| {
+                    a.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| Error::invalid("args must be an array of strings"))
+                })
+                .collect::<crate::error::Result<_>>()?;
+        }
+        match obj.get("env") {
+            None | Some(Value::Null) | Some(Value::Object(_)) => {}
+            Some(_) => return Err(Error::invalid("env must be a JSON object")),
+        }
+        if let Some(Value::Object(env)) = obj.get("env") {
+            for (k, v) in env {
+                let v = v
+                    .as_str()
+                    .ok_or_else(|| Error::invalid(format!("env value of {k} must be a string")))?;
+                stdio.env.push((k.clone(), v.to_string()));
+            }
+        }
+        stdio.env_mode = match string("env_mode")?.as_deref() {
+            None | Some("inherit") => EnvMode::Inherit,
+            Some("replace") => EnvMode::Replace,
+            Some(other) => return Err(Error::invalid(format!("env_mode {other:?} is not inherit or replace"))),
+        };
+        stdio.cwd = string("cwd")?.map(Into::into);
+        if let Some(n) = max_message_bytes {
+            stdio.max_message_bytes = n;
+        }
+        if let Some(n) = number("stderr_tail_lines")? {
+            stdio.stderr_tail_lines = n as usize;
+        }
+        if let Some(ms) = number("shutdown_grace_ms")? {
+            stdio.shutdown_grace = Duration::from_millis(ms);
+        }
+        Ok(stdio)
     }
 }

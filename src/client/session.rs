@@ -85,6 +85,13 @@ impl Session {
 
     /// Sends a request and waits for its answer under `wait`'s rules.
     pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Value> {
+        if wait.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            // Nothing is sent for a call cancelled before it started.
+            return Err(Error::new(
+                ErrorKind::Cancelled,
+                format!("{method} was cancelled before it was sent"),
+            ));
+        }
         let id = self.next_id();
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
@@ -125,6 +132,7 @@ impl Session {
                 (a, b) => a.or(b),
             };
             tokio::select! {
+                biased;
                 answer = &mut rx => {
                     self.forget_progress(token_key.as_deref());
                     return answer.unwrap_or_else(|_| Err(self.closed_error().unwrap_or_else(Error::closed)));
@@ -242,7 +250,8 @@ impl Session {
 
     fn on_notification(&self, method: String, params: Value) {
         match method.as_str() {
-            methods::NOTIFY_PROGRESS => self.on_progress(&params),
+            // Progress belongs to its call's progress callback, not to the listener.
+            methods::NOTIFY_PROGRESS => return self.on_progress(&params),
             methods::NOTIFY_CANCELLED => {
                 // Servers end a listen on stdio with `notifications/cancelled` for its id.
                 if let Some(id) = params.get("requestId").and_then(RequestId::from_value) {
@@ -319,7 +328,7 @@ impl Session {
     }
 }
 
-async fn sleep_until(at: Option<Instant>) {
+pub(crate) async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,

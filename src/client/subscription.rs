@@ -63,7 +63,8 @@ impl Client {
         if !filter.is_object() {
             return Err(Error::invalid("the subscription filter must be a JSON object"));
         }
-        let conn = self.connection().await?;
+        let wait = self.wait_for(opts);
+        let conn = self.connection(&wait).await?;
         if conn.era != Era::Modern {
             return Err(Error::new(
                 ErrorKind::Unsupported,
@@ -74,7 +75,6 @@ impl Client {
         params.insert("notifications".into(), filter);
         let params = self.stamp(&conn, &params, opts);
         let (id, mut rx) = conn.session.listen(params).await?;
-        let wait = self.wait_for(opts);
         let first = async {
             match wait.timeout {
                 Some(t) => tokio::time::timeout(t, rx.recv()).await.ok().flatten(),

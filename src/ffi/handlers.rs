@@ -78,8 +78,10 @@ enum Phase {
     Done,
 }
 
+type AnswerSender = oneshot::Sender<Result<Value, HandlerError>>;
+
 struct ResponderState {
-    answer: Mutex<(Phase, Option<oneshot::Sender<Result<Value, HandlerError>>>)>,
+    answer: Mutex<(Phase, Option<AnswerSender>)>,
     cancel: CancelToken,
 }
 

@@ -1,8 +1,11 @@
 //! Transports move JSON-RPC messages between the session and a server. A transport delivers
 //! everything it receives to one inbound channel and decides how a request is cancelled on its
-//! wire (stdio: `notifications/cancelled`; modern HTTP: closing the response stream).
+//! wire (stdio: `notifications/cancelled`; modern HTTP: closing the response stream; legacy
+//! HTTP: POSTing `notifications/cancelled`).
 
 pub mod framing;
+pub mod http;
+pub mod sse;
 pub mod stdio;
 
 use crate::error::{Error, Result};
@@ -42,6 +45,7 @@ pub trait Transport: Send + Sync + 'static {
 #[derive(Debug, Clone)]
 pub enum TransportConfig {
     Stdio(stdio::StdioConfig),
+    Http(http::HttpConfig),
 }
 
 impl TransportConfig {
@@ -49,6 +53,7 @@ impl TransportConfig {
     pub async fn start(&self, inbound: InboundSender) -> Result<Box<dyn Transport>> {
         match self {
             TransportConfig::Stdio(cfg) => Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?)),
+            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start(cfg, inbound)?)),
         }
     }
 
@@ -56,6 +61,7 @@ impl TransportConfig {
     pub fn max_message_bytes(&self) -> usize {
         match self {
             TransportConfig::Stdio(cfg) => cfg.max_message_bytes,
+            TransportConfig::Http(cfg) => cfg.max_message_bytes,
         }
     }
 }

@@ -1,0 +1,948 @@
+//! HTTP transports: modern Streamable HTTP (2026-07-28), legacy Streamable HTTP (2025-03-26 …
+//! 2025-11-25: sessions, the GET stream, resumption) and the 2024-11-05 HTTP+SSE fallback.
+//!
+//! The transport sees every outgoing message and every answer, so the HTTP specifics live here:
+//! the era of each message follows from what was sent (an `initialize` switches to the legacy
+//! wire, everything else before that is modern and carries its version in `_meta`); the tool
+//! cache is fed by the `tools/list` answers passing through; the legacy session id and version
+//! come from the `initialize` answer.
+//!
+//! One `reqwest::Client` per transport (keep-alive, `TCP_NODELAY`); every body is read to its end
+//! (or the connection is dropped), and every message is bounded by `max_message_bytes`.
+
+mod headers;
+mod legacy;
+mod modern;
+mod sse_legacy;
+
+pub use headers::{encode_value as encode_header_value, tool_headers, ParamHeader, ToolHeaders};
+
+use super::framing::scan_top_level_id;
+use super::sse::{SseItem, SseParser};
+use super::{BoxFuture, Inbound, InboundSender, Transport};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{jsonrpc, methods, RequestId};
+use headers::ToolCache;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::{Method, StatusCode, Url};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::task::AbortHandle;
+
+/// Largest error-status body read for its JSON-RPC error or an excerpt.
+const ERROR_BODY_MAX: usize = 64 * 1024;
+/// Longest excerpt of an error body quoted in a message.
+const EXCERPT_MAX: usize = 300;
+/// How long the rest of a stream is read after its answer before the connection is dropped.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+/// How long `close` waits for the legacy session's DELETE.
+const DELETE_LIMIT: Duration = Duration::from_secs(2);
+
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const EVENT_STREAM: &str = "text/event-stream";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+
+#[derive(Clone)]
+pub struct HttpConfig {
+    /// The MCP endpoint (`http://` or `https://`).
+    pub url: String,
+    /// Extra headers sent on every request.
+    pub headers: Vec<(String, String)>,
+    /// Sent as `Authorization: Bearer <token>` on every request (never in the URL).
+    pub bearer_token: Option<String>,
+    /// Bound on one incoming message (a JSON body or one SSE event's data), in bytes.
+    pub max_message_bytes: usize,
+    /// TCP/TLS connect timeout; also how long the 2024-11-05 fallback waits for its `endpoint`.
+    pub connect_timeout: Duration,
+    /// Consecutive failed reconnections of a legacy SSE stream before it is given up.
+    pub max_reconnect_attempts: u32,
+}
+
+impl HttpConfig {
+    pub fn new(url: impl Into<String>) -> Self {
+        HttpConfig {
+            url: url.into(),
+            headers: Vec::new(),
+            bearer_token: None,
+            max_message_bytes: 8 * 1024 * 1024,
+            connect_timeout: Duration::from_secs(10),
+            max_reconnect_attempts: 5,
+        }
+    }
+
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+
+    /// Checks the URL and the headers; the errors name what is wrong.
+    pub fn validate(&self) -> Result<()> {
+        self.parsed_url()?;
+        self.header_map().map(drop)
+    }
+
+    fn parsed_url(&self) -> Result<Url> {
+        let url =
+            Url::parse(&self.url).map_err(|e| Error::invalid(format!("url {:?} is not a valid URL: {e}", self.url)))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(Error::invalid(format!(
+                "url {:?} must be http:// or https://",
+                self.url
+            )));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(Error::invalid(
+                "the url must not carry credentials; use bearer_token or headers",
+            ));
+        }
+        Ok(url)
+    }
+
+    /// The configured headers plus `Authorization`.
+    fn header_map(&self) -> Result<HeaderMap> {
+        let mut map = HeaderMap::new();
+        for (name, value) in &self.headers {
+            let name = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| Error::invalid(format!("header name {name:?} is not valid")))?;
+            let value = HeaderValue::from_str(value)
+                .map_err(|_| Error::invalid(format!("the value of header {name} is not a valid header value")))?;
+            map.append(name, value);
+        }
+        if let Some(token) = &self.bearer_token {
+            let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+                .map_err(|_| Error::invalid("bearer_token contains characters a header cannot carry"))?;
+            value.set_sensitive(true);
+            map.insert(AUTHORIZATION, value);
+        }
+        Ok(map)
+    }
+}
+
+impl std::fmt::Debug for HttpConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Header values and the token stay out of logs.
+        f.debug_struct("HttpConfig")
+            .field("url", &self.url)
+            .field(
+                "headers",
+                &self.headers.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
+            )
+            .field("bearer_token", &self.bearer_token.as_ref().map(|_| "<redacted>"))
+            .field("max_message_bytes", &self.max_message_bytes)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_reconnect_attempts", &self.max_reconnect_attempts)
+            .finish()
+    }
+}
+
+/// Which wire the transport speaks now.
+enum Wire {
+    /// 2026-07-28 (also the state before anything legacy was sent).
+    Modern,
+    /// Streamable HTTP with `initialize` (2025-03-26 … 2025-11-25).
+    Streamable(legacy::Session),
+    /// 2024-11-05 HTTP+SSE: POSTs go to `endpoint`, answers come on the GET stream.
+    Sse2024 { endpoint: Url },
+}
+
+#[derive(Default)]
+struct Tasks {
+    /// Request tasks by request id (cancelling aborts them).
+    requests: HashMap<RequestId, AbortHandle>,
+    /// Streams and other helpers, aborted on close.
+    background: Vec<AbortHandle>,
+}
+
+struct State {
+    wire: Wire,
+    tools: ToolCache,
+    /// The last modern version seen in `_meta` (for messages that carry none).
+    modern_version: Option<String>,
+}
+
+pub(crate) struct Inner {
+    cfg: HttpConfig,
+    url: Url,
+    client: reqwest::Client,
+    base_headers: HeaderMap,
+    inbound: InboundSender,
+    state: Mutex<State>,
+    tasks: Mutex<Tasks>,
+    /// Serialises legacy re-initialisation after a 404.
+    reinit: tokio::sync::Mutex<()>,
+    closed: AtomicBool,
+    close_done: tokio::sync::Mutex<bool>,
+}
+
+/// An HTTP connection to one MCP endpoint.
+pub struct HttpTransport {
+    inner: Arc<Inner>,
+}
+
+impl HttpTransport {
+    pub fn start(cfg: &HttpConfig, inbound: InboundSender) -> Result<Self> {
+        let url = cfg.parsed_url()?;
+        let base_headers = cfg.header_map()?;
+        let client = build_client(cfg)?;
+        Ok(HttpTransport {
+            inner: Arc::new(Inner {
+                cfg: cfg.clone(),
+                url,
+                client,
+                base_headers,
+                inbound,
+                state: Mutex::new(State {
+                    wire: Wire::Modern,
+                    tools: ToolCache::default(),
+                    modern_version: None,
+                }),
+                tasks: Mutex::default(),
+                reinit: tokio::sync::Mutex::new(()),
+                closed: AtomicBool::new(false),
+                close_done: tokio::sync::Mutex::new(false),
+            }),
+        })
+    }
+}
+
+/// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
+/// store, so enterprise roots work), HTTP/1.1 with keep-alive and `TCP_NODELAY`, proxies from
+/// the environment.
+fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> =
+        match rustls_platform_verifier::Verifier::new(provider.clone()) {
+            Ok(v) => Arc::new(v),
+            // A plain-http server needs no trust store; keep working where none is installed.
+            Err(e) if !cfg.url.starts_with("https:") => Arc::new(NoTrustStore(e.to_string(), provider.clone())),
+            Err(e) => {
+                return Err(Error::new(
+                    ErrorKind::Io,
+                    format!("cannot set up TLS certificate verification: {e}"),
+                ))
+            }
+        };
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::new(ErrorKind::Internal, format!("TLS setup failed: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .tcp_nodelay(true)
+        .connect_timeout(cfg.connect_timeout)
+        .pool_idle_timeout(Duration::from_secs(90))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot create the HTTP client: {}", chain(&e))))
+}
+
+/// Refuses every certificate, saying why: used for plain-http servers on machines without a
+/// trust store, where no handshake is expected at all.
+#[derive(Debug)]
+struct NoTrustStore(String, Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
+    fn verify_server_cert(
+        &self,
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &[rustls::pki_types::CertificateDer<'_>],
+        _: &rustls::pki_types::ServerName<'_>,
+        _: &[u8],
+        _: rustls::pki_types::UnixTime,
+    ) -> std::result::Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Err(rustls::Error::General(format!(
+            "no TLS trust store is available: {}",
+            self.0
+        )))
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        _: &[u8],
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Err(rustls::Error::General(format!(
+            "no TLS trust store is available: {}",
+            self.0
+        )))
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        _: &[u8],
+        _: &rustls::pki_types::CertificateDer<'_>,
+        _: &rustls::DigitallySignedStruct,
+    ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        Err(rustls::Error::General(format!(
+            "no TLS trust store is available: {}",
+            self.0
+        )))
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.1.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// An error and its sources in one line (reqwest's own message hides the cause).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let more = s.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// What a POST (or a resuming GET) produced for the request it carried.
+enum Outcome {
+    /// The answer; `rest` is the stream it came on, to be drained after delivery.
+    Answer {
+        message: Value,
+        rest: Option<Box<EventStream>>,
+    },
+    /// 202 or an empty 2xx body.
+    Accepted,
+    /// An error status without a JSON-RPC answer in the body.
+    Status { status: StatusCode, excerpt: String },
+    /// The reply ended without the answer; a legacy stream may be resumed from `last_event_id`.
+    Ended {
+        why: String,
+        last_event_id: Option<String>,
+        retry: Option<Duration>,
+    },
+}
+
+/// A reply with its status and session id header.
+struct Exchange {
+    outcome: Outcome,
+    status: StatusCode,
+    session_id: Option<String>,
+}
+
+/// A `text/event-stream` body being read.
+pub(crate) struct EventStream {
+    response: reqwest::Response,
+    parser: SseParser,
+    ended: bool,
+}
+
+impl EventStream {
+    fn new(response: reqwest::Response, max: usize) -> Self {
+        EventStream {
+            response,
+            parser: SseParser::new(max),
+            ended: false,
+        }
+    }
+
+    /// The next item; `Ok(None)` at the end of the body.
+    async fn next(&mut self) -> Result<Option<SseItem>> {
+        loop {
+            if let Some(item) = self.parser.next_item() {
+                return Ok(Some(item));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            match self.response.chunk().await {
+                Ok(Some(bytes)) => self.parser.feed(&bytes),
+                Ok(None) => {
+                    self.ended = true;
+                    self.parser.finish();
+                }
+                Err(e) => {
+                    self.ended = true;
+                    self.parser.finish();
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!("the event stream broke: {}", chain(&e)),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn last_event_id(&self) -> Option<String> {
+        self.parser.last_event_id().map(str::to_string)
+    }
+
+    fn retry(&self) -> Option<Duration> {
+        self.parser.retry()
+    }
+}
+
+/// What one stream item meant for the request being served.
+enum Found {
+    Answer(Value),
+    Nothing,
+}
+
+fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+fn is_json_rpc_error(message: &Value) -> bool {
+    message.get("jsonrpc").is_some()
+        && message
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .is_some_and(Value::is_i64)
+}
+
+fn header_value(value: &str) -> Option<HeaderValue> {
+    HeaderValue::from_str(value).ok()
+}
+
+impl Inner {
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    fn closed_error() -> Error {
+        Error::new(ErrorKind::Closed, "the HTTP transport is closed")
+    }
+
+    fn deliver(&self, message: Value) {
+        let _ = self.inbound.send(Inbound::Message(message));
+    }
+
+    fn fail(&self, id: RequestId, error: Error) {
+        let _ = self.inbound.send(Inbound::RequestFailed { id, error });
+    }
+
+    fn log(&self, line: impl Into<String>) {
+        let _ = self.inbound.send(Inbound::Log {
+            source: "transport",
+            line: line.into(),
+        });
+    }
+
+    /// Runs `fut` as the task serving request `id` (cancel aborts it).
+    fn spawn_request<F>(self: &Arc<Self>, id: RequestId, fut: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let inner = self.clone();
+        let key = id.clone();
+        // The lock is held across the spawn so the task cannot unregister before it registered.
+        let mut tasks = self.tasks.lock().unwrap();
+        let handle = tokio::spawn(async move {
+            fut.await;
+            inner.tasks.lock().unwrap().requests.remove(&key);
+        });
+        if let Some(old) = tasks.requests.insert(id, handle.abort_handle()) {
+            old.abort();
+        }
+    }
+
+    /// Runs a helper task (streams, drains) that `close` aborts.
+    fn spawn_background<F>(&self, fut: F) -> AbortHandle
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let mut tasks = self.tasks.lock().unwrap();
+        tasks.background.retain(|h| !h.is_finished());
+        let handle = tokio::spawn(fut).abort_handle();
+        tasks.background.push(handle.clone());
+        handle
+    }
+
+    fn abort_request(&self, id: &RequestId) {
+        if let Some(handle) = self.tasks.lock().unwrap().requests.remove(id) {
+            handle.abort();
+        }
+    }
+
+    /// A request to `url` with the configured headers, then `extra` on top.
+    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::RequestBuilder {
+        let mut headers = self.base_headers.clone();
+        for (name, value) in extra {
+            if let Some(name) = name {
+                headers.insert(name, value);
+            }
+        }
+        self.client.request(method, url.clone()).headers(headers)
+    }
+
+    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::RequestBuilder> {
+        let bytes = serde_json::to_vec(body).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
+        Ok(self.request(Method::POST, url, extra).body(bytes))
+    }
+
+    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::RequestBuilder {
+        extra.insert(ACCEPT, HeaderValue::from_static(EVENT_STREAM));
+        self.request(Method::GET, url, extra)
+    }
+
+    async fn send_http(&self, request: reqwest::RequestBuilder, what: &str) -> Result<reqwest::Response> {
+        request
+            .send()
+            .await
+            .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", chain(&e))))
+    }
+
+    /// Reads a body to its end, up to `max` bytes; `Err(len)` when it is longer (the rest is not
+    /// read and the connection is dropped with the response).
+    async fn read_bounded(response: &mut reqwest::Response, max: usize) -> Result<std::result::Result<Vec<u8>, usize>> {
+        if let Some(len) = response.content_length() {
+            if len as usize > max {
+                return Ok(Err(len as usize));
+            }
+        }
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(bytes)) => {
+                    if body.len() + bytes.len() > max {
+                        return Ok(Err(body.len() + bytes.len()));
+                    }
+                    body.extend_from_slice(&bytes);
+                }
+                Ok(None) => return Ok(Ok(body)),
+                Err(e) => {
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!("reading the response failed: {}", chain(&e)),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn too_large(&self, len: usize) -> Error {
+        Error::new(
+            ErrorKind::MessageTooLarge,
+            format!(
+                "the server sent a {len}-byte message; the bound is {} bytes",
+                self.cfg.max_message_bytes
+            ),
+        )
+    }
+
+    /// Turns a response into an [`Outcome`] for request `id` (`None`: a notification or answer
+    /// was sent). Messages other than the answer are delivered as they are read.
+    async fn outcome(self: &Arc<Self>, mut response: reqwest::Response, id: Option<&RequestId>) -> Result<Exchange> {
+        let status = response.status();
+        let session_id = response
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        let outcome = if status.is_success() && content_type == EVENT_STREAM {
+            let stream = EventStream::new(response, self.cfg.max_message_bytes);
+            match id {
+                Some(id) => self.read_for_answer(stream, id).await?,
+                None => {
+                    // A stream in reply to a notification: deliver whatever it carries.
+                    let inner = self.clone();
+                    self.spawn_background(async move { inner.drain(Some(Box::new(stream))).await });
+                    Outcome::Accepted
+                }
+            }
+        } else if status == StatusCode::ACCEPTED {
+            // Whatever a 202 carries ("Accepted") is read and dropped, so the connection is reused.
+            let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
+            Outcome::Accepted
+        } else if status.is_success() {
+            let body = match Self::read_bounded(&mut response, self.cfg.max_message_bytes).await? {
+                Ok(body) => body,
+                Err(len) => return Err(self.too_large(len)),
+            };
+            if body.iter().all(u8::is_ascii_whitespace) {
+                Outcome::Accepted
+            } else {
+                match serde_json::from_slice::<Value>(&body) {
+                    Ok(value) => self.answer_in(value, id),
+                    Err(e) if id.is_some() => {
+                        return Err(Error::protocol(format!(
+                            "the server answered HTTP {status} with a body that is not JSON ({e}): {}",
+                            excerpt(&body)
+                        )))
+                    }
+                    Err(_) => Outcome::Accepted,
+                }
+            }
+        } else {
+            let body = match Self::read_bounded(&mut response, ERROR_BODY_MAX).await {
+                Ok(Ok(body)) => body,
+                // Too long or broken: an excerpt is all that is wanted anyway.
+                _ => Vec::new(),
+            };
+            match serde_json::from_slice::<Value>(&body) {
+                // Only a request's own error answer counts; a refused notification is a status.
+                Ok(value) if id.is_some() && is_json_rpc_error(&value) => self.answer_in(value, id),
+                _ => Outcome::Status {
+                    status,
+                    excerpt: excerpt(&body),
+                },
+            }
+        };
+        Ok(Exchange {
+            outcome,
+            status,
+            session_id,
+        })
+    }
+
+    /// Finds the answer to `id` in a JSON body (one message or a batch); the rest is delivered.
+    fn answer_in(&self, value: Value, id: Option<&RequestId>) -> Outcome {
+        let messages = match value {
+            Value::Array(items) => items,
+            other => vec![other],
+        };
+        let mut answer = None;
+        for message in messages {
+            match self.sort(message, id) {
+                Found::Answer(m) if answer.is_none() => answer = Some(m),
+                _ => {}
+            }
+        }
+        match (answer, id) {
+            (Some(message), _) => Outcome::Answer { message, rest: None },
+            (None, None) => Outcome::Accepted,
+            (None, Some(_)) => Outcome::Ended {
+                why: "the server's reply did not contain the answer".into(),
+                last_event_id: None,
+                retry: None,
+            },
+        }
+    }
+
+    /// Keeps the answer to `id` (an error without an id in a direct reply is ours too), delivers
+    /// everything else.
+    fn sort(&self, mut message: Value, id: Option<&RequestId>) -> Found {
+        if let Some(id) = id {
+            if is_response(&message) {
+                let msg_id = message.get("id").and_then(RequestId::from_value);
+                let anonymous_error = msg_id.is_none() && message.get("error").is_some();
+                if msg_id.as_ref() == Some(id) || anonymous_error {
+                    if anonymous_error {
+                        message["id"] = id.to_value();
+                    }
+                    return Found::Answer(message);
+                }
+            }
+        }
+        self.deliver(message);
+        Found::Nothing
+    }
+
+    /// Handles one stream item for the request `id`: the answer is returned, the rest delivered.
+    fn stream_item(&self, item: SseItem, id: Option<&RequestId>) -> Result<Found> {
+        match item {
+            SseItem::TooLarge { prefix, len } => {
+                let error = self.too_large(len);
+                match scan_top_level_id(&prefix).as_ref().and_then(RequestId::from_value) {
+                    Some(found) if Some(&found) == id => return Err(error),
+                    Some(other) => self.fail(other, error),
+                    None => self.log(format!("skipped an SSE event: {}", error.message())),
+                }
+                Ok(Found::Nothing)
+            }
+            SseItem::Event(event) => {
+                if event.kind() == "endpoint" || event.data.trim().is_empty() {
+                    // Priming events (an id and retry with empty data) carry no message.
+                    return Ok(Found::Nothing);
+                }
+                match serde_json::from_str::<Value>(&event.data) {
+                    Ok(Value::Array(items)) => {
+                        let mut answer = Found::Nothing;
+                        for message in items {
+                            if let Found::Answer(m) = self.sort(message, id) {
+                                answer = Found::Answer(m);
+                            }
+                        }
+                        Ok(answer)
+                    }
+                    Ok(message) => Ok(self.sort(message, id)),
+                    Err(e) => {
+                        self.log(format!(
+                            "ignored an SSE event that is not JSON ({e}): {}",
+                            excerpt(event.data.as_bytes())
+                        ));
+                        Ok(Found::Nothing)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads an event stream until the answer to `id`, delivering everything before it.
+    async fn read_for_answer(&self, mut stream: EventStream, id: &RequestId) -> Result<Outcome> {
+        loop {
+            match stream.next().await {
+                Ok(Some(item)) => {
+                    if let Found::Answer(message) = self.stream_item(item, Some(id))? {
+                        return Ok(Outcome::Answer {
+                            message,
+                            rest: Some(Box::new(stream)),
+                        });
+                    }
+                }
+                Ok(None) => {
+                    return Ok(Outcome::Ended {
+                        why: "the server closed the response stream before answering".into(),
+                        last_event_id: stream.last_event_id(),
+                        retry: stream.retry(),
+                    })
+                }
+                Err(e) => {
+                    return Ok(Outcome::Ended {
+                        why: e.message().to_string(),
+                        last_event_id: stream.last_event_id(),
+                        retry: stream.retry(),
+                    })
+                }
+            }
+        }
+    }
+
+    /// Reads what is left of a stream after its answer (bounded in time), so the connection can
+    /// be reused; anything still on it is delivered.
+    async fn drain(&self, rest: Option<Box<EventStream>>) {
+        let Some(mut stream) = rest else {
+            return;
+        };
+        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+            while let Ok(Some(item)) = stream.next().await {
+                if let Err(e) = self.stream_item(item, None) {
+                    self.log(e.message().to_string());
+                }
+            }
+        })
+        .await;
+    }
+
+    /// The error for an HTTP status without a JSON-RPC answer.
+    fn status_error(&self, what: &str, status: StatusCode, excerpt: &str) -> Error {
+        let body = if excerpt.is_empty() {
+            String::new()
+        } else {
+            format!(": {excerpt}")
+        };
+        Error::new(ErrorKind::Io, format!("{what}: HTTP {status} from {}{body}", self.url))
+    }
+
+    /// Delivers an answer, or fails `id` with what the outcome says.
+    async fn finish(&self, id: &RequestId, what: &str, outcome: Outcome) {
+        match outcome {
+            Outcome::Answer { message, rest } => {
+                self.deliver(message);
+                self.drain(rest).await;
+            }
+            Outcome::Accepted => self.fail(
+                id.clone(),
+                Error::protocol(format!("the server accepted {what} (HTTP 202) but sent no answer")),
+            ),
+            Outcome::Status { status, excerpt } => self.fail(id.clone(), self.status_error(what, status, &excerpt)),
+            Outcome::Ended { why, .. } => self.fail(id.clone(), Error::new(ErrorKind::Io, format!("{what}: {why}"))),
+        }
+    }
+
+    async fn send(self: Arc<Self>, message: Value) -> Result<()> {
+        if self.is_closed() {
+            return Err(Self::closed_error());
+        }
+        let method = message.get("method").and_then(Value::as_str).map(str::to_string);
+        let id = message.get("id").and_then(RequestId::from_value);
+        match (method, id) {
+            (Some(method), Some(id)) => {
+                self.start_request(id, method, message);
+                Ok(())
+            }
+            (Some(method), None) => self.send_notification(&method, message).await,
+            (None, _) => self.send_answer(message).await,
+        }
+    }
+
+    fn start_request(self: &Arc<Self>, id: RequestId, method: String, message: Value) {
+        enum Route {
+            Modern,
+            Streamable,
+            Sse2024(Url),
+        }
+        let route = {
+            let mut st = self.state.lock().unwrap();
+            if method == methods::INITIALIZE && !matches!(st.wire, Wire::Sse2024 { .. }) {
+                st.wire = Wire::Streamable(legacy::Session::new(message.clone()));
+            }
+            match &st.wire {
+                Wire::Modern => Route::Modern,
+                Wire::Streamable(_) => Route::Streamable,
+                Wire::Sse2024 { endpoint } => Route::Sse2024(endpoint.clone()),
+            }
+        };
+        let inner = self.clone();
+        let task_id = id.clone();
+        match route {
+            Route::Modern => {
+                self.spawn_request(task_id, async move { inner.modern_request(id, method, message).await })
+            }
+            Route::Streamable => {
+                self.spawn_request(task_id, async move { inner.legacy_request(id, method, message).await })
+            }
+            Route::Sse2024(endpoint) => self.spawn_request(task_id, async move {
+                if let Err(e) = inner.sse2024_post(&endpoint, &message).await {
+                    inner.fail(id, e);
+                }
+            }),
+        }
+    }
+
+    async fn send_notification(self: &Arc<Self>, method: &str, message: Value) -> Result<()> {
+        let endpoint = {
+            let st = self.state.lock().unwrap();
+            match &st.wire {
+                Wire::Modern => None,
+                Wire::Streamable(_) => Some(None),
+                Wire::Sse2024 { endpoint } => Some(Some(endpoint.clone())),
+            }
+        };
+        match endpoint {
+            None => self.modern_notification(method, &message).await,
+            Some(None) => self.legacy_one_way(Some(method), &message).await,
+            Some(Some(endpoint)) => self.sse2024_post(&endpoint, &message).await,
+        }
+    }
+
+    /// The client's answer to a server→client request (legacy only).
+    async fn send_answer(self: &Arc<Self>, message: Value) -> Result<()> {
+        let endpoint = {
+            let st = self.state.lock().unwrap();
+            match &st.wire {
+                Wire::Sse2024 { endpoint } => Some(endpoint.clone()),
+                _ => None,
+            }
+        };
+        match endpoint {
+            Some(endpoint) => self.sse2024_post(&endpoint, &message).await,
+            None => self.legacy_one_way(None, &message).await,
+        }
+    }
+
+    async fn cancel(self: Arc<Self>, id: RequestId, reason: String) {
+        let wire = {
+            let st = self.state.lock().unwrap();
+            match &st.wire {
+                Wire::Modern => None,
+                Wire::Streamable(_) => Some(None),
+                Wire::Sse2024 { endpoint } => Some(Some(endpoint.clone())),
+            }
+        };
+        match wire {
+            // Modern: closing the response stream is the cancellation.
+            None => self.abort_request(&id),
+            Some(endpoint) => {
+                let params = serde_json::json!({"requestId": id.to_value(), "reason": reason});
+                let note = jsonrpc::notification(methods::NOTIFY_CANCELLED, Some(params));
+                let sent = match endpoint {
+                    Some(endpoint) => self.sse2024_post(&endpoint, &note).await,
+                    None => self.legacy_one_way(Some(methods::NOTIFY_CANCELLED), &note).await,
+                };
+                if let Err(e) = sent {
+                    self.log(format!(
+                        "could not send the cancellation of request {id}: {}",
+                        e.message()
+                    ));
+                }
+                // A disconnect is no cancellation on this wire, but nobody waits for the answer.
+                self.abort_request(&id);
+            }
+        }
+    }
+
+    async fn close(self: Arc<Self>) {
+        let mut done = self.close_done.lock().await;
+        if *done {
+            return;
+        }
+        self.closed.store(true, Ordering::SeqCst);
+        {
+            let mut tasks = self.tasks.lock().unwrap();
+            for (_, handle) in tasks.requests.drain() {
+                handle.abort();
+            }
+            for handle in tasks.background.drain(..) {
+                handle.abort();
+            }
+        }
+        self.end_legacy_session().await;
+        let _ = self.inbound.send(Inbound::Closed(Error::new(
+            ErrorKind::Closed,
+            "the client closed the connection",
+        )));
+        *done = true;
+    }
+
+    fn abort_all(&self) {
+        let mut tasks = self.tasks.lock().unwrap();
+        for (_, handle) in tasks.requests.drain() {
+            handle.abort();
+        }
+        for handle in tasks.background.drain(..) {
+            handle.abort();
+        }
+    }
+}
+
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.chars().count() > EXCERPT_MAX {
+        format!("{}…", text.chars().take(EXCERPT_MAX).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
+impl Transport for HttpTransport {
+    fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
+        let inner = self.inner.clone();
+        Box::pin(inner.send(message))
+    }
+
+    fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
+        let inner = self.inner.clone();
+        Box::pin(inner.cancel(id, reason))
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        let inner = self.inner.clone();
+        Box::pin(inner.close())
+    }
+}
+
+impl Drop for HttpTransport {
+    fn drop(&mut self) {
+        // Dropped without `close`: stop every stream and request task.
+        self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.abort_all();
+    }
+}

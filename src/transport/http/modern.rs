@@ -1,0 +1,195 @@
+//! Modern Streamable HTTP (2026-07-28): one POST per message with the standard headers
+//! (`MCP-Protocol-Version` from `_meta`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), JSON or SSE
+//! replies, cancellation by closing the response stream, `tools/list` filtering, and the one
+//! reload-and-retry after a -32020 header mismatch.
+
+use super::headers::{self, ToolHeaders};
+use super::{header_value, Inner, Outcome, VERSION_HEADER};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
+use reqwest::header::{HeaderMap, HeaderName};
+use serde_json::{Map, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Pages of `tools/list` read when reloading the tool cache after a -32020.
+const MAX_REFRESH_PAGES: usize = 20;
+
+/// Ids of the transport's own `tools/list` requests (distinct from the session's integers).
+static REFRESH_IDS: AtomicU64 = AtomicU64::new(1);
+
+fn error_code(answer: &Value) -> Option<i64> {
+    answer.get("error")?.get("code")?.as_i64()
+}
+
+impl Inner {
+    /// The headers of a modern POST, derived from the message itself and the tool cache.
+    fn modern_headers(&self, message: &Value) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
+        let params = message.get("params");
+        let meta_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let mut st = self.state.lock().unwrap();
+        if let Some(v) = &meta_version {
+            st.modern_version = Some(v.clone());
+        }
+        if let Some(v) = meta_version
+            .or_else(|| st.modern_version.clone())
+            .and_then(|v| header_value(&v))
+        {
+            map.insert(VERSION_HEADER, v);
+        }
+        if let Some(v) = header_value(&headers::encode_value(method)) {
+            map.insert("mcp-method", v);
+        }
+        if let Some(v) = headers::name_for(method, params).and_then(|n| header_value(&n)) {
+            map.insert("mcp-name", v);
+        }
+        if method == methods::TOOLS_CALL {
+            let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
+            if let Some(ToolHeaders::Valid(declared)) = tool.and_then(|t| st.tools.get(t)) {
+                for (name, value) in headers::param_headers(declared, params.and_then(|p| p.get("arguments"))) {
+                    if let (Ok(name), Some(value)) = (HeaderName::from_bytes(name.as_bytes()), header_value(&value)) {
+                        map.insert(name, value);
+                    }
+                }
+            }
+        }
+        map
+    }
+
+    /// One POST of a request, up to its answer (not yet delivered).
+    async fn modern_exchange(self: &Arc<Self>, id: &RequestId, message: &Value) -> Result<Outcome> {
+        let method = message.get("method").and_then(Value::as_str).unwrap_or("request");
+        let request = self.post(&self.url, message, self.modern_headers(message))?;
+        let response = self.send_http(request, &format!("POST {method}")).await?;
+        Ok(self.outcome(response, Some(id)).await?.outcome)
+    }
+
+    /// Serves one request: POST, answer, and the -32020 reload-and-retry for `tools/call`.
+    pub(super) async fn modern_request(self: Arc<Self>, id: RequestId, method: String, message: Value) {
+        let mut reloaded = false;
+        loop {
+            let outcome = match self.modern_exchange(&id, &message).await {
+                Ok(outcome) => outcome,
+                Err(e) => return self.fail(id, e),
+            };
+            match outcome {
+                Outcome::Answer {
+                    message: mut answer,
+                    rest,
+                } => {
+                    if method == methods::TOOLS_CALL && !reloaded && error_code(&answer) == Some(codes::HEADER_MISMATCH)
+                    {
+                        // The server saw other Mcp-Param-* headers than the cached definition
+                        // gave: the tool changed. Reload it, then retry once with new headers.
+                        reloaded = true;
+                        self.drain(rest).await;
+                        let tool = message
+                            .get("params")
+                            .and_then(|p| p.get("name"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        self.log(format!(
+                            "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
+                        ));
+                        match self.refresh_tools(&message, &tool).await {
+                            Ok(()) => continue,
+                            Err(e) => {
+                                self.log(format!("reloading tools/list failed: {}", e.message()));
+                                return self.deliver(answer);
+                            }
+                        }
+                    }
+                    if method == methods::TOOLS_LIST {
+                        self.filter_tools(&mut answer);
+                    }
+                    self.deliver(answer);
+                    return self.drain(rest).await;
+                }
+                other => return self.finish(&id, &method, other).await,
+            }
+        }
+    }
+
+    /// Records a `tools/list` answer in the cache and removes tools with invalid annotations.
+    fn filter_tools(&self, answer: &mut Value) {
+        let Some(result) = answer.get_mut("result") else {
+            return;
+        };
+        let warnings = self.state.lock().unwrap().tools.absorb(result);
+        for w in warnings {
+            self.log(w);
+        }
+    }
+
+    /// Reloads `tools/list` (with the failed request's `_meta`) until `tool` is seen again or the
+    /// pages run out.
+    async fn refresh_tools(self: &Arc<Self>, failed: &Value, tool: &str) -> Result<()> {
+        let mut meta_obj = Map::new();
+        if let Some(Value::Object(m)) = failed.get("params").and_then(|p| p.get("_meta")) {
+            for key in [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO] {
+                if let Some(v) = m.get(key) {
+                    meta_obj.insert(key.into(), v.clone());
+                }
+            }
+        }
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_REFRESH_PAGES {
+            let id = RequestId::Str(format!(
+                "mcp-client-tools-refresh-{}",
+                REFRESH_IDS.fetch_add(1, Ordering::Relaxed)
+            ));
+            let mut params = Map::new();
+            params.insert("_meta".into(), Value::Object(meta_obj.clone()));
+            if let Some(c) = &cursor {
+                params.insert("cursor".into(), Value::String(c.clone()));
+            }
+            let request = jsonrpc::request(&id, methods::TOOLS_LIST, Some(Value::Object(params)));
+            let mut answer = match self.modern_exchange(&id, &request).await? {
+                Outcome::Answer { message, rest } => {
+                    self.drain(rest).await;
+                    message
+                }
+                Outcome::Status { status, excerpt } => return Err(self.status_error("tools/list", status, &excerpt)),
+                Outcome::Accepted => return Err(Error::protocol("tools/list got HTTP 202 and no answer")),
+                Outcome::Ended { why, .. } => return Err(Error::new(ErrorKind::Io, format!("tools/list: {why}"))),
+            };
+            if let Some(err) = answer.get("error") {
+                return Err(Error::rpc(
+                    err.get("code").and_then(Value::as_i64).unwrap_or(0),
+                    err.get("message").and_then(Value::as_str).unwrap_or("").to_string(),
+                    err.get("data").cloned(),
+                ));
+            }
+            self.filter_tools(&mut answer);
+            if self.state.lock().unwrap().tools.get(tool).is_some() {
+                return Ok(());
+            }
+            match answer
+                .get("result")
+                .and_then(|r| r.get("nextCursor"))
+                .and_then(Value::as_str)
+            {
+                Some(next) if cursor.as_deref() != Some(next) => cursor = Some(next.to_string()),
+                _ => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    /// A notification (none are defined for modern HTTP, but the wire allows them): 202 expected.
+    pub(super) async fn modern_notification(self: &Arc<Self>, method: &str, message: &Value) -> Result<()> {
+        let request = self.post(&self.url, message, self.modern_headers(message))?;
+        let response = self.send_http(request, &format!("POST {method}")).await?;
+        match self.outcome(response, None).await?.outcome {
+            Outcome::Status { status, excerpt } => Err(self.status_error(method, status, &excerpt)),
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! A Server-Sent Events parser (the `text/event-stream` format) with bounded memory.
+//!
+//! Bytes go in as they arrive ([`SseParser::feed`]); complete events come out. The rules are the
+//! event-stream ones: lines end with CRLF, LF or CR (a CR at the end of one chunk and an LF at the
+//! start of the next are one line end); a line starting with `:` is a comment; `field: value`
+//! loses one space after the colon; `data` lines join with `\n`; a blank line dispatches the
+//! event; `id` (without NUL) sets the last event id even when no event is dispatched; `retry`
+//! takes ASCII digits only; a leading byte-order mark is skipped. An event whose data outgrows the
+//! bound is reported as [`SseItem::TooLarge`] with its first bytes, so a caller can find the
+//! JSON-RPC id and fail just that request.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+/// How much of an oversized event's data is kept, to find its request id.
+const OVERSIZE_PREFIX: usize = 4096;
+/// Slack above the data bound for one line's field name and separators.
+const LINE_SLACK: usize = 64;
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event` field (`None` means the default type, `message`).
+    pub event: Option<String>,
+    /// The data lines joined with `\n`.
+    pub data: String,
+    /// The last event id in force when this event was dispatched.
+    pub id: Option<String>,
+}
+
+impl SseEvent {
+    /// The event type, `message` when the stream named none.
+    pub fn kind(&self) -> &str {
+        self.event.as_deref().unwrap_or("message")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseItem {
+    Event(SseEvent),
+    /// An event whose data exceeded the bound: its first bytes and its full data length.
+    TooLarge {
+        prefix: Vec<u8>,
+        len: usize,
+    },
+}
+
+#[derive(Debug)]
+pub struct SseParser {
+    max_data: usize,
+    /// The current line (capped; see `line_len`).
+    line: Vec<u8>,
+    /// The current line's full length, which may exceed what `line` kept.
+    line_len: usize,
+    /// The previous chunk ended in CR: an LF starting the next one belongs to it.
+    after_cr: bool,
+    /// Still at the stream's very start (a BOM may follow).
+    at_start: bool,
+    data: Vec<u8>,
+    data_len: usize,
+    /// Some `data` line was seen for the pending event (even an empty one).
+    has_data: bool,
+    event: Option<String>,
+    last_id: Option<String>,
+    retry: Option<Duration>,
+    out: VecDeque<SseItem>,
+}
+
+impl SseParser {
+    /// A parser whose events carry at most `max_data` bytes of data.
+    pub fn new(max_data: usize) -> Self {
+        SseParser {
+            max_data,
+            line: Vec::new(),
+            line_len: 0,
+            after_cr: false,
+            at_start: true,
+            data: Vec::new(),
+            data_len: 0,
+            has_data: false,
+            event: None,
+            last_id: None,
+            retry: None,
+            out: VecDeque::new(),
+        }
+    }
+
+    /// The last event id the stream set (for `Last-Event-ID` on reconnection).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// The reconnection time the stream asked for with `retry:`.
+    pub fn retry(&self) -> Option<Duration> {
+        self.retry
+    }
+
+    /// Consumes bytes; completed events are queued for [`SseParser::next_item`].
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        if self.at_start {
+            // A UTF-8 BOM may open the stream; it may also arrive split across chunks.
+            const BOM: &[u8] = b"\xEF\xBB\xBF";
+            let have = self.line.len();
+            let take = (BOM.len() - have).min(bytes.len());
+            if have < BOM.len() && bytes[..take] == BOM[have..have + take] {
+                if have + take == BOM.len() {
+                    self.line.clear();
+                    self.at_start = false;
+                } else {
+                    self.line.extend_from_slice(&bytes[..take]);
+                }
+                bytes = &bytes[take..];
+                if self.at_start {
+                    return;
+                }
+            } else {
+                // Not a BOM after all: what was held back is ordinary line content.
+                self.at_start = false;
+                self.line_len = self.line.len();
+            }
+        }
+        for &b in bytes {
+            if self.after_cr {
+                self.after_cr = false;
+                if b == b'\n' {
+                    continue;
+                }
+            }
+            match b {
+                b'\n' => self.end_line(),
+                b'\r' => {
+                    self.end_line();
+                    self.after_cr = true;
+                }
+                _ => {
+                    self.line_len += 1;
+                    if self.line.len() < self.max_data + LINE_SLACK {
+                        self.line.push(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next completed item, if any.
+    pub fn next_item(&mut self) -> Option<SseItem> {
+        self.out.pop_front()
+    }
+
+    /// End of stream: an event without its closing blank line is discarded, as the format says.
+    pub fn finish(&mut self) {
+        self.line.clear();
+        self.line_len = 0;
+        self.reset_event();
+    }
+
+    fn reset_event(&mut self) {
+        self.data.clear();
+        self.data_len = 0;
+        self.has_data = false;
+        self.event = None;
+    }
+
+    fn end_line(&mut self) {
+        let line = std::mem::take(&mut self.line);
+        let line_len = std::mem::replace(&mut self.line_len, 0);
+        self.at_start = false;
+        if line_len == 0 {
+            self.dispatch();
+            return;
+        }
+        if line[0] == b':' {
+            return;
+        }
+        let (field, value) = match line.iter().position(|&c| c == b':') {
+            Some(i) => {
+                let rest = &line[i + 1..];
+                (&line[..i], rest.strip_prefix(b" ").unwrap_or(rest))
+            }
+            None => (&line[..], &[][..]),
+        };
+        let truncated = line_len > line.len();
+        match field {
+            b"data" => {
+                let value_len = if truncated {
+                    line_len - (line.len() - value.len())
+                } else {
+                    value.len()
+                };
+                if self.has_data {
+                    self.push_data(b"\n", 1);
+                }
+                self.has_data = true;
+                self.push_data(value, value_len);
+            }
+            // Other fields never need more than a short value; a truncated one is garbage.
+            _ if truncated => {}
+            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"id" if !value.contains(&0) => {
+                self.last_id = Some(String::from_utf8_lossy(value).into_owned());
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                if let Some(ms) = std::str::from_utf8(value).ok().and_then(|s| s.parse::<u64>().ok()) {
+                    self.retry = Some(Duration::from_millis(ms));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Appends `bytes` (the kept part of a value whose full length is `len`) to the event data.
+    fn push_data(&mut self, bytes: &[u8], len: usize) {
+        self.data_len += len;
+        let room = if self.data_len <= self.max_data {
+            usize::MAX
+        } else {
+            OVERSIZE_PREFIX.saturating_sub(self.data.len())
+        };
+        if self.data_len > self.max_data && self.data.len() > OVERSIZE_PREFIX {
+            self.data.truncate(OVERSIZE_PREFIX);
+        }
+        self.data.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+
+    fn dispatch(&mut self) {
+        if !self.has_data {
+            // Nothing to dispatch (an id or retry alone, or a bare blank line).
+            self.reset_event();
+            return;
+        }
+        let item = if self.data_len > self.max_data {
+            SseItem::TooLarge {
+                prefix: std::mem::take(&mut self.data),
+                len: self.data_len,
+            }
+        } else {
+            SseItem::Event(SseEvent {
+                event: self.event.take(),
+                data: String::from_utf8_lossy(&self.data).into_owned(),
+                id: self.last_id.clone(),
+            })
+        };
+        self.out.push_back(item);
+        self.reset_event();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_chunks(chunks: &[&[u8]], max: usize) -> (Vec<SseItem>, SseParser) {
+        let mut p = SseParser::new(max);
+        let mut out = Vec::new();
+        for c in chunks {
+            p.feed(c);
+            while let Some(item) = p.next_item() {
+                out.push(item);
+            }
+        }
+        (out, p)
+    }
+
+    fn data(items: &[SseItem]) -> Vec<String> {
+        items
+            .iter()
+            .map(|i| match i {
+                SseItem::Event(e) => e.data.clone(),
+                SseItem::TooLarge { len, .. } => format!("<too large: {len}>"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fields_comments_and_multiline_data() {
+        let input = b": a comment\nevent: message\nid: 7\ndata: {\"a\":\ndata:1}\n\n:keepalive\n\ndata:x\n\n";
+        let (items, p) = parse_chunks(&[input], 1024);
+        assert_eq!(data(&items), ["{\"a\":\n1}", "x"]);
+        let SseItem::Event(first) = &items[0] else { panic!() };
+        assert_eq!(first.event.as_deref(), Some("message"));
+        assert_eq!(first.id.as_deref(), Some("7"));
+        let SseItem::Event(second) = &items[1] else { panic!() };
+        assert_eq!(second.kind(), "message");
+        assert_eq!(second.id.as_deref(), Some("7"), "the last id stays in force");
+        assert_eq!(p.last_event_id(), Some("7"));
+    }
+
+    #[test]
+    fn every_line_ending_and_split_points() {
+        let input: &[u8] = b"data: a\r\ndata: b\rdata: c\n\r\nid: 9\r\n\r\n";
+        // Byte-by-byte feeding must give the same result as one chunk.
+        let whole = parse_chunks(&[input], 1024).0;
+        let bytes: Vec<&[u8]> = input.chunks(1).collect();
+        let split = parse_chunks(&bytes, 1024).0;
+        assert_eq!(whole, split);
+        assert_eq!(data(&whole), ["a\nb\nc"]);
+    }
+
+    #[test]
+    fn priming_event_sets_id_and_retry_without_dispatching_json() {
+        // The SEP-1699 priming event: an id, a retry and an empty data line.
+        let (items, p) = parse_chunks(&[b"id: event-1\nretry: 2000\ndata: \n\n"], 1024);
+        assert_eq!(data(&items), [""]);
+        assert_eq!(p.last_event_id(), Some("event-1"));
+        assert_eq!(p.retry(), Some(Duration::from_millis(2000)));
+        // An id alone dispatches nothing but still counts.
+        let (items, p) = parse_chunks(&[b"id: 3\n\nretry: soon\n\n"], 1024);
+        assert!(items.is_empty());
+        assert_eq!(p.last_event_id(), Some("3"));
+        assert_eq!(p.retry(), None, "a non-numeric retry is ignored");
+    }
+
+    #[test]
+    fn field_without_colon_and_no_space_strip_beyond_one() {
+        let (items, _) = parse_chunks(&[b"data\ndata:  two\n\n"], 1024);
+        assert_eq!(data(&items), ["\n two"]);
+    }
+
+    #[test]
+    fn bom_is_skipped_even_when_split() {
+        let (items, _) = parse_chunks(&[b"\xEF", b"\xBB", b"\xBFdata: x\n\n"], 1024);
+        assert_eq!(data(&items), ["x"]);
+        let (items, _) = parse_chunks(&[b"\xEFdata: x\n\n"], 1024);
+        assert_eq!(items.len(), 0, "a broken BOM makes the first line garbage");
+    }
+
+    #[test]
+    fn an_unterminated_event_is_dropped_at_the_end() {
+        let (mut items, mut p) = parse_chunks(&[b"data: done\n\ndata: half"], 1024);
+        p.finish();
+        while let Some(i) = p.next_item() {
+            items.push(i);
+        }
+        assert_eq!(data(&items), ["done"]);
+    }
+
+    #[test]
+    fn oversized_events_are_bounded_and_keep_a_prefix() {
+        let big = format!(
+            "data: {{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":\"{}\"}}\n\n",
+            "x".repeat(10_000)
+        );
+        let mut p = SseParser::new(100);
+        for chunk in big.as_bytes().chunks(333) {
+            p.feed(chunk);
+        }
+        p.feed(b"data: small\n\n");
+        let first = p.next_item().unwrap();
+        let SseItem::TooLarge { prefix, len } = first else {
+            panic!("{first:?}")
+        };
+        assert!(len > 10_000);
+        assert!(prefix.len() <= OVERSIZE_PREFIX);
+        assert!(prefix.starts_with(b"{\"jsonrpc\":\"2.0\",\"id\":5"));
+        assert!(p.line.capacity() < 10_000, "the line buffer stayed bounded");
+        assert_eq!(
+            p.next_item(),
+            Some(SseItem::Event(SseEvent {
+                event: None,
+                data: "small".into(),
+                id: None
+            }))
+        );
+        // Many data lines that only together exceed the bound.
+        let mut p = SseParser::new(10);
+        p.feed(b"data: 123456\ndata: 123456\n\n");
+        assert!(matches!(p.next_item(), Some(SseItem::TooLarge { len: 13, .. })));
+    }
+}
