@@ -1,6 +1,7 @@
 # mcp_client: build, demo, test, install.
 #   make demo                 build the library and run the C examples against the fixture server
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
+#   make conformance          the official MCP conformance suite's client scenarios
 #   make install PREFIX=/usr/local
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
@@ -15,7 +16,7 @@ STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 EXAMPLES := list mrtr_auto mrtr_manual
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
-.PHONY: all build demo examples test lint header-check rust-test c-test install uninstall clean
+.PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean
 
 all: build
 
@@ -56,6 +57,13 @@ rust-test: build
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# The official MCP conformance suite (client scenarios) against tests/conformance/client.c.
+conformance: build $(DEBUG)/conformance-client
+	tests/conformance/run.sh $(DEBUG)/conformance-client
+
+$(DEBUG)/conformance-client: tests/conformance/client.c include/mcp_client.h $(DEBUG)/libmcp_client.a
+	$(CC) $(CFLAGS_EXAMPLES) -o $@ $< $(DEBUG)/libmcp_client.a $(STATIC_LIBS)
 
 install:
 	$(CARGO) build --release --locked -p mcp_client

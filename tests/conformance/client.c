@@ -1,0 +1,223 @@
+/* The conformance client: drives the C ABI through the official MCP conformance suite's client
+ * scenarios. Contract: the server URL is the last argument; MCP_CONFORMANCE_SCENARIO,
+ * MCP_CONFORMANCE_PROTOCOL_VERSION and MCP_CONFORMANCE_CONTEXT describe the run; exit 0 on
+ * success. Diagnostics go to stderr. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mcp_client.h"
+
+static mcp_client *client;
+static const char *scenario = "";
+
+static int fail(const char *what, mcp_status st, mcp_error *err) {
+    fprintf(stderr, "conformance client: %s failed: %s (%d): %s\n", what, mcp_status_str(st), st,
+            err ? mcp_error_message(err) : "");
+    mcp_error_free(err);
+    return 1;
+}
+
+/* Calls a tool and prints its result; non-zero on failure. */
+static int call_tool(const char *name, const char *args) {
+    char *result = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_call_tool(client, name, args, NULL, NULL, NULL, &result, &err);
+    if (st != MCP_OK) return fail(name, st, err);
+    fprintf(stderr, "%s -> %s\n", name, result);
+    mcp_string_free(result);
+    return 0;
+}
+
+/* Lists one kind (all pages); the JSON goes to *out when out is non-NULL. */
+static int list(int32_t kind, char **out) {
+    char *result = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_list_all(client, kind, NULL, &result, &err);
+    if (st != MCP_OK) return fail("list", st, err);
+    fprintf(stderr, "list %d -> %s\n", kind, result);
+    if (out) *out = result;
+    else mcp_string_free(result);
+    return 0;
+}
+
+/* ---- input handlers ---------------------------------------------------------------- */
+
+static void *call_unrelated_then_reply(void *responder) {
+    /* sep-2322: an unrelated call between the input_required answer and the retry must carry
+     * neither inputResponses nor requestState. */
+    call_tool("test_mrtr_unrelated", "{}");
+    mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL);
+    return NULL;
+}
+
+static void on_elicitation(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
+    (void)ud; (void)method; (void)len;
+    fprintf(stderr, "elicitation: %s\n", params);
+    static int first = 1;
+    if (strcmp(scenario, "sep-2322-client-request-state") == 0 && first) {
+        first = 0;
+        pthread_t t;
+        mcp_responder_defer(r);
+        if (pthread_create(&t, NULL, call_unrelated_then_reply, r) == 0) {
+            pthread_detach(t);
+            return;
+        }
+        call_unrelated_then_reply(r); /* cannot happen in practice; keep the flow going */
+        return;
+    }
+    if (strcmp(scenario, "sep-2322-client-request-state") == 0) {
+        mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL);
+        return;
+    }
+    /* Accept; the library fills omitted fields from the schema defaults (SEP-1034). */
+    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{}}", NULL);
+}
+
+static void on_sampling(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
+    (void)ud; (void)method; (void)params; (void)len;
+    mcp_responder_reply_json(r, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"ok\"},"
+                                "\"model\":\"conformance-client\",\"stopReason\":\"endTurn\"}", NULL);
+}
+
+static void on_roots(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
+    (void)ud; (void)method; (void)params; (void)len;
+    mcp_responder_reply_json(r, "{\"roots\":[{\"uri\":\"file:///test/root\",\"name\":\"Test Root\"}]}", NULL);
+}
+
+/* ---- scenarios ---------------------------------------------------------------------- */
+
+/* http-custom-headers: call each tool of context.toolCalls with exactly its arguments. */
+static int run_context_tool_calls(const char *context) {
+    if (!context) return fail("reading MCP_CONFORMANCE_CONTEXT", MCP_NULL_ARG, NULL);
+    for (int i = 0;; i++) {
+        char pointer[64];
+        char *name = NULL, *args = NULL;
+        snprintf(pointer, sizeof pointer, "/toolCalls/%d/name", i);
+        if (mcp_json_string(context, pointer, &name, NULL) != MCP_OK) return i == 0;
+        snprintf(pointer, sizeof pointer, "/toolCalls/%d/arguments", i);
+        mcp_status st = mcp_json_pointer(context, pointer, &args, NULL);
+        int failed = st != MCP_OK ? fail("reading tool arguments", st, NULL) : call_tool(name, args);
+        mcp_string_free(name);
+        mcp_string_free(args);
+        if (failed) return 1;
+    }
+}
+
+/* json-schema-2020-12-preservation: echo the focal tool's inputSchema back verbatim. */
+static int run_schema_echo(void) {
+    char *tools = NULL;
+    if (list(MCP_LIST_TOOLS, &tools)) return 1;
+    int failed = 1;
+    for (int i = 0;; i++) {
+        char pointer[64];
+        char *name = NULL;
+        snprintf(pointer, sizeof pointer, "/tools/%d/name", i);
+        if (mcp_json_string(tools, pointer, &name, NULL) != MCP_OK) break;
+        int focal = strcmp(name, "json_schema_2020_12_tool") == 0;
+        mcp_string_free(name);
+        if (!focal) continue;
+        char *schema = NULL;
+        snprintf(pointer, sizeof pointer, "/tools/%d/inputSchema", i);
+        if (mcp_json_pointer(tools, pointer, &schema, NULL) == MCP_OK) {
+            size_t n = strlen(schema) + 16;
+            char *args = malloc(n);
+            if (args) {
+                snprintf(args, n, "{\"schema\":%s}", schema);
+                failed = call_tool("json_schema_echo", args);
+                free(args);
+            }
+            mcp_string_free(schema);
+        }
+        break;
+    }
+    mcp_string_free(tools);
+    return failed;
+}
+
+static int read_resource(const char *uri) {
+    char *result = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_read_resource(client, uri, NULL, NULL, NULL, &result, &err);
+    if (st != MCP_OK) return fail(uri, st, err);
+    mcp_string_free(result);
+    return 0;
+}
+
+static int get_prompt(const char *name) {
+    char *result = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_get_prompt(client, name, NULL, NULL, NULL, NULL, &result, &err);
+    if (st != MCP_OK) return fail(name, st, err);
+    mcp_string_free(result);
+    return 0;
+}
+
+static int run_scenario(const char *context) {
+    if (strcmp(scenario, "tools_call") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("add_numbers", "{\"a\":5,\"b\":3}");
+    if (strcmp(scenario, "sep-2322-client-request-state") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("test_mrtr_echo_state", "{}") ||
+               call_tool("test_mrtr_no_state", "{}") || call_tool("test_mrtr_no_result_type", "{}");
+    if (strcmp(scenario, "http-standard-headers") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("test_headers", "{}") ||
+               call_tool("my-hyphenated-tool", "{}") || list(MCP_LIST_RESOURCES, NULL) ||
+               read_resource("file:///path/to/file%20name.txt") ||
+               read_resource("https://example.com/resource?id=123") || list(MCP_LIST_PROMPTS, NULL) ||
+               get_prompt("test_prompt");
+    if (strcmp(scenario, "http-custom-headers") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || run_context_tool_calls(context);
+    if (strcmp(scenario, "http-invalid-tool-headers") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("valid_tool", "{\"region\":\"us-west1\"}");
+    if (strcmp(scenario, "json-schema-2020-12-preservation") == 0) return run_schema_echo();
+    if (strcmp(scenario, "elicitation-sep1034-client-defaults") == 0)
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("test_client_elicitation_defaults", "{}");
+    if (strcmp(scenario, "sse-retry") == 0) {
+        /* Stay connected while the server closes the GET stream and we reconnect after `retry`. */
+        sleep(4);
+        return list(MCP_LIST_TOOLS, NULL);
+    }
+    /* initialize, request-metadata, json-schema-ref-no-deref, and anything else: list tools. */
+    return list(MCP_LIST_TOOLS, NULL);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s [args...] <server url>\n", argv[0]);
+        return 2;
+    }
+    const char *url = argv[argc - 1];
+    const char *version = getenv("MCP_CONFORMANCE_PROTOCOL_VERSION");
+    const char *context = getenv("MCP_CONFORMANCE_CONTEXT");
+    if (getenv("MCP_CONFORMANCE_SCENARIO")) scenario = getenv("MCP_CONFORMANCE_SCENARIO");
+    if (!version || !*version) version = "2026-07-28";
+    fprintf(stderr, "conformance client: scenario %s, version %s, url %s\n", scenario, version, url);
+
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new("{\"client_info\":{\"name\":\"mcp_client-conformance\",\"version\":\"0.1.0\"},"
+                                   "\"request_timeout_ms\":20000}",
+                                   &cfg, &err);
+    if (st == MCP_OK) st = mcp_config_set_url(cfg, url, &err);
+    if (st == MCP_OK) st = mcp_config_set_protocol_version(cfg, version, &err);
+    if (st == MCP_OK) st = mcp_client_new(cfg, &client, &err);
+    mcp_config_free(cfg);
+    if (st != MCP_OK) return fail("creating the client", st, err);
+    if ((st = mcp_client_on_elicitation(client, on_elicitation, NULL, NULL, &err)) != MCP_OK ||
+        (st = mcp_client_on_sampling(client, on_sampling, NULL, NULL, &err)) != MCP_OK ||
+        (st = mcp_client_on_roots(client, on_roots, NULL, NULL, &err)) != MCP_OK)
+        return fail("registering handlers", st, err);
+
+    char *info = NULL;
+    st = mcp_client_connect(client, &info, &err);
+    int failed = st != MCP_OK ? fail("connect", st, err) : 0;
+    if (!failed) {
+        fprintf(stderr, "connected: %s\n", info);
+        mcp_string_free(info);
+        failed = run_scenario(context);
+    }
+    mcp_client_free(client);
+    fprintf(stderr, "conformance client: %s\n", failed ? "FAILED" : "done");
+    return failed;
+}
