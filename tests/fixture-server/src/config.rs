@@ -37,6 +37,17 @@ pub struct Config {
     pub require_elicitation: bool,
     pub ignore_stdin_eof: bool,
     pub spawn_grandchild: bool,
+    /// `--http ADDR`: serve HTTP on ADDR instead of stdio.
+    pub http: Option<String>,
+    /// Modern (and legacy Streamable HTTP) requests get SSE responses.
+    pub sse_responses: bool,
+    /// Serve the 2024-11-05 HTTP+SSE transport instead of Streamable HTTP.
+    pub legacy_sse: bool,
+    /// The first legacy session is dropped after this many requests.
+    pub expire_session_after: Option<u64>,
+    /// The legacy GET stream sends a priming event with this `retry:` and
+    /// closes (SEP-1699).
+    pub sse_retry_ms: Option<u64>,
 }
 
 impl Default for Config {
@@ -51,6 +62,11 @@ impl Default for Config {
             require_elicitation: false,
             ignore_stdin_eof: false,
             spawn_grandchild: false,
+            http: None,
+            sse_responses: false,
+            legacy_sse: false,
+            expire_session_after: None,
+            sse_retry_ms: None,
         }
     }
 }
@@ -70,7 +86,46 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
-[--spawn-grandchild]";
+[--spawn-grandchild] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--sse-retry-ms MS]]";
+
+fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
+    match raw.parse::<u64>() {
+        Ok(n) if n >= min => Ok(n),
+        _ => Err(format!("{flag} must be an integer >= {min}, got '{raw}'")),
+    }
+}
+
+/// Rejects flag combinations that would silently do nothing.
+fn validate(cfg: &Config) -> Result<(), String> {
+    if cfg.http.is_none() {
+        for (set, flag) in [
+            (cfg.sse_responses, "--sse-responses"),
+            (cfg.legacy_sse, "--legacy-sse"),
+            (cfg.expire_session_after.is_some(), "--expire-session-after"),
+            (cfg.sse_retry_ms.is_some(), "--sse-retry-ms"),
+        ] {
+            if set {
+                return Err(format!("{flag} needs --http"));
+            }
+        }
+    }
+    if cfg.legacy_sse {
+        if cfg.era == EraMode::Modern {
+            return Err("--legacy-sse cannot serve --era modern".into());
+        }
+        for (set, flag) in [
+            (cfg.sse_responses, "--sse-responses"),
+            (cfg.expire_session_after.is_some(), "--expire-session-after"),
+            (cfg.sse_retry_ms.is_some(), "--sse-retry-ms"),
+        ] {
+            if set {
+                return Err(format!("{flag} applies to Streamable HTTP, not --legacy-sse"));
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Parses the arguments (without the program name). Accepts `--flag value`
 /// and `--flag=value`.
@@ -129,9 +184,21 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             "--require-elicitation" => cfg.require_elicitation = true,
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
+            "--http" => cfg.http = Some(value("--http")?),
+            "--sse-responses" => cfg.sse_responses = true,
+            "--legacy-sse" => cfg.legacy_sse = true,
+            "--expire-session-after" => {
+                let raw = value("--expire-session-after")?;
+                cfg.expire_session_after = Some(number("--expire-session-after", &raw, 1)?);
+            }
+            "--sse-retry-ms" => {
+                let raw = value("--sse-retry-ms")?;
+                cfg.sse_retry_ms = Some(number("--sse-retry-ms", &raw, 0)?);
+            }
             other => return Err(format!("unknown argument '{other}'")),
         }
     }
+    validate(&cfg)?;
     Ok(cfg)
 }
 
@@ -186,6 +253,35 @@ mod tests {
         assert!(parse(args(&["--page-size"])).is_err());
         assert!(parse(args(&["--bogus"])).is_err());
         assert!(parse(args(&["--supported-versions", ","])).is_err());
+    }
+
+    #[test]
+    fn http_flags() {
+        let cfg = parse(args(&[
+            "--http",
+            "127.0.0.1:0",
+            "--sse-responses",
+            "--expire-session-after=3",
+            "--sse-retry-ms",
+            "250",
+        ]))
+        .unwrap();
+        assert_eq!(cfg.http.as_deref(), Some("127.0.0.1:0"));
+        assert!(cfg.sse_responses && !cfg.legacy_sse);
+        assert_eq!(cfg.expire_session_after, Some(3));
+        assert_eq!(cfg.sse_retry_ms, Some(250));
+        assert!(
+            parse(args(&["--http", "127.0.0.1:0", "--legacy-sse"]))
+                .unwrap()
+                .legacy_sse
+        );
+        // HTTP-only flags without --http, and meaningless combinations.
+        assert!(parse(args(&["--sse-responses"])).is_err());
+        assert!(parse(args(&["--sse-retry-ms", "5"])).is_err());
+        assert!(parse(args(&["--http", "x", "--expire-session-after", "0"])).is_err());
+        assert!(parse(args(&["--http", "x", "--legacy-sse", "--era", "modern"])).is_err());
+        assert!(parse(args(&["--http", "x", "--legacy-sse", "--sse-retry-ms", "5"])).is_err());
+        assert!(parse(args(&["--http"])).is_err());
     }
 
     #[test]

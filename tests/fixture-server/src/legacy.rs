@@ -37,7 +37,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     if !METHODS.contains(&method) {
         return RpcError::method_not_found().into();
     }
-    if method != "initialize" && method != "ping" && !ctx.srv.session().initialized {
+    if method != "initialize" && method != "ping" && !ctx.session().initialized {
         return RpcError::new(wire::NOT_INITIALIZED, "Server not initialized").into();
     }
     match method {
@@ -68,7 +68,7 @@ fn initialize(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
     };
     let version = negotiate(requested);
     {
-        let mut session = ctx.srv.session();
+        let mut session = ctx.session();
         session.initialized = true;
         session.client_capabilities = caps;
     }
@@ -92,7 +92,7 @@ fn subscribe(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     let Some(uri) = params.get("uri").and_then(Value::as_str) else {
         return RpcError::invalid_params("Missing required parameter: uri").into();
     };
-    let mut session = ctx.srv.session();
+    let mut session = ctx.session();
     if method == "resources/subscribe" {
         session.subscriptions.insert(uri.to_string());
     } else {
@@ -104,7 +104,7 @@ fn subscribe(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
 fn set_level(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
     match params.get("level").and_then(Value::as_str) {
         Some(level) if level_rank(level).is_some() => {
-            ctx.srv.session().log_level = Some(level.to_string());
+            ctx.session().log_level = Some(level.to_string());
             Reply::Result(Map::new())
         }
         _ => RpcError::invalid_params("Invalid log level").into(),

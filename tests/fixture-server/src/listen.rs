@@ -1,6 +1,7 @@
 //! Modern `subscriptions/listen` bookkeeping.
 
-use crate::wire::{RpcError, Wire};
+use crate::sink::{self, SinkRef};
+use crate::wire::RpcError;
 use serde_json::{json, Map, Value};
 use std::sync::Mutex;
 
@@ -73,10 +74,14 @@ impl Event<'_> {
 struct Listen {
     id: Value,
     filter: Map<String, Value>,
+    /// Where its notifications and result go: stdout, or the listen POST's
+    /// SSE stream.
+    out: SinkRef,
 }
 
 /// The open listens. The lock is held while writing, so an acknowledgement
-/// always precedes any notification of its subscription.
+/// always precedes any notification of its subscription. A listen whose
+/// sink died (its HTTP stream closed) is dropped at the next look.
 #[derive(Default)]
 pub struct Listens {
     open: Mutex<Vec<Listen>>,
@@ -87,27 +92,38 @@ fn tag(id: &Value) -> Value {
 }
 
 impl Listens {
-    /// Registers a listen and sends its acknowledgement.
-    pub fn open(&self, wire: &Wire, id: Value, filter: Map<String, Value>) {
+    fn live(&self) -> std::sync::MutexGuard<'_, Vec<Listen>> {
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        wire.notify(
+        open.retain(|l| l.out.alive());
+        open
+    }
+
+    /// Registers a listen and sends its acknowledgement on `out`.
+    pub fn open(&self, out: &SinkRef, id: Value, filter: Map<String, Value>) {
+        let mut open = self.live();
+        out.notify(
             "notifications/subscriptions/acknowledged",
             Some(json!({"_meta": tag(&id), "notifications": filter})),
         );
-        open.push(Listen { id, filter });
+        open.push(Listen {
+            id,
+            filter,
+            out: out.clone(),
+        });
     }
 
-    /// Ends the listen with this id (same JSON value and type), silently.
-    pub fn cancel(&self, id: &Value) -> bool {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+    /// Ends the listen with this id (same JSON value and type) opened on the
+    /// channel whose sink key is `owner`, silently.
+    pub fn cancel(&self, id: &Value, owner: usize) -> bool {
+        let mut open = self.live();
         let before = open.len();
-        open.retain(|l| &l.id != id);
+        open.retain(|l| &l.id != id || sink::key(&l.out) != owner);
         open.len() != before
     }
 
     /// Sends `event` to every listen that asked for it; returns how many.
-    pub fn broadcast(&self, wire: &Wire, event: &Event) -> usize {
-        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn broadcast(&self, event: &Event) -> usize {
+        let open = self.live();
         let mut sent = 0;
         for listen in open.iter().filter(|l| event.wanted_by(&l.filter)) {
             let mut params = Map::new();
@@ -115,15 +131,15 @@ impl Listens {
             if let Event::ResourceUpdated(uri) = event {
                 params.insert("uri".into(), json!(uri));
             }
-            wire.notify(event.method(), Some(Value::Object(params)));
+            listen.out.notify(event.method(), Some(Value::Object(params)));
             sent += 1;
         }
         sent
     }
 
     /// Ends every open listen by sending its result; returns how many.
-    pub fn end_all(&self, wire: &Wire, server_info: &Value) -> usize {
-        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+    pub fn end_all(&self, server_info: &Value) -> usize {
+        let mut open = self.live();
         for listen in open.iter() {
             let result = json!({
                 "resultType": "complete",
@@ -132,7 +148,7 @@ impl Listens {
                     "io.modelcontextprotocol/serverInfo": server_info,
                 }
             });
-            wire.send_result(&listen.id, result);
+            listen.out.send_result(&listen.id, result);
         }
         let n = open.len();
         open.clear();
@@ -166,6 +182,42 @@ mod tests {
         assert!(parse_filter(Some(&json!({"toolsListChanged": "yes"}))).is_err());
         assert!(parse_filter(Some(&json!({"resourceSubscriptions": [1]}))).is_err());
         assert!(parse_filter(Some(&json!({}))).unwrap().is_empty());
+    }
+
+    #[test]
+    fn listens_use_their_own_sink_and_die_with_it() {
+        use crate::sink::testing::VecSink;
+        use crate::sink::NullSink;
+        use crate::streams::ChannelSink;
+        use std::sync::Arc;
+
+        let listens = Listens::default();
+        let stdio = Arc::new(VecSink::default());
+        let stdio_ref: SinkRef = stdio.clone();
+        let (http, _rx) = ChannelSink::new();
+        let http_ref: SinkRef = http.clone();
+        let filter = parse_filter(Some(&json!({"toolsListChanged": true}))).unwrap();
+        listens.open(&stdio_ref, json!(1), filter.clone());
+        listens.open(&http_ref, json!(1), filter);
+        assert_eq!(listens.broadcast(&Event::ToolsListChanged), 2);
+        // notifications/cancelled only ends listens of the same channel.
+        let other: SinkRef = Arc::new(NullSink);
+        assert!(!listens.cancel(&json!(1), sink::key(&other)));
+        // A closed HTTP stream drops its listen.
+        http.close();
+        assert_eq!(listens.broadcast(&Event::ToolsListChanged), 1);
+        assert!(listens.cancel(&json!(1), sink::key(&stdio_ref)));
+        assert_eq!(listens.end_all(&json!({})), 0);
+        let got = stdio.0.lock().unwrap();
+        let methods: Vec<&str> = got.iter().filter_map(|m| m["method"].as_str()).collect();
+        assert_eq!(
+            methods,
+            [
+                "notifications/subscriptions/acknowledged",
+                "notifications/tools/list_changed",
+                "notifications/tools/list_changed"
+            ]
+        );
     }
 
     #[test]

@@ -1,16 +1,24 @@
 //! mcp-fixture-server: a precise MCP server over stdio (newline-delimited
-//! JSON-RPC 2.0) speaking the modern (2026-07-28) and legacy eras, used by
+//! JSON-RPC 2.0) or HTTP (`--http`: Streamable HTTP, or HTTP+SSE with
+//! `--legacy-sse`) speaking the modern (2026-07-28) and legacy eras, used by
 //! the mcp_client tests. See README.md for flags and tools.
 
 mod catalog;
 mod config;
 mod flows;
+mod http;
+mod http_parse;
 mod legacy;
+mod legacy_sse;
 mod listen;
+mod mcp_headers;
 mod modern;
 mod mrtr;
 mod server;
+mod sessions;
+mod sink;
 mod state;
+mod streams;
 mod tools;
 mod wire;
 
@@ -51,6 +59,13 @@ fn spawn_grandchild() {
     }
 }
 
+fn stay_alive() -> ! {
+    eprintln!("fixture: stdin closed; staying alive (--ignore-stdin-eof)");
+    loop {
+        thread::sleep(Duration::from_secs(3600));
+    }
+}
+
 fn main() {
     let cfg = match config::parse(std::env::args().skip(1)) {
         Ok(cfg) => cfg,
@@ -68,15 +83,30 @@ fn main() {
     if cfg.spawn_grandchild {
         spawn_grandchild();
     }
-    let wire = match wire::Wire::new(cfg.record.as_deref()) {
-        Ok(w) => w,
+    let recorder = match wire::Recorder::new(cfg.record.as_deref()) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("fixture: cannot open record file: {e}");
             std::process::exit(2);
         }
     };
     let ignore_eof = cfg.ignore_stdin_eof;
-    let srv = server::Server::new(cfg, wire);
+    let http_addr = cfg.http.clone();
+    let srv = server::Server::new(cfg, recorder);
+
+    if let Some(addr) = http_addr {
+        if let Err(e) = http::start(srv, &addr) {
+            eprintln!("fixture: cannot serve HTTP on {addr}: {e}");
+            std::process::exit(2);
+        }
+        // stdin carries nothing in HTTP mode; its EOF means the parent died.
+        let _ = io::copy(&mut io::stdin().lock(), &mut io::sink());
+        if ignore_eof {
+            stay_alive();
+        }
+        eprintln!("fixture: stdin closed; exiting");
+        std::process::exit(0);
+    }
 
     let stdin = io::stdin();
     let mut input = stdin.lock();
@@ -98,10 +128,7 @@ fn main() {
         }
     }
     if ignore_eof {
-        eprintln!("fixture: stdin closed; staying alive (--ignore-stdin-eof)");
-        loop {
-            thread::sleep(Duration::from_secs(3600));
-        }
+        stay_alive();
     }
     srv.drain(Duration::from_millis(200));
     eprintln!("fixture: stdin closed; exiting");

@@ -6,7 +6,7 @@ use crate::wire::{self, Reply, RpcError};
 use crate::{catalog, listen, tools};
 use serde_json::{json, Map, Value};
 
-const METHODS: [&str; 10] = [
+pub const METHODS: [&str; 10] = [
     "server/discover",
     "tools/list",
     "tools/call",
@@ -31,8 +31,13 @@ fn version_error(supported: Vec<String>, requested: Option<&Value>) -> RpcError 
     }))
 }
 
-/// Checks the request `_meta` every modern request must carry.
+/// Checks the request `_meta` every modern request must carry. Over HTTP
+/// each of these errors is answered with status 400.
 pub fn meta_error(cfg: &Config, params: &Map<String, Value>) -> Option<RpcError> {
+    check_meta(cfg, params).map(RpcError::bad_request)
+}
+
+fn check_meta(cfg: &Config, params: &Map<String, Value>) -> Option<RpcError> {
     let missing = |key: &str| Some(RpcError::invalid_params(format!("Missing required _meta key {key}")));
     let meta = match params.get("_meta") {
         Some(Value::Object(m)) => m,
@@ -93,7 +98,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         "completion/complete" => catalog::complete(params),
         "subscriptions/listen" => match listen::parse_filter(params.get("notifications")) {
             Ok(filter) => {
-                ctx.srv.listens.open(&ctx.srv.wire, ctx.id.clone(), filter);
+                ctx.srv.listens.open(&ctx.out, ctx.id.clone(), filter);
                 Reply::Nothing
             }
             Err(e) => e.into(),

@@ -181,7 +181,7 @@ fn run_legacy(ctx: &Ctx, flow: &Flow, target: Target) -> Reply {
             Ok(Step::Done(body)) => return Reply::Result(body),
             Ok(Step::Need { requests, state }) => (requests, state),
         };
-        match ctx.srv.ask_client(&requests) {
+        match ctx.ask_client(&requests) {
             Ok(answers) => responses = Some(answers),
             Err(ClientFail::Error(message)) => return bridge_failure(target, format!("client error: {message}")),
             Err(ClientFail::Lacks(cap)) => return bridge_failure(target, format!("client lacks {cap}")),

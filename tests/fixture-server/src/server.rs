@@ -1,9 +1,11 @@
 //! Shared server state, message routing, era selection and the request
-//! context handed to handlers.
+//! context handed to handlers. Messages arrive on a [`Chan`] (stdio, or one
+//! HTTP request) which says where replies go and which session they use.
 
 use crate::config::{Config, EraMode, OnDiscover};
 use crate::listen::Listens;
-use crate::wire::{self, Reply, RpcError, Wire};
+use crate::sink::{self, NullSink, SinkRef, StdoutSink};
+use crate::wire::{self, Recorder, Reply, RpcError};
 use crate::{legacy, modern};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -50,7 +52,9 @@ pub enum Era {
     Legacy,
 }
 
-/// Connection-wide state (legacy session data plus diagnostics).
+/// Session state (legacy session data plus diagnostics). Stdio has one;
+/// over HTTP each legacy session has its own and modern requests share a
+/// connection-less default one.
 #[derive(Default)]
 pub struct Session {
     /// Dual mode only: the era fixed by the first decisive request.
@@ -61,6 +65,41 @@ pub struct Session {
     pub subscriptions: BTreeSet<String>,
     pub roots_changed: u64,
     pub cancelled: Vec<Value>,
+}
+
+/// A session and where its unsolicited messages go (legacy list_changed and
+/// resources/updated): stdout, or an HTTP session's GET stream.
+pub struct SessionCell {
+    state: Mutex<Session>,
+    pub outlet: SinkRef,
+}
+
+impl SessionCell {
+    pub fn new(outlet: SinkRef) -> Arc<SessionCell> {
+        Arc::new(SessionCell {
+            state: Mutex::new(Session::default()),
+            outlet,
+        })
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, Session> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Where a message came from: replies go to `out`, state lives in `session`.
+#[derive(Clone)]
+pub struct Chan {
+    pub out: SinkRef,
+    pub session: Arc<SessionCell>,
+    /// None: pick the era per request (stdio, with dual-mode pinning);
+    /// Some: the HTTP layer already decided.
+    pub era: Option<Era>,
+    /// Stdio runs `initialize` and `subscriptions/listen` before reading the
+    /// next line; HTTP runs every request on its own thread.
+    pub inline_ordering: bool,
+    /// HTTP only: the `Mcp-Param-*` headers (lower-case names, raw values).
+    pub param_headers: Option<Map<String, Value>>,
 }
 
 /// Why a server→client request (legacy) did not produce an answer.
@@ -74,10 +113,13 @@ pub enum ClientFail {
 
 pub struct Server {
     pub cfg: Config,
-    pub wire: Wire,
+    pub recorder: Recorder,
     pub listens: Listens,
-    session: Mutex<Session>,
-    pending: Mutex<HashMap<String, Sender<Value>>>,
+    /// The stdio session, or HTTP's connection-less default session.
+    pub default_session: Arc<SessionCell>,
+    stdout: SinkRef,
+    /// Waiting server→client requests: id → (answer channel, session key).
+    pending: Mutex<HashMap<String, (Sender<Value>, usize)>>,
     next_client_id: AtomicU64,
     /// Requests whose handler is still running (hang/garbage return at once).
     in_flight: AtomicUsize,
@@ -90,9 +132,19 @@ pub struct Ctx {
     pub id: Value,
     /// `params._meta` of the request (Null when absent).
     pub meta: Value,
+    /// Where the response and request-scoped messages (progress, logs,
+    /// legacy server→client requests) go.
+    pub out: SinkRef,
+    pub session: Arc<SessionCell>,
+    /// HTTP only: the `Mcp-Param-*` headers received.
+    pub param_headers: Option<Map<String, Value>>,
 }
 
 impl Ctx {
+    pub fn session(&self) -> MutexGuard<'_, Session> {
+        self.session.lock()
+    }
+
     pub fn progress_token(&self) -> Option<&Value> {
         self.meta
             .get("progressToken")
@@ -102,7 +154,7 @@ impl Ctx {
     /// Sends notifications/progress when the request carried a progressToken.
     pub fn progress(&self, progress: u64, total: u64, message: &str) {
         if let Some(token) = self.progress_token() {
-            self.srv.wire.notify(
+            self.out.notify(
                 "notifications/progress",
                 Some(json!({"progressToken": token, "progress": progress,
                             "total": total, "message": message})),
@@ -120,7 +172,7 @@ impl Ctx {
                 .get(META_LOG_LEVEL)
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            Era::Legacy => Some(self.srv.session().log_level.clone().unwrap_or_else(|| "info".into())),
+            Era::Legacy => Some(self.session().log_level.clone().unwrap_or_else(|| "info".into())),
         };
         match (threshold.as_deref().and_then(level_rank), level_rank(level)) {
             (Some(min), Some(rank)) => rank >= min,
@@ -130,7 +182,7 @@ impl Ctx {
 
     pub fn log(&self, level: &str, data: Value) {
         if self.log_allows(level) {
-            self.srv.wire.notify(
+            self.out.notify(
                 "notifications/message",
                 Some(json!({"level": level, "logger": "fixture", "data": data})),
             );
@@ -146,31 +198,82 @@ impl Ctx {
                 .and_then(Value::as_object)
                 .cloned()
                 .unwrap_or_default(),
-            Era::Legacy => self.srv.session().client_capabilities.clone(),
+            Era::Legacy => self.session().client_capabilities.clone(),
         }
     }
 
     pub fn has_capability(&self, name: &str) -> bool {
         self.client_capabilities().contains_key(name)
     }
+
+    /// Legacy only: sends real server→client requests (`{method, params?}`
+    /// each) on `out`, all at once, then waits for every answer. Ids are
+    /// "srv-N".
+    pub fn ask_client(&self, requests: &[(String, Value)]) -> Result<Map<String, Value>, ClientFail> {
+        let caps = self.session().client_capabilities.clone();
+        for (_, req) in requests {
+            let needed = match req.get("method").and_then(Value::as_str) {
+                Some("elicitation/create") => Some("elicitation"),
+                Some("sampling/createMessage") => Some("sampling"),
+                Some("roots/list") => Some("roots"),
+                _ => None,
+            };
+            if let Some(cap) = needed.filter(|c| !caps.contains_key(*c)) {
+                return Err(ClientFail::Lacks(cap));
+            }
+        }
+        let session_key = Arc::as_ptr(&self.session) as usize;
+        let mut waits: Vec<(String, Receiver<Value>)> = Vec::new();
+        for (key, req) in requests {
+            let n = self.srv.next_client_id.fetch_add(1, Ordering::SeqCst);
+            let id = format!("srv-{n}");
+            let (tx, rx) = mpsc::channel();
+            self.srv.pending().insert(id.clone(), (tx, session_key));
+            let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
+            self.out.send(&wire::request(&id, method, req.get("params").cloned()));
+            waits.push((key.clone(), rx));
+        }
+        let mut answers = Map::new();
+        for (key, rx) in waits {
+            // The sender lives in `pending` until the answer arrives or the
+            // HTTP session ends; on stdin EOF the process exits.
+            let Ok(msg) = rx.recv() else {
+                return Err(ClientFail::Error("session ended".into()));
+            };
+            if let Some(err) = msg.get("error") {
+                let message = err.get("message").and_then(Value::as_str).unwrap_or("(no message)");
+                return Err(ClientFail::Error(message.to_string()));
+            }
+            answers.insert(key, msg.get("result").cloned().unwrap_or(Value::Null));
+        }
+        Ok(answers)
+    }
 }
 
 /// Whether `params` carries the modern `_meta` protocolVersion key.
-fn has_modern_meta(params: &Map<String, Value>) -> bool {
+pub fn has_modern_meta(params: &Map<String, Value>) -> bool {
     params.get("_meta").and_then(|m| m.get(META_PROTOCOL_VERSION)).is_some()
 }
 
-fn valid_id(id: &Value) -> bool {
+pub fn valid_id(id: &Value) -> bool {
     id.is_string() || id.is_number()
 }
 
 impl Server {
-    pub fn new(cfg: Config, wire: Wire) -> Arc<Server> {
+    pub fn new(cfg: Config, recorder: Recorder) -> Arc<Server> {
+        let stdout: SinkRef = Arc::new(StdoutSink::new());
+        // Over HTTP nothing may reach stdout but the "listening" line.
+        let outlet: SinkRef = if cfg.http.is_some() {
+            Arc::new(NullSink)
+        } else {
+            Arc::clone(&stdout)
+        };
         Arc::new(Server {
             cfg,
-            wire,
+            recorder,
             listens: Listens::default(),
-            session: Mutex::new(Session::default()),
+            default_session: SessionCell::new(outlet),
+            stdout,
             pending: Mutex::new(HashMap::new()),
             next_client_id: AtomicU64::new(1),
             in_flight: AtomicUsize::new(0),
@@ -186,50 +289,75 @@ impl Server {
         }
     }
 
+    /// The stdio session's state.
     pub fn session(&self) -> MutexGuard<'_, Session> {
-        self.session.lock().unwrap_or_else(|p| p.into_inner())
+        self.default_session.lock()
+    }
+
+    fn pending(&self) -> MutexGuard<'_, HashMap<String, (Sender<Value>, usize)>> {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Forgets the server→client requests waiting on `session`; their
+    /// askers then see "session ended".
+    pub fn drop_pending(&self, session: &Arc<SessionCell>) {
+        let key = Arc::as_ptr(session) as usize;
+        self.pending().retain(|_, (_, owner)| *owner != key);
+    }
+
+    fn stdio_chan(&self) -> Chan {
+        Chan {
+            out: Arc::clone(&self.stdout),
+            session: Arc::clone(&self.default_session),
+            era: None,
+            inline_ordering: true,
+            param_headers: None,
+        }
     }
 
     /// Handles one line read from stdin (without its "\n").
     pub fn handle_line(self: &Arc<Self>, raw: &[u8]) {
-        self.wire.record(raw);
+        self.recorder.record(raw);
         if raw.iter().all(u8::is_ascii_whitespace) {
             eprintln!("fixture: ignoring blank line");
             return;
         }
+        let chan = self.stdio_chan();
         match serde_json::from_slice::<Value>(raw) {
-            Ok(msg) => self.dispatch(msg),
+            Ok(msg) => self.dispatch(msg, &chan),
             Err(e) => {
                 eprintln!("fixture: parse error: {e}");
-                self.wire
+                chan.out
                     .send_error(&Value::Null, &RpcError::new(wire::PARSE_ERROR, "Parse error"));
             }
         }
     }
 
-    fn dispatch(self: &Arc<Self>, msg: Value) {
+    /// Routes one parsed message (request, notification or response).
+    pub fn dispatch(self: &Arc<Self>, msg: Value, chan: &Chan) {
+        let out = &chan.out;
         let Value::Object(mut msg) = msg else {
             let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: not an object");
-            return self.wire.send_error(&Value::Null, &err);
+            return out.send_error(&Value::Null, &err);
         };
         let id = msg.remove("id");
         let reply_id = id.clone().filter(valid_id).unwrap_or(Value::Null);
         if msg.get("jsonrpc") != Some(&json!("2.0")) {
             let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\"");
-            return self.wire.send_error(&reply_id, &err);
+            return out.send_error(&reply_id, &err);
         }
         let method = match msg.get("method") {
             Some(Value::String(m)) => m.clone(),
             Some(_) => {
                 let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: method must be a string");
-                return self.wire.send_error(&reply_id, &err);
+                return out.send_error(&reply_id, &err);
             }
             None => {
                 if let Some(id) = id.filter(|_| msg.contains_key("result") || msg.contains_key("error")) {
                     return self.on_response(id, msg);
                 }
                 let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request");
-                return self.wire.send_error(&reply_id, &err);
+                return out.send_error(&reply_id, &err);
             }
         };
         let params = match msg.remove("params") {
@@ -238,50 +366,52 @@ impl Server {
             Some(_) => {
                 if id.is_some() {
                     let err = RpcError::invalid_params("params must be an object");
-                    self.wire.send_error(&reply_id, &err);
+                    out.send_error(&reply_id, &err);
                 }
                 return;
             }
         };
         match id {
-            None => self.on_notification(&method, &params),
-            Some(id) if valid_id(&id) => self.on_request(id, method, params),
+            None => self.on_notification(&method, &params, chan),
+            Some(id) if valid_id(&id) => self.on_request(id, method, params, chan),
             Some(_) => {
                 let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: id must be a string or number");
-                self.wire.send_error(&Value::Null, &err);
+                out.send_error(&Value::Null, &err);
             }
         }
     }
 
     fn on_response(&self, id: Value, msg: Map<String, Value>) {
         let key = id.as_str().unwrap_or_default().to_string();
-        let waiter = self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
+        let waiter = self.pending().remove(&key);
         match waiter {
-            Some(tx) => {
+            Some((tx, _)) => {
                 let _ = tx.send(Value::Object(msg));
             }
             None => eprintln!("fixture: response to unknown request id {id}"),
         }
     }
 
-    fn on_notification(&self, method: &str, params: &Map<String, Value>) {
+    fn on_notification(&self, method: &str, params: &Map<String, Value>, chan: &Chan) {
         match method {
             "notifications/cancelled" => {
                 let request_id = params.get("requestId").cloned().unwrap_or(Value::Null);
-                self.session().cancelled.push(request_id.clone());
-                if self.listens.cancel(&request_id) {
+                chan.session.lock().cancelled.push(request_id.clone());
+                // Only listens opened on the same channel (stdio); an HTTP
+                // listen ends when its stream closes.
+                if self.listens.cancel(&request_id, sink::key(&chan.out)) {
                     eprintln!("fixture: listen {request_id} cancelled by client");
                 }
             }
             "notifications/initialized" => {
                 eprintln!("fixture: client sent notifications/initialized")
             }
-            "notifications/roots/list_changed" => self.session().roots_changed += 1,
+            "notifications/roots/list_changed" => chan.session.lock().roots_changed += 1,
             other => eprintln!("fixture: ignoring notification {other}"),
         }
     }
 
-    fn on_request(self: &Arc<Self>, id: Value, method: String, params: Map<String, Value>) {
+    fn on_request(self: &Arc<Self>, id: Value, method: String, params: Map<String, Value>, chan: &Chan) {
         if method == "server/discover" {
             match self.cfg.on_discover {
                 OnDiscover::Exit => {
@@ -293,22 +423,26 @@ impl Server {
                     return;
                 }
                 OnDiscover::NotFound => {
-                    return self.wire.send_error(&id, &RpcError::method_not_found());
+                    return chan.out.send_error(&id, &RpcError::method_not_found());
                 }
                 OnDiscover::Answer => {}
             }
         }
-        let era = self.choose_era(&method, &params);
+        let era = match chan.era {
+            Some(era) => era,
+            None => self.choose_era(&method, &params),
+        };
         // These must take effect before the next line is read (ordering).
-        let inline = matches!(method.as_str(), "initialize" | "subscriptions/listen");
+        let inline = chan.inline_ordering && matches!(method.as_str(), "initialize" | "subscriptions/listen");
         if inline {
-            self.serve(era, id, &method, params);
+            self.serve(era, id, &method, params, chan.clone());
         } else {
             // Counted before spawning, so drain() also sees unstarted threads.
             self.in_flight.fetch_add(1, Ordering::SeqCst);
             let srv = Arc::clone(self);
+            let chan = chan.clone();
             thread::spawn(move || {
-                srv.serve(era, id, &method, params);
+                srv.serve(era, id, &method, params, chan);
                 srv.in_flight.fetch_sub(1, Ordering::SeqCst);
             });
         }
@@ -343,70 +477,28 @@ impl Server {
         }
     }
 
-    fn serve(self: &Arc<Self>, era: Era, id: Value, method: &str, params: Map<String, Value>) {
+    fn serve(self: &Arc<Self>, era: Era, id: Value, method: &str, params: Map<String, Value>, chan: Chan) {
         let ctx = Ctx {
             srv: Arc::clone(self),
             era,
             id: id.clone(),
             meta: params.get("_meta").cloned().unwrap_or(Value::Null),
+            out: chan.out,
+            session: chan.session,
+            param_headers: chan.param_headers,
         };
         let reply = panic::catch_unwind(AssertUnwindSafe(|| match era {
             Era::Modern => modern::handle(&ctx, method, &params),
             Era::Legacy => legacy::handle(&ctx, method, &params),
         }))
         .unwrap_or_else(|_| Reply::Error(RpcError::new(wire::INTERNAL_ERROR, "Internal error")));
-        self.finish(era, &id, reply);
-    }
-
-    fn finish(&self, era: Era, id: &Value, reply: Reply) {
+        let out = &ctx.out;
         match reply {
             Reply::Nothing => {}
-            Reply::Error(e) => self.wire.send_error(id, &e),
-            Reply::Result(body) => self.wire.send_result(id, decorate(era, body, true)),
-            Reply::ResultWithoutType(body) => self.wire.send_result(id, decorate(era, body, false)),
+            Reply::Error(e) => out.send_error(&id, &e),
+            Reply::Result(body) => out.send_result(&id, decorate(era, body, true)),
+            Reply::ResultWithoutType(body) => out.send_result(&id, decorate(era, body, false)),
         }
-    }
-
-    /// Legacy only: sends real server→client requests (`{method, params?}`
-    /// each), all at once, then waits for every answer. Ids are "srv-N".
-    pub fn ask_client(&self, requests: &[(String, Value)]) -> Result<Map<String, Value>, ClientFail> {
-        let caps = self.session().client_capabilities.clone();
-        for (_, req) in requests {
-            let needed = match req.get("method").and_then(Value::as_str) {
-                Some("elicitation/create") => Some("elicitation"),
-                Some("sampling/createMessage") => Some("sampling"),
-                Some("roots/list") => Some("roots"),
-                _ => None,
-            };
-            if let Some(cap) = needed.filter(|c| !caps.contains_key(*c)) {
-                return Err(ClientFail::Lacks(cap));
-            }
-        }
-        let mut waits: Vec<(String, Receiver<Value>)> = Vec::new();
-        for (key, req) in requests {
-            let n = self.next_client_id.fetch_add(1, Ordering::SeqCst);
-            let id = format!("srv-{n}");
-            let (tx, rx) = mpsc::channel();
-            self.pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .insert(id.clone(), tx);
-            let method = req.get("method").and_then(Value::as_str).unwrap_or_default();
-            self.wire.send(&wire::request(&id, method, req.get("params").cloned()));
-            waits.push((key.clone(), rx));
-        }
-        let mut answers = Map::new();
-        for (key, rx) in waits {
-            // The sender lives in `pending` until the answer arrives; on stdin
-            // EOF the process exits, so this cannot wait on a dead channel.
-            let msg = rx.recv().unwrap_or(Value::Null);
-            if let Some(err) = msg.get("error") {
-                let message = err.get("message").and_then(Value::as_str).unwrap_or("(no message)");
-                return Err(ClientFail::Error(message.to_string()));
-            }
-            answers.insert(key, msg.get("result").cloned().unwrap_or(Value::Null));
-        }
-        Ok(answers)
     }
 }
 
@@ -454,6 +546,38 @@ mod tests {
         assert!(no_type.get("resultType").is_none());
         let kept = decorate(Era::Modern, obj(json!({"resultType": "bogus"})), true);
         assert_eq!(kept["resultType"], "bogus");
+    }
+
+    #[test]
+    fn a_channel_gets_its_own_replies_and_session() {
+        use crate::sink::testing::VecSink;
+        let srv = Server::new(Config::default(), Recorder::new(None).unwrap());
+        let sink = Arc::new(VecSink::default());
+        let out: SinkRef = sink.clone();
+        let session = SessionCell::new(Arc::new(NullSink));
+        let chan = Chan {
+            out,
+            session: Arc::clone(&session),
+            era: Some(Era::Legacy),
+            inline_ordering: true,
+            param_headers: None,
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                          "params": {"protocolVersion": "2025-06-18", "capabilities": {"roots": {}}}});
+        srv.dispatch(init, &chan);
+        srv.dispatch(
+            json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}),
+            &chan,
+        );
+        srv.dispatch(json!("not an object"), &chan);
+        assert!(session.lock().initialized);
+        assert_eq!(session.lock().roots_changed, 1);
+        // The stdio session is untouched and no era was pinned.
+        assert!(!srv.session().initialized);
+        assert_eq!(srv.session().pinned, None);
+        let got = sink.0.lock().unwrap();
+        assert_eq!(got[0]["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(got[1]["error"]["code"], -32600);
     }
 
     #[test]

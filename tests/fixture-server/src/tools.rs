@@ -135,7 +135,25 @@ pub fn definitions() -> Vec<Value> {
             "The requestIds of notifications/cancelled received",
             no_args(),
         ),
+        tool(
+            "headers_echo",
+            "Returns the Mcp-Param-* headers it received (HTTP)",
+            headers_echo_schema(),
+        ),
     ]
+}
+
+/// Three properties mirrored into `Mcp-Param-*` headers (SEP-2243), one not.
+fn headers_echo_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "priority": {"type": "integer", "x-mcp-header": "Priority"},
+            "verbose": {"type": "boolean", "x-mcp-header": "Verbose"},
+            "query": {"type": "string"}
+        }
+    })
 }
 
 fn arg_str<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, RpcError> {
@@ -259,7 +277,7 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
             std::process::exit(7);
         }
         "garbage" => {
-            srv.wire.send_line("this is not json");
+            ctx.out.send_raw("this is not json");
             Ok(Reply::Nothing)
         }
         "big" => {
@@ -274,19 +292,20 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
             let uri = arg_str(args, "uri")?;
             match ctx.era {
                 Era::Legacy => {
-                    if srv.session().subscriptions.contains(uri) {
-                        srv.wire
+                    if ctx.session().subscriptions.contains(uri) {
+                        ctx.session
+                            .outlet
                             .notify("notifications/resources/updated", Some(json!({"uri": uri})));
                     }
                 }
                 Era::Modern => {
-                    srv.listens.broadcast(&srv.wire, &Event::ResourceUpdated(uri));
+                    srv.listens.broadcast(&Event::ResourceUpdated(uri));
                 }
             }
             text("touched")
         }
         "end_listens" => {
-            let n = srv.listens.end_all(&srv.wire, &server_info());
+            let n = srv.listens.end_all(&server_info());
             text(&format!("ended {n} listens"))
         }
         "ping_client" => {
@@ -295,19 +314,23 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
                     "ping_client is only available in the legacy era",
                 )));
             }
-            match srv.ask_client(&[("ping".to_string(), json!({"method": "ping"}))]) {
+            match ctx.ask_client(&[("ping".to_string(), json!({"method": "ping"}))]) {
                 Ok(_) => text("client answered ping"),
                 Err(ClientFail::Error(m)) => Ok(Reply::Result(error_result(&format!("client error: {m}")))),
                 Err(ClientFail::Lacks(c)) => Ok(Reply::Result(error_result(&format!("client lacks {c}")))),
             }
         }
-        "roots_changed_count" => text(&srv.session().roots_changed.to_string()),
+        "roots_changed_count" => text(&ctx.session().roots_changed.to_string()),
         "log_level" => {
-            let level = srv.session().log_level.clone();
+            let level = ctx.session().log_level.clone();
             text(level.as_deref().unwrap_or("unset"))
         }
+        "headers_echo" => {
+            let headers = Value::Object(ctx.param_headers.clone().unwrap_or_default());
+            Ok(Reply::Result(structured_result(&headers.to_string(), headers)))
+        }
         "cancelled_ids" => {
-            let ids = Value::Array(srv.session().cancelled.clone());
+            let ids = Value::Array(ctx.session().cancelled.clone());
             text(&ids.to_string())
         }
         other => Err(RpcError::invalid_params(format!("Unknown tool: {other}"))),
@@ -323,7 +346,7 @@ fn notify(ctx: &Ctx) {
                 "notifications/prompts/list_changed",
                 "notifications/resources/list_changed",
             ] {
-                srv.wire.notify(method, None);
+                ctx.session.outlet.notify(method, None);
             }
             ctx.log("info", json!("notified"));
         }
@@ -333,7 +356,7 @@ fn notify(ctx: &Ctx) {
                 Event::PromptsListChanged,
                 Event::ResourcesListChanged,
             ] {
-                srv.listens.broadcast(&srv.wire, &event);
+                srv.listens.broadcast(&event);
             }
         }
     }

@@ -1,5 +1,6 @@
-//! Line I/O: one mutex serialises every write to stdout; `--record` keeps a
-//! byte-exact copy of every line read from stdin.
+//! JSON-RPC message and error builders, and the `--record` file (a
+//! byte-exact copy of every line read from stdin, or one JSON line per HTTP
+//! request). Output goes through `sink.rs`.
 
 use serde_json::{json, Map, Value};
 use std::fs::{File, OpenOptions};
@@ -13,6 +14,7 @@ pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
 pub const PARSE_ERROR: i64 = -32700;
 pub const NOT_INITIALIZED: i64 = -32000;
+pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CAPABILITY: i64 = -32021;
 pub const UNSUPPORTED_VERSION: i64 = -32022;
 
@@ -22,6 +24,9 @@ pub struct RpcError {
     pub code: i64,
     pub message: String,
     pub data: Option<Value>,
+    /// Modern HTTP: the status this error is answered with, when the code
+    /// alone does not decide it (a missing `_meta` key is 400). Not sent.
+    pub http_status: Option<u16>,
 }
 
 impl RpcError {
@@ -30,11 +35,18 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
+            http_status: None,
         }
     }
 
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
+        self
+    }
+
+    /// Marks the error as an HTTP 400 (modern HTTP only).
+    pub fn bad_request(mut self) -> Self {
+        self.http_status = Some(400);
         self
     }
 
@@ -76,27 +88,27 @@ impl From<RpcError> for Reply {
     }
 }
 
-/// Shared output side of the process.
-pub struct Wire {
-    stdout: Mutex<io::Stdout>,
-    record: Option<Mutex<File>>,
+/// The `--record` file.
+pub struct Recorder {
+    file: Option<Mutex<File>>,
 }
 
-impl Wire {
-    pub fn new(record: Option<&Path>) -> io::Result<Wire> {
-        let record = match record {
+impl Recorder {
+    pub fn new(path: Option<&Path>) -> io::Result<Recorder> {
+        let file = match path {
             Some(path) => Some(Mutex::new(OpenOptions::new().create(true).append(true).open(path)?)),
             None => None,
         };
-        Ok(Wire {
-            stdout: Mutex::new(io::stdout()),
-            record,
-        })
+        Ok(Recorder { file })
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.file.is_some()
     }
 
     /// Appends one received line (without its terminator) plus "\n".
     pub fn record(&self, raw: &[u8]) {
-        if let Some(file) = &self.record {
+        if let Some(file) = &self.file {
             let mut file = file.lock().unwrap_or_else(|p| p.into_inner());
             let mut line = Vec::with_capacity(raw.len() + 1);
             line.extend_from_slice(raw);
@@ -107,34 +119,17 @@ impl Wire {
         }
     }
 
-    /// Writes one line to stdout atomically with respect to other writers.
-    pub fn send_line(&self, line: &str) {
-        let mut buf = String::with_capacity(line.len() + 1);
-        buf.push_str(line);
-        buf.push('\n');
-        let mut out = self.stdout.lock().unwrap_or_else(|p| p.into_inner());
-        if let Err(e) = out.write_all(buf.as_bytes()).and_then(|_| out.flush()) {
-            eprintln!("fixture: cannot write to stdout: {e}");
+    /// Appends one JSON value as a line.
+    pub fn record_json(&self, value: &Value) {
+        if self.file.is_some() {
+            self.record(serde_json::to_string(value).unwrap_or_default().as_bytes());
         }
     }
+}
 
-    pub fn send(&self, msg: &Value) {
-        // Serialising a Value cannot fail (all map keys are strings).
-        let line = serde_json::to_string(msg).unwrap_or_default();
-        self.send_line(&line);
-    }
-
-    pub fn send_result(&self, id: &Value, result: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
-    }
-
-    pub fn send_error(&self, id: &Value, err: &RpcError) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "error": err.to_json()}));
-    }
-
-    pub fn notify(&self, method: &str, params: Option<Value>) {
-        self.send(&notification(method, params));
-    }
+/// Builds an error response.
+pub fn error_message(id: &Value, err: &RpcError) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": err.to_json()})
 }
 
 /// Builds a notification message (no `params` key when `params` is None).
