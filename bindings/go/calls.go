@@ -1,0 +1,179 @@
+package mcpclient
+
+/*
+#include <stdlib.h>
+#include "mcp_client.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ListKind selects what List and ListAll list.
+type ListKind int32
+
+const (
+	KindTools             ListKind = C.MCP_LIST_TOOLS
+	KindPrompts           ListKind = C.MCP_LIST_PROMPTS
+	KindResources         ListKind = C.MCP_LIST_RESOURCES
+	KindResourceTemplates ListKind = C.MCP_LIST_RESOURCE_TEMPLATES
+)
+
+// optStr is a C copy of *s, or NULL; release with freeC.
+func optStr(s *string) *C.char {
+	if s == nil {
+		return nil
+	}
+	return cstr(*s)
+}
+
+// List fetches one page (cursor "" for the first) and returns the raw list result and its
+// nextCursor ("" on the last page).
+func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ...CallOption) (json.RawMessage, string, error) {
+	var ccur *C.char
+	if cursor != "" {
+		ccur = cstr(cursor)
+		defer freeC(ccur)
+	}
+	page, err := c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_list(p, C.int32_t(kind), ccur, pr.opts, out, cerr)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	var next struct {
+		NextCursor string `json:"nextCursor"`
+	}
+	_ = json.Unmarshal(page, &next)
+	return page, next.NextCursor, nil
+}
+
+// ListAll fetches every page and merges them: {"tools": [...]} (or prompts, resources,
+// resourceTemplates).
+func (c *Client) ListAll(ctx context.Context, kind ListKind, opts ...CallOption) (json.RawMessage, error) {
+	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_list_all(p, C.int32_t(kind), pr.opts, out, cerr)
+	})
+}
+
+// CallTool calls a tool. args is marshalled to a JSON object (json.RawMessage and []byte are
+// passed verbatim; nil sends no arguments). input_required rounds are answered by the
+// registered handlers; without one the call fails with an *InputRequiredError. A tool error
+// (isError: true) is a result, not an error. Result: the CallToolResult JSON.
+func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (json.RawMessage, error) {
+	a, err := marshalArg(args, "args")
+	if err != nil {
+		return nil, err
+	}
+	cname, cargs := cstr(name), optStr(a)
+	defer freeC(cname)
+	defer freeC(cargs)
+	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_call_tool(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	})
+}
+
+// GetPrompt gets a prompt with string arguments (nil: none). MRTR as for CallTool. Result:
+// the GetPromptResult JSON.
+func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]string, opts ...CallOption) (json.RawMessage, error) {
+	var a *string
+	if args != nil {
+		var err error
+		if a, err = marshalArg(args, "args"); err != nil {
+			return nil, err
+		}
+	}
+	cname, cargs := cstr(name), optStr(a)
+	defer freeC(cname)
+	defer freeC(cargs)
+	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_get_prompt(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	})
+}
+
+// ReadResource reads a resource. MRTR as for CallTool. Result: the ReadResourceResult JSON.
+func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (json.RawMessage, error) {
+	curi := cstr(uri)
+	defer freeC(curi)
+	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_read_resource(p, curi, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	})
+}
+
+// Complete sends completion/complete with params {ref, argument, context?}. Result: the
+// CompleteResult JSON.
+func (c *Client) Complete(ctx context.Context, params any, opts ...CallOption) (json.RawMessage, error) {
+	a, err := marshalArg(params, "params")
+	if err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, &Error{Status: StatusNullArg, Message: "Complete needs params"}
+	}
+	cparams := optStr(a)
+	defer freeC(cparams)
+	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_complete(p, cparams, pr.opts, out, cerr)
+	})
+}
+
+// Request sends any request by method name; params (a JSON object, or nil) get the era's
+// _meta. MRTR is driven automatically for the three MRTR methods.
+func (c *Client) Request(ctx context.Context, method string, params any, opts ...CallOption) (json.RawMessage, error) {
+	a, err := marshalArg(params, "params")
+	if err != nil {
+		return nil, err
+	}
+	cmethod, cparams := cstr(method), optStr(a)
+	defer freeC(cmethod)
+	defer freeC(cparams)
+	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_request(p, cmethod, cparams, pr.opts, out, cerr)
+	})
+}
+
+// Ping sends a legacy ping (ErrUnsupported on modern servers, which removed it).
+func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_ping(p, pr.opts, cerr)
+	})
+}
+
+// SetLogLevel sets the server's log level ("debug" … "emergency"): legacy logging/setLevel;
+// modern servers get it in every later request's _meta.
+func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOption) error {
+	cl := cstr(level)
+	defer freeC(cl)
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_set_log_level(p, cl, pr.opts, cerr)
+	})
+}
+
+// SubscribeResource sends legacy resources/subscribe; updates arrive at the notification
+// listener (modern servers: use Listen).
+func (c *Client) SubscribeResource(ctx context.Context, uri string, opts ...CallOption) error {
+	cu := cstr(uri)
+	defer freeC(cu)
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_subscribe_resource(p, cu, pr.opts, cerr)
+	})
+}
+
+// UnsubscribeResource sends legacy resources/unsubscribe.
+func (c *Client) UnsubscribeResource(ctx context.Context, uri string, opts ...CallOption) error {
+	cu := cstr(uri)
+	defer freeC(cu)
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_unsubscribe_resource(p, cu, pr.opts, cerr)
+	})
+}
+
+// NotifyRootsChanged tells a legacy server the host's roots changed (a no-op on modern
+// servers). The library takes no options for it: ctx is only checked before sending.
+func (c *Client) NotifyRootsChanged(ctx context.Context) error {
+	return c.run(ctx, nil, false, func(p *C.mcp_client, _ *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_notify_roots_changed(p, cerr)
+	})
+}

@@ -1,0 +1,227 @@
+package mcpclient
+
+/*
+#include <stdlib.h>
+#include "mcp_client.h"
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// HandlerFunc answers one server input request (elicitation/create, sampling/createMessage,
+// roots/list): params is the request's params; return the result object (ElicitResult,
+// CreateMessageResult, ListRootsResult). Each call runs on its own goroutine, so it may take
+// as long as it needs (ask a user, wait for another goroutine) and may call the client.
+// ctx ends when the answer is no longer wanted (call cancelled or timed out, a sibling input
+// failed) or the client closes.
+//
+// A returned error fails the input: on modern servers the call ends with ErrHandlerFailed,
+// on legacy servers the server receives the JSON-RPC error (code from an *RPCError, else
+// -32603). A nil result with a nil error declines an elicitation ({"action":"decline"}) and
+// fails sampling and roots. A panic is recovered and reported as an error.
+type HandlerFunc func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)
+
+type inputKind int
+
+const (
+	kindElicitation inputKind = C.MCPGO_ELICITATION
+	kindSampling    inputKind = C.MCPGO_SAMPLING
+	kindRoots       inputKind = C.MCPGO_ROOTS
+)
+
+type inputBox struct {
+	kind inputKind
+	fn   HandlerFunc
+	base context.Context
+}
+
+// OnElicitation registers the elicitation/create handler (nil unregisters) and declares the
+// elicitation capability. Register handlers before Connect: legacy servers learn the
+// capabilities at initialize.
+func (c *Client) OnElicitation(fn HandlerFunc) error { return c.register(kindElicitation, fn) }
+
+// OnSampling registers the sampling/createMessage handler (nil unregisters) and declares
+// sampling.
+func (c *Client) OnSampling(fn HandlerFunc) error { return c.register(kindSampling, fn) }
+
+// OnRoots registers the roots/list handler (nil unregisters) and declares roots.
+func (c *Client) OnRoots(fn HandlerFunc) error { return c.register(kindRoots, fn) }
+
+func (c *Client) register(kind inputKind, fn HandlerFunc) error {
+	defer runtime.KeepAlive(c)
+	p, e := c.core.acquire()
+	if e != nil {
+		return e
+	}
+	defer c.core.release()
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(newHandle(&inputBox{kind: kind, fn: fn, base: c.core.ctx}))
+	}
+	var cerr *C.mcp_error
+	// The library runs userdata_free (deleting the handle) exactly once, even on failure.
+	if st := C.mcpgo_register_input(p, C.int(kind), h, &cerr); st != C.MCP_OK {
+		return fromC(st, cerr)
+	}
+	return nil
+}
+
+// OnNotification sets the listener for every server notification except progress (nil
+// removes it). Listeners run in order on one goroutine per client (shared with progress
+// callbacks); keep them short. They may call the client.
+func (c *Client) OnNotification(fn func(method string, params json.RawMessage)) error {
+	defer runtime.KeepAlive(c)
+	p, e := c.core.acquire()
+	if e != nil {
+		return e
+	}
+	defer c.core.release()
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(newHandle(&notifyBox{fn: fn, q: c.core.events}))
+	}
+	var cerr *C.mcp_error
+	if st := C.mcpgo_set_notification_listener(p, h, &cerr); st != C.MCP_OK {
+		return fromC(st, cerr)
+	}
+	return nil
+}
+
+// OnLog sets the log listener (nil removes it): the server's stderr lines (source "stderr",
+// level "info") and the library's warnings (source "transport" or "client", level
+// "warning"). Runs like OnNotification listeners.
+func (c *Client) OnLog(fn func(level, source, message string)) error {
+	defer runtime.KeepAlive(c)
+	p, e := c.core.acquire()
+	if e != nil {
+		return e
+	}
+	defer c.core.release()
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(newHandle(&logBox{fn: fn, q: c.core.events}))
+	}
+	var cerr *C.mcp_error
+	if st := C.mcpgo_set_log_listener(p, h, &cerr); st != C.MCP_OK {
+		return fromC(st, cerr)
+	}
+	return nil
+}
+
+type notifyBox struct {
+	fn func(method string, params json.RawMessage)
+	q  *eventQueue
+}
+
+type logBox struct {
+	fn func(level, source, message string)
+	q  *eventQueue
+}
+
+type progressBox struct {
+	fn func(progress, total float64, message string)
+	q  *eventQueue // the call's own queue, drained before the call returns
+}
+
+// responder owns a deferred mcp_responder until one reply consumes it.
+type responder struct {
+	mu  sync.Mutex
+	ptr *C.mcp_responder
+}
+
+// cancelled reports whether the library no longer wants the answer.
+func (r *responder) cancelled() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ptr == nil || bool(C.mcp_responder_is_cancelled(r.ptr))
+}
+
+// take hands the responder to exactly one reply.
+func (r *responder) take() *C.mcp_responder {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.ptr
+	r.ptr = nil
+	return p
+}
+
+// pollInterval is how often a running handler's responder is checked for cancellation.
+const pollInterval = 25 * time.Millisecond
+
+// serve runs the Go handler for one request on its own goroutine and completes the
+// (already deferred) responder with its outcome.
+func (b *inputBox) serve(params json.RawMessage, r *responder) {
+	ctx, cancel := context.WithCancel(b.base)
+	defer cancel()
+	done := make(chan struct{})
+	watcherDone := make(chan struct{})
+	go func() { // ends the handler's context once the answer is no longer wanted
+		defer close(watcherDone)
+		t := time.NewTicker(pollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if r.cancelled() {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	result, err := b.call(ctx, params)
+	close(done)
+	<-watcherDone
+	b.reply(r.take(), result, err)
+}
+
+func (b *inputBox) call(ctx context.Context, params json.RawMessage) (result json.RawMessage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			result, err = nil, fmt.Errorf("the handler panicked: %v", p)
+		}
+	}()
+	return b.fn(ctx, params)
+}
+
+func (b *inputBox) reply(p *C.mcp_responder, result json.RawMessage, err error) {
+	if p == nil {
+		return
+	}
+	if err == nil && len(result) == 0 {
+		if b.kind == kindElicitation {
+			result = json.RawMessage(`{"action":"decline"}`)
+		} else {
+			err = errors.New("the handler returned no result")
+		}
+	}
+	if err != nil {
+		var code int64
+		msg := err.Error()
+		var rpc *RPCError
+		if errors.As(err, &rpc) {
+			code, msg = rpc.Code, rpc.Message
+		}
+		cmsg := cstr(msg)
+		defer freeC(cmsg)
+		// MCP_CANCELLED (nobody waits any more) is fine: the responder is consumed either way.
+		C.mcp_responder_reply_error(p, C.int64_t(code), cmsg, nil)
+		return
+	}
+	cres := cstr(string(result))
+	defer freeC(cres)
+	C.mcp_responder_reply_json(p, cres, nil)
+}

@@ -1,0 +1,60 @@
+#include <signal.h>
+#include <stddef.h>
+#include "shim.h"
+#include "_cgo_export.h"
+
+static void input_trampoline(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
+    goMcpInput((uintptr_t)ud, (char *)method, (char *)params, len, r);
+}
+
+static void notification_trampoline(void *ud, const char *method, const char *params, size_t len) {
+    goMcpNotification((uintptr_t)ud, (char *)method, (char *)params, len);
+}
+
+static void log_trampoline(void *ud, const char *level, const char *source, const char *message) {
+    goMcpLog((uintptr_t)ud, (char *)level, (char *)source, (char *)message);
+}
+
+static void progress_trampoline(void *ud, double progress, double total, const char *message) {
+    goMcpProgress((uintptr_t)ud, progress, total, (char *)message);
+}
+
+static void free_trampoline(void *ud) {
+    goMcpFreeHandle((uintptr_t)ud);
+}
+
+mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out) {
+    mcp_input_fn fn = handle ? input_trampoline : NULL;
+    mcp_userdata_free_fn fr = handle ? free_trampoline : NULL;
+    void *ud = (void *)handle;
+    switch (kind) {
+    case MCPGO_ELICITATION: return mcp_client_on_elicitation(client, fn, ud, fr, err_out);
+    case MCPGO_SAMPLING: return mcp_client_on_sampling(client, fn, ud, fr, err_out);
+    default: return mcp_client_on_roots(client, fn, ud, fr, err_out);
+    }
+}
+
+mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_set_notification_handler(client, handle ? notification_trampoline : NULL, (void *)handle,
+                                               handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_set_log_handler(client, handle ? log_trampoline : NULL, (void *)handle,
+                                      handle ? free_trampoline : NULL, err_out);
+}
+
+void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle) {
+    opts->on_progress = progress_trampoline;
+    opts->progress_userdata = (void *)handle;
+}
+
+/* Reads a signal's current disposition: whether a handler function is installed and its flags. */
+int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out) {
+    struct sigaction sa;
+    if (sigaction(sig, NULL, &sa) != 0) return -1;
+    *flags_out = sa.sa_flags;
+    *installed_out = (sa.sa_flags & SA_SIGINFO) ? (sa.sa_sigaction != NULL)
+                                                : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
+    return 0;
+}

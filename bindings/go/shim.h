@@ -1,0 +1,18 @@
+/* C side of the Go binding: trampolines from the library's callbacks into Go, and helpers that
+ * turn a cgo.Handle (an integer) into the library's `void *userdata` on the C side only, so no
+ * handle value ever sits in Go memory typed as a pointer. */
+#ifndef MCPGO_SHIM_H
+#define MCPGO_SHIM_H
+
+#include <stdint.h>
+#include "mcp_client.h"
+
+enum { MCPGO_ELICITATION = 0, MCPGO_SAMPLING = 1, MCPGO_ROOTS = 2 };
+
+mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle);
+int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out);
+
+#endif

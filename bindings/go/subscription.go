@@ -1,0 +1,165 @@
+package mcpclient
+
+/*
+#include <stdlib.h>
+#include "mcp_client.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Subscription is a subscriptions/listen stream (modern servers). Next serves one reader at
+// a time (concurrent readers are serialised); Close may be called from any goroutine, more
+// than once. Client.Close closes the client's subscriptions too; a finalizer closes a
+// forgotten one as a backstop.
+type Subscription struct {
+	s      *subCore
+	client *Client // keeps the client (and its finalizer) alive while the subscription is used
+}
+
+type subCore struct {
+	mu       sync.Mutex
+	ptr      *C.mcp_subscription
+	closed   bool
+	inflight sync.WaitGroup
+	once     sync.Once
+	readMu   sync.Mutex
+	owner    *core
+	ack      json.RawMessage
+}
+
+// Event is one notification of a subscription.
+type Event struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// Listen opens subscriptions/listen with filter (a SubscriptionFilter, e.g.
+// {"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}) and waits for the
+// server's acknowledgement. Legacy servers: ErrUnsupported (use SubscribeResource and
+// OnNotification).
+func (c *Client) Listen(ctx context.Context, filter any, opts ...CallOption) (*Subscription, error) {
+	f, err := marshalArg(filter, "filter")
+	if err != nil {
+		return nil, err
+	}
+	text := "{}"
+	if f != nil {
+		text = *f
+	}
+	cf := cstr(text)
+	defer freeC(cf)
+	var sc *subCore
+	err = c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		var sp *C.mcp_subscription
+		st := C.mcp_client_listen(p, cf, pr.opts, &sp, cerr)
+		if st != C.MCP_OK {
+			return st
+		}
+		sc = &subCore{ptr: sp, owner: c.core}
+		var out *C.char
+		if C.mcp_subscription_acknowledged(sp, &out, nil) == C.MCP_OK {
+			sc.ack = json.RawMessage(takeString(out))
+		}
+		// Registered while this call still counts as in flight, so Client.Close sees it.
+		c.core.mu.Lock()
+		c.core.subs[sc] = struct{}{}
+		c.core.mu.Unlock()
+		return st
+	})
+	if err != nil {
+		return nil, err
+	}
+	sub := &Subscription{s: sc, client: c}
+	runtime.SetFinalizer(sub, func(s *Subscription) { go s.s.close() })
+	return sub, nil
+}
+
+// Acknowledged is the filter the server acknowledged (the subset it honours).
+func (s *Subscription) Acknowledged() json.RawMessage { return s.s.ack }
+
+// nextSlice is how long one library wait lasts while ctx can end: ctx is checked between
+// slices (the library's wait takes no cancel token).
+const nextSlice = 50 * time.Millisecond
+
+// Next waits for the next notification. It returns an error matching ErrClosed once the
+// subscription ended (the server ended it, Close, or the client closed), ErrCancelled when
+// it was cancelled, or the context's error (as an *Error) when ctx ends first.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	defer runtime.KeepAlive(s)
+	ctx = orBackground(ctx)
+	sc := s.s
+	sc.readMu.Lock()
+	defer sc.readMu.Unlock()
+	sc.mu.Lock()
+	if sc.closed {
+		sc.mu.Unlock()
+		return Event{}, &Error{Status: StatusClosed, Message: "the subscription is closed"}
+	}
+	sc.inflight.Add(1)
+	p := sc.ptr
+	sc.mu.Unlock()
+	defer sc.inflight.Done()
+	for {
+		if ctx.Err() != nil {
+			return Event{}, ctxError(ctx)
+		}
+		timeout := int64(-1)
+		if ctx.Done() != nil {
+			timeout = ms(nextSlice)
+			if dl, ok := ctx.Deadline(); ok {
+				if rem := ms(time.Until(dl)); rem < timeout {
+					timeout = rem
+				}
+			}
+		}
+		var out *C.char
+		var cerr *C.mcp_error
+		st := C.mcp_subscription_next(p, C.int64_t(timeout), &out, &cerr)
+		switch {
+		case st == C.MCP_OK:
+			var ev Event
+			if err := json.Unmarshal([]byte(takeString(out)), &ev); err != nil {
+				return Event{}, &Error{Status: StatusInternal, Message: "unreadable event: " + err.Error(), cause: err}
+			}
+			return ev, nil
+		case st == C.MCP_TIMEOUT && timeout >= 0:
+			C.mcp_error_free(cerr)
+			continue
+		default:
+			return Event{}, fromC(st, cerr)
+		}
+	}
+}
+
+// Close ends the subscription (the server is told) and releases it. A Next in progress
+// returns. Idempotent.
+func (s *Subscription) Close() error {
+	s.s.close()
+	runtime.KeepAlive(s)
+	return nil
+}
+
+func (sc *subCore) close() {
+	sc.once.Do(func() {
+		sc.mu.Lock()
+		sc.closed = true
+		sc.mu.Unlock()
+		C.mcp_subscription_cancel(sc.ptr, nil) // wakes a Next in progress
+		sc.inflight.Wait()
+		C.mcp_subscription_free(sc.ptr)
+		sc.mu.Lock()
+		sc.ptr = nil
+		sc.mu.Unlock()
+		o := sc.owner
+		o.mu.Lock()
+		delete(o.subs, sc)
+		o.mu.Unlock()
+	})
+}

@@ -1,0 +1,113 @@
+"""Python binding of mcp_client, a Model Context Protocol client (ctypes over its C ABI).
+
+    from mcp_client import Client
+
+    with Client.stdio("my-mcp-server", ["--stdio"]) as client:
+        client.on_elicitation(lambda params: {"action": "accept", "content": {"name": "Ada"}})
+        print(client.connect()["serverInfo"])
+        print(client.call_tool("greet", {}))
+
+The shared library is found through ``MCP_CLIENT_LIB``, next to this package, in the
+repository's ``target/debug`` / ``target/release``, or on the system (see ``_library``), and its
+ABI version is checked at import.
+
+Input handlers (``on_elicitation``, ``on_sampling``, ``on_roots``) take the request params and
+return the result dict, or ``None`` (elicitation: decline; others: failure), or a
+``concurrent.futures.Future`` / :class:`Deferred` that another thread completes later; raising
+(or ``set_exception``) fails the input: the call raises :class:`HandlerError` on modern
+servers, and legacy servers receive the JSON-RPC error (choose its code with
+:class:`ReplyError`). Handlers and listeners run on the library's dispatcher thread, one at a
+time; blocking calls on the same client from there raise :class:`ReentrantCallError`.
+"""
+
+from . import _ffi
+from ._library import lib as _lib, path as library_path
+from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
+from ._client import CancelToken, Client, Subscription
+from ._errors import (
+    AlreadyUsedError,
+    AuthRequiredError,
+    CancelledError,
+    CapabilityMissingError,
+    ClosedError,
+    ForkedError,
+    HandlerError,
+    HTTPStatusError,
+    InputError,
+    InputRequiredError,
+    InputRoundsExceededError,
+    InternalError,
+    InvalidArgumentError,
+    MCPError,
+    MCPTimeoutError,
+    MessageTooLargeError,
+    PanicError,
+    ProtocolError,
+    ReentrantCallError,
+    RpcError,
+    ServerExitedError,
+    TransportError,
+    UnsupportedError,
+    UrlElicitationRequiredError,
+    VersionMismatchError,
+    exception_class,
+    status_str,
+)
+
+# Every #define of the header (statuses MCP_*, list kinds, modes, eras, versions, result types,
+# JSON-RPC codes) is re-exported.
+for _name in dir(_ffi):
+    if _name.isupper() and not _name.startswith("_"):
+        globals()[_name] = getattr(_ffi, _name)
+del _name
+
+__version__ = f"{_ffi.MCP_VERSION_MAJOR}.{_ffi.MCP_VERSION_MINOR}.{_ffi.MCP_VERSION_PATCH}"
+
+
+def library_version() -> str:
+    """The loaded library's ``mcp_version()``, e.g. ``"mcp_client/0.1.0"``."""
+    return _lib.mcp_version().decode("utf-8")
+
+
+def abi_version() -> int:
+    """The loaded library's ``mcp_abi_version()`` (checked against MCP_ABI_VERSION at import)."""
+    return int(_lib.mcp_abi_version())
+
+
+__all__ = [
+    "Client",
+    "Subscription",
+    "CancelToken",
+    "Deferred",
+    "ReplyError",
+    "MCPError",
+    "InvalidArgumentError",
+    "ClosedError",
+    "ReentrantCallError",
+    "AlreadyUsedError",
+    "UnsupportedError",
+    "ForkedError",
+    "TransportError",
+    "MCPTimeoutError",
+    "CancelledError",
+    "ServerExitedError",
+    "HTTPStatusError",
+    "AuthRequiredError",
+    "MessageTooLargeError",
+    "RpcError",
+    "ProtocolError",
+    "VersionMismatchError",
+    "CapabilityMissingError",
+    "InputError",
+    "InputRequiredError",
+    "InputRoundsExceededError",
+    "HandlerError",
+    "UrlElicitationRequiredError",
+    "InternalError",
+    "PanicError",
+    "exception_class",
+    "status_str",
+    "library_path",
+    "library_version",
+    "abi_version",
+]

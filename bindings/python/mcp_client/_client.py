@@ -1,0 +1,748 @@
+"""The Pythonic client: Client, Subscription, CancelToken."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import json
+import math
+import threading
+import weakref
+from typing import Any, Callable, Iterator, Mapping
+
+from . import _callbacks, _ffi
+from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
+from ._library import lib
+
+_ERAS = {_ffi.MCP_ERA_MODERN: "modern", _ffi.MCP_ERA_LEGACY: "legacy"}
+
+
+def _enc(s: str, what: str) -> bytes:
+    if not isinstance(s, str):
+        raise TypeError(f"{what} must be a str, not {type(s).__name__}")
+    return s.encode("utf-8")
+
+
+def _opt_enc(s: str | None, what: str) -> bytes | None:
+    return None if s is None else _enc(s, what)
+
+
+def _json_arg(value: Any) -> bytes | None:
+    return None if value is None else json.dumps(value).encode("utf-8")
+
+
+def _take_string(out: ctypes.c_void_p) -> bytes | None:
+    """Copies and frees a library-owned string."""
+    if not out.value:
+        return None
+    try:
+        return ctypes.string_at(out.value)
+    finally:
+        lib.mcp_string_free(out)
+        out.value = None
+
+
+def _take_json(out: ctypes.c_void_p) -> Any:
+    raw = _take_string(out)
+    return None if raw is None else json.loads(raw)
+
+
+class _Lifetime:
+    """Frees a handle once it is closed and no call is using it.
+
+    ``mcp_client_free`` must not run while another thread is inside a call on the same handle;
+    calls register themselves with ``use()``, ``close()`` marks the handle closing, and whoever
+    leaves last frees it, outside every lock.
+    """
+
+    def __init__(self, ptr: Any, free: Callable[[Any], None], what: str):
+        self._cond = threading.Condition(threading.Lock())
+        self._ptr = ptr
+        self._free = free
+        self._busy = 0
+        self._closing = False
+        self._what = what
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    @property
+    def freed(self) -> bool:
+        return self._ptr is None
+
+    def acquire(self, *, closing_ok: bool = False) -> Any:
+        with self._cond:
+            if self._ptr is None or (self._closing and not closing_ok):
+                raise ClosedError(_ffi.MCP_CLOSED, f"the {self._what} is closed")
+            self._busy += 1
+            return self._ptr
+
+    def release(self) -> None:
+        ptr = None
+        with self._cond:
+            self._busy -= 1
+            if self._closing and self._busy == 0 and self._ptr is not None:
+                ptr, self._ptr = self._ptr, None
+        if ptr is not None:
+            try:
+                self._free(ptr)
+            finally:
+                with self._cond:
+                    self._cond.notify_all()
+
+    def mark_closing(self) -> bool:
+        """True the first time."""
+        with self._cond:
+            first = not self._closing
+            self._closing = True
+            return first
+
+    def wait_freed(self, timeout: float | None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: self._ptr is None, timeout)
+
+
+class _Use:
+    """``with lifetime_use(l) as ptr:`` without the generator overhead of contextlib."""
+
+    __slots__ = ("_life", "_closing_ok")
+
+    def __init__(self, life: _Lifetime, closing_ok: bool = False):
+        self._life = life
+        self._closing_ok = closing_ok
+
+    def __enter__(self) -> Any:
+        return self._life.acquire(closing_ok=self._closing_ok)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._life.release()
+
+
+class CancelToken:
+    """Cancels the calls it is passed to (``cancel=token``), now and later, from any thread
+    (handlers and listeners included). A cancelled call raises :class:`CancelledError`."""
+
+    def __init__(self) -> None:
+        ptr = lib.mcp_cancel_token_new()
+        if not ptr:
+            raise MemoryError("mcp_cancel_token_new failed")
+        self._ptr = ptr
+
+    def cancel(self) -> None:
+        lib.mcp_cancel_token_cancel(self._ptr)
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(lib.mcp_cancel_token_is_cancelled(self._ptr))
+
+    def __del__(self) -> None:
+        ptr, self._ptr = getattr(self, "_ptr", None), None
+        if ptr and lib is not None:
+            lib.mcp_cancel_token_free(ptr)
+
+    def __repr__(self) -> str:
+        return f"<CancelToken cancelled={self.cancelled}>"
+
+
+_OPT_KEYS = frozenset({"timeout", "cancel", "progress", "meta", "log_level", "max_total", "reset_timeout_on_progress"})
+
+
+def _ms(seconds: float | None, what: str) -> int:
+    """Seconds to the options' milliseconds: None -> 0 (the default), inf -> -1 (none)."""
+    if seconds is None:
+        return 0
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise TypeError(f"{what} must be a number of seconds or None")
+    if math.isinf(seconds) and seconds > 0:
+        return -1
+    if not seconds > 0:
+        raise ValueError(f"{what} must be positive (seconds), math.inf for none, or None for the default")
+    return max(1, int(round(seconds * 1000)))
+
+
+class _Opts:
+    """Builds an ``mcp_call_opts`` (or NULL) and keeps everything it points to alive."""
+
+    __slots__ = ("struct", "keep")
+
+    def __init__(
+        self,
+        timeout: float | None = None,
+        cancel: CancelToken | None = None,
+        progress: Callable[[float, float | None, str | None], Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        log_level: str | None = None,
+        max_total: float | None = None,
+        reset_timeout_on_progress: bool = False,
+    ):
+        self.keep: list[Any] = []
+        if (timeout, cancel, progress, meta, log_level, max_total) == (None,) * 6 and not reset_timeout_on_progress:
+            self.struct = None
+            return
+        o = _ffi.mcp_call_opts()
+        lib.mcp_call_opts_init(ctypes.byref(o))
+        o.timeout_ms = _ms(timeout, "timeout")
+        o.max_total_ms = max(0, _ms(max_total, "max_total"))
+        o.reset_timeout_on_progress = bool(reset_timeout_on_progress)
+        if cancel is not None:
+            if not isinstance(cancel, CancelToken):
+                raise TypeError("cancel must be a CancelToken")
+            o.cancel = cancel._ptr
+            self.keep.append(cancel)
+        if meta is not None:
+            meta_json = json.dumps(dict(meta)).encode("utf-8")
+            o.meta_json = meta_json
+            self.keep.append(meta_json)
+        if log_level is not None:
+            level = _enc(log_level, "log_level")
+            o.log_level = level
+            self.keep.append(level)
+        if progress is not None:
+            thunk = _callbacks.progress_thunk(progress)
+            o.on_progress = thunk
+            self.keep.append(thunk)
+        self.struct = o
+
+    @classmethod
+    def of(cls, kw: dict[str, Any]) -> "_Opts":
+        unknown = set(kw) - _OPT_KEYS
+        if unknown:
+            raise TypeError(f"unknown call option(s): {', '.join(sorted(unknown))}")
+        return cls(**kw)
+
+    @property
+    def ref(self) -> Any:
+        return None if self.struct is None else ctypes.byref(self.struct)
+
+
+_LIVE: "weakref.WeakSet[Client]" = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+class Client:
+    """An MCP client over one connection (stdio child process or Streamable HTTP).
+
+    Thread-safe: calls from several threads are multiplexed over the connection. Blocking calls
+    release the GIL. Handlers and listeners run on the library's dispatcher thread, one at a
+    time; a blocking call on the same client from inside one raises ReentrantCallError.
+
+    Use it as a context manager, or call :meth:`close`. Live clients are closed at interpreter
+    exit. Construct with :meth:`stdio`, :meth:`http`, or ``Client(config_dict)`` with the
+    library's flat JSON configuration.
+    """
+
+    def __init__(self, config: Mapping[str, Any]):
+        cfg_json = json.dumps({k: v for k, v in dict(config).items() if v is not None}).encode("utf-8")
+        err = new_error_ptr()
+        cfg = ctypes.POINTER(_ffi.mcp_config)()
+        st = lib.mcp_config_new(cfg_json, ctypes.byref(cfg), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        try:
+            ptr = ctypes.POINTER(_ffi.mcp_client)()
+            err = new_error_ptr()
+            st = lib.mcp_client_new(cfg, ctypes.byref(ptr), ctypes.byref(err))
+            if st != _ffi.MCP_OK:
+                raise take_error(st, err)
+        finally:
+            lib.mcp_config_free(cfg)
+        self._life = _Lifetime(ptr, lib.mcp_client_free, "client")
+        self._deferred: dict[int, tuple[Any, Any]] = {}
+        self._deferred_lock = threading.Lock()
+        self._era: str | None = None
+        self._server_info: dict | None = None
+        with _LIVE_LOCK:
+            _LIVE.add(self)
+
+    # ----- construction -----
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: "list[str] | tuple[str, ...]" = (),
+        env: Mapping[str, str] | None = None,
+        env_mode: str = "inherit",
+        cwd: str | None = None,
+        **settings: Any,
+    ) -> "Client":
+        """A client that starts ``command args...`` and speaks MCP over its stdin/stdout.
+
+        ``settings`` go into the configuration unchanged: ``mode`` ("auto", "modern", "legacy"),
+        ``protocol_version``, ``request_timeout_ms``, ``probe_timeout_ms``,
+        ``input_required_max_rounds``, ``max_pages``, ``client_info``, ``capabilities``,
+        ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``. Unknown keys raise
+        InvalidArgumentError.
+        """
+        config = {
+            "command": command,
+            "args": [str(a) for a in args],
+            "env": dict(env) if env is not None else None,
+            "env_mode": env_mode,
+            "cwd": None if cwd is None else str(cwd),
+        }
+        config.update(settings)
+        return cls(config)
+
+    @classmethod
+    def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        **settings: Any,
+    ) -> "Client":
+        """A client for a Streamable HTTP server at ``url``; ``settings`` as for :meth:`stdio`."""
+        config = {
+            "url": url,
+            "headers": dict(headers) if headers is not None else None,
+            "bearer_token": bearer_token,
+        }
+        config.update(settings)
+        return cls(config)
+
+    # ----- plumbing -----
+
+    def _run(self, body: Callable[[Any, Any, Any], int], *, result: bool = True) -> Any:
+        err = new_error_ptr()
+        out = ctypes.c_void_p()
+        with _Use(self._life) as ptr:
+            st = body(ptr, ctypes.byref(out), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        return _take_json(out) if result else None
+
+    def _deferred_add(self, reply: Any, future: Any) -> None:
+        with self._deferred_lock:
+            self._deferred[id(reply)] = (reply, future)
+        if self._life.closing:
+            self._abandon_deferred()
+
+    def _deferred_done(self, reply: Any) -> None:
+        with self._deferred_lock:
+            self._deferred.pop(id(reply), None)
+
+    def _abandon_deferred(self) -> None:
+        with self._deferred_lock:
+            pending = list(self._deferred.values())
+            self._deferred.clear()
+        for reply, future in pending:
+            try:
+                future.cancel()  # tells the answering side that nobody waits any more
+            except BaseException:  # noqa: BLE001
+                pass
+            reply.error(_ffi.INTERNAL_ERROR, "the client was closed")
+
+    # ----- lifecycle -----
+
+    def connect(self) -> dict:
+        """Starts the server (or opens the connection) and settles the era. Idempotent.
+        Returns the server info: ``{"era", "protocolVersion", "capabilities", "serverInfo",
+        "instructions", "raw"}``. Other calls connect lazily."""
+        info = self._run(lambda c, out, err: lib.mcp_client_connect(c, out, err))
+        self._server_info = info
+        self._era = self.era
+        return info
+
+    @property
+    def server_info(self) -> dict | None:
+        """The server info of :meth:`connect`, or None before connecting."""
+        if self._server_info is None and self.era is not None:
+            try:
+                self._server_info = self._run(lambda c, out, err: lib.mcp_client_server_info(c, out, err))
+            except ClosedError:
+                pass
+        return self._server_info
+
+    @property
+    def era(self) -> str | None:
+        """"modern", "legacy", or None before connecting."""
+        try:
+            with _Use(self._life, closing_ok=True) as ptr:
+                era = _ERAS.get(lib.mcp_client_era(ptr))
+        except ClosedError:
+            return self._era
+        if era is not None:
+            self._era = era
+        return era
+
+    @property
+    def closed(self) -> bool:
+        return self._life.closing
+
+    def close(self, wait: float | None = None) -> None:
+        """Closes the connection: calls in flight raise ClosedError, subscriptions end, the
+        server is shut down. Idempotent; any thread, handlers included. The library handle is
+        freed as soon as no call is using it (then no callback runs again); ``wait`` seconds
+        (None: do not wait) bounds waiting for that."""
+        first = self._life.mark_closing()
+        if first:
+            try:
+                ptr = self._life.acquire(closing_ok=True)
+            except ClosedError:
+                ptr = None
+            if ptr is not None:
+                try:
+                    lib.mcp_client_close(ptr)
+                finally:
+                    self._life.release()
+            self._abandon_deferred()
+        if wait is not None:
+            self._life.wait_freed(wait)
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if getattr(self, "_life", None) is not None:
+                self.close()
+        except BaseException:  # noqa: BLE001
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else (self._era or "not connected")
+        return f"<mcp_client.Client {state}>"
+
+    # ----- handlers and listeners -----
+
+    def _set_input(self, setter: Any, kind: str, fn: Callable[[dict], Any] | None) -> Any:
+        if fn is not None and not callable(fn):
+            raise TypeError(f"the {kind} handler must be callable or None")
+        key = None if fn is None else _callbacks.register(_callbacks.InputEntry(fn, kind, self))
+        try:
+            ptr = self._life.acquire()
+        except ClosedError:
+            if key is not None:
+                _callbacks.unregister(key)
+            raise
+        try:
+            err = new_error_ptr()
+            st = setter(
+                ptr,
+                _callbacks.INPUT_THUNK if fn is not None else _ffi.mcp_input_fn(),  # NULL: unregister
+                key,
+                _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
+                ctypes.byref(err),
+            )
+        finally:
+            self._life.release()
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)  # the library already ran userdata_free
+        return fn
+
+    def on_elicitation(self, fn: Callable[[dict], Any] | None) -> Any:
+        """Handles ``elicitation/create`` (declares the ``elicitation`` capability; register
+        before connecting). ``fn(params) -> dict | None | Future``: a dict is the
+        ElicitResult (``{"action": "accept", "content": {...}}``), None declines, a Future
+        (e.g. :class:`Deferred`) answers later from any thread; raising fails the input
+        (modern servers: the call raises HandlerError). ``None`` unregisters. Usable as a
+        decorator."""
+        return self._set_input(lib.mcp_client_on_elicitation, "elicitation", fn)
+
+    def on_sampling(self, fn: Callable[[dict], Any] | None) -> Any:
+        """Handles ``sampling/createMessage`` (a CreateMessageResult dict); as on_elicitation,
+        except that None is a failure."""
+        return self._set_input(lib.mcp_client_on_sampling, "sampling", fn)
+
+    def on_roots(self, fn: Callable[[dict], Any] | None) -> Any:
+        """Handles ``roots/list`` (``{"roots": [{"uri": ..., "name": ...}]}``); as on_sampling."""
+        return self._set_input(lib.mcp_client_on_roots, "roots", fn)
+
+    def _set_listener(self, setter: Any, thunk: Any, kind: str, fn: Callable[..., Any] | None) -> Any:
+        if fn is not None and not callable(fn):
+            raise TypeError(f"the {kind} listener must be callable or None")
+        key = None if fn is None else _callbacks.register(_callbacks.ListenerEntry(fn, kind))
+        try:
+            ptr = self._life.acquire()
+        except ClosedError:
+            if key is not None:
+                _callbacks.unregister(key)
+            raise
+        try:
+            err = new_error_ptr()
+            st = setter(
+                ptr,
+                thunk if fn is not None else type(thunk)(),  # NULL: remove
+                key,
+                _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
+                ctypes.byref(err),
+            )
+        finally:
+            self._life.release()
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        return fn
+
+    def on_notification(self, fn: Callable[[str, Any], Any] | None) -> Any:
+        """``fn(method, params)`` for every server notification except progress (list_changed,
+        resources/updated, message, ...). Runs on the dispatcher thread; exceptions are logged."""
+        return self._set_listener(
+            lib.mcp_client_set_notification_handler, _callbacks.NOTIFICATION_THUNK, "notification", fn
+        )
+
+    def on_log(self, fn: Callable[[str, str, str], Any] | None) -> Any:
+        """``fn(level, source, message)``: the server's stderr lines (source "stderr") and the
+        library's warnings (source "transport" or "client")."""
+        return self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", fn)
+
+    # ----- lists -----
+
+    def _list(self, kind: int, cursor: str | None, opts: dict) -> dict:
+        o = _Opts.of(opts)
+        cur = _opt_enc(cursor, "cursor")
+        return self._run(lambda c, out, err: lib.mcp_client_list(c, kind, cur, o.ref, out, err))
+
+    def _list_all(self, kind: int, key: str, opts: dict) -> list:
+        o = _Opts.of(opts)
+        res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+        return list(res.get(key, []))
+
+    def list_tools(self, cursor: str | None = None, **opts: Any) -> dict:
+        """One page: the raw ListToolsResult (``tools``, ``nextCursor`` when there is more)."""
+        return self._list(_ffi.MCP_LIST_TOOLS, cursor, opts)
+
+    def list_prompts(self, cursor: str | None = None, **opts: Any) -> dict:
+        return self._list(_ffi.MCP_LIST_PROMPTS, cursor, opts)
+
+    def list_resources(self, cursor: str | None = None, **opts: Any) -> dict:
+        return self._list(_ffi.MCP_LIST_RESOURCES, cursor, opts)
+
+    def list_resource_templates(self, cursor: str | None = None, **opts: Any) -> dict:
+        return self._list(_ffi.MCP_LIST_RESOURCE_TEMPLATES, cursor, opts)
+
+    def all_tools(self, **opts: Any) -> list:
+        """Every page of tools, merged (bounded by the ``max_pages`` setting)."""
+        return self._list_all(_ffi.MCP_LIST_TOOLS, "tools", opts)
+
+    def all_prompts(self, **opts: Any) -> list:
+        return self._list_all(_ffi.MCP_LIST_PROMPTS, "prompts", opts)
+
+    def all_resources(self, **opts: Any) -> list:
+        return self._list_all(_ffi.MCP_LIST_RESOURCES, "resources", opts)
+
+    def all_resource_templates(self, **opts: Any) -> list:
+        return self._list_all(_ffi.MCP_LIST_RESOURCE_TEMPLATES, "resourceTemplates", opts)
+
+    # ----- calls -----
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        timeout: float | None = None,
+        cancel: CancelToken | None = None,
+        progress: Callable[[float, float | None, str | None], Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        log_level: str | None = None,
+        max_total: float | None = None,
+        reset_timeout_on_progress: bool = False,
+    ) -> dict:
+        """``tools/call``: the CallToolResult dict. A tool error is a result with
+        ``isError: true``, not an exception.
+
+        Input requests (MRTR) are answered by the registered handlers; without one the call
+        raises InputRequiredError. Retry by hand with ``input_responses`` and
+        ``request_state`` from that error. ``timeout`` and ``max_total`` are seconds (None: the
+        client default / no cap; ``math.inf``: no timeout), ``cancel`` a CancelToken,
+        ``progress(progress, total, message)`` a callback, ``meta`` extra ``_meta`` entries,
+        ``log_level`` the modern per-request log level.
+        """
+        o = _Opts(timeout, cancel, progress, meta, log_level, max_total, reset_timeout_on_progress)
+        n, a = _enc(name, "name"), _json_arg(arguments)
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        return self._run(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        **opts: Any,
+    ) -> dict:
+        """``prompts/get``: the GetPromptResult dict. MRTR and options as for call_tool."""
+        o = _Opts.of(opts)
+        n, a = _enc(name, "name"), _json_arg(arguments)
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        return self._run(lambda c, out, err: lib.mcp_client_get_prompt(c, n, a, ir, rs, o.ref, out, err))
+
+    def read_resource(
+        self,
+        uri: str,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        **opts: Any,
+    ) -> dict:
+        """``resources/read``: the ReadResourceResult dict. MRTR and options as for call_tool."""
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        return self._run(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
+
+    def complete(self, params: Mapping[str, Any], **opts: Any) -> dict:
+        """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
+        o = _Opts.of(opts)
+        p = _json_arg(params)
+        return self._run(lambda c, out, err: lib.mcp_client_complete(c, p, o.ref, out, err))
+
+    def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict:
+        """Any request by method name; ``params`` get the era's ``_meta``."""
+        o = _Opts.of(opts)
+        m, p = _enc(method, "method"), _json_arg(params)
+        return self._run(lambda c, out, err: lib.mcp_client_request(c, m, p, o.ref, out, err))
+
+    def ping(self, **opts: Any) -> None:
+        """Legacy ``ping`` (UnsupportedError on modern servers)."""
+        o = _Opts.of(opts)
+        self._run(lambda c, out, err: lib.mcp_client_ping(c, o.ref, err), result=False)
+
+    def set_log_level(self, level: str, **opts: Any) -> None:
+        """"debug" ... "emergency": legacy ``logging/setLevel``; modern servers get it in the
+        ``_meta`` of every later request."""
+        o = _Opts.of(opts)
+        lv = _enc(level, "level")
+        self._run(lambda c, out, err: lib.mcp_client_set_log_level(c, lv, o.ref, err), result=False)
+
+    def subscribe_resource(self, uri: str, **opts: Any) -> None:
+        """Legacy ``resources/subscribe``; updates reach :meth:`on_notification` (modern: use
+        :meth:`listen`)."""
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        self._run(lambda c, out, err: lib.mcp_client_subscribe_resource(c, u, o.ref, err), result=False)
+
+    def unsubscribe_resource(self, uri: str, **opts: Any) -> None:
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        self._run(lambda c, out, err: lib.mcp_client_unsubscribe_resource(c, u, o.ref, err), result=False)
+
+    def notify_roots_changed(self) -> None:
+        """Tells a legacy server the roots changed (no-op on modern servers)."""
+        self._run(lambda c, out, err: lib.mcp_client_notify_roots_changed(c, err), result=False)
+
+    def listen(self, filter: Mapping[str, Any], **opts: Any) -> "Subscription":
+        """Opens ``subscriptions/listen`` (modern servers), e.g.
+        ``{"toolsListChanged": True, "resourceSubscriptions": ["file:///x"]}``, and waits for
+        the acknowledgement."""
+        o = _Opts.of(opts)
+        f = _json_arg(dict(filter))
+        sub = ctypes.POINTER(_ffi.mcp_subscription)()
+
+        def body(c: Any, _out: Any, err: Any) -> int:
+            return lib.mcp_client_listen(c, f, o.ref, ctypes.byref(sub), err)
+
+        self._run(body, result=False)
+        return Subscription(sub, self)
+
+
+class Subscription:
+    """A ``subscriptions/listen`` stream. Iterate it (ends when the subscription ends), or poll
+    with :meth:`next`. One reader at a time; :meth:`cancel` and :meth:`close` from any thread
+    (not from handlers: they block briefly)."""
+
+    def __init__(self, ptr: Any, client: Client):
+        self._life = _Lifetime(ptr, lib.mcp_subscription_free, "subscription")
+        self._client = client  # keeps the client (and its connection) alive while listening
+        err = new_error_ptr()
+        out = ctypes.c_void_p()
+        st = lib.mcp_subscription_acknowledged(ptr, ctypes.byref(out), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        self.acknowledged: dict = _take_json(out)
+
+    def next(self, timeout: float | None = None) -> dict | None:
+        """The next notification ``{"method": ..., "params": ...}``, waiting up to ``timeout``
+        seconds (None: no limit); None when none arrived in time. Raises ClosedError once the
+        subscription ended gracefully, CancelledError after :meth:`cancel`, another MCPError if
+        it ended with an error."""
+        ms = -1 if timeout is None else max(0, int(round(timeout * 1000)))
+        err = new_error_ptr()
+        out = ctypes.c_void_p()
+        with _Use(self._life) as ptr:
+            st = lib.mcp_subscription_next(ptr, ms, ctypes.byref(out), ctypes.byref(err))
+        if st == _ffi.MCP_OK:
+            return _take_json(out)
+        exc = take_error(st, err)
+        if isinstance(exc, MCPTimeoutError):
+            return None
+        raise exc
+
+    def __iter__(self) -> Iterator[dict]:
+        return self
+
+    def __next__(self) -> dict:
+        try:
+            event = self.next(None)
+        except (ClosedError, CancelledError):
+            raise StopIteration from None
+        if event is None:  # pragma: no cover - no timeout was given
+            raise StopIteration
+        return event
+
+    def cancel(self) -> None:
+        """Ends the subscription (the server is told); readers stop."""
+        err = new_error_ptr()
+        try:
+            with _Use(self._life) as ptr:
+                st = lib.mcp_subscription_cancel(ptr, ctypes.byref(err))
+        except ClosedError:
+            return
+        if st != _ffi.MCP_OK:
+            exc = take_error(st, err)
+            if not isinstance(exc, (ClosedError, CancelledError)):
+                raise exc
+
+    def close(self) -> None:
+        """Cancels and frees (the free waits until no reader is inside :meth:`next`)."""
+        if not self._life.mark_closing():
+            return
+        try:
+            ptr = self._life.acquire(closing_ok=True)
+        except ClosedError:
+            return
+        try:
+            err = new_error_ptr()
+            if lib.mcp_subscription_cancel(ptr, ctypes.byref(err)) != _ffi.MCP_OK:
+                lib.mcp_error_free(err)
+        finally:
+            self._life.release()  # frees it when no reader remains
+
+    def __enter__(self) -> "Subscription":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if getattr(self, "_life", None) is not None:
+                self.close()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def _close_all_at_exit() -> None:
+    """Closes and frees every live client before the interpreter finalises, so no library
+    thread calls into Python during finalisation."""
+    with _LIVE_LOCK:
+        clients = list(_LIVE)
+    for c in clients:
+        try:
+            c.close(wait=2.0)
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+atexit.register(_close_all_at_exit)
+
+
+__all__ = ["Client", "Subscription", "CancelToken"]

@@ -1,0 +1,261 @@
+"""Exceptions, one class per status family, built from an ``mcp_error`` read in the same call."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from typing import Any
+
+from . import _ffi
+from ._library import lib
+
+
+class MCPError(Exception):
+    """A failed call. Every instance carries:
+
+    - ``status``: the numeric ``mcp_status`` (``MCP_*`` in :mod:`mcp_client`),
+    - ``status_name``: the library's text for the status,
+    - ``message``: the library's message,
+    - ``code`` / ``data``: the JSON-RPC ``error.code`` / parsed ``error.data`` when the server
+      (or a handler) answered with an error object, else ``None``.
+    """
+
+    def __init__(self, status: int, message: str, *, code: int | None = None, data: Any = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.data = data
+
+    @property
+    def status_name(self) -> str:
+        return status_str(self.status)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        extra = f", code={self.code}" if self.code is not None else ""
+        return f"{type(self).__name__}(status={self.status}, message={self.message!r}{extra})"
+
+
+# --- API misuse (1-99) ---
+
+
+class InvalidArgumentError(MCPError, ValueError):
+    """MCP_NULL_ARG, MCP_INVALID_UTF8, MCP_INVALID_JSON, MCP_INVALID_ARG: nothing was sent."""
+
+
+class ClosedError(MCPError):
+    """MCP_CLOSED: the client (or subscription) is closed."""
+
+
+class ReentrantCallError(MCPError):
+    """MCP_REENTRANT_CALL: a blocking call from a handler or listener on the same client."""
+
+
+class AlreadyUsedError(MCPError):
+    """MCP_ALREADY_USED."""
+
+
+class UnsupportedError(MCPError):
+    """MCP_UNSUPPORTED: e.g. ``ping`` on a modern server."""
+
+
+class ForkedError(MCPError):
+    """MCP_FORKED: the client was created before ``fork()``."""
+
+
+# --- transport (100-199) ---
+
+
+class TransportError(MCPError):
+    """The connection or the call's wait failed (the 100-199 range, MCP_IO itself included)."""
+
+
+class MCPTimeoutError(TransportError, TimeoutError):
+    """MCP_TIMEOUT: the request (or the whole call) took too long."""
+
+
+class CancelledError(TransportError):
+    """MCP_CANCELLED: the call's :class:`CancelToken` was cancelled."""
+
+
+class ServerExitedError(TransportError):
+    """MCP_SERVER_EXITED: the server process died (the message has its status and stderr tail)."""
+
+
+class HTTPStatusError(TransportError):
+    """MCP_HTTP_STATUS: the HTTP server answered with an error status."""
+
+
+class AuthRequiredError(TransportError):
+    """MCP_AUTH_REQUIRED."""
+
+
+class MessageTooLargeError(TransportError):
+    """MCP_MESSAGE_TOO_LARGE."""
+
+
+# --- protocol (200-299) ---
+
+
+class RpcError(MCPError):
+    """MCP_JSONRPC_ERROR: the server answered with a JSON-RPC error (``code``, ``data``)."""
+
+
+class ProtocolError(MCPError):
+    """MCP_PROTOCOL_VIOLATION and the rest of the 200-299 range."""
+
+
+class VersionMismatchError(ProtocolError):
+    """MCP_VERSION_MISMATCH: no protocol version both sides speak."""
+
+
+class CapabilityMissingError(ProtocolError):
+    """MCP_CAPABILITY_MISSING."""
+
+
+# --- multi round-trip requests (300-399) ---
+
+
+class InputError(MCPError):
+    """Base of the two input-required statuses. Attributes:
+
+    - ``input_requests``: the ``inputRequests`` map (``{}`` when the server sent none),
+    - ``request_state``: the opaque ``requestState`` (byte-exact) or ``None``,
+    - ``result``: the raw ``input_required`` result.
+    """
+
+    def __init__(self, status, message, *, input_requests=None, request_state=None, result=None, **kw):
+        super().__init__(status, message, **kw)
+        self.input_requests: dict = input_requests if input_requests is not None else {}
+        self.request_state: str | None = request_state
+        self.result: dict = result if result is not None else {}
+
+
+class InputRequiredError(InputError):
+    """MCP_INPUT_REQUIRED: no handler for an input request. Answer ``input_requests`` yourself
+    and retry the same call with ``input_responses=...`` and ``request_state=e.request_state``."""
+
+
+class InputRoundsExceededError(InputError):
+    """MCP_INPUT_ROUNDS_EXCEEDED: more ``input_required`` rounds than ``input_required_max_rounds``
+    (``result`` is the last one)."""
+
+
+class HandlerError(MCPError):
+    """MCP_HANDLER_FAILED: an input handler failed (raised, or answered badly)."""
+
+
+class UrlElicitationRequiredError(MCPError):
+    """MCP_URL_ELICITATION_REQUIRED."""
+
+
+# --- library (900-999) ---
+
+
+class InternalError(MCPError):
+    """MCP_INTERNAL."""
+
+
+class PanicError(InternalError):
+    """MCP_PANIC: an internal panic; the client is poisoned."""
+
+
+_BY_STATUS: dict[int, type[MCPError]] = {
+    _ffi.MCP_NULL_ARG: InvalidArgumentError,
+    _ffi.MCP_INVALID_UTF8: InvalidArgumentError,
+    _ffi.MCP_INVALID_JSON: InvalidArgumentError,
+    _ffi.MCP_INVALID_ARG: InvalidArgumentError,
+    _ffi.MCP_CLOSED: ClosedError,
+    _ffi.MCP_REENTRANT_CALL: ReentrantCallError,
+    _ffi.MCP_ALREADY_USED: AlreadyUsedError,
+    _ffi.MCP_UNSUPPORTED: UnsupportedError,
+    _ffi.MCP_FORKED: ForkedError,
+    _ffi.MCP_IO: TransportError,
+    _ffi.MCP_TIMEOUT: MCPTimeoutError,
+    _ffi.MCP_CANCELLED: CancelledError,
+    _ffi.MCP_SERVER_EXITED: ServerExitedError,
+    _ffi.MCP_HTTP_STATUS: HTTPStatusError,
+    _ffi.MCP_AUTH_REQUIRED: AuthRequiredError,
+    _ffi.MCP_MESSAGE_TOO_LARGE: MessageTooLargeError,
+    _ffi.MCP_JSONRPC_ERROR: RpcError,
+    _ffi.MCP_PROTOCOL_VIOLATION: ProtocolError,
+    _ffi.MCP_VERSION_MISMATCH: VersionMismatchError,
+    _ffi.MCP_CAPABILITY_MISSING: CapabilityMissingError,
+    _ffi.MCP_INPUT_REQUIRED: InputRequiredError,
+    _ffi.MCP_INPUT_ROUNDS_EXCEEDED: InputRoundsExceededError,
+    _ffi.MCP_HANDLER_FAILED: HandlerError,
+    _ffi.MCP_URL_ELICITATION_REQUIRED: UrlElicitationRequiredError,
+    _ffi.MCP_INTERNAL: InternalError,
+    _ffi.MCP_PANIC: PanicError,
+}
+
+
+def exception_class(status: int) -> type[MCPError]:
+    """The class for a status; unknown statuses map by range, so new codes stay catchable."""
+    cls = _BY_STATUS.get(status)
+    if cls is not None:
+        return cls
+    if 1 <= status < 100:
+        return InvalidArgumentError
+    if 100 <= status < 200:
+        return TransportError
+    if 200 <= status < 300:
+        return ProtocolError
+    if 300 <= status < 400:
+        return MCPError
+    if 900 <= status < 1000:
+        return InternalError
+    return MCPError
+
+
+def status_str(status: int) -> str:
+    return (lib.mcp_status_str(status) or b"").decode("utf-8", "replace")
+
+
+def _text(raw: bytes | None) -> str | None:
+    return None if raw is None else raw.decode("utf-8", "replace")
+
+
+def _json(raw: bytes | None) -> Any:
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def take_error(status: int, err: Any) -> MCPError:
+    """Builds the exception for ``status`` from ``err`` (a POINTER(mcp_error), possibly NULL),
+    reading every accessor now, then frees ``err``."""
+    try:
+        if err:
+            message = _text(lib.mcp_error_message(err)) or status_str(status)
+            code_out = ctypes.c_int64()
+            code = code_out.value if lib.mcp_error_jsonrpc_code(err, ctypes.byref(code_out)) else None
+            data = _json(lib.mcp_error_data_json(err))
+            requests = _json(lib.mcp_error_input_requests_json(err))
+            state = _text(lib.mcp_error_request_state(err))
+            result = _json(lib.mcp_error_result_json(err))
+        else:
+            message, code, data, requests, state, result = status_str(status), None, None, None, None, None
+    finally:
+        if err:
+            lib.mcp_error_free(err)
+    cls = exception_class(status)
+    if issubclass(cls, InputError):
+        return cls(status, message, code=code, data=data, input_requests=requests, request_state=state, result=result)
+    return cls(status, message, code=code, data=data)
+
+
+def new_error_ptr():
+    return ctypes.POINTER(_ffi.mcp_error)()
+
+
+def check(status: int, err: Any) -> None:
+    """Raises for a non-OK status (freeing ``err``)."""
+    if status != _ffi.MCP_OK:
+        raise take_error(status, err)

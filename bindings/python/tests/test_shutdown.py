@@ -1,0 +1,47 @@
+"""Interpreter exit with live clients, handlers and calls in flight."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+from conftest import BINDING
+
+SCRIPT = textwrap.dedent(
+    """
+    import sys, threading, time
+    import mcp_client
+
+    c = mcp_client.Client.stdio(sys.argv[1], request_timeout_ms=30000)
+    c.on_elicitation(lambda p: {"action": "accept", "content": {"name": "x"}})
+    c.on_log(lambda *a: None)
+    c.on_notification(lambda *a: None)
+    c.connect()
+
+    def hang():
+        try:
+            c.call_tool("hang")
+        except mcp_client.ClosedError:
+            pass
+
+    threading.Thread(target=hang, daemon=True).start()
+    mcp_client.Client.stdio(sys.argv[1]).connect()  # a second client, never closed
+    time.sleep(0.2)
+    print("exiting", flush=True)
+    """
+)
+
+
+def test_exit_with_live_clients_is_clean(fixture_server):
+    env = dict(os.environ, PYTHONPATH=str(BINDING))
+    t0 = time.monotonic()
+    r = subprocess.run(
+        [sys.executable, "-c", SCRIPT, fixture_server], capture_output=True, text=True, timeout=30, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "exiting"
+    assert "Traceback" not in r.stderr and "Exception ignored" not in r.stderr, r.stderr
+    assert time.monotonic() - t0 < 15
