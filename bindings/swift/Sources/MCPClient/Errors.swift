@@ -1,0 +1,169 @@
+import CMCPClient
+
+/// The library's status codes (`mcp_status`), under Swift names. Stable: never renumbered.
+public enum MCPStatus {
+    public static let ok = MCP_OK
+    public static let nullArg = MCP_NULL_ARG
+    public static let invalidUTF8 = MCP_INVALID_UTF8
+    public static let invalidJSON = MCP_INVALID_JSON
+    public static let invalidArg = MCP_INVALID_ARG
+    public static let closed = MCP_CLOSED
+    public static let reentrantCall = MCP_REENTRANT_CALL
+    public static let alreadyUsed = MCP_ALREADY_USED
+    public static let unsupported = MCP_UNSUPPORTED
+    public static let forked = MCP_FORKED
+    public static let io = MCP_IO
+    public static let timeout = MCP_TIMEOUT
+    public static let cancelled = MCP_CANCELLED
+    public static let serverExited = MCP_SERVER_EXITED
+    public static let httpStatus = MCP_HTTP_STATUS
+    public static let authRequired = MCP_AUTH_REQUIRED
+    public static let messageTooLarge = MCP_MESSAGE_TOO_LARGE
+    public static let jsonrpcError = MCP_JSONRPC_ERROR
+    public static let protocolViolation = MCP_PROTOCOL_VIOLATION
+    public static let versionMismatch = MCP_VERSION_MISMATCH
+    public static let capabilityMissing = MCP_CAPABILITY_MISSING
+    public static let inputRequired = MCP_INPUT_REQUIRED
+    public static let inputRoundsExceeded = MCP_INPUT_ROUNDS_EXCEEDED
+    public static let handlerFailed = MCP_HANDLER_FAILED
+    public static let urlElicitationRequired = MCP_URL_ELICITATION_REQUIRED
+    public static let `internal` = MCP_INTERNAL
+    public static let panic = MCP_PANIC
+
+    /// The library's English text for a status ("the server exited or closed the connection").
+    public static func describe(_ status: Int32) -> String {
+        String(cString: mcp_status_str(status))
+    }
+}
+
+/// What every failure carries: the status, the library's message and, when the server answered
+/// with a JSON-RPC error object, its code and data.
+public struct MCPErrorInfo: Sendable, CustomStringConvertible {
+    public let status: Int32
+    public let message: String
+    public let rpcCode: Int64?
+    public let dataJSON: String?
+
+    public init(status: Int32, message: String, rpcCode: Int64? = nil, dataJSON: String? = nil) {
+        self.status = status
+        self.message = message
+        self.rpcCode = rpcCode
+        self.dataJSON = dataJSON
+    }
+
+    /// The status as text, e.g. "the operation timed out".
+    public var statusText: String { MCPStatus.describe(status) }
+
+    public var description: String { "\(message) [status \(status): \(statusText)]" }
+}
+
+/// An `input_required` result that no handler answered (or that kept coming back): the server's
+/// input requests, its opaque request state (byte-exact) and the raw result. Retry the same call
+/// with `inputResponses:` (keyed as `inputRequests`) and `requestState:`.
+public struct InputRequiredError: Error, Sendable, CustomStringConvertible {
+    public let info: MCPErrorInfo
+    /// The `inputRequests` map as JSON text (`{}` when the server sent none).
+    public let inputRequestsJSON: String
+    /// The opaque `requestState`, byte-exact, or nil when the server sent none.
+    public let requestState: String?
+    /// The raw `input_required` result as JSON text.
+    public let resultJSON: String
+
+    /// The `inputRequests` map, parsed: key → `{"method": ..., "params": ...}`.
+    public var inputRequests: [String: JSON] {
+        (try? JSON.parse(inputRequestsJSON))?.objectValue ?? [:]
+    }
+
+    public var result: JSON { (try? JSON.parse(resultJSON)) ?? .null }
+
+    public var description: String { info.description }
+}
+
+/// Every failure the binding throws.
+public enum MCPError: Error, Sendable, CustomStringConvertible {
+    /// `MCP_INPUT_REQUIRED`: answer by hand and retry (see `InputRequiredError`).
+    case inputRequired(InputRequiredError)
+    /// `MCP_INPUT_ROUNDS_EXCEEDED`: more rounds than `inputRequiredMaxRounds`; carries the last.
+    case inputRoundsExceeded(InputRequiredError)
+    /// `MCP_JSONRPC_ERROR`: the server answered with a JSON-RPC error object.
+    case rpc(code: Int64, message: String, dataJSON: String?)
+    /// `MCP_TIMEOUT`
+    case timeout(MCPErrorInfo)
+    /// `MCP_CANCELLED`: a cancel token (or the async Task) was cancelled.
+    case cancelled(MCPErrorInfo)
+    /// `MCP_CLOSED`: the client was closed (before or during the call).
+    case closed(MCPErrorInfo)
+    /// `MCP_HANDLER_FAILED`: an input handler failed, replied badly or released its responder.
+    case handlerFailed(MCPErrorInfo)
+    /// `MCP_SERVER_EXITED`: the server process died; the message names its exit status.
+    case serverExited(MCPErrorInfo)
+    /// Any other status (invalid arguments, I/O, protocol violations, reentrant calls, ...).
+    case other(MCPErrorInfo)
+
+    /// Status, message, JSON-RPC code and data, whatever the case.
+    public var info: MCPErrorInfo {
+        switch self {
+        case .inputRequired(let e), .inputRoundsExceeded(let e): return e.info
+        case .rpc(let code, let message, let data):
+            return MCPErrorInfo(status: MCPStatus.jsonrpcError, message: message, rpcCode: code, dataJSON: data)
+        case .timeout(let i), .cancelled(let i), .closed(let i), .handlerFailed(let i), .serverExited(let i),
+            .other(let i):
+            return i
+        }
+    }
+
+    public var status: Int32 { info.status }
+    public var message: String { info.message }
+
+    public var description: String {
+        switch self {
+        case .rpc(let code, let message, let data):
+            return "JSON-RPC error \(code): \(message)" + (data.map { " data: \($0)" } ?? "")
+        default:
+            return info.description
+        }
+    }
+
+    /// Builds the error for `status` from an `mcp_error` (read completely, then freed).
+    static func take(status: Int32, error: OpaquePointer?) -> MCPError {
+        defer { mcp_error_free(error) }
+        let message = error.flatMap { mcp_error_message($0) }.map { String(cString: $0) } ?? MCPStatus.describe(status)
+        var code: Int64 = 0
+        let rpcCode: Int64? = (error != nil && mcp_error_jsonrpc_code(error, &code)) ? code : nil
+        let data = error.flatMap { mcp_error_data_json($0) }.map { String(cString: $0) }
+        let info = MCPErrorInfo(status: status, message: message, rpcCode: rpcCode, dataJSON: data)
+        switch status {
+        case MCPStatus.inputRequired, MCPStatus.inputRoundsExceeded:
+            let input = InputRequiredError(
+                info: info,
+                inputRequestsJSON: error.flatMap { mcp_error_input_requests_json($0) }.map { String(cString: $0) }
+                    ?? "{}",
+                requestState: error.flatMap { mcp_error_request_state($0) }.map { String(cString: $0) },
+                resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null")
+            return status == MCPStatus.inputRequired ? .inputRequired(input) : .inputRoundsExceeded(input)
+        case MCPStatus.jsonrpcError: return .rpc(code: rpcCode ?? 0, message: message, dataJSON: data)
+        case MCPStatus.timeout: return .timeout(info)
+        case MCPStatus.cancelled: return .cancelled(info)
+        case MCPStatus.closed: return .closed(info)
+        case MCPStatus.handlerFailed: return .handlerFailed(info)
+        case MCPStatus.serverExited: return .serverExited(info)
+        default: return .other(info)
+        }
+    }
+
+    static func invalid(_ message: String) -> MCPError {
+        .other(MCPErrorInfo(status: MCPStatus.invalidArg, message: message))
+    }
+}
+
+/// Throw this from an input handler to fail the input with a specific JSON-RPC code (legacy
+/// servers receive it; modern calls end with `MCPError.handlerFailed`). Any other error thrown
+/// from a handler fails the input with -32603 and the error's description.
+public struct HandlerError: Error, Sendable {
+    public let code: Int64
+    public let message: String
+    public init(code: Int64 = -32603, message: String) {
+        self.code = code
+        self.message = message
+    }
+}
