@@ -16,7 +16,8 @@ STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 EXAMPLES := list mrtr_auto mrtr_manual
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
-.PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean
+.PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean \
+	bindings-test python-test go-test cpp-test swift-test
 
 all: build
 
@@ -39,7 +40,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test c-test
+test: lint header-check rust-test c-test conformance bindings-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -57,6 +58,22 @@ rust-test: build
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Each binding's own suite, against the debug library and the fixture server.
+BINDING_VARS = LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+bindings-test: python-test go-test cpp-test swift-test
+
+python-test: build
+	$(MAKE) -C bindings/python test $(BINDING_VARS)
+
+go-test: build
+	$(MAKE) -C bindings/go test $(BINDING_VARS)
+
+cpp-test: build
+	$(MAKE) -C bindings/cpp test sanitize $(BINDING_VARS)
+
+swift-test: build
+	bindings/swift/run-tests.sh $(CURDIR)/$(DEBUG) $(CURDIR)/$(FIXTURE)
 
 # The official MCP conformance suite (client scenarios) against tests/conformance/client.c.
 conformance: build $(DEBUG)/conformance-client
