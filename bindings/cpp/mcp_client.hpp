@@ -1,0 +1,1161 @@
+// mcp_client.hpp: header-only C++17 binding of the mcp_client C ABI (include/mcp_client.h).
+//
+//   #include "mcp_client.hpp"      // needs include/ on the include path
+//   link: libmcp_client.a -lpthread -ldl -lm -lrt -lutil   (or -lmcp_client)
+//
+// DESIGN
+// - RAII, move-only handles: mcp::Client, mcp::Subscription, mcp::Responder, mcp::Config.
+//   mcp::CancelToken is copyable (each copy is a clone of the same library token).
+//   A moved-from handle is empty: destroying it is a no-op; calling it throws
+//   mcp::InvalidArgumentError (the library reports MCP_NULL_ARG).
+// - Every library string is taken into a std::unique_ptr with mcp_string_free as deleter and
+//   copied into a std::string. JSON goes in and out as std::string (no JSON library needed:
+//   mcp::json::quote / mcp::json::object build small documents, and mcp::json::at /
+//   string_at / find / find_string read values by JSON pointer through the library).
+// - Every failure throws a subclass of mcp::Error, built from the call's own mcp_error (never
+//   from thread-local state) and freed before the throw.
+// - Callbacks (handlers, listeners, progress) run on the client's dispatcher thread. Their
+//   std::function lives in a heap box that the library releases through a userdata_free
+//   trampoline. No exception ever crosses into the library: every trampoline catches
+//   everything. An exception thrown by an input handler becomes
+//   mcp_responder_reply_error(-32603, what()); exceptions from listeners and progress callbacks
+//   are swallowed.
+// - Responders: the trampoline always defers the library responder, so an mcp::Responder can be
+//   moved anywhere (another std::thread, a UI queue) and completed later. A responder that is
+//   destroyed without a reply answers with an error (JSON-RPC -32603), so no call ever hangs on
+//   a forgotten responder. To decline an elicitation, reply {"action":"decline"}
+//   (Responder::decline()).
+// - Thread safety follows the C ABI: one Client may be used from many threads at once (calls are
+//   multiplexed), except destruction/move-assignment, which must not race with other calls.
+//   From inside a callback, blocking calls on the same client throw mcp::ReentrantCallError;
+//   close(), cancel tokens and responders are fine.
+#ifndef MCP_CLIENT_HPP
+#define MCP_CLIENT_HPP
+
+#include "mcp_client.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace mcp {
+
+// ============================================================================================
+// Versions and small enums
+// ============================================================================================
+
+/// "mcp_client/<semver>" of the linked library.
+inline std::string version() { return mcp_version(); }
+
+/// True when the linked library implements the ABI this header was generated for.
+inline bool abi_compatible() noexcept { return mcp_abi_version() == MCP_ABI_VERSION; }
+
+/// English text for a status code.
+inline std::string status_string(mcp_status status) { return mcp_status_str(status); }
+
+enum class ListKind : int32_t {
+    Tools = MCP_LIST_TOOLS,
+    Prompts = MCP_LIST_PROMPTS,
+    Resources = MCP_LIST_RESOURCES,
+    ResourceTemplates = MCP_LIST_RESOURCE_TEMPLATES,
+};
+
+enum class Era : int32_t { None = MCP_ERA_NONE, Modern = MCP_ERA_MODERN, Legacy = MCP_ERA_LEGACY };
+
+enum class Mode : int32_t { Auto = MCP_MODE_AUTO, Modern = MCP_MODE_MODERN, Legacy = MCP_MODE_LEGACY };
+
+// ============================================================================================
+// JSON helpers (building small documents without a JSON library)
+// ============================================================================================
+
+namespace json {
+
+/// `s` as a JSON string literal, quotes included (s must be UTF-8).
+inline std::string quote(std::string_view s) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out.push_back('"');
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (u < 0x20) {
+                    char buf[8];
+                    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
+                    out += buf;
+                } else {
+                    out.push_back(c);
+                }
+        }
+    }
+    out.push_back('"');
+    return out;
+}
+
+/// A JSON object from (key, raw JSON value) pairs: object({{"text", quote("hi")}, {"n", "3"}}).
+inline std::string object(const std::vector<std::pair<std::string, std::string>>& members) {
+    std::string out = "{";
+    bool first = true;
+    for (const auto& m : members) {
+        if (!first) out.push_back(',');
+        first = false;
+        out += quote(m.first);
+        out.push_back(':');
+        out += m.second;
+    }
+    out.push_back('}');
+    return out;
+}
+
+}  // namespace json
+
+// ============================================================================================
+// Errors
+// ============================================================================================
+
+/// Base of every exception this binding throws for a failed library call.
+class Error : public std::runtime_error {
+public:
+    Error(mcp_status status, std::string message, std::optional<int64_t> jsonrpc_code = std::nullopt,
+          std::optional<std::string> data_json = std::nullopt)
+        : std::runtime_error(std::string(mcp_status_str(status)) + ": " + message),
+          status_(status),
+          message_(std::move(message)),
+          jsonrpc_code_(jsonrpc_code),
+          data_json_(std::move(data_json)) {}
+
+    /// The library status (MCP_TIMEOUT, MCP_JSONRPC_ERROR, ...).
+    mcp_status status() const noexcept { return status_; }
+    /// The library's message (what() adds the status name in front).
+    const std::string& message() const noexcept { return message_; }
+    /// Static English name of the status.
+    const char* status_name() const noexcept { return mcp_status_str(status_); }
+    /// The JSON-RPC error.code when the server answered with an error object.
+    std::optional<int64_t> jsonrpc_code() const noexcept { return jsonrpc_code_; }
+    /// The JSON-RPC error.data as JSON, when present.
+    const std::optional<std::string>& data_json() const noexcept { return data_json_; }
+    /// True for the transport range (100-199).
+    bool is_transport() const noexcept { return mcp_status_is_transport(status_); }
+
+private:
+    mcp_status status_;
+    std::string message_;
+    std::optional<int64_t> jsonrpc_code_;
+    std::optional<std::string> data_json_;
+};
+
+#define MCP_CPP_ERROR_CLASS(Name, Base) \
+    class Name : public Base {          \
+    public:                             \
+        using Base::Base;               \
+    };
+
+// API misuse (1-99).
+MCP_CPP_ERROR_CLASS(InvalidArgumentError, Error)  // MCP_NULL_ARG, MCP_INVALID_UTF8/JSON/ARG
+MCP_CPP_ERROR_CLASS(ClosedError, Error)           // MCP_CLOSED
+MCP_CPP_ERROR_CLASS(ReentrantCallError, Error)    // MCP_REENTRANT_CALL
+MCP_CPP_ERROR_CLASS(AlreadyUsedError, Error)      // MCP_ALREADY_USED (also: a responder replied twice)
+MCP_CPP_ERROR_CLASS(UnsupportedError, Error)      // MCP_UNSUPPORTED
+MCP_CPP_ERROR_CLASS(ForkedError, Error)           // MCP_FORKED
+// Transport (100-199).
+MCP_CPP_ERROR_CLASS(TransportError, Error)            // MCP_IO and unknown transport statuses
+MCP_CPP_ERROR_CLASS(TimeoutError, TransportError)     // MCP_TIMEOUT
+MCP_CPP_ERROR_CLASS(CancelledError, TransportError)   // MCP_CANCELLED
+MCP_CPP_ERROR_CLASS(ServerExitedError, TransportError)  // MCP_SERVER_EXITED
+MCP_CPP_ERROR_CLASS(HttpStatusError, TransportError)  // MCP_HTTP_STATUS
+MCP_CPP_ERROR_CLASS(AuthRequiredError, TransportError)  // MCP_AUTH_REQUIRED
+MCP_CPP_ERROR_CLASS(MessageTooLargeError, TransportError)  // MCP_MESSAGE_TOO_LARGE
+// Protocol (200-299).
+MCP_CPP_ERROR_CLASS(ProtocolError, Error)         // MCP_PROTOCOL_VIOLATION
+MCP_CPP_ERROR_CLASS(VersionMismatchError, Error)  // MCP_VERSION_MISMATCH
+// MCP semantics (300-399) and internal (900-999).
+MCP_CPP_ERROR_CLASS(HandlerError, Error)   // MCP_HANDLER_FAILED
+MCP_CPP_ERROR_CLASS(InternalError, Error)  // MCP_INTERNAL
+MCP_CPP_ERROR_CLASS(PanicError, InternalError)  // MCP_PANIC (the client is poisoned)
+
+/// MCP_JSONRPC_ERROR: the server answered with a JSON-RPC error object.
+class RpcError : public Error {
+public:
+    using Error::Error;
+    /// error.code (0 if the library did not report one).
+    int64_t code() const noexcept { return jsonrpc_code().value_or(0); }
+};
+
+MCP_CPP_ERROR_CLASS(CapabilityMissingError, RpcError)       // MCP_CAPABILITY_MISSING (-32021)
+MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042)
+
+#undef MCP_CPP_ERROR_CLASS
+
+/// Common base of the two input-required failures: the server's inputRequests, its opaque
+/// requestState (byte-exact) and the raw input_required result.
+class InputRequestsError : public Error {
+public:
+    InputRequestsError(mcp_status status, std::string message, std::optional<int64_t> code,
+                       std::optional<std::string> data, std::string input_requests_json,
+                       std::optional<std::string> request_state, std::string result_json)
+        : Error(status, std::move(message), code, std::move(data)),
+          input_requests_json_(std::move(input_requests_json)),
+          request_state_(std::move(request_state)),
+          result_json_(std::move(result_json)) {}
+
+    /// The inputRequests map as JSON (`{}` when the server sent none).
+    const std::string& input_requests_json() const noexcept { return input_requests_json_; }
+    /// The requestState to send back verbatim, or nullopt when the server sent none.
+    const std::optional<std::string>& request_state() const noexcept { return request_state_; }
+    /// The raw input_required result JSON (the last one for RoundsExceededError).
+    const std::string& result_json() const noexcept { return result_json_; }
+
+private:
+    std::string input_requests_json_;
+    std::optional<std::string> request_state_;
+    std::string result_json_;
+};
+
+/// MCP_INPUT_REQUIRED: answer input_requests_json() yourself and retry the same call with
+/// CallOptions::input_responses_json and CallOptions::request_state.
+class InputRequiredError : public InputRequestsError {
+public:
+    using InputRequestsError::InputRequestsError;
+};
+
+/// MCP_INPUT_ROUNDS_EXCEEDED: more input_required rounds than input_required_max_rounds.
+class RoundsExceededError : public InputRequestsError {
+public:
+    using InputRequestsError::InputRequestsError;
+};
+
+namespace detail {
+
+struct ErrorDeleter {
+    void operator()(mcp_error* e) const noexcept { mcp_error_free(e); }
+};
+using ErrorPtr = std::unique_ptr<mcp_error, ErrorDeleter>;
+
+struct StringDeleter {
+    void operator()(char* s) const noexcept { mcp_string_free(s); }
+};
+/// A library-owned string.
+using OwnedString = std::unique_ptr<char, StringDeleter>;
+
+/// Takes ownership of a library string and copies it ("" for NULL).
+inline std::string take_string(char* s) {
+    OwnedString owned(s);
+    return owned ? std::string(owned.get()) : std::string();
+}
+
+inline std::optional<std::string> opt_string(const char* s) {
+    if (!s) return std::nullopt;
+    return std::string(s);
+}
+
+inline const char* c_or_null(const std::string& s) noexcept { return s.empty() ? nullptr : s.c_str(); }
+inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
+    return s ? s->c_str() : nullptr;
+}
+
+/// Throws the exception for `status`, built from (and freeing) `raw`.
+[[noreturn]] inline void throw_error(mcp_status status, mcp_error* raw) {
+    ErrorPtr err(raw);
+    if (err) status = mcp_error_status(err.get());
+    std::string message = err ? std::string(mcp_error_message(err.get())) : std::string(mcp_status_str(status));
+    std::optional<int64_t> code;
+    std::optional<std::string> data;
+    if (err) {
+        int64_t c = 0;
+        if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
+        data = opt_string(mcp_error_data_json(err.get()));
+    }
+    std::string requests = "{}", result = "{}";
+    std::optional<std::string> state;
+    if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
+        if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
+        state = opt_string(mcp_error_request_state(err.get()));
+        if (const char* r = mcp_error_result_json(err.get())) result = r;
+    }
+    switch (status) {
+        case MCP_NULL_ARG:
+        case MCP_INVALID_UTF8:
+        case MCP_INVALID_JSON:
+        case MCP_INVALID_ARG: throw InvalidArgumentError(status, message, code, data);
+        case MCP_CLOSED: throw ClosedError(status, message, code, data);
+        case MCP_REENTRANT_CALL: throw ReentrantCallError(status, message, code, data);
+        case MCP_ALREADY_USED: throw AlreadyUsedError(status, message, code, data);
+        case MCP_UNSUPPORTED: throw UnsupportedError(status, message, code, data);
+        case MCP_FORKED: throw ForkedError(status, message, code, data);
+        case MCP_TIMEOUT: throw TimeoutError(status, message, code, data);
+        case MCP_CANCELLED: throw CancelledError(status, message, code, data);
+        case MCP_SERVER_EXITED: throw ServerExitedError(status, message, code, data);
+        case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data);
+        case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data);
+        case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data);
+        case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data);
+        case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data);
+        case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data);
+        case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data);
+        case MCP_INPUT_REQUIRED:
+            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
+        case MCP_INPUT_ROUNDS_EXCEEDED:
+            throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
+        case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data);
+        case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data);
+        case MCP_PANIC: throw PanicError(status, message, code, data);
+        default:
+            if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data);
+            if (status >= 900) throw InternalError(status, message, code, data);
+            throw Error(status, message, code, data);
+    }
+}
+
+/// Runs a C call `f(&err)` and throws on failure.
+template <class F>
+void check(F&& f) {
+    mcp_error* err = nullptr;
+    mcp_status st = f(&err);
+    if (st != MCP_OK) throw_error(st, err);
+    mcp_error_free(err);  // never set on success; harmless
+}
+
+/// Runs a C call `f(&out, &err)` returning a library string and throws on failure.
+template <class F>
+std::string check_string(F&& f) {
+    char* out = nullptr;
+    mcp_error* err = nullptr;
+    mcp_status st = f(&out, &err);
+    if (st != MCP_OK) {
+        mcp_string_free(out);
+        throw_error(st, err);
+    }
+    mcp_error_free(err);
+    return take_string(out);
+}
+
+}  // namespace detail
+
+namespace json {
+
+/// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text, or
+/// nullopt when there is no such value. Throws InvalidArgumentError for invalid JSON.
+inline std::optional<std::string> find(const std::string& json, const std::string& pointer) {
+    char* out = nullptr;
+    mcp_error* err = nullptr;
+    mcp_status st = mcp_json_pointer(json.c_str(), pointer.c_str(), &out, &err);
+    if (st == MCP_INVALID_ARG) {
+        mcp_error_free(err);
+        return std::nullopt;
+    }
+    if (st != MCP_OK) detail::throw_error(st, err);
+    return detail::take_string(out);
+}
+
+/// As find(), but a missing value throws InvalidArgumentError.
+inline std::string at(const std::string& json, const std::string& pointer) {
+    return detail::check_string(
+        [&](char** out, mcp_error** e) { return mcp_json_pointer(json.c_str(), pointer.c_str(), out, e); });
+}
+
+/// The string at `pointer`, unquoted, or nullopt when absent or not a string.
+inline std::optional<std::string> find_string(const std::string& json, const std::string& pointer) {
+    char* out = nullptr;
+    mcp_error* err = nullptr;
+    mcp_status st = mcp_json_string(json.c_str(), pointer.c_str(), &out, &err);
+    if (st == MCP_INVALID_ARG) {
+        mcp_error_free(err);
+        return std::nullopt;
+    }
+    if (st != MCP_OK) detail::throw_error(st, err);
+    return detail::take_string(out);
+}
+
+/// As find_string(), but a missing or non-string value throws InvalidArgumentError.
+inline std::string string_at(const std::string& json, const std::string& pointer) {
+    return detail::check_string(
+        [&](char** out, mcp_error** e) { return mcp_json_string(json.c_str(), pointer.c_str(), out, e); });
+}
+
+}  // namespace json
+
+// ============================================================================================
+// Cancellation
+// ============================================================================================
+
+/// A cancellation token. Copies share the library token (clone), so cancelling any copy
+/// cancels every call using any of them. Cancel from any thread, callbacks included.
+class CancelToken {
+public:
+    CancelToken() : token_(mcp_cancel_token_new()) {
+        if (!token_) throw std::bad_alloc();
+    }
+    CancelToken(const CancelToken& other) : token_(mcp_cancel_token_clone(other.token_)) {
+        if (other.token_ && !token_) throw std::bad_alloc();
+    }
+    CancelToken(CancelToken&& other) noexcept : token_(std::exchange(other.token_, nullptr)) {}
+    CancelToken& operator=(const CancelToken& other) {
+        if (this != &other) {
+            mcp_cancel_token* copy = mcp_cancel_token_clone(other.token_);
+            if (other.token_ && !copy) throw std::bad_alloc();
+            mcp_cancel_token_free(token_);
+            token_ = copy;
+        }
+        return *this;
+    }
+    CancelToken& operator=(CancelToken&& other) noexcept {
+        if (this != &other) {
+            mcp_cancel_token_free(token_);
+            token_ = std::exchange(other.token_, nullptr);
+        }
+        return *this;
+    }
+    ~CancelToken() { mcp_cancel_token_free(token_); }
+
+    /// Cancels every call using this token, now and later. Idempotent. Waits for a running
+    /// callback of an affected call to return (except when called from that callback).
+    void cancel() const noexcept { mcp_cancel_token_cancel(token_); }
+    bool is_cancelled() const noexcept { return mcp_cancel_token_is_cancelled(token_); }
+    /// The library handle (borrowed).
+    const mcp_cancel_token* native() const noexcept { return token_; }
+
+private:
+    mcp_cancel_token* token_;
+};
+
+// ============================================================================================
+// Per-call options
+// ============================================================================================
+
+/// One progress notification. `total` and `message` are absent when the server omitted them.
+struct Progress {
+    double progress = 0;
+    std::optional<double> total;
+    std::optional<std::string> message;
+};
+
+/// Options for one call. Every field is optional; the defaults are the library's.
+struct CallOptions {
+    /// Per-request timeout. nullopt or 0: the client default; negative (no_timeout): none.
+    std::optional<std::chrono::milliseconds> timeout;
+    /// Cap for the whole call (MRTR rounds and progress resets included); nullopt: none.
+    std::optional<std::chrono::milliseconds> max_total;
+    /// Restart the timeout on each progress notification.
+    bool reset_timeout_on_progress = false;
+    /// Cancels the call when cancelled.
+    std::optional<CancelToken> cancel;
+    /// Called on the dispatcher thread for each progress notification, never after the call
+    /// returns. Exceptions it throws are swallowed.
+    std::function<void(const Progress&)> on_progress;
+    /// Extra `_meta` entries (a JSON object).
+    std::optional<std::string> meta_json;
+    /// Modern servers: this request's log level ("debug" ... "emergency").
+    std::optional<std::string> log_level;
+    /// Manual MRTR (call_tool, get_prompt, read_resource): the inputResponses object answering
+    /// an InputRequiredError's input_requests_json().
+    std::optional<std::string> input_responses_json;
+    /// Manual MRTR: InputRequiredError::request_state(), verbatim.
+    std::optional<std::string> request_state;
+
+    static constexpr std::chrono::milliseconds no_timeout{-1};
+};
+
+namespace detail {
+
+inline void progress_trampoline(void* userdata, double progress, double total, const char* message) noexcept {
+    try {
+        const auto* fn = static_cast<const std::function<void(const Progress&)>*>(userdata);
+        Progress p;
+        p.progress = progress;
+        if (!std::isnan(total)) p.total = total;
+        if (message) p.message = std::string(message);
+        (*fn)(p);
+    } catch (...) {
+        // Progress is informational: an exception must not unwind into the library.
+    }
+}
+
+/// The C options for `o`; borrows from `o`, which must outlive the call.
+inline mcp_call_opts native_opts(const CallOptions& o) {
+    mcp_call_opts c;
+    mcp_call_opts_init(&c);
+    if (o.timeout) {
+        int64_t ms = o.timeout->count();
+        c.timeout_ms = ms < 0 ? -1 : ms;
+    }
+    if (o.max_total) c.max_total_ms = o.max_total->count();
+    c.reset_timeout_on_progress = o.reset_timeout_on_progress;
+    c.cancel = o.cancel ? o.cancel->native() : nullptr;
+    c.meta_json = c_or_null(o.meta_json);
+    c.log_level = c_or_null(o.log_level);
+    if (o.on_progress) {
+        c.on_progress = &progress_trampoline;
+        c.progress_userdata = const_cast<void*>(static_cast<const void*>(&o.on_progress));
+    }
+    return c;
+}
+
+}  // namespace detail
+
+// ============================================================================================
+// Responder
+// ============================================================================================
+
+namespace detail {
+
+/// Shared between the handler trampoline and the mcp::Responder it hands out.
+struct ResponderCore {
+    explicit ResponderCore(mcp_responder* r) : raw(r) {}
+    std::mutex mutex;
+    mcp_responder* raw;          // NULL once a reply consumed it
+    bool in_callback = true;     // the handler callback is still running
+    bool abandoned = false;      // the Responder died (unanswered) while the callback ran
+    bool auto_answered = false;  // the trampoline answered (the handler threw)
+};
+
+inline void reply_error_quietly(mcp_responder* r, int64_t code, const char* message) noexcept {
+    if (r) mcp_responder_reply_error(r, code, message, nullptr);
+}
+
+}  // namespace detail
+
+/// The answer to one input request (elicitation, sampling, roots). Move-only; may be moved to
+/// any thread and completed later, exactly once. Destroying it unanswered replies with an error
+/// (JSON-RPC -32603) so the call never hangs.
+class Responder {
+public:
+    Responder() = default;
+    explicit Responder(std::shared_ptr<detail::ResponderCore> core) : core_(std::move(core)) {}
+    Responder(Responder&&) noexcept = default;
+    Responder& operator=(Responder&& other) noexcept {
+        if (this != &other) {
+            release();
+            core_ = std::move(other.core_);
+        }
+        return *this;
+    }
+    Responder(const Responder&) = delete;
+    Responder& operator=(const Responder&) = delete;
+    ~Responder() { release(); }
+
+    /// Answers with a result object (ElicitResult, CreateMessageResult, ListRootsResult).
+    /// Returns false when the answer is no longer wanted (call cancelled, timed out, closed, or
+    /// the handler threw and its error was sent instead). Throws InvalidArgumentError for
+    /// unusable JSON (the input then fails) and AlreadyUsedError when already answered.
+    bool reply_json(const std::string& result_json) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_json(r, result_json.c_str(), &err);
+        return finish(st, err);
+    }
+
+    /// Fails the input with a JSON-RPC error (modern: the call ends with HandlerError; legacy:
+    /// the server receives this error). Returns false when no longer wanted.
+    bool reply_error(int64_t code, const std::string& message) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_error(r, code, message.c_str(), &err);
+        return finish(st, err);
+    }
+
+    /// Elicitation only: replies {"action":"decline"}.
+    bool decline() { return reply_json(R"({"action":"decline"})"); }
+
+    /// True once the answer is no longer wanted, or after it was given.
+    bool is_cancelled() const {
+        if (!core_) return true;
+        std::lock_guard<std::mutex> lock(core_->mutex);
+        return !core_->raw || mcp_responder_is_cancelled(core_->raw);
+    }
+
+    /// True while a reply is still owed.
+    bool pending() const {
+        if (!core_) return false;
+        std::lock_guard<std::mutex> lock(core_->mutex);
+        return core_->raw != nullptr;
+    }
+    explicit operator bool() const { return pending(); }
+
+private:
+    /// The library responder to complete; NULL (reply returns false) when the handler threw and
+    /// the binding already answered with its error; throws when answered twice or moved from.
+    mcp_responder* take_or_throw() {
+        if (core_) {
+            std::lock_guard<std::mutex> lock(core_->mutex);
+            if (core_->raw) return std::exchange(core_->raw, nullptr);
+            if (core_->auto_answered) return nullptr;
+        }
+        throw AlreadyUsedError(MCP_ALREADY_USED, "this responder was already answered (or moved from)");
+    }
+
+    static bool finish(mcp_status st, mcp_error* err) {
+        if (st == MCP_OK) return true;
+        if (st == MCP_CANCELLED) {
+            mcp_error_free(err);
+            return false;
+        }
+        detail::throw_error(st, err);
+    }
+
+    void release() noexcept {
+        if (!core_) return;
+        mcp_responder* r = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(core_->mutex);
+            if (core_->raw) {
+                if (core_->in_callback) {
+                    core_->abandoned = true;  // the trampoline answers when the callback ends
+                } else {
+                    r = std::exchange(core_->raw, nullptr);
+                }
+            }
+        }
+        detail::reply_error_quietly(r, -32603, "the C++ responder was destroyed without a reply");
+        core_.reset();
+    }
+
+    std::shared_ptr<detail::ResponderCore> core_;
+};
+
+/// A full input handler: complete the responder now or later (from any thread).
+using InputHandler = std::function<void(const std::string& params_json, Responder responder)>;
+/// A simple input handler: return the result JSON; throw to fail the input.
+using SimpleInputHandler = std::function<std::string(const std::string& params_json)>;
+/// A notification listener (every server notification except progress).
+using NotificationHandler = std::function<void(const std::string& method, const std::string& params_json)>;
+/// A log listener: server stderr lines (source "stderr") and library warnings.
+using LogHandler = std::function<void(const std::string& level, const std::string& source, const std::string& message)>;
+
+namespace detail {
+
+struct InputBox {
+    InputHandler fn;
+};
+struct NotificationBox {
+    NotificationHandler fn;
+};
+struct LogBox {
+    LogHandler fn;
+};
+
+template <class Box>
+void free_box(void* userdata) noexcept {
+    delete static_cast<Box*>(userdata);
+}
+
+inline void input_trampoline(void* userdata, const char* /*method*/, const char* params_json, size_t params_len,
+                             mcp_responder* raw) noexcept {
+    // Always deferred: the C++ side owns the responder and guarantees exactly one reply.
+    mcp_responder_defer(raw);
+    std::shared_ptr<ResponderCore> core;
+    try {
+        core = std::make_shared<ResponderCore>(raw);
+    } catch (...) {
+        reply_error_quietly(raw, -32603, "out of memory in the C++ input handler");
+        return;
+    }
+    bool failed = false;
+    std::string failure;
+    try {
+        std::string params(params_json ? params_json : "{}", params_json ? params_len : 2);
+        static_cast<InputBox*>(userdata)->fn(params, Responder(core));
+    } catch (const std::exception& e) {
+        failed = true;
+        try {
+            failure = std::string("the C++ handler threw: ") + e.what();
+        } catch (...) {
+        }
+    } catch (...) {
+        failed = true;
+        try {
+            failure = "the C++ handler threw a non-std exception";
+        } catch (...) {
+        }
+    }
+    mcp_responder* unanswered = nullptr;
+    bool abandoned = false;
+    {
+        std::lock_guard<std::mutex> lock(core->mutex);
+        core->in_callback = false;
+        abandoned = core->abandoned;
+        if (failed || abandoned) {
+            unanswered = std::exchange(core->raw, nullptr);
+            core->auto_answered = unanswered != nullptr;
+        }
+    }
+    if (unanswered) {
+        const char* text = failed ? (failure.empty() ? "the C++ handler threw" : failure.c_str())
+                                  : "the C++ handler returned without replying";
+        reply_error_quietly(unanswered, -32603, text);
+    }
+}
+
+inline void notification_trampoline(void* userdata, const char* method, const char* params_json,
+                                    size_t params_len) noexcept {
+    try {
+        std::string m(method ? method : "");
+        std::string p(params_json ? params_json : "{}", params_json ? params_len : 2);
+        static_cast<NotificationBox*>(userdata)->fn(m, p);
+    } catch (...) {
+        // Listeners cannot fail anything: swallow.
+    }
+}
+
+inline void log_trampoline(void* userdata, const char* level, const char* source, const char* message) noexcept {
+    try {
+        static_cast<LogBox*>(userdata)->fn(level ? level : "", source ? source : "", message ? message : "");
+    } catch (...) {
+    }
+}
+
+using RegisterInputFn = mcp_status (*)(mcp_client*, mcp_input_fn, void*, mcp_userdata_free_fn, mcp_error**);
+
+template <class>
+inline constexpr bool always_false = false;
+
+template <class T>
+struct is_std_function : std::false_type {};
+template <class Sig>
+struct is_std_function<std::function<Sig>> : std::true_type {};
+
+template <class F>
+InputHandler to_input_handler(F&& f) {
+    using Fn = std::decay_t<F>;
+    if constexpr (is_std_function<Fn>::value) {
+        if (!f) return InputHandler();  // an empty std::function unregisters
+    }
+    if constexpr (std::is_invocable_v<Fn&, const std::string&, Responder>) {
+        return InputHandler(std::forward<F>(f));
+    } else if constexpr (std::is_invocable_r_v<std::string, Fn&, const std::string&>) {
+        return [g = Fn(std::forward<F>(f))](const std::string& params, Responder r) mutable {
+            r.reply_json(g(params));
+        };
+    } else {
+        static_assert(always_false<Fn>,
+                      "an input handler is callable as void(const std::string&, mcp::Responder) or "
+                      "std::string(const std::string&)");
+        return {};
+    }
+}
+
+}  // namespace detail
+
+// ============================================================================================
+// Configuration
+// ============================================================================================
+
+/// Connection settings (a builder over mcp_config). Move-only.
+class Config {
+public:
+    /// From a flat JSON object (see mcp_config_new for the keys); "" means empty.
+    explicit Config(const std::string& json = std::string()) {
+        detail::check([&](mcp_error** e) { return mcp_config_new(detail::c_or_null(json), &config_, e); });
+    }
+    Config(Config&& o) noexcept : config_(std::exchange(o.config_, nullptr)) {}
+    Config& operator=(Config&& o) noexcept {
+        if (this != &o) {
+            mcp_config_free(config_);
+            config_ = std::exchange(o.config_, nullptr);
+        }
+        return *this;
+    }
+    Config(const Config&) = delete;
+    Config& operator=(const Config&) = delete;
+    ~Config() { mcp_config_free(config_); }
+
+    /// stdio: the server program (PATH lookup or a path).
+    Config& command(const std::string& c) { return set([&](mcp_error** e) { return mcp_config_set_command(config_, c.c_str(), e); }); }
+    Config& arg(const std::string& a) { return set([&](mcp_error** e) { return mcp_config_add_arg(config_, a.c_str(), e); }); }
+    Config& args(const std::vector<std::string>& as) {
+        for (const auto& a : as) arg(a);
+        return *this;
+    }
+    Config& env(const std::string& name, const std::string& value) {
+        return set([&](mcp_error** e) { return mcp_config_set_env(config_, name.c_str(), value.c_str(), e); });
+    }
+    /// true: the server sees only the variables set with env(); false (default): inherit.
+    Config& replace_env(bool replace) {
+        return set([&](mcp_error** e) {
+            return mcp_config_set_env_mode(config_, replace ? MCP_ENV_REPLACE : MCP_ENV_INHERIT, e);
+        });
+    }
+    Config& cwd(const std::string& dir) { return set([&](mcp_error** e) { return mcp_config_set_cwd(config_, dir.c_str(), e); }); }
+    /// HTTP: the server URL.
+    Config& url(const std::string& u) { return set([&](mcp_error** e) { return mcp_config_set_url(config_, u.c_str(), e); }); }
+    Config& header(const std::string& name, const std::string& value) {
+        return set([&](mcp_error** e) { return mcp_config_add_header(config_, name.c_str(), value.c_str(), e); });
+    }
+    Config& bearer_token(const std::string& token) {
+        return set([&](mcp_error** e) { return mcp_config_set_bearer_token(config_, token.c_str(), e); });
+    }
+    Config& mode(Mode m) {
+        return set([&](mcp_error** e) { return mcp_config_set_mode(config_, static_cast<int32_t>(m), e); });
+    }
+    Config& protocol_version(const std::string& v) {
+        return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, v.c_str(), e); });
+    }
+    Config& request_timeout(std::chrono::milliseconds t) {
+        auto ms = static_cast<uint64_t>(t.count() < 0 ? 0 : t.count());
+        return set([&](mcp_error** e) { return mcp_config_set_request_timeout_ms(config_, ms, e); });
+    }
+    Config& max_input_rounds(uint32_t rounds) {
+        return set([&](mcp_error** e) { return mcp_config_set_input_required_max_rounds(config_, rounds, e); });
+    }
+
+    const mcp_config* native() const noexcept { return config_; }
+
+private:
+    template <class F>
+    Config& set(F&& f) {
+        detail::check(std::forward<F>(f));
+        return *this;
+    }
+    mcp_config* config_ = nullptr;
+};
+
+/// Common settings for Client::stdio and Client::http.
+struct Options {
+    Mode mode = Mode::Auto;
+    /// Pins one protocol version (its era follows); overrides `mode`.
+    std::optional<std::string> protocol_version;
+    /// Default per-request timeout (library default 60 s; 0: none).
+    std::optional<std::chrono::milliseconds> request_timeout;
+    /// How many input_required rounds are driven automatically (library default 10).
+    std::optional<uint32_t> max_input_rounds;
+    /// stdio: extra environment variables, and whether they replace the inherited ones.
+    std::vector<std::pair<std::string, std::string>> env;
+    bool replace_env = false;
+    /// stdio: the server's working directory.
+    std::optional<std::string> cwd;
+    /// HTTP: sent as `Authorization: Bearer <token>`.
+    std::optional<std::string> bearer_token;
+    /// Any other configuration keys as a JSON object, e.g. R"({"shutdown_grace_ms":200})".
+    std::string extra_json;
+};
+
+// ============================================================================================
+// Subscription
+// ============================================================================================
+
+/// A live `subscriptions/listen`. Move-only; one reader at a time, any thread.
+class Subscription {
+public:
+    Subscription() = default;
+    explicit Subscription(mcp_subscription* s) noexcept : sub_(s) {}
+    Subscription(Subscription&& o) noexcept : sub_(std::exchange(o.sub_, nullptr)) {}
+    Subscription& operator=(Subscription&& o) noexcept {
+        if (this != &o) {
+            mcp_subscription_free(sub_);
+            sub_ = std::exchange(o.sub_, nullptr);
+        }
+        return *this;
+    }
+    Subscription(const Subscription&) = delete;
+    Subscription& operator=(const Subscription&) = delete;
+    ~Subscription() { mcp_subscription_free(sub_); }
+
+    /// The next notification as {"method":..., "params":...}, or nullopt when none arrived
+    /// within `timeout` (nullopt: wait without limit). Throws ClosedError once the subscription
+    /// ended gracefully, CancelledError after cancel(), another Error if it ended with one.
+    std::optional<std::string> next(std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        int64_t ms = -1;
+        if (timeout) ms = timeout->count();
+        if (timeout && ms < 0) ms = 0;
+        char* out = nullptr;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_subscription_next(sub_, ms, &out, &err);
+        if (st == MCP_TIMEOUT) {
+            mcp_error_free(err);
+            return std::nullopt;
+        }
+        if (st != MCP_OK) detail::throw_error(st, err);
+        return detail::take_string(out);
+    }
+
+    /// The filter the server acknowledged (the subset it honours), as JSON.
+    std::string acknowledged() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_subscription_acknowledged(sub_, out, e); });
+    }
+
+    /// Ends the subscription (the server is told). Safe from another thread while next() waits.
+    void cancel() {
+        detail::check([&](mcp_error** e) { return mcp_subscription_cancel(sub_, e); });
+    }
+
+    explicit operator bool() const noexcept { return sub_ != nullptr; }
+    mcp_subscription* native() const noexcept { return sub_; }
+
+private:
+    mcp_subscription* sub_ = nullptr;
+};
+
+// ============================================================================================
+// Client
+// ============================================================================================
+
+/// An MCP client. Move-only. Calls block the calling thread; many threads may call at once.
+class Client {
+public:
+    /// A client for `config` (copied). Nothing starts until connect() or the first call.
+    explicit Client(const Config& config) {
+        if (!abi_compatible()) {
+            throw UnsupportedError(MCP_UNSUPPORTED, "libmcp_client implements ABI " + std::to_string(mcp_abi_version()) +
+                                                        ", this header expects " + std::to_string(MCP_ABI_VERSION));
+        }
+        detail::check([&](mcp_error** e) { return mcp_client_new(config.native(), &client_, e); });
+    }
+
+    /// A stdio client: runs `command args...` and talks over its stdin/stdout.
+    static Client stdio(const std::string& command, const std::vector<std::string>& args = {},
+                        const Options& options = Options()) {
+        Config config = base_config(options);
+        config.command(command).args(args);
+        for (const auto& kv : options.env) config.env(kv.first, kv.second);
+        if (options.replace_env) config.replace_env(true);
+        if (options.cwd) config.cwd(*options.cwd);
+        return Client(config);
+    }
+
+    /// A Streamable HTTP client for `url`, sending `headers` with every request.
+    static Client http(const std::string& url, const std::vector<std::pair<std::string, std::string>>& headers = {},
+                       const Options& options = Options()) {
+        Config config = base_config(options);
+        config.url(url);
+        for (const auto& h : headers) config.header(h.first, h.second);
+        if (options.bearer_token) config.bearer_token(*options.bearer_token);
+        return Client(config);
+    }
+
+    Client(Client&& o) noexcept : client_(std::exchange(o.client_, nullptr)) {}
+    Client& operator=(Client&& o) noexcept {
+        if (this != &o) {
+            mcp_client_free(client_);
+            client_ = std::exchange(o.client_, nullptr);
+        }
+        return *this;
+    }
+    Client(const Client&) = delete;
+    Client& operator=(const Client&) = delete;
+    /// Closes and frees: after it returns no callback runs again.
+    ~Client() { mcp_client_free(client_); }
+
+    // ---- lifecycle -----------------------------------------------------------------------
+
+    /// Starts the server and settles the era. Idempotent. Returns the server info JSON
+    /// {"era","protocolVersion","capabilities","serverInfo","instructions","raw"}.
+    std::string connect() {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_connect(client_, out, e); });
+    }
+    /// The server info JSON (ClosedError before connecting).
+    std::string server_info() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_server_info(client_, out, e); });
+    }
+    Era era() const noexcept { return static_cast<Era>(mcp_client_era(client_)); }
+
+    /// Wakes every blocked call (ClosedError), ends subscriptions, shuts the server down.
+    /// Idempotent; any thread, callbacks included.
+    void close() noexcept { mcp_client_close(client_); }
+
+    // ---- requests ------------------------------------------------------------------------
+
+    /// One page of a list; `cursor` is the previous page's nextCursor. Raw list result JSON.
+    std::string list(ListKind kind, const std::optional<std::string>& cursor = std::nullopt,
+                     const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_list(client_, static_cast<int32_t>(kind), detail::c_or_null(cursor), &o, out, e);
+        });
+    }
+    /// Every page merged: {"tools":[...]} (or prompts, resources, resourceTemplates).
+    std::string list_all(ListKind kind, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_list_all(client_, static_cast<int32_t>(kind), &o, out, e);
+        });
+    }
+
+    /// tools/call; `arguments_json` is a JSON object ("" for none). A tool error (isError) is
+    /// a normal result. MRTR is driven by the registered handlers; without one the call throws
+    /// InputRequiredError (retry with options.input_responses_json and request_state).
+    std::string call_tool(const std::string& name, const std::string& arguments_json = std::string(),
+                          const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_call_tool(client_, name.c_str(), detail::c_or_null(arguments_json),
+                                        detail::c_or_null(options.input_responses_json),
+                                        detail::c_or_null(options.request_state), &o, out, e);
+        });
+    }
+
+    /// prompts/get; `arguments_json` is an object of strings ("" for none). MRTR as call_tool.
+    std::string get_prompt(const std::string& name, const std::string& arguments_json = std::string(),
+                           const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_get_prompt(client_, name.c_str(), detail::c_or_null(arguments_json),
+                                         detail::c_or_null(options.input_responses_json),
+                                         detail::c_or_null(options.request_state), &o, out, e);
+        });
+    }
+
+    /// resources/read. MRTR as call_tool.
+    std::string read_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_read_resource(client_, uri.c_str(), detail::c_or_null(options.input_responses_json),
+                                            detail::c_or_null(options.request_state), &o, out, e);
+        });
+    }
+
+    /// completion/complete with {ref, argument, context?}.
+    std::string complete(const std::string& params_json, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_complete(client_, params_json.c_str(), &o, out, e);
+        });
+    }
+
+    /// Any request by method name ("" params: none); the era's _meta is added.
+    std::string request(const std::string& method, const std::string& params_json = std::string(),
+                        const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_request(client_, method.c_str(), detail::c_or_null(params_json), &o, out, e);
+        });
+    }
+
+    /// Legacy ping (UnsupportedError on modern servers).
+    void ping(const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) { return mcp_client_ping(client_, &o, e); });
+    }
+
+    /// The server log level: legacy logging/setLevel; modern: sent with every later request.
+    void set_log_level(const std::string& level, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) { return mcp_client_set_log_level(client_, level.c_str(), &o, e); });
+    }
+
+    /// Legacy resources/subscribe (updates go to the notification listener).
+    void subscribe_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) { return mcp_client_subscribe_resource(client_, uri.c_str(), &o, e); });
+    }
+    void unsubscribe_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) { return mcp_client_unsubscribe_resource(client_, uri.c_str(), &o, e); });
+    }
+
+    /// Tells a legacy server the roots changed (no-op on modern servers).
+    void notify_roots_changed() {
+        detail::check([&](mcp_error** e) { return mcp_client_notify_roots_changed(client_, e); });
+    }
+
+    /// Opens subscriptions/listen with a SubscriptionFilter, e.g. R"({"toolsListChanged":true})",
+    /// and waits for the acknowledgement.
+    Subscription listen(const std::string& filter_json, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        mcp_subscription* sub = nullptr;
+        detail::check([&](mcp_error** e) { return mcp_client_listen(client_, filter_json.c_str(), &o, &sub, e); });
+        return Subscription(sub);
+    }
+
+    // ---- handlers and listeners -----------------------------------------------------------
+    // Each accepts `void(const std::string& params_json, mcp::Responder)` or
+    // `std::string(const std::string& params_json)`, or nullptr to unregister. Registering
+    // declares the matching client capability; register before connecting.
+
+    template <class F>
+    void on_elicitation(F&& handler) {
+        register_input(&mcp_client_on_elicitation, std::forward<F>(handler));
+    }
+    template <class F>
+    void on_sampling(F&& handler) {
+        register_input(&mcp_client_on_sampling, std::forward<F>(handler));
+    }
+    template <class F>
+    void on_roots(F&& handler) {
+        register_input(&mcp_client_on_roots, std::forward<F>(handler));
+    }
+
+    /// Every server notification except progress: (method, params_json). nullptr removes.
+    void on_notification(NotificationHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_client_set_notification_handler(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::NotificationBox{std::move(listener)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_notification_handler(client_, &detail::notification_trampoline, box,
+                                                       &detail::free_box<detail::NotificationBox>, e);
+        });
+    }
+
+    /// Server stderr lines and library warnings: (level, source, message). nullptr removes.
+    void on_log(LogHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_client_set_log_handler(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::LogBox{std::move(listener)};
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_log_handler(client_, &detail::log_trampoline, box, &detail::free_box<detail::LogBox>, e);
+        });
+    }
+
+    explicit operator bool() const noexcept { return client_ != nullptr; }
+    mcp_client* native() const noexcept { return client_; }
+
+private:
+    static Config base_config(const Options& options) {
+        Config config(options.extra_json);
+        if (options.mode != Mode::Auto) config.mode(options.mode);
+        if (options.protocol_version) config.protocol_version(*options.protocol_version);
+        if (options.request_timeout) config.request_timeout(*options.request_timeout);
+        if (options.max_input_rounds) config.max_input_rounds(*options.max_input_rounds);
+        return config;
+    }
+
+    template <class F>
+    void register_input(detail::RegisterInputFn reg, F&& handler) {
+        if constexpr (std::is_same_v<std::decay_t<F>, std::nullptr_t>) {
+            detail::check([&](mcp_error** e) { return reg(client_, nullptr, nullptr, nullptr, e); });
+        } else {
+            InputHandler fn = detail::to_input_handler(std::forward<F>(handler));
+            if (!fn) {  // an empty std::function unregisters too
+                detail::check([&](mcp_error** e) { return reg(client_, nullptr, nullptr, nullptr, e); });
+                return;
+            }
+            auto* box = new detail::InputBox{std::move(fn)};
+            // The library owns the box from here: userdata_free runs exactly once, even on failure.
+            detail::check([&](mcp_error** e) {
+                return reg(client_, &detail::input_trampoline, box, &detail::free_box<detail::InputBox>, e);
+            });
+        }
+    }
+
+    mcp_client* client_ = nullptr;
+};
+
+}  // namespace mcp
+
+#endif  // MCP_CLIENT_HPP
