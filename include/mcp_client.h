@@ -31,7 +31,10 @@
  *   returns MCP_REENTRANT_CALL instead of deadlocking.
  * - mcp_client_close wakes every blocked caller (MCP_CLOSED). After mcp_client_free returns, no
  *   callback runs again. Callbacks must not unwind (no C++ exceptions, no longjmp) out of them.
- * - Create clients after fork(); a client used in a forked child returns MCP_FORKED.
+ * - Create clients after fork(); a client used in a forked child returns MCP_FORKED, and freeing
+ *   it there only releases the handle (the parent's server and threads are left alone).
+ * - mcp_client_new sets SIGPIPE to "ignore" when it still has the default disposition, so a
+ *   server that goes away makes writes fail (MCP_SERVER_EXITED) instead of killing the host.
  * - No panic crosses this boundary: an internal panic returns MCP_PANIC and poisons the client.
  */
 
@@ -130,6 +133,12 @@
 #define URL_ELICITATION_REQUIRED -32042
 
 /**
+ * The handle an authorization callback completes. Owned by the library during the callback;
+ * after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
+ */
+typedef struct mcp_auth_responder mcp_auth_responder;
+
+/**
  * Reference-counted; every clone cancels the same calls.
  */
 typedef struct mcp_cancel_token mcp_cancel_token;
@@ -163,9 +172,46 @@ typedef struct mcp_responder mcp_responder;
 typedef struct mcp_subscription mcp_subscription;
 
 /**
+ * Where a token load callback puts the record it found. Valid only during that callback.
+ */
+typedef struct mcp_token_slot mcp_token_slot;
+
+/**
  * A status code; `MCP_OK` (0) is success.
  */
 typedef int32_t mcp_status;
+
+/**
+ * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
+ * for the callback) in a browser; the authorization server will redirect it to
+ * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
+ * (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
+ * (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+ * configured) the callback may just open the browser and return: the listener receives the
+ * redirect. Otherwise returning without replying or deferring ends the flow.
+ */
+typedef void (*mcp_authorization_fn)(void *userdata,
+                                     const char *authorization_url,
+                                     const char *redirect_uri,
+                                     struct mcp_auth_responder *responder);
+
+/**
+ * Releases host userdata.
+ */
+typedef void (*mcp_userdata_free_fn)(void *userdata);
+
+/**
+ * Loads the record of one authorization server (`issuer`, borrowed): call
+ * `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
+ * nothing is stored. The slot is valid only during the callback.
+ */
+typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp_token_slot *slot);
+
+/**
+ * Stores the record of one authorization server (`record_json`, borrowed; it holds client
+ * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
+ */
+typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
 
 /**
  * Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
@@ -222,11 +268,6 @@ typedef void (*mcp_input_fn)(void *userdata,
                              const char *params_json,
                              size_t params_len,
                              struct mcp_responder *responder);
-
-/**
- * Releases host userdata.
- */
-typedef void (*mcp_userdata_free_fn)(void *userdata);
 
 /**
  * A notification listener: every server notification except progress (which goes to the
@@ -303,6 +344,80 @@ typedef void (*mcp_log_fn)(void *userdata,
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
+ * server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
+ * exactly once, even when this call fails.
+ */
+mcp_status mcp_client_on_authorization(struct mcp_client *client,
+                                       mcp_authorization_fn callback,
+                                       void *userdata,
+                                       mcp_userdata_free_fn userdata_free,
+                                       struct mcp_error **err_out);
+
+/**
+ * Completes the authorization with the full URL the browser was redirected to (copied): the
+ * library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+ * (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
+ */
+mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder,
+                                    const char *redirect_url,
+                                    struct mcp_error **err_out);
+
+/**
+ * Ends the authorization (the user cancelled, the browser could not open): the waiting call
+ * fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
+ * `responder` (except NULL).
+ */
+mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder,
+                                   const char *message,
+                                   struct mcp_error **err_out);
+
+/**
+ * Keeps `responder` alive after the callback returns, for a reply later from any thread.
+ * Only valid inside the callback. A deferred responder must still be completed.
+ */
+void mcp_auth_responder_defer(struct mcp_auth_responder *responder);
+
+/**
+ * True once the answer is no longer wanted (the call was cancelled or timed out, the flow
+ * ended, or the client closed).
+ */
+bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder);
+
+/**
+ * Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
+ * the save callback received it). Only valid inside the load callback.
+ */
+mcp_status mcp_token_slot_set(struct mcp_token_slot *slot,
+                              const char *record_json,
+                              struct mcp_error **err_out);
+
+/**
+ * Keeps OAuth credentials in the host's store (a keychain, a file): one record per
+ * authorization-server issuer, loaded before a flow and saved after a registration or a new
+ * token. Both callbacks NULL restores the in-memory default (credentials live as long as the
+ * client). `userdata_free` runs exactly once, even when this call fails.
+ */
+mcp_status mcp_client_set_token_store(struct mcp_client *client,
+                                      mcp_token_load_fn load,
+                                      mcp_token_save_fn save,
+                                      void *userdata,
+                                      mcp_userdata_free_fn userdata_free,
+                                      struct mcp_error **err_out);
+
+/**
+ * GETs `authorization_url` once, without following redirects, and returns the absolute
+ * `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+ * FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
+ * conformance suite's), an authorization callback can reply with this. A real host opens a
+ * browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
+ */
+mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
+                                   uint32_t timeout_ms,
+                                   char **redirect_url_out,
+                                   struct mcp_error **err_out);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
@@ -493,7 +608,7 @@ void mcp_client_free(struct mcp_client *client);
 
 /**
  * Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
- * `headers`, `bearer_token`,
+ * `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
  * `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
  * `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
  * `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
@@ -560,6 +675,24 @@ mcp_status mcp_config_add_header(struct mcp_config *config,
 mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
                                        const char *token,
                                        struct mcp_error **err_out);
+
+/**
+ * OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
+ * `oauth_json` is a JSON object, checked by `mcp_client_new`. Keys (all optional):
+ * `grant` ("authorization_code" or "client_credentials"); pre-registered or
+ * client-credentials `client_id`, `client_secret`, `token_endpoint_auth_method`
+ * ("client_secret_basic", "client_secret_post", "none", "private_key_jwt") and `issuer` (the
+ * authorization server they belong to); `private_key_pem` and `signing_algorithm` (ES256,
+ * ES384, RS256..., PS256..., EdDSA) for private_key_jwt; `client_metadata_url` (a Client ID
+ * Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
+ * registration; `redirect_uri` (a redirect the host receives itself; the authorization
+ * callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
+ * `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
+ * (300000); `max_step_up` (2); `open_browser` (false); `allow_http` (false).
+ */
+mcp_status mcp_config_set_oauth(struct mcp_config *config,
+                                const char *oauth_json,
+                                struct mcp_error **err_out);
 
 /**
  * `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.
@@ -629,6 +762,18 @@ const char *mcp_error_request_state(const struct mcp_error *error);
  * `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
  */
 const char *mcp_error_result_json(const struct mcp_error *error);
+
+/**
+ * The HTTP status of the answer that caused the error (`MCP_AUTH_REQUIRED`, and transport
+ * errors caused by an HTTP status) in `*status_out`; false when there is none.
+ */
+bool mcp_error_http_status(const struct mcp_error *error, uint16_t *status_out);
+
+/**
+ * For `MCP_AUTH_REQUIRED`: the server's `WWW-Authenticate` challenge (several are joined with
+ * ", "), or NULL. It never holds credentials. Borrowed.
+ */
+const char *mcp_error_www_authenticate(const struct mcp_error *error);
 
 /**
  * Frees an error. NULL is a no-op.

@@ -23,6 +23,9 @@ pub enum ErrorKind {
     ServerExited,
     /// A message exceeded the configured size bound.
     MessageTooLarge,
+    /// The HTTP server requires authorization the client could not obtain (401, or 403 with a
+    /// Bearer challenge), or an OAuth step was refused; the challenge is kept on the error.
+    AuthRequired,
     /// The server answered with a JSON-RPC error object.
     Rpc,
     /// The server broke the protocol (malformed message, unknown `resultType`, …).
@@ -72,6 +75,10 @@ struct Inner {
     message: String,
     rpc: Option<RpcErrorData>,
     input: Option<InputRequiredData>,
+    /// The HTTP status behind the failure, when an HTTP answer caused it.
+    http_status: Option<u16>,
+    /// The `WWW-Authenticate` header of that answer (challenges carry no credentials).
+    www_authenticate: Option<String>,
 }
 
 impl Error {
@@ -81,6 +88,8 @@ impl Error {
             message: message.into(),
             rpc: None,
             input: None,
+            http_status: None,
+            www_authenticate: None,
         }))
     }
 
@@ -95,6 +104,8 @@ impl Error {
             message: format!("server error {code}: {message}"),
             rpc: Some(RpcErrorData { code, message, data }),
             input: None,
+            http_status: None,
+            www_authenticate: None,
         }))
     }
 
@@ -104,6 +115,8 @@ impl Error {
             message: message.into(),
             rpc: None,
             input: Some(data),
+            http_status: None,
+            www_authenticate: None,
         }))
     }
 
@@ -118,6 +131,28 @@ impl Error {
     }
     pub fn input_required_data(&self) -> Option<&InputRequiredData> {
         self.0.input.as_ref()
+    }
+    /// The HTTP status of the answer that caused this error, if any.
+    pub fn http_status(&self) -> Option<u16> {
+        self.0.http_status
+    }
+    /// The `WWW-Authenticate` header of that answer (for `AuthRequired`), if any.
+    pub fn www_authenticate(&self) -> Option<&str> {
+        self.0.www_authenticate.as_deref()
+    }
+
+    /// The same error, recording the HTTP status behind it.
+    pub fn with_http_status(mut self, status: u16) -> Self {
+        self.0.http_status = Some(status);
+        self
+    }
+
+    /// The same error, recording the challenge of the answer behind it (kept if already set).
+    pub fn with_www_authenticate(mut self, challenge: Option<String>) -> Self {
+        if self.0.www_authenticate.is_none() {
+            self.0.www_authenticate = challenge;
+        }
+        self
     }
 
     /// The same error with context prepended to its message.
@@ -134,6 +169,9 @@ impl Error {
     }
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::InvalidArgument, message)
+    }
+    pub(crate) fn auth(message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::AuthRequired, message)
     }
 }
 

@@ -5,9 +5,16 @@ use super::{supported_versions, version_mismatch, Client, ConnectMode, Connectio
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era, LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{codes, meta, methods, ResultType};
+use crate::transport::TransportConfig;
+use once_cell::sync::Lazy;
 use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
 use tokio::sync::mpsc;
+
+/// Eras `auto` detected per HTTP origin in this process (spec: cache the era per origin).
+static HTTP_ERAS: Lazy<Mutex<HashMap<String, Era>>> = Lazy::new(Default::default);
 
 /// What `server/discover` found.
 enum Discovered {
@@ -58,7 +65,12 @@ impl Client {
 
     async fn start_session(&self) -> Result<Arc<Session>> {
         let (tx, rx) = mpsc::unbounded_channel();
-        let transport = self.inner.config.transport.start(tx).await?;
+        let transport = self
+            .inner
+            .config
+            .transport
+            .start_with_auth(tx, Some(self.inner.auth.clone()))
+            .await?;
         let session = Session::start(transport, rx, self.inner.hooks.clone());
         *self.inner.connecting.lock().unwrap() = Some(session.clone());
         Ok(session)
@@ -83,6 +95,10 @@ impl Client {
                     "protocol version {v:?} is not one this client speaks"
                 ))),
             },
+            // An origin already found to be legacy in this process skips the probe.
+            ConnectMode::Auto if self.known_http_era() == Some(Era::Legacy) => {
+                self.initialize(&session, LATEST_LEGACY_VERSION, false).await
+            }
             ConnectMode::Auto => match self.probe(&session).await {
                 Ok(ProbeOutcome::Modern(conn)) => Ok(conn),
                 Ok(ProbeOutcome::Legacy(version)) => match self.initialize(&session, version, false).await {
@@ -101,10 +117,38 @@ impl Client {
             },
         };
         self.inner.connecting.lock().unwrap().take();
+        if self.inner.config.mode == ConnectMode::Auto {
+            self.remember_http_era(outcome.as_ref().ok().map(|c| c.era));
+        }
         if let Err(e) = &outcome {
             session.close(e.clone()).await;
         }
         outcome
+    }
+
+    fn http_origin(&self) -> Option<String> {
+        match &self.inner.config.transport {
+            TransportConfig::Http(cfg) => reqwest::Url::parse(&cfg.url)
+                .ok()
+                .map(|u| u.origin().ascii_serialization()),
+            _ => None,
+        }
+    }
+
+    fn known_http_era(&self) -> Option<Era> {
+        self.http_origin()
+            .and_then(|origin| HTTP_ERAS.lock().unwrap().get(&origin).copied())
+    }
+
+    /// Caches what `auto` found for this origin; a failure forgets it, so the next connect probes.
+    fn remember_http_era(&self, era: Option<Era>) {
+        if let Some(origin) = self.http_origin() {
+            let mut eras = HTTP_ERAS.lock().unwrap();
+            match era {
+                Some(era) => eras.insert(origin, era),
+                None => eras.remove(&origin),
+            };
+        }
     }
 
     /// Replaces a session whose server died during era detection.
@@ -240,6 +284,13 @@ impl Client {
                         }
                         _ => return Err(e.context("initialize")),
                     }
+                }
+                // A modern-only server refuses initialize with the versions it speaks.
+                Err(e)
+                    if e.rpc_error()
+                        .is_some_and(|r| r.code == codes::UNSUPPORTED_PROTOCOL_VERSION) =>
+                {
+                    return Err(version_mismatch(&supported_versions(&e)).context("initialize"))
                 }
                 Err(e) => return Err(e.context("initialize")),
             }

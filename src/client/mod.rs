@@ -106,6 +106,8 @@ impl Connection {
 struct Inner {
     config: ClientConfig,
     hooks: Arc<Hooks>,
+    /// OAuth state and host hooks (the authorization handler, the token store).
+    auth: Arc<crate::auth::AuthContext>,
     conn: RwLock<Option<Arc<Connection>>>,
     connect_lock: tokio::sync::Mutex<()>,
     /// The session being set up by `connect`, so `close` can interrupt it.
@@ -128,6 +130,7 @@ impl Client {
     pub fn new(config: ClientConfig) -> Client {
         Client {
             inner: Arc::new(Inner {
+                auth: crate::auth::AuthContext::new(&config.transport, &config.client_info),
                 config,
                 hooks: Arc::default(),
                 conn: RwLock::new(None),
@@ -194,10 +197,28 @@ impl Client {
         Value::Object(caps)
     }
 
+    /// The browser step of OAuth authorization-code flows (see `crate::auth`): the handler
+    /// opens the authorization URL and hands back the redirect. `None` removes it.
+    pub fn set_authorization_handler(&self, handler: Option<Arc<dyn crate::auth::AuthorizationHandler>>) {
+        self.inner.auth.set_handler(handler);
+    }
+
+    pub fn on_authorization(&self, handler: impl crate::auth::AuthorizationHandler) {
+        self.set_authorization_handler(Some(Arc::new(handler)));
+    }
+
+    /// Where OAuth credentials are kept, per authorization-server issuer; `None` restores the
+    /// in-memory default.
+    pub fn set_token_store(&self, store: Option<Arc<dyn crate::auth::TokenStore>>) {
+        self.inner.auth.set_store(store);
+    }
+
     /// Drops every handler and listener (their captured state is released once no call uses
     /// them any more).
     pub fn clear_handlers(&self) {
         self.inner.hooks.clear();
+        self.inner.auth.set_handler(None);
+        self.inner.auth.set_store(None);
     }
 
     /// What the server said about itself, once connected.
@@ -463,11 +484,17 @@ impl Client {
         Ok(())
     }
 
+    /// The synchronous half of `close`: from now on new calls fail with `Closed` and calls
+    /// waiting on handlers or between rounds wake up; `close` then shuts the connection down.
+    pub fn mark_closed(&self) {
+        self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.shutdown.cancel();
+    }
+
     /// Closes the connection: pending calls fail with `Closed`, the server is shut down.
     /// Idempotent; later calls fail with `Closed`.
     pub async fn close(&self) {
-        self.inner.closed.store(true, Ordering::SeqCst);
-        self.inner.shutdown.cancel();
+        self.mark_closed();
         let connecting = self.inner.connecting.lock().unwrap().clone();
         if let Some(session) = connecting {
             session.close(Error::closed()).await;

@@ -102,6 +102,7 @@ const CONFIG_KEYS: &[&str] = &[
     "url",
     "headers",
     "bearer_token",
+    "oauth",
     "args",
     "env",
     "env_mode",
@@ -124,7 +125,9 @@ impl ClientConfig {
     /// use. Exactly one of `command` (stdio) or `url` (HTTP) is given.
     /// stdio: `{"command": "server", "args": [..], "env": {..}, "env_mode": "inherit"|"replace",
     /// "cwd": "..", "stderr_tail_lines": .., "shutdown_grace_ms": ..}`;
-    /// HTTP: `{"url": "https://host/mcp", "headers": {"Name": "value", ..}, "bearer_token": ".."}`;
+    /// HTTP: `{"url": "https://host/mcp", "headers": {"Name": "value", ..}, "bearer_token": ".."}`,
+    /// or instead of `bearer_token` an `"oauth": {..}` object (OAuth 2.1 authorization; keys in
+    /// [`crate::auth::OAuthConfig::from_json`]);
     /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
     /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..`.
@@ -175,7 +178,7 @@ impl ClientConfig {
             }
             (Some(command), None) => {
                 let given = |k: &&str| obj.get(*k).is_some_and(|v| !v.is_null());
-                if let Some(key) = ["headers", "bearer_token"].into_iter().find(given) {
+                if let Some(key) = ["headers", "bearer_token", "oauth"].into_iter().find(given) {
                     return Err(Error::invalid(format!("{key} applies to a \"url\", not a \"command\"")));
                 }
                 TransportConfig::Stdio(Self::stdio_from_json(obj, command, max_message_bytes)?)
@@ -203,6 +206,10 @@ impl ClientConfig {
                     }
                 }
                 http.bearer_token = string("bearer_token")?;
+                http.oauth = match obj.get("oauth") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(Box::new(crate::auth::OAuthConfig::from_json(v)?)),
+                };
                 if let Some(n) = max_message_bytes {
                     http.max_message_bytes = n;
                 }

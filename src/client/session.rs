@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 
 /// What a subscription (`subscriptions/listen`) receives.
@@ -48,6 +48,8 @@ struct State {
     pending: HashMap<RequestId, oneshot::Sender<Result<Value>>>,
     progress: HashMap<String, ProgressRoute>,
     subscriptions: HashMap<RequestId, mpsc::UnboundedSender<SubscriptionEvent>>,
+    /// Per pending request: true while the transport waits on an authorization.
+    holds: HashMap<RequestId, watch::Sender<bool>>,
     closed: Option<Error>,
 }
 
@@ -103,12 +105,14 @@ impl Session {
             }
         }
         let (tx, mut rx) = oneshot::channel();
+        let (hold_tx, mut hold_rx) = watch::channel(false);
         {
             let mut st = self.state.lock().unwrap();
             if let Some(err) = &st.closed {
                 return Err(err.clone());
             }
             st.pending.insert(id.clone(), tx);
+            st.holds.insert(id.clone(), hold_tx);
             if let Some(token) = &token_key {
                 st.progress.insert(
                     token.clone(),
@@ -126,6 +130,7 @@ impl Session {
         }
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
+        let mut hold_open = true;
         let outcome = loop {
             let until = match (timer, wait.deadline) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -135,6 +140,7 @@ impl Session {
                 biased;
                 answer = &mut rx => {
                     self.forget_progress(token_key.as_deref());
+                    self.state.lock().unwrap().holds.remove(&id);
                     return answer.unwrap_or_else(|_| Err(self.closed_error().unwrap_or_else(Error::closed)));
                 }
                 _ = sleep_until(until) => {
@@ -142,6 +148,14 @@ impl Session {
                 }
                 _ = activity.notified(), if wait.reset_on_progress && wait.timeout.is_some() => {
                     timer = wait.timeout.map(|t| Instant::now() + t);
+                }
+                changed = hold_rx.changed(), if hold_open => {
+                    // An authorization (a person at a browser) is not the server being slow.
+                    match changed {
+                        Ok(()) if *hold_rx.borrow_and_update() => timer = None,
+                        Ok(()) => timer = wait.timeout.map(|t| Instant::now() + t),
+                        Err(_) => hold_open = false,
+                    }
                 }
                 _ = cancelled(wait.cancel.as_ref()) => {
                     break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled (request {id})"));
@@ -158,8 +172,16 @@ impl Session {
     fn forget(&self, id: &RequestId, token: Option<&str>) {
         let mut st = self.state.lock().unwrap();
         st.pending.remove(id);
+        st.holds.remove(id);
         if let Some(t) = token {
             st.progress.remove(t);
+        }
+    }
+
+    /// Holds or releases the timeout of request `id` (see `Inbound::Paused`).
+    fn hold(&self, id: &RequestId, paused: bool) {
+        if let Some(tx) = self.state.lock().unwrap().holds.get(id) {
+            let _ = tx.send(paused);
         }
     }
 
@@ -369,6 +391,7 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
                     .log("transport", "warning", &format!("ignored a message: {why}")),
             },
             Inbound::RequestFailed { id, error } => session.complete(&id, Err(error)),
+            Inbound::Paused { id, paused } => session.hold(&id, paused),
             Inbound::Log { source, line } => {
                 let level = if source == "stderr" { "info" } else { "warning" };
                 session.hooks.log(source, level, &line);

@@ -3,6 +3,7 @@
 
 use super::config::mcp_config;
 use super::dispatcher::Dispatcher;
+use super::engine::Engine;
 use super::error::{guard, mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_PANIC, MCP_REENTRANT_CALL};
@@ -17,7 +18,6 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::runtime::Runtime;
 
 /// List kinds for `mcp_client_list` and `mcp_client_list_all`.
 pub const MCP_LIST_TOOLS: i32 = 0;
@@ -36,7 +36,8 @@ pub struct mcp_client {
 }
 
 pub(crate) struct FfiClient {
-    runtime: Option<Runtime>,
+    /// The client's runtime and its driver thread (see `engine`).
+    engine: Option<Engine>,
     pub(crate) client: Client,
     pub(crate) dispatcher: Arc<Dispatcher>,
     pid: u32,
@@ -44,8 +45,12 @@ pub(crate) struct FfiClient {
 }
 
 impl FfiClient {
-    fn check(&self) -> Result<(), Failure> {
-        if std::process::id() != self.pid {
+    pub(crate) fn forked(&self) -> bool {
+        std::process::id() != self.pid
+    }
+
+    pub(crate) fn check(&self) -> Result<(), Failure> {
+        if self.forked() {
             return Err(Failure::new(
                 MCP_FORKED,
                 "this client was created before fork(); create clients after forking",
@@ -68,21 +73,21 @@ impl FfiClient {
                 "a blocking mcp_client call was made from a callback or a runtime thread",
             ));
         }
-        let runtime = self
-            .runtime
+        let engine = self
+            .engine
             .as_ref()
             .ok_or_else(|| Failure::new(MCP_CLOSED, "the client is freed"))?;
-        runtime.block_on(fut).map_err(Failure::from)
+        engine.block_on(fut).map_err(Failure::from)
     }
 }
 
 impl Drop for FfiClient {
     fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
+        if let Some(engine) = self.engine.take() {
             if std::process::id() == self.pid {
-                runtime.shutdown_timeout(Duration::from_secs(2));
+                engine.shutdown(Duration::from_secs(2));
             } else {
-                std::mem::forget(runtime); // its threads do not exist in a forked child
+                engine.leak(); // its threads do not exist in a forked child
             }
         }
     }
@@ -108,6 +113,19 @@ pub(crate) fn shared(client: &mcp_client) -> Arc<FfiClient> {
     client.shared.clone()
 }
 
+/// A write to a server that went away must fail with EPIPE, not kill the host: SIGPIPE is
+/// ignored unless the host installed its own disposition (documented in the header).
+fn ignore_sigpipe() {
+    // SAFETY: querying and setting a signal disposition; only the default is replaced.
+    unsafe {
+        let mut current: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut current) == 0 && current.sa_sigaction == libc::SIG_DFL
+        {
+            libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+        }
+    }
+}
+
 /// Creates a client from `config` (copied; the caller still frees it). Nothing is started until
 /// `mcp_client_connect` (or the first call, which connects). Free with `mcp_client_free`.
 #[no_mangle]
@@ -122,20 +140,21 @@ pub unsafe extern "C" fn mcp_client_new(
             return Err(Failure::null("client_out"));
         }
         let config = ClientConfig::from_json(&Value::Object(config.settings.clone()))?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("mcp-runtime")
-            .enable_all()
-            .build()
+        ignore_sigpipe();
+        let engine = Engine::start()
             .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the runtime: {e}")))?;
-        let dispatcher = Dispatcher::start().map_err(|e| {
-            Failure::new(
-                super::status::MCP_IO,
-                format!("cannot start the dispatcher thread: {e}"),
-            )
-        })?;
+        let dispatcher = match Dispatcher::start() {
+            Ok(dispatcher) => dispatcher,
+            Err(e) => {
+                engine.shutdown(Duration::from_secs(2));
+                return Err(Failure::new(
+                    super::status::MCP_IO,
+                    format!("cannot start the dispatcher thread: {e}"),
+                ));
+            }
+        };
         let shared = Arc::new(FfiClient {
-            runtime: Some(runtime),
+            engine: Some(engine),
             client: Client::new(config),
             dispatcher,
             pid: std::process::id(),
@@ -476,14 +495,15 @@ fn close(fc: &Arc<FfiClient>) {
     if fc.check().is_err() {
         return;
     }
-    let Some(runtime) = fc.runtime.as_ref() else {
+    let Some(engine) = fc.engine.as_ref() else {
         return;
     };
     let client = fc.client.clone();
+    client.mark_closed();
     if fc.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
-        runtime.spawn(async move { client.close().await });
+        engine.spawn(async move { client.close().await });
     } else {
-        runtime.block_on(client.close());
+        engine.block_on(client.close());
     }
 }
 
@@ -497,6 +517,12 @@ pub unsafe extern "C" fn mcp_client_free(client: *mut mcp_client) {
         return;
     }
     let client = Box::from_raw(client);
+    if client.shared.forked() {
+        // Inherited through fork(): its threads and its server belong to the parent. Touching
+        // them (joining, signalling the server's group) would harm the parent: leak instead.
+        std::mem::forget(client);
+        return;
+    }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         close(&client.shared);
         client.shared.dispatcher.stop();

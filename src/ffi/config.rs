@@ -24,7 +24,7 @@ pub struct mcp_config {
 }
 
 /// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-/// `headers`, `bearer_token`,
+/// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
 /// `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
 /// `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
 /// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
@@ -183,6 +183,34 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 ) -> mcp_status {
     edit(config, err_out, |s| {
         s.insert("bearer_token".into(), json!(arg_str(token, "token")?));
+        Ok(())
+    })
+}
+
+/// OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
+/// `oauth_json` is a JSON object, checked by `mcp_client_new`. Keys (all optional):
+/// `grant` ("authorization_code" or "client_credentials"); pre-registered or
+/// client-credentials `client_id`, `client_secret`, `token_endpoint_auth_method`
+/// ("client_secret_basic", "client_secret_post", "none", "private_key_jwt") and `issuer` (the
+/// authorization server they belong to); `private_key_pem` and `signing_algorithm` (ES256,
+/// ES384, RS256..., PS256..., EdDSA) for private_key_jwt; `client_metadata_url` (a Client ID
+/// Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
+/// registration; `redirect_uri` (a redirect the host receives itself; the authorization
+/// callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
+/// `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
+/// (300000); `max_step_up` (2); `open_browser` (false); `allow_http` (false).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_oauth(
+    config: *mut mcp_config,
+    oauth_json: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        match opt_json(oauth_json, "oauth_json")? {
+            Some(v @ Value::Object(_)) => s.insert("oauth".into(), v),
+            Some(_) => return Err(Failure::invalid("oauth_json must be a JSON object")),
+            None => return Err(Failure::null("oauth_json")),
+        };
         Ok(())
     })
 }

@@ -60,6 +60,8 @@ pub struct mcp_error {
     input_requests_json: Option<CString>,
     request_state: Option<CString>,
     result_json: Option<CString>,
+    http_status: Option<u16>,
+    www_authenticate: Option<CString>,
 }
 
 impl mcp_error {
@@ -74,6 +76,12 @@ impl mcp_error {
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
             request_state: input.and_then(|i| i.request_state.clone()).map(to_c),
             result_json: input.map(|i| to_c(i.result.to_string())),
+            http_status: f.source.as_ref().and_then(|e| e.http_status()),
+            www_authenticate: f
+                .source
+                .as_ref()
+                .and_then(|e| e.www_authenticate())
+                .map(|w| to_c(w.to_string())),
         }
     }
 }
@@ -152,6 +160,26 @@ pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *co
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_result_json(error: *const mcp_error) -> *const c_char {
     error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.result_json))
+}
+
+/// The HTTP status of the answer that caused the error (`MCP_AUTH_REQUIRED`, and transport
+/// errors caused by an HTTP status) in `*status_out`; false when there is none.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_http_status(error: *const mcp_error, status_out: *mut u16) -> bool {
+    match (error.as_ref().and_then(|e| e.http_status), status_out.is_null()) {
+        (Some(status), false) => {
+            *status_out = status;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// For `MCP_AUTH_REQUIRED`: the server's `WWW-Authenticate` challenge (several are joined with
+/// ", "), or NULL. It never holds credentials. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_www_authenticate(error: *const mcp_error) -> *const c_char {
+    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.www_authenticate))
 }
 
 /// Frees an error. NULL is a no-op.

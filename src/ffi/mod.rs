@@ -8,10 +8,12 @@
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
+pub mod auth;
 pub mod cancel;
 pub mod client;
 pub mod config;
 pub mod dispatcher;
+mod engine;
 pub mod error;
 pub mod handlers;
 pub mod json;

@@ -71,6 +71,7 @@ pub unsafe extern "C" fn mcp_subscription_next(
 ) -> mcp_status {
     guard(err_out, || {
         let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
+        sub.client.check()?;
         if event_json_out.is_null() {
             return Err(Failure::null("event_json_out"));
         }
@@ -106,6 +107,7 @@ pub unsafe extern "C" fn mcp_subscription_cancel(
 ) -> mcp_status {
     guard(err_out, || {
         let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
+        sub.client.check()?;
         sub.client.block_on(async {
             sub.subscription.cancel().await;
             Ok(())
@@ -120,6 +122,10 @@ pub unsafe extern "C" fn mcp_subscription_free(subscription: *mut mcp_subscripti
         return;
     }
     let sub = Box::from_raw(subscription);
+    if sub.client.forked() {
+        std::mem::forget(sub); // inherited through fork(): see mcp_client_free
+        return;
+    }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let _ = sub.client.block_on(async {
             sub.subscription.cancel().await;

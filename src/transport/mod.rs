@@ -28,6 +28,9 @@ pub enum Inbound {
     Log { source: &'static str, line: String },
     /// The transport is gone for good; every pending request fails with this error.
     Closed(Error),
+    /// Request `id` waits for an authorization (a browser, a token endpoint): its timeout is
+    /// held while `paused`, and starts afresh when released. The call's total cap still runs.
+    Paused { id: RequestId, paused: bool },
 }
 
 pub type InboundSender = mpsc::UnboundedSender<Inbound>;
@@ -51,9 +54,19 @@ pub enum TransportConfig {
 impl TransportConfig {
     /// Starts a new connection, delivering what it receives to `inbound`.
     pub async fn start(&self, inbound: InboundSender) -> Result<Box<dyn Transport>> {
+        self.start_with_auth(inbound, None).await
+    }
+
+    /// As [`TransportConfig::start`], sharing the client's authorization state with an HTTP
+    /// transport.
+    pub(crate) async fn start_with_auth(
+        &self,
+        inbound: InboundSender,
+        auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
+    ) -> Result<Box<dyn Transport>> {
         match self {
             TransportConfig::Stdio(cfg) => Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?)),
-            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start(cfg, inbound)?)),
+            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start_with_auth(cfg, inbound, auth)?)),
         }
     }
 

@@ -86,6 +86,56 @@ static void on_roots(void *ud, const char *method, const char *params, size_t le
     mcp_responder_reply_json(r, "{\"roots\":[{\"uri\":\"file:///test/root\",\"name\":\"Test Root\"}]}", NULL);
 }
 
+/* ---- OAuth (the auth scenarios) ------------------------------------------------------- */
+
+/* The suite's authorization servers redirect at once, without a login page: the client must GET
+ * the authorization URL itself, without following the redirect, and read code, state and iss
+ * from Location (spec digest section 17.3). A real host opens a browser here instead. */
+static void on_authorization(void *ud, const char *url, const char *redirect_uri, mcp_auth_responder *r) {
+    (void)ud;
+    char *location = NULL;
+    mcp_error *err = NULL;
+    fprintf(stderr, "authorization: redirect expected at %s\n", redirect_uri);
+    mcp_status st = mcp_auth_fetch_redirect(url, 10000, &location, &err);
+    if (st != MCP_OK) {
+        fprintf(stderr, "authorization: %s\n", mcp_error_message(err));
+        mcp_auth_responder_fail(r, mcp_error_message(err), NULL);
+        mcp_error_free(err);
+        return;
+    }
+    mcp_auth_responder_reply(r, location, NULL);
+    mcp_string_free(location);
+}
+
+/* Appends `,"key":<value of /key in context>` to buf when the context has that key. */
+static void add_context_key(char *buf, size_t cap, const char *context, const char *key) {
+    char pointer[64];
+    char *value = NULL;
+    snprintf(pointer, sizeof pointer, "/%s", key);
+    if (!context || mcp_json_pointer(context, pointer, &value, NULL) != MCP_OK) return;
+    size_t len = strlen(buf);
+    snprintf(buf + len, cap - len, ",\"%s\":%s", key, value);
+    mcp_string_free(value);
+}
+
+/* The "oauth" configuration of an auth scenario, from its context; malloc'd. */
+static char *oauth_config(const char *context) {
+    size_t cap = 16384 + (context ? strlen(context) : 0);
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    if (strstr(scenario, "client-credentials"))
+        snprintf(buf, cap, "{\"grant\":\"client_credentials\"");
+    else
+        /* The redirect is read by on_authorization; the CIMD URL is used where advertised. */
+        snprintf(buf, cap, "{\"redirect_uri\":\"http://localhost:3000/callback\","
+                           "\"client_metadata_url\":\"https://conformance-test.local/client-metadata.json\"");
+    static const char *const keys[] = {"client_id", "client_secret", "issuer", "private_key_pem",
+                                       "signing_algorithm"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) add_context_key(buf, cap, context, keys[i]);
+    strcat(buf, "}");
+    return buf;
+}
+
 /* ---- scenarios ---------------------------------------------------------------------- */
 
 /* http-custom-headers: call each tool of context.toolCalls with exactly its arguments. */
@@ -177,6 +227,9 @@ static int run_scenario(const char *context) {
         /* The tool's SSE response closes after a priming event; the answer comes on the GET
          * stream the client reopens after `retry:` with Last-Event-ID. */
         return list(MCP_LIST_TOOLS, NULL) || call_tool("test_reconnection", "{}");
+    if (strncmp(scenario, "auth/", 5) == 0)
+        /* Authorized on the way (connect); then the tools of the protected endpoint. */
+        return list(MCP_LIST_TOOLS, NULL) || call_tool("test-tool", "{}");
     /* initialize, request-metadata, json-schema-ref-no-deref, and anything else: list tools. */
     return list(MCP_LIST_TOOLS, NULL);
 }
@@ -200,16 +253,24 @@ int main(int argc, char **argv) {
                                    &cfg, &err);
     if (st == MCP_OK) st = mcp_config_set_url(cfg, url, &err);
     if (st == MCP_OK) st = mcp_config_set_protocol_version(cfg, version, &err);
+    if (st == MCP_OK && strncmp(scenario, "auth/", 5) == 0) {
+        char *oauth = oauth_config(context);
+        st = oauth ? mcp_config_set_oauth(cfg, oauth, &err) : MCP_INTERNAL;
+        free(oauth);
+    }
     if (st == MCP_OK) st = mcp_client_new(cfg, &client, &err);
     mcp_config_free(cfg);
     if (st != MCP_OK) return fail("creating the client", st, err);
     if ((st = mcp_client_on_elicitation(client, on_elicitation, NULL, NULL, &err)) != MCP_OK ||
         (st = mcp_client_on_sampling(client, on_sampling, NULL, NULL, &err)) != MCP_OK ||
-        (st = mcp_client_on_roots(client, on_roots, NULL, NULL, &err)) != MCP_OK)
+        (st = mcp_client_on_roots(client, on_roots, NULL, NULL, &err)) != MCP_OK ||
+        (st = mcp_client_on_authorization(client, on_authorization, NULL, NULL, &err)) != MCP_OK)
         return fail("registering handlers", st, err);
 
     char *info = NULL;
     st = mcp_client_connect(client, &info, &err);
+    if (st != MCP_OK && err && mcp_error_www_authenticate(err))
+        fprintf(stderr, "WWW-Authenticate: %s\n", mcp_error_www_authenticate(err));
     int failed = st != MCP_OK ? fail("connect", st, err) : 0;
     if (!failed) {
         fprintf(stderr, "connected: %s\n", info);

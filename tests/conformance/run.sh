@@ -31,6 +31,29 @@ scenarios=(
   "2025-11-25 initialize" "2025-11-25 tools_call" "2025-11-25 elicitation-sep1034-client-defaults"
   "2025-11-25 sse-retry" "2025-11-25 json-schema-2020-12-preservation"
   "2025-06-18 initialize" "2025-06-18 tools_call"
+  # Authorization: every auth/* client scenario at every version `list --client` gives it.
+  "2026-07-28 auth/metadata-default" "2026-07-28 auth/metadata-var1" "2026-07-28 auth/metadata-var2"
+  "2026-07-28 auth/metadata-var3" "2026-07-28 auth/basic-cimd" "2026-07-28 auth/pre-registration"
+  "2026-07-28 auth/scope-from-www-authenticate" "2026-07-28 auth/scope-from-scopes-supported"
+  "2026-07-28 auth/scope-omitted-when-undefined" "2026-07-28 auth/scope-step-up" "2026-07-28 auth/scope-retry-limit"
+  "2026-07-28 auth/token-endpoint-auth-basic" "2026-07-28 auth/token-endpoint-auth-post"
+  "2026-07-28 auth/token-endpoint-auth-none" "2026-07-28 auth/resource-mismatch"
+  "2026-07-28 auth/offline-access-scope" "2026-07-28 auth/offline-access-not-supported"
+  "2026-07-28 auth/authorization-server-migration" "2026-07-28 auth/iss-supported"
+  "2026-07-28 auth/iss-not-advertised" "2026-07-28 auth/iss-supported-missing" "2026-07-28 auth/iss-wrong-issuer"
+  "2026-07-28 auth/iss-unexpected" "2026-07-28 auth/iss-normalized" "2026-07-28 auth/metadata-issuer-mismatch"
+  "2025-11-25 auth/metadata-default" "2025-11-25 auth/metadata-var1" "2025-11-25 auth/metadata-var2"
+  "2025-11-25 auth/metadata-var3" "2025-11-25 auth/basic-cimd" "2025-11-25 auth/pre-registration"
+  "2025-11-25 auth/scope-from-www-authenticate" "2025-11-25 auth/scope-from-scopes-supported"
+  "2025-11-25 auth/scope-omitted-when-undefined" "2025-11-25 auth/scope-step-up" "2025-11-25 auth/scope-retry-limit"
+  "2025-11-25 auth/token-endpoint-auth-basic" "2025-11-25 auth/token-endpoint-auth-post"
+  "2025-11-25 auth/token-endpoint-auth-none"
+  "2025-06-18 auth/token-endpoint-auth-basic" "2025-06-18 auth/token-endpoint-auth-post"
+  "2025-06-18 auth/token-endpoint-auth-none"
+  "2025-03-26 auth/2025-03-26-oauth-metadata-backcompat" "2025-03-26 auth/2025-03-26-oauth-endpoint-fallback"
+  # Extensions (io.modelcontextprotocol/oauth-client-credentials) are off the spec timeline: run
+  # without --spec-version, the suite then speaks 2025-11-25.
+  "extension auth/client-credentials-jwt" "extension auth/client-credentials-basic"
 )
 [ -n "${MCP_CONFORMANCE_ONLY:-}" ] && scenarios=("$MCP_CONFORMANCE_ONLY")
 
@@ -41,8 +64,10 @@ for entry in "${scenarios[@]}"; do
   read -r version scenario <<<"$entry"
   dir=$out/$version/$scenario
   mkdir -p "$dir"
+  spec=(--spec-version "$version")
+  [ "$version" = extension ] && spec=()
   PATH=$(dirname "$node"):$PATH "$node" "$suite" client --command "$client" --scenario "$scenario" \
-    --spec-version "$version" --timeout 30000 -o "$dir" >"$dir/runner.log" 2>&1 || true
+    "${spec[@]}" --timeout 30000 -o "$dir" >"$dir/runner.log" 2>&1 || true
   verdict=$("$node" -e '
     const fs = require("fs"), path = require("path");
     const files = [];

@@ -109,7 +109,7 @@ impl Inner {
         loop {
             let snap = self.snapshot();
             let sent = match self.post(&self.url, &message, snap.headers) {
-                Ok(request) => self.send_http(request, &format!("POST {method}")).await,
+                Ok(request) => self.send_for(request, &format!("POST {method}"), Some(&id)).await,
                 Err(e) => Err(e),
             };
             let exchange = match sent {
@@ -340,6 +340,13 @@ impl Inner {
                     // A quiet stream that stayed open a while (an idle timeout) is no failure.
                     got || moved || opened.elapsed() >= QUIET_STREAM_OK
                 }
+                Err(e) if e.kind() == ErrorKind::AuthRequired => {
+                    self.log(format!(
+                        "the GET stream is not authorized; continuing without it: {}",
+                        e.message()
+                    ));
+                    return;
+                }
                 Ok(_) | Err(_) => false,
             };
             failures = if progressed { 0 } else { failures + 1 };
@@ -412,6 +419,7 @@ impl Inner {
         }
         let request = self.request(Method::DELETE, &self.url, snap.headers);
         let _ = tokio::time::timeout(DELETE_LIMIT, async {
+            let request = self.attach_token(request).await;
             if let Ok(mut response) = request.send().await {
                 let _ = Inner::read_bounded(&mut response, ERROR_BODY_MAX).await;
             }

@@ -20,10 +20,11 @@ pub use headers::{encode_value as encode_header_value, tool_headers, ParamHeader
 use super::framing::scan_top_level_id;
 use super::sse::{SseItem, SseParser};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
+use crate::auth::{AuthContext, Challenge, OAuthConfig};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use headers::ToolCache;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -61,6 +62,9 @@ pub struct HttpConfig {
     pub connect_timeout: Duration,
     /// Consecutive failed reconnections of a legacy SSE stream before it is given up.
     pub max_reconnect_attempts: u32,
+    /// OAuth 2.1 authorization (`crate::auth`): on a 401 the client discovers the
+    /// authorization server and obtains a token itself. Exclusive with `bearer_token`.
+    pub oauth: Option<Box<OAuthConfig>>,
 }
 
 impl HttpConfig {
@@ -72,6 +76,7 @@ impl HttpConfig {
             max_message_bytes: 8 * 1024 * 1024,
             connect_timeout: Duration::from_secs(10),
             max_reconnect_attempts: 5,
+            oauth: None,
         }
     }
 
@@ -88,7 +93,18 @@ impl HttpConfig {
     /// Checks the URL and the headers; the errors name what is wrong.
     pub fn validate(&self) -> Result<()> {
         self.parsed_url()?;
-        self.header_map().map(drop)
+        if self.oauth.is_some() && self.bearer_token.is_some() {
+            return Err(Error::invalid(
+                "bearer_token and oauth exclude each other: a static token or OAuth, not both",
+            ));
+        }
+        let headers = self.header_map()?;
+        if self.oauth.is_some() && headers.contains_key(AUTHORIZATION) {
+            return Err(Error::invalid(
+                "with oauth, the Authorization header is the library's; remove it from headers",
+            ));
+        }
+        Ok(())
     }
 
     fn parsed_url(&self) -> Result<Url> {
@@ -141,6 +157,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_message_bytes", &self.max_message_bytes)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_reconnect_attempts", &self.max_reconnect_attempts)
+            .field("oauth", &self.oauth)
             .finish()
     }
 }
@@ -182,6 +199,8 @@ pub(crate) struct Inner {
     reinit: tokio::sync::Mutex<()>,
     closed: AtomicBool,
     close_done: tokio::sync::Mutex<bool>,
+    /// OAuth, when configured: tokens for the requests, flows on 401/403.
+    auth: Option<Arc<AuthContext>>,
 }
 
 /// An HTTP connection to one MCP endpoint.
@@ -191,6 +210,16 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     pub fn start(cfg: &HttpConfig, inbound: InboundSender) -> Result<Self> {
+        Self::start_with_auth(cfg, inbound, None)
+    }
+
+    /// As [`HttpTransport::start`], with the client's authorization state (used when OAuth is
+    /// configured).
+    pub(crate) fn start_with_auth(
+        cfg: &HttpConfig,
+        inbound: InboundSender,
+        auth: Option<Arc<AuthContext>>,
+    ) -> Result<Self> {
         let url = cfg.parsed_url()?;
         let base_headers = cfg.header_map()?;
         let client = build_client(cfg)?;
@@ -210,9 +239,17 @@ impl HttpTransport {
                 reinit: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
                 close_done: tokio::sync::Mutex::new(false),
+                auth: auth.filter(|a| a.enabled()),
             }),
         })
     }
+}
+
+/// An HTTP client with this crate's TLS setup and no redirects, for one-off requests.
+pub(crate) fn plain_client(url: &str, connect_timeout: Duration) -> Result<reqwest::Client> {
+    let mut cfg = HttpConfig::new(url);
+    cfg.connect_timeout = connect_timeout;
+    build_client(&cfg)
 }
 
 /// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
@@ -412,6 +449,22 @@ fn header_value(value: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(value).ok()
 }
 
+/// Every `WWW-Authenticate` value of an answer.
+fn challenge_values(response: &reqwest::Response) -> Vec<&str> {
+    response
+        .headers()
+        .get_all(WWW_AUTHENTICATE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect()
+}
+
+/// The `WWW-Authenticate` values of an answer, joined, for the error.
+fn www_authenticate(response: &reqwest::Response) -> Option<String> {
+    let values = challenge_values(response);
+    (!values.is_empty()).then(|| values.join(", "))
+}
+
 impl Inner {
     fn is_closed(&self) -> bool {
         self.closed.load(Ordering::SeqCst)
@@ -496,10 +549,164 @@ impl Inner {
     }
 
     async fn send_http(&self, request: reqwest::RequestBuilder, what: &str) -> Result<reqwest::Response> {
-        request
-            .send()
+        self.send_for(request, what, None).await
+    }
+
+    async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
+        self.client
+            .execute(request)
             .await
             .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", chain(&e))))
+    }
+
+    /// What an OAuth flow needs from this transport.
+    fn auth_io(&self) -> crate::auth::Io {
+        let inbound = self.inbound.clone();
+        crate::auth::Io::new(
+            self.client.clone(),
+            Arc::new(move |line| {
+                let _ = inbound.send(Inbound::Log { source: "auth", line });
+            }),
+        )
+    }
+
+    /// Stops (or restarts) the session's timer for request `id` while an authorization runs.
+    fn hold(&self, id: Option<&RequestId>, paused: bool) {
+        if let Some(id) = id {
+            let _ = self.inbound.send(Inbound::Paused { id: id.clone(), paused });
+        }
+    }
+
+    /// The `AuthRequired` error for a refused answer (its body is read and dropped).
+    async fn refusal(&self, mut response: reqwest::Response, what: &str, why: &str) -> Error {
+        let status = response.status();
+        let challenge = www_authenticate(&response);
+        let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
+        Error::new(
+            ErrorKind::AuthRequired,
+            format!("{what}: HTTP {status} from {}: {why}", self.url),
+        )
+        .with_http_status(status.as_u16())
+        .with_www_authenticate(challenge)
+    }
+
+    /// Sends one request of this transport (`id`: the JSON-RPC request it carries). Without
+    /// OAuth a 401 (or a 403 with a Bearer challenge) is `AuthRequired`. With OAuth the token
+    /// is attached (only on the server's origin), a 401 runs the authorization and the request
+    /// is sent again (twice at most), and a 403 `insufficient_scope` re-authorizes with more
+    /// scope (`max_step_up` times at most). The session's timeout for `id` is held meanwhile.
+    async fn send_for(
+        &self,
+        request: reqwest::RequestBuilder,
+        what: &str,
+        id: Option<&RequestId>,
+    ) -> Result<reqwest::Response> {
+        let request = request.build().map_err(|e| {
+            Error::new(
+                ErrorKind::Internal,
+                format!("{what}: cannot build the request: {}", chain(&e)),
+            )
+        })?;
+        let Some(auth) = self.auth.clone() else {
+            let response = self.execute(request, what).await?;
+            let status = response.status();
+            let bearer = Challenge::parse(challenge_values(&response)).bearer;
+            return if status == StatusCode::UNAUTHORIZED || (status == StatusCode::FORBIDDEN && bearer) {
+                let hint = if self.cfg.bearer_token.is_some() {
+                    "the server refused the bearer token"
+                } else {
+                    "the server requires authorization (configure oauth or bearer_token)"
+                };
+                Err(self.refusal(response, what, hint).await)
+            } else {
+                Ok(response)
+            };
+        };
+        let io = self.auth_io();
+        let (mut authorizations, mut step_ups) = (0u32, 0u32);
+        loop {
+            let mut attempt = request
+                .try_clone()
+                .ok_or_else(|| Error::new(ErrorKind::Internal, format!("{what}: the request cannot be repeated")))?;
+            let url = attempt.url().clone();
+            let used = auth.authorize_request(&io, &url, attempt.headers_mut()).await;
+            let response = self.execute(attempt, what).await?;
+            let status = response.status();
+            if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+                return Ok(response);
+            }
+            let challenge = Challenge::parse(challenge_values(&response));
+            let header = www_authenticate(&response);
+            let outcome = if status == StatusCode::UNAUTHORIZED {
+                if authorizations >= 2 {
+                    return Err(self
+                        .refusal(response, what, "the server refused the token it was just given")
+                        .await);
+                }
+                authorizations += 1;
+                drop(response);
+                self.hold(id, true);
+                let r = auth.unauthorized(&io, &challenge, used).await.map(|()| true);
+                self.hold(id, false);
+                r
+            } else if challenge.is_insufficient_scope() {
+                if step_ups >= auth.max_step_up() {
+                    return Err(self
+                        .refusal(response, what, "the server still wants more scope; giving up")
+                        .await);
+                }
+                step_ups += 1;
+                drop(response);
+                self.hold(id, true);
+                let r = auth.insufficient_scope(&io, &challenge, used).await;
+                self.hold(id, false);
+                r
+            } else if challenge.bearer {
+                return Err(self.refusal(response, what, "the server refused the token").await);
+            } else {
+                return Ok(response);
+            };
+            match outcome {
+                Ok(true) => continue,
+                Ok(false) => {
+                    let why = "the server wants scope that was already asked for; giving up";
+                    return Err(Error::new(
+                        ErrorKind::AuthRequired,
+                        format!("{what}: HTTP {status} from {}: {why}", self.url),
+                    )
+                    .with_http_status(status.as_u16())
+                    .with_www_authenticate(header));
+                }
+                Err(e) => {
+                    return Err(e
+                        .context(&format!(
+                            "{what}: HTTP {status} from {}: authorization failed",
+                            self.url
+                        ))
+                        .with_http_status(status.as_u16())
+                        .with_www_authenticate(header))
+                }
+            }
+        }
+    }
+
+    /// The token for a request sent without the 401 handling (the closing DELETE).
+    async fn attach_token(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        let Some(auth) = &self.auth else {
+            return request;
+        };
+        let Some(mut built) = request.try_clone().and_then(|r| r.build().ok()) else {
+            return request;
+        };
+        let mut headers = HeaderMap::new();
+        if auth
+            .authorize_request(&self.auth_io(), built.url(), &mut headers)
+            .await
+            .is_some()
+        {
+            built.headers_mut().extend(headers);
+        }
+        reqwest::RequestBuilder::from_parts(self.client.clone(), built)
     }
 
     /// Reads a body to its end, up to `max` bytes; `Err(len)` when it is longer (the rest is not
@@ -748,6 +955,7 @@ impl Inner {
             format!(": {excerpt}")
         };
         Error::new(ErrorKind::Io, format!("{what}: HTTP {status} from {}{body}", self.url))
+            .with_http_status(status.as_u16())
     }
 
     /// Delivers an answer, or fails `id` with what the outcome says.

@@ -66,7 +66,7 @@ impl Inner {
     async fn modern_exchange(self: &Arc<Self>, id: &RequestId, message: &Value) -> Result<Outcome> {
         let method = message.get("method").and_then(Value::as_str).unwrap_or("request");
         let request = self.post(&self.url, message, self.modern_headers(message))?;
-        let response = self.send_http(request, &format!("POST {method}")).await?;
+        let response = self.send_for(request, &format!("POST {method}"), Some(id)).await?;
         Ok(self.outcome(response, Some(id)).await?.outcome)
     }
 

@@ -1,0 +1,348 @@
+//! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
+
+use super::jwt::{Signer, ALGORITHMS};
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use url::Url;
+
+/// How tokens are obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Grant {
+    /// Authorization code with PKCE, through a browser (the host's callback or the loopback
+    /// listener).
+    #[default]
+    AuthorizationCode,
+    /// Machine to machine (`io.modelcontextprotocol/oauth-client-credentials`): the client's
+    /// own credentials, `client_secret_basic`/`_post` or `private_key_jwt`.
+    ClientCredentials,
+}
+
+/// Token endpoint authentication methods this client implements.
+pub const AUTH_METHODS: &[&str] = &["client_secret_basic", "client_secret_post", "none", "private_key_jwt"];
+
+/// OAuth 2.1 settings for an HTTP server that requires authorization. Secrets are never
+/// printed (`Debug` redacts them).
+#[derive(Clone)]
+pub struct OAuthConfig {
+    pub grant: Grant,
+    /// Pre-registered client id (authorization code), or the client-credentials client.
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    /// Forces a token endpoint authentication method; otherwise the registration answer or
+    /// the server's metadata decides.
+    pub token_endpoint_auth_method: Option<String>,
+    /// The issuer the pre-registered credentials belong to. Without it they are bound to the
+    /// first authorization server they are used with, and never offered to another.
+    pub issuer: Option<String>,
+    /// A Client ID Metadata Document URL (https, with a path), used as the client id where
+    /// the server advertises `client_id_metadata_document_supported`.
+    pub client_metadata_url: Option<String>,
+    /// `client_name` for dynamic registration (default: `client_info.name`).
+    pub client_name: Option<String>,
+    /// `application_type` for dynamic registration: `native` (default) or `web`.
+    pub application_type: String,
+    /// A redirect URI the host receives itself (custom scheme, its own listener): the
+    /// authorization callback must reply with the URL it was redirected to. Unset: the built-in
+    /// listener on `http://127.0.0.1:<loopback_port><loopback_path>`.
+    pub redirect_uri: Option<String>,
+    /// 0: an ephemeral port.
+    pub loopback_port: u16,
+    pub loopback_path: String,
+    /// Scopes added to those chosen by the protocol's rules (challenge, else the resource's
+    /// `scopes_supported`).
+    pub scopes: Vec<String>,
+    /// Ask for `offline_access` (a refresh token) when the authorization server lists it.
+    pub offline_access: bool,
+    /// `private_key_jwt`: the signing key (parsed once).
+    pub signer: Option<Arc<Signer>>,
+    /// How long the host has to complete a browser authorization.
+    pub authorization_timeout: Duration,
+    /// Re-authorizations for more scope (403 `insufficient_scope`) per request.
+    pub max_step_up: u32,
+    /// Without an authorization callback, open the system browser on the authorization URL
+    /// (it is always reported to the log listener).
+    pub open_browser: bool,
+    /// Allow authorization servers (and metadata) on plain http:// outside loopback hosts.
+    pub allow_http: bool,
+}
+
+impl Default for OAuthConfig {
+    fn default() -> Self {
+        OAuthConfig {
+            grant: Grant::AuthorizationCode,
+            client_id: None,
+            client_secret: None,
+            token_endpoint_auth_method: None,
+            issuer: None,
+            client_metadata_url: None,
+            client_name: None,
+            application_type: "native".into(),
+            redirect_uri: None,
+            loopback_port: 0,
+            loopback_path: "/callback".into(),
+            scopes: Vec::new(),
+            offline_access: true,
+            signer: None,
+            authorization_timeout: Duration::from_secs(300),
+            max_step_up: 2,
+            open_browser: false,
+            allow_http: false,
+        }
+    }
+}
+
+impl std::fmt::Debug for OAuthConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthConfig")
+            .field("grant", &self.grant)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "<redacted>"))
+            .field("token_endpoint_auth_method", &self.token_endpoint_auth_method)
+            .field("issuer", &self.issuer)
+            .field("client_metadata_url", &self.client_metadata_url)
+            .field("redirect_uri", &self.redirect_uri)
+            .field("loopback_port", &self.loopback_port)
+            .field("scopes", &self.scopes)
+            .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
+            .finish_non_exhaustive()
+    }
+}
+
+const KEYS: &[&str] = &[
+    "grant",
+    "client_id",
+    "client_secret",
+    "token_endpoint_auth_method",
+    "issuer",
+    "client_metadata_url",
+    "client_name",
+    "application_type",
+    "redirect_uri",
+    "loopback_port",
+    "loopback_path",
+    "scopes",
+    "offline_access",
+    "private_key_pem",
+    "signing_algorithm",
+    "authorization_timeout_ms",
+    "max_step_up",
+    "open_browser",
+    "allow_http",
+];
+
+impl OAuthConfig {
+    /// Reads the `"oauth"` object of the flat configuration:
+    ///
+    /// - `grant`: `"authorization_code"` (default) or `"client_credentials"`;
+    /// - pre-registration / client credentials: `client_id`, `client_secret`,
+    ///   `token_endpoint_auth_method` (`client_secret_basic`, `client_secret_post`, `none`,
+    ///   `private_key_jwt`), `issuer` (the authorization server they belong to);
+    /// - `private_key_pem` (PKCS#8, or PKCS#1 RSA) and `signing_algorithm` (ES256, ES384,
+    ///   RS256…512, PS256…512, EdDSA; default from the key) for `private_key_jwt`;
+    /// - `client_metadata_url` (CIMD), `client_name`, `application_type` (`native`/`web`);
+    /// - `redirect_uri` (host-handled), or the loopback listener: `loopback_port` (0),
+    ///   `loopback_path` (`/callback`);
+    /// - `scopes` (array or space-separated string), `offline_access` (true),
+    ///   `authorization_timeout_ms` (300000), `max_step_up` (2), `open_browser` (false),
+    ///   `allow_http` (false).
+    pub fn from_json(value: &Value) -> Result<OAuthConfig> {
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::invalid("oauth must be a JSON object"))?;
+        if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(Error::invalid(format!("unknown oauth key {key:?}")));
+        }
+        let string = |key: &str| string(obj, key);
+        let boolean = |key: &str| -> Result<Option<bool>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::Bool(b)) => Ok(Some(*b)),
+                Some(_) => Err(Error::invalid(format!("oauth.{key} must be true or false"))),
+            }
+        };
+        let number = |key: &str| -> Result<Option<u64>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| Error::invalid(format!("oauth.{key} must be a non-negative integer"))),
+            }
+        };
+        let mut cfg = OAuthConfig {
+            grant: match string("grant")?.as_deref() {
+                None | Some("authorization_code") => Grant::AuthorizationCode,
+                Some("client_credentials") => Grant::ClientCredentials,
+                Some(other) => {
+                    return Err(Error::invalid(format!(
+                        "oauth.grant {other:?} is not authorization_code or client_credentials"
+                    )))
+                }
+            },
+            client_id: string("client_id")?.filter(|s| !s.is_empty()),
+            client_secret: string("client_secret")?,
+            token_endpoint_auth_method: string("token_endpoint_auth_method")?,
+            issuer: string("issuer")?,
+            client_metadata_url: string("client_metadata_url")?,
+            client_name: string("client_name")?,
+            redirect_uri: string("redirect_uri")?,
+            ..OAuthConfig::default()
+        };
+        if let Some(t) = string("application_type")? {
+            if t != "native" && t != "web" {
+                return Err(Error::invalid("oauth.application_type must be \"native\" or \"web\""));
+            }
+            cfg.application_type = t;
+        }
+        if let Some(port) = number("loopback_port")? {
+            cfg.loopback_port = u16::try_from(port).map_err(|_| Error::invalid("oauth.loopback_port is not a port"))?;
+        }
+        if let Some(path) = string("loopback_path")? {
+            if !path.starts_with('/') || path.contains(['?', '#', ' ']) {
+                return Err(Error::invalid("oauth.loopback_path must be a path starting with /"));
+            }
+            cfg.loopback_path = path;
+        }
+        cfg.scopes = match obj.get("scopes") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::String(s)) => super::challenge::split_scopes(Some(s)),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|v| {
+                    v.as_str()
+                        .filter(|s| !s.is_empty() && !s.contains(' '))
+                        .map(str::to_string)
+                        .ok_or_else(|| Error::invalid("oauth.scopes must be strings without spaces"))
+                })
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(Error::invalid("oauth.scopes must be an array of strings")),
+        };
+        if let Some(b) = boolean("offline_access")? {
+            cfg.offline_access = b;
+        }
+        if let Some(ms) = number("authorization_timeout_ms")? {
+            cfg.authorization_timeout = Duration::from_millis(ms.max(1));
+        }
+        if let Some(n) = number("max_step_up")? {
+            cfg.max_step_up = u32::try_from(n.min(10)).unwrap_or(10);
+        }
+        if let Some(b) = boolean("open_browser")? {
+            cfg.open_browser = b;
+        }
+        if let Some(b) = boolean("allow_http")? {
+            cfg.allow_http = b;
+        }
+        let alg = string("signing_algorithm")?;
+        if let Some(a) = &alg {
+            if !ALGORITHMS.contains(&a.as_str()) {
+                return Err(Error::invalid(format!(
+                    "oauth.signing_algorithm {a:?} is not one of {}",
+                    ALGORITHMS.join(", ")
+                )));
+            }
+        }
+        if let Some(pem) = string("private_key_pem")? {
+            cfg.signer = Some(Arc::new(Signer::from_pem(&pem, alg.as_deref())?));
+        } else if alg.is_some() {
+            return Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem"));
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn validate(&self) -> Result<()> {
+        if let Some(m) = &self.token_endpoint_auth_method {
+            if !AUTH_METHODS.contains(&m.as_str()) {
+                return Err(Error::invalid(format!(
+                    "oauth.token_endpoint_auth_method {m:?} is not one of {}",
+                    AUTH_METHODS.join(", ")
+                )));
+            }
+            let needs_secret = m == "client_secret_basic" || m == "client_secret_post";
+            if needs_secret && self.client_secret.is_none() {
+                return Err(Error::invalid(format!(
+                    "oauth.token_endpoint_auth_method {m} needs client_secret"
+                )));
+            }
+            if m == "private_key_jwt" && self.signer.is_none() {
+                return Err(Error::invalid("private_key_jwt needs oauth.private_key_pem"));
+            }
+        }
+        if (self.client_secret.is_some() || self.signer.is_some()) && self.client_id.is_none() {
+            return Err(Error::invalid(
+                "oauth.client_secret and oauth.private_key_pem need oauth.client_id",
+            ));
+        }
+        if self.grant == Grant::ClientCredentials {
+            if self.client_id.is_none() || (self.client_secret.is_none() && self.signer.is_none()) {
+                return Err(Error::invalid(
+                    "oauth.grant client_credentials needs client_id and client_secret or private_key_pem",
+                ));
+            }
+            if self.token_endpoint_auth_method.as_deref() == Some("none") {
+                return Err(Error::invalid(
+                    "client_credentials cannot use token_endpoint_auth_method none",
+                ));
+            }
+        }
+        if let Some(u) = &self.client_metadata_url {
+            let url = Url::parse(u).map_err(|_| Error::invalid("oauth.client_metadata_url is not a URL"))?;
+            if url.scheme() != "https" || url.path().len() <= 1 || url.fragment().is_some() {
+                return Err(Error::invalid(
+                    "oauth.client_metadata_url must be an https URL with a path (a Client ID Metadata Document)",
+                ));
+            }
+        }
+        if let Some(u) = &self.redirect_uri {
+            let url = Url::parse(u).map_err(|_| Error::invalid("oauth.redirect_uri is not an absolute URL"))?;
+            if url.fragment().is_some() {
+                return Err(Error::invalid("oauth.redirect_uri must not have a fragment"));
+            }
+        }
+        if let Some(i) = &self.issuer {
+            Url::parse(i).map_err(|_| Error::invalid("oauth.issuer is not a URL"))?;
+        }
+        Ok(())
+    }
+}
+
+fn string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(Error::invalid(format!("oauth.{key} must be a string"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn defaults_and_checks() {
+        let c = OAuthConfig::from_json(&json!({})).unwrap();
+        assert_eq!(c.grant, Grant::AuthorizationCode);
+        assert_eq!(c.loopback_path, "/callback");
+        let c = OAuthConfig::from_json(&json!({"scopes": "a b a", "client_id": "x", "client_secret": "s"})).unwrap();
+        assert_eq!(c.scopes, vec!["a", "b"]);
+        assert!(!format!("{c:?}").contains("\"s\""));
+        for bad in [
+            json!({"nope": 1}),
+            json!({"grant": "password"}),
+            json!({"grant": "client_credentials", "client_id": "x"}),
+            json!({"client_secret": "s"}),
+            json!({"client_metadata_url": "http://x.example/c.json"}),
+            json!({"client_metadata_url": "https://x.example/"}),
+            json!({"token_endpoint_auth_method": "client_secret_jwt"}),
+            json!({"token_endpoint_auth_method": "client_secret_basic", "client_id": "x"}),
+            json!({"application_type": "desktop"}),
+            json!({"signing_algorithm": "ES256"}),
+            json!({"redirect_uri": "/relative"}),
+        ] {
+            assert!(OAuthConfig::from_json(&bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,384 @@
+//! Discovery: the protected resource metadata (RFC 9728) named by the challenge or found at the
+//! well-known paths (path-aware first, then root), its `resource` checked against the server
+//! URL; then the authorization server metadata through the RFC 8414 and OpenID Connect paths in
+//! the specification's order, its `issuer` checked against the issuer the URL was built from.
+//! Without any protected resource metadata the 2025-03-26 rules apply: the authorization server
+//! is the MCP server's origin, with default endpoints when it publishes no metadata.
+
+use super::challenge::Challenge;
+use super::Io;
+use crate::error::{Error, Result};
+use serde::Deserialize;
+use serde_json::Value;
+use std::time::Duration;
+use url::{Host, Url};
+
+/// Bound on a metadata document.
+const METADATA_MAX: usize = 256 * 1024;
+/// Bound on each metadata or token request.
+pub(crate) const HTTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// RFC 8414 authorization server metadata (the fields this client reads).
+#[derive(Clone, Default, Deserialize)]
+pub(crate) struct AsMetadata {
+    #[serde(default)]
+    pub issuer: String,
+    pub authorization_endpoint: Option<String>,
+    pub token_endpoint: Option<String>,
+    pub registration_endpoint: Option<String>,
+    pub scopes_supported: Option<Vec<String>>,
+    pub token_endpoint_auth_methods_supported: Option<Vec<String>>,
+    pub code_challenge_methods_supported: Option<Vec<String>>,
+    pub authorization_response_iss_parameter_supported: Option<bool>,
+    pub client_id_metadata_document_supported: Option<bool>,
+}
+
+impl AsMetadata {
+    /// RFC 8414: absent means `client_secret_basic` only.
+    pub fn auth_methods(&self) -> Vec<String> {
+        self.token_endpoint_auth_methods_supported
+            .clone()
+            .unwrap_or_else(|| vec!["client_secret_basic".into()])
+    }
+
+    pub fn lists_scope(&self, scope: &str) -> bool {
+        self.scopes_supported
+            .as_ref()
+            .is_some_and(|s| s.iter().any(|x| x == scope))
+    }
+}
+
+/// One authorization server, as discovered.
+#[derive(Clone)]
+pub(crate) struct AuthServer {
+    /// The issuer identifier exactly as listed (or the server origin for 2025-03-26).
+    pub issuer: String,
+    pub meta: AsMetadata,
+    /// False: no metadata was published (2025-03-26 default endpoints).
+    pub from_metadata: bool,
+}
+
+/// What the protected resource and its authorization server said.
+#[derive(Clone)]
+pub(crate) struct Discovery {
+    /// The `resource` parameter: the metadata's `resource` exactly as published, or the server
+    /// URL when there is no metadata.
+    pub resource: String,
+    /// The metadata's `scopes_supported`.
+    pub resource_scopes: Option<Vec<String>>,
+    pub server: AuthServer,
+}
+
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost"),
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// https, or plain http on a loopback host (or anywhere with `allow_http`).
+pub(crate) fn check_secure(url: &Url, what: &str, allow_http: bool) -> Result<()> {
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if allow_http || is_loopback(url) => Ok(()),
+        "http" => Err(Error::auth(format!(
+            "{what} {url} is plain http on a non-loopback host; refusing (set oauth.allow_http to permit it)"
+        ))),
+        _ => Err(Error::auth(format!("{what} {url} is not an http(s) URL"))),
+    }
+}
+
+/// The metadata's `resource` identifies the server URL: same origin, and its path is the
+/// server's path or a parent of it (on a segment boundary).
+pub(crate) fn resource_matches(resource: &str, server: &Url) -> bool {
+    let Ok(r) = Url::parse(resource) else {
+        return false;
+    };
+    if r.fragment().is_some()
+        || r.scheme() != server.scheme()
+        || r.host() != server.host()
+        || r.port_or_known_default() != server.port_or_known_default()
+    {
+        return false;
+    }
+    let rp = r.path().trim_end_matches('/');
+    let sp = server.path().trim_end_matches('/');
+    sp == rp || sp.starts_with(&format!("{rp}/"))
+}
+
+/// `scheme://host[:port]`.
+fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// GETs a JSON document; `Ok(None)` (with the reason logged) when there is none at `url`.
+async fn get_json(io: &Io, url: &Url, what: &str) -> Result<Option<Value>> {
+    let request = io
+        .http
+        .get(url.clone())
+        .header(reqwest::header::ACCEPT, "application/json")
+        .timeout(HTTP_TIMEOUT);
+    let mut response = request
+        .send()
+        .await
+        .map_err(|e| Error::new(crate::error::ErrorKind::Io, format!("{what}: GET {url} failed: {e}")))?;
+    let status = response.status();
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = response.chunk().await {
+        if body.len() + chunk.len() > METADATA_MAX {
+            io.log(format!("{what}: {url} is larger than {METADATA_MAX} bytes; ignored"));
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    if !status.is_success() {
+        io.log(format!("{what}: GET {url} answered HTTP {status}"));
+        return Ok(None);
+    }
+    match serde_json::from_slice::<Value>(&body) {
+        Ok(v) if v.is_object() => Ok(Some(v)),
+        _ => {
+            io.log(format!("{what}: {url} is not a JSON object; ignored"));
+            Ok(None)
+        }
+    }
+}
+
+struct ProtectedResource {
+    resource: String,
+    authorization_servers: Vec<String>,
+    scopes_supported: Option<Vec<String>>,
+}
+
+/// The protected resource metadata: the challenge's `resource_metadata`, else the path-aware
+/// then the root well-known URL. `Ok(None)` when the server publishes none.
+async fn protected_resource(
+    io: &Io,
+    server: &Url,
+    challenge: &Challenge,
+    allow_http: bool,
+) -> Result<Option<ProtectedResource>> {
+    let what = "protected resource metadata";
+    let candidates: Vec<Url> = match &challenge.resource_metadata {
+        Some(u) => vec![server
+            .join(u)
+            .map_err(|_| Error::auth(format!("the challenge's resource_metadata {u:?} is not a URL")))?],
+        None => {
+            let mut c = Vec::new();
+            let path = server.path().trim_end_matches('/');
+            if !path.is_empty() {
+                c.push(Url::parse(&format!(
+                    "{}/.well-known/oauth-protected-resource{path}",
+                    origin(server)
+                )));
+            }
+            c.push(Url::parse(&format!(
+                "{}/.well-known/oauth-protected-resource",
+                origin(server)
+            )));
+            c.into_iter().filter_map(|u| u.ok()).collect()
+        }
+    };
+    for url in &candidates {
+        if url.origin() != server.origin() {
+            check_secure(url, what, allow_http)?;
+        }
+        let Some(doc) = get_json(io, url, what).await? else {
+            continue;
+        };
+        let resource = doc
+            .get("resource")
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::auth(format!("the {what} at {url} has no resource")))?
+            .to_string();
+        if !resource_matches(&resource, server) {
+            return Err(Error::auth(format!(
+                "the {what} at {url} is for the resource {resource:?}, not for {server}; refusing to authorize"
+            )));
+        }
+        let authorization_servers: Vec<String> = doc
+            .get("authorization_servers")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default();
+        if authorization_servers.is_empty() {
+            return Err(Error::auth(format!(
+                "the {what} at {url} names no authorization server"
+            )));
+        }
+        let scopes_supported = doc
+            .get("scopes_supported")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect());
+        return Ok(Some(ProtectedResource {
+            resource,
+            authorization_servers,
+            scopes_supported,
+        }));
+    }
+    if challenge.resource_metadata.is_some() {
+        return Err(Error::auth(format!(
+            "the {what} named by the server's challenge could not be read"
+        )));
+    }
+    Ok(None)
+}
+
+/// Fetches an issuer's metadata through the specification's well-known URLs, in order; the
+/// document's `issuer` must equal `issuer` exactly.
+pub(crate) async fn authorization_server(io: &Io, issuer: &str, allow_http: bool) -> Result<Option<AuthServer>> {
+    let what = "authorization server metadata";
+    let url =
+        Url::parse(issuer).map_err(|_| Error::auth(format!("the authorization server {issuer:?} is not a URL")))?;
+    check_secure(&url, "the authorization server", allow_http)?;
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(Error::auth(format!(
+            "the authorization server {issuer:?} has a query or fragment, which an issuer cannot"
+        )));
+    }
+    let host = origin(&url);
+    let path = url.path().trim_end_matches('/');
+    let candidates = if path.is_empty() {
+        vec![
+            format!("{host}/.well-known/oauth-authorization-server"),
+            format!("{host}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{host}/.well-known/oauth-authorization-server{path}"),
+            format!("{host}/.well-known/openid-configuration{path}"),
+            format!("{host}{path}/.well-known/openid-configuration"),
+        ]
+    };
+    for candidate in candidates {
+        let Ok(candidate) = Url::parse(&candidate) else {
+            continue;
+        };
+        let Some(doc) = get_json(io, &candidate, what).await? else {
+            continue;
+        };
+        let meta: AsMetadata = serde_json::from_value(doc)
+            .map_err(|e| Error::auth(format!("the {what} at {candidate} is malformed: {e}")))?;
+        if meta.issuer != issuer {
+            return Err(Error::auth(format!(
+                "the {what} at {candidate} names the issuer {:?}, not {issuer:?}; refusing it",
+                meta.issuer
+            )));
+        }
+        for (name, endpoint) in [
+            ("authorization_endpoint", &meta.authorization_endpoint),
+            ("token_endpoint", &meta.token_endpoint),
+            ("registration_endpoint", &meta.registration_endpoint),
+        ] {
+            if let Some(e) = endpoint {
+                let parsed = Url::parse(e).map_err(|_| Error::auth(format!("the {what}'s {name} is not a URL")))?;
+                check_secure(&parsed, name, allow_http)?;
+            }
+        }
+        return Ok(Some(AuthServer {
+            issuer: issuer.to_string(),
+            meta,
+            from_metadata: true,
+        }));
+    }
+    Ok(None)
+}
+
+/// Chooses the authorization server among those listed: `preferred` when listed, else the
+/// first.
+fn choose(listed: &[String], preferred: &[&str]) -> String {
+    preferred
+        .iter()
+        .find(|p| listed.iter().any(|l| l == *p))
+        .map(|p| p.to_string())
+        .unwrap_or_else(|| listed[0].clone())
+}
+
+/// Everything the flows need, discovered afresh (the resource may have moved to another
+/// authorization server since the last time).
+pub(crate) async fn discover(
+    io: &Io,
+    server: &Url,
+    challenge: &Challenge,
+    preferred: &[&str],
+    allow_http: bool,
+) -> Result<Discovery> {
+    if let Some(prm) = protected_resource(io, server, challenge, allow_http).await? {
+        let issuer = choose(&prm.authorization_servers, preferred);
+        let found = authorization_server(io, &issuer, allow_http).await?.ok_or_else(|| {
+            Error::auth(format!(
+                "the authorization server {issuer} publishes no metadata at any of the well-known URLs"
+            ))
+        })?;
+        return Ok(Discovery {
+            resource: prm.resource,
+            resource_scopes: prm.scopes_supported,
+            server: found,
+        });
+    }
+    // 2025-03-26: the MCP server's origin is the authorization server.
+    let issuer = origin(server);
+    io.log(format!(
+        "the server publishes no protected resource metadata; using {issuer} as the authorization server (2025-03-26 rules)"
+    ));
+    let found = match authorization_server(io, &issuer, allow_http).await? {
+        Some(found) => found,
+        None => AuthServer {
+            meta: AsMetadata {
+                issuer: issuer.clone(),
+                authorization_endpoint: Some(format!("{issuer}/authorize")),
+                token_endpoint: Some(format!("{issuer}/token")),
+                registration_endpoint: Some(format!("{issuer}/register")),
+                ..AsMetadata::default()
+            },
+            issuer,
+            from_metadata: false,
+        },
+    };
+    let mut resource = server.clone();
+    resource.set_fragment(None);
+    Ok(Discovery {
+        resource: resource.to_string(),
+        resource_scopes: None,
+        server: found,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resources_match_the_server_or_a_parent() {
+        let server = Url::parse("http://localhost:3000/mcp").unwrap();
+        assert!(resource_matches("http://localhost:3000/mcp", &server));
+        assert!(resource_matches("http://localhost:3000/mcp/", &server));
+        assert!(resource_matches("http://localhost:3000", &server));
+        assert!(resource_matches("HTTP://LOCALHOST:3000/", &server));
+        assert!(!resource_matches("https://evil.example.com/mcp", &server));
+        assert!(!resource_matches("http://localhost:3001/mcp", &server));
+        assert!(!resource_matches("http://localhost:3000/mc", &server));
+        assert!(!resource_matches("http://localhost:3000/mcp/x", &server));
+        assert!(!resource_matches("http://localhost:3000/mcp#f", &server));
+        assert!(!resource_matches("not a url", &server));
+        let https = Url::parse("https://a.example/mcp").unwrap();
+        assert!(resource_matches("https://a.example:443/mcp", &https));
+    }
+
+    #[test]
+    fn plain_http_only_on_loopback() {
+        for ok in [
+            "https://a.example",
+            "http://localhost:1",
+            "http://127.0.0.2",
+            "http://[::1]:3",
+        ] {
+            assert!(check_secure(&Url::parse(ok).unwrap(), "x", false).is_ok(), "{ok}");
+        }
+        assert!(check_secure(&Url::parse("http://a.example").unwrap(), "x", false).is_err());
+        assert!(check_secure(&Url::parse("http://a.example").unwrap(), "x", true).is_ok());
+        assert!(check_secure(&Url::parse("ftp://a.example").unwrap(), "x", true).is_err());
+    }
+}

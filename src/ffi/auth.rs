@@ -1,0 +1,370 @@
+//! OAuth host integration: the authorization callback (the browser step) answered through an
+//! `mcp_auth_responder`, the token store callbacks, and a redirect-reading helper for tests and
+//! automation. Callbacks run on the client's dispatcher thread, like every other callback.
+
+use super::client::{with_client, FfiClient};
+use super::dispatcher::Dispatcher;
+use super::error::{guard, mcp_error, Failure};
+use super::handlers::{mcp_userdata_free_fn, Userdata};
+use super::status::{mcp_status, MCP_CANCELLED, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
+use super::strings::{arg_str, give, opt_str, to_c};
+use crate::auth::{AuthorizationHandler, AuthorizationRequest, TokenStore};
+use crate::client::{CancelToken, HandlerError};
+use crate::transport::BoxFuture;
+use serde_json::Value;
+use std::ffi::{c_char, c_void};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
+/// for the callback) in a browser; the authorization server will redirect it to
+/// `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
+/// (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
+/// (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+/// configured) the callback may just open the browser and return: the listener receives the
+/// redirect. Otherwise returning without replying or deferring ends the flow.
+pub type mcp_authorization_fn = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        authorization_url: *const c_char,
+        redirect_uri: *const c_char,
+        responder: *mut mcp_auth_responder,
+    ),
+>;
+
+/// Loads the record of one authorization server (`issuer`, borrowed): call
+/// `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
+/// nothing is stored. The slot is valid only during the callback.
+pub type mcp_token_load_fn =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, slot: *mut mcp_token_slot)>;
+
+/// Stores the record of one authorization server (`record_json`, borrowed; it holds client
+/// credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
+pub type mcp_token_save_fn =
+    Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, record_json: *const c_char)>;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    InCallback,
+    Deferred,
+    Done,
+}
+
+type RedirectSender = oneshot::Sender<Result<Option<String>, HandlerError>>;
+
+struct AuthResponderState {
+    answer: Mutex<(Phase, Option<RedirectSender>)>,
+    cancel: CancelToken,
+}
+
+impl AuthResponderState {
+    /// Records the answer; false when nobody waits for it any more.
+    fn finish(&self, answer: Result<Option<String>, HandlerError>) -> bool {
+        let tx = {
+            let mut guard = self.answer.lock().unwrap();
+            guard.0 = Phase::Done;
+            guard.1.take()
+        };
+        match tx {
+            Some(tx) if !self.cancel.is_cancelled() => tx.send(answer).is_ok(),
+            _ => false,
+        }
+    }
+}
+
+/// The handle an authorization callback completes. Owned by the library during the callback;
+/// after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
+pub struct mcp_auth_responder {
+    state: Arc<AuthResponderState>,
+}
+
+struct FfiAuthorizationHandler {
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_auth_responder),
+    userdata: Arc<Userdata>,
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl AuthorizationHandler for FfiAuthorizationHandler {
+    fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>> {
+        let (tx, rx) = oneshot::channel();
+        let state = Arc::new(AuthResponderState {
+            answer: Mutex::new((Phase::InCallback, Some(tx))),
+            cancel: request.cancel.clone(),
+        });
+        let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
+        let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
+        let posted = self.dispatcher.post(Box::new(move || {
+            let responder = Box::into_raw(Box::new(mcp_auth_responder { state: state.clone() }));
+            // SAFETY: host callback with the documented arguments; all borrowed for the call.
+            unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
+            let untouched = state.answer.lock().unwrap().0 == Phase::InCallback;
+            if untouched {
+                // SAFETY: neither consumed nor deferred, so the box is still live and ours.
+                drop(unsafe { Box::from_raw(responder) });
+                state.finish(if loopback {
+                    Ok(None) // the loopback listener receives the redirect
+                } else {
+                    Err(HandlerError::new(
+                        "the authorization callback returned without replying or deferring",
+                    ))
+                });
+            }
+        }));
+        Box::pin(async move {
+            if !posted {
+                return Err(HandlerError::new("the client is shutting down"));
+            }
+            rx.await.unwrap_or_else(|_| {
+                Err(HandlerError::new(
+                    "the authorization callback finished without answering",
+                ))
+            })
+        })
+    }
+}
+
+/// Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
+/// server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
+/// exactly once, even when this call fails.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_on_authorization(
+    client: *mut super::client::mcp_client,
+    callback: mcp_authorization_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    let userdata = Userdata::new(userdata, userdata_free);
+    with_client(client, err_out, move |fc: &FfiClient| {
+        let handler = callback.map(|callback| {
+            Arc::new(FfiAuthorizationHandler {
+                callback,
+                userdata,
+                dispatcher: fc.dispatcher.clone(),
+            }) as Arc<dyn AuthorizationHandler>
+        });
+        fc.client.set_authorization_handler(handler);
+        Ok(())
+    })
+}
+
+fn finish(responder: &mcp_auth_responder, answer: Result<Option<String>, HandlerError>) -> Result<(), Failure> {
+    if responder.state.finish(answer) {
+        Ok(())
+    } else {
+        Err(Failure::new(
+            MCP_CANCELLED,
+            "the authorization is no longer wanted (the call ended or the client closed)",
+        ))
+    }
+}
+
+/// Completes the authorization with the full URL the browser was redirected to (copied): the
+/// library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+/// (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_auth_responder_reply(
+    responder: *mut mcp_auth_responder,
+    redirect_url: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    if responder.is_null() {
+        return guard(err_out, || Err(Failure::null("responder")));
+    }
+    let responder = Box::from_raw(responder);
+    guard(err_out, move || match arg_str(redirect_url, "redirect_url") {
+        Ok(url) => finish(&responder, Ok(Some(url.to_string()))),
+        Err(failure) => {
+            responder.state.finish(Err(HandlerError::new(format!(
+                "the authorization callback replied badly: {}",
+                failure.message
+            ))));
+            Err(failure)
+        }
+    })
+}
+
+/// Ends the authorization (the user cancelled, the browser could not open): the waiting call
+/// fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
+/// `responder` (except NULL).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_auth_responder_fail(
+    responder: *mut mcp_auth_responder,
+    message: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    if responder.is_null() {
+        return guard(err_out, || Err(Failure::null("responder")));
+    }
+    let responder = Box::from_raw(responder);
+    guard(err_out, move || {
+        let message = opt_str(message, "message")
+            .ok()
+            .flatten()
+            .unwrap_or("the host did not complete the authorization")
+            .to_string();
+        finish(&responder, Err(HandlerError::new(message)))
+    })
+}
+
+/// Keeps `responder` alive after the callback returns, for a reply later from any thread.
+/// Only valid inside the callback. A deferred responder must still be completed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_responder) {
+    if let Some(r) = responder.as_ref() {
+        let mut guard = r.state.answer.lock().unwrap();
+        if guard.0 == Phase::InCallback {
+            guard.0 = Phase::Deferred;
+        }
+    }
+}
+
+/// True once the answer is no longer wanted (the call was cancelled or timed out, the flow
+/// ended, or the client closed).
+#[no_mangle]
+pub unsafe extern "C" fn mcp_auth_responder_is_cancelled(responder: *const mcp_auth_responder) -> bool {
+    responder.as_ref().is_none_or(|r| {
+        r.state.cancel.is_cancelled()
+            || r.state
+                .answer
+                .lock()
+                .unwrap()
+                .1
+                .as_ref()
+                .is_none_or(|tx| tx.is_closed())
+    })
+}
+
+/// Where a token load callback puts the record it found. Valid only during that callback.
+pub struct mcp_token_slot {
+    value: Option<Value>,
+}
+
+/// Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
+/// the save callback received it). Only valid inside the load callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_token_slot_set(
+    slot: *mut mcp_token_slot,
+    record_json: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let slot = slot.as_mut().ok_or_else(|| Failure::null("slot"))?;
+        let text = arg_str(record_json, "record_json")?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("record_json is not valid JSON: {e}")))?;
+        if !value.is_object() {
+            return Err(Failure::invalid("record_json must be a JSON object"));
+        }
+        slot.value = Some(value);
+        Ok(())
+    })
+}
+
+struct FfiTokenStore {
+    load: unsafe extern "C" fn(*mut c_void, *const c_char, *mut mcp_token_slot),
+    save: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char),
+    userdata: Arc<Userdata>,
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl TokenStore for FfiTokenStore {
+    fn load(&self, issuer: &str) -> BoxFuture<'static, Option<Value>> {
+        let (tx, rx) = oneshot::channel();
+        let (load, userdata, issuer) = (self.load, self.userdata.clone(), to_c(issuer));
+        let posted = self.dispatcher.post(Box::new(move || {
+            let mut slot = mcp_token_slot { value: None };
+            // SAFETY: host callback; the issuer and the slot are valid for its duration.
+            unsafe { load(userdata.ptr(), issuer.as_ptr(), &mut slot) };
+            let _ = tx.send(slot.value);
+        }));
+        Box::pin(async move {
+            if !posted {
+                return None;
+            }
+            rx.await.ok().flatten()
+        })
+    }
+
+    fn save(&self, issuer: &str, record: Option<Value>) -> BoxFuture<'static, ()> {
+        let (tx, rx) = oneshot::channel::<()>();
+        let (save, userdata, issuer) = (self.save, self.userdata.clone(), to_c(issuer));
+        let record = record.map(|r| to_c(r.to_string()));
+        let posted = self.dispatcher.post(Box::new(move || {
+            let json = record.as_ref().map_or(std::ptr::null(), |c| c.as_ptr());
+            // SAFETY: host callback; both strings are valid for its duration.
+            unsafe { save(userdata.ptr(), issuer.as_ptr(), json) };
+            let _ = tx.send(());
+        }));
+        Box::pin(async move {
+            if posted {
+                let _ = rx.await;
+            }
+        })
+    }
+}
+
+/// Keeps OAuth credentials in the host's store (a keychain, a file): one record per
+/// authorization-server issuer, loaded before a flow and saved after a registration or a new
+/// token. Both callbacks NULL restores the in-memory default (credentials live as long as the
+/// client). `userdata_free` runs exactly once, even when this call fails.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_set_token_store(
+    client: *mut super::client::mcp_client,
+    load: mcp_token_load_fn,
+    save: mcp_token_save_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    let userdata = Userdata::new(userdata, userdata_free);
+    with_client(client, err_out, move |fc: &FfiClient| {
+        let store = match (load, save) {
+            (Some(load), Some(save)) => Some(Arc::new(FfiTokenStore {
+                load,
+                save,
+                userdata,
+                dispatcher: fc.dispatcher.clone(),
+            }) as Arc<dyn TokenStore>),
+            (None, None) => None,
+            _ => return Err(Failure::invalid("give both load and save, or neither")),
+        };
+        fc.client.set_token_store(store);
+        Ok(())
+    })
+}
+
+/// GETs `authorization_url` once, without following redirects, and returns the absolute
+/// `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+/// FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
+/// conformance suite's), an authorization callback can reply with this. A real host opens a
+/// browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_auth_fetch_redirect(
+    authorization_url: *const c_char,
+    timeout_ms: u32,
+    redirect_url_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    guard(err_out, || {
+        let url = arg_str(authorization_url, "authorization_url")?;
+        if redirect_url_out.is_null() {
+            return Err(Failure::null("redirect_url_out"));
+        }
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Failure::new(
+                MCP_REENTRANT_CALL,
+                "mcp_auth_fetch_redirect blocks; it cannot run on a runtime thread",
+            ));
+        }
+        let timeout = Duration::from_millis(if timeout_ms == 0 { 30_000 } else { u64::from(timeout_ms) });
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start a runtime: {e}")))?;
+        let location = runtime.block_on(crate::auth::fetch_redirect(url, timeout))?;
+        give(redirect_url_out, location);
+        Ok(())
+    })
+}
