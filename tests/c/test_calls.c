@@ -1,0 +1,1673 @@
+/* Connecting, eras, the config reaching the child, lists, tools, prompts, resources, completion,
+ * raw requests, errors, per-call options, logs and notifications, legacy-only calls and
+ * subscriptions. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+
+#include "harness.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char sentinel_byte;
+#define SENTINEL_STR ((char *)&sentinel_byte)
+
+#define ECHO_ARGS "{\"text\":\"hi\"}"
+
+/* ---- connect and eras ------------------------------------------------------------------------ */
+
+static void test_connect_modern(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    char *info = NULL, *again = NULL, *info2 = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_connect(c, &info, &err);
+    EXPECT_STATUS(st, MCP_OK, err);
+    EXPECT(err == NULL);
+    EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
+    EXPECT_CONTAINS(info, "\"era\":\"modern\"");
+    EXPECT_CONTAINS(info, "\"protocolVersion\":\"2026-07-28\"");
+    EXPECT_CONTAINS(info, "\"name\":\"mcp-fixture-server\"");
+    EXPECT_CONTAINS(info, "\"instructions\":\"Fixture server for mcp_client tests.\"");
+    EXPECT_CONTAINS(info, "\"capabilities\":{");
+    EXPECT_CONTAINS(info, "\"raw\":{");
+    EXPECT_CONTAINS(info, "supportedVersions");
+    /* Idempotent, and server_info returns the same document. */
+    EXPECT_STATUS(mcp_client_connect(c, &again, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_server_info(c, &info2, &err), MCP_OK, err);
+    EXPECT(info && again && strcmp(info, again) == 0);
+    EXPECT(info && info2 && strcmp(info, info2) == 0);
+    mcp_string_free(info);
+    mcp_string_free(again);
+    mcp_string_free(info2);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* The first call connects implicitly. */
+static void test_first_call_connects(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    CHECK(mcp_client_era(c) == MCP_ERA_NONE);
+    char *out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT_CONTAINS(out, "\"text\":\"hi\"");
+    EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_connect_legacy_fallback(void)
+{
+    mcp_client *c = fixture_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    char *info = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    EXPECT_CONTAINS(info, "\"era\":\"legacy\"");
+    EXPECT_CONTAINS(info, "\"protocolVersion\":\"2025-11-25\"");
+    EXPECT_CONTAINS(info, "\"name\":\"mcp-fixture-server\"");
+    mcp_string_free(info);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* Builds a client with one config setter applied. */
+static mcp_client *client_with_mode(int mode, const char *version, const char *era_flag)
+{
+    mcp_config *cfg = era_flag ? fixture_config("--era", era_flag, (const char *)NULL)
+                               : fixture_config(NULL);
+    if (cfg == NULL)
+        return NULL;
+    mcp_error *err = NULL;
+    mcp_status st = MCP_OK;
+    if (mode >= 0)
+        st = mcp_config_set_mode(cfg, mode, &err);
+    if (st == MCP_OK && version)
+        st = mcp_config_set_protocol_version(cfg, version, &err);
+    if (st != MCP_OK) {
+        EXPECT_STATUS(st, MCP_OK, err);
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+static void test_config_mode(void)
+{
+    char *info = NULL;
+    mcp_error *err = NULL;
+    /* legacy on a dual server */
+    mcp_client *c = client_with_mode(MCP_MODE_LEGACY, NULL, NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    mcp_client_free(c);
+    /* modern on a dual server */
+    c = client_with_mode(MCP_MODE_MODERN, NULL, NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
+    mcp_client_free(c);
+    /* auto on a modern-only server */
+    c = client_with_mode(MCP_MODE_AUTO, NULL, "modern");
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
+    mcp_client_free(c);
+    /* modern against a legacy-only server: no common era, a clean failure */
+    c = client_with_mode(MCP_MODE_MODERN, NULL, "legacy");
+    CHECK(c != NULL);
+    info = SENTINEL_STR;
+    mcp_status st = mcp_client_connect(c, &info, &err);
+    EXPECT(st != MCP_OK);
+    EXPECT(err != NULL && mcp_error_status(err) == st);
+    EXPECT(info == SENTINEL_STR);
+    EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
+    mcp_error_free(err);
+    err = NULL;
+    mcp_client_free(c);
+    /* legacy against a modern-only server */
+    c = client_with_mode(MCP_MODE_LEGACY, NULL, "modern");
+    CHECK(c != NULL);
+    st = mcp_client_connect(c, NULL, &err);
+    EXPECT(st != MCP_OK);
+    EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_config_protocol_version(void)
+{
+    char *info = NULL;
+    mcp_error *err = NULL;
+    mcp_client *c = client_with_mode(-1, "2025-06-18", NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    EXPECT_CONTAINS(info, "\"protocolVersion\":\"2025-06-18\"");
+    mcp_string_free(info);
+    info = NULL;
+    mcp_client_free(c);
+    /* The pinned version overrides the mode. */
+    c = client_with_mode(MCP_MODE_LEGACY, "2026-07-28", NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
+    EXPECT_CONTAINS(info, "\"protocolVersion\":\"2026-07-28\"");
+    mcp_string_free(info);
+    mcp_client_free(c);
+    mcp_error_free(err);
+}
+
+/* A server that never answers the probe: auto mode falls back to initialize after the probe
+ * timeout (set through the JSON config). */
+static void test_probe_timeout_fallback(void)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"command\":\"%s\",\"args\":[\"--on-discover\",\"silent\"],"
+             "\"probe_timeout_ms\":300,\"request_timeout_ms\":5000}",
+             fixture_path());
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    double took = now_ms() - t0;
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    EXPECT_MSG(took >= 250 && took < tscale(3000), "connect took %.0f ms", took);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* ---- the config reaches the child: env, env_mode, cwd --------------------------------------- */
+
+/* Runs the fixture through /bin/sh, which first writes what it sees to $MCP_CTEST_OUT. */
+static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
+{
+    char out[512];
+    *ok = false;
+    if (!temp_file(out, sizeof out, "env")) {
+        t_fail(__FILE__, __LINE__, "temp_file");
+        return NULL;
+    }
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new(NULL, &cfg, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_command(cfg, "/bin/sh", &err);
+    if (st == MCP_OK)
+        st = mcp_config_add_arg(cfg, "-c", &err);
+    if (st == MCP_OK)
+        st = mcp_config_add_arg(
+            cfg,
+            "printf 'var=%s\\nparent=%s\\ncwd=%s\\n' \"${MCP_CTEST_VAR-unset}\" "
+            "\"${MCP_CTEST_PARENT-unset}\" \"$(pwd -P)\" > \"$MCP_CTEST_OUT\"; "
+            "exec \"$MCP_CTEST_FIXTURE\"",
+            &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_env(cfg, "MCP_CTEST_VAR", "value with spaces & 'quotes'", &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_env(cfg, "MCP_CTEST_OUT", out, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_env(cfg, "MCP_CTEST_FIXTURE", fixture_path(), &err);
+    if (st == MCP_OK && env_mode >= 0)
+        st = mcp_config_set_env_mode(cfg, env_mode, &err);
+    if (st == MCP_OK && cwd)
+        st = mcp_config_set_cwd(cfg, cwd, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_request_timeout_ms(cfg, 5000, &err);
+    if (st != MCP_OK) {
+        EXPECT_STATUS(st, MCP_OK, err);
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        remove(out);
+        return NULL;
+    }
+    mcp_client *c = client_from_config(cfg);
+    char *text = NULL;
+    if (c != NULL) {
+        st = mcp_client_connect(c, NULL, &err);
+        EXPECT_STATUS(st, MCP_OK, err);
+        mcp_error_free(err);
+        if (st == MCP_OK) {
+            char *r = tool_ok(c, "echo", ECHO_ARGS);
+            *ok = r != NULL;
+            mcp_string_free(r);
+        }
+        mcp_client_free(c);
+        text = slurp(out, NULL);
+    }
+    remove(out);
+    return text;
+}
+
+static void test_config_env_and_cwd(void)
+{
+    char dir[512], real[PATH_MAX];
+    CHECK(temp_dir(dir, sizeof dir, "cwd"));
+    CHECK(realpath(dir, real) != NULL);
+    setenv("MCP_CTEST_PARENT", "from-parent", 1);
+
+    bool ok = false;
+    char *seen = run_env_probe(-1, real, &ok);
+    CHECK(seen != NULL);
+    EXPECT(ok);
+    EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
+    EXPECT_CONTAINS(seen, "parent=from-parent\n"); /* inherit is the default */
+    char want[PATH_MAX + 16];
+    snprintf(want, sizeof want, "cwd=%s\n", real);
+    EXPECT_CONTAINS(seen, want);
+    free(seen);
+
+    seen = run_env_probe(MCP_ENV_INHERIT, NULL, &ok);
+    CHECK(seen != NULL);
+    EXPECT_CONTAINS(seen, "parent=from-parent\n");
+    free(seen);
+
+    /* replace: only the variables set */
+    seen = run_env_probe(MCP_ENV_REPLACE, real, &ok);
+    CHECK(seen != NULL);
+    EXPECT(ok);
+    EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
+    EXPECT_CONTAINS(seen, "parent=unset\n");
+    EXPECT_CONTAINS(seen, want);
+    free(seen);
+    unsetenv("MCP_CTEST_PARENT");
+    rmdir(dir);
+}
+
+/* ---- lists --------------------------------------------------------------------------------- */
+
+static void test_list_single_page(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"tools\":[");
+    EXPECT_CONTAINS(out, "\"name\":\"echo\"");
+    EXPECT_CONTAINS(out, "\"name\":\"elicit_once\"");
+    EXPECT_CONTAINS(out, "\"inputSchema\"");
+    CHECK_NOT_CONTAINS(out, "nextCursor");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_PROMPTS, NULL, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"name\":\"greeting\"");
+    EXPECT_CONTAINS(out, "\"name\":\"needs_input\"");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_RESOURCES, NULL, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "fixture://static");
+    EXPECT_CONTAINS(out, "fixture://binary");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_RESOURCE_TEMPLATES, NULL, NULL, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"resourceTemplates\":[");
+    EXPECT_CONTAINS(out, "fixture://items/{id}");
+    mcp_string_free(out);
+    out = SENTINEL_STR;
+    /* Without --page-size any cursor is invalid: a JSON-RPC error, output untouched. */
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, "page-2", NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32602);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_list_pages(void)
+{
+    mcp_client *all1 = connected_client(NULL);
+    mcp_client *c = connected_client("--page-size", "4", (const char *)NULL);
+    CHECK(all1 != NULL && c != NULL);
+    char *full = NULL, *merged = NULL, *page = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_list(all1, MCP_LIST_TOOLS, NULL, NULL, &full, &err), MCP_OK, err);
+    int total = count_occurrences(full, "\"inputSchema\"");
+    EXPECT(total > 8);
+
+    /* Page by page. */
+    char cursor[64] = "";
+    int pages = 0, seen = 0;
+    for (;;) {
+        page = NULL;
+        mcp_status st =
+            mcp_client_list(c, MCP_LIST_TOOLS, pages == 0 ? NULL : cursor, NULL, &page, &err);
+        CHECK_STATUS(st, MCP_OK, err);
+        pages++;
+        int here = count_occurrences(page, "\"inputSchema\"");
+        EXPECT(here <= 4 && here > 0);
+        seen += here;
+        bool more = json_string(page, "nextCursor", cursor, sizeof cursor);
+        if (more) {
+            char want[32];
+            snprintf(want, sizeof want, "page-%d", pages + 1);
+            EXPECT_MSG(strcmp(cursor, want) == 0, "cursor %s, want %s", cursor, want);
+        }
+        mcp_string_free(page);
+        if (!more || pages > 50)
+            break;
+    }
+    EXPECT_MSG(seen == total, "pages gave %d tools, one page %d", seen, total);
+    EXPECT(pages == (total + 3) / 4);
+
+    /* All pages merged. */
+    EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &merged, &err), MCP_OK, err);
+    EXPECT(count_occurrences(merged, "\"inputSchema\"") == total);
+    EXPECT(strncmp(merged ? merged : "", "{\"tools\":[", 10) == 0);
+    CHECK_NOT_CONTAINS(merged, "nextCursor");
+    mcp_string_free(merged);
+    merged = NULL;
+
+    const struct {
+        int kind;
+        const char *key;
+        const char *item;
+    } kinds[] = {
+        {MCP_LIST_PROMPTS, "{\"prompts\":[", "\"name\":\"plain\""},
+        {MCP_LIST_RESOURCES, "{\"resources\":[", "fixture://binary"},
+        {MCP_LIST_RESOURCE_TEMPLATES, "{\"resourceTemplates\":[", "fixture://items/{id}"},
+    };
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        merged = NULL;
+        EXPECT_STATUS(mcp_client_list_all(c, kinds[i].kind, NULL, &merged, &err), MCP_OK, err);
+        EXPECT(strncmp(merged ? merged : "", kinds[i].key, strlen(kinds[i].key)) == 0);
+        EXPECT_CONTAINS(merged, kinds[i].item);
+        mcp_string_free(merged);
+    }
+    /* A cursor the server never issued. */
+    page = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, "page-999", NULL, &page, &err),
+                  MCP_JSONRPC_ERROR, err);
+    EXPECT(page == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_string_free(full);
+    mcp_client_free(c);
+    mcp_client_free(all1);
+}
+
+/* ---- tools, prompts, resources, completion, raw requests -------------------------------------- */
+
+static void test_call_tool_basics(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = tool_ok(c, "echo", "{\"text\":\"h\xc3\xa9llo \\\"w\\\" \xf0\x9f\x94\x91\"}");
+    char text[256];
+    EXPECT(first_text(out, text, sizeof text) &&
+           strcmp(text, "h\xc3\xa9llo \"w\" \xf0\x9f\x94\x91") == 0);
+    mcp_string_free(out);
+    out = tool_ok(c, "add", "{\"a\":2,\"b\":40}");
+    EXPECT_CONTAINS(out, "\"text\":\"42\"");
+    EXPECT_CONTAINS(out, "\"structuredContent\":{\"result\":42");
+    mcp_string_free(out);
+    /* arguments_json may be NULL */
+    out = tool_ok(c, "roots_changed_count", NULL);
+    EXPECT_CONTAINS(out, "\"text\":\"0\"");
+    mcp_string_free(out);
+    /* unknown fields of the result are preserved (resultType, _meta) */
+    out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT_CONTAINS(out, "\"resultType\":\"complete\"");
+    EXPECT_CONTAINS(out, "io.modelcontextprotocol/serverInfo");
+    mcp_string_free(out);
+    /* a tool error is MCP_OK with isError */
+    out = tool_ok(c, "fail", NULL);
+    EXPECT_CONTAINS(out, "\"isError\":true");
+    EXPECT_CONTAINS(out, "tool failed on purpose");
+    mcp_string_free(out);
+    /* unknown tool and bad arguments: JSON-RPC -32602 */
+    mcp_error *err = NULL;
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_call_tool(c, "no_such_tool", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32602);
+    EXPECT_CONTAINS(mcp_error_message(err), "Unknown tool");
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "add", "{\"a\":\"x\"}", NULL, NULL, NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32602);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_rpc_error(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_call_tool(c, "rpc_error", NULL, NULL, NULL, NULL, &out, &err),
+                 MCP_JSONRPC_ERROR, err);
+    CHECK(out == SENTINEL_STR);
+    CHECK(mcp_error_status(err) == MCP_JSONRPC_ERROR);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code));
+    EXPECT_MSG(code == -32050, "code %lld", (long long)code);
+    EXPECT_CONTAINS(mcp_error_message(err), "fixture error");
+    const char *data = mcp_error_data_json(err);
+    EXPECT(data != NULL && strcmp(data, "{\"detail\":\"on purpose\"}") == 0);
+    EXPECT(mcp_error_input_requests_json(err) == NULL);
+    EXPECT(mcp_error_request_state(err) == NULL);
+    EXPECT(mcp_error_result_json(err) == NULL);
+    EXPECT(!mcp_status_is_transport(MCP_JSONRPC_ERROR));
+    mcp_error_free(err);
+    /* The connection survives. */
+    out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT(out != NULL);
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_crash(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    double t0 = now_ms();
+    mcp_status st = mcp_client_call_tool(c, "crash", NULL, NULL, NULL, NULL, &out, &err);
+    EXPECT_STATUS(st, MCP_SERVER_EXITED, err);
+    EXPECT(now_ms() - t0 < tscale(3000));
+    EXPECT(mcp_status_is_transport(MCP_SERVER_EXITED));
+    EXPECT(out == SENTINEL_STR);
+    const char *msg = mcp_error_message(err);
+    EXPECT_MSG(msg != NULL && (strstr(msg, "status 7") || strstr(msg, "code 7") ||
+                               strstr(msg, "status: 7")),
+               "message does not name exit status 7: %s", msg ? msg : "(null)");
+    mcp_error_free(err);
+    err = NULL;
+    /* Later calls fail too (no hang, no crash). */
+    st = mcp_client_call_tool(c, "echo", ECHO_ARGS, NULL, NULL, NULL, &out, &err);
+    EXPECT(st != MCP_OK);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_prompts(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_get_prompt(c, "greeting", "{\"name\":\"Ann\"}", NULL, NULL, NULL,
+                                        &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"messages\":[");
+    EXPECT_CONTAINS(out, "Hello, Ann!");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_get_prompt(c, "plain", NULL, NULL, NULL, NULL, &out, &err), MCP_OK,
+                  err);
+    EXPECT_CONTAINS(out, "A plain prompt with no arguments.");
+    mcp_string_free(out);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_get_prompt(c, "greeting", "{}", NULL, NULL, NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32602);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_get_prompt(c, "nope", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_resources(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_read_resource(c, "fixture://static", NULL, NULL, NULL, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"text\":\"static content\"");
+    EXPECT_CONTAINS(out, "text/plain");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_read_resource(c, "fixture://binary", NULL, NULL, NULL, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"blob\":\"AAECAw==\"");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(
+        mcp_client_read_resource(c, "fixture://items/42", NULL, NULL, NULL, &out, &err), MCP_OK,
+        err);
+    EXPECT_CONTAINS(out, "item 42");
+    mcp_string_free(out);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(
+        mcp_client_read_resource(c, "fixture://missing", NULL, NULL, NULL, &out, &err),
+        MCP_JSONRPC_ERROR, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32602);
+    EXPECT_CONTAINS(mcp_error_data_json(err), "fixture://missing");
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_complete(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_complete(c,
+                                      "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greeting\"},"
+                                      "\"argument\":{\"name\":\"name\",\"value\":\"al\"}}",
+                                      NULL, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"values\":[\"alice\",\"albert\"]");
+    EXPECT_CONTAINS(out, "\"hasMore\":false");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(
+        mcp_client_complete(c,
+                            "{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"fixture://items/{id}\"},"
+                            "\"argument\":{\"name\":\"id\",\"value\":\"4\"}}",
+                            NULL, &out, &err),
+        MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"values\":[\"42\"]");
+    mcp_string_free(out);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_complete(c,
+                                      "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"nope\"},"
+                                      "\"argument\":{\"name\":\"x\",\"value\":\"\"}}",
+                                      NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_raw_request(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_request(c, "tools/list", NULL, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"name\":\"echo\"");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_request(c, "tools/call",
+                                     "{\"name\":\"echo\",\"arguments\":{\"text\":\"raw\"}}", NULL,
+                                     &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"text\":\"raw\"");
+    mcp_string_free(out);
+    out = NULL;
+    /* the era's _meta is added to the caller's params (echo_meta shows what arrived) */
+    EXPECT_STATUS(mcp_client_request(c, "tools/call",
+                                     "{\"name\":\"echo_meta\",\"_meta\":{\"x-caller\":1}}", NULL,
+                                     &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"x-caller\":1");
+    EXPECT_CONTAINS(out, "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"");
+    mcp_string_free(out);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_request(c, "no/such/method", "{}", NULL, &out, &err),
+                  MCP_JSONRPC_ERROR, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32601);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* ---- per-call options ----------------------------------------------------------------------- */
+
+static void test_opts_timeout(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    opts.timeout_ms = 200;
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    double t0 = now_ms();
+    mcp_status st = mcp_client_call_tool(c, "hang", NULL, NULL, NULL, &opts, &out, &err);
+    double took = now_ms() - t0;
+    EXPECT_STATUS(st, MCP_TIMEOUT, err);
+    EXPECT(mcp_status_is_transport(st));
+    EXPECT_MSG(took >= 150 && took < tscale(2000), "timeout after %.0f ms", took);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    /* The client is still usable, and the server was told about the abandoned request. */
+    out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT(out != NULL);
+    mcp_string_free(out);
+    out = NULL;
+    double end = now_ms() + tscale(2000);
+    do {
+        mcp_string_free(out);
+        out = tool_ok(c, "cancelled_ids", NULL);
+    } while (out && strstr(out, "\"text\":\"[]\"") && now_ms() < end && (sleep_ms(10), 1));
+    EXPECT_MSG(out && !strstr(out, "\"text\":\"[]\""), "no notifications/cancelled: %s",
+               out ? out : "(null)");
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_config_request_timeout(void)
+{
+    mcp_config *cfg = fixture_config(NULL);
+    CHECK(cfg != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, 250, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    char *out = SENTINEL_STR;
+    double t0 = now_ms();
+    mcp_status st = mcp_client_call_tool(c, "hang", NULL, NULL, NULL, NULL, &out, &err);
+    double took = now_ms() - t0;
+    EXPECT_STATUS(st, MCP_TIMEOUT, err);
+    EXPECT_MSG(took >= 200 && took < tscale(2000), "timeout after %.0f ms", took);
+    mcp_error_free(err);
+    err = NULL;
+    /* A per-call timeout overrides the default: slow 400 ms passes with 3 s. */
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    opts.timeout_ms = 3000;
+    out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "slow", "{\"ms\":400}", NULL, NULL, &opts, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "slept 400");
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+struct progress_log {
+    pthread_mutex_t lock;
+    int count;
+    double values[16];
+    double totals[16];
+    char messages[16][32];
+    pthread_t caller;
+    int on_caller_thread;
+};
+
+static void on_progress(void *userdata, double progress, double total, const char *message)
+{
+    struct progress_log *p = (struct progress_log *)userdata;
+    pthread_mutex_lock(&p->lock);
+    if (pthread_equal(pthread_self(), p->caller))
+        p->on_caller_thread++;
+    if (p->count < 16) {
+        p->values[p->count] = progress;
+        p->totals[p->count] = total;
+        snprintf(p->messages[p->count], sizeof p->messages[0], "%s", message ? message : "(null)");
+    }
+    p->count++;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void test_opts_progress(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct progress_log log;
+    memset(&log, 0, sizeof log);
+    pthread_mutex_init(&log.lock, NULL);
+    log.caller = pthread_self();
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    /* 4 steps 100 ms apart (400 ms in all) under a 250 ms timeout: only progress resets let the
+     * call finish. */
+    opts.timeout_ms = 250;
+    opts.reset_timeout_on_progress = true;
+    opts.on_progress = on_progress;
+    opts.progress_userdata = &log;
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":4,\"delay_ms\":100}", NULL, NULL,
+                                       &opts, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "progress done");
+    mcp_string_free(out);
+    pthread_mutex_lock(&log.lock);
+    int count = log.count;
+    EXPECT_MSG(count == 4, "%d progress callbacks", count);
+    for (int i = 0; i < count && i < 4; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "step %d", i + 1);
+        EXPECT_MSG(log.values[i] == i + 1 && log.totals[i] == 4 &&
+                       strcmp(log.messages[i], want) == 0,
+                   "progress %d: %g/%g \"%s\"", i, log.values[i], log.totals[i],
+                   log.messages[i]);
+    }
+    EXPECT(log.on_caller_thread == 0); /* callbacks run on the dispatcher thread */
+    pthread_mutex_unlock(&log.lock);
+    /* Never after the call returned. */
+    sleep_ms(50);
+    EXPECT(ALOAD(&log.count) == count);
+
+    /* Without resets the same call times out. */
+    opts.reset_timeout_on_progress = false;
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":4,\"delay_ms\":100}", NULL, NULL,
+                                       &opts, &out, &err),
+                  MCP_TIMEOUT, err);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    int after_timeout = ALOAD(&log.count);
+    sleep_ms(tscale(200)); /* the server still sends steps 3 and 4: not delivered */
+    EXPECT(ALOAD(&log.count) == after_timeout);
+
+    /* max_total_ms caps the whole call even while progress keeps resetting the timeout. */
+    opts.reset_timeout_on_progress = true;
+    opts.timeout_ms = 200;
+    opts.max_total_ms = 350;
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":20,\"delay_ms\":50}", NULL,
+                                       NULL, &opts, &out, &err),
+                  MCP_TIMEOUT, err);
+    double took = now_ms() - t0;
+    EXPECT_MSG(took >= 320 && took < tscale(1200), "max_total: %.0f ms", took);
+    mcp_error_free(err);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&log.lock);
+}
+
+static void test_opts_meta(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    opts.meta_json = "{\"com.example/trace\":\"abc-123\",\"n\":7,"
+                     "\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\"}";
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, &opts, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"com.example/trace\":\"abc-123\"");
+    EXPECT_CONTAINS(out, "\"n\":7");
+    /* the reserved keys win over the caller's */
+    EXPECT_CONTAINS(out, "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"");
+    CHECK_NOT_CONTAINS(out, "1999-01-01");
+    mcp_string_free(out);
+    out = NULL;
+    /* log_level goes into _meta too */
+    mcp_call_opts_init(&opts);
+    opts.log_level = "debug";
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, &opts, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"io.modelcontextprotocol/logLevel\":\"debug\"");
+    mcp_string_free(out);
+    out = NULL;
+    /* without options: no caller keys */
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_OK, err);
+    CHECK_NOT_CONTAINS(out, "com.example/trace");
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_opts_log_level(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    struct collector *col = (struct collector *)malloc(sizeof *col);
+    CHECK(col != NULL);
+    collector_init(col);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(
+        mcp_client_set_notification_handler(c, collect_notification, col, collector_free, &err),
+        MCP_OK, err);
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    opts.log_level = "info";
+    char *out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":1,\"delay_ms\":1}", NULL, NULL,
+                                       &opts, &out, &err),
+                  MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(collector_wait(col, "progress tool ran", tscale(2000)));
+    EXPECT(collector_count(col, "notifications/message") >= 1);
+    /* progress is not a listener notification */
+    EXPECT(collector_count(col, "notifications/progress") == 0);
+    /* "error" filters the info message out */
+    opts.log_level = "error";
+    EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":1,\"delay_ms\":1}", NULL, NULL,
+                                       &opts, &out, &err),
+                  MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    /* mcp_client_set_log_level on a modern server: later requests carry the level */
+    EXPECT_STATUS(mcp_client_set_log_level(c, "warning", NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"io.modelcontextprotocol/logLevel\":\"warning\"");
+    mcp_string_free(out);
+    out = NULL;
+    /* the per-call level overrides it */
+    opts.log_level = "info";
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, &opts, &out, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"io.modelcontextprotocol/logLevel\":\"info\"");
+    mcp_string_free(out);
+    /* An unknown per-call level: a clean failure of some kind, not a crash. */
+    opts.log_level = "loud";
+    out = SENTINEL_STR;
+    mcp_status st = mcp_client_call_tool(c, "echo", ECHO_ARGS, NULL, NULL, &opts, &out, &err);
+    EXPECT(st != MCP_OK);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    EXPECT(ALOAD(&col->bad_len) == 0);
+    EXPECT(collector_count(col, "progress tool ran") == 1);
+    mcp_client_free(c);
+    EXPECT(col->ud.frees == 1);
+    collector_destroy(col);
+    free(col);
+}
+
+/* The server's stderr reaches the log listener. */
+static void test_log_handler_stderr(void)
+{
+    mcp_client *c =
+        fixture_client("--stderr-banner", "banner: hello from the fixture", (const char *)NULL);
+    CHECK(c != NULL);
+    struct collector *col = (struct collector *)malloc(sizeof *col);
+    CHECK(col != NULL);
+    collector_init(col);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
+                  err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(collector_wait(col, "info stderr banner: hello from the fixture", tscale(3000)));
+    EXPECT(col->ud.frees == 0);
+    /* Removing the listener releases its userdata; later lines go nowhere. */
+    EXPECT_STATUS(mcp_client_set_log_handler(c, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(wait_count(&col->ud.frees, 1, tscale(2000)));
+    mcp_error_free(err);
+    mcp_client_free(c);
+    EXPECT(col->ud.frees == 1);
+    EXPECT(col->ud.after_free == 0);
+    collector_destroy(col);
+    free(col);
+}
+
+/* ---- legacy-only calls ---------------------------------------------------------------------- */
+
+static void noop_roots(void *ud, const char *method, const char *params, size_t len,
+                       mcp_responder *r)
+{
+    (void)ud;
+    (void)method;
+    (void)params;
+    (void)len;
+    mcp_responder_reply_json(r, "{\"roots\":[]}", NULL);
+}
+
+static void test_legacy_calls(void)
+{
+    mcp_client *c = fixture_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    mcp_error *err = NULL;
+    char *out = NULL;
+    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK(mcp_client_era(c) == MCP_ERA_LEGACY);
+    EXPECT_STATUS(mcp_client_ping(c, NULL, &err), MCP_OK, err);
+    mcp_call_opts opts;
+    mcp_call_opts_init(&opts);
+    opts.timeout_ms = 2000;
+    EXPECT_STATUS(mcp_client_ping(c, &opts, &err), MCP_OK, err);
+
+    out = tool_ok(c, "log_level", NULL);
+    EXPECT_CONTAINS(out, "\"text\":\"unset\"");
+    mcp_string_free(out);
+    EXPECT_STATUS(mcp_client_set_log_level(c, "warning", &opts, &err), MCP_OK, err);
+    out = tool_ok(c, "log_level", NULL);
+    EXPECT_CONTAINS(out, "\"text\":\"warning\"");
+    mcp_string_free(out);
+    EXPECT_STATUS(mcp_client_set_log_level(c, "bogus", NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+
+    /* Without a roots handler, notify_roots_changed sends nothing. */
+    EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
+    out = tool_ok(c, "roots_changed_count", NULL);
+    EXPECT_CONTAINS(out, "\"text\":\"0\"");
+    mcp_string_free(out);
+
+    /* The server's ping is answered by the library. */
+    out = tool_ok(c, "ping_client", NULL);
+    EXPECT_CONTAINS(out, "client answered ping");
+    mcp_string_free(out);
+    /* Legacy results never carry resultType. */
+    out = tool_ok(c, "echo", ECHO_ARGS);
+    CHECK_NOT_CONTAINS(out, "resultType");
+    mcp_string_free(out);
+    mcp_client_free(c);
+
+    /* With a roots handler (declared at initialize), the notification reaches the server. */
+    c = fixture_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_on_roots(c, noop_roots, NULL, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
+    double end = now_ms() + tscale(2000);
+    out = NULL;
+    do {
+        mcp_string_free(out);
+        out = tool_ok(c, "roots_changed_count", NULL);
+    } while (out && !strstr(out, "\"text\":\"2\"") && now_ms() < end && (sleep_ms(5), 1));
+    EXPECT_CONTAINS(out, "\"text\":\"2\"");
+    mcp_string_free(out);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_legacy_subscribe_and_notifications(void)
+{
+    mcp_client *c = fixture_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    struct collector *col = (struct collector *)malloc(sizeof *col);
+    CHECK(col != NULL);
+    collector_init(col);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(
+        mcp_client_set_notification_handler(c, collect_notification, col, collector_free, &err),
+        MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_subscribe_resource(c, "fixture://static", NULL, &err), MCP_OK, err);
+    char *out = tool_ok(c, "touch", "{\"uri\":\"fixture://static\"}");
+    EXPECT_CONTAINS(out, "touched");
+    mcp_string_free(out);
+    EXPECT(collector_wait(col, "notifications/resources/updated {\"uri\":\"fixture://static\"}",
+                          tscale(2000)));
+    EXPECT_STATUS(mcp_client_unsubscribe_resource(c, "fixture://static", NULL, &err), MCP_OK,
+                  err);
+    out = tool_ok(c, "touch", "{\"uri\":\"fixture://static\"}");
+    mcp_string_free(out);
+    /* list_changed notifications and a log message */
+    out = tool_ok(c, "notify", NULL);
+    EXPECT_CONTAINS(out, "notified");
+    mcp_string_free(out);
+    EXPECT(collector_wait(col, "notifications/message", tscale(2000)));
+    EXPECT(collector_count(col, "notifications/tools/list_changed") == 1);
+    EXPECT(collector_count(col, "notifications/prompts/list_changed") == 1);
+    EXPECT(collector_count(col, "notifications/resources/list_changed") == 1);
+    EXPECT(collector_count(col, "notified") >= 1);
+    /* the second touch (after unsubscribe) was not delivered */
+    EXPECT(collector_count(col, "notifications/resources/updated") == 1);
+    EXPECT(ALOAD(&col->bad_len) == 0);
+    /* Replacing the listener releases the old userdata. */
+    EXPECT_STATUS(mcp_client_set_notification_handler(c, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(wait_count(&col->ud.frees, 1, tscale(2000)));
+    mcp_error_free(err);
+    mcp_client_free(c);
+    EXPECT(col->ud.frees == 1);
+    EXPECT(col->ud.after_free == 0);
+    collector_destroy(col);
+    free(col);
+}
+
+/* Legacy-only calls on a modern server: MCP_UNSUPPORTED; notify_roots_changed is a no-op. */
+static void test_modern_rejects_legacy_calls(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_ping(c, NULL, &err), MCP_UNSUPPORTED, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_subscribe_resource(c, "fixture://static", NULL, &err),
+                  MCP_UNSUPPORTED, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_unsubscribe_resource(c, "fixture://static", NULL, &err),
+                  MCP_UNSUPPORTED, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_set_log_level(c, "debug", NULL, &err), MCP_OK, err);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* ---- subscriptions (modern) ------------------------------------------------------------------ */
+
+static void test_listen(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_subscription *sub = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_listen(c,
+                                   "{\"toolsListChanged\":true,"
+                                   "\"resourceSubscriptions\":[\"fixture://static\"]}",
+                                   NULL, &sub, &err),
+                 MCP_OK, err);
+    CHECK(sub != NULL);
+    char *ack = NULL;
+    EXPECT_STATUS(mcp_subscription_acknowledged(sub, &ack, &err), MCP_OK, err);
+    EXPECT_CONTAINS(ack, "\"toolsListChanged\":true");
+    EXPECT_CONTAINS(ack, "fixture://static");
+    mcp_string_free(ack);
+    ack = SENTINEL_STR;
+    EXPECT_STATUS(mcp_subscription_acknowledged(sub, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+
+    /* Nothing yet. */
+    char *ev = SENTINEL_STR;
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_subscription_next(sub, 50, &ev, &err), MCP_TIMEOUT, err);
+    EXPECT(now_ms() - t0 < tscale(1000));
+    EXPECT(ev == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_subscription_next(sub, 0, &ev, &err), MCP_TIMEOUT, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_subscription_next(sub, 10, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+
+    /* notify: tools list_changed only (prompts and resources were not asked for) */
+    char *out = tool_ok(c, "notify", NULL);
+    mcp_string_free(out);
+    ev = NULL;
+    EXPECT_STATUS(mcp_subscription_next(sub, tscale(2000), &ev, &err), MCP_OK, err);
+    EXPECT_CONTAINS(ev, "\"method\":\"notifications/tools/list_changed\"");
+    EXPECT_CONTAINS(ev, "\"params\":");
+    mcp_string_free(ev);
+    /* touch: resources/updated for the subscribed uri only */
+    out = tool_ok(c, "touch", "{\"uri\":\"fixture://other\"}");
+    mcp_string_free(out);
+    out = tool_ok(c, "touch", "{\"uri\":\"fixture://static\"}");
+    mcp_string_free(out);
+    ev = NULL;
+    EXPECT_STATUS(mcp_subscription_next(sub, tscale(2000), &ev, &err), MCP_OK, err);
+    EXPECT_CONTAINS(ev, "\"method\":\"notifications/resources/updated\"");
+    EXPECT_CONTAINS(ev, "\"uri\":\"fixture://static\"");
+    mcp_string_free(ev);
+    ev = SENTINEL_STR;
+    EXPECT_STATUS(mcp_subscription_next(sub, 100, &ev, &err), MCP_TIMEOUT, err);
+    mcp_error_free(err);
+    err = NULL;
+
+    /* cancel: the server is told; next reports the end */
+    EXPECT_STATUS(mcp_subscription_cancel(sub, &err), MCP_OK, err);
+    mcp_status st = mcp_subscription_next(sub, tscale(1000), &ev, &err);
+    EXPECT_MSG(st == MCP_CLOSED || st == MCP_CANCELLED, "next after cancel: %d", (int)st);
+    EXPECT(ev == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_subscription_cancel(sub, &err), MCP_OK, err); /* idempotent */
+    /* the acknowledged filter is still readable */
+    ack = NULL;
+    EXPECT_STATUS(mcp_subscription_acknowledged(sub, &ack, &err), MCP_OK, err);
+    mcp_string_free(ack);
+    out = tool_ok(c, "cancelled_ids", NULL);
+    EXPECT(out != NULL && !strstr(out, "\"text\":\"[]\""));
+    mcp_string_free(out);
+    mcp_subscription_free(sub);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_listen_ended_by_server(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_subscription *sub = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_listen(c, "{\"promptsListChanged\":true}", NULL, &sub, &err), MCP_OK,
+                 err);
+    char *out = tool_ok(c, "end_listens", NULL);
+    EXPECT_CONTAINS(out, "ended 1 listens");
+    mcp_string_free(out);
+    char *ev = SENTINEL_STR;
+    EXPECT_STATUS(mcp_subscription_next(sub, tscale(2000), &ev, &err), MCP_CLOSED, err);
+    EXPECT(ev == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    /* freeing an ended subscription is fine */
+    mcp_subscription_free(sub);
+    mcp_client_free(c);
+}
+
+struct next_waiter {
+    mcp_subscription *sub;
+    mcp_status st;
+    double took;
+    int done;
+};
+
+static void *wait_next(void *arg)
+{
+    struct next_waiter *w = (struct next_waiter *)arg;
+    char *ev = NULL;
+    mcp_error *err = NULL;
+    double t0 = now_ms();
+    w->st = mcp_subscription_next(w->sub, tscale(5000), &ev, &err);
+    w->took = now_ms() - t0;
+    mcp_string_free(ev);
+    mcp_error_free(err);
+    ASTORE(&w->done, 1);
+    return NULL;
+}
+
+/* Closing the client wakes a blocked next; the subscription outlives mcp_client_free. */
+static void test_listen_close_wakes_next(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_subscription *sub = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err), MCP_OK,
+                 err);
+    struct next_waiter w;
+    memset(&w, 0, sizeof w);
+    w.sub = sub;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
+    sleep_ms(100);
+    double t0 = now_ms();
+    mcp_client_close(c);
+    EXPECT(now_ms() - t0 < tscale(3000));
+    pthread_join(th, NULL);
+    EXPECT_MSG(w.st == MCP_CLOSED || w.st == MCP_CANCELLED, "next after close: %d (%s)",
+               (int)w.st, mcp_status_str(w.st));
+    EXPECT_MSG(w.took < tscale(2500), "next woke after %.0f ms", w.took);
+    mcp_client_free(c);
+    char *ev = SENTINEL_STR;
+    mcp_status st = mcp_subscription_next(sub, 100, &ev, &err);
+    EXPECT(st == MCP_CLOSED || st == MCP_CANCELLED);
+    EXPECT(ev == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_subscription_free(sub);
+}
+
+static void test_listen_on_legacy(void)
+{
+    mcp_client *c = connected_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    mcp_subscription *sub = (mcp_subscription *)SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err),
+                  MCP_UNSUPPORTED, err);
+    EXPECT(sub == (mcp_subscription *)SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+
+/* ---- failure modes of the server ---------------------------------------------------------- */
+
+static mcp_client *json_config_client(const char *fmt_extra)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "{\"command\":\"%s\",\"request_timeout_ms\":5000%s}",
+             fixture_path(), fmt_extra);
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new(json, &cfg, &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, json, st, MCP_OK, err);
+        mcp_error_free(err);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+static void test_message_size(void)
+{
+    mcp_client *c = json_config_client(",\"max_message_bytes\":4096");
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "big", "{\"bytes\":100000}", NULL, NULL, NULL, &out,
+                                       &err),
+                  MCP_MESSAGE_TOO_LARGE, err);
+    EXPECT(mcp_status_is_transport(MCP_MESSAGE_TOO_LARGE));
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    /* the oversized message was skipped; the connection goes on */
+    out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT(out != NULL);
+    mcp_string_free(out);
+    mcp_client_free(c);
+
+    /* 1 MiB within the default bound */
+    c = connected_client(NULL);
+    CHECK(c != NULL);
+    out = tool_ok(c, "big", "{\"bytes\":1048576}");
+    char *text = NULL;
+    EXPECT_STATUS(mcp_json_string(out, "/content/0/text", &text, &err), MCP_OK, err);
+    EXPECT(text != NULL && strlen(text) == 1048576 && text[0] == 'x' && text[1048575] == 'x');
+    mcp_string_free(text);
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_result_types(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    /* modern result without resultType: complete (no retry) */
+    char *out = tool_ok(c, "no_result_type", NULL);
+    EXPECT_CONTAINS(out, "no resultType");
+    mcp_string_free(out);
+    /* an unknown resultType breaks the protocol */
+    out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "bad_result_type", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_PROTOCOL_VIOLATION, err);
+    EXPECT_CONTAINS(mcp_error_message(err), "bogus");
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    out = tool_ok(c, "echo", ECHO_ARGS); /* only that call failed */
+    EXPECT(out != NULL);
+    mcp_string_free(out);
+    mcp_client_free(c);
+    c = connected_client("--era", "legacy", (const char *)NULL);
+    CHECK(c != NULL);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_call_tool(c, "bad_result_type", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_PROTOCOL_VIOLATION, err);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* A line that is not JSON on stdout ends the connection: every call fails promptly. */
+static void test_garbage_on_stdout(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_client_call_tool(c, "garbage", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_PROTOCOL_VIOLATION, err);
+    EXPECT_CONTAINS(mcp_error_message(err), "this is not json");
+    mcp_error_free(err);
+    err = NULL;
+    mcp_status st = mcp_client_call_tool(c, "echo", ECHO_ARGS, NULL, NULL, NULL, &out, &err);
+    EXPECT(st != MCP_OK);
+    EXPECT(now_ms() - t0 < tscale(2000));
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* A server that requires the elicitation capability. */
+static void capability_handler(void *ud, const char *m, const char *p, size_t n, mcp_responder *r)
+{
+    (void)ud;
+    (void)m;
+    (void)p;
+    (void)n;
+    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Cap\"}}", NULL);
+}
+
+static void test_capability_missing(void)
+{
+    mcp_client *c = connected_client("--require-elicitation", (const char *)NULL);
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_CAPABILITY_MISSING, err);
+    int64_t code = 0;
+    EXPECT(mcp_error_jsonrpc_code(err, &code) && code == -32021);
+    EXPECT_CONTAINS(mcp_error_data_json(err), "requiredCapabilities");
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    /* registering the handler declares the capability on the next request */
+    EXPECT_STATUS(mcp_client_on_elicitation(c, capability_handler, NULL, NULL, &err), MCP_OK, err);
+    out = tool_ok(c, "elicit_once", NULL);
+    EXPECT_CONTAINS(out, "Hello, Cap!");
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+static void test_era_detection_variants(void)
+{
+    mcp_error *err = NULL;
+    /* the server exits on the probe: restarted, then initialize */
+    mcp_client *c = fixture_client("--on-discover", "exit", (const char *)NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    char *out = tool_ok(c, "echo", ECHO_ARGS);
+    EXPECT(out != NULL);
+    mcp_string_free(out);
+    mcp_client_free(c);
+    /* discover is "Method not found": legacy */
+    c = fixture_client("--on-discover", "not-found", (const char *)NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    mcp_client_free(c);
+    /* no common modern version: auto falls back to legacy ... */
+    c = json_config_client(",\"args\":[\"--supported-versions\",\"2099-01-01\"]");
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+    mcp_client_free(c);
+    /* ... and modern mode fails with MCP_VERSION_MISMATCH */
+    c = json_config_client(",\"mode\":\"modern\",\"args\":[\"--era\",\"modern\","
+                           "\"--supported-versions\",\"2099-01-01\"]");
+    CHECK(c != NULL);
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_connect(c, &out, &err), MCP_VERSION_MISMATCH, err);
+    EXPECT_CONTAINS(mcp_error_message(err), "2099-01-01");
+    EXPECT(out == SENTINEL_STR);
+    EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
+    mcp_error_free(err);
+    err = NULL;
+    mcp_client_free(c);
+    /* modern mode, a silent server: the request timeout applies to connecting */
+    c = json_config_client(",\"mode\":\"modern\",\"request_timeout_ms\":300,"
+                           "\"args\":[\"--on-discover\",\"silent\"]");
+    CHECK(c != NULL);
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_TIMEOUT, err);
+    EXPECT(now_ms() - t0 < tscale(2000));
+    mcp_error_free(err);
+    err = NULL;
+    mcp_client_free(c);
+    /* a pinned version this client does not speak */
+    c = json_config_client(",\"protocol_version\":\"1999-01-01\"");
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void test_max_pages(void)
+{
+    mcp_client *c = json_config_client(",\"max_pages\":2,\"args\":[\"--page-size\",\"2\"]");
+    CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &out, &err),
+                  MCP_PROTOCOL_VIOLATION, err);
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    out = NULL;
+    EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_PROMPTS, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"name\":\"greeting\"");
+    EXPECT_CONTAINS(out, "\"name\":\"needs_input\"");
+    EXPECT_CONTAINS(out, "\"name\":\"plain\""); /* 3 prompts: 2 pages */
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
+/* mcp_client_free while another thread waits in mcp_subscription_next: it wakes. */
+static void test_listen_free_client_wakes_next(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    mcp_subscription *sub = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err), MCP_OK,
+                 err);
+    struct next_waiter w;
+    memset(&w, 0, sizeof w);
+    w.sub = sub;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
+    sleep_ms(100);
+    double t0 = now_ms();
+    mcp_client_free(c);
+    double took = now_ms() - t0;
+    pthread_join(th, NULL);
+    EXPECT_MSG(w.st == MCP_CLOSED || w.st == MCP_CANCELLED, "next after free: %d (%s)", (int)w.st,
+               mcp_status_str(w.st));
+    EXPECT_MSG(w.took < tscale(2500), "next woke after %.0f ms", w.took);
+    EXPECT_MSG(took < tscale(2500), "mcp_client_free took %.0f ms", took);
+    mcp_subscription_free(sub);
+}
+
+/* ---- Streamable HTTP: url, headers, bearer token ------------------------------------------------ */
+
+/* The fixture serving HTTP on a free loopback port, its stdin held open by us. */
+struct http_fixture {
+    pid_t pid;
+    int stdin_fd;
+    char url[512];
+    char record[512];
+};
+
+static bool http_fixture_start(struct http_fixture *h, const char *era)
+{
+    memset(h, 0, sizeof *h);
+    h->pid = -1;
+    h->stdin_fd = -1;
+    if (!temp_file(h->record, sizeof h->record, "http"))
+        return false;
+    int in[2], out[2];
+    if (pipe(in) != 0)
+        return false;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(fixture_path(), fixture_path(), "--http", "127.0.0.1:0", "--era", era, "--record",
+              h->record, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    h->pid = pid;
+    h->stdin_fd = in[1];
+    if (pid < 0) {
+        close(out[0]);
+        return false;
+    }
+    /* one line: "fixture: listening on http://127.0.0.1:PORT/mcp" */
+    char line[512];
+    size_t len = 0;
+    double end = now_ms() + tscale(5000);
+    while (len + 1 < sizeof line && now_ms() < end) {
+        struct pollfd pfd;
+        pfd.fd = out[0];
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (poll(&pfd, 1, 50) <= 0)
+            continue;
+        ssize_t n = read(out[0], line + len, 1);
+        if (n <= 0)
+            break;
+        if (line[len] == '\n')
+            break;
+        len++;
+    }
+    line[len] = '\0';
+    close(out[0]);
+    const char *prefix = "fixture: listening on ";
+    if (strncmp(line, prefix, strlen(prefix)) != 0) {
+        t_fail(__FILE__, __LINE__, "no URL from the HTTP fixture: \"%s\"", line);
+        return false;
+    }
+    snprintf(h->url, sizeof h->url, "%s", line + strlen(prefix));
+    return true;
+}
+
+static void http_fixture_stop(struct http_fixture *h)
+{
+    if (h->stdin_fd >= 0)
+        close(h->stdin_fd); /* stdin EOF ends the server */
+    if (h->pid > 0) {
+        int status;
+        double end = now_ms() + tscale(3000);
+        while (waitpid(h->pid, &status, WNOHANG) == 0) {
+            if (now_ms() > end) {
+                kill(h->pid, SIGKILL);
+                waitpid(h->pid, &status, 0);
+                break;
+            }
+            sleep_ms(5);
+        }
+    }
+    if (h->record[0])
+        remove(h->record);
+}
+
+static mcp_client *http_client(const struct http_fixture *h)
+{
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new(NULL, &cfg, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_url(cfg, h->url, &err);
+    if (st == MCP_OK)
+        st = mcp_config_add_header(cfg, "X-Ctest-One", "first", &err);
+    if (st == MCP_OK)
+        st = mcp_config_add_header(cfg, "X-Ctest-Two", "second", &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_bearer_token(cfg, "s3cret-token", &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_request_timeout_ms(cfg, 5000, &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, "http config", st, MCP_OK, err);
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+static void http_handler(void *ud, const char *m, const char *p, size_t n, mcp_responder *r)
+{
+    (void)ud;
+    (void)m;
+    (void)p;
+    (void)n;
+    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Http\"}}", NULL);
+}
+
+static void http_round_trip(const char *era, int want_era)
+{
+    struct http_fixture h;
+    bool started = http_fixture_start(&h, era);
+    EXPECT(started);
+    mcp_client *c = started ? http_client(&h) : NULL;
+    if (c != NULL) {
+        mcp_error *err = NULL;
+        EXPECT_STATUS(mcp_client_on_elicitation(c, http_handler, NULL, NULL, &err), MCP_OK, err);
+        char *info = NULL;
+        mcp_status st = mcp_client_connect(c, &info, &err);
+        EXPECT_STATUS(st, MCP_OK, err);
+        mcp_error_free(err);
+        err = NULL;
+        EXPECT_MSG(mcp_client_era(c) == want_era, "%s: era %d", era, (int)mcp_client_era(c));
+        mcp_string_free(info);
+        if (st == MCP_OK) {
+            char *out = tool_ok(c, "echo", "{\"text\":\"over http\"}");
+            EXPECT_CONTAINS(out, "over http");
+            mcp_string_free(out);
+            out = tool_ok(c, "elicit_once", NULL);
+            EXPECT_CONTAINS(out, "Hello, Http!");
+            mcp_string_free(out);
+        }
+        mcp_client_free(c);
+        /* the configured headers and the bearer token went out with the requests */
+        char *rec = slurp(h.record, NULL);
+        EXPECT_CONTAINS(rec, "\"x-ctest-one\":\"first\"");
+        EXPECT_CONTAINS(rec, "\"x-ctest-two\":\"second\"");
+        EXPECT_CONTAINS(rec, "\"authorization\":\"Bearer s3cret-token\"");
+        free(rec);
+    }
+    http_fixture_stop(&h);
+}
+
+static void test_http_transport(void)
+{
+    http_round_trip("dual", MCP_ERA_MODERN);
+    http_round_trip("legacy", MCP_ERA_LEGACY);
+}
+
+const struct test_case call_tests[] = {
+    {"calls/connect_modern", test_connect_modern},
+    {"calls/first_call_connects", test_first_call_connects},
+    {"calls/connect_legacy_fallback", test_connect_legacy_fallback},
+    {"calls/config_mode", test_config_mode},
+    {"calls/config_protocol_version", test_config_protocol_version},
+    {"calls/probe_timeout_fallback", test_probe_timeout_fallback},
+    {"calls/config_env_and_cwd", test_config_env_and_cwd},
+    {"calls/list_single_page", test_list_single_page},
+    {"calls/list_pages", test_list_pages},
+    {"calls/call_tool_basics", test_call_tool_basics},
+    {"calls/rpc_error", test_rpc_error},
+    {"calls/crash", test_crash},
+    {"calls/prompts", test_prompts},
+    {"calls/resources", test_resources},
+    {"calls/complete", test_complete},
+    {"calls/raw_request", test_raw_request},
+    {"calls/opts_timeout", test_opts_timeout},
+    {"calls/config_request_timeout", test_config_request_timeout},
+    {"calls/opts_progress", test_opts_progress},
+    {"calls/opts_meta", test_opts_meta},
+    {"calls/opts_log_level", test_opts_log_level},
+    {"calls/log_handler_stderr", test_log_handler_stderr},
+    {"calls/legacy_calls", test_legacy_calls},
+    {"calls/legacy_subscribe_and_notifications", test_legacy_subscribe_and_notifications},
+    {"calls/modern_rejects_legacy_calls", test_modern_rejects_legacy_calls},
+    {"calls/listen", test_listen},
+    {"calls/listen_ended_by_server", test_listen_ended_by_server},
+    {"calls/listen_close_wakes_next", test_listen_close_wakes_next},
+    {"calls/listen_on_legacy", test_listen_on_legacy},
+    {"calls/listen_free_client_wakes_next", test_listen_free_client_wakes_next},
+    {"calls/message_size", test_message_size},
+    {"calls/result_types", test_result_types},
+    {"calls/garbage_on_stdout", test_garbage_on_stdout},
+    {"calls/capability_missing", test_capability_missing},
+    {"calls/era_detection_variants", test_era_detection_variants},
+    {"calls/max_pages", test_max_pages},
+    {"calls/http_transport", test_http_transport},
+};
+const size_t call_tests_count = sizeof call_tests / sizeof call_tests[0];
