@@ -79,6 +79,11 @@ MCP_PANIC = 901
 
 # ----- opaque handles (use through ctypes.POINTER) -----
 
+# The handle an authorization callback completes. Owned by the library during the callback;
+# after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
+class mcp_auth_responder(ctypes.Structure):
+    """Opaque handle."""
+
 # Reference-counted; every clone cancels the same calls.
 class mcp_cancel_token(ctypes.Structure):
     """Opaque handle."""
@@ -106,10 +111,35 @@ class mcp_responder(ctypes.Structure):
 class mcp_subscription(ctypes.Structure):
     """Opaque handle."""
 
+# Where a token load callback puts the record it found. Valid only during that callback.
+class mcp_token_slot(ctypes.Structure):
+    """Opaque handle."""
+
 # ----- typedefs, callbacks and structs, in header order -----
 
 # A status code; `MCP_OK` (0) is success.
 mcp_status = ctypes.c_int32
+
+# The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
+# for the callback) in a browser; the authorization server will redirect it to
+# `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
+# (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
+# (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+# configured) the callback may just open the browser and return: the listener receives the
+# redirect. Otherwise returning without replying or deferring ends the flow.
+mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_auth_responder))
+
+# Releases host userdata.
+mcp_userdata_free_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+# Loads the record of one authorization server (`issuer`, borrowed): call
+# `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
+# nothing is stored. The slot is valid only during the callback.
+mcp_token_load_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(mcp_token_slot))
+
+# Stores the record of one authorization server (`record_json`, borrowed; it holds client
+# credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
+mcp_token_save_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p)
 
 # Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
 mcp_progress_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char_p)
@@ -133,9 +163,6 @@ class mcp_call_opts(ctypes.Structure):
 # params) is the request's params; complete `responder` exactly once, now or later.
 mcp_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_responder))
 
-# Releases host userdata.
-mcp_userdata_free_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
 # A notification listener: every server notification except progress (which goes to the
 # call's own progress callback). Arguments are borrowed for the callback's duration.
 mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
@@ -147,6 +174,70 @@ mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_c
 # ----- functions: name -> (restype, argtypes) -----
 
 FUNCTIONS = {
+    # Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
+    # server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
+    # exactly once, even when this call fails.
+    # mcp_status mcp_client_on_authorization(struct mcp_client *client, mcp_authorization_fn callback, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_authorization': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_authorization_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Completes the authorization with the full URL the browser was redirected to (copied): the
+    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
+    # mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder, const char *redirect_url, struct mcp_error **err_out)
+    'mcp_auth_responder_reply': (
+        mcp_status,
+        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Ends the authorization (the user cancelled, the browser could not open): the waiting call
+    # fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
+    # `responder` (except NULL).
+    # mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder, const char *message, struct mcp_error **err_out)
+    'mcp_auth_responder_fail': (
+        mcp_status,
+        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
+    # Only valid inside the callback. A deferred responder must still be completed.
+    # void mcp_auth_responder_defer(struct mcp_auth_responder *responder)
+    'mcp_auth_responder_defer': (
+        None,
+        [ctypes.POINTER(mcp_auth_responder)],
+    ),
+    # True once the answer is no longer wanted (the call was cancelled or timed out, the flow
+    # ended, or the client closed).
+    # bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder)
+    'mcp_auth_responder_is_cancelled': (
+        ctypes.c_bool,
+        [ctypes.POINTER(mcp_auth_responder)],
+    ),
+    # Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
+    # the save callback received it). Only valid inside the load callback.
+    # mcp_status mcp_token_slot_set(struct mcp_token_slot *slot, const char *record_json, struct mcp_error **err_out)
+    'mcp_token_slot_set': (
+        mcp_status,
+        [ctypes.POINTER(mcp_token_slot), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Keeps OAuth credentials in the host's store (a keychain, a file): one record per
+    # authorization-server issuer, loaded before a flow and saved after a registration or a new
+    # token. Both callbacks NULL restores the in-memory default (credentials live as long as the
+    # client). `userdata_free` runs exactly once, even when this call fails.
+    # mcp_status mcp_client_set_token_store(struct mcp_client *client, mcp_token_load_fn load, mcp_token_save_fn save, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_set_token_store': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_token_load_fn, mcp_token_save_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # GETs `authorization_url` once, without following redirects, and returns the absolute
+    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+    # FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
+    # conformance suite's), an authorization callback can reply with this. A real host opens a
+    # browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
+    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, uint32_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
+    'mcp_auth_fetch_redirect': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
     # struct mcp_cancel_token *mcp_cancel_token_new(void)
     'mcp_cancel_token_new': (
@@ -305,7 +396,7 @@ FUNCTIONS = {
         [ctypes.POINTER(mcp_client)],
     ),
     # Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-    # `headers`, `bearer_token`,
+    # `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
     # `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
     # `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
     # `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
@@ -360,6 +451,23 @@ FUNCTIONS = {
     # A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
     # mcp_status mcp_config_set_bearer_token(struct mcp_config *config, const char *token, struct mcp_error **err_out)
     'mcp_config_set_bearer_token': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
+    # `oauth_json` is a JSON object, checked by `mcp_client_new`. Keys (all optional):
+    # `grant` ("authorization_code" or "client_credentials"); pre-registered or
+    # client-credentials `client_id`, `client_secret`, `token_endpoint_auth_method`
+    # ("client_secret_basic", "client_secret_post", "none", "private_key_jwt") and `issuer` (the
+    # authorization server they belong to); `private_key_pem` and `signing_algorithm` (ES256,
+    # ES384, RS256..., PS256..., EdDSA) for private_key_jwt; `client_metadata_url` (a Client ID
+    # Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
+    # registration; `redirect_uri` (a redirect the host receives itself; the authorization
+    # callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
+    # `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
+    # (300000); `max_step_up` (2); `open_browser` (false); `allow_http` (false).
+    # mcp_status mcp_config_set_oauth(struct mcp_config *config, const char *oauth_json, struct mcp_error **err_out)
+    'mcp_config_set_oauth': (
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
@@ -435,6 +543,20 @@ FUNCTIONS = {
     # `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
     # const char *mcp_error_result_json(const struct mcp_error *error)
     'mcp_error_result_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
+    ),
+    # The HTTP status of the answer that caused the error (`MCP_AUTH_REQUIRED`, and transport
+    # errors caused by an HTTP status) in `*status_out`; false when there is none.
+    # bool mcp_error_http_status(const struct mcp_error *error, uint16_t *status_out)
+    'mcp_error_http_status': (
+        ctypes.c_bool,
+        [ctypes.POINTER(mcp_error), ctypes.POINTER(ctypes.c_uint16)],
+    ),
+    # For `MCP_AUTH_REQUIRED`: the server's `WWW-Authenticate` challenge (several are joined with
+    # ", "), or NULL. It never holds credentials. Borrowed.
+    # const char *mcp_error_www_authenticate(const struct mcp_error *error)
+    'mcp_error_www_authenticate': (
         ctypes.c_char_p,
         [ctypes.POINTER(mcp_error)],
     ),
