@@ -65,10 +65,23 @@ unsafe impl Send for SendPtr {}
 unsafe impl Sync for SendPtr {}
 
 /// Closes the per-call progress gate when the call returns: no progress callback runs after.
-pub(crate) struct ProgressGate(Arc<Mutex<bool>>);
+/// Closes the per-call progress gate when the call returns: every progress notification that
+/// arrived before the answer is delivered first, and none after.
+pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Arc<Dispatcher>);
+
+/// How long a returning call waits for its queued progress callbacks.
+const PROGRESS_FLUSH: Duration = Duration::from_secs(1);
 
 impl Drop for ProgressGate {
     fn drop(&mut self) {
+        // The dispatcher runs jobs in order: once this marker runs, earlier progress jobs ran.
+        // (Never called on the dispatcher itself: blocking calls are refused there.)
+        let (tx, rx) = std::sync::mpsc::channel();
+        if self.1.post(Box::new(move || {
+            let _ = tx.send(());
+        })) {
+            let _ = rx.recv_timeout(PROGRESS_FLUSH);
+        }
         // Taking the lock waits for a callback in flight.
         *self.0.lock().unwrap() = false;
     }
@@ -106,6 +119,7 @@ pub(crate) unsafe fn request_options(
     let mut gate = None;
     if let Some(f) = o.on_progress {
         let open = Arc::new(Mutex::new(true));
+        let dispatcher_for_gate = dispatcher.clone();
         let (dispatcher, ud) = (dispatcher.clone(), Arc::new(SendPtr(o.progress_userdata)));
         let flag = open.clone();
         ro.on_progress = Some(Arc::new(move |p: &Progress| {
@@ -120,7 +134,7 @@ pub(crate) unsafe fn request_options(
                 }
             }));
         }));
-        gate = Some(ProgressGate(open));
+        gate = Some(ProgressGate(open, dispatcher_for_gate));
     }
     Ok((ro, gate))
 }
