@@ -48,6 +48,10 @@ pub struct Config {
     /// The legacy GET stream sends a priming event with this `retry:` and
     /// closes (SEP-1699).
     pub sse_retry_ms: Option<u64>,
+    /// Benchmark mode: every request is served on the thread that read it.
+    pub fast: bool,
+    /// `--oauth` and its `--oauth-*` flags (see `oauth.rs`).
+    pub oauth: crate::oauth::OAuthFlags,
 }
 
 impl Default for Config {
@@ -67,6 +71,8 @@ impl Default for Config {
             legacy_sse: false,
             expire_session_after: None,
             sse_retry_ms: None,
+            fast: false,
+            oauth: Default::default(),
         }
     }
 }
@@ -86,8 +92,8 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
-[--sse-retry-ms MS]]";
+[--spawn-grandchild] [--fast] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
     match raw.parse::<u64>() {
@@ -98,6 +104,7 @@ fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
 
 /// Rejects flag combinations that would silently do nothing.
 fn validate(cfg: &Config) -> Result<(), String> {
+    cfg.oauth.validate(cfg.http.is_some())?;
     if cfg.http.is_none() {
         for (set, flag) in [
             (cfg.sse_responses, "--sse-responses"),
@@ -184,6 +191,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             "--require-elicitation" => cfg.require_elicitation = true,
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
+            "--fast" => cfg.fast = true,
             "--http" => cfg.http = Some(value("--http")?),
             "--sse-responses" => cfg.sse_responses = true,
             "--legacy-sse" => cfg.legacy_sse = true,
@@ -191,6 +199,13 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 let raw = value("--expire-session-after")?;
                 cfg.expire_session_after = Some(number("--expire-session-after", &raw, 1)?);
             }
+            "--oauth" => cfg.oauth.enabled = true,
+            "--oauth-client" => cfg.oauth.add_client(&value("--oauth-client")?)?,
+            "--oauth-token-ttl" => {
+                let raw = value("--oauth-token-ttl")?;
+                cfg.oauth.token_ttl = Some(number("--oauth-token-ttl", &raw, 1)?);
+            }
+            "--oauth-step-up-tool" => cfg.oauth.step_up_tool = Some(value("--oauth-step-up-tool")?),
             "--sse-retry-ms" => {
                 let raw = value("--sse-retry-ms")?;
                 cfg.sse_retry_ms = Some(number("--sse-retry-ms", &raw, 0)?);
@@ -217,6 +232,7 @@ mod tests {
         assert_eq!(cfg.on_discover, OnDiscover::Answer);
         assert_eq!(cfg.supported_versions, vec!["2026-07-28"]);
         assert_eq!(cfg.page_size, None);
+        assert!(!cfg.fast);
     }
 
     #[test]
@@ -235,6 +251,7 @@ mod tests {
             "--require-elicitation",
             "--ignore-stdin-eof",
             "--spawn-grandchild",
+            "--fast",
         ]))
         .unwrap();
         assert_eq!(cfg.era, EraMode::Legacy);
@@ -243,7 +260,7 @@ mod tests {
         assert_eq!(cfg.record.unwrap().to_str(), Some("/tmp/x"));
         assert_eq!(cfg.stderr_banner.as_deref(), Some("hi there"));
         assert_eq!(cfg.page_size, Some(2));
-        assert!(cfg.require_elicitation && cfg.ignore_stdin_eof && cfg.spawn_grandchild);
+        assert!(cfg.require_elicitation && cfg.ignore_stdin_eof && cfg.spawn_grandchild && cfg.fast);
     }
 
     #[test]

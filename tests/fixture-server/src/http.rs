@@ -26,6 +26,8 @@ pub const POLL: Duration = Duration::from_millis(50);
 pub struct HttpServer {
     pub srv: Arc<Server>,
     pub sessions: Sessions,
+    /// `--oauth`: the authorization server, and the bearer check.
+    pub oauth: Option<crate::oauth::OAuth>,
 }
 
 impl HttpServer {
@@ -73,6 +75,7 @@ pub fn start(srv: Arc<Server>, addr: &str) -> io::Result<()> {
         }
     );
     let hs = Arc::new(HttpServer {
+        oauth: crate::oauth::OAuth::from_config(&srv.cfg.oauth, &url),
         srv,
         sessions: Sessions::default(),
     });
@@ -302,6 +305,12 @@ impl Conn {
     // ---- routing ----
 
     fn handle(&mut self, req: Request) -> io::Result<bool> {
+        // --oauth: the OAuth endpoints, and the bearer check for every other request.
+        if let Some(oauth) = &Arc::clone(&self.hs).oauth {
+            if let Some(keep) = oauth.handle(self, &req)? {
+                return Ok(keep);
+            }
+        }
         if self.hs.srv.cfg.legacy_sse {
             return legacy_sse::handle(self, req);
         }

@@ -14,6 +14,8 @@ mod listen;
 mod mcp_headers;
 mod modern;
 mod mrtr;
+mod oauth;
+mod oauth_codec;
 mod server;
 mod sessions;
 mod sink;

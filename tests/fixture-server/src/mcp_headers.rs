@@ -190,7 +190,7 @@ pub fn check_modern(headers: &Headers, method: &str, params: Option<&Map<String,
 fn check_params(headers: &Headers, params: Option<&Map<String, Value>>) -> Result<(), String> {
     let Some(params) = params else { return Ok(()) };
     let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
-    let Some(tool) = tools::definitions().into_iter().find(|t| t["name"] == name) else {
+    let Some(tool) = tools::definitions_cached().iter().find(|t| t["name"] == name) else {
         return Ok(()); // the handler answers "Unknown tool"
     };
     let declared = annotations(&tool["inputSchema"]);

@@ -433,7 +433,9 @@ impl Server {
             None => self.choose_era(&method, &params),
         };
         // These must take effect before the next line is read (ordering).
-        let inline = chan.inline_ordering && matches!(method.as_str(), "initialize" | "subscriptions/listen");
+        // `--fast` serves everything inline: no thread start per request.
+        let inline =
+            self.cfg.fast || chan.inline_ordering && matches!(method.as_str(), "initialize" | "subscriptions/listen");
         if inline {
             self.serve(era, id, &method, params, chan.clone());
         } else {

@@ -62,6 +62,12 @@ fn schema_echo_schema() -> Value {
     })
 }
 
+/// The tool list, built once: calls look tools up here rather than rebuilding the list.
+pub fn definitions_cached() -> &'static [Value] {
+    static DEFS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    DEFS.get_or_init(definitions)
+}
+
 pub fn definitions() -> Vec<Value> {
     let string = json!({"type": "string"});
     let integer = json!({"type": "integer", "minimum": 0});
@@ -208,7 +214,7 @@ pub fn call(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
     if let Some(flow) = flows::tool_flow(name) {
         return mrtr::run(ctx, flow, params, Target::Tool);
     }
-    if !definitions().iter().any(|t| t["name"] == name) {
+    if !definitions_cached().iter().any(|t| t["name"] == name) {
         return RpcError::invalid_params(format!("Unknown tool: {name}")).into();
     }
     if let Some(err) = mrtr::unexpected_state(ctx, params) {
