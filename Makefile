@@ -17,7 +17,7 @@ EXAMPLES := list mrtr_auto mrtr_manual
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 
 .PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean \
-	bindings-test python-test go-test cpp-test swift-test
+	bindings-test python-test go-test cpp-test swift-test interop-test
 
 all: build
 
@@ -40,7 +40,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test c-test conformance bindings-test
+test: lint header-check rust-test c-test conformance bindings-test interop-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -74,6 +74,10 @@ cpp-test: build
 
 swift-test: build
 	bindings/swift/run-tests.sh $(CURDIR)/$(DEBUG) $(CURDIR)/$(FIXTURE)
+
+# Interoperability with the official Python and TypeScript SDK servers and server-everything.
+interop-test: build
+	$(MAKE) -C tests/interop test $(BINDING_VARS)
 
 # The official MCP conformance suite (client scenarios) against tests/conformance/client.c.
 conformance: build $(DEBUG)/conformance-client
