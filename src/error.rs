@@ -23,6 +23,8 @@ pub enum ErrorKind {
     ServerExited,
     /// A message exceeded the configured size bound.
     MessageTooLarge,
+    /// The HTTP server answered with an unexpected status (kept on the error).
+    HttpStatus,
     /// The HTTP server requires authorization the client could not obtain (401, or 403 with a
     /// Bearer challenge), or an OAuth step was refused; the challenge is kept on the error.
     AuthRequired,

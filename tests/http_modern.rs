@@ -588,7 +588,8 @@ async fn http_errors_become_rpc_errors_or_io_errors() {
         "an id-less error in a direct reply is ours"
     );
     let e = call("broken").await;
-    assert_eq!(e.kind(), ErrorKind::Io);
+    assert_eq!(e.kind(), ErrorKind::HttpStatus);
+    assert_eq!(e.http_status(), Some(500));
     assert!(
         e.message().contains("HTTP 500") && e.message().contains("database on fire"),
         "{}",

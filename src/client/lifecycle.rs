@@ -184,6 +184,8 @@ impl Client {
             }
             Err(e) if died(&e) => Ok(ProbeOutcome::Restart),
             Err(e) if e.kind() == ErrorKind::Closed && self.is_closed() => Err(e),
+            // Authorization failed (the flow already ran once): initialize would only repeat it.
+            Err(e) if e.kind() == ErrorKind::AuthRequired => Err(e),
             Err(_) => Ok(ProbeOutcome::Legacy(LATEST_LEGACY_VERSION)),
         }
     }

@@ -33,17 +33,25 @@ impl Client {
         // Retry fields never belong to the base: each leg carries only its own round's.
         base.remove(INPUT_RESPONSES);
         base.remove(REQUEST_STATE);
-        let mut first = base.clone();
-        if let Some(responses) = &opts.input_responses {
-            if !responses.is_object() {
-                return Err(Error::invalid("input_responses must be a JSON object"));
+        // The first leg is the base itself unless the caller drives MRTR by hand.
+        let manual;
+        let first = if opts.input_responses.is_none() && opts.request_state.is_none() {
+            &base
+        } else {
+            let mut leg = base.clone();
+            if let Some(responses) = &opts.input_responses {
+                if !responses.is_object() {
+                    return Err(Error::invalid("input_responses must be a JSON object"));
+                }
+                leg.insert(INPUT_RESPONSES.into(), responses.clone());
             }
-            first.insert(INPUT_RESPONSES.into(), responses.clone());
-        }
-        if let Some(state) = &opts.request_state {
-            first.insert(REQUEST_STATE.into(), json!(state));
-        }
-        let mut result = self.exchange(conn, method, &first, opts, wait).await?;
+            if let Some(state) = &opts.request_state {
+                leg.insert(REQUEST_STATE.into(), json!(state));
+            }
+            manual = leg;
+            &manual
+        };
+        let mut result = self.exchange(conn, method, first, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
         while ResultType::of(&result)? == ResultType::InputRequired {

@@ -50,6 +50,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::ServerExited => MCP_SERVER_EXITED,
         ErrorKind::MessageTooLarge => MCP_MESSAGE_TOO_LARGE,
         ErrorKind::AuthRequired => MCP_AUTH_REQUIRED,
+        ErrorKind::HttpStatus => MCP_HTTP_STATUS,
         ErrorKind::Rpc => MCP_JSONRPC_ERROR,
         ErrorKind::ProtocolViolation => MCP_PROTOCOL_VIOLATION,
         ErrorKind::VersionMismatch => MCP_VERSION_MISMATCH,

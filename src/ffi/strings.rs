@@ -57,7 +57,19 @@ pub(crate) unsafe fn give(out: *mut *mut c_char, text: impl Into<Vec<u8>>) {
 }
 
 pub(crate) unsafe fn give_json(out: *mut *mut c_char, value: &Value) {
-    give(out, value.to_string());
+    if out.is_null() {
+        return;
+    }
+    // Serialised JSON never holds a NUL byte (serde_json escapes every control character), so
+    // the text is written once, terminated, and handed over without another scan or copy.
+    let mut bytes = Vec::with_capacity(256);
+    if serde_json::to_writer(&mut bytes, value).is_err() {
+        bytes.clear();
+        bytes.extend_from_slice(b"null");
+    }
+    bytes.push(0);
+    debug_assert!(!bytes[..bytes.len() - 1].contains(&0));
+    *out = CString::from_vec_with_nul_unchecked(bytes).into_raw();
 }
 
 /// Frees a string the library returned. NULL is a no-op.

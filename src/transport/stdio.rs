@@ -188,8 +188,9 @@ impl StdioTransport {
     }
 
     async fn write_line(&self, message: &Value) -> Result<()> {
-        let mut line =
-            serde_json::to_vec(message).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        let mut line = Vec::with_capacity(512);
+        serde_json::to_writer(&mut line, message)
+            .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
         let mut guard = self.stdin.lock().await;
         let Some(stdin) = guard.as_mut() else {

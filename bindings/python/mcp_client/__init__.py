@@ -18,12 +18,18 @@ return the result dict, or ``None`` (elicitation: decline; others: failure), or 
 servers, and legacy servers receive the JSON-RPC error (choose its code with
 :class:`ReplyError`). Handlers and listeners run on the library's dispatcher thread, one at a
 time; blocking calls on the same client from there raise :class:`ReentrantCallError`.
+
+OAuth: ``Client.http(url, oauth={...})`` enables authorization; ``on_authorization(fn)``
+handles the browser step (``fn(authorization_url, redirect_uri)`` returns the redirect URL,
+None when the loopback listener receives it, or a Future), ``set_token_store(load=, save=)``
+keeps credentials, :func:`fetch_redirect` answers the browser step in tests. A server that
+still refuses raises :class:`AuthRequiredError` (``http_status``, ``www_authenticate``).
 """
 
 from . import _ffi
 from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
-from ._client import CancelToken, Client, Subscription
+from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._errors import (
     AlreadyUsedError,
     AuthRequiredError,
@@ -33,6 +39,7 @@ from ._errors import (
     ForkedError,
     HandlerError,
     HTTPStatusError,
+    HttpStatusError,
     InputError,
     InputRequiredError,
     InputRoundsExceededError,
@@ -80,6 +87,7 @@ __all__ = [
     "CancelToken",
     "Deferred",
     "ReplyError",
+    "fetch_redirect",
     "MCPError",
     "InvalidArgumentError",
     "ClosedError",
@@ -92,6 +100,7 @@ __all__ = [
     "CancelledError",
     "ServerExitedError",
     "HTTPStatusError",
+    "HttpStatusError",
     "AuthRequiredError",
     "MessageTooLargeError",
     "RpcError",

@@ -14,6 +14,7 @@ frames). Failures of host callables are logged on the ``mcp_client`` logger.
 from __future__ import annotations
 
 import concurrent.futures
+import ctypes
 import inspect
 import itertools
 import json
@@ -149,11 +150,13 @@ class _Reply:
 
 
 class Deferred(concurrent.futures.Future):
-    """A Future an input handler may return to answer later, from any thread.
+    """A Future an input handler (or the authorization callback) may return to answer later,
+    from any thread.
 
-    Complete it with ``set_result(dict)`` (the reply; ``None`` declines an elicitation) or
-    ``set_exception(exc)`` (fails the input, as raising would). ``wanted`` turns False once the
-    library no longer waits for the answer (the call was cancelled, timed out or closed).
+    Complete it with ``set_result(dict)`` (the reply; ``None`` declines an elicitation; for the
+    authorization callback: the redirect URL, a str) or ``set_exception(exc)`` (fails the input
+    or the authorization, as raising would). ``wanted`` turns False once the library no longer
+    waits for the answer (the call was cancelled, timed out or closed; the flow ended).
     A plain ``concurrent.futures.Future`` works too; this subclass only adds ``wanted``.
     """
 
@@ -239,6 +242,138 @@ class InputEntry:
                 pass
 
 
+class _AuthReply:
+    """An ``mcp_auth_responder`` completed at most once, from any thread (the authorization
+    counterpart of :class:`_Reply`, with the same ``value`` / ``error`` / ``exception``
+    interface so that futures and client shutdown treat both alike)."""
+
+    __slots__ = ("_lock", "_ptr", "kind", "__weakref__")
+
+    def __init__(self, ptr: Any):
+        self._lock = threading.Lock()
+        self._ptr = ptr
+        self.kind = "authorization"
+
+    def _take(self) -> Any:
+        with self._lock:
+            ptr, self._ptr = self._ptr, None
+        return ptr
+
+    def release(self) -> None:
+        """The callback returned without replying or deferring: the library owns it again."""
+        self._take()
+
+    @property
+    def done(self) -> bool:
+        with self._lock:
+            return self._ptr is None
+
+    def is_cancelled(self) -> bool:
+        with self._lock:
+            return True if self._ptr is None else bool(lib.mcp_auth_responder_is_cancelled(self._ptr))
+
+    def value(self, result: Any) -> bool:
+        """Replies with the redirect URL (a str); anything else fails the authorization."""
+        if not isinstance(result, str):
+            return self.fail(
+                f"the authorization callback's answer is {type(result).__name__}; expected the redirect URL (str)"
+            )
+        try:
+            url = result.encode("utf-8")
+        except UnicodeError as e:
+            return self.fail(f"the redirect URL is not valid text: {e}")
+        ptr = self._take()
+        if not ptr:
+            return False
+        err = ctypes.POINTER(_ffi.mcp_error)()
+        st = lib.mcp_auth_responder_reply(ptr, url, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            _log_error("replying to the authorization", err)
+        return st == _ffi.MCP_OK
+
+    def fail(self, message: str) -> bool:
+        ptr = self._take()
+        if not ptr:
+            return False
+        try:
+            msg = message.encode("utf-8", "replace")
+        except Exception:  # noqa: BLE001 - never fail while replying
+            msg = b"the authorization callback failed"
+        return lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK
+
+    def error(self, _code: int, message: str) -> bool:
+        return self.fail(message)
+
+    def exception(self, exc: BaseException) -> bool:
+        return self.fail(str(exc) or type(exc).__name__)
+
+
+def _log_error(what: str, err: Any) -> None:
+    """Logs (and frees) an ``mcp_error`` a callback cannot raise."""
+    try:
+        if err:
+            msg = (lib.mcp_error_message(err) or b"").decode("utf-8", "replace")
+            log.warning("%s failed: %s", what, msg)
+    except BaseException:  # noqa: BLE001
+        pass
+    finally:
+        if err:
+            lib.mcp_error_free(err)
+
+
+class AuthEntry:
+    """An authorization callback registration:
+    ``fn(authorization_url, redirect_uri) -> str | None | Future``."""
+
+    def __init__(self, fn: Callable[[str, "str | None"], Any], owner: Any):
+        self.fn = fn
+        self.owner = weakref.ref(owner)
+
+    def run(self, url_raw: bytes | None, redirect_raw: bytes | None, responder: Any) -> None:
+        reply = _AuthReply(responder)
+        try:
+            try:
+                url = url_raw.decode("utf-8", "replace") if url_raw else ""
+                redirect_uri = redirect_raw.decode("utf-8", "replace") if redirect_raw else None
+                result = self.fn(url, redirect_uri)
+            except BaseException as exc:  # noqa: BLE001 - the authorization fails, the host lives on
+                log.debug("the authorization callback raised %r", exc)
+                reply.exception(exc)
+                return
+            if result is None:
+                # The loopback listener receives the redirect (the library ends the flow with an
+                # error when there is no listener, i.e. oauth.redirect_uri is set).
+                reply.release()
+            elif inspect.iscoroutine(result):
+                result.close()
+                reply.fail(
+                    "the authorization callback is a coroutine function; return a concurrent.futures.Future instead"
+                )
+            elif _is_future(result):
+                lib.mcp_auth_responder_defer(responder)
+                if isinstance(result, Deferred):
+                    result._mcp_reply = reply
+                owner = self.owner()
+                if owner is not None:
+                    owner._deferred_add(reply, result)
+                result.add_done_callback(lambda f, r=reply, o=owner: _complete_from_future(r, f, o))
+            else:
+                reply.value(result)
+        except BaseException as exc:  # noqa: BLE001
+            try:
+                reply.exception(exc)
+            except BaseException:  # noqa: BLE001
+                pass
+
+
+class TokenStoreEntry:
+    """A token store registration: ``load(issuer) -> dict | None``, ``save(issuer, record)``."""
+
+    def __init__(self, load: Callable[[str], Any], save: Callable[[str, "dict | None"], Any]):
+        self.load = load
+        self.save = save
+
+
 class ListenerEntry:
     def __init__(self, fn: Callable[..., Any], kind: str):
         self.fn = fn
@@ -300,10 +435,61 @@ def _log_trampoline(userdata, level, source, message) -> None:
             pass
 
 
+def _authorization_trampoline(userdata, url, redirect_uri, responder) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            lib.mcp_auth_responder_fail(responder, b"no Python authorization callback", None)
+            return
+        entry.run(url, redirect_uri, responder)
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _token_load_trampoline(userdata, issuer, slot) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        iss = issuer.decode("utf-8", "replace") if issuer else ""
+        record = entry.load(iss)
+        if record is None:
+            return
+        if not isinstance(record, Mapping):
+            log.warning("the token store's load returned %s, not a dict or None; ignored", type(record).__name__)
+            return
+        text = json.dumps(dict(record)).encode("utf-8")
+        err = ctypes.POINTER(_ffi.mcp_error)()
+        if lib.mcp_token_slot_set(slot, text, ctypes.byref(err)) != _ffi.MCP_OK:
+            _log_error("loading the token store record", err)
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the token store's load raised; treated as nothing stored")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def _token_save_trampoline(userdata, issuer, record_json) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        iss = issuer.decode("utf-8", "replace") if issuer else ""
+        entry.save(iss, None if record_json is None else json.loads(record_json))
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the token store's save raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)
 LOG_THUNK = _ffi.mcp_log_fn(_log_trampoline)
+AUTHORIZATION_THUNK = _ffi.mcp_authorization_fn(_authorization_trampoline)
+TOKEN_LOAD_THUNK = _ffi.mcp_token_load_fn(_token_load_trampoline)
+TOKEN_SAVE_THUNK = _ffi.mcp_token_save_fn(_token_save_trampoline)
 
 
 def progress_thunk(fn: Callable[[float, float | None, str | None], Any]) -> Any:

@@ -291,14 +291,30 @@ class Client:
         url: str,
         headers: Mapping[str, str] | None = None,
         bearer_token: str | None = None,
+        oauth: Mapping[str, Any] | None = None,
         **settings: Any,
     ) -> "Client":
-        """A client for a Streamable HTTP server at ``url``; ``settings`` as for :meth:`stdio`."""
+        """A client for a Streamable HTTP server at ``url``; ``settings`` as for :meth:`stdio`.
+
+        ``bearer_token`` is a static token. ``oauth`` (a dict, possibly empty) enables OAuth 2.1
+        authorization instead; its keys (all optional) are the library's: ``grant``
+        ("authorization_code" or "client_credentials"), ``client_id``, ``client_secret``,
+        ``token_endpoint_auth_method``, ``issuer``, ``private_key_pem``, ``signing_algorithm``,
+        ``client_metadata_url``, ``client_name``, ``application_type``, ``redirect_uri``,
+        ``loopback_port``, ``loopback_path``, ``scopes``, ``offline_access``,
+        ``authorization_timeout_ms``, ``max_step_up``, ``open_browser``, ``allow_http``. They
+        are checked when the client is created (InvalidArgumentError). The browser step of the
+        authorization-code grant goes through :meth:`on_authorization`.
+        """
+        if oauth is not None and not isinstance(oauth, Mapping):
+            raise TypeError("oauth must be a dict of OAuth settings (or None)")
         config = {
             "url": url,
             "headers": dict(headers) if headers is not None else None,
             "bearer_token": bearer_token,
         }
+        if oauth is not None:
+            config["oauth"] = dict(oauth)
         config.update(settings)
         return cls(config)
 
@@ -490,6 +506,89 @@ class Client:
         library's warnings (source "transport" or "client")."""
         return self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", fn)
 
+    # ----- OAuth -----
+
+    def on_authorization(self, fn: Callable[[str, "str | None"], Any] | None) -> Any:
+        """Handles the browser step of an OAuth authorization-code flow (the ``oauth``
+        configuration). ``fn(authorization_url, redirect_uri)`` opens ``authorization_url`` in
+        a browser and returns:
+
+        - the full URL the browser was redirected to (a str; the library checks its ``state``
+          and ``iss`` and exchanges the code),
+        - ``None`` when the built-in loopback listener receives the redirect (``oauth`` has no
+          ``redirect_uri``): the callback just opened the browser,
+        - a ``concurrent.futures.Future`` (or :class:`Deferred`) completed later from any
+          thread with that URL (a str; anything else, ``set_exception`` or ``cancel()`` fails
+          the authorization).
+
+        Raising fails the authorization: the waiting call raises AuthRequiredError carrying the
+        exception's text. Runs on the dispatcher thread (:func:`fetch_redirect` may be called
+        from it). ``None`` unregisters. Usable as a decorator.
+        """
+        if fn is not None and not callable(fn):
+            raise TypeError("the authorization callback must be callable or None")
+        key = None if fn is None else _callbacks.register(_callbacks.AuthEntry(fn, self))
+        try:
+            ptr = self._life.acquire()
+        except ClosedError:
+            if key is not None:
+                _callbacks.unregister(key)
+            raise
+        try:
+            err = new_error_ptr()
+            st = lib.mcp_client_on_authorization(
+                ptr,
+                _callbacks.AUTHORIZATION_THUNK if fn is not None else _ffi.mcp_authorization_fn(),  # NULL
+                key,
+                _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
+                ctypes.byref(err),
+            )
+        finally:
+            self._life.release()
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)  # the library already ran userdata_free
+        return fn
+
+    def set_token_store(
+        self,
+        load: Callable[[str], "Mapping[str, Any] | None"] | None = None,
+        save: Callable[[str, "dict | None"], Any] | None = None,
+    ) -> None:
+        """Keeps OAuth credentials in the host's store (a keychain, a file) instead of memory:
+        one record per authorization-server issuer. ``load(issuer)`` returns the record saved
+        for that issuer (a dict, exactly as received) or None; ``save(issuer, record)`` stores
+        it (``record`` None: forget the issuer). Records hold client secrets and tokens: keep
+        them secret. Both run on the dispatcher thread; their exceptions are logged on the
+        ``mcp_client`` logger (a failing load counts as nothing stored). Give both, or neither
+        to restore the in-memory default. Set it before connecting.
+        """
+        if (load is None) != (save is None):
+            raise TypeError("give both load and save, or neither")
+        if load is not None and not (callable(load) and callable(save)):
+            raise TypeError("load and save must be callable")
+        key = None if load is None else _callbacks.register(_callbacks.TokenStoreEntry(load, save))
+        try:
+            ptr = self._life.acquire()
+        except ClosedError:
+            if key is not None:
+                _callbacks.unregister(key)
+            raise
+        try:
+            err = new_error_ptr()
+            on = key is not None
+            st = lib.mcp_client_set_token_store(
+                ptr,
+                _callbacks.TOKEN_LOAD_THUNK if on else _ffi.mcp_token_load_fn(),
+                _callbacks.TOKEN_SAVE_THUNK if on else _ffi.mcp_token_save_fn(),
+                key,
+                _callbacks.FREE_THUNK if on else _ffi.mcp_userdata_free_fn(),
+                ctypes.byref(err),
+            )
+        finally:
+            self._life.release()
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+
     # ----- lists -----
 
     def _list(self, kind: int, cursor: str | None, opts: dict) -> dict:
@@ -644,6 +743,27 @@ class Client:
         return Subscription(sub, self)
 
 
+def fetch_redirect(authorization_url: str, timeout: float | None = None) -> str:
+    """FOR TESTS AND AUTOMATION ONLY: GETs ``authorization_url`` once, without following
+    redirects, and returns the absolute URL of its redirect (``Location``). Against an
+    authorization server that redirects at once (no login page, e.g. the fixture server's or
+    the conformance suite's), an authorization callback can return this; a real host opens a
+    browser instead. Blocking, ``timeout`` seconds (None: 30 s); fine from an authorization
+    callback. Raises TransportError (with ``http_status``) when the answer is not a redirect.
+    """
+    url = _enc(authorization_url, "authorization_url")
+    ms = _ms(timeout, "timeout")
+    if ms < 0:
+        ms = 0xFFFFFFFF
+    out = ctypes.c_void_p()
+    err = new_error_ptr()
+    st = lib.mcp_auth_fetch_redirect(url, min(ms, 0xFFFFFFFF), ctypes.byref(out), ctypes.byref(err))
+    if st != _ffi.MCP_OK:
+        raise take_error(st, err)
+    raw = _take_string(out)
+    return "" if raw is None else raw.decode("utf-8")
+
+
 class Subscription:
     """A ``subscriptions/listen`` stream. Iterate it (ends when the subscription ends), or poll
     with :meth:`next`. One reader at a time; :meth:`cancel` and :meth:`close` from any thread
@@ -745,4 +865,4 @@ def _close_all_at_exit() -> None:
 atexit.register(_close_all_at_exit)
 
 
-__all__ = ["Client", "Subscription", "CancelToken"]
+__all__ = ["Client", "Subscription", "CancelToken", "fetch_redirect"]

@@ -17,15 +17,30 @@ class MCPError(Exception):
     - ``status_name``: the library's text for the status,
     - ``message``: the library's message,
     - ``code`` / ``data``: the JSON-RPC ``error.code`` / parsed ``error.data`` when the server
-      (or a handler) answered with an error object, else ``None``.
+      (or a handler) answered with an error object, else ``None``,
+    - ``http_status``: the HTTP status of the answer that caused the error (AuthRequiredError,
+      HttpStatusError and other transport errors caused by an HTTP status), else ``None``,
+    - ``www_authenticate``: for AuthRequiredError, the server's ``WWW-Authenticate`` challenge
+      (several joined with ", "; it never holds credentials), else ``None``.
     """
 
-    def __init__(self, status: int, message: str, *, code: int | None = None, data: Any = None):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        code: int | None = None,
+        data: Any = None,
+        http_status: int | None = None,
+        www_authenticate: str | None = None,
+    ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
         self.data = data
+        self.http_status = http_status
+        self.www_authenticate = www_authenticate
 
     @property
     def status_name(self) -> str:
@@ -36,6 +51,8 @@ class MCPError(Exception):
 
     def __repr__(self) -> str:
         extra = f", code={self.code}" if self.code is not None else ""
+        if self.http_status is not None:
+            extra += f", http_status={self.http_status}"
         return f"{type(self).__name__}(status={self.status}, message={self.message!r}{extra})"
 
 
@@ -86,11 +103,19 @@ class ServerExitedError(TransportError):
 
 
 class HTTPStatusError(TransportError):
-    """MCP_HTTP_STATUS: the HTTP server answered with an error status."""
+    """MCP_HTTP_STATUS: the HTTP server answered with an error status (``http_status``).
+    Also available as ``HttpStatusError``."""
+
+
+HttpStatusError = HTTPStatusError
 
 
 class AuthRequiredError(TransportError):
-    """MCP_AUTH_REQUIRED."""
+    """MCP_AUTH_REQUIRED: the server wants authorization that the client could not obtain:
+    a 401/403 without an ``oauth`` configuration, or an OAuth flow that failed (the
+    authorization callback raised or failed, discovery or the token request failed, the
+    authorization timed out). ``http_status`` and ``www_authenticate`` carry the server's
+    answer when there is one."""
 
 
 class MessageTooLargeError(TransportError):
@@ -240,15 +265,20 @@ def take_error(status: int, err: Any) -> MCPError:
             requests = _json(lib.mcp_error_input_requests_json(err))
             state = _text(lib.mcp_error_request_state(err))
             result = _json(lib.mcp_error_result_json(err))
+            http_out = ctypes.c_uint16()
+            http_status = http_out.value if lib.mcp_error_http_status(err, ctypes.byref(http_out)) else None
+            www_authenticate = _text(lib.mcp_error_www_authenticate(err))
         else:
             message, code, data, requests, state, result = status_str(status), None, None, None, None, None
+            http_status, www_authenticate = None, None
     finally:
         if err:
             lib.mcp_error_free(err)
     cls = exception_class(status)
+    kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate}
     if issubclass(cls, InputError):
-        return cls(status, message, code=code, data=data, input_requests=requests, request_state=state, result=result)
-    return cls(status, message, code=code, data=data)
+        return cls(status, message, input_requests=requests, request_state=state, result=result, **kw)
+    return cls(status, message, **kw)
 
 
 def new_error_ptr():

@@ -954,8 +954,11 @@ impl Inner {
         } else {
             format!(": {excerpt}")
         };
-        Error::new(ErrorKind::Io, format!("{what}: HTTP {status} from {}{body}", self.url))
-            .with_http_status(status.as_u16())
+        Error::new(
+            ErrorKind::HttpStatus,
+            format!("{what}: HTTP {status} from {}{body}", self.url),
+        )
+        .with_http_status(status.as_u16())
     }
 
     /// Delivers an answer, or fails `id` with what the outcome says.
