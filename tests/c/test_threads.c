@@ -1108,6 +1108,9 @@ static void test_no_notification_after_free(void)
         char *out = tool_ok(c, "notify", NULL);
         mcp_string_free(out);
     }
+    /* Let the (slow) listener start on the queue, so the free below has queued work to drop;
+     * bounded, since a loaded machine may start the dispatcher late. */
+    for (int waited = 0; ALOAD(&k.count) < 1 && waited < tscale(3000); waited += 10) sleep_ms(10);
     mcp_client_free(c);
     int at_free = ALOAD(&k.count);
     EXPECT(k.frees == 1);
