@@ -39,6 +39,8 @@ type core struct {
 	ctx       context.Context // cancelled by Close; handler contexts derive from it
 	cancelCtx context.CancelFunc
 	events    *eventQueue
+
+	oauthLoopback bool // OAuth with the library's loopback listener (no oauth.redirect_uri)
 }
 
 // NewStdio creates a client that starts command with args as a stdio MCP server. Nothing is
@@ -57,7 +59,8 @@ func NewStdio(command string, args []string, opts ...Option) (*Client, error) {
 }
 
 // NewHTTP creates a client for a Streamable HTTP MCP endpoint (url: http or https).
-// WithHeader and WithBearerToken apply to every HTTP request.
+// WithHeader and WithBearerToken apply to every HTTP request; WithOAuth authorizes with
+// OAuth 2.1 instead (see OnAuthorization and SetTokenStore).
 func NewHTTP(url string, opts ...Option) (*Client, error) {
 	cfg := newConfig()
 	cfg.settings["url"] = url
@@ -88,7 +91,8 @@ func newClient(cfg *config) (*Client, error) {
 		return nil, fromC(st, cerr)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	co := &core{ptr: cp, subs: map[*subCore]struct{}{}, ctx: ctx, cancelCtx: cancel, events: newEventQueue()}
+	co := &core{ptr: cp, subs: map[*subCore]struct{}{}, ctx: ctx, cancelCtx: cancel, events: newEventQueue(),
+		oauthLoopback: oauthLoopback(js)}
 	c := &Client{core: co}
 	runtime.SetFinalizer(c, func(c *Client) {
 		// Backstop only: never block the finalizer goroutine on the close sequence.

@@ -16,5 +16,11 @@
 //
 // Threading: every method is safe for concurrent use. Handlers run each on their own
 // goroutine; listeners and progress callbacks run in order on one goroutine per client. No Go
-// code runs on the library's threads beyond copying arguments.
+// code runs on the library's threads beyond copying arguments, except a TokenStore's Load and
+// Save, which the library needs answered synchronously.
+//
+// OAuth: WithOAuth lets the library authorize with an HTTP server itself (authorization code
+// with PKCE, or client credentials). OnAuthorization handles the browser step, SetTokenStore
+// keeps credentials between clients, and errors.Is(err, ErrAuthRequired) with
+// Error.HTTPStatus and Error.WWWAuthenticate describe a refusal.
 package mcpclient

@@ -59,6 +59,13 @@ type Error struct {
 	Status  Status
 	Message string
 
+	// HTTPStatus is the HTTP status of the answer that caused the error (StatusAuthRequired,
+	// and transport errors caused by an HTTP status such as StatusHTTPStatus); 0 when none.
+	HTTPStatus int
+	// WWWAuthenticate is the server's WWW-Authenticate challenge for StatusAuthRequired
+	// (several are joined with ", "); "" when none. It never holds credentials.
+	WWWAuthenticate string
+
 	detail error // *RPCError, *InputRequiredError, *RoundsExceededError or nil
 	ctxErr error // the context's error when the context ended the call
 	cause  error // a Go-side cause (e.g. a json.Marshal failure)
@@ -92,8 +99,14 @@ type statusSentinel struct{ status Status }
 
 func (s *statusSentinel) Error() string { return "mcpclient: " + s.status.String() }
 
-// Sentinels for errors.Is. A *Error matches the one of its Status.
+// Sentinels for errors.Is. A *Error matches the one of its Status. ErrAuthRequired: the
+// server demands authorization the client could not obtain (no WithOAuth, a flow that
+// failed or was refused, an AuthorizationFunc that returned an error); see
+// Error.HTTPStatus and Error.WWWAuthenticate. ErrHTTPStatus: the server answered with an
+// unexpected HTTP status (Error.HTTPStatus).
 var (
+	ErrAuthRequired        error = &statusSentinel{StatusAuthRequired}
+	ErrHTTPStatus          error = &statusSentinel{StatusHTTPStatus}
 	ErrClosed              error = &statusSentinel{StatusClosed}
 	ErrTimeout             error = &statusSentinel{StatusTimeout}
 	ErrCancelled           error = &statusSentinel{StatusCancelled}
@@ -158,6 +171,13 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 	}
 	defer C.mcp_error_free(cerr)
 	e := &Error{Status: Status(C.mcp_error_status(cerr)), Message: C.GoString(C.mcp_error_message(cerr))}
+	var hs C.uint16_t
+	if C.mcp_error_http_status(cerr, &hs) {
+		e.HTTPStatus = int(hs)
+	}
+	if p := C.mcp_error_www_authenticate(cerr); p != nil {
+		e.WWWAuthenticate = C.GoString(p)
+	}
 	var code C.int64_t
 	if C.mcp_error_jsonrpc_code(cerr, &code) {
 		rpc := &RPCError{Code: int64(code), Message: e.Message}

@@ -72,3 +72,53 @@ func goMcpProgress(ud C.uintptr_t, progress C.double, total C.double, message *C
 func goMcpFreeHandle(ud C.uintptr_t) {
 	deleteHandle(cgo.Handle(ud))
 }
+
+// goMcpAuthorization runs on the dispatcher thread like goMcpInput: copy the borrowed
+// arguments, defer the responder, and run the Go handler on a goroutine.
+//
+//export goMcpAuthorization
+func goMcpAuthorization(ud C.uintptr_t, url *C.char, redirectURI *C.char, r *C.mcp_auth_responder) {
+	box, ok := cgo.Handle(ud).Value().(*authBox)
+	if !ok {
+		return // not ours: returning without replying leaves the redirect to the loopback listener
+	}
+	u, ru := C.GoString(url), C.GoString(redirectURI)
+	C.mcp_auth_responder_defer(r)
+	go box.serve(u, ru, &authResponder{ptr: r})
+}
+
+// goMcpTokenLoad runs the Go store's Load synchronously on the dispatcher thread: the slot is
+// only valid during this callback.
+//
+//export goMcpTokenLoad
+func goMcpTokenLoad(ud C.uintptr_t, issuer *C.char, slot *C.mcp_token_slot) {
+	box, ok := cgo.Handle(ud).Value().(*storeBox)
+	if !ok {
+		return
+	}
+	record, found := box.load(C.GoString(issuer))
+	if !found || len(record) == 0 {
+		return
+	}
+	c := cstr(string(record))
+	defer freeC(c)
+	// A record that is not a JSON object is refused (MCP_INVALID_JSON / MCP_INVALID_ARG) and
+	// the slot stays empty: the library then proceeds as if nothing were stored.
+	C.mcp_token_slot_set(slot, c, nil)
+}
+
+// goMcpTokenSave runs the Go store's Save synchronously on the dispatcher thread, so a later
+// Load sees it (the library waits for the save before going on).
+//
+//export goMcpTokenSave
+func goMcpTokenSave(ud C.uintptr_t, issuer *C.char, record *C.char) {
+	box, ok := cgo.Handle(ud).Value().(*storeBox)
+	if !ok {
+		return
+	}
+	var rec json.RawMessage
+	if record != nil {
+		rec = json.RawMessage(C.GoString(record))
+	}
+	box.save(C.GoString(issuer), rec)
+}

@@ -19,6 +19,19 @@ static void progress_trampoline(void *ud, double progress, double total, const c
     goMcpProgress((uintptr_t)ud, progress, total, (char *)message);
 }
 
+static void authorization_trampoline(void *ud, const char *url, const char *redirect_uri,
+                                     mcp_auth_responder *r) {
+    goMcpAuthorization((uintptr_t)ud, (char *)url, (char *)redirect_uri, r);
+}
+
+static void token_load_trampoline(void *ud, const char *issuer, mcp_token_slot *slot) {
+    goMcpTokenLoad((uintptr_t)ud, (char *)issuer, slot);
+}
+
+static void token_save_trampoline(void *ud, const char *issuer, const char *record) {
+    goMcpTokenSave((uintptr_t)ud, (char *)issuer, (char *)record);
+}
+
 static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
 }
@@ -41,6 +54,18 @@ mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle,
 
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_set_log_handler(client, handle ? log_trampoline : NULL, (void *)handle,
+                                      handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_authorization(client, handle ? authorization_trampoline : NULL, (void *)handle,
+                                       handle ? free_trampoline : NULL, err_out);
+}
+
+/* Both callbacks or neither (0: back to the library's in-memory store). */
+mcp_status mcpgo_set_token_store(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_set_token_store(client, handle ? token_load_trampoline : NULL,
+                                      handle ? token_save_trampoline : NULL, (void *)handle,
                                       handle ? free_trampoline : NULL, err_out);
 }
 

@@ -803,8 +803,8 @@ impl AuthContext {
                     return Err(Error::new(
                         ErrorKind::Timeout,
                         format!(
-                            "the authorization was not completed within {} s",
-                            cfg.authorization_timeout.as_secs()
+                            "the authorization was not completed within {} ms",
+                            cfg.authorization_timeout.as_millis()
                         ),
                     ))
                 }

@@ -184,8 +184,9 @@ impl Client {
             }
             Err(e) if died(&e) => Ok(ProbeOutcome::Restart),
             Err(e) if e.kind() == ErrorKind::Closed && self.is_closed() => Err(e),
-            // Authorization failed (the flow already ran once): initialize would only repeat it.
-            Err(e) if e.kind() == ErrorKind::AuthRequired => Err(e),
+            // Authorization failed or timed out (the flow already ran once): initialize would only
+            // repeat it.
+            Err(e) if e.kind() == ErrorKind::AuthRequired || matches!(e.http_status(), Some(401 | 403)) => Err(e),
             Err(_) => Ok(ProbeOutcome::Legacy(LATEST_LEGACY_VERSION)),
         }
     }
