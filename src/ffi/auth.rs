@@ -6,14 +6,15 @@ use super::client::{with_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{guard, mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
-use super::status::{mcp_status, MCP_CANCELLED, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
+use super::responder::ResponderState;
+use super::status::{mcp_status, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give, opt_str, to_c};
 use crate::auth::{AuthorizationHandler, AuthorizationRequest, TokenStore};
-use crate::client::{CancelToken, HandlerError};
+use crate::client::HandlerError;
 use crate::transport::BoxFuture;
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
@@ -44,39 +45,10 @@ pub type mcp_token_load_fn =
 pub type mcp_token_save_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, record_json: *const c_char)>;
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    InCallback,
-    Deferred,
-    Done,
-}
-
-type RedirectSender = oneshot::Sender<Result<Option<String>, HandlerError>>;
-
-struct AuthResponderState {
-    answer: Mutex<(Phase, Option<RedirectSender>)>,
-    cancel: CancelToken,
-}
-
-impl AuthResponderState {
-    /// Records the answer; false when nobody waits for it any more.
-    fn finish(&self, answer: Result<Option<String>, HandlerError>) -> bool {
-        let tx = {
-            let mut guard = self.answer.lock().unwrap();
-            guard.0 = Phase::Done;
-            guard.1.take()
-        };
-        match tx {
-            Some(tx) if !self.cancel.is_cancelled() => tx.send(answer).is_ok(),
-            _ => false,
-        }
-    }
-}
-
 /// The handle an authorization callback completes. Owned by the library during the callback;
 /// after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
 pub struct mcp_auth_responder {
-    state: Arc<AuthResponderState>,
+    state: Arc<ResponderState<Option<String>>>,
 }
 
 struct FfiAuthorizationHandler {
@@ -87,18 +59,14 @@ struct FfiAuthorizationHandler {
 
 impl AuthorizationHandler for FfiAuthorizationHandler {
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>> {
-        let (tx, rx) = oneshot::channel();
-        let state = Arc::new(AuthResponderState {
-            answer: Mutex::new((Phase::InCallback, Some(tx))),
-            cancel: request.cancel.clone(),
-        });
+        let (state, rx) = ResponderState::new(request.cancel.clone());
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
             let responder = Box::into_raw(Box::new(mcp_auth_responder { state: state.clone() }));
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
-            let untouched = state.answer.lock().unwrap().0 == Phase::InCallback;
+            let untouched = state.untouched();
             if untouched {
                 // SAFETY: neither consumed nor deferred, so the box is still live and ours.
                 drop(unsafe { Box::from_raw(responder) });
@@ -149,17 +117,6 @@ pub unsafe extern "C" fn mcp_client_on_authorization(
     })
 }
 
-fn finish(responder: &mcp_auth_responder, answer: Result<Option<String>, HandlerError>) -> Result<(), Failure> {
-    if responder.state.finish(answer) {
-        Ok(())
-    } else {
-        Err(Failure::new(
-            MCP_CANCELLED,
-            "the authorization is no longer wanted (the call ended or the client closed)",
-        ))
-    }
-}
-
 /// Completes the authorization with the full URL the browser was redirected to (copied): the
 /// library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
 /// (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
@@ -174,7 +131,7 @@ pub unsafe extern "C" fn mcp_auth_responder_reply(
     }
     let responder = Box::from_raw(responder);
     guard(err_out, move || match arg_str(redirect_url, "redirect_url") {
-        Ok(url) => finish(&responder, Ok(Some(url.to_string()))),
+        Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
         Err(failure) => {
             responder.state.finish(Err(HandlerError::new(format!(
                 "the authorization callback replied badly: {}",
@@ -204,7 +161,7 @@ pub unsafe extern "C" fn mcp_auth_responder_fail(
             .flatten()
             .unwrap_or("the host did not complete the authorization")
             .to_string();
-        finish(&responder, Err(HandlerError::new(message)))
+        responder.state.reply(Err(HandlerError::new(message)))
     })
 }
 
@@ -213,10 +170,7 @@ pub unsafe extern "C" fn mcp_auth_responder_fail(
 #[no_mangle]
 pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_responder) {
     if let Some(r) = responder.as_ref() {
-        let mut guard = r.state.answer.lock().unwrap();
-        if guard.0 == Phase::InCallback {
-            guard.0 = Phase::Deferred;
-        }
+        r.state.defer();
     }
 }
 
@@ -224,16 +178,7 @@ pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_respo
 /// ended, or the client closed).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_auth_responder_is_cancelled(responder: *const mcp_auth_responder) -> bool {
-    responder.as_ref().is_none_or(|r| {
-        r.state.cancel.is_cancelled()
-            || r.state
-                .answer
-                .lock()
-                .unwrap()
-                .1
-                .as_ref()
-                .is_none_or(|tx| tx.is_closed())
-    })
+    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
 }
 
 /// Where a token load callback puts the record it found. Valid only during that callback.

@@ -4,16 +4,15 @@
 use super::client::{with_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{guard, mcp_error, Failure};
-use super::status::{mcp_status, MCP_CANCELLED, MCP_INVALID_JSON};
+use super::responder::ResponderState;
+use super::status::{mcp_status, MCP_INVALID_JSON};
 use super::strings::{arg_str, opt_str, to_c};
 use crate::client::{HandlerError, InputHandler, InputKind, InputRequest, LogLine, NotificationFn};
 use crate::protocol::codes;
 use crate::transport::BoxFuture;
-use crate::CancelToken;
 use serde_json::{json, Value};
 use std::ffi::{c_char, c_void};
-use std::sync::{Arc, Mutex};
-use tokio::sync::oneshot;
+use std::sync::Arc;
 
 /// Releases host userdata.
 pub type mcp_userdata_free_fn = Option<unsafe extern "C" fn(userdata: *mut c_void)>;
@@ -70,40 +69,10 @@ impl Drop for Userdata {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// The callback is running and has neither replied nor deferred.
-    InCallback,
-    Deferred,
-    Done,
-}
-
-type AnswerSender = oneshot::Sender<Result<Value, HandlerError>>;
-
-struct ResponderState {
-    answer: Mutex<(Phase, Option<AnswerSender>)>,
-    cancel: CancelToken,
-}
-
-impl ResponderState {
-    /// Records the answer; false when nobody waits for it any more.
-    fn finish(&self, answer: Result<Value, HandlerError>) -> bool {
-        let tx = {
-            let mut guard = self.answer.lock().unwrap();
-            guard.0 = Phase::Done;
-            guard.1.take()
-        };
-        match tx {
-            Some(tx) if !self.cancel.is_cancelled() => tx.send(answer).is_ok(),
-            _ => false,
-        }
-    }
-}
-
 /// The handle an input handler completes. Owned by the library during the callback; after
 /// `mcp_responder_defer`, owned by the host until a reply call consumes it.
 pub struct mcp_responder {
-    state: Arc<ResponderState>,
+    state: Arc<ResponderState<Value>>,
 }
 
 struct FfiInputHandler {
@@ -115,11 +84,7 @@ struct FfiInputHandler {
 
 impl InputHandler for FfiInputHandler {
     fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let (tx, rx) = oneshot::channel();
-        let state = Arc::new(ResponderState {
-            answer: Mutex::new((Phase::InCallback, Some(tx))),
-            cancel: request.cancel.clone(),
-        });
+        let (state, rx) = ResponderState::new(request.cancel.clone());
         let (callback, userdata, kind) = (self.callback, self.userdata.clone(), self.kind);
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
@@ -135,8 +100,7 @@ impl InputHandler for FfiInputHandler {
                     responder,
                 )
             };
-            let untouched = state.answer.lock().unwrap().0 == Phase::InCallback;
-            if untouched {
+            if state.untouched() {
                 // Neither replied nor deferred: the responder is still ours; that means "declined".
                 // SAFETY: not consumed (phase unchanged), so the box is still live and ours.
                 drop(unsafe { Box::from_raw(responder) });
@@ -310,7 +274,7 @@ pub unsafe extern "C" fn mcp_responder_reply_json(
                 })
         });
         match parsed {
-            Ok(value) => finish(&responder, Ok(value)),
+            Ok(value) => responder.state.reply(Ok(value)),
             Err(failure) => {
                 responder.state.finish(Err(HandlerError::new(format!(
                     "the handler replied badly: {}",
@@ -343,25 +307,11 @@ pub unsafe extern "C" fn mcp_responder_reply_error(
             .unwrap_or("the handler refused")
             .to_string();
         let code = if code == 0 { codes::INTERNAL_ERROR } else { code };
-        finish(
-            &responder,
-            Err(HandlerError {
-                code: Some(code),
-                message,
-            }),
-        )
+        responder.state.reply(Err(HandlerError {
+            code: Some(code),
+            message,
+        }))
     })
-}
-
-fn finish(responder: &mcp_responder, answer: Result<Value, HandlerError>) -> Result<(), Failure> {
-    if responder.state.finish(answer) {
-        Ok(())
-    } else {
-        Err(Failure::new(
-            MCP_CANCELLED,
-            "the answer is no longer wanted (cancelled, timed out or closed)",
-        ))
-    }
 }
 
 /// Keeps `responder` alive after the callback returns, for a reply later from any thread.
@@ -369,10 +319,7 @@ fn finish(responder: &mcp_responder, answer: Result<Value, HandlerError>) -> Res
 #[no_mangle]
 pub unsafe extern "C" fn mcp_responder_defer(responder: *mut mcp_responder) {
     if let Some(r) = responder.as_ref() {
-        let mut guard = r.state.answer.lock().unwrap();
-        if guard.0 == Phase::InCallback {
-            guard.0 = Phase::Deferred;
-        }
+        r.state.defer();
     }
 }
 
@@ -380,14 +327,5 @@ pub unsafe extern "C" fn mcp_responder_defer(responder: *mut mcp_responder) {
 /// or the client closed).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_responder_is_cancelled(responder: *const mcp_responder) -> bool {
-    responder.as_ref().is_none_or(|r| {
-        r.state.cancel.is_cancelled()
-            || r.state
-                .answer
-                .lock()
-                .unwrap()
-                .1
-                .as_ref()
-                .is_none_or(|tx| tx.is_closed())
-    })
+    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
 }

@@ -18,6 +18,7 @@ pub mod error;
 pub mod handlers;
 pub mod json;
 pub mod opts;
+mod responder;
 pub mod status;
 pub mod strings;
 pub mod subscription;
