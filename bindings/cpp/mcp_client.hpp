@@ -4,7 +4,8 @@
 //   link: libmcp_client.a -lpthread -ldl -lm -lrt -lutil   (or -lmcp_client)
 //
 // DESIGN
-// - RAII, move-only handles: mcp::Client, mcp::Subscription, mcp::Responder, mcp::Config.
+// - RAII, move-only handles: mcp::Client, mcp::Subscription, mcp::Responder, mcp::AuthResponder,
+//   mcp::Config.
 //   mcp::CancelToken is copyable (each copy is a clone of the same library token).
 //   A moved-from handle is empty: destroying it is a no-op; calling it throws
 //   mcp::InvalidArgumentError (the library reports MCP_NULL_ARG).
@@ -25,6 +26,12 @@
 //   destroyed without a reply answers with an error (JSON-RPC -32603), so no call ever hangs on
 //   a forgotten responder. To decline an elicitation, reply {"action":"decline"}
 //   (Responder::decline()).
+// - OAuth (Options::oauth / Config::oauth): Client::on_authorization handles the browser step.
+//   Its full form gets a move-only mcp::AuthResponder (deferred the same way; destroyed
+//   unanswered it fails the authorization). Its simple form returns the redirect URL, or "" for
+//   the loopback listener. An exception fails the authorization. Client::set_token_store keeps
+//   credentials; mcp::fetch_redirect is for tests. AuthRequiredError and the other errors carry
+//   http_status() and www_authenticate().
 // - Thread safety follows the C ABI: one Client may be used from many threads at once (calls are
 //   multiplexed), except destruction/move-assignment, which must not race with other calls.
 //   From inside a callback, blocking calls on the same client throw mcp::ReentrantCallError;
@@ -138,12 +145,15 @@ inline std::string object(const std::vector<std::pair<std::string, std::string>>
 class Error : public std::runtime_error {
 public:
     Error(mcp_status status, std::string message, std::optional<int64_t> jsonrpc_code = std::nullopt,
-          std::optional<std::string> data_json = std::nullopt)
+          std::optional<std::string> data_json = std::nullopt, std::optional<int> http_status = std::nullopt,
+          std::optional<std::string> www_authenticate = std::nullopt)
         : std::runtime_error(std::string(mcp_status_str(status)) + ": " + message),
           status_(status),
           message_(std::move(message)),
           jsonrpc_code_(jsonrpc_code),
-          data_json_(std::move(data_json)) {}
+          data_json_(std::move(data_json)),
+          http_status_(http_status),
+          www_authenticate_(std::move(www_authenticate)) {}
 
     /// The library status (MCP_TIMEOUT, MCP_JSONRPC_ERROR, ...).
     mcp_status status() const noexcept { return status_; }
@@ -157,12 +167,20 @@ public:
     const std::optional<std::string>& data_json() const noexcept { return data_json_; }
     /// True for the transport range (100-199).
     bool is_transport() const noexcept { return mcp_status_is_transport(status_); }
+    /// The HTTP status of the answer that caused the error (AuthRequiredError: 401 or 403;
+    /// HttpStatusError and other transport errors caused by an HTTP status), when there is one.
+    std::optional<int> http_status() const noexcept { return http_status_; }
+    /// AuthRequiredError: the server's WWW-Authenticate challenge (several are joined with
+    /// ", "), when it sent one. It never holds credentials.
+    const std::optional<std::string>& www_authenticate() const noexcept { return www_authenticate_; }
 
 private:
     mcp_status status_;
     std::string message_;
     std::optional<int64_t> jsonrpc_code_;
     std::optional<std::string> data_json_;
+    std::optional<int> http_status_;
+    std::optional<std::string> www_authenticate_;
 };
 
 #define MCP_CPP_ERROR_CLASS(Name, Base) \
@@ -184,7 +202,7 @@ MCP_CPP_ERROR_CLASS(TimeoutError, TransportError)     // MCP_TIMEOUT
 MCP_CPP_ERROR_CLASS(CancelledError, TransportError)   // MCP_CANCELLED
 MCP_CPP_ERROR_CLASS(ServerExitedError, TransportError)  // MCP_SERVER_EXITED
 MCP_CPP_ERROR_CLASS(HttpStatusError, TransportError)  // MCP_HTTP_STATUS
-MCP_CPP_ERROR_CLASS(AuthRequiredError, TransportError)  // MCP_AUTH_REQUIRED
+MCP_CPP_ERROR_CLASS(AuthRequiredError, TransportError)  // MCP_AUTH_REQUIRED (a 401/403, or a failed OAuth flow)
 MCP_CPP_ERROR_CLASS(MessageTooLargeError, TransportError)  // MCP_MESSAGE_TOO_LARGE
 // Protocol (200-299).
 MCP_CPP_ERROR_CLASS(ProtocolError, Error)         // MCP_PROTOCOL_VIOLATION
@@ -281,10 +299,15 @@ inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
     std::string message = err ? std::string(mcp_error_message(err.get())) : std::string(mcp_status_str(status));
     std::optional<int64_t> code;
     std::optional<std::string> data;
+    std::optional<int> http;
+    std::optional<std::string> challenge;
     if (err) {
         int64_t c = 0;
         if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
         data = opt_string(mcp_error_data_json(err.get()));
+        uint16_t h = 0;
+        if (mcp_error_http_status(err.get(), &h)) http = h;
+        challenge = opt_string(mcp_error_www_authenticate(err.get()));
     }
     std::string requests = "{}", result = "{}";
     std::optional<std::string> state;
@@ -297,33 +320,33 @@ inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
         case MCP_NULL_ARG:
         case MCP_INVALID_UTF8:
         case MCP_INVALID_JSON:
-        case MCP_INVALID_ARG: throw InvalidArgumentError(status, message, code, data);
-        case MCP_CLOSED: throw ClosedError(status, message, code, data);
-        case MCP_REENTRANT_CALL: throw ReentrantCallError(status, message, code, data);
-        case MCP_ALREADY_USED: throw AlreadyUsedError(status, message, code, data);
-        case MCP_UNSUPPORTED: throw UnsupportedError(status, message, code, data);
-        case MCP_FORKED: throw ForkedError(status, message, code, data);
-        case MCP_TIMEOUT: throw TimeoutError(status, message, code, data);
-        case MCP_CANCELLED: throw CancelledError(status, message, code, data);
-        case MCP_SERVER_EXITED: throw ServerExitedError(status, message, code, data);
-        case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data);
-        case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data);
-        case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data);
-        case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data);
-        case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data);
-        case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data);
-        case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data);
+        case MCP_INVALID_ARG: throw InvalidArgumentError(status, message, code, data, http, challenge);
+        case MCP_CLOSED: throw ClosedError(status, message, code, data, http, challenge);
+        case MCP_REENTRANT_CALL: throw ReentrantCallError(status, message, code, data, http, challenge);
+        case MCP_ALREADY_USED: throw AlreadyUsedError(status, message, code, data, http, challenge);
+        case MCP_UNSUPPORTED: throw UnsupportedError(status, message, code, data, http, challenge);
+        case MCP_FORKED: throw ForkedError(status, message, code, data, http, challenge);
+        case MCP_TIMEOUT: throw TimeoutError(status, message, code, data, http, challenge);
+        case MCP_CANCELLED: throw CancelledError(status, message, code, data, http, challenge);
+        case MCP_SERVER_EXITED: throw ServerExitedError(status, message, code, data, http, challenge);
+        case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data, http, challenge);
+        case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data, http, challenge);
+        case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data, http, challenge);
+        case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data, http, challenge);
+        case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data, http, challenge);
+        case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data, http, challenge);
+        case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge);
         case MCP_INPUT_REQUIRED:
             throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
-        case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data);
-        case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data);
-        case MCP_PANIC: throw PanicError(status, message, code, data);
+        case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
+        case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge);
+        case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
-            if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data);
-            if (status >= 900) throw InternalError(status, message, code, data);
-            throw Error(status, message, code, data);
+            if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data, http, challenge);
+            if (status >= 900) throw InternalError(status, message, code, data, http, challenge);
+            throw Error(status, message, code, data, http, challenge);
     }
 }
 
@@ -759,6 +782,280 @@ InputHandler to_input_handler(F&& f) {
 }  // namespace detail
 
 // ============================================================================================
+// OAuth: the authorization handler, its responder, the token store, fetch_redirect
+// ============================================================================================
+
+namespace detail {
+
+/// Shared between the authorization trampoline and the mcp::AuthResponder it hands out.
+struct AuthResponderCore {
+    explicit AuthResponderCore(mcp_auth_responder* r) : raw(r) {}
+    std::mutex mutex;
+    mcp_auth_responder* raw;          // NULL once a reply or fail consumed it
+    bool in_callback = true;          // the handler callback is still running
+    bool abandoned = false;           // the AuthResponder died (unanswered) while the callback ran
+    bool auto_answered = false;       // the trampoline failed it (the handler threw or dropped it)
+};
+
+inline void auth_fail_quietly(mcp_auth_responder* r, const char* message) noexcept {
+    if (r) mcp_auth_responder_fail(r, message, nullptr);
+}
+
+}  // namespace detail
+
+/// The answer to one authorization request (the browser step of an OAuth authorization-code
+/// flow). Move-only; may be moved to any thread and completed later, exactly once, with the URL
+/// the browser was redirected to (reply) or a failure (fail). Destroying it unanswered fails the
+/// authorization (the waiting call throws AuthRequiredError), so nothing hangs.
+class AuthResponder {
+public:
+    AuthResponder() = default;
+    explicit AuthResponder(std::shared_ptr<detail::AuthResponderCore> core) : core_(std::move(core)) {}
+    AuthResponder(AuthResponder&&) noexcept = default;
+    AuthResponder& operator=(AuthResponder&& other) noexcept {
+        if (this != &other) {
+            release();
+            core_ = std::move(other.core_);
+        }
+        return *this;
+    }
+    AuthResponder(const AuthResponder&) = delete;
+    AuthResponder& operator=(const AuthResponder&) = delete;
+    ~AuthResponder() { release(); }
+
+    /// Completes the authorization with the full URL the browser was redirected to (with code,
+    /// state and maybe iss); the library checks state and iss and exchanges the code. Returns
+    /// false when the answer is no longer wanted (the call ended, the client closed, the loopback
+    /// listener got the redirect first, or the handler threw and its failure was sent instead).
+    /// Throws InvalidArgumentError for an unusable string (the authorization then fails) and
+    /// AlreadyUsedError when already answered.
+    bool reply(const std::string& redirect_url) {
+        mcp_auth_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_auth_responder_reply(r, redirect_url.c_str(), &err);
+        return finish(st, err);
+    }
+
+    /// Ends the authorization (the user cancelled, no browser): the waiting call throws
+    /// AuthRequiredError with `message` ("" for a generic one). Returns false when no longer wanted.
+    bool fail(const std::string& message = std::string()) {
+        mcp_auth_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_auth_responder_fail(r, detail::c_or_null(message), &err);
+        return finish(st, err);
+    }
+
+    /// True once the answer is no longer wanted, or after it was given.
+    bool is_cancelled() const {
+        if (!core_) return true;
+        std::lock_guard<std::mutex> lock(core_->mutex);
+        return !core_->raw || mcp_auth_responder_is_cancelled(core_->raw);
+    }
+
+    /// True while an answer is still owed.
+    bool pending() const {
+        if (!core_) return false;
+        std::lock_guard<std::mutex> lock(core_->mutex);
+        return core_->raw != nullptr;
+    }
+    explicit operator bool() const { return pending(); }
+
+private:
+    mcp_auth_responder* take_or_throw() {
+        if (core_) {
+            std::lock_guard<std::mutex> lock(core_->mutex);
+            if (core_->raw) return std::exchange(core_->raw, nullptr);
+            if (core_->auto_answered) return nullptr;
+        }
+        throw AlreadyUsedError(MCP_ALREADY_USED, "this authorization responder was already answered (or moved from)");
+    }
+
+    static bool finish(mcp_status st, mcp_error* err) {
+        if (st == MCP_OK) return true;
+        if (st == MCP_CANCELLED) {
+            mcp_error_free(err);
+            return false;
+        }
+        detail::throw_error(st, err);
+    }
+
+    void release() noexcept {
+        if (!core_) return;
+        mcp_auth_responder* r = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(core_->mutex);
+            if (core_->raw) {
+                if (core_->in_callback) {
+                    core_->abandoned = true;  // the trampoline fails it when the callback ends
+                } else {
+                    r = std::exchange(core_->raw, nullptr);
+                }
+            }
+        }
+        detail::auth_fail_quietly(r, "the C++ authorization responder was destroyed without a reply");
+        core_.reset();
+    }
+
+    std::shared_ptr<detail::AuthResponderCore> core_;
+};
+
+/// The browser step, full form: open `authorization_url` (in a browser), then complete the
+/// responder, now or later from any thread, with the URL the browser was redirected to.
+/// `redirect_uri` is where the authorization server will send the browser (the configured
+/// oauth.redirect_uri, or the built-in loopback listener's http://127.0.0.1:<port>/callback).
+using AuthorizationHandler = std::function<void(const std::string& authorization_url,
+                                                const std::optional<std::string>& redirect_uri, AuthResponder responder)>;
+/// The browser step, simple form: return the URL the browser was redirected to, or "" to leave
+/// it to the loopback listener (when oauth.redirect_uri is configured, "" fails the flow).
+/// Throw to fail the authorization.
+using SimpleAuthorizationHandler = std::function<std::string(const std::string& authorization_url)>;
+
+/// Token store: the record kept for `issuer` (as save received it), or nullopt.
+using TokenLoader = std::function<std::optional<std::string>(const std::string& issuer)>;
+/// Token store: keep `record_json` for `issuer` (it holds client credentials and tokens: keep it
+/// secret), or forget the issuer's record (nullopt).
+using TokenSaver = std::function<void(const std::string& issuer, const std::optional<std::string>& record_json)>;
+
+/// FOR TESTS AND AUTOMATION ONLY: GETs `authorization_url` once without following redirects
+/// and returns the absolute Location it redirects to. Against an authorization server that
+/// redirects at once (no login page), an authorization handler can reply with this; a real host
+/// opens a browser instead. Blocking; fine inside an authorization handler. `timeout` <= 0:
+/// the library default (30 s). Throws (e.g. TransportError) when there is no redirect.
+inline std::string fetch_redirect(const std::string& authorization_url,
+                                  std::chrono::milliseconds timeout = std::chrono::milliseconds(30000)) {
+    long long ms = timeout.count();
+    uint32_t c_ms = ms <= 0 ? 0u : (ms > 0xFFFFFFFFLL ? 0xFFFFFFFFu : static_cast<uint32_t>(ms));
+    return detail::check_string([&](char** out, mcp_error** e) {
+        return mcp_auth_fetch_redirect(authorization_url.c_str(), c_ms, out, e);
+    });
+}
+
+namespace detail {
+
+struct AuthBox {
+    AuthorizationHandler full;         // one of the two is set
+    SimpleAuthorizationHandler simple;
+};
+struct TokenStoreBox {
+    TokenLoader load;
+    TokenSaver save;
+};
+
+inline std::string describe_exception(const char* prefix) noexcept {
+    try {
+        try {
+            throw;
+        } catch (const std::exception& e) {
+            return std::string(prefix) + e.what();
+        } catch (...) {
+            return std::string(prefix) + "a non-std exception";
+        }
+    } catch (...) {
+        return std::string();  // out of memory: the library's generic message is used
+    }
+}
+
+inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url, mcp_auth_responder* raw) noexcept {
+    // Runs entirely inside the callback: the responder is never deferred.
+    std::string redirect;
+    try {
+        redirect = fn(url ? url : "");
+    } catch (...) {
+        std::string failure = describe_exception("the C++ authorization handler threw: ");
+        auth_fail_quietly(raw, failure.empty() ? nullptr : failure.c_str());
+        return;
+    }
+    if (!redirect.empty()) {
+        mcp_auth_responder_reply(raw, redirect.c_str(), nullptr);  // an unusable URL fails the flow
+    }
+    // "" leaves the responder untouched: the loopback listener receives the redirect (without
+    // one the library ends the flow).
+}
+
+inline void authorization_trampoline(void* userdata, const char* url, const char* redirect_uri,
+                                     mcp_auth_responder* raw) noexcept {
+    auto* box = static_cast<AuthBox*>(userdata);
+    if (box->simple) {
+        authorization_simple(box->simple, url, raw);
+        return;
+    }
+    // Always deferred: the C++ side owns the responder and guarantees exactly one answer.
+    mcp_auth_responder_defer(raw);
+    std::shared_ptr<AuthResponderCore> core;
+    try {
+        core = std::make_shared<AuthResponderCore>(raw);
+    } catch (...) {
+        auth_fail_quietly(raw, "out of memory in the C++ authorization handler");
+        return;
+    }
+    bool failed = false;
+    std::string failure;
+    try {
+        std::optional<std::string> redirect;
+        if (redirect_uri) redirect = std::string(redirect_uri);
+        box->full(std::string(url ? url : ""), redirect, AuthResponder(core));
+    } catch (...) {
+        failed = true;
+        failure = describe_exception("the C++ authorization handler threw: ");
+    }
+    mcp_auth_responder* unanswered = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(core->mutex);
+        core->in_callback = false;
+        if (failed || core->abandoned) {
+            unanswered = std::exchange(core->raw, nullptr);
+            core->auto_answered = unanswered != nullptr;
+        }
+    }
+    if (unanswered) {
+        const char* text = failed ? (failure.empty() ? nullptr : failure.c_str())
+                                  : "the C++ authorization handler returned without replying";
+        auth_fail_quietly(unanswered, text);
+    }
+}
+
+inline void token_load_trampoline(void* userdata, const char* issuer, mcp_token_slot* slot) noexcept {
+    try {
+        std::optional<std::string> record = static_cast<TokenStoreBox*>(userdata)->load(issuer ? issuer : "");
+        // An invalid record (not a JSON object) leaves the slot empty: nothing stored.
+        if (record) mcp_token_slot_set(slot, record->c_str(), nullptr);
+    } catch (...) {
+        // A failing store counts as an empty one.
+    }
+}
+
+inline void token_save_trampoline(void* userdata, const char* issuer, const char* record_json) noexcept {
+    try {
+        static_cast<TokenStoreBox*>(userdata)->save(issuer ? issuer : "", opt_string(record_json));
+    } catch (...) {
+        // Nothing to report to: the credentials stay usable for this client's lifetime.
+    }
+}
+
+template <class F>
+AuthBox to_auth_box(F&& f) {
+    using Fn = std::decay_t<F>;
+    AuthBox box;
+    if constexpr (is_std_function<Fn>::value) {
+        if (!f) return box;  // an empty std::function unregisters
+    }
+    if constexpr (std::is_invocable_v<Fn&, const std::string&, const std::optional<std::string>&, AuthResponder>) {
+        box.full = AuthorizationHandler(std::forward<F>(f));
+    } else if constexpr (std::is_invocable_r_v<std::string, Fn&, const std::string&>) {
+        box.simple = SimpleAuthorizationHandler(std::forward<F>(f));
+    } else {
+        static_assert(always_false<Fn>,
+                      "an authorization handler is callable as void(const std::string&, const "
+                      "std::optional<std::string>&, mcp::AuthResponder) or std::string(const std::string&)");
+    }
+    return box;
+}
+
+}  // namespace detail
+
+// ============================================================================================
 // Configuration
 // ============================================================================================
 
@@ -806,6 +1103,13 @@ public:
     Config& bearer_token(const std::string& token) {
         return set([&](mcp_error** e) { return mcp_config_set_bearer_token(config_, token.c_str(), e); });
     }
+    /// HTTP: OAuth 2.1 authorization instead of a static bearer token. `oauth_json` is the
+    /// configuration's "oauth" object (keys: grant, client_id, client_secret, issuer,
+    /// redirect_uri, scopes, ... see mcp_config_set_oauth); "{}" enables OAuth with dynamic
+    /// registration and the loopback listener. Checked by the Client constructor.
+    Config& oauth(const std::string& oauth_json) {
+        return set([&](mcp_error** e) { return mcp_config_set_oauth(config_, oauth_json.c_str(), e); });
+    }
     Config& mode(Mode m) {
         return set([&](mcp_error** e) { return mcp_config_set_mode(config_, static_cast<int32_t>(m), e); });
     }
@@ -847,6 +1151,10 @@ struct Options {
     std::optional<std::string> cwd;
     /// HTTP: sent as `Authorization: Bearer <token>`.
     std::optional<std::string> bearer_token;
+    /// HTTP: OAuth 2.1 authorization, the configuration's "oauth" JSON object, e.g.
+    /// R"({"client_id":"app","client_secret":"s3cret","scopes":["mcp"]})" or "{}" (dynamic
+    /// registration, loopback listener). Register Client::on_authorization for the browser step.
+    std::optional<std::string> oauth;
     /// Any other configuration keys as a JSON object, e.g. R"({"shutdown_grace_ms":200})".
     std::string extra_json;
 };
@@ -941,6 +1249,7 @@ public:
         config.url(url);
         for (const auto& h : headers) config.header(h.first, h.second);
         if (options.bearer_token) config.bearer_token(*options.bearer_token);
+        if (options.oauth) config.oauth(*options.oauth);
         return Client(config);
     }
 
@@ -1120,6 +1429,61 @@ public:
         detail::check([&](mcp_error** e) {
             return mcp_client_set_log_handler(client_, &detail::log_trampoline, box, &detail::free_box<detail::LogBox>, e);
         });
+    }
+
+    // ---- OAuth -----------------------------------------------------------------------------
+    // With Options::oauth (or Config::oauth), a server answering 401 is authorized through
+    // OAuth 2.1. The authorization-code grant needs a browser step: register a handler.
+
+    /// Registers the browser step of the authorization-code flow. Accepts
+    /// `void(const std::string& authorization_url, const std::optional<std::string>& redirect_uri,
+    /// mcp::AuthResponder)` (complete the responder now or later, from any thread; destroying it
+    /// unanswered fails the authorization) or `std::string(const std::string& authorization_url)`
+    /// (return the redirected-to URL, or "" to leave it to the loopback listener), or nullptr to
+    /// unregister. Runs on the dispatcher thread; an exception fails the authorization (the call
+    /// throws AuthRequiredError with its what()).
+    template <class F>
+    void on_authorization(F&& handler) {
+        if constexpr (std::is_same_v<std::decay_t<F>, std::nullptr_t>) {
+            detail::check([&](mcp_error** e) { return mcp_client_on_authorization(client_, nullptr, nullptr, nullptr, e); });
+        } else {
+            detail::AuthBox fn = detail::to_auth_box(std::forward<F>(handler));
+            if (!fn.full && !fn.simple) {
+                detail::check([&](mcp_error** e) { return mcp_client_on_authorization(client_, nullptr, nullptr, nullptr, e); });
+                return;
+            }
+            auto* box = new detail::AuthBox(std::move(fn));
+            // The library owns the box from here: userdata_free runs exactly once, even on failure.
+            detail::check([&](mcp_error** e) {
+                return mcp_client_on_authorization(client_, &detail::authorization_trampoline, box,
+                                                   &detail::free_box<detail::AuthBox>, e);
+            });
+        }
+    }
+
+    /// Keeps OAuth credentials in the host's store (a keychain, a file): one record (a JSON
+    /// object, opaque) per authorization-server issuer. `load` runs before a flow and returns the
+    /// record `save` received, or nullopt; `save` runs after a registration or a new token, with
+    /// nullopt to forget. Both run on the dispatcher thread; exceptions are swallowed (a failing
+    /// load counts as nothing stored). Without a store, credentials live as long as the client.
+    void set_token_store(TokenLoader load, TokenSaver save) {
+        if (!load && !save) {
+            reset_token_store();
+            return;
+        }
+        if (!load || !save) {
+            throw InvalidArgumentError(MCP_INVALID_ARG, "a token store needs both load and save");
+        }
+        auto* box = new detail::TokenStoreBox{std::move(load), std::move(save)};
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_token_store(client_, &detail::token_load_trampoline, &detail::token_save_trampoline,
+                                              box, &detail::free_box<detail::TokenStoreBox>, e);
+        });
+    }
+
+    /// Restores the in-memory default store.
+    void reset_token_store() {
+        detail::check([&](mcp_error** e) { return mcp_client_set_token_store(client_, nullptr, nullptr, nullptr, nullptr, e); });
     }
 
     explicit operator bool() const noexcept { return client_ != nullptr; }

@@ -48,13 +48,22 @@ public final class Client: @unchecked Sendable {
 
     /// A Streamable HTTP client for `url` (http or https), sending `headers` and, when given,
     /// `Authorization: Bearer <bearerToken>` with every request.
+    ///
+    /// `oauth` (the configuration's "oauth" object) authorizes through OAuth 2.1 instead when the
+    /// server answers 401: e.g. `[:]` (dynamic registration, the loopback listener) or
+    /// `["client_id": "app", "client_secret": "…", "scopes": ["mcp"]]`; keys `grant`,
+    /// `client_id`, `client_secret`, `token_endpoint_auth_method`, `issuer`,
+    /// `client_metadata_url`, `redirect_uri`, `loopback_port`, `scopes`, `offline_access`,
+    /// `authorization_timeout_ms`, ... (see `mcp_config_set_oauth`). Register `onAuthorization`
+    /// for the browser step and `setTokenStore` to keep credentials.
     public convenience init(
-        http url: String, headers: [String: String] = [:], bearerToken: String? = nil,
+        http url: String, headers: [String: String] = [:], bearerToken: String? = nil, oauth: JSON? = nil,
         options: ClientOptions = ClientOptions()
     ) throws {
         var config: [String: JSON] = ["url": .string(url)]
         if !headers.isEmpty { config["headers"] = .object(headers.mapValues { .string($0) }) }
         if let bearerToken { config["bearer_token"] = .string(bearerToken) }
+        if let oauth { config["oauth"] = oauth }
         options.apply(to: &config)
         try self.init(config: .object(config))
     }

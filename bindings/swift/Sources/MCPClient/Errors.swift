@@ -36,19 +36,29 @@ public enum MCPStatus {
     }
 }
 
-/// What every failure carries: the status, the library's message and, when the server answered
-/// with a JSON-RPC error object, its code and data.
+/// What every failure carries: the status, the library's message, when the server answered
+/// with a JSON-RPC error object its code and data, and when an HTTP answer caused the failure its
+/// status and `WWW-Authenticate` challenge.
 public struct MCPErrorInfo: Sendable, CustomStringConvertible {
     public let status: Int32
     public let message: String
     public let rpcCode: Int64?
     public let dataJSON: String?
+    /// The HTTP status of the answer that caused the error (`.authRequired`: 401 or 403; HTTP
+    /// transport errors), or nil.
+    public let httpStatus: Int?
+    /// `.authRequired`: the server's `WWW-Authenticate` challenge (several joined with ", "), or
+    /// nil. It never holds credentials.
+    public let wwwAuthenticate: String?
 
-    public init(status: Int32, message: String, rpcCode: Int64? = nil, dataJSON: String? = nil) {
+    public init(status: Int32, message: String, rpcCode: Int64? = nil, dataJSON: String? = nil,
+                httpStatus: Int? = nil, wwwAuthenticate: String? = nil) {
         self.status = status
         self.message = message
         self.rpcCode = rpcCode
         self.dataJSON = dataJSON
+        self.httpStatus = httpStatus
+        self.wwwAuthenticate = wwwAuthenticate
     }
 
     /// The status as text, e.g. "the operation timed out".
@@ -97,6 +107,10 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     case handlerFailed(MCPErrorInfo)
     /// `MCP_SERVER_EXITED`: the server process died; the message names its exit status.
     case serverExited(MCPErrorInfo)
+    /// `MCP_AUTH_REQUIRED`: the server answered 401/403 and no authorization could be obtained
+    /// (no `oauth` configured, the authorization handler failed or released its responder, the
+    /// user cancelled); `info.httpStatus` and `info.wwwAuthenticate` carry the server's answer.
+    case authRequired(MCPErrorInfo)
     /// Any other status (invalid arguments, I/O, protocol violations, reentrant calls, ...).
     case other(MCPErrorInfo)
 
@@ -107,13 +121,17 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         case .rpc(let code, let message, let data):
             return MCPErrorInfo(status: MCPStatus.jsonrpcError, message: message, rpcCode: code, dataJSON: data)
         case .timeout(let i), .cancelled(let i), .closed(let i), .handlerFailed(let i), .serverExited(let i),
-            .other(let i):
+            .authRequired(let i), .other(let i):
             return i
         }
     }
 
     public var status: Int32 { info.status }
     public var message: String { info.message }
+    /// The HTTP status behind the failure, when there was one (see `MCPErrorInfo.httpStatus`).
+    public var httpStatus: Int? { info.httpStatus }
+    /// The server's `WWW-Authenticate` challenge, for `.authRequired`.
+    public var wwwAuthenticate: String? { info.wwwAuthenticate }
 
     public var description: String {
         switch self {
@@ -131,7 +149,11 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         var code: Int64 = 0
         let rpcCode: Int64? = (error != nil && mcp_error_jsonrpc_code(error, &code)) ? code : nil
         let data = error.flatMap { mcp_error_data_json($0) }.map { String(cString: $0) }
-        let info = MCPErrorInfo(status: status, message: message, rpcCode: rpcCode, dataJSON: data)
+        var http: UInt16 = 0
+        let httpStatus: Int? = (error != nil && mcp_error_http_status(error, &http)) ? Int(http) : nil
+        let challenge = error.flatMap { mcp_error_www_authenticate($0) }.map { String(cString: $0) }
+        let info = MCPErrorInfo(status: status, message: message, rpcCode: rpcCode, dataJSON: data,
+                                httpStatus: httpStatus, wwwAuthenticate: challenge)
         switch status {
         case MCPStatus.inputRequired, MCPStatus.inputRoundsExceeded:
             let input = InputRequiredError(
@@ -147,6 +169,7 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         case MCPStatus.closed: return .closed(info)
         case MCPStatus.handlerFailed: return .handlerFailed(info)
         case MCPStatus.serverExited: return .serverExited(info)
+        case MCPStatus.authRequired: return .authRequired(info)
         default: return .other(info)
         }
     }
