@@ -377,9 +377,9 @@ async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>, e
                 return;
             }
         };
-        {
+        if shared.tail_len > 0 {
             let mut tail = shared.stderr_tail.lock().unwrap();
-            if tail.len() == shared.tail_len.max(1) {
+            if tail.len() == shared.tail_len {
                 tail.pop_front();
             }
             tail.push_back(line.clone());
