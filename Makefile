@@ -86,6 +86,12 @@ conformance: build $(DEBUG)/conformance-client
 $(DEBUG)/conformance-client: tests/conformance/client.c include/mcp_client.h $(DEBUG)/libmcp_client.a
 	$(CC) $(CFLAGS_EXAMPLES) -o $@ $< $(DEBUG)/libmcp_client.a $(STATIC_LIBS)
 
+# Benchmarks against rmcp, the TypeScript and Python SDK clients and a raw baseline (not part of
+# `make test`); writes bench/results/latest.{md,json}. See bench/README.md. (bench/ is a folder.)
+.PHONY: bench
+bench:
+	python3 bench/run.py $(BENCH_ARGS)
+
 install:
 	$(CARGO) build --release --locked -p mcp_client
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -1,42 +1,58 @@
 //! The runtime behind one C-ABI client, and who drives it.
 //!
-//! The runtime is a current-thread tokio runtime. A host thread blocked in a call drives it
-//! itself (I/O, timers, tasks), so the reply to its request is read, decoded and delivered on
+//! The runtime is a current-thread tokio runtime. A host thread that is alone in a call drives
+//! it itself (I/O, timers, tasks), so the reply to its request is read, decoded and delivered on
 //! that same thread: no wake-up of a worker thread by the kernel followed by a second wake-up of
-//! the caller, which is what a multi-thread runtime costs per call. Several host threads may
-//! call at once: one of them drives, the others are woken when their answers arrive (tokio
-//! hands the runtime to the next waiting thread when the driving one returns).
+//! the caller, which is what a multi-thread runtime costs per call.
 //!
-//! Between calls the client's driver thread (`mcp-runtime`) drives the runtime, so background
-//! work goes on: server output and exits, listeners, subscriptions, deferred responders. It takes
-//! over only after no call has started for [`IDLE_GRACE`], so back-to-back calls never hand the
-//! runtime back and forth; a call that starts while the driver drives asks it to stand down and
-//! takes over (one hand-off, on the first call after an idle period).
+//! When several host threads are in calls at once, only the first drives; the others wait
+//! without driving and are woken when their answers arrive. When the driving caller returns
+//! while others still wait, the client's driver thread (`mcp-runtime`) takes over at once and
+//! drives for as long as calls overlap, so the runtime never changes hands between waiting
+//! callers (each hand-off would cost a thread wake-up with nobody reading meanwhile).
+//!
+//! Between calls the driver thread drives the runtime too, so background work goes on: server
+//! output and exits, listeners, subscriptions, deferred responders. It takes over only after no
+//! call has started for [`IDLE_GRACE`], so back-to-back calls from one thread never hand the
+//! runtime back and forth; a lone call that starts while the driver drives asks it to stand down
+//! and takes over (one hand-off, on the first call after an idle or busy period).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::sync::{Arc, OnceLock};
+use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
-use tokio::runtime::Runtime;
+use tokio::runtime::{Handle, Runtime};
 use tokio::sync::Notify;
 
-/// How long the runtime must have seen no new call before the driver thread drives it; also how
-/// often the driver looks while calls are running.
+/// How long the runtime must have seen no new call before the driver thread drives it while
+/// idle; also how often the driver looks while calls are running.
 const IDLE_GRACE: Duration = Duration::from_millis(5);
 
 struct Shared {
     runtime: Runtime,
+    handle: Handle,
     /// Host threads inside `block_on`.
     active: AtomicUsize,
     /// Calls started so far (tells the driver whether calls came and went while it slept).
     entries: AtomicU64,
-    /// The driver thread is driving (or about to).
+    /// A caller drives the runtime (or is about to).
+    caller_drives: AtomicBool,
+    /// The driver thread drives the runtime (or is about to).
     driving: AtomicBool,
     /// Asks the driver to give the runtime back.
     release: Notify,
     stop: AtomicBool,
+    driver: OnceLock<Thread>,
+}
+
+impl Shared {
+    fn wake_driver(&self) {
+        if let Some(driver) = self.driver.get() {
+            driver.unpark();
+        }
+    }
 }
 
 pub(crate) struct Engine {
@@ -48,30 +64,45 @@ impl Engine {
     pub fn start() -> std::io::Result<Engine> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let shared = Arc::new(Shared {
+            handle: runtime.handle().clone(),
             runtime,
             active: AtomicUsize::new(0),
             entries: AtomicU64::new(0),
+            caller_drives: AtomicBool::new(false),
             driving: AtomicBool::new(false),
             release: Notify::new(),
             stop: AtomicBool::new(false),
+            driver: OnceLock::new(),
         });
         let for_driver = shared.clone();
         let driver = std::thread::Builder::new()
             .name("mcp-runtime".into())
             .spawn(move || drive(&for_driver))?;
+        let _ = shared.driver.set(driver.thread().clone());
         Ok(Engine {
             shared,
             driver: Some(driver),
         })
     }
 
-    /// Runs `fut` to completion on the calling thread, driving the runtime meanwhile (or, when
-    /// another caller drives it, being woken by that caller).
+    /// Runs `fut` to completion on the calling thread: driving the runtime when no other call
+    /// is in progress, else woken by whoever drives it.
     pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
         let s = &*self.shared;
         s.entries.fetch_add(1, SeqCst);
-        s.active.fetch_add(1, SeqCst);
-        let _active = Active(&s.active);
+        let others = s.active.fetch_add(1, SeqCst);
+        if others > 0 {
+            // Someone drives (a caller, or the driver thread once that caller returns).
+            let _active = Leave {
+                shared: s,
+                drove: false,
+            };
+            return s.handle.block_on(fut);
+        }
+        // Alone: announce, then ask the driver thread to stand down if it drives (SeqCst orders
+        // the two flags: either the driver sees `caller_drives` or this sees `driving`).
+        s.caller_drives.store(true, SeqCst);
+        let _active = Leave { shared: s, drove: true };
         if s.driving.load(SeqCst) {
             s.release.notify_one();
         }
@@ -112,35 +143,56 @@ impl Engine {
     }
 }
 
-struct Active<'a>(&'a AtomicUsize);
+/// Leaving `block_on` (also by unwinding): a driving caller that leaves others waiting hands
+/// the runtime to the driver thread at once.
+struct Leave<'a> {
+    shared: &'a Shared,
+    drove: bool,
+}
 
-impl Drop for Active<'_> {
+impl Drop for Leave<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, SeqCst);
+        let s = self.shared;
+        if self.drove {
+            s.caller_drives.store(false, SeqCst);
+        }
+        let left = s.active.fetch_sub(1, SeqCst) - 1;
+        if self.drove && left > 0 {
+            s.wake_driver();
+        }
     }
 }
 
-/// The driver thread: drives the runtime whenever no call has started for a whole
-/// `IDLE_GRACE`, until a call starts or the engine stops.
+/// The driver thread: drives the runtime while calls overlap and no caller drives, and while no
+/// call has started for a whole `IDLE_GRACE`; each spell ends when a lone call starts (it asks
+/// for the runtime) or the engine stops.
 fn drive(s: &Shared) {
     let mut seen = s.entries.load(SeqCst);
     loop {
-        std::thread::park_timeout(IDLE_GRACE);
         if s.stop.load(SeqCst) {
             return;
         }
-        let now = s.entries.load(SeqCst);
-        if now != seen || s.active.load(SeqCst) > 0 {
-            seen = now;
+        if s.active.load(SeqCst) > 0 && !s.caller_drives.load(SeqCst) {
+            spell(s, |s| !s.caller_drives.load(SeqCst));
+            seen = s.entries.load(SeqCst);
             continue;
         }
-        // Announce first, then look again: a call starting now either is seen here or sees
-        // `driving` and asks for the runtime back (SeqCst orders the two).
-        s.driving.store(true, SeqCst);
-        if s.active.load(SeqCst) == 0 && s.entries.load(SeqCst) == now && !s.stop.load(SeqCst) {
-            let _ = catch_unwind(AssertUnwindSafe(|| s.runtime.block_on(s.release.notified())));
+        std::thread::park_timeout(IDLE_GRACE);
+        let now = s.entries.load(SeqCst);
+        if now == seen && s.active.load(SeqCst) == 0 {
+            spell(s, |s| s.active.load(SeqCst) == 0 && s.entries.load(SeqCst) == now);
         }
-        s.driving.store(false, SeqCst);
         seen = s.entries.load(SeqCst);
     }
+}
+
+/// One spell of driving, if `still` holds once `driving` is announced: a lone call starting now
+/// either is seen by `still` or sees `driving` and asks for the runtime back (SeqCst orders the
+/// two flags).
+fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
+    s.driving.store(true, SeqCst);
+    if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
+        let _ = catch_unwind(AssertUnwindSafe(|| s.runtime.block_on(s.release.notified())));
+    }
+    s.driving.store(false, SeqCst);
 }

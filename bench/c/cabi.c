@@ -1,0 +1,260 @@
+/* The C ABI runner (libmcp_client through include/mcp_client.h).
+ *
+ *   cabi TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--iterations N]
+ *        [--calls N] (--url URL | -- SERVER [ARGS...])
+ *
+ * TEST: seq (sequential tools/call echo), conc (--inflight threads on one client), mrtr (a
+ * call needing one elicitation round vs a plain call), connect (new + connect, then free until
+ * the child is reaped), mem (RSS idle, then growth over --calls calls).
+ */
+#include "common.h"
+#include "mcp_client.h"
+#include <pthread.h>
+
+static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
+
+static double duration = 2.0;
+static long warmup = 500, max_calls = 200000, inflight = 1, iterations = 50, mem_calls = 100000;
+static char *config_json;
+
+static void check(mcp_status st, mcp_error *err, const char *what) {
+    if (st != MCP_OK) {
+        fprintf(stderr, "bench: %s: %s: %s\n", what, mcp_status_str(st), err ? mcp_error_message(err) : "");
+        exit(3);
+    }
+}
+
+static mcp_client *open_client(int connect) {
+    mcp_config *cfg = NULL;
+    mcp_client *c = NULL;
+    mcp_error *err = NULL;
+    check(mcp_config_new(config_json, &cfg, &err), err, "mcp_config_new");
+    check(mcp_client_new(cfg, &c, &err), err, "mcp_client_new");
+    mcp_config_free(cfg);
+    if (connect) check(mcp_client_connect(c, NULL, &err), err, "mcp_client_connect");
+    return c;
+}
+
+static void call(mcp_client *c, const char *tool) {
+    char *res = NULL;
+    mcp_error *err = NULL;
+    check(mcp_client_call_tool(c, tool, ECHO_ARGS, NULL, NULL, NULL, &res, &err), err, "call_tool");
+    mcp_string_free(res);
+}
+
+static void on_elicit(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
+    (void)ud, (void)method, (void)params, (void)len;
+    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"bench\"}}", NULL);
+}
+
+/* Calls `tool` for `secs` (or max_calls), recording each latency. */
+static size_t timed_loop(mcp_client *c, const char *tool, double secs, samples *s, double *elapsed) {
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(secs * 1e9), t = start;
+    size_t calls = 0;
+    while (calls < (size_t)max_calls && t < deadline) {
+        call(c, tool);
+        uint64_t t2 = now_ns();
+        samples_add(s, t2 - t);
+        t = t2;
+        calls++;
+    }
+    *elapsed = (double)(t - start) / 1e9;
+    return calls;
+}
+
+static int test_seq(void) {
+    mcp_client *c = open_client(1);
+    for (long k = 0; k < warmup; k++) call(c, "echo");
+    samples s;
+    samples_init(&s, (size_t)max_calls);
+    double secs, cpu0 = cpu_us();
+    size_t calls = timed_loop(c, "echo", duration, &s, &secs);
+    double cpu = cpu_us() - cpu0;
+    long rss = rss_kb();
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"seq\",");
+    print_series("", calls, secs, &s);
+    printf(",\"cpu_us_per_call\":%.2f,\"rss_kb\":%ld}\n", calls ? cpu / (double)calls : 0.0, rss);
+    return 0;
+}
+
+typedef struct {
+    mcp_client *c;
+    pthread_barrier_t *go;
+    uint64_t deadline;
+    size_t calls;
+    samples s;
+} worker;
+
+static void *work(void *arg) {
+    worker *w = (worker *)arg;
+    pthread_barrier_wait(w->go);
+    uint64_t t = now_ns();
+    while (t < w->deadline) {
+        call(w->c, "echo");
+        uint64_t t2 = now_ns();
+        samples_add(&w->s, t2 - t);
+        t = t2;
+        w->calls++;
+    }
+    return NULL;
+}
+
+static int test_conc(void) {
+    mcp_client *c = open_client(1);
+    for (long k = 0; k < warmup; k++) call(c, "echo");
+    int n = (int)inflight;
+    worker *ws = calloc((size_t)n, sizeof(worker));
+    pthread_t *th = calloc((size_t)n, sizeof(pthread_t));
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)n + 1);
+    for (int k = 0; k < n; k++) {
+        ws[k].c = c;
+        ws[k].go = &go;
+        samples_init(&ws[k].s, (size_t)(max_calls / n + 1));
+        pthread_create(&th[k], NULL, work, &ws[k]);
+    }
+    uint64_t start = now_ns();
+    for (int k = 0; k < n; k++) ws[k].deadline = start + (uint64_t)(duration * 1e9);
+    pthread_barrier_wait(&go);
+    size_t calls = 0;
+    for (int k = 0; k < n; k++) pthread_join(th[k], NULL);
+    double secs = (double)(now_ns() - start) / 1e9;
+    samples all;
+    samples_init(&all, (size_t)max_calls + (size_t)n);
+    for (int k = 0; k < n; k++) {
+        calls += ws[k].calls;
+        for (size_t j = 0; j < ws[k].s.n; j++) samples_add(&all, ws[k].s.v[j]);
+    }
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"conc\",\"inflight\":%d,", n);
+    print_series("", calls, secs, &all);
+    printf("}\n");
+    return 0;
+}
+
+static int test_mrtr(void) {
+    mcp_client *c = open_client(0);
+    mcp_error *err = NULL;
+    check(mcp_client_on_elicitation(c, on_elicit, NULL, NULL, &err), err, "on_elicitation");
+    check(mcp_client_connect(c, NULL, &err), err, "connect");
+    for (long k = 0; k < warmup; k++) call(c, "echo"), call(c, "elicit_once");
+    samples plain, mrtr;
+    samples_init(&plain, (size_t)max_calls);
+    samples_init(&mrtr, (size_t)max_calls);
+    double ps, ms;
+    size_t pc = timed_loop(c, "echo", duration / 2, &plain, &ps);
+    size_t mc = timed_loop(c, "elicit_once", duration / 2, &mrtr, &ms);
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"mrtr\",");
+    print_series("plain_", pc, ps, &plain);
+    printf(",");
+    print_series("mrtr_", mc, ms, &mrtr);
+    printf("}\n");
+    return 0;
+}
+
+static int test_connect(void) {
+    samples conn, close_;
+    samples_init(&conn, (size_t)iterations);
+    samples_init(&close_, (size_t)iterations);
+    uint64_t deadline = now_ns() + (uint64_t)(duration * 1e9);
+    long k = 0;
+    for (; k < iterations && now_ns() < deadline; k++) {
+        uint64_t t0 = now_ns();
+        mcp_client *c = open_client(1);
+        uint64_t t1 = now_ns();
+        mcp_client_free(c); /* closes: stdin closed, the child exits and is reaped */
+        uint64_t t2 = now_ns();
+        samples_add(&conn, t1 - t0);
+        samples_add(&close_, t2 - t1);
+    }
+    printf("{\"runner\":\"cabi\",\"test\":\"connect\",\"iterations\":%ld,\"connect_p50_us\":%.1f,"
+           "\"connect_p99_us\":%.1f,",
+           k, samples_pct_us(&conn, 50), samples_pct_us(&conn, 99));
+    printf("\"close_p50_us\":%.1f,\"close_p99_us\":%.1f}\n", samples_pct_us(&close_, 50),
+           samples_pct_us(&close_, 99));
+    return 0;
+}
+
+static int test_mem(void) {
+    long before = rss_kb();
+    mcp_client *c = open_client(1);
+    long idle = rss_kb();
+    for (long k = 0; k < warmup; k++) call(c, "echo");
+    long warm = rss_kb();
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(duration * 1e9);
+    long k = 0;
+    for (; k < mem_calls && now_ns() < deadline; k++) call(c, "echo");
+    double secs = (double)(now_ns() - start) / 1e9;
+    long after = rss_kb();
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"mem\",\"rss_before_kb\":%ld,\"rss_idle_kb\":%ld,"
+           "\"client_idle_kb\":%ld,\"rss_warm_kb\":%ld,\"rss_after_kb\":%ld,\"calls\":%ld,"
+           "\"seconds\":%.3f,\"growth_kb\":%ld}\n",
+           before, idle, idle - before, warm, after, k, secs, after - warm);
+    return 0;
+}
+
+/* JSON string escaping for the few characters a path may hold. */
+static void append_json_str(char **out, size_t *len, size_t *cap, const char *s) {
+    for (; *s; s++) {
+        if (*len + 8 >= *cap) {
+            *cap *= 2;
+            *out = realloc(*out, *cap);
+        }
+        if (*s == '"' || *s == '\\') (*out)[(*len)++] = '\\';
+        (*out)[(*len)++] = *s;
+    }
+    (*out)[*len] = 0;
+}
+
+static void append(char **out, size_t *len, size_t *cap, const char *s) {
+    size_t n = strlen(s);
+    while (*len + n + 1 >= *cap) *cap *= 2, *out = realloc(*out, *cap);
+    memcpy(*out + *len, s, n + 1);
+    *len += n;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) die("usage: cabi seq|conc|mrtr|connect|mem [options] (--url URL | -- SERVER ARGS...)");
+    const char *test = argv[1];
+    const char *url = NULL;
+    int i = 2;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--calls") && i + 1 < argc) mem_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
+        else die("unknown option");
+    }
+    size_t len = 0, cap = 256;
+    config_json = malloc(cap);
+    config_json[0] = 0;
+    if (url) {
+        append(&config_json, &len, &cap, "{\"url\":\"");
+        append_json_str(&config_json, &len, &cap, url);
+        append(&config_json, &len, &cap, "\"}");
+    } else {
+        if (i + 1 >= argc) die("no server command");
+        append(&config_json, &len, &cap, "{\"command\":\"");
+        append_json_str(&config_json, &len, &cap, argv[i + 1]);
+        append(&config_json, &len, &cap, "\",\"args\":[");
+        for (int k = i + 2; k < argc; k++) {
+            append(&config_json, &len, &cap, k > i + 2 ? ",\"" : "\"");
+            append_json_str(&config_json, &len, &cap, argv[k]);
+            append(&config_json, &len, &cap, "\"");
+        }
+        append(&config_json, &len, &cap, "]}");
+    }
+    if (!strcmp(test, "seq")) return test_seq();
+    if (!strcmp(test, "conc")) return test_conc();
+    if (!strcmp(test, "mrtr")) return test_mrtr();
+    if (!strcmp(test, "connect")) return test_connect();
+    if (!strcmp(test, "mem")) return test_mem();
+    die("unknown test");
+    return 2;
+}

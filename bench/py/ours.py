@@ -1,0 +1,98 @@
+"""Our Python binding (bindings/python, ctypes over libmcp_client) under the bench tests: seq,
+conc (threads on one client), mrtr, connect. MCP_CLIENT_LIB selects the library."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bindings", "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from mcp_client import Client  # noqa: E402
+
+ARGS = {"text": "hi"}
+
+
+def connected(a: harness.Args, elicitation: bool = False) -> Client:
+    client = Client.http(a.url) if a.url else Client.stdio(a.cmd[0], a.cmd[1:])
+    if elicitation:
+        client.on_elicitation(lambda params: {"action": "accept", "content": {"name": "bench"}})
+    client.connect()
+    return client
+
+
+def main() -> None:
+    a = harness.parse_args(sys.argv[1:])
+    out: dict = {}
+    if a.test == "seq":
+        client = connected(a)
+        for _ in range(a.warmup):
+            client.call_tool("echo", ARGS)
+        cpu0 = harness.cpu_us()
+        lat, calls, secs = harness.timed(lambda: client.call_tool("echo", ARGS), a.duration, a.max_calls)
+        cpu = harness.cpu_us() - cpu0
+        out = {**harness.series("", lat, calls, secs), "cpu_us_per_call": cpu / max(1, calls), "rss_kb": harness.rss_kb()}
+        client.close()
+    elif a.test == "conc":
+        client = connected(a)
+        for _ in range(a.warmup):
+            client.call_tool("echo", ARGS)
+        deadline = time.perf_counter_ns() + int(a.duration * 1e9)
+        lats: list[list[int]] = [[] for _ in range(a.inflight)]
+        go = threading.Barrier(a.inflight + 1)
+
+        def work(lat: list[int]) -> None:
+            go.wait()
+            t = time.perf_counter_ns()
+            while t < deadline:
+                client.call_tool("echo", ARGS)
+                t2 = time.perf_counter_ns()
+                lat.append(t2 - t)
+                t = t2
+
+        threads = [threading.Thread(target=work, args=(lat,)) for lat in lats]
+        for t in threads:
+            t.start()
+        start = time.perf_counter_ns()
+        go.wait()
+        for t in threads:
+            t.join()
+        all_lat = [x for lat in lats for x in lat]
+        out = {"inflight": a.inflight, **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
+        client.close()
+    elif a.test == "mrtr":
+        client = connected(a, elicitation=True)
+        for _ in range(a.warmup):
+            client.call_tool("echo", ARGS)
+            client.call_tool("elicit_once", ARGS)
+        p = harness.timed(lambda: client.call_tool("echo", ARGS), a.duration / 2, a.max_calls)
+        m = harness.timed(lambda: client.call_tool("elicit_once", ARGS), a.duration / 2, a.max_calls)
+        out = {**harness.series("plain_", *p), **harness.series("mrtr_", *m)}
+        client.close()
+    elif a.test == "connect":
+        conn: list[int] = []
+        close: list[int] = []
+        deadline = time.perf_counter_ns() + int(a.duration * 1e9)
+        while len(conn) < a.iterations and time.perf_counter_ns() < deadline:
+            t0 = time.perf_counter_ns()
+            client = connected(a)
+            t1 = time.perf_counter_ns()
+            client.close()
+            t2 = time.perf_counter_ns()
+            conn.append(t1 - t0)
+            close.append(t2 - t1)
+        c = harness.series("connect_", conn, len(conn), 0)
+        d = harness.series("close_", close, len(close), 0)
+        out = {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
+               "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+    else:
+        raise SystemExit(f"bench: unknown test {a.test}")
+    harness.emit("python", a.test, out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,660 @@
+#!/usr/bin/env python3
+"""The benchmark driver behind `make bench`.
+
+Builds the release library, the fixture server, the Rust runners (bench/Cargo.toml, its own
+workspace: rmcp never enters the root workspace) and the C runners; installs the peers into a
+cache outside the repository; runs every measurement against the same server binary
+(`mcp-fixture-server --fast`) and the same tool (`echo`); writes bench/results/latest.json and
+bench/results/latest.md and prints the table with PASS/FAIL lines for the targets of issue 6.
+
+Every run is bounded: each measurement loop stops after --duration seconds (or its call cap),
+each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
+
+    python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+RESULTS = BENCH / "results"
+RELEASE = ROOT / "target" / "release"
+# The bench workspace has its own target dir: sharing one with the root workspace would let the
+# two builds of mcp_client (against different feature sets of shared deps) overwrite each other.
+BENCH_TARGET = ROOT / "target" / "bench"
+BENCH_RELEASE = BENCH_TARGET / "release"
+CBIN = BENCH_RELEASE / "c"
+LOGS = ROOT / "target" / "bench-logs"
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp_client" / "bench"
+VENV = CACHE / "venv"
+NPM = CACHE / "npm"
+
+# Pinned peers (issue 6). rmcp's pin is in bench/Cargo.toml (and bench/Cargo.lock).
+PY_SDK = ("mcp", "2.3.0")
+TS_CLIENT = ("@modelcontextprotocol/client", "2.4.0")
+
+FIXTURE = RELEASE / "mcp-fixture-server"
+STDIO_SERVER = [str(FIXTURE), "--fast"]
+STATIC_LIBS = ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]
+
+# What the rows are called in the tables.
+LABELS = {
+    "raw": "raw C baseline (no JSON)",
+    "cabi": "mcp_client C ABI",
+    "rust": "mcp_client Rust API",
+    "python": "mcp_client Python binding",
+    "rmcp": "rmcp",
+    "ts": "TypeScript SDK client",
+    "python-sdk": "Python SDK client",
+}
+
+
+def log(msg: str) -> None:
+    print(f"bench: {msg}", file=sys.stderr, flush=True)
+
+
+def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def out_of(cmd: list[str], **kw) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60, **kw).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+# ---------------------------------------------------------------- build and peers
+
+
+def build(skip: bool) -> None:
+    if skip:
+        log("--skip-build: using the existing binaries")
+        return
+    log("building the release library and fixture server")
+    sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
+    log("building the Rust runners (bench/Cargo.toml: our Rust API and rmcp)")
+    sh(["cargo", "build", "--release", "--locked", "--manifest-path", str(BENCH / "Cargo.toml"),
+        "--target-dir", str(BENCH_TARGET)], cwd=ROOT)
+    log("building the C runners")
+    CBIN.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
+    sh([cc, *flags, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    sh([cc, *flags, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
+    sh([cc, *flags, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"), str(BENCH / "c" / "cabi.c"),
+        str(RELEASE / "libmcp_client.a"), *STATIC_LIBS])
+
+
+def ensure_python_sdk() -> str | None:
+    """A venv in the cache with the pinned Python SDK; None when ready, else why not."""
+    py = VENV / "bin" / "python"
+    try:
+        if not py.exists():
+            log(f"creating {VENV}")
+            sh([sys.executable, "-m", "venv", str(VENV)], stdout=subprocess.DEVNULL)
+        have = out_of([str(py), "-c", f"import importlib.metadata as m; print(m.version('{PY_SDK[0]}'))"])
+        if have != PY_SDK[1]:
+            log(f"installing {PY_SDK[0]}=={PY_SDK[1]} into {VENV}")
+            sh([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", f"{PY_SDK[0]}=={PY_SDK[1]}"],
+               timeout=600)
+        return None
+    except (OSError, subprocess.SubprocessError) as e:
+        return f"cannot install {PY_SDK[0]}=={PY_SDK[1]}: {e}"
+
+
+def ensure_ts_client() -> str | None:
+    pkg = NPM / "node_modules" / TS_CLIENT[0] / "package.json"
+    try:
+        if not pkg.exists() or json.loads(pkg.read_text()).get("version") != TS_CLIENT[1]:
+            log(f"installing {TS_CLIENT[0]}@{TS_CLIENT[1]} into {NPM}")
+            NPM.mkdir(parents=True, exist_ok=True)
+            sh(["npm", "install", "--no-audit", "--no-fund", "--silent", "--prefix", str(NPM),
+                f"{TS_CLIENT[0]}@{TS_CLIENT[1]}"], timeout=600, stdout=subprocess.DEVNULL)
+        return None
+    except (OSError, subprocess.SubprocessError, ValueError) as e:
+        return f"cannot install {TS_CLIENT[0]}@{TS_CLIENT[1]}: {e}"
+
+
+def python_for_runners() -> str:
+    """Both Python runners use the same interpreter: the venv's when it exists."""
+    py = VENV / "bin" / "python"
+    return str(py) if py.exists() else sys.executable
+
+
+# ---------------------------------------------------------------- machine and versions
+
+
+def machine() -> dict:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f"{kb / 1024 / 1024:.1f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return {
+        "cores": os.cpu_count(),
+        "cpu_model": model or platform.processor() or "unknown",
+        "memory": mem,
+        "kernel": platform.release(),
+        "load_average_at_start": list(os.getloadavg()),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+def cpu_times() -> list[int]:
+    """The aggregate `cpu` line of /proc/stat (user nice system idle iowait irq softirq steal ...)."""
+    try:
+        return [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError, IndexError):
+        return []
+
+
+def busy_share(before: list[int], after: list[int]) -> dict:
+    """How busy the machine was during the run: all CPU time not idle, and the steal time a
+    virtual machine lost to its host, as shares of the elapsed CPU time."""
+    if not before or len(before) != len(after):
+        return {}
+    d = [b - a for a, b in zip(before, after)]
+    total = sum(d[:8]) or 1
+    idle = d[3] + (d[4] if len(d) > 4 else 0)
+    steal = d[7] if len(d) > 7 else 0
+    return {"busy_percent": round(100 * (total - idle) / total, 1), "steal_percent": round(100 * steal / total, 1)}
+
+
+def lock_version(lock: Path, name: str) -> str:
+    try:
+        lines = lock.read_text().splitlines()
+    except OSError:
+        return "?"
+    for i, line in enumerate(lines):
+        if line == f'name = "{name}"' and i + 1 < len(lines):
+            return lines[i + 1].split('"')[1]
+    return "?"
+
+
+def versions() -> dict:
+    py = python_for_runners()
+    ts_pkg = NPM / "node_modules" / TS_CLIENT[0] / "package.json"
+    try:
+        ts = json.loads(ts_pkg.read_text()).get("version", "?")
+    except (OSError, ValueError):
+        ts = "not installed"
+    sdk = out_of([py, "-c", f"import importlib.metadata as m; print(m.version('{PY_SDK[0]}'))"]) or "not installed"
+    return {
+        "mcp_client": lock_version(ROOT / "Cargo.lock", "mcp_client"),
+        "git_commit": out_of(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT) or "?",
+        "git_dirty": bool(out_of(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT)),
+        "rmcp": lock_version(BENCH / "Cargo.lock", "rmcp"),
+        "tokio (ours)": lock_version(ROOT / "Cargo.lock", "tokio"),
+        "typescript_client": ts,
+        "python_sdk": sdk,
+        "rustc": out_of(["rustc", "--version"]),
+        "node": out_of(["node", "--version"]),
+        "python": out_of([py, "--version"]),
+        "cc": (out_of([os.environ.get("CC", "cc"), "--version"]).splitlines() or ["?"])[0],
+    }
+
+
+# ---------------------------------------------------------------- servers and runners
+
+
+class HttpServer:
+    """The fixture in fast HTTP mode on 127.0.0.1:0; it exits when its stdin (our pipe) closes."""
+
+    def __init__(self, sse: bool):
+        cmd = [str(FIXTURE), "--fast", "--era", "modern", "--http", "127.0.0.1:0"]
+        if sse:
+            cmd.append("--sse-responses")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        line = self.proc.stdout.readline().strip()
+        prefix = "fixture: listening on "
+        if not line.startswith(prefix):
+            self.close()
+            raise RuntimeError(f"the fixture did not start: {line!r}")
+        self.url = line[len(prefix):]
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Runners:
+    def __init__(self, duration: float, peers: dict[str, str | None]):
+        self.duration = duration
+        self.peers = peers  # runner → None (available) or the reason it is not
+        self.py = python_for_runners()
+        LOGS.mkdir(parents=True, exist_ok=True)
+
+    def command(self, runner: str, test: str, target: list[str], extra: list[str]) -> tuple[list[str], dict]:
+        env = dict(os.environ)
+        common = [test, *extra]
+        if runner == "raw":
+            prog = "raw_stdio" if target[0] == "--" else "raw_http"
+            return [str(CBIN / prog), *extra, *target], env
+        if runner == "cabi":
+            return [str(CBIN / "cabi"), *common, *target], env
+        if runner in ("rust", "rmcp"):
+            return [str(BENCH_RELEASE / f"mcp-bench-{runner}"), *common, *target], env
+        if runner == "python":
+            env["MCP_CLIENT_LIB"] = str(RELEASE / "libmcp_client.so")
+            return [self.py, str(BENCH / "py" / "ours.py"), *common, *target], env
+        if runner == "python-sdk":
+            return [str(VENV / "bin" / "python"), str(BENCH / "py" / "sdk.py"), *common, *target], env
+        if runner == "ts":
+            env["MCP_BENCH_NODE_MODULES"] = str(NPM / "node_modules")
+            return ["node", str(BENCH / "ts" / "client.mjs"), *common, *target], env
+        raise ValueError(runner)
+
+    def run(self, runner: str, test: str, target: list[str], extra: list[str], budget: float) -> dict:
+        why = self.peers.get(runner)
+        if why:
+            return {"error": why}
+        cmd, env = self.command(runner, test, target, extra)
+        name = "-".join([runner, test, *[x.strip("-") for x in extra if not x.startswith("http")]])[:80]
+        logfile = LOGS / f"{name}.log"
+        try:
+            with open(logfile, "w") as err:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=budget,
+                                   stdin=subprocess.DEVNULL, cwd=ROOT)
+        except subprocess.TimeoutExpired:
+            return {"error": f"timed out after {budget:.0f} s (log: {logfile})"}
+        except OSError as e:
+            return {"error": str(e)}
+        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+        if p.returncode != 0 or not lines:
+            tail = logfile.read_text(errors="replace").strip().splitlines()[-3:]
+            return {"error": f"exit {p.returncode}: {' | '.join(tail)[:300]}"}
+        return json.loads(lines[-1])
+
+
+def best(results: list[dict], key: str = "per_sec") -> dict:
+    """The least disturbed round: the one with the highest throughput (other load on a shared
+    machine only ever slows a round down). Keeps every round's figure for the record."""
+    ok = [r for r in results if "error" not in r]
+    if not ok:
+        return results[-1] if results else {"error": "not run"}
+    top = dict(max(ok, key=lambda r: r.get(key, 0)))
+    top["rounds"] = [round(r.get(key, 0), 1) for r in ok]
+    if len(ok) > 1:
+        top["median_per_sec"] = statistics.median(r.get(key, 0) for r in ok)
+    return top
+
+
+# ---------------------------------------------------------------- the measurements
+
+
+def measure(args: argparse.Namespace, r: Runners) -> dict:
+    d = args.duration
+    dur = ["--duration", f"{d}"]
+    stdio = ["--", *STDIO_SERVER]
+    budget = d * 2 + 30
+    res: dict = {}
+    t0 = time.time()
+
+    # 1. Sequential round trips over stdio, interleaved rounds.
+    seq_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
+                 ("python", []), ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"]),
+                 ("ts", []), ("python-sdk", [])]
+    log(f"1/7 sequential stdio: {len(seq_cases)} clients x {args.rounds} rounds")
+    rounds: dict[str, list[dict]] = {}
+    for _ in range(args.rounds):
+        for runner, extra in seq_cases:
+            key = "/".join([runner, *extra[1:]])
+            rounds.setdefault(key, []).append(r.run(runner, "seq", stdio, [*extra, *dur], budget))
+    res["seq_stdio"] = {k: best(v) for k, v in rounds.items()}
+
+    # 2. The same over Streamable HTTP (JSON and SSE responses).
+    http_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
+                  ("rmcp", ["--variant", "default"]), ("rmcp", ["--variant", "pooled"]), ("ts", []),
+                  ("python-sdk", [])]
+    for mode in ("json", "sse"):
+        log(f"2/7 sequential HTTP ({mode}): {len(http_cases)} clients x {args.http_rounds} rounds")
+        server = HttpServer(sse=(mode == "sse"))
+        try:
+            target = ["--url", server.url]
+            rounds = {}
+            for _ in range(args.http_rounds):
+                for runner, extra in http_cases:
+                    key = "/".join([runner, *extra[1:]])
+                    rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget))
+            res[f"seq_http_{mode}"] = {k: best(v) for k, v in rounds.items()}
+        finally:
+            server.close()
+
+    # 3. Concurrency on one connection: threads (C ABI, Python binding), tasks (Rust, rmcp, TS,
+    # Python SDK).
+    log("3/7 concurrency: 1, 8 and 64 calls in flight on one connection")
+    conc_cases = [("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
+                  ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"])]
+    conc: dict = {}
+    for n in (1, 8, 64):
+        for runner, extra in conc_cases:
+            key = "/".join([runner, *extra[1:]])
+            conc.setdefault(key, {})[str(n)] = r.run(runner, "conc", stdio, [*extra, "--inflight", str(n), *dur],
+                                                     budget)
+    for runner in ("python", "ts", "python-sdk"):
+        conc.setdefault(runner, {})["64"] = r.run(runner, "conc", stdio, ["--inflight", "64", *dur], budget)
+    res["concurrency"] = conc
+
+    # 4. MRTR: a call needing one elicitation round vs a plain call.
+    log("4/7 MRTR: elicit_once (one elicitation round) vs echo")
+    res["mrtr"] = {runner: r.run(runner, "mrtr", stdio, [*extra, *dur], budget)
+                   for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
+                                         ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
+
+    # 5. Connect (spawn + discover) and close (until the child is reaped).
+    log("5/7 connect and close")
+    its = ["--iterations", str(args.connect_iterations), "--duration", f"{max(d, 2.0)}"]
+    res["connect"] = {runner: r.run(runner, "connect", stdio, [*extra, *its], budget + 30)
+                      for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
+                                            ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
+
+    # 6. Memory: idle RSS and growth over N calls.
+    log(f"6/7 memory: growth over {args.mem_calls} calls")
+    mem_args = ["--calls", str(args.mem_calls), "--warmup", "2000", "--duration", "60"]
+    res["memory"] = {runner: r.run(runner, "mem", stdio, [*extra, *mem_args], 120)
+                     for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]),
+                                           ("rmcp", ["--runtime", "current"])]}
+
+    # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
+    log(f"7/7 done in {time.time() - t0:.0f} s")
+    return res
+
+
+# ---------------------------------------------------------------- report
+
+
+def fnum(x: float | None, digits: int = 0) -> str:
+    if x is None:
+        return "n/a"
+    return f"{x:,.{digits}f}"
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    if not a or not b:
+        return None
+    return a / b
+
+
+def per_sec(row: dict | None) -> float | None:
+    if not row or "error" in row:
+        return None
+    return row.get("per_sec")
+
+
+def best_of(rows: dict, prefix: str) -> tuple[str | None, dict | None]:
+    """The best configuration of one runner (e.g. rmcp's runtimes or HTTP clients)."""
+    cands = [(k, v) for k, v in rows.items() if (k == prefix or k.startswith(prefix + "/")) and per_sec(v)]
+    if not cands:
+        return None, None
+    return max(cands, key=lambda kv: kv[1]["per_sec"])
+
+
+def label(key: str) -> str:
+    runner, _, variant = key.partition("/")
+    base = LABELS.get(runner, runner)
+    return f"{base} ({variant})" if variant else base
+
+
+def seq_table(rows: dict, ref_key: str = "cabi") -> list[str]:
+    raw = per_sec(rows.get("raw"))
+    ours = per_sec(rows.get(ref_key))
+    out = ["| client | calls/s | p50 µs | p99 µs | client CPU µs/call | ÷ raw | C ABI ÷ this |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for key, row in rows.items():
+        if "error" in row:
+            out.append(f"| {label(key)} | not run: {row['error'][:120]} | | | | | |")
+            continue
+        ps = row.get("per_sec")
+        out.append(f"| {label(key)} | {fnum(ps)} | {fnum(row.get('p50_us'), 1)} | {fnum(row.get('p99_us'), 1)} | "
+                   f"{fnum(row.get('cpu_us_per_call'), 1)} | {fnum(ratio(ps, raw), 2)} | "
+                   f"{fnum(ratio(ours, ps), 2)} |")
+    return out
+
+
+def targets(res: dict) -> list[dict]:
+    t: list[dict] = []
+
+    def add(name: str, value: float | None, want: float, op: str, detail: str) -> None:
+        if value is None:
+            t.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
+            return
+        ok = value >= want if op == ">=" else value < want
+        t.append({"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
+                  "detail": detail})
+
+    seq = res.get("seq_stdio", {})
+    cabi = per_sec(seq.get("cabi"))
+    rmcp_key, rmcp_best = best_of(seq, "rmcp")
+    add("C ABI stdio calls/s >= 1.2x best rmcp", ratio(cabi, per_sec(rmcp_best)), 1.2, ">=",
+        f"C ABI {fnum(cabi)}/s vs {label(rmcp_key) if rmcp_key else 'rmcp'} {fnum(per_sec(rmcp_best))}/s")
+    add("C ABI stdio calls/s >= 2x TypeScript client", ratio(cabi, per_sec(seq.get("ts"))), 2.0, ">=",
+        f"TypeScript {fnum(per_sec(seq.get('ts')))}/s")
+    add("C ABI stdio calls/s >= 3x Python SDK client", ratio(cabi, per_sec(seq.get("python-sdk"))), 3.0, ">=",
+        f"Python SDK {fnum(per_sec(seq.get('python-sdk')))}/s")
+    raw = seq.get("raw")
+    add("C ABI stdio calls/s >= 0.75x raw baseline", ratio(cabi, per_sec(raw)), 0.75, ">=",
+        f"raw {fnum(per_sec(raw))}/s")
+    added = None
+    if cabi and per_sec(raw):
+        added = 1e6 / cabi - 1e6 / per_sec(raw)
+    add("library adds < 20 µs per stdio call (mean, vs raw)", added, 20.0, "<",
+        "mean round trip of the C ABI minus the raw baseline's")
+
+    conc = res.get("concurrency", {})
+    c64 = per_sec(conc.get("cabi", {}).get("64"))
+    rmcp64 = max((per_sec(v.get("64")) or 0 for k, v in conc.items() if k.startswith("rmcp")), default=0) or None
+    add("C ABI 64 in flight >= 1.5x rmcp 64 in flight", ratio(c64, rmcp64), 1.5, ">=",
+        f"C ABI {fnum(c64)}/s vs best rmcp {fnum(rmcp64)}/s")
+    add("C ABI 64 in flight >= 3x its sequential calls/s", ratio(c64, cabi), 3.0, ">=",
+        f"{fnum(c64)}/s vs sequential {fnum(cabi)}/s")
+
+    for mode in ("json", "sse"):
+        rows = res.get(f"seq_http_{mode}", {})
+        for key in ("cabi", "rust/current"):
+            row = rows.get(key)
+            p99 = None if not row or "error" in row else row.get("p99_us")
+            add(f"HTTP ({mode}) p99 < 2 ms, {label(key)}", None if p99 is None else p99 / 1000, 2.0, "<",
+                f"p99 {fnum(p99, 0)} µs, p50 {fnum(None if not row or 'error' in row else row.get('p50_us'), 0)} µs")
+
+    add("Python binding calls/s >= 2x Python SDK client",
+        ratio(per_sec(seq.get("python")), per_sec(seq.get("python-sdk"))), 2.0, ">=",
+        f"binding {fnum(per_sec(seq.get('python')))}/s vs SDK {fnum(per_sec(seq.get('python-sdk')))}/s")
+
+    for key in ("cabi", "rust"):
+        m = res.get("memory", {}).get(key)
+        growth = None if not m or "error" in m else m.get("growth_kb") / 1024
+        calls = None if not m or "error" in m else m.get("calls")
+        add(f"memory growth < 1 MiB over 100,000 calls, {label(key)}",
+            growth if calls and calls >= 100_000 else None, 1.0, "<",
+            f"{fnum(growth, 2)} MiB over {fnum(calls)} calls")
+    return t
+
+
+def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Namespace) -> str:
+    L: list[str] = []
+    L.append("# mcp_client benchmark results")
+    L.append("")
+    L.append(f"Run {mach['date']} by `make bench` (bench/run.py, {args.rounds} interleaved rounds of "
+             f"{args.duration} s per sequential stdio figure, {args.http_rounds} per HTTP figure; the best round "
+             f"is shown, the others are in latest.json).")
+    L.append("")
+    L.append(f"- **Machine:** {mach['cores']} cores, {mach['cpu_model']}, {mach['memory']}, Linux {mach['kernel']}; "
+             f"load average at start {', '.join(f'{x:.2f}' for x in mach['load_average_at_start'])}, at end "
+             f"{', '.join(f'{x:.2f}' for x in mach['load_average_at_end'])}; during the run the CPUs were "
+             f"{mach['during_run'].get('busy_percent', '?')}% busy (the suite included) with "
+             f"{mach['during_run'].get('steal_percent', '?')}% steal time.")
+    L.append(f"- **Versions:** mcp_client {vers['mcp_client']} (git {vers['git_commit']}"
+             f"{', uncommitted changes' if vers['git_dirty'] else ''}), rmcp {vers['rmcp']}, "
+             f"TypeScript client {vers['typescript_client']}, Python SDK {vers['python_sdk']}; "
+             f"{vers['rustc']}, node {vers['node']}, {vers['python']}.")
+    L.append("- **Server:** `mcp-fixture-server --fast` (every request answered on the reading thread), tool "
+             "`echo {\"text\":\"hi\"}`, modern era (2026-07-28) for every client; stdio child process, or "
+             "Streamable HTTP on 127.0.0.1 (`--era modern`, JSON or `--sse-responses`).")
+    L.append("- **Figures:** calls/s of sequential `tools/call` round trips; latency per call; client CPU is "
+             "user+system time of the client process (all its threads) per call. Ratios: `÷ raw` is this "
+             "client's calls/s over the raw baseline's; `C ABI ÷ this` is ours over this client's.")
+    L.append("")
+    L.append("## Targets")
+    L.append("")
+    L.append("| target | result | value | detail |")
+    L.append("|---|---|---:|---|")
+    for t in tgs:
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {t['detail']} |")
+    L.append("")
+    L.append("## 1. Sequential tools/call over stdio")
+    L.append("")
+    L.extend(seq_table(res["seq_stdio"]))
+    for mode in ("json", "sse"):
+        L.append("")
+        L.append(f"## 2. Sequential tools/call over Streamable HTTP, {mode.upper()} responses (127.0.0.1)")
+        L.append("")
+        L.extend(seq_table(res[f"seq_http_{mode}"]))
+    L.append("")
+    L.append("rmcp `default` is its own reqwest client (`pool_max_idle_per_host(0)`: a new TCP connection per "
+             "request); `pooled` passes a plain `reqwest::Client` (keep-alive).")
+    L.append("")
+    L.append("## 3. Concurrency: calls in flight on one stdio connection (calls/s)")
+    L.append("")
+    L.append("| client | 1 | 8 | 64 | 64 ÷ 1 | p99 µs at 64 |")
+    L.append("|---|---:|---:|---:|---:|---:|")
+    for key, by_n in res["concurrency"].items():
+        vals = {n: per_sec(by_n.get(n)) for n in ("1", "8", "64")}
+        p99 = by_n.get("64", {}).get("p99_us") if "error" not in by_n.get("64", {"error": 1}) else None
+        how = "threads" if key.split("/")[0] in ("cabi", "python") else "tasks"
+        L.append(f"| {label(key)}, {how} | {fnum(vals['1'])} | {fnum(vals['8'])} | {fnum(vals['64'])} | "
+                 f"{fnum(ratio(vals['64'], vals['1']), 2)} | {fnum(p99, 0)} |")
+    L.append("")
+    L.append("## 4. MRTR cost: one elicitation round (elicit_once) vs a plain call (echo)")
+    L.append("")
+    L.append("| client | plain p50 µs | MRTR p50 µs | latency ratio (p50) | mean ratio |")
+    L.append("|---|---:|---:|---:|---:|")
+    for key, row in res["mrtr"].items():
+        if "error" in row:
+            L.append(f"| {label(key)} | not run: {row['error'][:100]} | | | |")
+            continue
+        L.append(f"| {label(key)} | {fnum(row['plain_p50_us'], 1)} | {fnum(row['mrtr_p50_us'], 1)} | "
+                 f"{fnum(ratio(row['mrtr_p50_us'], row['plain_p50_us']), 2)} | "
+                 f"{fnum(ratio(row['mrtr_mean_us'], row['plain_mean_us']), 2)} |")
+    L.append("")
+    L.append("## 5. Connect and close over stdio")
+    L.append("")
+    L.append("Connect: spawn the server + `server/discover`. Close: until the child has exited and been reaped.")
+    L.append("")
+    L.append("| client | connections | connect p50 µs | connect p99 µs | close p50 µs | close p99 µs |")
+    L.append("|---|---:|---:|---:|---:|---:|")
+    for key, row in res["connect"].items():
+        if "error" in row:
+            L.append(f"| {label(key)} | not run: {row['error'][:100]} | | | | |")
+            continue
+        L.append(f"| {label(key)} | {row['iterations']} | {fnum(row['connect_p50_us'])} | "
+                 f"{fnum(row['connect_p99_us'])} | {fnum(row['close_p50_us'])} | {fnum(row['close_p99_us'])} |")
+    L.append("")
+    L.append("## 6. Memory")
+    L.append("")
+    L.append("| client | process RSS idle (KiB) | client's share idle (KiB) | RSS after warm-up | RSS after the calls "
+             "| calls | growth (KiB) |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|")
+    for key, row in res["memory"].items():
+        if "error" in row:
+            L.append(f"| {label(key)} | not run: {row['error'][:100]} | | | | | |")
+            continue
+        L.append(f"| {label(key)} | {fnum(row['rss_idle_kb'])} | {fnum(row['client_idle_kb'])} | "
+                 f"{fnum(row['rss_warm_kb'])} | {fnum(row['rss_after_kb'])} | {fnum(row['calls'])} | "
+                 f"{fnum(row['growth_kb'])} |")
+    L.append("")
+    L.append("Process RSS at the end of the sequential stdio run, for scale: " + ", ".join(
+        f"{label(k)} {fnum(v.get('rss_kb'))} KiB" for k, v in res["seq_stdio"].items()
+        if "error" not in v and v.get("rss_kb")) + ".")
+    L.append("")
+    L.append("## 7. FFI cost: the same call through the C ABI and the Rust API")
+    L.append("")
+    seq = res["seq_stdio"]
+    c, rc, rm = seq.get("cabi", {}), seq.get("rust/current", {}), seq.get("rust/multi", {})
+    L.append("| path | calls/s | mean µs/call | client CPU µs/call |")
+    L.append("|---|---:|---:|---:|")
+    for key, row in (("cabi", c), ("rust/current", rc), ("rust/multi", rm)):
+        if "error" in row or not row:
+            continue
+        L.append(f"| {label(key)} | {fnum(row['per_sec'])} | {fnum(1e6 / row['per_sec'], 1)} | "
+                 f"{fnum(row.get('cpu_us_per_call'), 1)} |")
+    if per_sec(c) and per_sec(rc):
+        L.append("")
+        L.append(f"C ABI ÷ Rust API (current-thread runtime, the C ABI's model): {ratio(per_sec(c), per_sec(rc)):.2f}; "
+                 f"the C ABI adds {1e6 / per_sec(c) - 1e6 / per_sec(rc):.1f} µs per call "
+                 f"({(c.get('cpu_us_per_call') or 0) - (rc.get('cpu_us_per_call') or 0):.1f} µs of CPU): argument "
+                 "JSON parsing, the result string, the call boundary.")
+    return "\n".join(L) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per sequential stdio figure")
+    ap.add_argument("--http-rounds", type=int, default=2, help="rounds per HTTP figure")
+    ap.add_argument("--duration", type=float, default=1.5, help="seconds per measurement loop")
+    ap.add_argument("--connect-iterations", type=int, default=30)
+    ap.add_argument("--mem-calls", type=int, default=100_000)
+    ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
+    ap.add_argument("--skip-build", action="store_true")
+    ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
+    args = ap.parse_args()
+    if args.quick:
+        args.rounds, args.http_rounds, args.duration, args.mem_calls = 1, 1, 0.5, 20_000
+        args.connect_iterations = 10
+
+    started = time.time()
+    build(args.skip_build)
+    peers: dict[str, str | None] = {}
+    if args.no_peers:
+        peers = {"ts": "--no-peers", "python-sdk": "--no-peers"}
+    else:
+        peers["python-sdk"] = ensure_python_sdk()
+        peers["ts"] = ensure_ts_client() if shutil.which("node") and shutil.which("npm") else "node/npm not found"
+    mach, vers = machine(), versions()
+    cpu0 = cpu_times()
+    res = measure(args, Runners(args.duration, peers))
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    mach["load_average_at_end"] = list(os.getloadavg())
+    tgs = targets(res)
+    md = report(res, mach, vers, tgs, args)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "latest.md").write_text(md)
+    doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": res, "targets": tgs,
+           "seconds": round(time.time() - started, 1)}
+    (RESULTS / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(md)
+    for t in tgs:
+        print(f"{t['status']}: {t['target']} ({fnum(t['value'], 2)}; {t['detail']})")
+    print(f"\nwrote {RESULTS / 'latest.md'} and {RESULTS / 'latest.json'} in {time.time() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
