@@ -58,6 +58,20 @@ unsafe fn edit(
     })
 }
 
+/// Sets one string setting from a required C string argument.
+unsafe fn set_string(
+    config: *mut mcp_config,
+    err_out: *mut *mut mcp_error,
+    key: &str,
+    value: *const c_char,
+    name: &str,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert(key.into(), json!(arg_str(value, name)?));
+        Ok(())
+    })
+}
+
 /// The server command (stdio): a program name looked up in PATH, or a path.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_set_command(
@@ -65,10 +79,7 @@ pub unsafe extern "C" fn mcp_config_set_command(
     command: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("command".into(), json!(arg_str(command, "command")?));
-        Ok(())
-    })
+    set_string(config, err_out, "command", command, "command")
 }
 
 /// Appends one argument for the server command.
@@ -137,10 +148,7 @@ pub unsafe extern "C" fn mcp_config_set_cwd(
     dir: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("cwd".into(), json!(arg_str(dir, "dir")?));
-        Ok(())
-    })
+    set_string(config, err_out, "cwd", dir, "dir")
 }
 
 /// The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
@@ -150,10 +158,7 @@ pub unsafe extern "C" fn mcp_config_set_url(
     url: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("url".into(), json!(arg_str(url, "url")?));
-        Ok(())
-    })
+    set_string(config, err_out, "url", url, "url")
 }
 
 /// Adds an HTTP header sent with every request (HTTP transports).
@@ -181,10 +186,7 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
     token: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("bearer_token".into(), json!(arg_str(token, "token")?));
-        Ok(())
-    })
+    set_string(config, err_out, "bearer_token", token, "token")
 }
 
 /// OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
@@ -241,10 +243,7 @@ pub unsafe extern "C" fn mcp_config_set_protocol_version(
     version: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("protocol_version".into(), json!(arg_str(version, "version")?));
-        Ok(())
-    })
+    set_string(config, err_out, "protocol_version", version, "version")
 }
 
 /// Default per-request timeout in milliseconds (default 60000; 0: none).
