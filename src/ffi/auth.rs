@@ -4,7 +4,7 @@
 
 use super::client::{with_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{guard, mcp_error, Failure};
+use super::error::{consume, guard, mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::responder::ResponderState;
 use super::status::{mcp_status, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
@@ -126,18 +126,16 @@ pub unsafe extern "C" fn mcp_auth_responder_reply(
     redirect_url: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    if responder.is_null() {
-        return guard(err_out, || Err(Failure::null("responder")));
-    }
-    let responder = Box::from_raw(responder);
-    guard(err_out, move || match arg_str(redirect_url, "redirect_url") {
-        Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
-        Err(failure) => {
-            responder.state.finish(Err(HandlerError::new(format!(
-                "the authorization callback replied badly: {}",
-                failure.message
-            ))));
-            Err(failure)
+    consume(responder, "responder", err_out, move |responder| {
+        match arg_str(redirect_url, "redirect_url") {
+            Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
+            Err(failure) => {
+                responder.state.finish(Err(HandlerError::new(format!(
+                    "the authorization callback replied badly: {}",
+                    failure.message
+                ))));
+                Err(failure)
+            }
         }
     })
 }
@@ -151,11 +149,7 @@ pub unsafe extern "C" fn mcp_auth_responder_fail(
     message: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    if responder.is_null() {
-        return guard(err_out, || Err(Failure::null("responder")));
-    }
-    let responder = Box::from_raw(responder);
-    guard(err_out, move || {
+    consume(responder, "responder", err_out, move |responder| {
         let message = opt_str(message, "message")
             .ok()
             .flatten()

@@ -58,6 +58,19 @@ unsafe fn edit(
     })
 }
 
+/// Sets one setting to the value `value` computes (which may refuse the argument).
+unsafe fn set(
+    config: *mut mcp_config,
+    err_out: *mut *mut mcp_error,
+    key: &str,
+    value: impl FnOnce() -> Result<Value, Failure>,
+) -> mcp_status {
+    edit(config, err_out, |s| {
+        s.insert(key.into(), value()?);
+        Ok(())
+    })
+}
+
 /// Sets one string setting from a required C string argument.
 unsafe fn set_string(
     config: *mut mcp_config,
@@ -66,10 +79,7 @@ unsafe fn set_string(
     value: *const c_char,
     name: &str,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert(key.into(), json!(arg_str(value, name)?));
-        Ok(())
-    })
+    set(config, err_out, key, || Ok(json!(arg_str(value, name)?)))
 }
 
 /// The server command (stdio): a program name looked up in PATH, or a path.
@@ -253,10 +263,7 @@ pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
     timeout_ms: u64,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("request_timeout_ms".into(), json!(timeout_ms));
-        Ok(())
-    })
+    set(config, err_out, "request_timeout_ms", || Ok(json!(timeout_ms)))
 }
 
 /// How many `input_required` rounds are driven automatically (default 10).
@@ -266,10 +273,7 @@ pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     rounds: u32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        s.insert("input_required_max_rounds".into(), json!(rounds));
-        Ok(())
-    })
+    set(config, err_out, "input_required_max_rounds", || Ok(json!(rounds)))
 }
 
 /// Frees settings. NULL is a no-op.

@@ -105,6 +105,21 @@ pub(crate) unsafe fn guard(err_out: *mut *mut mcp_error, body: impl FnOnce() -> 
     }
 }
 
+/// The panic boundary for functions that consume a handle (`responder` replies): NULL is
+/// `MCP_NULL_ARG`; otherwise the handle is taken over whatever `body` returns.
+pub(crate) unsafe fn consume<T>(
+    handle: *mut T,
+    name: &str,
+    err_out: *mut *mut mcp_error,
+    body: impl FnOnce(Box<T>) -> Result<(), Failure>,
+) -> mcp_status {
+    if handle.is_null() {
+        return guard(err_out, || Err(Failure::null(name)));
+    }
+    let handle = Box::from_raw(handle);
+    guard(err_out, move || body(handle))
+}
+
 unsafe fn borrow_str(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }

@@ -3,7 +3,7 @@
 
 use super::client::{with_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{guard, mcp_error, Failure};
+use super::error::{consume, mcp_error, Failure};
 use super::responder::ResponderState;
 use super::status::{mcp_status, MCP_INVALID_JSON};
 use super::strings::{arg_str, opt_str, to_c};
@@ -257,11 +257,7 @@ pub unsafe extern "C" fn mcp_responder_reply_json(
     result_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    if responder.is_null() {
-        return guard(err_out, || Err(Failure::null("responder")));
-    }
-    let responder = Box::from_raw(responder);
-    guard(err_out, move || {
+    consume(responder, "responder", err_out, move |responder| {
         let parsed = arg_str(result_json, "result_json").and_then(|text| {
             serde_json::from_str::<Value>(text)
                 .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("result_json is not valid JSON: {e}")))
@@ -296,11 +292,7 @@ pub unsafe extern "C" fn mcp_responder_reply_error(
     message: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    if responder.is_null() {
-        return guard(err_out, || Err(Failure::null("responder")));
-    }
-    let responder = Box::from_raw(responder);
-    guard(err_out, move || {
+    consume(responder, "responder", err_out, move |responder| {
         let message = opt_str(message, "message")
             .ok()
             .flatten()
