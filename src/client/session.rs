@@ -43,13 +43,18 @@ struct ProgressRoute {
     callback: Option<ProgressFn>,
 }
 
+/// A request waiting for its answer.
+struct Pending {
+    answer: oneshot::Sender<Result<Value>>,
+    /// True while the transport waits on an authorization (transports that may pause only).
+    hold: Option<watch::Sender<bool>>,
+}
+
 #[derive(Default)]
 struct State {
-    pending: HashMap<RequestId, oneshot::Sender<Result<Value>>>,
+    pending: HashMap<RequestId, Pending>,
     progress: HashMap<String, ProgressRoute>,
     subscriptions: HashMap<RequestId, mpsc::UnboundedSender<SubscriptionEvent>>,
-    /// Per pending request: true while the transport waits on an authorization.
-    holds: HashMap<RequestId, watch::Sender<bool>>,
     closed: Option<Error>,
 }
 
@@ -97,7 +102,7 @@ impl Session {
         let id = self.next_id();
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
-        let activity = Arc::new(Notify::new());
+        let activity = wants_progress.then(|| Arc::new(Notify::new()));
         if let Some(token) = &token_key {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(m) = meta.as_object_mut() {
@@ -105,15 +110,20 @@ impl Session {
             }
         }
         let (tx, mut rx) = oneshot::channel();
-        let (hold_tx, mut hold_rx) = watch::channel(false);
+        let (hold, mut hold_rx) = match self.transport.may_pause() {
+            true => {
+                let (tx, rx) = watch::channel(false);
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
         {
             let mut st = self.state.lock().unwrap();
             if let Some(err) = &st.closed {
                 return Err(err.clone());
             }
-            st.pending.insert(id.clone(), tx);
-            st.holds.insert(id.clone(), hold_tx);
-            if let Some(token) = &token_key {
+            st.pending.insert(id.clone(), Pending { answer: tx, hold });
+            if let (Some(token), Some(activity)) = (&token_key, &activity) {
                 st.progress.insert(
                     token.clone(),
                     ProgressRoute {
@@ -130,7 +140,7 @@ impl Session {
         }
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
-        let mut hold_open = true;
+        let mut hold_open = hold_rx.is_some();
         let outcome = loop {
             let until = match (timer, wait.deadline) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -140,20 +150,19 @@ impl Session {
                 biased;
                 answer = &mut rx => {
                     self.forget_progress(token_key.as_deref());
-                    self.state.lock().unwrap().holds.remove(&id);
                     return answer.unwrap_or_else(|_| Err(self.closed_error().unwrap_or_else(Error::closed)));
                 }
                 _ = sleep_until(until) => {
                     break Error::new(ErrorKind::Timeout, format!("{method} timed out (request {id})"));
                 }
-                _ = activity.notified(), if wait.reset_on_progress && wait.timeout.is_some() => {
+                _ = notified(activity.as_deref()), if wait.reset_on_progress && wait.timeout.is_some() => {
                     timer = wait.timeout.map(|t| Instant::now() + t);
                 }
-                changed = hold_rx.changed(), if hold_open => {
+                changed = changed(hold_rx.as_mut()), if hold_open => {
                     // An authorization (a person at a browser) is not the server being slow.
                     match changed {
-                        Ok(()) if *hold_rx.borrow_and_update() => timer = None,
-                        Ok(()) => timer = wait.timeout.map(|t| Instant::now() + t),
+                        Ok(true) => timer = None,
+                        Ok(false) => timer = wait.timeout.map(|t| Instant::now() + t),
                         Err(_) => hold_open = false,
                     }
                 }
@@ -172,7 +181,6 @@ impl Session {
     fn forget(&self, id: &RequestId, token: Option<&str>) {
         let mut st = self.state.lock().unwrap();
         st.pending.remove(id);
-        st.holds.remove(id);
         if let Some(t) = token {
             st.progress.remove(t);
         }
@@ -180,8 +188,8 @@ impl Session {
 
     /// Holds or releases the timeout of request `id` (see `Inbound::Paused`).
     fn hold(&self, id: &RequestId, paused: bool) {
-        if let Some(tx) = self.state.lock().unwrap().holds.get(id) {
-            let _ = tx.send(paused);
+        if let Some(hold) = self.state.lock().unwrap().pending.get(id).and_then(|p| p.hold.as_ref()) {
+            let _ = hold.send(paused);
         }
     }
 
@@ -248,8 +256,8 @@ impl Session {
             (std::mem::take(&mut st.pending), std::mem::take(&mut st.subscriptions))
         };
         let error = self.closed_error().unwrap_or_else(Error::closed);
-        for (_, tx) in pending {
-            let _ = tx.send(Err(error.clone()));
+        for (_, p) in pending {
+            let _ = p.answer.send(Err(error.clone()));
         }
         for (_, tx) in subs {
             let _ = tx.send(SubscriptionEvent::Closed(Some(error.clone())));
@@ -261,8 +269,8 @@ impl Session {
             let mut st = self.state.lock().unwrap();
             (st.pending.remove(id), st.subscriptions.remove(id))
         };
-        if let Some(tx) = tx {
-            let _ = tx.send(answer);
+        if let Some(p) = tx {
+            let _ = p.answer.send(answer);
         } else if let Some(sub) = sub {
             // A listen's response ends it: a result is a graceful close, an error a refusal.
             let _ = sub.send(SubscriptionEvent::Closed(answer.err()));
@@ -347,6 +355,25 @@ impl Session {
             },
         };
         let _ = self.transport.send(reply).await;
+    }
+}
+
+/// Waits for `notify` (forever without one).
+async fn notified(notify: Option<&Notify>) {
+    match notify {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The next value of a hold switch (never without one).
+async fn changed(hold: Option<&mut watch::Receiver<bool>>) -> std::result::Result<bool, watch::error::RecvError> {
+    match hold {
+        Some(rx) => {
+            rx.changed().await?;
+            Ok(*rx.borrow_and_update())
+        }
+        None => std::future::pending().await,
     }
 }
 

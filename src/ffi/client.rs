@@ -94,10 +94,11 @@ impl Drop for FfiClient {
 }
 
 /// The panic boundary for functions on a client: checks the handle, poisons it on panic.
-pub(crate) unsafe fn with_client(
+/// `'a` is the caller's promise that `client` outlives the call.
+pub(crate) unsafe fn with_client<'a>(
     client: *const mcp_client,
     err_out: *mut *mut mcp_error,
-    body: impl FnOnce(&FfiClient) -> Result<(), Failure>,
+    body: impl FnOnce(&'a FfiClient) -> Result<(), Failure>,
 ) -> mcp_status {
     guard(err_out, || {
         let fc = &client.as_ref().ok_or_else(|| Failure::null("client"))?.shared;
@@ -217,16 +218,15 @@ pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
     }
 }
 
-/// Runs one blocking call with per-call options.
-unsafe fn call(
+/// Runs one blocking call with per-call options. The call's future stays on this thread's
+/// stack: boxing it (a few KiB, above malloc's per-thread cache) cost an arena allocation per
+/// call, which many host threads at once contend on.
+unsafe fn call<'a, F: Future<Output = Result<Value, Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
-    make: impl FnOnce(
-        &Client,
-        RequestOptions,
-    ) -> Result<std::pin::Pin<Box<dyn Future<Output = Result<Value, Error>> + '_>>, Failure>,
+    make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> mcp_status {
     with_client(client, err_out, |fc| {
         if out.is_null() {
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn mcp_client_list(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
-        Ok(Box::pin(async move { c.list(kind, cursor, &ro).await }))
+        Ok(async move { c.list(kind, cursor, &ro).await })
     })
 }
 
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn mcp_client_list_all(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let kind = list_kind(kind)?;
-        Ok(Box::pin(async move { c.list_all(kind, &ro).await }))
+        Ok(async move { c.list_all(kind, &ro).await })
     })
 }
 
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
         let name = arg_str(name, "name")?;
         let args = opt_json_object(arguments_json, "arguments_json")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(Box::pin(async move { c.call_tool(name, args, &ro).await }))
+        Ok(async move { c.call_tool(name, args, &ro).await })
     })
 }
 
@@ -336,7 +336,7 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
         let name = arg_str(name, "name")?;
         let args = opt_json_object(arguments_json, "arguments_json")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(Box::pin(async move { c.get_prompt(name, args, &ro).await }))
+        Ok(async move { c.get_prompt(name, args, &ro).await })
     })
 }
 
@@ -354,7 +354,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
     call(client, opts, result_json_out, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(Box::pin(async move { c.read_resource(uri, &ro).await }))
+        Ok(async move { c.read_resource(uri, &ro).await })
     })
 }
 
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn mcp_client_complete(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
-        Ok(Box::pin(async move { c.complete(params, &ro).await }))
+        Ok(async move { c.complete(params, &ro).await })
     })
 }
 
@@ -388,19 +388,16 @@ pub unsafe extern "C" fn mcp_client_request(
     call(client, opts, result_json_out, err_out, |c, ro| {
         let method = arg_str(method, "method")?;
         let params = opt_json(params_json, "params_json")?;
-        Ok(Box::pin(async move { c.request(method, params, &ro).await }))
+        Ok(async move { c.request(method, params, &ro).await })
     })
 }
 
-/// Runs a call whose result is not JSON.
-unsafe fn act(
+/// Runs a call whose result is not JSON (its future on this thread's stack, as in `call`).
+unsafe fn act<'a, F: Future<Output = Result<(), Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
-    make: impl FnOnce(
-        &Client,
-        RequestOptions,
-    ) -> Result<std::pin::Pin<Box<dyn Future<Output = Result<(), Error>> + '_>>, Failure>,
+    make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> mcp_status {
     with_client(client, err_out, |fc| {
         let (ro, gate) = request_options(opts, &fc.dispatcher)?;
@@ -418,9 +415,7 @@ pub unsafe extern "C" fn mcp_client_ping(
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        Ok(Box::pin(async move { c.ping(&ro).await }))
-    })
+    act(client, opts, err_out, |c, ro| Ok(async move { c.ping(&ro).await }))
 }
 
 /// Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
@@ -434,7 +429,7 @@ pub unsafe extern "C" fn mcp_client_set_log_level(
 ) -> mcp_status {
     act(client, opts, err_out, |c, ro| {
         let level = arg_str(level, "level")?;
-        Ok(Box::pin(async move { c.set_log_level(level, &ro).await }))
+        Ok(async move { c.set_log_level(level, &ro).await })
     })
 }
 
@@ -449,7 +444,7 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
 ) -> mcp_status {
     act(client, opts, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
-        Ok(Box::pin(async move { c.subscribe_resource(uri, &ro).await }))
+        Ok(async move { c.subscribe_resource(uri, &ro).await })
     })
 }
 
@@ -463,7 +458,7 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
 ) -> mcp_status {
     act(client, opts, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
-        Ok(Box::pin(async move { c.unsubscribe_resource(uri, &ro).await }))
+        Ok(async move { c.unsubscribe_resource(uri, &ro).await })
     })
 }
 
@@ -474,7 +469,7 @@ pub unsafe extern "C" fn mcp_client_notify_roots_changed(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     act(client, std::ptr::null(), err_out, |c, _| {
-        Ok(Box::pin(async move { c.notify_roots_changed().await }))
+        Ok(async move { c.notify_roots_changed().await })
     })
 }
 

@@ -5,6 +5,7 @@
 
 pub mod framing;
 pub mod http;
+mod line_writer;
 pub mod sse;
 pub mod stdio;
 
@@ -42,6 +43,11 @@ pub trait Transport: Send + Sync + 'static {
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()>;
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
+    /// Whether this transport may send `Inbound::Paused` (only an HTTP transport with an
+    /// authorization flow does); the session then keeps a hold switch per request.
+    fn may_pause(&self) -> bool {
+        false
+    }
 }
 
 /// How to reach a server.

@@ -4,6 +4,7 @@
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
 use super::framing::{read_line, scan_top_level_id, Line};
+use super::line_writer::{LineWriter, WriteError};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
@@ -14,8 +15,8 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::process::{ChildStdin, Command};
+use tokio::io::BufReader;
+use tokio::process::Command;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
@@ -71,7 +72,7 @@ impl StdioConfig {
 }
 
 pub struct StdioTransport {
-    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    stdin: LineWriter,
     pgid: i32,
     exit: watch::Receiver<Option<ExitStatus>>,
     shared: Arc<Shared>,
@@ -140,7 +141,9 @@ impl StdioTransport {
             .id()
             .map(|p| p as i32)
             .ok_or_else(|| Error::new(ErrorKind::Io, "child has no pid"))?;
-        let stdin = child.stdin.take();
+        let stdin = (child.stdin.take().expect("stdin is piped").into_owned_fd())
+            .and_then(LineWriter::new)
+            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot use the child's stdin: {e}")))?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr = child.stderr.take().expect("stderr is piped");
 
@@ -170,7 +173,7 @@ impl StdioTransport {
             tokio::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
         ];
         Ok(StdioTransport {
-            stdin: tokio::sync::Mutex::new(stdin),
+            stdin,
             pgid,
             exit: exit_rx,
             shared,
@@ -192,24 +195,19 @@ impl StdioTransport {
         serde_json::to_writer(&mut line, message)
             .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
-        let mut guard = self.stdin.lock().await;
-        let Some(stdin) = guard.as_mut() else {
-            return Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed));
-        };
-        let written = async {
-            stdin.write_all(&line).await?;
-            stdin.flush().await
-        }
-        .await;
-        drop(guard);
-        match written {
+        match self.stdin.write(line).await {
             Ok(()) => Ok(()),
-            Err(e) => {
-                // The reason the server went away (exit status, stderr) beats a bare EPIPE.
+            Err(WriteError::Closed) => Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed)),
+            Err(WriteError::Io(e)) => {
+                // The reason the server went away (exit status, stderr) beats a bare EPIPE. Lines
+                // other senders queued behind this write are lost too: ending the transport
+                // fails their requests rather than leaving them to their timeouts.
                 let _ = tokio::time::timeout(EXIT_SETTLE * 2, self.ended()).await;
-                Err(self.shared.ended.get().cloned().unwrap_or_else(|| {
-                    Error::new(ErrorKind::ServerExited, format!("writing to the server failed: {e}"))
-                }))
+                self.shared.end(Error::new(
+                    ErrorKind::ServerExited,
+                    format!("writing to the server failed: {e}"),
+                ));
+                Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed))
             }
         }
     }
@@ -256,7 +254,7 @@ impl StdioTransport {
     }
 
     async fn shutdown(&self) {
-        self.stdin.lock().await.take();
+        self.stdin.close();
         if !self.wait_exit(self.grace).await {
             self.signal_group(libc::SIGTERM);
             if !self.wait_exit(self.grace).await {

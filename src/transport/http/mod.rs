@@ -1148,6 +1148,10 @@ impl Transport for HttpTransport {
         let inner = self.inner.clone();
         Box::pin(inner.close())
     }
+
+    fn may_pause(&self) -> bool {
+        self.inner.auth.is_some()
+    }
 }
 
 impl Drop for HttpTransport {
