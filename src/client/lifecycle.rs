@@ -198,7 +198,7 @@ impl Client {
         let result = loop {
             let params = self.modern_envelope(&version);
             match session.request(methods::DISCOVER, params, wait).await {
-                Ok(result) => break result,
+                Ok(result) => break result.into_value()?,
                 Err(e)
                     if e.rpc_error()
                         .is_some_and(|r| r.code == codes::UNSUPPORTED_PROTOCOL_VERSION) =>
@@ -276,7 +276,7 @@ impl Client {
             });
             let params = params.as_object().cloned().unwrap_or_default();
             match session.request(methods::INITIALIZE, params, &wait).await {
-                Ok(result) => break result,
+                Ok(result) => break result.into_value()?,
                 // Legacy servers refuse a version with -32602 and data.supported.
                 Err(e) if !retried && !pinned && e.rpc_error().is_some_and(|r| r.code == codes::INVALID_PARAMS) => {
                     let supported = supported_versions(&e);

@@ -6,6 +6,7 @@ mod handlers;
 mod lifecycle;
 mod mrtr;
 mod options;
+mod reply;
 mod session;
 mod subscription;
 
@@ -19,6 +20,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
 use crate::protocol::{codes, meta, methods, ResultType};
 use handlers::Hooks;
+pub(crate) use reply::Reply;
 use serde_json::{json, Map, Value};
 use session::{Session, Wait};
 use std::collections::HashSet;
@@ -305,7 +307,7 @@ impl Client {
         params: &Map<String, Value>,
         opts: &RequestOptions,
         wait: &Wait,
-    ) -> Result<Value> {
+    ) -> Result<Reply> {
         let mut retried = false;
         loop {
             let stamped = self.stamp(conn, params, opts);
@@ -321,7 +323,7 @@ impl Client {
                 }
                 Err(e) => return Err(e),
                 Ok(result) => {
-                    let kind = ResultType::of(&result)?;
+                    let kind = result.result_type()?;
                     if kind == ResultType::InputRequired && !methods::allows_input_required(method) {
                         return Err(Error::protocol(format!(
                             "the server answered {method} with input_required"
@@ -335,6 +337,16 @@ impl Client {
 
     /// Sends any request, driving MRTR for the three methods that allow it.
     pub async fn request(&self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<Value> {
+        self.request_reply(method, params, opts).await?.into_value()
+    }
+
+    /// As [`Client::request`], the result decoded only as far as the client needed it.
+    pub(crate) async fn request_reply(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -354,6 +366,15 @@ impl Client {
     }
 
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
+        self.call_tool_reply(name, arguments, opts).await?.into_value()
+    }
+
+    pub(crate) async fn call_tool_reply(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         match arguments {
@@ -363,11 +384,20 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
         }
-        self.request(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
+        self.request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
             .await
     }
 
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
+        self.get_prompt_reply(name, arguments, opts).await?.into_value()
+    }
+
+    pub(crate) async fn get_prompt_reply(
+        &self,
+        name: &str,
+        arguments: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let mut params = Map::new();
         params.insert("name".into(), json!(name));
         match arguments {
@@ -380,12 +410,16 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("prompt arguments must be a JSON object")),
         }
-        self.request(methods::PROMPTS_GET, Some(Value::Object(params)), opts)
+        self.request_reply(methods::PROMPTS_GET, Some(Value::Object(params)), opts)
             .await
     }
 
     pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<Value> {
-        self.request(methods::RESOURCES_READ, Some(json!({"uri": uri})), opts)
+        self.read_resource_reply(uri, opts).await?.into_value()
+    }
+
+    pub(crate) async fn read_resource_reply(&self, uri: &str, opts: &RequestOptions) -> Result<Reply> {
+        self.request_reply(methods::RESOURCES_READ, Some(json!({"uri": uri})), opts)
             .await
     }
 
@@ -396,8 +430,17 @@ impl Client {
 
     /// One page of a list; `cursor` is the previous page's `nextCursor`.
     pub async fn list(&self, kind: ListKind, cursor: Option<&str>, opts: &RequestOptions) -> Result<Value> {
+        self.list_reply(kind, cursor, opts).await?.into_value()
+    }
+
+    pub(crate) async fn list_reply(
+        &self,
+        kind: ListKind,
+        cursor: Option<&str>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let params = cursor.map(|c| json!({"cursor": c}));
-        self.request(kind.method(), params, opts).await
+        self.request_reply(kind.method(), params, opts).await
     }
 
     /// Every page of a list, merged into `{<key>: [...]}`; bounded by `max_pages`, and a

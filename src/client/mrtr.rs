@@ -5,7 +5,7 @@
 use super::cancel::{cancelled, CancelToken};
 use super::handlers::InputRequest;
 use super::session::Wait;
-use super::{Client, Connection, RequestOptions};
+use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, InputRequiredData, Result};
 use crate::protocol::ResultType;
 use serde_json::{json, Map, Value};
@@ -29,7 +29,7 @@ impl Client {
         mut base: Map<String, Value>,
         opts: &RequestOptions,
         wait: &Wait,
-    ) -> Result<Value> {
+    ) -> Result<Reply> {
         // Retry fields never belong to the base: each leg carries only its own round's.
         base.remove(INPUT_RESPONSES);
         base.remove(REQUEST_STATE);
@@ -51,10 +51,11 @@ impl Client {
             manual = leg;
             &manual
         };
-        let mut result = self.exchange(conn, method, first, opts, wait).await?;
+        let mut reply = self.exchange(conn, method, first, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
-        while ResultType::of(&result)? == ResultType::InputRequired {
+        while reply.result_type()? == ResultType::InputRequired {
+            let result = reply.into_value()?;
             let round = Round::parse(&result)?;
             rounds += 1;
             let max = self.inner.config.input_required_max_rounds;
@@ -77,9 +78,9 @@ impl Client {
             if let Some(state) = &round.state {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
-            result = self.exchange(conn, method, &retry, opts, wait).await?;
+            reply = self.exchange(conn, method, &retry, opts, wait).await?;
         }
-        Ok(result)
+        Ok(reply)
     }
 
     /// Answers every entry of one round, concurrently; the first failure cancels the rest.

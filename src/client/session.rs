@@ -4,6 +4,7 @@
 use super::cancel::{cancelled, CancelToken};
 use super::handlers::{Hooks, InputRequest};
 use super::options::{Progress, ProgressFn};
+use super::reply::Reply;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
 use crate::transport::{Inbound, Transport};
@@ -43,9 +44,25 @@ struct ProgressRoute {
     callback: Option<ProgressFn>,
 }
 
+/// What a waiting request receives.
+enum Answer {
+    Decoded(Result<Value>),
+    /// The raw answer line (see `Inbound::Answer`), decoded by the waiting caller.
+    Line(Vec<u8>),
+}
+
+impl Answer {
+    fn decode(self, id: &RequestId) -> Result<Reply> {
+        match self {
+            Answer::Decoded(answer) => answer.map(Reply::Value),
+            Answer::Line(line) => Reply::from_answer_line(id, line),
+        }
+    }
+}
+
 /// A request waiting for its answer.
 struct Pending {
-    answer: oneshot::Sender<Result<Value>>,
+    answer: oneshot::Sender<Answer>,
     /// True while the transport waits on an authorization (transports that may pause only).
     hold: Option<watch::Sender<bool>>,
 }
@@ -91,7 +108,7 @@ impl Session {
     }
 
     /// Sends a request and waits for its answer under `wait`'s rules.
-    pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Value> {
+    pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Reply> {
         if wait.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
             // Nothing is sent for a call cancelled before it started.
             return Err(Error::new(
@@ -150,7 +167,10 @@ impl Session {
                 biased;
                 answer = &mut rx => {
                     self.forget_progress(token_key.as_deref());
-                    return answer.unwrap_or_else(|_| Err(self.closed_error().unwrap_or_else(Error::closed)));
+                    return match answer {
+                        Ok(answer) => answer.decode(&id),
+                        Err(_) => Err(self.closed_error().unwrap_or_else(Error::closed)),
+                    };
                 }
                 _ = sleep_until(until) => {
                     break Error::new(ErrorKind::Timeout, format!("{method} timed out (request {id})"));
@@ -257,14 +277,14 @@ impl Session {
         };
         let error = self.closed_error().unwrap_or_else(Error::closed);
         for (_, p) in pending {
-            let _ = p.answer.send(Err(error.clone()));
+            let _ = p.answer.send(Answer::Decoded(Err(error.clone())));
         }
         for (_, tx) in subs {
             let _ = tx.send(SubscriptionEvent::Closed(Some(error.clone())));
         }
     }
 
-    fn complete(&self, id: &RequestId, answer: Result<Value>) {
+    fn complete(&self, id: &RequestId, answer: Answer) {
         let (tx, sub) = {
             let mut st = self.state.lock().unwrap();
             (st.pending.remove(id), st.subscriptions.remove(id))
@@ -273,7 +293,7 @@ impl Session {
             let _ = p.answer.send(answer);
         } else if let Some(sub) = sub {
             // A listen's response ends it: a result is a graceful close, an error a refusal.
-            let _ = sub.send(SubscriptionEvent::Closed(answer.err()));
+            let _ = sub.send(SubscriptionEvent::Closed(answer.decode(id).err()));
         }
         // Otherwise a late answer to a cancelled or timed-out request: ignored, as the spec says.
     }
@@ -391,13 +411,13 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
         };
         match event {
             Inbound::Message(value) => match Incoming::classify(value) {
-                Ok(Incoming::Result { id, result }) => session.complete(&id, Ok(result)),
+                Ok(Incoming::Result { id, result }) => session.complete(&id, Answer::Decoded(Ok(result))),
                 Ok(Incoming::Error {
                     id: Some(id),
                     code,
                     message,
                     data,
-                }) => session.complete(&id, Err(Error::rpc(code, message, data))),
+                }) => session.complete(&id, Answer::Decoded(Err(Error::rpc(code, message, data)))),
                 Ok(Incoming::Error {
                     id: None,
                     code,
@@ -417,7 +437,8 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
                     .hooks
                     .log("transport", "warning", &format!("ignored a message: {why}")),
             },
-            Inbound::RequestFailed { id, error } => session.complete(&id, Err(error)),
+            Inbound::Answer { id, line } => session.complete(&id, Answer::Line(line)),
+            Inbound::RequestFailed { id, error } => session.complete(&id, Answer::Decoded(Err(error))),
             Inbound::Paused { id, paused } => session.hold(&id, paused),
             Inbound::Log { source, line } => {
                 let level = if source == "stderr" { "info" } else { "warning" };

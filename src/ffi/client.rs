@@ -7,8 +7,8 @@ use super::engine::Engine;
 use super::error::{guard, mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_PANIC, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give_json, opt_json, opt_json_object, opt_str};
-use crate::client::{Client, ClientConfig, ListKind, RequestOptions};
+use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_str};
+use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
 use crate::protocol::Era;
 use serde_json::Value;
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
 /// Runs one blocking call with per-call options. The call's future stays on this thread's
 /// stack: boxing it (a few KiB, above malloc's per-thread cache) cost an arena allocation per
 /// call, which many host threads at once contend on.
-unsafe fn call<'a, F: Future<Output = Result<Value, Error>>>(
+unsafe fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     out: *mut *mut c_char,
@@ -236,7 +236,7 @@ unsafe fn call<'a, F: Future<Output = Result<Value, Error>>>(
         let fut = make(&fc.client, ro)?;
         let result = fc.block_on(fut);
         drop(gate);
-        give_json(out, &result?);
+        give_json_bytes(out, result?.into_json());
         Ok(())
     })
 }
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn mcp_client_list(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
-        Ok(async move { c.list(kind, cursor, &ro).await })
+        Ok(async move { c.list_reply(kind, cursor, &ro).await })
     })
 }
 
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn mcp_client_list_all(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let kind = list_kind(kind)?;
-        Ok(async move { c.list_all(kind, &ro).await })
+        Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
     })
 }
 
@@ -315,7 +315,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
         let name = arg_str(name, "name")?;
         let args = opt_json_object(arguments_json, "arguments_json")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.call_tool(name, args, &ro).await })
+        Ok(async move { c.call_tool_reply(name, args, &ro).await })
     })
 }
 
@@ -336,7 +336,7 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
         let name = arg_str(name, "name")?;
         let args = opt_json_object(arguments_json, "arguments_json")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.get_prompt(name, args, &ro).await })
+        Ok(async move { c.get_prompt_reply(name, args, &ro).await })
     })
 }
 
@@ -354,7 +354,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
     call(client, opts, result_json_out, err_out, |c, ro| {
         let uri = arg_str(uri, "uri")?;
         let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.read_resource(uri, &ro).await })
+        Ok(async move { c.read_resource_reply(uri, &ro).await })
     })
 }
 
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn mcp_client_complete(
 ) -> mcp_status {
     call(client, opts, result_json_out, err_out, |c, ro| {
         let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
-        Ok(async move { c.complete(params, &ro).await })
+        Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
     })
 }
 
@@ -388,7 +388,7 @@ pub unsafe extern "C" fn mcp_client_request(
     call(client, opts, result_json_out, err_out, |c, ro| {
         let method = arg_str(method, "method")?;
         let params = opt_json(params_json, "params_json")?;
-        Ok(async move { c.request(method, params, &ro).await })
+        Ok(async move { c.request_reply(method, params, &ro).await })
     })
 }
 

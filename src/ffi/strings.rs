@@ -60,12 +60,20 @@ pub(crate) unsafe fn give_json(out: *mut *mut c_char, value: &Value) {
     if out.is_null() {
         return;
     }
-    // Serialised JSON never holds a NUL byte (serde_json escapes every control character), so
-    // the text is written once, terminated, and handed over without another scan or copy.
     let mut bytes = Vec::with_capacity(256);
     if serde_json::to_writer(&mut bytes, value).is_err() {
         bytes.clear();
         bytes.extend_from_slice(b"null");
+    }
+    give_json_bytes(out, bytes);
+}
+
+/// Hands over JSON text that was serialised or validated as JSON: it never holds a NUL byte
+/// (JSON escapes every control character inside strings and allows none outside), so it is
+/// terminated and handed over without another scan or copy.
+pub(crate) unsafe fn give_json_bytes(out: *mut *mut c_char, mut bytes: Vec<u8>) {
+    if out.is_null() {
+        return;
     }
     bytes.push(0);
     debug_assert!(!bytes[..bytes.len() - 1].contains(&0));

@@ -16,7 +16,12 @@ impl ResultType {
     /// Reads `result.resultType`. Absent → complete (legacy servers); unknown → protocol error,
     /// since this client declares no extension that adds result types.
     pub fn of(result: &Value) -> Result<ResultType> {
-        match result.get("resultType") {
+        Self::of_member(result.get("resultType"))
+    }
+
+    /// As [`ResultType::of`], given the `resultType` member itself.
+    pub fn of_member(member: Option<&Value>) -> Result<ResultType> {
+        match member {
             None | Some(Value::Null) => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == COMPLETE => Ok(ResultType::Complete),
             Some(Value::String(s)) if s == INPUT_REQUIRED => Ok(ResultType::InputRequired),

@@ -79,6 +79,41 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
     None
 }
 
+/// The `"id"` of a line that is an answer (a top-level `"result"` or `"error"` and no
+/// `"method"`), found without decoding it: the reader hands answers to their waiting callers
+/// undecoded, and each caller decodes its own on its own thread. Anything else (requests,
+/// notifications, odd spellings such as escaped keys) gets `None` and is decoded by the reader.
+pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
+    let (mut depth, mut i) = (0i32, 0);
+    let (mut id_at, mut answer) = (None, false);
+    while i < line.len() {
+        match line[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
+            b'"' => {
+                let end = string_end(line, i)?;
+                let after = line[end + 1..].iter().position(|b| !b.is_ascii_whitespace());
+                let is_key = depth == 1 && after.is_some_and(|k| line[end + 1 + k] == b':');
+                if is_key {
+                    match &line[i + 1..end] {
+                        b"id" => id_at = Some(end + 1),
+                        b"result" | b"error" => answer = true,
+                        b"method" => return None,
+                        _ => {}
+                    }
+                }
+                i = end;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if !answer || line.first() != Some(&b'{') {
+        return None;
+    }
+    value_after_colon(&line[id_at?..])
+}
+
 /// Index of the closing quote of the string starting at `start`.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
@@ -143,5 +178,46 @@ mod tests {
             Some(json!("a"))
         );
         assert_eq!(scan_top_level_id(br#"{"result":{"id":1,"text":"xxxx"#), None);
+    }
+
+    #[test]
+    fn answers_are_told_from_requests_and_notifications_without_decoding() {
+        let answer = |s: &str| scan_answer_id(s.as_bytes());
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":7,"result":{"method":"x","id":9}}"#),
+            Some(json!(7))
+        );
+        assert_eq!(
+            answer(r#"{"result":{"id":1},"id":"a b","jsonrpc":"2.0"}"#),
+            Some(json!("a b"))
+        );
+        assert_eq!(
+            answer(r#" {"error":{"code":-1,"message":"id"},"id" : 3}"#),
+            None,
+            "leading space: not an object start"
+        );
+        assert_eq!(
+            answer(r#"{"error":{"code":-1,"message":""id""}, "id" : 3}"#),
+            Some(json!(3))
+        );
+        // A value spelled like a key is not a key.
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":4,"result":"method"}"#), Some(json!(4)));
+        // Requests and notifications (a top-level "method" anywhere) are not answers.
+        assert_eq!(answer(r#"{"id":5,"result":{},"method":"ping"}"#), None);
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":6,"method":"roots/list"}"#), None);
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"result":1}}"#),
+            None
+        );
+        // No result/error, no usable id, or escaped keys: left to the full decoder.
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":8}"#), None);
+        assert_eq!(
+            answer(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
+            None
+        );
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":{"a":1},"result":{}}"#), None);
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","\u0069d":9,"result":{}}"#), None);
+        assert_eq!(answer(r#"[{"id":1,"result":{}}]"#), None);
+        assert_eq!(answer(r#"{"id":1,"result":{"text":"unterminated"#), None);
     }
 }

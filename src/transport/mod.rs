@@ -23,6 +23,10 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub enum Inbound {
     /// One decoded JSON-RPC message.
     Message(Value),
+    /// An answer (result or error) to request `id`, still undecoded: the waiting caller decodes
+    /// it on its own thread, so the thread reading the transport never decodes results, and
+    /// what the decoding allocates is allocated and freed by one thread.
+    Answer { id: RequestId, line: Vec<u8> },
     /// A message for request `id` could not be accepted (e.g. too large); the request fails.
     RequestFailed { id: RequestId, error: Error },
     /// A diagnostic line (server stderr, skipped input) for the log listener.

@@ -3,7 +3,7 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
-use super::framing::{read_line, scan_top_level_id, Line};
+use super::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
 use super::line_writer::{LineWriter, WriteError};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::error::{Error, ErrorKind, Result};
@@ -327,6 +327,10 @@ async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Ar
         match read_line(&mut reader, max).await {
             Ok(Line::Data(bytes)) => {
                 if bytes.iter().all(u8::is_ascii_whitespace) {
+                    continue;
+                }
+                if let Some(id) = scan_answer_id(&bytes).as_ref().and_then(RequestId::from_value) {
+                    let _ = shared.inbound.send(Inbound::Answer { id, line: bytes });
                     continue;
                 }
                 match serde_json::from_slice::<Value>(&bytes) {

@@ -1,0 +1,175 @@
+//! A request's result, decoded only as far as the client needs it.
+//!
+//! An answer read from stdio arrives as its raw line (see `Inbound::Answer`). The client only
+//! has to know its `resultType`; a complete result can then go to a C host as the server's own
+//! bytes, without being built into a `Value` and written back out. Input-required results,
+//! and every result a Rust caller asks for as a `Value`, are decoded in full.
+
+use crate::error::{Error, Result};
+use crate::protocol::{Incoming, RequestId, ResultType};
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use std::ops::Range;
+
+pub(crate) enum Reply {
+    Value(Value),
+    /// An answer line whose `result` member is `line[result]` (valid JSON, checked).
+    Line {
+        line: Vec<u8>,
+        result: Range<usize>,
+    },
+}
+
+/// The members of an answer line the fast path looks at (the rest is checked, not kept).
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    error: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Kind {
+    #[serde(rename = "resultType")]
+    result_type: Option<Value>,
+}
+
+impl Reply {
+    /// The answer in `line` to request `id`: a result, or the server's error as an `Err`.
+    pub fn from_answer_line(id: &RequestId, line: Vec<u8>) -> Result<Reply> {
+        if let Ok(Envelope {
+            result: Some(raw),
+            error: None,
+        }) = serde_json::from_slice::<Envelope>(&line)
+        {
+            let start = raw.get().as_ptr() as usize - line.as_ptr() as usize;
+            let result = start..start + raw.get().len();
+            return Ok(Reply::Line { line, result });
+        }
+        // Errors, and anything unusual (duplicate members, bad JSON), take the full decoder,
+        // whose verdicts and messages are the ones every other answer gets.
+        let value = serde_json::from_slice::<Value>(&line)
+            .map_err(|e| Error::protocol(format!("the server's answer to request {id} is not JSON: {e}")))?;
+        match Incoming::classify(value) {
+            Ok(Incoming::Result { result, .. }) => Ok(Reply::Value(result)),
+            Ok(Incoming::Error {
+                code, message, data, ..
+            }) => Err(Error::rpc(code, message, data)),
+            Ok(_) => Err(Error::protocol(format!(
+                "the server's answer to request {id} is not a response"
+            ))),
+            Err(why) => Err(Error::protocol(format!(
+                "the server's answer to request {id} is unusable: {why}"
+            ))),
+        }
+    }
+
+    fn raw<'a>(line: &'a [u8], result: &Range<usize>) -> &'a str {
+        // The range is a RawValue's text: valid UTF-8 (checked when it was parsed).
+        std::str::from_utf8(&line[result.clone()]).unwrap_or("null")
+    }
+
+    pub fn result_type(&self) -> Result<ResultType> {
+        match self {
+            Reply::Value(v) => ResultType::of(v),
+            Reply::Line { line, result } => {
+                let raw = Self::raw(line, result);
+                if !raw.starts_with('{') {
+                    return Ok(ResultType::Complete); // not an object: nothing to read
+                }
+                match serde_json::from_str::<Kind>(raw) {
+                    Ok(kind) => ResultType::of_member(kind.result_type.as_ref()),
+                    Err(_) => ResultType::of(&serde_json::from_str::<Value>(raw).unwrap_or(Value::Null)),
+                }
+            }
+        }
+    }
+
+    pub fn into_value(self) -> Result<Value> {
+        match self {
+            Reply::Value(v) => Ok(v),
+            Reply::Line { line, result } => serde_json::from_str(Self::raw(&line, &result))
+                .map_err(|e| Error::protocol(format!("the server's result is not JSON: {e}"))),
+        }
+    }
+
+    /// The result as JSON text: the server's own bytes when it was never decoded.
+    pub fn into_json(self) -> Vec<u8> {
+        match self {
+            Reply::Value(v) => serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()),
+            Reply::Line { mut line, result } => {
+                line.truncate(result.end);
+                line.drain(..result.start);
+                line
+            }
+        }
+    }
+}
+
+impl From<Value> for Reply {
+    fn from(v: Value) -> Reply {
+        Reply::Value(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use serde_json::json;
+
+    fn reply(line: &str) -> Result<Reply> {
+        Reply::from_answer_line(&RequestId::Num(1), line.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn a_result_passes_through_as_the_servers_bytes() {
+        let line = r#"{"jsonrpc":"2.0","id":1,"result":{"z":1, "a" : [1.50,"\u00e9"],"resultType":"complete"}}"#;
+        let r = reply(line).unwrap();
+        assert!(matches!(r, Reply::Line { .. }));
+        assert_eq!(r.result_type().unwrap(), ResultType::Complete);
+        let text = String::from_utf8(r.into_json()).unwrap();
+        assert_eq!(text, r#"{"z":1, "a" : [1.50,"\u00e9"],"resultType":"complete"}"#);
+    }
+
+    #[test]
+    fn result_types_are_read_without_decoding_the_rest() {
+        let ir = reply(r#"{"id":1,"result":{"inputRequests":{"a":{}},"resultType":"input_required"}}"#).unwrap();
+        assert_eq!(ir.result_type().unwrap(), ResultType::InputRequired);
+        assert_eq!(ir.into_value().unwrap()["inputRequests"], json!({"a": {}}));
+        assert_eq!(
+            reply(r#"{"id":1,"result":{}}"#).unwrap().result_type().unwrap(),
+            ResultType::Complete
+        );
+        assert_eq!(
+            reply(r#"{"id":1,"result":[1]}"#).unwrap().result_type().unwrap(),
+            ResultType::Complete
+        );
+        let unknown = reply(r#"{"id":1,"result":{"resultType":"task"}}"#).unwrap();
+        assert_eq!(unknown.result_type().unwrap_err().kind(), ErrorKind::ProtocolViolation);
+    }
+
+    #[test]
+    fn errors_and_odd_answers_take_the_full_decoder() {
+        let e = reply(r#"{"id":1,"error":{"code":-32602,"message":"bad","data":{"x":1}}}"#)
+            .err()
+            .unwrap();
+        let rpc = e.rpc_error().unwrap();
+        assert_eq!((rpc.code, rpc.message.as_str()), (-32602, "bad"));
+        // An error member wins over a result member, as in the full decoder.
+        assert!(reply(r#"{"id":1,"result":{},"error":{"code":1,"message":"m"}}"#).is_err());
+        // Duplicate members: the full decoder keeps the last one.
+        let dup = reply(r#"{"id":1,"result":{"a":1},"result":{"b":2}}"#).unwrap();
+        assert_eq!(dup.into_value().unwrap(), json!({"b": 2}));
+        for bad in [r#"{"id":1,"result":{}"#, r#"{"id":1,"result":{}} trailing"#] {
+            assert_eq!(reply(bad).err().unwrap().kind(), ErrorKind::ProtocolViolation, "{bad}");
+        }
+        let invalid_utf8 = b"{\"id\":1,\"result\":\"\xff\"}".to_vec();
+        let e = Reply::from_answer_line(&RequestId::Num(1), invalid_utf8).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
+        let no_code = reply(r#"{"id":1,"error":{"message":"m"}}"#).err().unwrap();
+        assert_eq!(no_code.kind(), ErrorKind::ProtocolViolation);
+    }
+}
