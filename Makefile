@@ -15,14 +15,18 @@ CFLAGS_EXAMPLES := -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude
 STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 EXAMPLES := list mrtr_auto mrtr_manual
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+# The shared library's SONAME suffix (build.rs sets it): 0.<minor> before 1.0, then <major>.
+SOVERSION := $(shell echo $(VERSION) | awk -F. '{ print ($$1 == 0) ? $$1 "." $$2 : $$1 }')
 
 .PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean \
 	bindings-test python-test go-test cpp-test swift-test interop-test
 
 all: build
 
+# The SONAME link lets hosts linked against target/debug run from there, as after an install.
 build:
 	$(CARGO) build --workspace --locked
+	ln -sf libmcp_client.so $(DEBUG)/libmcp_client.so.$(SOVERSION)
 
 examples: build $(EXAMPLES:%=$(DEBUG)/examples-c/%)
 
@@ -97,7 +101,8 @@ install:
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(RELEASE)/libmcp_client.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(RELEASE)/libmcp_client.so $(DESTDIR)$(PREFIX)/lib/libmcp_client.so.$(VERSION)
-	ln -sf libmcp_client.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so
+	ln -sf libmcp_client.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so.$(SOVERSION)
+	ln -sf libmcp_client.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so
 	install -m 644 include/mcp_client.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g' \
 	  mcp_client.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp_client.pc

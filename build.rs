@@ -6,6 +6,14 @@ use std::path::PathBuf;
 fn main() {
     println!("cargo:rerun-if-changed=src/ffi");
     println!("cargo:rerun-if-changed=cbindgen.toml");
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+        // What a dynamically linked host records as its dependency: a 0.x release breaks the ABI
+        // with each minor version (cargo-c's rule), later ones with each major.
+        println!(
+            "cargo:rustc-cdylib-link-arg=-Wl,-soname,libmcp_client.so.{}",
+            soversion()
+        );
+    }
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
     config.after_includes = Some(format!(
@@ -25,5 +33,13 @@ fn main() {
     bindings.write_to_file(&out);
     if dir.join(".git").exists() {
         bindings.write_to_file(dir.join("include/mcp_client.h"));
+    }
+}
+
+/// `0.<minor>` before 1.0, then `<major>`; the Makefile derives the same for its symlinks.
+fn soversion() -> String {
+    match env!("CARGO_PKG_VERSION_MAJOR") {
+        "0" => format!("0.{}", env!("CARGO_PKG_VERSION_MINOR")),
+        major => major.to_string(),
     }
 }

@@ -592,3 +592,28 @@ async fn close_interrupts_a_call_waiting_on_its_handlers() {
     assert_kind(&err, ErrorKind::Closed);
     assert!(handler_token.is_cancelled(), "the handler was not told to stop");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn manual_mrtr_fields_on_a_legacy_connection_fail_before_anything_is_sent() {
+    let fx = Fixture::legacy(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    for opts in [
+        RequestOptions {
+            input_responses: Some(json!({"a": {"action": "accept"}})),
+            ..Default::default()
+        },
+        RequestOptions {
+            request_state: Some("s".into()),
+            ..Default::default()
+        },
+    ] {
+        let err = expect_err(
+            client.call_tool("echo", Some(json!({"text": "x"})), &opts).await,
+            "legacy",
+        );
+        assert_kind(&err, ErrorKind::InvalidArgument);
+        assert!(err.message().contains("modern"), "{}", err.message());
+    }
+    assert!(fx.wire.requests("tools/call").is_empty());
+}

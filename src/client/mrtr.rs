@@ -7,7 +7,7 @@ use super::handlers::InputRequest;
 use super::session::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, InputRequiredData, Result};
-use crate::protocol::ResultType;
+use crate::protocol::{Era, ResultType};
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 use tokio::task::JoinSet;
@@ -30,6 +30,13 @@ impl Client {
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<Reply> {
+        if conn.era == Era::Legacy && (opts.input_responses.is_some() || opts.request_state.is_some()) {
+            // Legacy servers ask through requests of their own and would ignore these.
+            return Err(Error::invalid(format!(
+                "input_responses and request_state are for modern servers; this connection speaks {}",
+                conn.version()
+            )));
+        }
         // Retry fields never belong to the base: each leg carries only its own round's.
         base.remove(INPUT_RESPONSES);
         base.remove(REQUEST_STATE);
@@ -108,7 +115,8 @@ impl Client {
                 }
             }
         }
-        let round_cancel = CancelToken::new();
+        // The round's callbacks are the call's: cancelling the call's token waits for them.
+        let round_cancel = CancelToken::child(wait.cancel.as_ref());
         let mut set = JoinSet::new();
         for (key, method, params, handler) in jobs {
             let request = InputRequest {

@@ -30,10 +30,13 @@ pub unsafe extern "C" fn mcp_cancel_token_clone(token: *const mcp_cancel_token) 
 }
 
 /// Cancels every call using this token, now and later. Idempotent; any thread; callbacks too.
+/// Returns once no callback of those calls (input handler, progress) is running on another
+/// thread, and none starts afterwards, so the host may then free what they use. Called from
+/// such a callback, it does not wait for that callback itself.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_cancel_token_cancel(token: *const mcp_cancel_token) {
     if let Some(t) = token.as_ref() {
-        let _ = catch_unwind(AssertUnwindSafe(|| t.token.cancel()));
+        let _ = catch_unwind(AssertUnwindSafe(|| t.token.cancel_and_wait()));
     }
 }
 

@@ -88,7 +88,15 @@ impl InputHandler for FfiInputHandler {
         let (callback, userdata, kind) = (self.callback, self.userdata.clone(), self.kind);
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
+        let cancel = request.cancel;
         let posted = self.dispatcher.post(Box::new(move || {
+            // Cancelling the call's token waits for this callback; once it is cancelled, the
+            // host is not called at all (mcp_cancel_token_cancel's promise).
+            let busy = cancel.enter_callback();
+            if busy.cancelled() {
+                state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
+                return;
+            }
             let responder = Box::into_raw(Box::new(mcp_responder { state: state.clone() }));
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {

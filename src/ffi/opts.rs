@@ -4,7 +4,7 @@ use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
 use super::strings::{opt_json_object, opt_str};
-use crate::client::{Progress, RequestOptions};
+use crate::client::{CancelToken, Progress, RequestOptions};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -122,9 +122,15 @@ pub(crate) unsafe fn request_options(
         let dispatcher_for_gate = dispatcher.clone();
         let (dispatcher, ud) = (dispatcher.clone(), Arc::new(SendPtr(o.progress_userdata)));
         let flag = open.clone();
+        let call = ro.cancel.clone();
         ro.on_progress = Some(Arc::new(move |p: &Progress| {
-            let (flag, ud, p) = (flag.clone(), ud.clone(), p.clone());
+            let (flag, ud, p, call) = (flag.clone(), ud.clone(), p.clone(), call.clone());
             dispatcher.post(Box::new(move || {
+                // As for input handlers: cancelling the call waits for this, and stops it.
+                let busy = call.as_ref().map(CancelToken::enter_callback);
+                if busy.as_ref().is_some_and(|b| b.cancelled()) {
+                    return;
+                }
                 let open = flag.lock().unwrap();
                 if *open {
                     let message = p.message.map(super::strings::to_c);

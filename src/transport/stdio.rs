@@ -232,7 +232,13 @@ impl StdioTransport {
 
     fn group_alive(&self) -> bool {
         // SAFETY: killpg with signal 0 only probes for existence.
-        unsafe { libc::killpg(self.pgid, 0) == 0 }
+        if unsafe { libc::killpg(self.pgid, 0) } != 0 {
+            return false;
+        }
+        // A zombie member still answers the probe. Where nobody reaps orphans (a container
+        // whose PID 1 is not an init) zombies stay forever, and close would wait out every grace
+        // period for them.
+        live_group_member(self.pgid).unwrap_or(true)
     }
 
     fn signal_group(&self, signal: i32) {
@@ -319,6 +325,32 @@ impl Drop for StdioTransport {
             self.signal_group(libc::SIGKILL);
         }
     }
+}
+
+/// Whether process group `pgid` has a member that is not a zombie; `None` if `/proc` cannot
+/// tell (not Linux, or not mounted).
+fn live_group_member(pgid: i32) -> Option<bool> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let mut found_any = false;
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        found_any = true;
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue; // gone meanwhile
+        };
+        // After the parenthesised command name: state, ppid, pgrp, ...
+        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
+        let (state, pgrp) = (fields.next(), fields.nth(1));
+        if pgrp.and_then(|g| g.parse::<i32>().ok()) == Some(pgid) && !matches!(state, Some("Z" | "X")) {
+            return Some(true);
+        }
+    }
+    found_any.then_some(false)
 }
 
 async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {

@@ -579,6 +579,75 @@ static void test_precancelled_token(void)
 }
 
 
+/* mcp_cancel_token_cancel returns only after a running handler of the cancelled call has
+ * returned (the host may then free what it uses), and a handler may cancel its own call without
+ * waiting for itself. */
+struct slow_handler {
+    mcp_cancel_token *token;
+    int self_cancel;
+    int started;
+    int finished;
+};
+
+static void slow_handler_cb(void *userdata, const char *method, const char *params_json, size_t params_len,
+                            mcp_responder *responder)
+{
+    (void)method, (void)params_json, (void)params_len;
+    struct slow_handler *h = (struct slow_handler *)userdata;
+    ASTORE(&h->started, 1);
+    if (h->self_cancel)
+        mcp_cancel_token_cancel(h->token); /* must not wait for this very callback */
+    else
+        sleep_ms(300);
+    ASTORE(&h->finished, 1);
+    mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
+}
+
+struct slow_call {
+    mcp_client *c;
+    mcp_call_opts *opts;
+    mcp_status st;
+};
+
+static void *slow_call_run(void *arg)
+{
+    struct slow_call *sc = (struct slow_call *)arg;
+    char *out = NULL;
+    mcp_error *err = NULL;
+    sc->st = mcp_client_call_tool(sc->c, "elicit_once", NULL, NULL, NULL, sc->opts, &out, &err);
+    mcp_string_free(out);
+    mcp_error_free(err);
+    return NULL;
+}
+
+static void test_cancel_waits_for_running_handler(void)
+{
+    for (int self_cancel = 0; self_cancel <= 1; self_cancel++) {
+        mcp_client *c = connected_client(NULL);
+        CHECK(c != NULL);
+        struct slow_handler h = {mcp_cancel_token_new(), self_cancel, 0, 0};
+        mcp_error *err = NULL;
+        EXPECT_STATUS(mcp_client_on_elicitation(c, slow_handler_cb, &h, NULL, &err), MCP_OK, err);
+        mcp_call_opts opts;
+        mcp_call_opts_init(&opts);
+        opts.cancel = h.token;
+        struct slow_call sc = {c, &opts, -1};
+        pthread_t th;
+        CHECK(pthread_create(&th, NULL, slow_call_run, &sc) == 0);
+        if (!self_cancel) {
+            CHECK(wait_count(&h.started, 1, tscale(3000)));
+            mcp_cancel_token_cancel(h.token);
+            /* The callback was running when cancel began; it has returned now. */
+            EXPECT(ALOAD(&h.finished) == 1);
+        }
+        pthread_join(th, NULL);
+        EXPECT(ALOAD(&h.finished) == 1);
+        EXPECT_STATUS(sc.st, MCP_CANCELLED, NULL);
+        mcp_cancel_token_free(h.token);
+        mcp_client_free(c);
+    }
+}
+
 /* Two inputs in one round: when the sampling handler fails, the elicitation still held by
  * another thread is no longer wanted. */
 static void test_sibling_failure_cancels_responder(void)
@@ -885,6 +954,7 @@ const struct test_case mrtr_tests[] = {
     {"mrtr/close_unblocks_pending_input", test_close_unblocks_pending_input},
     {"mrtr/reply_after_cancel", test_reply_after_cancel},
     {"mrtr/precancelled_token", test_precancelled_token},
+    {"mrtr/cancel_waits_for_running_handler", test_cancel_waits_for_running_handler},
     {"mrtr/sibling_failure_cancels_responder", test_sibling_failure_cancels_responder},
     {"mrtr/defer_then_reply_inline", test_defer_then_reply_inline},
     {"mrtr/manual_elicit_once", test_manual_elicit_once},
