@@ -40,13 +40,14 @@ pub(crate) struct FfiClient {
     engine: Option<Engine>,
     pub(crate) client: Client,
     pub(crate) dispatcher: Arc<Dispatcher>,
-    pid: u32,
+    /// `fork::generation()` when created: another value means this is a forked child.
+    fork_generation: u64,
     poisoned: AtomicBool,
 }
 
 impl FfiClient {
     pub(crate) fn forked(&self) -> bool {
-        std::process::id() != self.pid
+        super::fork::generation() != self.fork_generation
     }
 
     pub(crate) fn check(&self) -> Result<(), Failure> {
@@ -84,7 +85,7 @@ impl FfiClient {
 impl Drop for FfiClient {
     fn drop(&mut self) {
         if let Some(engine) = self.engine.take() {
-            if std::process::id() == self.pid {
+            if !self.forked() {
                 engine.shutdown(Duration::from_secs(2));
             } else {
                 engine.leak(); // its threads do not exist in a forked child
@@ -158,7 +159,7 @@ pub unsafe extern "C" fn mcp_client_new(
             engine: Some(engine),
             client: Client::new(config),
             dispatcher,
-            pid: std::process::id(),
+            fork_generation: super::fork::generation(),
             poisoned: AtomicBool::new(false),
         });
         *client_out = Box::into_raw(Box::new(mcp_client { shared }));

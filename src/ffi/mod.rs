@@ -15,6 +15,7 @@ pub mod config;
 pub mod dispatcher;
 mod engine;
 pub mod error;
+mod fork;
 pub mod handlers;
 pub mod json;
 pub mod opts;

@@ -251,6 +251,9 @@ FUNCTIONS = {
         [ctypes.POINTER(mcp_cancel_token)],
     ),
     # Cancels every call using this token, now and later. Idempotent; any thread; callbacks too.
+    # Returns once no callback of those calls (input handler, progress) is running on another
+    # thread, and none starts afterwards, so the host may then free what they use. Called from
+    # such a callback, it does not wait for that callback itself.
     # void mcp_cancel_token_cancel(const struct mcp_cancel_token *token)
     'mcp_cancel_token_cancel': (
         None,
