@@ -744,6 +744,12 @@ const char *mcp_error_message(const struct mcp_error *error);
 bool mcp_error_jsonrpc_code(const struct mcp_error *error, int64_t *code_out);
 
 /**
+ * The JSON-RPC `error.message` exactly as the server sent it (`mcp_error_message` adds
+ * context), or NULL when the server did not answer with an error object. Borrowed.
+ */
+const char *mcp_error_jsonrpc_message(const struct mcp_error *error);
+
+/**
  * The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
  */
 const char *mcp_error_data_json(const struct mcp_error *error);

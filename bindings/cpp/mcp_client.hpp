@@ -146,14 +146,16 @@ class Error : public std::runtime_error {
 public:
     Error(mcp_status status, std::string message, std::optional<int64_t> jsonrpc_code = std::nullopt,
           std::optional<std::string> data_json = std::nullopt, std::optional<int> http_status = std::nullopt,
-          std::optional<std::string> www_authenticate = std::nullopt)
+          std::optional<std::string> www_authenticate = std::nullopt,
+          std::optional<std::string> jsonrpc_message = std::nullopt)
         : std::runtime_error(std::string(mcp_status_str(status)) + ": " + message),
           status_(status),
           message_(std::move(message)),
           jsonrpc_code_(jsonrpc_code),
           data_json_(std::move(data_json)),
           http_status_(http_status),
-          www_authenticate_(std::move(www_authenticate)) {}
+          www_authenticate_(std::move(www_authenticate)),
+          jsonrpc_message_(std::move(jsonrpc_message)) {}
 
     /// The library status (MCP_TIMEOUT, MCP_JSONRPC_ERROR, ...).
     mcp_status status() const noexcept { return status_; }
@@ -165,6 +167,8 @@ public:
     std::optional<int64_t> jsonrpc_code() const noexcept { return jsonrpc_code_; }
     /// The JSON-RPC error.data as JSON, when present.
     const std::optional<std::string>& data_json() const noexcept { return data_json_; }
+    /// The JSON-RPC error.message exactly as the server sent it (message() adds context).
+    const std::optional<std::string>& jsonrpc_message() const noexcept { return jsonrpc_message_; }
     /// True for the transport range (100-199).
     bool is_transport() const noexcept { return mcp_status_is_transport(status_); }
     /// The HTTP status of the answer that caused the error (AuthRequiredError: 401 or 403;
@@ -181,6 +185,7 @@ private:
     std::optional<std::string> data_json_;
     std::optional<int> http_status_;
     std::optional<std::string> www_authenticate_;
+    std::optional<std::string> jsonrpc_message_;
 };
 
 #define MCP_CPP_ERROR_CLASS(Name, Base) \
@@ -300,10 +305,11 @@ inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
     std::optional<int64_t> code;
     std::optional<std::string> data;
     std::optional<int> http;
-    std::optional<std::string> challenge;
+    std::optional<std::string> challenge, rpc_message;
     if (err) {
         int64_t c = 0;
         if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
+        rpc_message = opt_string(mcp_error_jsonrpc_message(err.get()));
         data = opt_string(mcp_error_data_json(err.get()));
         uint16_t h = 0;
         if (mcp_error_http_status(err.get(), &h)) http = h;
@@ -332,16 +338,16 @@ inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
         case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data, http, challenge);
         case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data, http, challenge);
         case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data, http, challenge);
-        case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data, http, challenge);
+        case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data, http, challenge);
         case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data, http, challenge);
-        case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge);
+        case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge, rpc_message);
         case MCP_INPUT_REQUIRED:
             throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
-        case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge);
+        case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
             if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data, http, challenge);

@@ -294,7 +294,7 @@ func TestRPCError(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != StatusJSONRPCError || !errors.As(err, &rpc) {
 		t.Fatalf("rpc_error: %v", err)
 	}
-	if rpc.Code != -32050 || !strings.Contains(rpc.Message, "fixture error") || string(rpc.Data) != `{"detail":"on purpose"}` {
+	if rpc.Code != -32050 || rpc.Message != "fixture error" || string(rpc.Data) != `{"detail":"on purpose"}` {
 		t.Fatalf("rpc_error details: %+v %s", rpc, rpc.Data)
 	}
 }

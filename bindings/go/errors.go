@@ -123,7 +123,7 @@ var (
 // StatusJSONRPCError, or StatusCapabilityMissing for -32021).
 type RPCError struct {
 	Code    int64
-	Message string
+	Message string // error.message exactly as the server sent it
 	Data    json.RawMessage // nil when the server sent no data
 }
 
@@ -181,6 +181,9 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 	var code C.int64_t
 	if C.mcp_error_jsonrpc_code(cerr, &code) {
 		rpc := &RPCError{Code: int64(code), Message: e.Message}
+		if m := C.mcp_error_jsonrpc_message(cerr); m != nil {
+			rpc.Message = C.GoString(m)
+		}
 		if d := C.mcp_error_data_json(cerr); d != nil {
 			rpc.Data = json.RawMessage(C.GoString(d))
 		}

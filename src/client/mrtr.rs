@@ -4,7 +4,7 @@
 
 use super::cancel::{cancelled, CancelToken};
 use super::handlers::InputRequest;
-use super::session::Wait;
+use super::session::{sleep_until, Wait};
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, InputRequiredData, Result};
 use crate::protocol::{Era, ResultType};
@@ -213,12 +213,5 @@ async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<(
         _ = tokio::time::sleep_until(until) => Ok(()),
         _ = cancelled(wait.cancel.as_ref()) => Err(Error::new(ErrorKind::Cancelled, "the call was cancelled between rounds")),
         _ = shutdown.cancelled() => Err(Error::closed()),
-    }
-}
-
-async fn sleep_until(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
     }
 }

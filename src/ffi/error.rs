@@ -56,6 +56,7 @@ pub struct mcp_error {
     status: mcp_status,
     message: CString,
     jsonrpc_code: Option<i64>,
+    jsonrpc_message: Option<CString>,
     data_json: Option<CString>,
     input_requests_json: Option<CString>,
     request_state: Option<CString>,
@@ -72,6 +73,7 @@ impl mcp_error {
             status: f.status,
             message: to_c(f.message.clone()),
             jsonrpc_code: rpc.map(|r| r.code),
+            jsonrpc_message: rpc.map(|r| to_c(r.message.clone())),
             data_json: rpc.and_then(|r| r.data.as_ref()).map(|d| to_c(d.to_string())),
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
             request_state: input.and_then(|i| i.request_state.clone()).map(to_c),
@@ -146,6 +148,13 @@ pub unsafe extern "C" fn mcp_error_jsonrpc_code(error: *const mcp_error, code_ou
         }
         _ => false,
     }
+}
+
+/// The JSON-RPC `error.message` exactly as the server sent it (`mcp_error_message` adds
+/// context), or NULL when the server did not answer with an error object. Borrowed.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_error_jsonrpc_message(error: *const mcp_error) -> *const c_char {
+    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.jsonrpc_message))
 }
 
 /// The JSON-RPC `error.data` as JSON, or NULL. Borrowed.

@@ -128,6 +128,7 @@ static void test_error_accessors_on_null(void)
     CHECK(!mcp_error_jsonrpc_code(NULL, &code));
     CHECK(code == 42);
     CHECK(mcp_error_data_json(NULL) == NULL);
+    CHECK(mcp_error_jsonrpc_message(NULL) == NULL);
     CHECK(mcp_error_input_requests_json(NULL) == NULL);
     CHECK(mcp_error_request_state(NULL) == NULL);
     CHECK(mcp_error_result_json(NULL) == NULL);
@@ -148,6 +149,7 @@ static void test_error_object_of_api_failure(void)
     CHECK(code == 7);
     CHECK(!mcp_error_jsonrpc_code(err, NULL));
     CHECK(mcp_error_data_json(err) == NULL);
+    CHECK(mcp_error_jsonrpc_message(err) == NULL);
     CHECK(mcp_error_input_requests_json(err) == NULL);
     CHECK(mcp_error_request_state(err) == NULL);
     CHECK(mcp_error_result_json(err) == NULL);
@@ -842,6 +844,10 @@ static void test_free_order(void)
     mcp_client_free(c);
     EXPECT(err != NULL && mcp_error_status(err) == MCP_JSONRPC_ERROR);
     EXPECT_CONTAINS(mcp_error_data_json(err), "on purpose");
+    /* The server's message as sent; mcp_error_message wraps it with context. */
+    EXPECT(mcp_error_jsonrpc_message(err) != NULL && strcmp(mcp_error_jsonrpc_message(err), "fixture error") == 0);
+    EXPECT_CONTAINS(mcp_error_message(err), "fixture error");
+    EXPECT(strcmp(mcp_error_message(err), "fixture error") != 0);
     EXPECT_CONTAINS(info, "mcp-fixture-server");
     mcp_error_free(err);
     mcp_string_free(info);

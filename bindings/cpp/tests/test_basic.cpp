@@ -184,6 +184,7 @@ TEST(basic, error_rpc_error) {
     CHECK(e.data_json().has_value());
     CHECK_CONTAINS(*e.data_json(), "\"detail\":\"on purpose\"");
     CHECK_CONTAINS(e.what(), "fixture error");
+    CHECK(e.jsonrpc_message().has_value() && *e.jsonrpc_message() == "fixture error");
     // Still usable afterwards.
     CHECK_CONTAINS(client.call_tool("echo", R"({"text":"after"})"), "after");
     auto unknown = EXPECT_THROW(mcp::RpcError, client.call_tool("no_such_tool"));

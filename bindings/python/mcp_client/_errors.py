@@ -33,11 +33,14 @@ class MCPError(Exception):
         data: Any = None,
         http_status: int | None = None,
         www_authenticate: str | None = None,
+        jsonrpc_message: str | None = None,
     ):
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
+        #: The JSON-RPC error.message exactly as the server sent it (``message`` adds context).
+        self.jsonrpc_message = jsonrpc_message
         self.data = data
         self.http_status = http_status
         self.www_authenticate = www_authenticate
@@ -261,6 +264,7 @@ def take_error(status: int, err: Any) -> MCPError:
             message = _text(lib.mcp_error_message(err)) or status_str(status)
             code_out = ctypes.c_int64()
             code = code_out.value if lib.mcp_error_jsonrpc_code(err, ctypes.byref(code_out)) else None
+            rpc_message = _text(lib.mcp_error_jsonrpc_message(err))
             data = _json(lib.mcp_error_data_json(err))
             requests = _json(lib.mcp_error_input_requests_json(err))
             state = _text(lib.mcp_error_request_state(err))
@@ -270,12 +274,14 @@ def take_error(status: int, err: Any) -> MCPError:
             www_authenticate = _text(lib.mcp_error_www_authenticate(err))
         else:
             message, code, data, requests, state, result = status_str(status), None, None, None, None, None
+            rpc_message = None
             http_status, www_authenticate = None, None
     finally:
         if err:
             lib.mcp_error_free(err)
     cls = exception_class(status)
-    kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate}
+    kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate,
+          "jsonrpc_message": rpc_message}
     if issubclass(cls, InputError):
         return cls(status, message, input_requests=requests, request_state=state, result=result, **kw)
     return cls(status, message, **kw)

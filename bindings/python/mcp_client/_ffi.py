@@ -522,6 +522,13 @@ FUNCTIONS = {
         ctypes.c_bool,
         [ctypes.POINTER(mcp_error), ctypes.POINTER(ctypes.c_int64)],
     ),
+    # The JSON-RPC `error.message` exactly as the server sent it (`mcp_error_message` adds
+    # context), or NULL when the server did not answer with an error object. Borrowed.
+    # const char *mcp_error_jsonrpc_message(const struct mcp_error *error)
+    'mcp_error_jsonrpc_message': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
+    ),
     # The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
     # const char *mcp_error_data_json(const struct mcp_error *error)
     'mcp_error_data_json': (

@@ -119,6 +119,7 @@ def test_error_paths(client):
         client.call_tool("rpc_error")
     assert e.value.code == -32050 and e.value.status == mcp_client.MCP_JSONRPC_ERROR
     assert e.value.data == {"detail": "on purpose"}
+    assert e.value.jsonrpc_message == "fixture error" and e.value.message != "fixture error"
     with pytest.raises(mcp_client.RpcError) as e:
         client.call_tool("add", {"a": "x", "b": 1})  # bad argument type: the server refuses
     assert e.value.code == -32602 and "Invalid arguments" in e.value.message

@@ -95,7 +95,8 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     case inputRequired(InputRequiredError)
     /// `MCP_INPUT_ROUNDS_EXCEEDED`: more rounds than `inputRequiredMaxRounds`; carries the last.
     case inputRoundsExceeded(InputRequiredError)
-    /// `MCP_JSONRPC_ERROR`: the server answered with a JSON-RPC error object.
+    /// `MCP_JSONRPC_ERROR`: the server answered with a JSON-RPC error object; `message` is its
+    /// `error.message` exactly as sent.
     case rpc(code: Int64, message: String, dataJSON: String?)
     /// `MCP_TIMEOUT`
     case timeout(MCPErrorInfo)
@@ -149,6 +150,7 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         var code: Int64 = 0
         let rpcCode: Int64? = (error != nil && mcp_error_jsonrpc_code(error, &code)) ? code : nil
         let data = error.flatMap { mcp_error_data_json($0) }.map { String(cString: $0) }
+        let rpcMessage = error.flatMap { mcp_error_jsonrpc_message($0) }.map { String(cString: $0) }
         var http: UInt16 = 0
         let httpStatus: Int? = (error != nil && mcp_error_http_status(error, &http)) ? Int(http) : nil
         let challenge = error.flatMap { mcp_error_www_authenticate($0) }.map { String(cString: $0) }
@@ -163,7 +165,7 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
                 requestState: error.flatMap { mcp_error_request_state($0) }.map { String(cString: $0) },
                 resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null")
             return status == MCPStatus.inputRequired ? .inputRequired(input) : .inputRoundsExceeded(input)
-        case MCPStatus.jsonrpcError: return .rpc(code: rpcCode ?? 0, message: message, dataJSON: data)
+        case MCPStatus.jsonrpcError: return .rpc(code: rpcCode ?? 0, message: rpcMessage ?? message, dataJSON: data)
         case MCPStatus.timeout: return .timeout(info)
         case MCPStatus.cancelled: return .cancelled(info)
         case MCPStatus.closed: return .closed(info)

@@ -137,7 +137,7 @@ final class FailureTests: XCTestCase {
         }
         guard case .rpc(let code, let message, let data)? = error else { return }
         XCTAssertEqual(code, -32050)
-        XCTAssertTrue(message.contains("fixture error"), message)
+        XCTAssertEqual(message, "fixture error")  // the server's own message
         XCTAssertEqual(try JSON.parse(data ?? "null")["detail"]?.stringValue, "on purpose")
         XCTAssertEqual(error?.info.rpcCode, -32050)
 
