@@ -1,5 +1,6 @@
 //! Newline-delimited framing with a size bound: memory stays bounded whatever the peer writes.
 
+use std::ops::ControlFlow;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// How much of an oversized line is kept, to find its request id.
@@ -59,24 +60,15 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> s
 /// Finds the top-level `"id"` of a (possibly truncated) JSON object, so an oversized response
 /// can fail its own request instead of leaving it to time out.
 pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
-    let mut depth = 0i32;
-    let mut i = 0;
-    while i < prefix.len() {
-        match prefix[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth -= 1,
-            b'"' => {
-                let end = string_end(prefix, i)?;
-                if depth == 1 && &prefix[i..=end] == b"\"id\"" {
-                    return value_after_colon(&prefix[end + 1..]);
-                }
-                i = end;
-            }
-            _ => {}
+    let mut id = None;
+    top_level_keys(prefix, |key, rest| {
+        if key != b"id" {
+            return ControlFlow::Continue(());
         }
-        i += 1;
-    }
-    None
+        id = value_after_colon(rest);
+        ControlFlow::Break(())
+    });
+    id
 }
 
 /// The `"id"` of a line that is an answer (a top-level `"result"` or `"error"` and no
@@ -84,22 +76,41 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
 /// undecoded, and each caller decodes its own on its own thread. Anything else (requests,
 /// notifications, odd spellings such as escaped keys) gets `None` and is decoded by the reader.
 pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
+    let (mut id, mut answer, mut method) = (None, false, false);
+    top_level_keys(line, |key, rest| {
+        match key {
+            b"id" => id = Some(rest),
+            b"result" | b"error" => answer = true,
+            b"method" => {
+                method = true;
+                return ControlFlow::Break(());
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    })?;
+    if method || !answer || line.first() != Some(&b'{') {
+        return None;
+    }
+    value_after_colon(id?)
+}
+
+/// Walks the keys of a (possibly truncated) JSON object's top level, calling `visit` with each
+/// key as written (no unescaping) and the bytes after it (its `:` and value onward) until it
+/// breaks. `None` when a string is cut off before the walk ended.
+fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) -> Option<()> {
     let (mut depth, mut i) = (0i32, 0);
-    let (mut id_at, mut answer) = (None, false);
-    while i < line.len() {
-        match line[i] {
+    while i < bytes.len() {
+        match bytes[i] {
             b'{' | b'[' => depth += 1,
             b'}' | b']' => depth -= 1,
             b'"' => {
-                let end = string_end(line, i)?;
-                let after = line[end + 1..].iter().position(|b| !b.is_ascii_whitespace());
-                let is_key = depth == 1 && after.is_some_and(|k| line[end + 1 + k] == b':');
-                if is_key {
-                    match &line[i + 1..end] {
-                        b"id" => id_at = Some(end + 1),
-                        b"result" | b"error" => answer = true,
-                        b"method" => return None,
-                        _ => {}
+                let end = string_end(bytes, i)?;
+                let rest = &bytes[end + 1..];
+                // A string is a key when a colon follows it (a value spelled "id" is not).
+                if depth == 1 && rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
+                    if let ControlFlow::Break(()) = visit(&bytes[i + 1..end], rest) {
+                        return Some(());
                     }
                 }
                 i = end;
@@ -108,10 +119,7 @@ pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
         }
         i += 1;
     }
-    if !answer || line.first() != Some(&b'{') {
-        return None;
-    }
-    value_after_colon(&line[id_at?..])
+    Some(())
 }
 
 /// Index of the closing quote of the string starting at `start`.
