@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use mcp_client::{Client, ConnectMode, Era, ErrorKind, RequestOptions, ServerInfo};
+use mcp_client::{CancelToken, Client, ConnectMode, Era, ErrorKind, RequestOptions, ServerInfo};
 use serde_json::json;
 use std::time::Duration;
 
@@ -202,4 +202,54 @@ async fn concurrent_first_calls_connect_once() {
     let again = client.connect().await.unwrap();
     assert_eq!(Some(again), client.server_info());
     assert_eq!(fx.wire.requests("initialize").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_with_ends_the_wait_on_its_cancel_token_or_time_caps() {
+    let fx = Fixture::new(&["--on-discover", "silent"]);
+    let client = fx.client_with(|c| {
+        c.mode = ConnectMode::Modern;
+        c.request_timeout = Duration::from_secs(20);
+    });
+    let capped = RequestOptions {
+        max_total: Some(Duration::from_millis(200)),
+        ..Default::default()
+    };
+    let (result, elapsed) = timed(Duration::from_secs(5), client.connect_with(&capped)).await;
+    assert_kind(&expect_err(result, "capped"), ErrorKind::Timeout);
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+
+    let token = CancelToken::new();
+    let opts = RequestOptions {
+        cancel: Some(token.clone()),
+        ..Default::default()
+    };
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        token.cancel();
+    });
+    let (result, elapsed) = timed(Duration::from_secs(5), client.connect_with(&opts)).await;
+    assert_kind(&expect_err(result, "cancelled"), ErrorKind::Cancelled);
+    assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
+    canceller.await.unwrap();
+    client.close().await;
+
+    // A token cancelled before the call: nothing is started at all.
+    let untouched = Fixture::new(&[]);
+    let fresh = untouched.client();
+    let cancelled = CancelToken::new();
+    cancelled.cancel();
+    let opts = RequestOptions {
+        cancel: Some(cancelled),
+        ..Default::default()
+    };
+    assert_kind(
+        &expect_err(fresh.connect_with(&opts).await, "pre-cancelled"),
+        ErrorKind::Cancelled,
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(untouched.wire.raw().is_empty(), "{:?}", untouched.wire.raw());
+    // Without a cancellation the same client connects.
+    fresh.connect_with(&RequestOptions::default()).await.unwrap();
+    assert!(!untouched.wire.raw().is_empty());
 }

@@ -1,7 +1,9 @@
 //! Connecting: era detection (`auto`), `server/discover` (modern), `initialize` (legacy).
 
 use super::session::{Session, Wait};
-use super::{supported_versions, version_mismatch, Client, ConnectMode, Connection, ServerInfo};
+use super::{
+    supported_versions, version_mismatch, CancelToken, Client, ConnectMode, Connection, RequestOptions, ServerInfo,
+};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era, LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{codes, meta, methods, ResultType};
@@ -12,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 /// Eras `auto` detected per HTTP origin in this process (spec: cache the era per origin).
 static HTTP_ERAS: Lazy<Mutex<HashMap<String, Era>>> = Lazy::new(Default::default);
@@ -42,6 +45,25 @@ enum ProbeOutcome {
 }
 
 impl Client {
+    /// As [`Client::connect`], under a call's options: its cancel token, and its `timeout` and
+    /// `max_total` (both capping the whole connect), end this wait with `Cancelled` or
+    /// `Timeout`. The attempt itself goes on for later calls, bounded by the configured
+    /// timeouts, until [`Client::close`]. Nothing starts when the token is already cancelled.
+    pub async fn connect_with(&self, opts: &RequestOptions) -> Result<ServerInfo> {
+        if opts.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
+            return Err(Error::new(
+                ErrorKind::Cancelled,
+                "connect was cancelled before it started",
+            ));
+        }
+        let mut wait = self.wait_for(opts);
+        if let Some(t) = opts.timeout.filter(|t| !t.is_zero()) {
+            let at = Instant::now() + t;
+            wait.deadline = Some(wait.deadline.map_or(at, |d| d.min(at)));
+        }
+        Ok(self.connection(&wait).await?.info())
+    }
+
     /// Connects (once): probes or negotiates the era per the configured mode. Later calls
     /// return the existing connection's info.
     pub async fn connect(&self) -> Result<ServerInfo> {

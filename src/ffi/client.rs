@@ -183,6 +183,27 @@ pub unsafe extern "C" fn mcp_client_connect(
     })
 }
 
+/// As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
+/// `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
+/// `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
+/// calls, bounded by the configured timeouts, until the client is closed; with a token that is
+/// already cancelled nothing starts. Any thread; not from a callback.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_connect_with(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    server_info_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    with_client(client, err_out, |fc| {
+        let (ro, gate) = request_options(opts, &fc.dispatcher)?;
+        let info = fc.block_on(fc.client.connect_with(&ro));
+        drop(gate);
+        give_json(server_info_json_out, &info?.to_json());
+        Ok(())
+    })
+}
+
 /// The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_server_info(

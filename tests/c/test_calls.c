@@ -1412,6 +1412,83 @@ static void test_era_detection_variants(void)
     mcp_client_free(c);
 }
 
+/* mcp_client_connect_with: the per-call cancel token and time caps end a connect that hangs
+ * (a silent server in modern mode, with a long configured timeout), and NULL options connect
+ * as mcp_client_connect does. */
+struct cancel_later {
+    mcp_cancel_token *token;
+    int after_ms;
+};
+
+static void *cancel_later_run(void *arg)
+{
+    struct cancel_later *cl = (struct cancel_later *)arg;
+    sleep_ms(cl->after_ms);
+    mcp_cancel_token_cancel(cl->token);
+    return NULL;
+}
+
+static void test_connect_with_options(void)
+{
+    const char *silent = ",\"mode\":\"modern\",\"request_timeout_ms\":20000,"
+                         "\"args\":[\"--on-discover\",\"silent\"]";
+    mcp_error *err = NULL;
+    char *out = SENTINEL_STR;
+    mcp_call_opts opts;
+
+    /* a total cap */
+    mcp_client *c = json_config_client(silent);
+    CHECK(c != NULL);
+    mcp_call_opts_init(&opts);
+    opts.max_total_ms = 200;
+    double t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect_with(c, &opts, &out, &err), MCP_TIMEOUT, err);
+    EXPECT(now_ms() - t0 < tscale(2000));
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    /* timeout_ms caps the whole connect too */
+    mcp_call_opts_init(&opts);
+    opts.timeout_ms = 200;
+    t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_TIMEOUT, err);
+    EXPECT(now_ms() - t0 < tscale(2000));
+    mcp_error_free(err);
+    err = NULL;
+    mcp_client_free(c);
+
+    /* a token cancelled from another thread */
+    c = json_config_client(silent);
+    CHECK(c != NULL);
+    struct cancel_later cl = {mcp_cancel_token_new(), 150};
+    mcp_call_opts_init(&opts);
+    opts.cancel = cl.token;
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, cancel_later_run, &cl) == 0);
+    t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_CANCELLED, err);
+    EXPECT(now_ms() - t0 < tscale(2000));
+    pthread_join(th, NULL);
+    mcp_error_free(err);
+    err = NULL;
+    /* already cancelled: fails at once */
+    t0 = now_ms();
+    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_CANCELLED, err);
+    EXPECT(now_ms() - t0 < tscale(500));
+    mcp_error_free(err);
+    err = NULL;
+    mcp_cancel_token_free(cl.token);
+    mcp_client_free(c);
+
+    /* NULL options: a plain connect */
+    c = json_config_client("");
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_connect_with(c, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "protocolVersion");
+    mcp_string_free(out);
+    mcp_client_free(c);
+}
+
 static void test_max_pages(void)
 {
     mcp_client *c = json_config_client(",\"max_pages\":2,\"args\":[\"--page-size\",\"2\"]");
@@ -1667,6 +1744,7 @@ const struct test_case call_tests[] = {
     {"calls/garbage_on_stdout", test_garbage_on_stdout},
     {"calls/capability_missing", test_capability_missing},
     {"calls/era_detection_variants", test_era_detection_variants},
+    {"calls/connect_with_options", test_connect_with_options},
     {"calls/max_pages", test_max_pages},
     {"calls/http_transport", test_http_transport},
 };

@@ -352,11 +352,14 @@ class Client:
 
     # ----- lifecycle -----
 
-    def connect(self) -> dict:
+    def connect(self, **opts: Any) -> dict:
         """Starts the server (or opens the connection) and settles the era. Idempotent.
         Returns the server info: ``{"era", "protocolVersion", "capabilities", "serverInfo",
-        "instructions", "raw"}``. Other calls connect lazily."""
-        info = self._run(lambda c, out, err: lib.mcp_client_connect(c, out, err))
+        "instructions", "raw"}``. Other calls connect lazily. Options as for call_tool:
+        ``cancel``, and ``timeout``/``max_total`` capping the whole connect, end this wait (the
+        attempt goes on for later calls, bounded by the configured timeouts)."""
+        o = _Opts.of(opts)
+        info = self._run(lambda c, out, err: lib.mcp_client_connect_with(c, o.ref, out, err))
         self._server_info = info
         self._era = self.era
         return info

@@ -285,6 +285,16 @@ FUNCTIONS = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
+    # `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
+    # `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
+    # calls, bounded by the configured timeouts, until the client is closed; with a token that is
+    # already cancelled nothing starts. Any thread; not from a callback.
+    # mcp_status mcp_client_connect_with(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
+    'mcp_client_connect_with': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
     # mcp_status mcp_client_server_info(const struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_server_info': (

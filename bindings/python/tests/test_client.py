@@ -25,6 +25,20 @@ def test_connect_returns_server_info(client):
     assert client.connect() == info  # idempotent
 
 
+def test_connect_options_end_a_hanging_connect(make_client):
+    c = make_client("--on-discover", "silent", mode="modern", request_timeout_ms=20000)
+    t0 = time.monotonic()
+    with pytest.raises(mcp_client.MCPTimeoutError):
+        c.connect(max_total=0.2)
+    with pytest.raises(mcp_client.MCPTimeoutError):
+        c.connect(timeout=0.2)
+    token = mcp_client.CancelToken()
+    token.cancel()
+    with pytest.raises(mcp_client.CancelledError):
+        c.connect(cancel=token)
+    assert time.monotonic() - t0 < 3
+
+
 def test_mode_setting_and_unknown_settings(make_client, fixture_server):
     c = make_client(mode="legacy")
     assert c.connect()["era"] == "legacy"
