@@ -7,8 +7,68 @@ Regenerate with `make -C bindings/python generate` (or `python3 generate.py`).
 # flake8: noqa
 
 import ctypes
+from typing import Any, Dict, List, Tuple
 
 # ----- constants (#define) -----
+
+# The constants are this module's public names: mcp_client re-exports them.
+__all__ = [
+    'MCP_VERSION_MAJOR',
+    'MCP_VERSION_MINOR',
+    'MCP_VERSION_PATCH',
+    'MCP_RESULT_TYPE_COMPLETE',
+    'MCP_RESULT_TYPE_INPUT_REQUIRED',
+    'MCP_LIST_TOOLS',
+    'MCP_LIST_PROMPTS',
+    'MCP_LIST_RESOURCES',
+    'MCP_LIST_RESOURCE_TEMPLATES',
+    'MCP_ERA_NONE',
+    'MCP_ERA_MODERN',
+    'MCP_ERA_LEGACY',
+    'MCP_MODE_AUTO',
+    'MCP_MODE_MODERN',
+    'MCP_MODE_LEGACY',
+    'MCP_ENV_INHERIT',
+    'MCP_ENV_REPLACE',
+    'MCP_CALL_OPTS_VERSION',
+    'MCP_ABI_VERSION',
+    'PARSE_ERROR',
+    'INVALID_REQUEST',
+    'METHOD_NOT_FOUND',
+    'INVALID_PARAMS',
+    'INTERNAL_ERROR',
+    'HEADER_MISMATCH',
+    'MISSING_REQUIRED_CLIENT_CAPABILITY',
+    'UNSUPPORTED_PROTOCOL_VERSION',
+    'URL_ELICITATION_REQUIRED',
+    'MCP_OK',
+    'MCP_NULL_ARG',
+    'MCP_INVALID_UTF8',
+    'MCP_INVALID_JSON',
+    'MCP_INVALID_ARG',
+    'MCP_CLOSED',
+    'MCP_REENTRANT_CALL',
+    'MCP_ALREADY_USED',
+    'MCP_UNSUPPORTED',
+    'MCP_FORKED',
+    'MCP_IO',
+    'MCP_TIMEOUT',
+    'MCP_CANCELLED',
+    'MCP_SERVER_EXITED',
+    'MCP_HTTP_STATUS',
+    'MCP_AUTH_REQUIRED',
+    'MCP_MESSAGE_TOO_LARGE',
+    'MCP_JSONRPC_ERROR',
+    'MCP_PROTOCOL_VIOLATION',
+    'MCP_VERSION_MISMATCH',
+    'MCP_CAPABILITY_MISSING',
+    'MCP_INPUT_REQUIRED',
+    'MCP_INPUT_ROUNDS_EXCEEDED',
+    'MCP_HANDLER_FAILED',
+    'MCP_URL_ELICITATION_REQUIRED',
+    'MCP_INTERNAL',
+    'MCP_PANIC',
+]
 
 MCP_VERSION_MAJOR = 0
 MCP_VERSION_MINOR = 1
@@ -173,7 +233,7 @@ mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_c
 
 # ----- functions: name -> (restype, argtypes) -----
 
-FUNCTIONS = {
+FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
     # server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
     # exactly once, even when this call fails.
@@ -738,7 +798,7 @@ FUNCTIONS = {
 }
 
 
-def bind(lib):
+def bind(lib: ctypes.CDLL) -> ctypes.CDLL:
     """Sets restype and argtypes of every function on `lib` (a ctypes.CDLL).
 
     Raises AttributeError naming the first symbol the library does not export.
