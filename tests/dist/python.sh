@@ -17,7 +17,7 @@ work=$(mkdir -p "$work" && cd "$work" && pwd)
 case "$work/" in "$repo"/*) echo "WORKDIR $work is inside the repository" >&2; exit 2 ;; esac
 
 rm -rf "$work/wheel"
-make -s -C "$repo/bindings/python" wheel WHEEL_DIR="$work/wheel" PYTHON="$PYTHON"
+make -s -C "$repo/bindings/python" wheel WHEEL_DIR="$work/wheel" PYTHON="$PYTHON" PIP_WHEEL_FLAGS=-q
 wheels=("$work"/wheel/mcp_client-*.whl)
 [ ${#wheels[@]} -eq 1 ] && [ -f "${wheels[0]}" ] || { echo "expected one wheel in $work/wheel" >&2; exit 1; }
 wheel=${wheels[0]}
