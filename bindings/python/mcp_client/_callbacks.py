@@ -74,7 +74,7 @@ class ReplyError(Exception):
     JSON-RPC ``code`` (default -32603). Any other exception fails it with -32603 and
     ``str(exception)`` as the message."""
 
-    def __init__(self, message: str, code: int = _ffi.INTERNAL_ERROR):
+    def __init__(self, message: str, code: int = _ffi.MCP_JSONRPC_INTERNAL_ERROR):
         super().__init__(message)
         self.code = code
 
@@ -87,7 +87,7 @@ def _error_of(exc: BaseException) -> tuple[int, str]:
         if isinstance(exc, MCPError) and exc.code is not None:
             code = exc.code
     if not isinstance(code, int) or isinstance(code, bool):
-        code = _ffi.INTERNAL_ERROR
+        code = _ffi.MCP_JSONRPC_INTERNAL_ERROR
     return code, (str(exc) or type(exc).__name__)
 
 
@@ -126,14 +126,14 @@ class _Reply:
             result = {"action": "decline"}
         if not isinstance(result, Mapping):
             return self.error(
-                _ffi.INTERNAL_ERROR,
+                _ffi.MCP_JSONRPC_INTERNAL_ERROR,
                 f"the {self.kind} handler returned {type(result).__name__}; expected a dict"
                 + ("" if result is None else ", None or a Future"),
             )
         try:
             text = json.dumps(dict(result)).encode("utf-8")
         except (TypeError, ValueError) as e:
-            return self.error(_ffi.INTERNAL_ERROR, f"the {self.kind} handler's result is not JSON: {e}")
+            return self.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the {self.kind} handler's result is not JSON: {e}")
         ptr = self._take()
         if not ptr:
             return False
@@ -182,7 +182,7 @@ def _is_future(obj: Any) -> bool:
 def _complete_from_future(reply: _Reply, fut: Any, owner: Any) -> None:
     try:
         if fut.cancelled():
-            reply.error(_ffi.INTERNAL_ERROR, f"the deferred {reply.kind} answer was cancelled")
+            reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the deferred {reply.kind} answer was cancelled")
         else:
             exc = fut.exception()
             if exc is not None:
@@ -221,13 +221,13 @@ class InputEntry:
                 reply.exception(exc)
                 return
             if result is None and self.kind != "elicitation":
-                reply.error(_ffi.INTERNAL_ERROR, f"the {self.kind} handler returned no answer")
+                reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the {self.kind} handler returned no answer")
             elif result is None:
                 reply.release()  # the library's default for a silent elicitation: decline
             elif inspect.iscoroutine(result):
                 result.close()
                 reply.error(
-                    _ffi.INTERNAL_ERROR,
+                    _ffi.MCP_JSONRPC_INTERNAL_ERROR,
                     f"the {self.kind} handler is a coroutine function; return a concurrent.futures.Future instead",
                 )
             elif _is_future(result):
@@ -435,7 +435,7 @@ def _input_trampoline(
     try:
         entry = _lookup(userdata)
         if entry is None:
-            lib.mcp_responder_reply_error(responder, _ffi.INTERNAL_ERROR, b"no Python handler", None)
+            lib.mcp_responder_reply_error(responder, _ffi.MCP_JSONRPC_INTERNAL_ERROR, b"no Python handler", None)
             return
         entry.run(params, responder)
     except BaseException:  # noqa: BLE001

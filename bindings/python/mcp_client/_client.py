@@ -355,7 +355,7 @@ class Client:
                 future.cancel()  # tells the answering side that nobody waits any more
             except BaseException:  # noqa: BLE001
                 pass
-            reply.error(_ffi.INTERNAL_ERROR, "the client was closed")
+            reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, "the client was closed")
 
     # ----- lifecycle -----
 

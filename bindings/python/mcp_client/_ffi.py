@@ -25,6 +25,15 @@ __all__ = [
     'MCP_ERA_NONE',
     'MCP_ERA_MODERN',
     'MCP_ERA_LEGACY',
+    'MCP_JSONRPC_PARSE_ERROR',
+    'MCP_JSONRPC_INVALID_REQUEST',
+    'MCP_JSONRPC_METHOD_NOT_FOUND',
+    'MCP_JSONRPC_INVALID_PARAMS',
+    'MCP_JSONRPC_INTERNAL_ERROR',
+    'MCP_JSONRPC_HEADER_MISMATCH',
+    'MCP_JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY',
+    'MCP_JSONRPC_UNSUPPORTED_PROTOCOL_VERSION',
+    'MCP_JSONRPC_URL_ELICITATION_REQUIRED',
     'MCP_MODE_AUTO',
     'MCP_MODE_MODERN',
     'MCP_MODE_LEGACY',
@@ -32,15 +41,6 @@ __all__ = [
     'MCP_ENV_REPLACE',
     'MCP_CALL_OPTS_VERSION',
     'MCP_ABI_VERSION',
-    'PARSE_ERROR',
-    'INVALID_REQUEST',
-    'METHOD_NOT_FOUND',
-    'INVALID_PARAMS',
-    'INTERNAL_ERROR',
-    'HEADER_MISMATCH',
-    'MISSING_REQUIRED_CLIENT_CAPABILITY',
-    'UNSUPPORTED_PROTOCOL_VERSION',
-    'URL_ELICITATION_REQUIRED',
     'MCP_OK',
     'MCP_NULL_ARG',
     'MCP_INVALID_UTF8',
@@ -85,6 +85,19 @@ MCP_LIST_RESOURCE_TEMPLATES = 3
 MCP_ERA_NONE = 0
 MCP_ERA_MODERN = 1
 MCP_ERA_LEGACY = 2
+MCP_JSONRPC_PARSE_ERROR = -32700
+MCP_JSONRPC_INVALID_REQUEST = -32600
+MCP_JSONRPC_METHOD_NOT_FOUND = -32601
+MCP_JSONRPC_INVALID_PARAMS = -32602
+MCP_JSONRPC_INTERNAL_ERROR = -32603
+# Modern HTTP: a header disagrees with the body.
+MCP_JSONRPC_HEADER_MISMATCH = -32020
+# Modern: the request needs client capabilities that were not declared.
+MCP_JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+# Modern: `_meta` protocol version unsupported; `data.supported` lists the server's versions.
+MCP_JSONRPC_UNSUPPORTED_PROTOCOL_VERSION = -32022
+# Legacy: URL elicitation required (2025-11-25).
+MCP_JSONRPC_URL_ELICITATION_REQUIRED = -32042
 # Era modes for `mcp_config_set_mode`.
 MCP_MODE_AUTO = 0
 MCP_MODE_MODERN = 1
@@ -96,19 +109,6 @@ MCP_ENV_REPLACE = 1
 MCP_CALL_OPTS_VERSION = 1
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 MCP_ABI_VERSION = 1
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-# Modern HTTP: a header disagrees with the body.
-HEADER_MISMATCH = -32020
-# Modern: the request needs client capabilities that were not declared.
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-# Modern: `_meta` protocol version unsupported; `data.supported` lists the server's versions.
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-# Legacy: URL elicitation required (2025-11-25).
-URL_ELICITATION_REQUIRED = -32042
 MCP_OK = 0
 MCP_NULL_ARG = 1
 MCP_INVALID_UTF8 = 2
@@ -688,7 +688,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Fails the input with JSON-RPC `code` and `message` (NULL: a generic message). On a modern
+    # Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
+    # constants name the usual ones) and `message` (NULL: a generic message). On a modern
     # connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
     # this error. Always consumes `responder` (except NULL).
     # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
