@@ -44,12 +44,12 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test c-test conformance bindings-test interop-test
+test: lint header-check rust-test fuzz-smoke docs-test c-test conformance bindings-test interop-test
 	@echo "make test: all suites passed"
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 # The build regenerates include/mcp_client.h; a committed header that differs is ABI drift.
 header-check: build
@@ -59,6 +59,29 @@ header-check: build
 
 rust-test: build
 	$(CARGO) test --workspace --locked
+
+# Every code block of the READMEs compiled, and run against the fixture server where it talks to
+# one (conventions at the top of tests/docs/check.py; README.md's Rust blocks are doctests).
+.PHONY: docs-test
+docs-test: build
+	python3 tests/docs/check.py
+
+# Property-based fuzzing of the parsers (tests/fuzz, proptest): a few seconds in `make test`,
+# FUZZ_MINUTES of it in `make fuzz` (not in CI). Saved failures in tests/proptest-regressions
+# replay first on every run; commit new ones with their fix.
+FUZZ_CARGO = $(CARGO) test --locked --features fuzzing --test fuzz
+FUZZ_MINUTES ?= 5
+.PHONY: fuzz fuzz-smoke
+fuzz-smoke:
+	PROPTEST_CASES=64 $(FUZZ_CARGO)
+
+# Rounds of fresh random cases until FUZZ_MINUTES have passed (each round is a new seed).
+fuzz:
+	@end=$$(( $$(date +%s) + 60 * $(FUZZ_MINUTES) )); round=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  round=$$((round + 1)); echo "== fuzz round $$round"; \
+	  PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(FUZZ_CARGO) -q || exit 1; \
+	done
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
