@@ -2,6 +2,9 @@
 #   make demo                 build the library and run the C examples against the fixture server
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
 #   make conformance          the official MCP conformance suite's client scenarios
+#   make docs-test            every README code block compiled and run (part of make test)
+#   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
+#   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
 #   make install PREFIX=/usr/local
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
