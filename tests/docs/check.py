@@ -45,7 +45,6 @@ from pathlib import Path
 PROSE = {"sh", "console", "text", "json"}
 RUN_TIMEOUT = 60
 STATIC_LIBS = ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]
-GO_MODULE = "github.com/mcp-client/mcp_client/bindings/go"
 FENCE = re.compile(r"^(\s*)(```+|~~~+)(.*)$")
 
 
@@ -167,9 +166,11 @@ class Checker:
         src = self.scratch(block, "main.go")
         mod = src.parent
         src.write_text(self.body(block, "go"))
+        binding = self.root / "bindings" / "go"
+        # The binding's own module path, so the README's imports resolve to this checkout.
+        module = re.search(r"(?m)^module\s+(\S+)", (binding / "go.mod").read_text()).group(1)
         (mod / "go.mod").write_text(
-            f"module docscheck\n\ngo 1.22\n\nrequire {GO_MODULE} v0.0.0\n\n"
-            f"replace {GO_MODULE} => {self.root / 'bindings' / 'go'}\n")
+            f"module docscheck\n\ngo 1.22\n\nrequire {module} v0.0.0\n\nreplace {module} => {binding}\n")
         env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOPROXY="off", CGO_ENABLED="1")
         exe = mod / "prog"
         if self.sh(block, ["go", "build", "-o", exe, "."], "building it", cwd=mod, env=env):
