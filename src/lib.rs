@@ -8,6 +8,9 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod ffi;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod protocol;
 pub mod transport;
 
@@ -19,3 +22,9 @@ pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;
 pub use transport::stdio::{EnvMode, StdioConfig};
 pub use transport::TransportConfig;
+
+// README.md's Rust examples are compiled and run as doctests (`cargo test --doc`), so they
+// cannot rot; tests/docs/check.py covers the other languages.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

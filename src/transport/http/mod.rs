@@ -10,7 +10,7 @@
 //! One `reqwest::Client` per transport (keep-alive, `TCP_NODELAY`); every body is read to its end
 //! (or the connection is dropped), and every message is bounded by `max_message_bytes`.
 
-mod headers;
+pub(crate) mod headers;
 mod legacy;
 mod modern;
 mod sse_legacy;
