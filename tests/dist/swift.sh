@@ -85,9 +85,10 @@ ln -sfn "$PC/mcp_client-static.pc" "$WORKDIR/pkgconfig-static/mcp_client.pc"
 cp "$FIXTURE" "$WORKDIR/mcp-fixture-server"
 
 swift_root_enter
+# The work directory last: it stays writable even when it lies inside the prefix.
 swift_root_bind "$SWIFT_REPO" ro     # the package is used in place and must not be written to
-swift_root_bind "$WORKDIR"
 swift_root_bind "$PREFIX" ro
+swift_root_bind "$WORKDIR"
 
 BIN="$APP/.build/debug/app"
 failures=0
