@@ -15,8 +15,8 @@
 # Needs root. The Debian root (built once, cached) and its mounts are handled by trixie-root.sh,
 # shared with tests/dist/swift.sh. The repository is bind-mounted at its own path. The static
 # library and the fixture are copied into bindings/swift/.build/native/ (inside the repository,
-# so inside the bind mount), and a pkg-config file written next to them makes SwiftPM link that
-# copy statically: the package reads mcp_client.pc like any app would (see Package.swift).
+# so inside the bind mount), and bindings/swift/.build/pkgconfig/mcp_client.pc makes SwiftPM
+# link that copy statically: the package reads mcp_client.pc like any app would (Package.swift).
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
