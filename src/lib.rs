@@ -8,6 +8,7 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod ffi;
+pub(crate) mod net;
 pub mod protocol;
 pub mod transport;
 
