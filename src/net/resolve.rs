@@ -40,7 +40,8 @@ impl Resolve for Resolver {
                 return Err(Box::new(std::io::Error::other(format!("{host} has no addresses"))) as _);
             }
             if let Some(guard) = &this.guard {
-                guard.check_answer(&host, &addrs).map_err(Box::new)?;
+                // `?` boxes the `Refused` itself, so `redact::refusal` finds it in the chain.
+                guard.check_answer(&host, &addrs)?;
             }
             Ok(Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0))) as Addrs)
         })
