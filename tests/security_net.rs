@@ -199,7 +199,7 @@ fn discovery_cannot_reach_internal_addresses() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (mcp, target) = rt.block_on(async { (Mcp::start("mcp.test").await, canary().await) });
     let port = target.addr.port();
-    let mut resolve = pinned(&["mcp.test", "internal.test"]);
+    let resolve = pinned(&["mcp.test", "internal.test"]);
     let config = oauth_config(&mcp.url(), json!({}), resolve.clone());
     for (aim, why) in [
         (format!("http://127.0.0.1:{port}/admin?probe=1"), "loopback"),
