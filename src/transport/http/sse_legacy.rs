@@ -25,7 +25,8 @@ impl Inner {
         match self.open_2024().await {
             Ok(endpoint) => {
                 self.log(format!(
-                    "the server refused the Streamable HTTP initialize (HTTP {status}); using the 2024-11-05 HTTP+SSE transport (endpoint {endpoint})"
+                    "the server refused the Streamable HTTP initialize (HTTP {status}); using the 2024-11-05 HTTP+SSE transport (endpoint {})",
+                    crate::net::redact::url(&endpoint)
                 ));
                 if let Err(e) = self.sse2024_post(&endpoint, &message).await {
                     self.fail(id, e);
