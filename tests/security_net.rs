@@ -72,6 +72,8 @@ struct Script {
     authorization_servers: Vec<String>,
     /// A token it accepts.
     accept: Option<String>,
+    /// `GET /moved` answers 302 to this URL.
+    moved_to: Option<String>,
 }
 
 struct Mcp {
@@ -103,6 +105,9 @@ impl Mcp {
 
 fn hostile_mcp(req: Request, s: &Script) -> Reply {
     let path = req.path.split('?').next().unwrap_or("");
+    if let (Some(to), "/moved") = (&s.moved_to, path) {
+        return Reply::status(302).with_header("location", to);
+    }
     if req.method == "GET" && path.starts_with("/.well-known/oauth-protected-resource") {
         return Reply::json(json!({
             "resource": format!("{}/mcp", s.me),
@@ -216,6 +221,14 @@ fn discovery_cannot_reach_internal_addresses() {
         assert!(message.contains(why), "{aim}: {message}");
         assert!(!message.contains("probe"), "the query is not shown: {message}");
     }
+    // A redirect from the server's own metadata URL is not followed.
+    mcp.script(|s| {
+        s.resource_metadata = format!("{}/moved", s.me);
+        s.moved_to = Some(format!("http://127.0.0.1:{port}/admin"));
+    });
+    let (st, message) = unsafe { connect_once(&config) }.unwrap_err();
+    assert_eq!(st, MCP_AUTH_REQUIRED, "{message}");
+    assert!(mcp.server.requests().iter().any(|r| r.path == "/moved"));
     assert_eq!(
         target.connections(),
         0,
