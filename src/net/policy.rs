@@ -100,9 +100,15 @@ fn host_class(url: &Url) -> Option<Class> {
     }
 }
 
-/// A loopback host as written: `localhost` or a literal in 127/8 or `::1` (unmapped).
+/// A loopback host as written: exactly `localhost`, or a literal in 127/8 or `::1` (unmapped).
+/// `*.localhost` counts as loopback when refusing, not here, where it would open something:
+/// not every resolver keeps those names on the machine.
 pub(crate) fn is_loopback(url: &Url) -> bool {
-    host_class(url) == Some(Class::Loopback)
+    match url.host() {
+        Some(Host::Domain(d)) => normalize(d) == "localhost",
+        Some(_) => host_class(url) == Some(Class::Loopback),
+        None => false,
+    }
 }
 
 /// Checks parsed allow/deny entries; the error names the first bad one.
@@ -138,9 +144,13 @@ impl Guard {
         check_patterns(allow, "allow_hosts")?;
         check_patterns(deny, "deny_hosts")?;
         let parse = |list: &[String]| list.iter().filter_map(|e| Pattern::parse(e)).collect();
+        let mcp_class = match mcp.host() {
+            Some(Host::Domain(_)) if !is_loopback(mcp) => None,
+            _ => host_class(mcp).filter(|c| *c != Class::Special),
+        };
         Ok(Guard {
             mcp_loopback: is_loopback(mcp),
-            mcp_class: host_class(mcp).filter(|c| *c != Class::Special),
+            mcp_class,
             allow_http,
             allow_private,
             allow: parse(allow),
@@ -206,8 +216,13 @@ impl Guard {
         if self.allowed(Some(&name), None) {
             return Ok(());
         }
-        if let Some(c) = name_class(&name).filter(|c| !self.opens(*c)) {
-            return Err(self.refusal(&name, c));
+        match name_class(&name) {
+            Some(c) if !self.opens(c) => return Err(self.refusal(&name, c)),
+            // An opened `localhost` must really be the machine itself.
+            Some(Class::Loopback) if addrs.iter().any(|ip| classify(*ip) != Some(Class::Loopback)) => {
+                return Err(Refused(format!("{name} resolves to an address off this machine")))
+            }
+            _ => {}
         }
         for ip in addrs {
             if self.allowed(None, Some(*ip)) {
@@ -286,6 +301,19 @@ mod tests {
 
         let local = guard("http://localhost:3000/mcp");
         assert!(local.check_url(&url("http://127.0.0.1:9/")).is_ok());
+        assert!(
+            local.check_url(&url("http://a.localhost:9/")).is_err(),
+            "http only to loopback as written"
+        );
+        assert!(local.check_url(&url("https://a.localhost:9/")).is_ok());
+        let ip = |s: &str| vec![s.parse::<IpAddr>().unwrap()];
+        assert!(local.check_answer("localhost", &ip("::1")).is_ok());
+        assert!(local.check_answer("a.localhost", &ip("93.184.216.34")).is_err());
+        let sub = guard("http://app.localhost:3000/mcp");
+        assert!(
+            sub.check_url(&url("https://127.0.0.1/")).is_err(),
+            "*.localhost opens nothing"
+        );
         assert!(local.check_url(&url("http://[::1]:9/")).is_ok());
         assert!(
             local.check_url(&url("http://as.example/")).is_err(),
