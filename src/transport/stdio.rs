@@ -478,3 +478,33 @@ fn describe_exit(status: ExitStatus) -> String {
         _ => "exited".to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::allowlisted;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_environment_allowlist() {
+        let ok = |k: &str, v: &str| allowlisted(OsStr::new(k), OsStr::new(v));
+        for name in [
+            "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE",
+        ] {
+            assert!(ok(name, "x"), "{name}");
+        }
+        for name in [
+            "AWS_SECRET_ACCESS_KEY",
+            "SSH_AUTH_SOCK",
+            "LD_PRELOAD",
+            "NODE_OPTIONS",
+            "path",
+            "HOMEX",
+        ] {
+            assert!(!ok(name, "x"), "{name}");
+        }
+        assert!(
+            !ok("TERM", "() { :; }; echo pwned"),
+            "shell functions are not passed on"
+        );
+    }
+}
