@@ -11,6 +11,7 @@ pub mod ffi;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub(crate) mod net;
 pub mod protocol;
 pub mod transport;
 

@@ -265,11 +265,15 @@ class Client:
         command: str,
         args: "list[str] | tuple[str, ...]" = (),
         env: Mapping[str, str] | None = None,
-        env_mode: str = "inherit",
+        env_mode: str | None = None,
         cwd: str | None = None,
         **settings: Any,
     ) -> "Client":
         """A client that starts ``command args...`` and speaks MCP over its stdin/stdout.
+
+        ``env_mode``: None or "allowlist" (the default: the server gets only HOME, LOGNAME, PATH,
+        SHELL, TERM, USER, LANG and LC_* from this process, plus ``env``), "inherit" (the whole
+        environment) or "replace" (only ``env``).
 
         ``settings`` go into the configuration unchanged: ``mode`` ("auto", "modern", "legacy"),
         ``protocol_version``, ``request_timeout_ms``, ``probe_timeout_ms``,

@@ -39,6 +39,7 @@ __all__ = [
     'MCP_MODE_LEGACY',
     'MCP_ENV_INHERIT',
     'MCP_ENV_REPLACE',
+    'MCP_ENV_ALLOWLIST',
     'MCP_CALL_OPTS_VERSION',
     'MCP_ABI_VERSION',
     'MCP_OK',
@@ -105,6 +106,7 @@ MCP_MODE_LEGACY = 2
 # Environment modes for `mcp_config_set_env_mode`.
 MCP_ENV_INHERIT = 0
 MCP_ENV_REPLACE = 1
+MCP_ENV_ALLOWLIST = 2
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
@@ -469,10 +471,13 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client)],
     ),
     # Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-    # `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
-    # `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
-    # `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
-    # `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
+    # `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`), `allow_insecure_http`
+    # (false; see `mcp_config_set_bearer_token`), `resolve` (`{"name": "address" or [..]}`: pins
+    # host names to addresses like curl's --resolve; the OAuth address checks still apply),
+    # `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
+    # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
+    # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
+    # `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
     'mcp_config_new': (
         mcp_status,
@@ -496,8 +501,11 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # `MCP_ENV_INHERIT` (default: the host's environment plus the variables set) or
-    # `MCP_ENV_REPLACE` (only the variables set).
+    # Which of the host's environment variables the server process gets, besides those set with
+    # `mcp_config_set_env`: `MCP_ENV_ALLOWLIST` (the default: only HOME, LOGNAME, PATH, SHELL,
+    # TERM, USER, LANG and LC_*, skipping values that start with "()", so the host's secrets stay
+    # out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
+    # (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
     # mcp_status mcp_config_set_env_mode(struct mcp_config *config, int32_t mode, struct mcp_error **err_out)
     'mcp_config_set_env_mode': (
         mcp_status,
@@ -522,6 +530,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
+    # Tokens (this one, OAuth's, or an Authorization header) go over https, or over plain http
+    # only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
+    # `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
     # mcp_status mcp_config_set_bearer_token(struct mcp_config *config, const char *token, struct mcp_error **err_out)
     'mcp_config_set_bearer_token': (
         mcp_status,
@@ -539,6 +550,21 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
     # `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
     # (300000); `max_step_up` (2); `open_browser` (false); `allow_http` (false).
+    #
+    # Where the flows go: the MCP server's 401 challenge and metadata name the URLs that are
+    # fetched (protected resource and authorization server metadata, registration and token
+    # endpoints), so each is checked first. https only (plain http when both the MCP URL and the
+    # target are loopback, or with `allow_http` / the top-level `allow_insecure_http`); no
+    # credentials in URLs; redirects are never followed; no proxy is used for them. Loopback,
+    # private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10),
+    # link-local (169.254/16, fe80::/10, the cloud metadata service) and other special-purpose
+    # addresses are refused, judged on every address a name resolves to and on IP literals,
+    # unless the MCP URL's own host (an IP literal or localhost) is in that class. Host controls:
+    # `allow_private_networks` (false: true opens loopback, private and carrier-grade NAT
+    # addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
+    # or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
+    # contacted (a range also matches resolved addresses). The MCP server's own origin is always
+    # allowed. Errors never quote what a fetched document says.
     # mcp_status mcp_config_set_oauth(struct mcp_config *config, const char *oauth_json, struct mcp_error **err_out)
     'mcp_config_set_oauth': (
         mcp_status,
