@@ -152,10 +152,11 @@ endif
 	ln -sf $(SO_FILE) $(LIB_DEST)/libmcp_client.so.$(SOVERSION)
 	ln -sf libmcp_client.so.$(SOVERSION) $(LIB_DEST)/libmcp_client.so
 	install -m 644 include/mcp_client.h bindings/cpp/mcp_client.hpp $(INC_DEST)/
-	sed $(DIST_SED) dist/mcp_client.pc.in > $(LIB_DEST)/pkgconfig/mcp_client.pc
-	sed $(DIST_SED) dist/mcp_client-static.pc.in > $(LIB_DEST)/pkgconfig/mcp_client-static.pc
-	sed $(DIST_SED) dist/cmake/mcp_client-config.cmake.in > $(CMAKE_DEST)/mcp_client-config.cmake
-	sed $(DIST_SED) dist/cmake/mcp_client-config-version.cmake.in > $(CMAKE_DEST)/mcp_client-config-version.cmake
+	@echo "filling dist/*.in into $(LIB_DEST)/pkgconfig and $(CMAKE_DEST)"
+	@sed $(DIST_SED) dist/mcp_client.pc.in > $(LIB_DEST)/pkgconfig/mcp_client.pc
+	@sed $(DIST_SED) dist/mcp_client-static.pc.in > $(LIB_DEST)/pkgconfig/mcp_client-static.pc
+	@sed $(DIST_SED) dist/cmake/mcp_client-config.cmake.in > $(CMAKE_DEST)/mcp_client-config.cmake
+	@sed $(DIST_SED) dist/cmake/mcp_client-config-version.cmake.in > $(CMAKE_DEST)/mcp_client-config-version.cmake
 
 uninstall:
 	rm -f $(LIB_DEST)/libmcp_client.* $(INC_DEST)/mcp_client.h $(INC_DEST)/mcp_client.hpp \
