@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dist-test host: a C program built with pkg-config against the installed prefix, linked to the
-# shared library (mcp_client.pc) and to the archive (mcp_client-static.pc).
+# shared library (mcp_client.pc) and to the archive (mcp_client-static.pc); a C++ one on the shared.
 #   tests/dist/c.sh PREFIX FIXTURE WORKDIR
 set -euo pipefail
 prefix=$1 fixture=$2 work=$3
@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v pkg-config >/dev/null || { echo "SKIP: pkg-config is not installed"; exit 77; }
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 CC=${CC:-cc}
-cp "$here/src/hello.c" "$work/"
+cp "$here/src/hello.c" "$here/src/hello.cpp" "$work/"
 cd "$work"
 
 pkg-config --exists --print-errors 'mcp_client >= 0.1' 'mcp_client-static >= 0.1'
@@ -24,6 +24,13 @@ echo "-- shared: pkg-config mcp_client"
 "$CC" -std=c11 -Wall -Wextra -Werror -O2 -o hello-shared hello.c $(pkg-config --cflags --libs mcp_client)
 readelf -d hello-shared | grep -q "NEEDED.*\[$soname\]" || { echo "hello-shared does not need $soname" >&2; exit 1; }
 LD_LIBRARY_PATH=$prefix/lib timeout 60 ./hello-shared "$fixture"
+
+if command -v "${CXX:-c++}" >/dev/null; then
+  echo "-- C++ (mcp_client.hpp): pkg-config mcp_client"
+  # shellcheck disable=SC2046
+  "${CXX:-c++}" -std=c++17 -Wall -Wextra -Werror -O1 -o hello-cpp hello.cpp $(pkg-config --cflags --libs mcp_client)
+  LD_LIBRARY_PATH=$prefix/lib timeout 60 ./hello-cpp "$fixture"
+fi
 
 echo "-- static: pkg-config mcp_client-static"
 # Static: no runtime dependency on libmcp_client at all.
