@@ -5,7 +5,8 @@
 #   make docs-test            every README code block compiled and run (part of make test)
 #   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
 #   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
-#   make install PREFIX=/usr/local
+#   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1]
+#   make dist-test            install into a temporary prefix, build hosts against it (tests/dist)
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
 CARGO    ?= cargo
@@ -15,6 +16,7 @@ DEBUG    := target/debug
 RELEASE  := target/release
 FIXTURE  := $(DEBUG)/mcp-fixture-server
 CFLAGS_EXAMPLES := -std=c11 -Wall -Wextra -Wpedantic -Werror -Iinclude
+# What the static archive needs from the system (`rustc --print native-static-libs`, Linux).
 STATIC_LIBS := -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc
 EXAMPLES := list mrtr_auto mrtr_manual
 VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
@@ -22,14 +24,22 @@ VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 SOVERSION := $(shell echo $(VERSION) | awk -F. '{ print ($$1 == 0) ? $$1 "." $$2 : $$1 }')
 
 .PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean \
+	dist-lib dist-test \
 	bindings-test python-test go-test cpp-test swift-test interop-test
 
 all: build
 
 # The SONAME link lets hosts linked against target/debug run from there, as after an install.
+# target/pkgconfig/*-uninstalled.pc let in-repo hosts (the Go binding) find this tree's library.
 build:
 	$(CARGO) build --workspace --locked
 	ln -sf libmcp_client.so $(DEBUG)/libmcp_client.so.$(SOVERSION)
+	@mkdir -p target/pkgconfig
+	@for name in mcp_client mcp_client-static; do \
+	  sed -e "s|@NAME@|$$name|g" -e 's|@REPO@|$(CURDIR)|g' -e 's|@LIBDIR@|$(CURDIR)/$(DEBUG)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g' \
+	    dist/mcp_client-uninstalled.pc.in > target/pkgconfig/$$name-uninstalled.pc; \
+	done
 
 examples: build $(EXAMPLES:%=$(DEBUG)/examples-c/%)
 
@@ -47,7 +57,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test c-test conformance bindings-test interop-test
+test: lint header-check rust-test fuzz-smoke docs-test c-test conformance bindings-test interop-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -137,20 +147,71 @@ update-schemas:
 bench:
 	python3 bench/run.py $(BENCH_ARGS)
 
-install:
-	$(CARGO) build --release --locked -p mcp_client
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(RELEASE)/libmcp_client.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(RELEASE)/libmcp_client.so $(DESTDIR)$(PREFIX)/lib/libmcp_client.so.$(VERSION)
-	ln -sf libmcp_client.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so.$(SOVERSION)
-	ln -sf libmcp_client.so.$(SOVERSION) $(DESTDIR)$(PREFIX)/lib/libmcp_client.so
-	install -m 644 include/mcp_client.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g' \
-	  mcp_client.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp_client.pc
+# `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
+# code with debug info (profile release-debug) and installs it beside the library as
+# libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).
+ifeq ($(DEBUG_SYMBOLS),1)
+INSTALL_PROFILE := release-debug
+else
+INSTALL_PROFILE := release
+endif
+# `cargo rustc --crate-type cdylib,staticlib` builds the shipped library: cargo runs LTO only when
+# every crate type of a target allows it, and our `rlib` (for the Rust tests) does not, so a plain
+# `cargo build --release` links without LTO. Its own target dir keeps this build (bitcode-only
+# dependencies) and `cargo build --release` from rebuilding each other.
+DIST_TARGET  := target/dist
+INSTALL_FROM := $(DIST_TARGET)/$(INSTALL_PROFILE)
+LIB_DEST     := $(DESTDIR)$(PREFIX)/lib
+INC_DEST     := $(DESTDIR)$(PREFIX)/include
+CMAKE_DEST   := $(LIB_DEST)/cmake/mcp_client
+SO_FILE      := libmcp_client.so.$(VERSION)
+empty :=
+space := $(empty) $(empty)
+# Values substituted into dist/*.in.
+DIST_SED := -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' -e 's|@SOVERSION@|$(SOVERSION)|g' \
+	-e 's|@MAJOR@|$(word 1,$(subst ., ,$(VERSION)))|g' -e 's|@MINOR@|$(word 2,$(subst ., ,$(VERSION)))|g' \
+	-e 's|@STATIC_LIBS@|$(STATIC_LIBS)|g' -e 's|@CMAKE_STATIC_LIBS@|$(subst $(space),;,$(patsubst -l%,%,$(STATIC_LIBS)))|g' \
+	-e 's|@SIZEOF_VOID_P@|$(shell echo $$(( $$(getconf LONG_BIT) / 8 )))|g'
+
+# The LTO-built libraries in $(INSTALL_FROM) (also what a packager would ship).
+dist-lib:
+	$(CARGO) rustc --profile $(INSTALL_PROFILE) --locked -p mcp_client --lib --crate-type cdylib,staticlib \
+	  --target-dir $(DIST_TARGET)
+
+# Without DEBUG_SYMBOLS the archive loses the standard library's line tables, which every static
+# host would otherwise copy in.
+install: dist-lib
+	install -d $(LIB_DEST) $(INC_DEST) $(LIB_DEST)/pkgconfig $(CMAKE_DEST)
+	install -m 644 $(INSTALL_FROM)/libmcp_client.a $(LIB_DEST)/
+	install -m 755 $(INSTALL_FROM)/libmcp_client.so $(LIB_DEST)/$(SO_FILE)
+ifeq ($(DEBUG_SYMBOLS),1)
+	cd $(LIB_DEST) && objcopy --only-keep-debug $(SO_FILE) $(SO_FILE).debug && chmod 644 $(SO_FILE).debug \
+	  && objcopy --strip-debug --strip-unneeded --add-gnu-debuglink=$(SO_FILE).debug $(SO_FILE)
+else
+	strip --strip-debug $(LIB_DEST)/libmcp_client.a
+endif
+	ln -sf $(SO_FILE) $(LIB_DEST)/libmcp_client.so.$(SOVERSION)
+	ln -sf libmcp_client.so.$(SOVERSION) $(LIB_DEST)/libmcp_client.so
+	install -m 644 include/mcp_client.h bindings/cpp/mcp_client.hpp $(INC_DEST)/
+	@echo "filling dist/*.in into $(LIB_DEST)/pkgconfig and $(CMAKE_DEST)"
+	@sed $(DIST_SED) dist/mcp_client.pc.in > $(LIB_DEST)/pkgconfig/mcp_client.pc
+	@sed $(DIST_SED) dist/mcp_client-static.pc.in > $(LIB_DEST)/pkgconfig/mcp_client-static.pc
+	@sed $(DIST_SED) dist/cmake/mcp_client-config.cmake.in > $(CMAKE_DEST)/mcp_client-config.cmake
+	@sed $(DIST_SED) dist/cmake/mcp_client-config-version.cmake.in > $(CMAKE_DEST)/mcp_client-config-version.cmake
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libmcp_client.* $(DESTDIR)$(PREFIX)/include/mcp_client.h \
-	  $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp_client.pc
+	rm -f $(LIB_DEST)/libmcp_client.* $(INC_DEST)/mcp_client.h $(INC_DEST)/mcp_client.hpp \
+	  $(LIB_DEST)/pkgconfig/mcp_client.pc $(LIB_DEST)/pkgconfig/mcp_client-static.pc \
+	  $(CMAKE_DEST)/mcp_client-config.cmake $(CMAKE_DEST)/mcp_client-config-version.cmake
+	rmdir $(CMAKE_DEST) 2>/dev/null || true
+
+# Installs into a temporary prefix, then builds and runs C (pkg-config), CMake (C, C++), Go and
+# the other tests/dist/<lang>.sh hosts against it from outside the repository; prints the sizes.
+dist-test: build
+	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/mcp-dist-prefix.XXXXXX") && \
+	  trap 'rm -rf "$$tmp"' EXIT && \
+	  $(MAKE) --no-print-directory install PREFIX=$$tmp/prefix && \
+	  tests/dist/run.sh $$tmp/prefix $(CURDIR)/$(FIXTURE)
 
 clean:
 	$(CARGO) clean

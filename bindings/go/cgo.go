@@ -1,12 +1,9 @@
 package mcpclient
 
-// The static library is linked from <repo>/target/debug by default. To link another build,
-// put its directory first on the search path: CGO_LDFLAGS="-L/path/to/dir" (flags from the
-// environment come before the ones below, so that directory wins). See README.md.
+// The compiler and linker flags come from pkg-config (link_shared.go, link_static.go): no path or
+// platform-specific flag is written here. See README.md.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -L${SRCDIR}/../../target/debug -l:libmcp_client.a -lgcc_s -lutil -lrt -lpthread -lm -ldl
 #include <stdlib.h>
 #include "mcp_client.h"
 #include "shim.h"

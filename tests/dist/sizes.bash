@@ -1,0 +1,17 @@
+# Size targets of issue 12, shared by run.sh and c.sh (sourced; not a <lang>.sh host script).
+# MB here means 10^6 bytes.
+SO_LIMIT=5000000      # the installed libmcp_client.so
+STATIC_LIMIT=6000000  # a statically linked C program calling one tool
+
+# check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.
+check_size() {
+  local mb limit_mb
+  mb=$(awk -v b="$2" 'BEGIN { printf "%.2f", b / 1e6 }')
+  limit_mb=$(awk -v b="$3" 'BEGIN { printf "%.0f", b / 1e6 }')
+  if [ "$2" -le "$3" ]; then
+    echo "size: $1: $mb MB ($2 bytes, limit $limit_mb MB)"
+  else
+    echo "size: $1: $mb MB ($2 bytes) is over the $limit_mb MB limit" >&2
+    return 1
+  fi
+}
