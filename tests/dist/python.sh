@@ -3,10 +3,15 @@
 # library bundled), checks it is a platform wheel that holds the library, installs it into a fresh
 # venv and, from outside the repository with no MCP_CLIENT_LIB, calls a tool on the fixture.
 #   tests/dist/python.sh PREFIX FIXTURE WORKDIR
-# PREFIX (the installed tree) is not used: a wheel carries its own library. Set
-# MCP_CLIENT_PREBUILT_LIB to bundle an already built library instead of running cargo.
+# The wheel bundles the library installed in PREFIX (the same LTO build `make install` made), so
+# make test runs one release build, not two; set MCP_CLIENT_PREBUILT_LIB= (empty) to have the
+# wheel build run cargo itself, as `pip install ./bindings/python` does.
 set -euo pipefail
-fixture=$2 work=$3
+prefix=$1 fixture=$2 work=$3
+if [ -z "${MCP_CLIENT_PREBUILT_LIB+set}" ] && [ -f "$prefix/lib/libmcp_client.so" ]; then
+    export MCP_CLIENT_PREBUILT_LIB=$prefix/lib/libmcp_client.so
+fi
+[ -n "${MCP_CLIENT_PREBUILT_LIB:-}" ] || unset MCP_CLIENT_PREBUILT_LIB
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 PYTHON=${PYTHON:-python3}

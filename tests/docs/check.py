@@ -15,7 +15,7 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   by `cargo test --doc`; this checker makes sure that include is there
          swift    type-checked against the binding's sources when `swiftc` is on PATH;
                   otherwise reported as not checked
-         sh, console, text, json: shown, never run (commands and data, not programs)
+         sh, console, text, json, cmake: shown, never run (commands and data, not programs)
          Anything else, or a fence without a language, fails the check.
   MODE   (none)   a complete program: built, then run from the repository root (stdin empty,
                   60 s limit); it must exit 0
@@ -42,7 +42,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PROSE = {"sh", "console", "text", "json"}
+PROSE = {"sh", "console", "text", "json", "cmake"}
 RUN_TIMEOUT = 60
 STATIC_LIBS = ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]
 FENCE = re.compile(r"^(\s*)(```+|~~~+)(.*)$")
@@ -171,7 +171,12 @@ class Checker:
         module = re.search(r"(?m)^module\s+(\S+)", (binding / "go.mod").read_text()).group(1)
         (mod / "go.mod").write_text(
             f"module docscheck\n\ngo 1.22\n\nrequire {module} v0.0.0\n\nreplace {module} => {binding}\n")
-        env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOPROXY="off", CGO_ENABLED="1")
+        # The binding links through pkg-config; `make build` writes uninstalled .pc files for the
+        # in-tree static library, which pkg-config prefers on this path.
+        pc_path = os.pathsep.join(filter(None, [str(self.root / "target" / "pkgconfig"),
+                                                os.environ.get("PKG_CONFIG_PATH")]))
+        env = dict(os.environ, GOFLAGS="-mod=mod", GOTOOLCHAIN="local", GOPROXY="off", CGO_ENABLED="1",
+                   PKG_CONFIG_PATH=pc_path)
         exe = mod / "prog"
         if self.sh(block, ["go", "build", "-o", exe, "."], "building it", cwd=mod, env=env):
             self.run(block, [exe])
