@@ -57,6 +57,19 @@
 
 
 /**
+ * Events a subscription may hold that the host has not taken. A host that stops reading
+ * (or a server flooding `list_changed`) ends the subscription with an error past this, rather
+ * than the events piling up in memory.
+ */
+#define SUBSCRIPTION_QUEUE 1024
+
+/**
+ * Server→client requests (legacy) being answered at once; more are refused with an error
+ * answer at once, so a flooding server cannot make the client hold unbounded work.
+ */
+#define MAX_SERVER_REQUESTS 64
+
+/**
  * List kinds for `mcp_client_list` and `mcp_client_list_all`.
  */
 #define MCP_LIST_TOOLS 0
@@ -102,6 +115,14 @@
  */
 #define MCP_ABI_VERSION 1
 
+/**
+ * The deepest nesting of arrays and objects a message may have: the JSON decoder's own limit
+ * (serde_json refuses deeper text). One constant, so nothing the library accepts is something
+ * it cannot read again (`mcp_json_pointer`, the bindings): a message nested deeper fails alone
+ * (its request, or it is skipped with a log line), and the connection carries on.
+ */
+#define MAX_JSON_DEPTH 127
+
 #define PARSE_ERROR -32700
 
 #define INVALID_REQUEST -32600
@@ -131,6 +152,14 @@
  * Legacy: URL elicitation required (2025-11-25).
  */
 #define URL_ELICITATION_REQUIRED -32042
+
+/**
+ * How much a transport's reader may have handed to the session and not yet seen handled, in
+ * bytes of the messages as they arrived. A reader that gets ahead waits ([`InboundSender::deliver`]),
+ * so it stops reading and a flooding server meets back-pressure on its own output instead of
+ * the client's memory growing (a lone message larger than this still passes, alone).
+ */
+#define INBOUND_BUDGET ((4 * 1024) * 1024)
 
 /**
  * The handle an authorization callback completes. Owned by the library during the callback;
