@@ -57,19 +57,6 @@
 
 
 /**
- * Events a subscription may hold that the host has not taken. A host that stops reading
- * (or a server flooding `list_changed`) ends the subscription with an error past this, rather
- * than the events piling up in memory.
- */
-#define SUBSCRIPTION_QUEUE 1024
-
-/**
- * Server→client requests (legacy) being answered at once; more are refused with an error
- * answer at once, so a flooding server cannot make the client hold unbounded work.
- */
-#define MAX_SERVER_REQUESTS 64
-
-/**
  * List kinds for `mcp_client_list` and `mcp_client_list_all`.
  */
 #define MCP_LIST_TOOLS 0
@@ -109,6 +96,12 @@
  * The layout version `mcp_call_opts_init` writes.
  */
 #define MCP_CALL_OPTS_VERSION 1
+
+/**
+ * The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
+ * about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
+ */
+#define MCP_MAX_TIMEOUT_MS 1099511627776
 
 /**
  * Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
@@ -152,14 +145,6 @@
  * Legacy: URL elicitation required (2025-11-25).
  */
 #define URL_ELICITATION_REQUIRED -32042
-
-/**
- * How much a transport's reader may have handed to the session and not yet seen handled, in
- * bytes of the messages as they arrived. A reader that gets ahead waits ([`InboundSender::deliver`]),
- * so it stops reading and a flooding server meets back-pressure on its own output instead of
- * the client's memory growing (a lone message larger than this still passes, alone).
- */
-#define INBOUND_BUDGET ((4 * 1024) * 1024)
 
 /**
  * The handle an authorization callback completes. Owned by the library during the callback;

@@ -28,11 +28,11 @@ pub enum SubscriptionEvent {
 /// Events a subscription may hold that the host has not taken. A host that stops reading
 /// (or a server flooding `list_changed`) ends the subscription with an error past this, rather
 /// than the events piling up in memory.
-pub const SUBSCRIPTION_QUEUE: usize = 1024;
+pub(crate) const SUBSCRIPTION_QUEUE: usize = 1024;
 
 /// Server→client requests (legacy) being answered at once; more are refused with an error
 /// answer at once, so a flooding server cannot make the client hold unbounded work.
-pub const MAX_SERVER_REQUESTS: usize = 64;
+pub(crate) const MAX_SERVER_REQUESTS: usize = 64;
 
 /// The sending half of a subscription's bounded event queue. Its end (`Closed`) never queues:
 /// it is kept aside, so it is never lost to a full queue.

@@ -75,6 +75,9 @@ pub unsafe extern "C" fn mcp_subscription_next(
         if event_json_out.is_null() {
             return Err(Failure::null("event_json_out"));
         }
+        if timeout_ms >= 0 {
+            crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
+        }
         let next = sub.subscription.next();
         let event = sub.client.block_on(async {
             if timeout_ms < 0 {

@@ -44,7 +44,7 @@ pub enum Inbound {
 /// bytes of the messages as they arrived. A reader that gets ahead waits ([`InboundSender::deliver`]),
 /// so it stops reading and a flooding server meets back-pressure on its own output instead of
 /// the client's memory growing (a lone message larger than this still passes, alone).
-pub const INBOUND_BUDGET: usize = 4 * 1024 * 1024;
+pub(crate) const INBOUND_BUDGET: usize = 4 * 1024 * 1024;
 
 /// One queued event and the bytes it holds of the budget (0: not metered).
 #[derive(Debug)]

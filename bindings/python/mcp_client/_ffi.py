@@ -34,8 +34,16 @@ MCP_ENV_INHERIT = 0
 MCP_ENV_REPLACE = 1
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
+# The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
+# about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
+MCP_MAX_TIMEOUT_MS = 1099511627776
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 MCP_ABI_VERSION = 1
+# The deepest nesting of arrays and objects a message may have: the JSON decoder's own limit
+# (serde_json refuses deeper text). One constant, so nothing the library accepts is something
+# it cannot read again (`mcp_json_pointer`, the bindings): a message nested deeper fails alone
+# (its request, or it is skipped with a log line), and the connection carries on.
+MAX_JSON_DEPTH = 127
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
