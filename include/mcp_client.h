@@ -495,6 +495,13 @@ mcp_status mcp_client_server_info(const struct mcp_client *client,
                                   struct mcp_error **err_out);
 
 /**
+ * How many listener and progress callbacks were dropped, not run, because 4096 callbacks
+ * already waited for the dispatcher thread (host callbacks slower than the server's flow; the
+ * queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
+ */
+uint64_t mcp_client_dropped_callbacks(const struct mcp_client *client);
+
+/**
  * `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
  */
 int32_t mcp_client_era(const struct mcp_client *client);

@@ -134,7 +134,7 @@ pub(crate) unsafe fn request_options(
         let call = ro.cancel.clone();
         ro.on_progress = Some(Arc::new(move |p: &Progress| {
             let (flag, ud, p, call) = (flag.clone(), ud.clone(), p.clone(), call.clone());
-            dispatcher.post(Box::new(move || {
+            dispatcher.post_listener(Box::new(move || {
                 // As for input handlers: cancelling the call waits for this, and stops it.
                 let busy = call.as_ref().map(CancelToken::enter_callback);
                 if busy.as_ref().is_some_and(|b| b.cancelled()) {
