@@ -391,6 +391,16 @@ class Client:
         return era
 
     @property
+    def dropped_callbacks(self) -> int:
+        """Listener and progress callbacks dropped, not run, because 4096 already waited
+        (callbacks slower than the server's flow); 0 once closed."""
+        try:
+            with _Use(self._life, closing_ok=True) as ptr:
+                return int(lib.mcp_client_dropped_callbacks(ptr))
+        except ClosedError:
+            return 0
+
+    @property
     def closed(self) -> bool:
         return self._life.closing
 
