@@ -285,6 +285,24 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn post_never_waits_and_what_waits_is_bounded() {
+        let (_reader, fd) = pipe_pair();
+        let writer = LineWriter::new(fd).unwrap();
+        // Nobody reads: the pipe takes part of the first line, a task is left with the rest.
+        writer.post(vec![b'a'; 1 << 20]).unwrap();
+        let mut accepted = 0;
+        loop {
+            match writer.post(vec![b'b'; 1 << 20]) {
+                Ok(()) => accepted += 1,
+                Err(WriteError::Full) => break,
+                Err(e) => panic!("unexpected {e:?}"),
+            }
+            assert!(accepted <= MAX_QUEUED_BYTES >> 20, "the queue grows past its bound");
+        }
+        assert_eq!(accepted, MAX_QUEUED_BYTES >> 20);
+    }
+
+    #[tokio::test]
     async fn a_failed_write_closes_the_writer() {
         let (reader, fd) = pipe_pair();
         let writer = LineWriter::new(fd).unwrap();

@@ -90,13 +90,14 @@ pub fn inbound_channel() -> (InboundSender, InboundReceiver) {
 }
 
 impl InboundSender {
-    /// Queues `event` at once (not metered). Fails when the session is gone.
-    pub fn send(&self, event: Inbound) -> std::result::Result<(), ()> {
-        self.tx.send(Queued { event, weight: 0 }).map_err(|_| ())
+    /// Queues `event` at once (not metered); false when the session is gone.
+    pub fn send(&self, event: Inbound) -> bool {
+        self.tx.send(Queued { event, weight: 0 }).is_ok()
     }
 
-    /// Queues `event`, which holds `weight` bytes, once the session has room for it.
-    pub async fn deliver(&self, event: Inbound, weight: usize) -> std::result::Result<(), ()> {
+    /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
+    /// the session is gone.
+    pub async fn deliver(&self, event: Inbound, weight: usize) -> bool {
         let weight = weight.max(1);
         let fits = |queued: usize| queued == 0 || queued + weight <= INBOUND_BUDGET;
         if !fits(self.meter.queued.load(Ordering::SeqCst)) {
@@ -107,14 +108,14 @@ impl InboundSender {
                     break;
                 }
                 if self.tx.is_closed() {
-                    return Err(());
+                    return false;
                 }
                 room.await;
             }
             self.meter.waiting.store(false, Ordering::SeqCst);
         }
         self.meter.queued.fetch_add(weight, Ordering::SeqCst);
-        self.tx.send(Queued { event, weight }).map_err(|_| ())
+        self.tx.send(Queued { event, weight }).is_ok()
     }
 }
 
