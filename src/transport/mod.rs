@@ -98,7 +98,12 @@ impl InboundSender {
     /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
     /// the session is gone.
     pub async fn deliver(&self, event: Inbound, weight: usize) -> bool {
-        let weight = weight.max(1);
+        self.room(weight).await && self.send_metered(event, weight)
+    }
+
+    /// Waits until the session has room for `weight` more bytes (always, when nothing waits);
+    /// false when the session is gone. For readers that then deliver with `send_metered`.
+    pub async fn room(&self, weight: usize) -> bool {
         let fits = |queued: usize| queued == 0 || queued + weight <= INBOUND_BUDGET;
         if !fits(self.meter.queued.load(Ordering::SeqCst)) {
             loop {
@@ -114,6 +119,13 @@ impl InboundSender {
             }
             self.meter.waiting.store(false, Ordering::SeqCst);
         }
+        true
+    }
+
+    /// Queues `event`, which holds `weight` bytes, at once (after `room`); false when the
+    /// session is gone.
+    pub fn send_metered(&self, event: Inbound, weight: usize) -> bool {
+        let weight = weight.max(1);
         self.meter.queued.fetch_add(weight, Ordering::SeqCst);
         self.tx.send(Queued { event, weight }).is_ok()
     }
