@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "mcp_client.h"
+#include "http_hostile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -441,6 +442,65 @@ static void legacy_batch(void) {
     finish(c);
 }
 
+/* ---- over HTTP ------------------------------------------------------------------------------- */
+
+static mcp_client *http_client(const char *mode, long n, const char *era) {
+    int port = http_hostile_start(mode, n);
+    if (port < 0) {
+        fail("cannot start the HTTP server");
+        return NULL;
+    }
+    char json[256];
+    snprintf(json, sizeof json, "{\"url\":\"http://127.0.0.1:%d/mcp\",\"mode\":\"%s\"}", port, era);
+    mcp_config *cfg = NULL;
+    mcp_client *client = NULL;
+    mcp_error *err = NULL;
+    if (mcp_config_new(json, &cfg, &err) != MCP_OK || mcp_client_new(cfg, &client, &err) != MCP_OK) {
+        fail("cannot create the client: %s", msg(err));
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    mcp_config_free(cfg);
+    return client;
+}
+
+static void http_flood_sse(void) {
+    mcp_client *c = http_client("flood-sse", 300000, "modern");
+    if (!c)
+        return;
+    char *out;
+    mcp_error *err;
+    mcp_status st = call(c, "{}", NULL, &out, &err);
+    if (st != MCP_OK || !strstr(out, "after the flood"))
+        fail("status %d (%s), result %s", st, msg(err), out ? out : "-");
+    mcp_string_free(out);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+static void http_legacy_batch(void) {
+    mcp_client *c = http_client("batch", 0, "legacy");
+    if (!c)
+        return;
+    mcp_call_opts o;
+    mcp_call_opts_init(&o);
+    o.timeout_ms = 10000;
+    char *out;
+    mcp_error *err;
+    mcp_status st = call(c, "{}", &o, &out, &err);
+    if (st != MCP_OK || !strstr(out, "first"))
+        fail("the answer in a batch: %d (%s) %s", st, msg(err), out ? out : "-");
+    mcp_string_free(out);
+    mcp_error_free(err);
+    st = call(c, "{}", &o, &out, &err);
+    if (st != MCP_OK || !strstr(out, "ping answered"))
+        fail("the ping in the batch: %d (%s) %s", st, msg(err), out ? out : "-");
+    mcp_string_free(out);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
 /* ---- 8. deaths and configuration -------------------------------------------------------------- */
 
 static void death_mid_line(void) {
@@ -553,6 +613,8 @@ static const struct fault_case cases[] = {
     {"nesting/deep-notification", deep_notification},
     {"nesting/deep-result", deep_result},
     {"batch/legacy-answer-and-ping", legacy_batch},
+    {"http/flood-sse", http_flood_sse},
+    {"http/legacy-batch", http_legacy_batch},
     {"death/mid-line", death_mid_line},
     {"config/refusals", config_refusals},
 };
