@@ -333,6 +333,12 @@ impl ClientConfig {
             stdio.max_message_bytes = n;
         }
         if let Some(n) = number("stderr_tail_lines")? {
+            // Each kept line may be 8 KiB: the tail's memory stays bounded whatever is asked.
+            if n > 1000 {
+                return Err(Error::invalid(format!(
+                    "stderr_tail_lines is {n}; at most 1000 lines are kept"
+                )));
+            }
             stdio.stderr_tail_lines = n as usize;
         }
         if let Some(ms) = number("shutdown_grace_ms")? {

@@ -561,6 +561,7 @@ static void config_refusals(void) {
         "{\"command\":\"x\",\"request_timeout_ms\":2199023255552}",
         "{\"command\":\"x\",\"probe_timeout_ms\":18446744073709551615}",
         "{\"command\":\"x\",\"shutdown_grace_ms\":18000000000000000000}",
+        "{\"command\":\"x\",\"stderr_tail_lines\":1000000000000}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         mcp_error *err = NULL;
