@@ -1153,6 +1153,9 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
+/// How long a cancelled call waits for its cancellation notice to be sent (legacy HTTP POSTs it).
+const CANCEL_NOTICE_WAIT: Duration = Duration::from_millis(500);
+
 impl Transport for HttpTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         let inner = self.inner.clone();
@@ -1160,8 +1163,12 @@ impl Transport for HttpTransport {
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
-        let inner = self.inner.clone();
-        Box::pin(inner.cancel(id, reason))
+        // A server that never answers the cancellation POST must not hold the cancelled call
+        // past its bound: the notice goes on in a task, awaited only briefly.
+        let task = tokio::spawn(self.inner.clone().cancel(id, reason));
+        Box::pin(async move {
+            let _ = tokio::time::timeout(CANCEL_NOTICE_WAIT, task).await;
+        })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

@@ -526,6 +526,27 @@ static void http_legacy_batch(void) {
     mcp_client_free(c);
 }
 
+/* A legacy HTTP server that answers neither the call nor its cancellation notice: the call's
+ * timeout still holds (the notice is awaited at most 0.5 s). */
+static void http_cancel_notice_unanswered(void) {
+    mcp_client *c = http_client("hang", 0, "legacy");
+    if (!c)
+        return;
+    mcp_call_opts o;
+    mcp_call_opts_init(&o);
+    o.timeout_ms = 1000;
+    char *out;
+    mcp_error *err;
+    double t0 = now_s();
+    mcp_status st = call(c, "{}", &o, &out, &err);
+    double took = now_s() - t0;
+    if (st != MCP_TIMEOUT || took > 3.0)
+        fail("status %d (%s) after %.2f s; wanted MCP_TIMEOUT within 3 s (connect included)", st, msg(err), took);
+    mcp_string_free(out);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
 /* ---- 8. deaths and configuration -------------------------------------------------------------- */
 
 static void death_mid_line(void) {
@@ -641,6 +662,7 @@ static const struct fault_case cases[] = {
     {"batch/legacy-answer-and-ping", legacy_batch},
     {"http/flood-sse", http_flood_sse},
     {"http/legacy-batch", http_legacy_batch},
+    {"http/cancel-notice-unanswered", http_cancel_notice_unanswered},
     {"death/mid-line", death_mid_line},
     {"config/refusals", config_refusals},
 };

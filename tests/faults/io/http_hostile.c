@@ -7,6 +7,8 @@
  *              the answer
  *   batch      legacy 2025-03-26: tools/call answers `[answer, ping]` in one JSON body; the next
  *              call is answered "ping answered" once the client POSTed the ping's answer
+ *   hang       legacy: tools/call and notifications/cancelled are never answered (the
+ *              connection is held open)
  */
 #define _GNU_SOURCE
 #include "http_hostile.h"
@@ -99,7 +101,12 @@ static void serve(int fd) {
         goto done;
     }
     long id = request_id(body);
-    int legacy = strcmp(srv.mode, "batch") == 0;
+    int legacy = strcmp(srv.mode, "batch") == 0 || strcmp(srv.mode, "hang") == 0;
+    if (strcmp(srv.mode, "hang") == 0 &&
+        (has(body, "\"method\":\"tools/call\"") || has(body, "\"method\":\"notifications/cancelled\""))) {
+        sleep(60); /* holds the connection; the test process ends first */
+        goto done;
+    }
     char out[512];
     if (has(body, "\"method\":\"server/discover\"")) {
         if (legacy) {
