@@ -36,6 +36,22 @@
  * - mcp_client_new sets SIGPIPE to "ignore" when it still has the default disposition, so a
  *   server that goes away makes writes fail (MCP_SERVER_EXITED) instead of killing the host.
  * - No panic crosses this boundary: an internal panic returns MCP_PANIC and poisons the client.
+ *
+ * BOUNDS (a hostile or broken server cannot make the client wait or grow without limit)
+ * - Writes never hold a call: timeouts, total caps, cancel tokens and mcp_client_close hold while
+ *   a server is not reading. At most 16 MiB may wait to be written to a stdio server; past that
+ *   a call fails at once with MCP_IO and answers to the server's requests are dropped.
+ * - Incoming messages: back-pressure. The library stops reading once 4 MiB of them wait to be
+ *   handled; the server waits, the answers still arrive.
+ * - Listener and progress callbacks: at most 4096 wait for the dispatcher thread; more are
+ *   dropped and counted (mcp_client_dropped_callbacks). Input handlers are never dropped.
+ * - A subscription holds 1024 events the host has not taken; then it ends with MCP_IO after them.
+ * - Legacy servers: at most 64 of their requests are answered at once (more get an error
+ *   answer). A 2026-07-28 server's requests are refused (-32601) without running a handler.
+ * - A message nested deeper than 127 levels (its envelope included) fails alone: its call gets
+ *   MCP_PROTOCOL_VIOLATION, other messages are skipped. Results are always readable by
+ *   mcp_json_pointer.
+ * - Timeouts past MCP_MAX_TIMEOUT_MS are refused (MCP_INVALID_ARG), never wrapped.
  */
 
 
