@@ -11,7 +11,8 @@ use tokio::sync::Mutex;
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// A live subscription. Events arrive in order; after `Closed`, `next` returns `None`.
-/// Dropping it cancels the subscription.
+/// Dropping it cancels the subscription. At most 1024 events wait to be taken: past that the
+/// subscription ends (after them) with an `Io` error saying so, and the server is told to stop.
 pub struct Subscription {
     id: RequestId,
     acknowledged: Value,

@@ -61,7 +61,8 @@ pub unsafe extern "C" fn mcp_subscription_acknowledged(
 
 /// Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
 /// `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
-/// once the subscription ended gracefully; another status when it ended with an error.
+/// once the subscription ended gracefully; another status when it ended with an error
+/// (`MCP_IO` when 1024 events waited untaken and more came).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_subscription_next(
     subscription: *mut mcp_subscription,

@@ -720,7 +720,8 @@ FUNCTIONS = {
     ),
     # Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
     # `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
-    # once the subscription ended gracefully; another status when it ended with an error.
+    # once the subscription ended gracefully; another status when it ended with an error
+    # (`MCP_IO` when 1024 events waited untaken and more came).
     # mcp_status mcp_subscription_next(struct mcp_subscription *subscription, int64_t timeout_ms, char **event_json_out, struct mcp_error **err_out)
     'mcp_subscription_next': (
         mcp_status,
