@@ -57,7 +57,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test c-test conformance bindings-test interop-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test c-test faults-test conformance bindings-test interop-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -98,6 +98,13 @@ fuzz:
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Fault suites: the C ABI against hostile servers (tests/faults/*/README.md).
+.PHONY: faults-test faults-io-test
+faults-test: faults-io-test
+
+faults-io-test: build
+	$(MAKE) -C tests/faults/io test LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 
 # Each binding's own suite, against the debug library and the fixture server.
 BINDING_VARS = LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
@@ -216,3 +223,4 @@ dist-test: build
 clean:
 	$(CARGO) clean
 	-$(MAKE) -C tests/c clean
+	-$(MAKE) -C tests/faults/io clean

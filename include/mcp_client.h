@@ -36,6 +36,22 @@
  * - mcp_client_new sets SIGPIPE to "ignore" when it still has the default disposition, so a
  *   server that goes away makes writes fail (MCP_SERVER_EXITED) instead of killing the host.
  * - No panic crosses this boundary: an internal panic returns MCP_PANIC and poisons the client.
+ *
+ * BOUNDS (a hostile or broken server cannot make the client wait or grow without limit)
+ * - Writes never hold a call: timeouts, total caps, cancel tokens and mcp_client_close hold while
+ *   a server is not reading. At most 16 MiB may wait to be written to a stdio server; past that
+ *   a call fails at once with MCP_IO and answers to the server's requests are dropped.
+ * - Incoming messages: back-pressure. The library stops reading once 4 MiB of them wait to be
+ *   handled; the server waits, the answers still arrive.
+ * - Listener and progress callbacks: at most 4096 wait for the dispatcher thread; more are
+ *   dropped and counted (mcp_client_dropped_callbacks). Input handlers are never dropped.
+ * - A subscription holds 1024 events the host has not taken; then it ends with MCP_IO after them.
+ * - Legacy servers: at most 64 of their requests are answered at once (more get an error
+ *   answer). A 2026-07-28 server's requests are refused (-32601) without running a handler.
+ * - A message nested deeper than 127 levels (its envelope included) fails alone: its call gets
+ *   MCP_PROTOCOL_VIOLATION, other messages are skipped. Results are always readable by
+ *   mcp_json_pointer.
+ * - Timeouts past MCP_MAX_TIMEOUT_MS are refused (MCP_INVALID_ARG), never wrapped.
  */
 
 
@@ -128,6 +144,12 @@
  * The layout version `mcp_call_opts_init` writes.
  */
 #define MCP_CALL_OPTS_VERSION 1
+
+/**
+ * The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
+ * about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
+ */
+#define MCP_MAX_TIMEOUT_MS 1099511627776
 
 /**
  * Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
@@ -481,6 +503,13 @@ mcp_status mcp_client_connect_with(struct mcp_client *client,
 mcp_status mcp_client_server_info(const struct mcp_client *client,
                                   char **server_info_json_out,
                                   struct mcp_error **err_out);
+
+/**
+ * How many listener and progress callbacks were dropped, not run, because 4096 callbacks
+ * already waited for the dispatcher thread (host callbacks slower than the server's flow; the
+ * queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
+ */
+uint64_t mcp_client_dropped_callbacks(const struct mcp_client *client);
 
 /**
  * `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
@@ -967,7 +996,8 @@ mcp_status mcp_subscription_acknowledged(const struct mcp_subscription *subscrip
 /**
  * Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
  * `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
- * once the subscription ended gracefully; another status when it ended with an error.
+ * once the subscription ended gracefully; another status when it ended with an error
+ * (`MCP_IO` when 1024 events waited untaken and more came).
  */
 mcp_status mcp_subscription_next(struct mcp_subscription *subscription,
                                  int64_t timeout_ms,

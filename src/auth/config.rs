@@ -239,7 +239,7 @@ impl OAuthConfig {
             cfg.offline_access = b;
         }
         if let Some(ms) = number("authorization_timeout_ms")? {
-            cfg.authorization_timeout = Duration::from_millis(ms.max(1));
+            cfg.authorization_timeout = crate::client::timeout_ms("oauth.authorization_timeout_ms", ms.max(1))?;
         }
         if let Some(n) = number("max_step_up")? {
             cfg.max_step_up = u32::try_from(n.min(10)).unwrap_or(10);

@@ -13,7 +13,6 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// Eras `auto` detected per HTTP origin in this process (spec: cache the era per origin).
@@ -86,7 +85,7 @@ impl Client {
     }
 
     async fn start_session(&self) -> Result<Arc<Session>> {
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = crate::transport::inbound_channel();
         let transport = self
             .inner
             .config
@@ -266,6 +265,7 @@ impl Client {
             instructions: result.get("instructions").and_then(Value::as_str).map(str::to_string),
             raw: result,
         };
+        session.set_era(Era::Modern);
         let conn = Connection {
             session: session.clone(),
             era: Era::Modern,
@@ -331,6 +331,7 @@ impl Client {
                 format!("initialize: the server offered protocol version {negotiated:?}, which this client does not accept here"),
             ));
         }
+        session.set_era(Era::Legacy);
         session.notify(methods::INITIALIZED, None).await?;
         let info = ServerInfo {
             era: Era::Legacy,

@@ -12,6 +12,7 @@ mod subscription;
 
 pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
+pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
 pub use session::SubscriptionEvent;
 pub use subscription::Subscription;

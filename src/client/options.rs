@@ -6,6 +6,32 @@ use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// The longest timeout (or total cap, or grace period) the library takes, in milliseconds:
+/// 2^40 ms, about 34.8 years. Longer values are refused, not wrapped or clamped (a host
+/// converting seconds to milliseconds can overflow); hosts mean "none" with 0 or a negative
+/// value where the option allows it.
+pub(crate) const MAX_TIMEOUT_MS: u64 = 1 << 40;
+
+/// `ms` as a duration, refused past [`MAX_TIMEOUT_MS`].
+pub fn timeout_ms(key: &str, ms: u64) -> crate::error::Result<Duration> {
+    if ms > MAX_TIMEOUT_MS {
+        return Err(crate::error::Error::invalid(format!(
+            "{key} is {ms} ms; the most a timeout may be is {MAX_TIMEOUT_MS} ms (about 34 years)"
+        )));
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+/// An environment variable name the setters would take: not empty, no '=' and no NUL.
+pub fn check_env_name(name: &str) -> crate::error::Result<()> {
+    if name.is_empty() || name.contains('=') || name.contains('\0') {
+        return Err(crate::error::Error::invalid(format!(
+            "environment variable name {name:?}: a name is non-empty and has no '=' (or NUL)"
+        )));
+    }
+    Ok(())
+}
+
 /// How `connect` chooses the protocol era.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum ConnectMode {
@@ -242,10 +268,10 @@ impl ClientConfig {
         }
         config.capabilities = object("capabilities")?;
         if let Some(ms) = number("request_timeout_ms")? {
-            config.request_timeout = Duration::from_millis(ms);
+            config.request_timeout = timeout_ms("request_timeout_ms", ms)?;
         }
         if let Some(ms) = number("probe_timeout_ms")? {
-            config.probe_timeout = Duration::from_millis(ms);
+            config.probe_timeout = timeout_ms("probe_timeout_ms", ms)?;
         }
         if let Some(n) = number("input_required_max_rounds")? {
             config.input_required_max_rounds =
@@ -301,6 +327,7 @@ impl ClientConfig {
         }
         if let Some(Value::Object(env)) = obj.get("env") {
             for (k, v) in env {
+                check_env_name(k)?;
                 let v = v
                     .as_str()
                     .ok_or_else(|| Error::invalid(format!("env value of {k} must be a string")))?;
@@ -322,10 +349,16 @@ impl ClientConfig {
             stdio.max_message_bytes = n;
         }
         if let Some(n) = number("stderr_tail_lines")? {
+            // Each kept line may be 8 KiB: the tail's memory stays bounded whatever is asked.
+            if n > 1000 {
+                return Err(Error::invalid(format!(
+                    "stderr_tail_lines is {n}; at most 1000 lines are kept"
+                )));
+            }
             stdio.stderr_tail_lines = n as usize;
         }
         if let Some(ms) = number("shutdown_grace_ms")? {
-            stdio.shutdown_grace = Duration::from_millis(ms);
+            stdio.shutdown_grace = timeout_ms("shutdown_grace_ms", ms)?;
         }
         Ok(stdio)
     }

@@ -7,11 +7,11 @@ use super::options::{Progress, ProgressFn};
 use super::reply::Reply;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
-use crate::transport::{Inbound, Transport};
+use crate::transport::{Inbound, InboundReceiver, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
@@ -24,6 +24,62 @@ pub enum SubscriptionEvent {
     /// The subscription ended: by the server (`None`), or with an error.
     Closed(Option<Error>),
 }
+
+/// Events a subscription may hold that the host has not taken. A host that stops reading
+/// (or a server flooding `list_changed`) ends the subscription with an error past this, rather
+/// than the events piling up in memory.
+pub(crate) const SUBSCRIPTION_QUEUE: usize = 1024;
+
+/// Server→client requests (legacy) being answered at once; more are refused with an error
+/// answer at once, so a flooding server cannot make the client hold unbounded work.
+pub(crate) const MAX_SERVER_REQUESTS: usize = 64;
+
+/// The sending half of a subscription's bounded event queue. Its end (`Closed`) never queues:
+/// it is kept aside, so it is never lost to a full queue.
+#[derive(Clone)]
+pub(crate) struct SubSender {
+    tx: mpsc::Sender<SubscriptionEvent>,
+    end: Arc<OnceLock<Option<Error>>>,
+}
+
+/// The receiving half: the events, then the `Closed` event once the senders are gone.
+pub(crate) struct SubReceiver {
+    rx: mpsc::Receiver<SubscriptionEvent>,
+    end: Arc<OnceLock<Option<Error>>>,
+}
+
+fn sub_queue() -> (SubSender, SubReceiver) {
+    let (tx, rx) = mpsc::channel(SUBSCRIPTION_QUEUE);
+    let end = Arc::new(OnceLock::new());
+    (SubSender { tx, end: end.clone() }, SubReceiver { rx, end })
+}
+
+impl SubSender {
+    /// Queues an event; false when the queue is full.
+    fn event(&self, event: SubscriptionEvent) -> bool {
+        !matches!(self.tx.try_send(event), Err(mpsc::error::TrySendError::Full(_)))
+    }
+
+    /// Ends the subscription (`None`: by the server, gracefully); the first end sticks.
+    fn close(&self, why: Option<Error>) {
+        let _ = self.end.set(why);
+    }
+}
+
+impl SubReceiver {
+    /// The next event; `Closed` once the subscription ended and its events were taken.
+    pub async fn recv(&mut self) -> SubscriptionEvent {
+        match self.rx.recv().await {
+            Some(event) => event,
+            None => SubscriptionEvent::Closed(self.end.get().cloned().flatten()),
+        }
+    }
+}
+
+/// What the session knows of the server's era: who may send it requests.
+const ERA_UNKNOWN: u8 = 0;
+const ERA_LEGACY: u8 = 1;
+const ERA_MODERN: u8 = 2;
 
 /// How one request waits.
 #[derive(Clone, Default)]
@@ -71,7 +127,7 @@ struct Pending {
 struct State {
     pending: HashMap<RequestId, Pending>,
     progress: HashMap<String, ProgressRoute>,
-    subscriptions: HashMap<RequestId, mpsc::UnboundedSender<SubscriptionEvent>>,
+    subscriptions: HashMap<RequestId, SubSender>,
     closed: Option<Error>,
 }
 
@@ -80,23 +136,36 @@ pub(crate) struct Session {
     next_id: AtomicI64,
     state: Mutex<State>,
     hooks: Arc<Hooks>,
+    /// `ERA_*`: until the era is known only `ping` is answered (legacy servers send nothing
+    /// else before `initialize` completes); modern servers never send requests.
+    era: AtomicU8,
+    /// Server→client requests being answered (bounded by `MAX_SERVER_REQUESTS`).
+    server_requests: AtomicUsize,
 }
 
 impl Session {
     /// Starts the session's reader over `inbound`, the transport's delivery channel.
-    pub fn start(
-        transport: Box<dyn Transport>,
-        inbound: mpsc::UnboundedReceiver<Inbound>,
-        hooks: Arc<Hooks>,
-    ) -> Arc<Session> {
+    pub fn start(transport: Box<dyn Transport>, inbound: InboundReceiver, hooks: Arc<Hooks>) -> Arc<Session> {
         let session = Arc::new(Session {
             transport,
             next_id: AtomicI64::new(1),
             state: Mutex::default(),
             hooks,
+            era: AtomicU8::new(ERA_UNKNOWN),
+            server_requests: AtomicUsize::new(0),
         });
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
+    }
+
+    /// The server turned out to be `era`: legacy servers may send requests from now on, modern
+    /// ones never do (theirs are refused).
+    pub fn set_era(&self, era: crate::protocol::Era) {
+        let code = match era {
+            crate::protocol::Era::Legacy => ERA_LEGACY,
+            crate::protocol::Era::Modern => ERA_MODERN,
+        };
+        self.era.store(code, Ordering::SeqCst);
     }
 
     pub fn closed_error(&self) -> Option<Error> {
@@ -227,12 +296,9 @@ impl Session {
     }
 
     /// Opens a `subscriptions/listen` stream; events arrive on the returned receiver.
-    pub async fn listen(
-        &self,
-        params: Map<String, Value>,
-    ) -> Result<(RequestId, mpsc::UnboundedReceiver<SubscriptionEvent>)> {
+    pub async fn listen(&self, params: Map<String, Value>) -> Result<(RequestId, SubReceiver)> {
         let id = self.next_id();
-        let (tx, rx) = mpsc::unbounded_channel();
+        let (tx, rx) = sub_queue();
         {
             let mut st = self.state.lock().unwrap();
             if let Some(err) = &st.closed {
@@ -252,10 +318,8 @@ impl Session {
     pub async fn unlisten(&self, id: &RequestId) {
         let route = self.state.lock().unwrap().subscriptions.remove(id);
         if let Some(tx) = route {
-            let _ = tx.send(SubscriptionEvent::Closed(Some(Error::new(
-                ErrorKind::Cancelled,
-                "subscription cancelled",
-            ))));
+            tx.close(Some(Error::new(ErrorKind::Cancelled, "subscription cancelled")));
+            drop(tx);
             self.transport.cancel(id.clone(), "subscription cancelled".into()).await;
         }
     }
@@ -280,7 +344,7 @@ impl Session {
             let _ = p.answer.send(Answer::Decoded(Err(error.clone())));
         }
         for (_, tx) in subs {
-            let _ = tx.send(SubscriptionEvent::Closed(Some(error.clone())));
+            tx.close(Some(error.clone()));
         }
     }
 
@@ -293,12 +357,12 @@ impl Session {
             let _ = p.answer.send(answer);
         } else if let Some(sub) = sub {
             // A listen's response ends it: a result is a graceful close, an error a refusal.
-            let _ = sub.send(SubscriptionEvent::Closed(answer.decode(id).err()));
+            sub.close(answer.decode(id).err());
         }
         // Otherwise a late answer to a cancelled or timed-out request: ignored, as the spec says.
     }
 
-    fn on_notification(&self, method: String, params: Value) {
+    fn on_notification(self: &Arc<Self>, method: String, params: Value) {
         match method.as_str() {
             // Progress belongs to its call's progress callback, not to the listener.
             methods::NOTIFY_PROGRESS => return self.on_progress(&params),
@@ -307,7 +371,7 @@ impl Session {
                 if let Some(id) = params.get("requestId").and_then(RequestId::from_value) {
                     let sub = self.state.lock().unwrap().subscriptions.remove(&id);
                     if let Some(tx) = sub {
-                        let _ = tx.send(SubscriptionEvent::Closed(None));
+                        tx.close(None);
                     }
                 }
             }
@@ -320,13 +384,31 @@ impl Session {
         if let Some(id) = sub_id {
             let route = self.state.lock().unwrap().subscriptions.get(&id).cloned();
             if let Some(tx) = route {
-                let _ = tx.send(SubscriptionEvent::Notification {
+                let event = SubscriptionEvent::Notification {
                     method: method.clone(),
                     params: params.clone(),
-                });
+                };
+                if !tx.event(event) {
+                    self.overflow(&id);
+                }
             }
         }
         self.hooks.notify(&method, &params);
+    }
+
+    /// A subscription whose host left `SUBSCRIPTION_QUEUE` events untaken ends with an error
+    /// (after the queued events), and the server is told to stop.
+    fn overflow(self: &Arc<Self>, id: &RequestId) {
+        let Some(tx) = self.state.lock().unwrap().subscriptions.remove(id) else {
+            return;
+        };
+        tx.close(Some(Error::new(
+            ErrorKind::Io,
+            format!("the subscription was ended: {SUBSCRIPTION_QUEUE} events were waiting to be taken and more came"),
+        )));
+        drop(tx);
+        let (s, id) = (self.clone(), id.clone());
+        tokio::spawn(async move { s.transport.cancel(id, "the client could not keep up".into()).await });
     }
 
     fn on_progress(&self, params: &Value) {
@@ -352,6 +434,45 @@ impl Session {
                 cb(&progress);
             }
         }
+    }
+
+    /// Takes a server→client request: answered by the registered handlers (legacy era), or
+    /// refused at once (modern servers send none; too many in flight; before `initialize`
+    /// completes only `ping` is expected).
+    fn on_server_request(self: &Arc<Self>, id: RequestId, method: String, params: Value) {
+        let era = self.era.load(Ordering::SeqCst);
+        let refusal = if era == ERA_MODERN {
+            Some(format!(
+                "{method}: a 2026-07-28 server sends no requests (input comes through input_required results)"
+            ))
+        } else if era == ERA_UNKNOWN && method != methods::PING {
+            Some(format!("{method}: the session is not initialized"))
+        } else if self.server_requests.fetch_add(1, Ordering::SeqCst) >= MAX_SERVER_REQUESTS {
+            self.server_requests.fetch_sub(1, Ordering::SeqCst);
+            Some(format!(
+                "{method}: {MAX_SERVER_REQUESTS} requests from the server are already being answered"
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = refusal {
+            let code = if era == ERA_MODERN {
+                codes::METHOD_NOT_FOUND
+            } else {
+                codes::INTERNAL_ERROR
+            };
+            let reply = jsonrpc::error_response(&id, code, &why);
+            let s = self.clone();
+            tokio::spawn(async move {
+                let _ = s.transport.send(reply).await;
+            });
+            return;
+        }
+        let s = self.clone();
+        tokio::spawn(async move {
+            s.answer_server_request(id, method, params).await;
+            s.server_requests.fetch_sub(1, Ordering::SeqCst);
+        });
     }
 
     /// Answers a server→client request (legacy era) with the registered handlers.
@@ -404,39 +525,22 @@ pub(crate) async fn sleep_until(at: Option<Instant>) {
     }
 }
 
-async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::UnboundedReceiver<Inbound>) {
+async fn read_loop(session: std::sync::Weak<Session>, mut inbound: InboundReceiver) {
     while let Some(event) = inbound.recv().await {
         let Some(session) = session.upgrade() else {
             return;
         };
         match event {
-            Inbound::Message(value) => match Incoming::classify(value) {
-                Ok(Incoming::Result { id, result }) => session.complete(&id, Answer::Decoded(Ok(result))),
-                Ok(Incoming::Error {
-                    id: Some(id),
-                    code,
-                    message,
-                    data,
-                }) => session.complete(&id, Answer::Decoded(Err(Error::rpc(code, message, data)))),
-                Ok(Incoming::Error {
-                    id: None,
-                    code,
-                    message,
-                    ..
-                }) => session.hooks.log(
-                    "transport",
-                    "warning",
-                    &format!("server error without an id: {code} {message}"),
-                ),
-                Ok(Incoming::Request { id, method, params }) => {
-                    let s = session.clone();
-                    tokio::spawn(async move { s.answer_server_request(id, method, params).await });
+            // A batch (JSON-RPC 2.0, allowed up to 2025-03-26): its members one by one.
+            Inbound::Message(Value::Array(batch)) => {
+                if batch.is_empty() {
+                    session.hooks.log("transport", "warning", "ignored an empty batch");
                 }
-                Ok(Incoming::Notification { method, params }) => session.on_notification(method, params),
-                Err(why) => session
-                    .hooks
-                    .log("transport", "warning", &format!("ignored a message: {why}")),
-            },
+                for message in batch {
+                    on_message(&session, message);
+                }
+            }
+            Inbound::Message(value) => on_message(&session, value),
             Inbound::Answer { id, line } => session.complete(&id, Answer::Line(line)),
             Inbound::RequestFailed { id, error } => session.complete(&id, Answer::Decoded(Err(error))),
             Inbound::Paused { id, paused } => session.hold(&id, paused),
@@ -449,5 +553,32 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
                 return;
             }
         }
+    }
+}
+
+fn on_message(session: &Arc<Session>, value: Value) {
+    match Incoming::classify(value) {
+        Ok(Incoming::Result { id, result }) => session.complete(&id, Answer::Decoded(Ok(result))),
+        Ok(Incoming::Error {
+            id: Some(id),
+            code,
+            message,
+            data,
+        }) => session.complete(&id, Answer::Decoded(Err(Error::rpc(code, message, data)))),
+        Ok(Incoming::Error {
+            id: None,
+            code,
+            message,
+            ..
+        }) => session.hooks.log(
+            "transport",
+            "warning",
+            &format!("server error without an id: {code} {message}"),
+        ),
+        Ok(Incoming::Request { id, method, params }) => session.on_server_request(id, method, params),
+        Ok(Incoming::Notification { method, params }) => session.on_notification(method, params),
+        Err(why) => session
+            .hooks
+            .log("transport", "warning", &format!("ignored a message: {why}")),
     }
 }

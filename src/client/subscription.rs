@@ -1,22 +1,23 @@
 //! `subscriptions/listen` (modern): a handle that yields the stream's notifications.
 
-use super::session::{Session, SubscriptionEvent};
+use super::session::{Session, SubReceiver, SubscriptionEvent};
 use super::{Client, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{Era, RequestId};
 use serde_json::{Map, Value};
 use std::sync::Arc;
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::Mutex;
 
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 /// A live subscription. Events arrive in order; after `Closed`, `next` returns `None`.
-/// Dropping it cancels the subscription.
+/// Dropping it cancels the subscription. At most 1024 events wait to be taken: past that the
+/// subscription ends (after them) with an `Io` error saying so, and the server is told to stop.
 pub struct Subscription {
     id: RequestId,
     acknowledged: Value,
     session: Arc<Session>,
-    events: Mutex<(mpsc::UnboundedReceiver<SubscriptionEvent>, bool)>,
+    events: Mutex<(SubReceiver, bool)>,
 }
 
 impl Subscription {
@@ -36,7 +37,7 @@ impl Subscription {
         if *done {
             return None;
         }
-        let event = rx.recv().await.unwrap_or(SubscriptionEvent::Closed(None));
+        let event = rx.recv().await;
         *done = matches!(event, SubscriptionEvent::Closed(_));
         Some(event)
     }
@@ -77,8 +78,8 @@ impl Client {
         let (id, mut rx) = conn.session.listen(params).await?;
         let first = async {
             match wait.timeout {
-                Some(t) => tokio::time::timeout(t, rx.recv()).await.ok().flatten(),
-                None => rx.recv().await,
+                Some(t) => tokio::time::timeout(t, rx.recv()).await.ok(),
+                None => Some(rx.recv().await),
             }
         };
         let first = tokio::select! {

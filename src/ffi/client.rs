@@ -224,6 +224,14 @@ pub unsafe extern "C" fn mcp_client_server_info(
     })
 }
 
+/// How many listener and progress callbacks were dropped, not run, because 4096 callbacks
+/// already waited for the dispatcher thread (host callbacks slower than the server's flow; the
+/// queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_client_dropped_callbacks(client: *const mcp_client) -> u64 {
+    client.as_ref().map_or(0, |c| c.shared.dispatcher.dropped())
+}
+
 /// `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {

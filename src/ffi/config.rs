@@ -123,11 +123,7 @@ pub unsafe extern "C" fn mcp_config_set_env(
 ) -> mcp_status {
     edit(config, err_out, |s| {
         let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
-        if name.is_empty() || name.contains('=') {
-            return Err(Failure::invalid(
-                "an environment variable name is non-empty and has no '='",
-            ));
-        }
+        crate::client::check_env_name(name).map_err(|e| Failure::invalid(e.message()))?;
         match s.entry("env").or_insert_with(|| json!({})) {
             Value::Object(m) => m.insert(name.into(), json!(value)),
             _ => return Err(Failure::invalid("env is not an object")),
@@ -289,7 +285,10 @@ pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
     timeout_ms: u64,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "request_timeout_ms", || Ok(json!(timeout_ms)))
+    set(config, err_out, "request_timeout_ms", || {
+        crate::client::timeout_ms("timeout_ms", timeout_ms).map_err(|e| Failure::invalid(e.message()))?;
+        Ok(json!(timeout_ms))
+    })
 }
 
 /// How many `input_required` rounds are driven automatically (default 10).

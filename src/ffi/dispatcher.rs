@@ -3,18 +3,27 @@
 //! one place to be waited for.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::{JoinHandle, ThreadId};
 
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
+/// Listener and progress callbacks that may wait for the dispatcher thread. Past this, new
+/// ones are dropped and counted (`mcp_client_dropped_callbacks`): a host callback slower than
+/// the server's flow must not make the queue grow without bound. Input handlers and
+/// authorization callbacks are never dropped (their number is bounded by the requests).
+pub(crate) const LISTENER_QUEUE: usize = 4096;
+
 pub(crate) struct Dispatcher {
     tx: Mutex<Option<mpsc::Sender<Job>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
     thread_id: ThreadId,
     stopped: Arc<AtomicBool>,
+    /// Jobs posted and not yet finished.
+    queued: Arc<AtomicUsize>,
+    dropped: AtomicU64,
 }
 
 impl Dispatcher {
@@ -22,12 +31,15 @@ impl Dispatcher {
         let (tx, rx) = mpsc::channel::<Job>();
         let stopped = Arc::new(AtomicBool::new(false));
         let flag = stopped.clone();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let in_queue = queued.clone();
         let thread = std::thread::Builder::new().name("mcp-dispatch".into()).spawn(move || {
             for job in rx {
-                if flag.load(Ordering::SeqCst) {
-                    continue; // stopped: queued callbacks are dropped, never run
+                if !flag.load(Ordering::SeqCst) {
+                    // (stopped: queued callbacks are dropped, never run)
+                    let _ = catch_unwind(AssertUnwindSafe(job));
                 }
-                let _ = catch_unwind(AssertUnwindSafe(job));
+                in_queue.fetch_sub(1, Ordering::SeqCst);
             }
         })?;
         Ok(Arc::new(Dispatcher {
@@ -35,6 +47,8 @@ impl Dispatcher {
             thread_id: thread.thread().id(),
             thread: Mutex::new(Some(thread)),
             stopped,
+            queued,
+            dropped: AtomicU64::new(0),
         }))
     }
 
@@ -43,10 +57,30 @@ impl Dispatcher {
         if self.stopped.load(Ordering::SeqCst) {
             return false;
         }
-        match self.tx.lock().unwrap().as_ref() {
+        self.queued.fetch_add(1, Ordering::SeqCst);
+        let sent = match self.tx.lock().unwrap().as_ref() {
             Some(tx) => tx.send(job).is_ok(),
             None => false,
+        };
+        if !sent {
+            self.queued.fetch_sub(1, Ordering::SeqCst);
         }
+        sent
+    }
+
+    /// Queues a listener or progress callback, unless `LISTENER_QUEUE` callbacks already
+    /// wait: then it is dropped and counted.
+    pub fn post_listener(&self, job: Job) -> bool {
+        if self.queued.load(Ordering::SeqCst) >= LISTENER_QUEUE {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        self.post(job)
+    }
+
+    /// Listener and progress callbacks dropped so far.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
     }
 
     pub fn is_current(&self) -> bool {

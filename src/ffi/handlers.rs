@@ -216,7 +216,7 @@ pub unsafe extern "C" fn mcp_client_set_notification_handler(
             let dispatcher = fc.dispatcher.clone();
             Arc::new(move |method: &str, params: &Value| {
                 let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
-                dispatcher.post(Box::new(move || {
+                dispatcher.post_listener(Box::new(move || {
                     // SAFETY: host callback; arguments borrowed for its duration.
                     unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
                 }));
@@ -244,7 +244,7 @@ pub unsafe extern "C" fn mcp_client_set_log_handler(
                 let ud = userdata.clone();
                 let (level, source, message) =
                     (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
-                dispatcher.post(Box::new(move || {
+                dispatcher.post_listener(Box::new(move || {
                     // SAFETY: host callback; arguments borrowed for its duration.
                     unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
                 }));

@@ -4,7 +4,7 @@ use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
 use super::strings::{opt_json_object, opt_str};
-use crate::client::{CancelToken, Progress, RequestOptions};
+use crate::client::{timeout_ms, CancelToken, Progress, RequestOptions};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -12,6 +12,11 @@ use std::time::Duration;
 
 /// The layout version `mcp_call_opts_init` writes.
 pub const MCP_CALL_OPTS_VERSION: u32 = 1;
+
+/// The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
+/// about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
+pub const MCP_MAX_TIMEOUT_MS: i64 = 1_099_511_627_776;
+const _: () = assert!(MCP_MAX_TIMEOUT_MS as u64 == crate::client::MAX_TIMEOUT_MS);
 
 /// Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
 pub type mcp_progress_fn =
@@ -101,13 +106,17 @@ pub(crate) unsafe fn request_options(
             "mcp_call_opts has an unknown version: call mcp_call_opts_init first",
         ));
     }
+    let ms = |key: &str, ms: i64| timeout_ms(key, ms as u64).map_err(|e| Failure::invalid(e.message()));
     let mut ro = RequestOptions {
         timeout: match o.timeout_ms {
             0 => None,
             t if t < 0 => Some(Duration::ZERO),
-            t => Some(Duration::from_millis(t as u64)),
+            t => Some(ms("timeout_ms", t)?),
         },
-        max_total: (o.max_total_ms > 0).then(|| Duration::from_millis(o.max_total_ms as u64)),
+        max_total: match o.max_total_ms {
+            t if t > 0 => Some(ms("max_total_ms", t)?),
+            _ => None,
+        },
         reset_timeout_on_progress: o.reset_timeout_on_progress,
         cancel: o.cancel.as_ref().map(|c| c.token.clone()),
         log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
@@ -125,7 +134,7 @@ pub(crate) unsafe fn request_options(
         let call = ro.cancel.clone();
         ro.on_progress = Some(Arc::new(move |p: &Progress| {
             let (flag, ud, p, call) = (flag.clone(), ud.clone(), p.clone(), call.clone());
-            dispatcher.post(Box::new(move || {
+            dispatcher.post_listener(Box::new(move || {
                 // As for input handlers: cancelling the call waits for this, and stops it.
                 let busy = call.as_ref().map(CancelToken::enter_callback);
                 if busy.as_ref().is_some_and(|b| b.cancelled()) {

@@ -61,7 +61,8 @@ pub unsafe extern "C" fn mcp_subscription_acknowledged(
 
 /// Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
 /// `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
-/// once the subscription ended gracefully; another status when it ended with an error.
+/// once the subscription ended gracefully; another status when it ended with an error
+/// (`MCP_IO` when 1024 events waited untaken and more came).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_subscription_next(
     subscription: *mut mcp_subscription,
@@ -74,6 +75,9 @@ pub unsafe extern "C" fn mcp_subscription_next(
         sub.client.check()?;
         if event_json_out.is_null() {
             return Err(Failure::null("event_json_out"));
+        }
+        if timeout_ms >= 0 {
+            crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
         let next = sub.subscription.next();
         let event = sub.client.block_on(async {

@@ -11,3 +11,9 @@ pub mod result_type;
 pub use era::Era;
 pub use jsonrpc::{Incoming, RequestId};
 pub use result_type::ResultType;
+
+/// The deepest nesting of arrays and objects a message may have: the JSON decoder's own limit
+/// (serde_json refuses deeper text). One constant, so nothing the library accepts is something
+/// it cannot read again (`mcp_json_pointer`, the bindings): a message nested deeper fails alone
+/// (its request, or it is skipped with a log line), and the connection carries on.
+pub const MAX_JSON_DEPTH: usize = 127;

@@ -3,6 +3,8 @@
 use std::ops::ControlFlow;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
+pub use crate::protocol::MAX_JSON_DEPTH;
+
 /// How much of an oversized line is kept, to find its request id.
 const OVERSIZE_PREFIX: usize = 4096;
 
@@ -12,7 +14,10 @@ pub enum Line {
     Data(Vec<u8>),
     /// A line longer than the bound: its start, and its full length.
     TooLong { prefix: Vec<u8>, len: usize },
-    /// End of stream (a trailing unterminated fragment is returned as `Data` first).
+    /// The stream ended inside this line (no terminator): the writer died mid-message, or
+    /// wrote its last line without a newline.
+    Cut(Vec<u8>),
+    /// End of stream.
     Eof,
 }
 
@@ -26,7 +31,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> s
             return Ok(match (len, len > max) {
                 (0, _) => Line::Eof,
                 (_, true) => Line::TooLong { prefix: buf, len },
-                _ => Line::Data(buf),
+                _ => Line::Cut(buf),
             });
         }
         let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
@@ -76,8 +81,14 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
 /// undecoded, and each caller decodes its own on its own thread. Anything else (requests,
 /// notifications, odd spellings such as escaped keys) gets `None` and is decoded by the reader.
 pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
+    scan_answer(line).map(|(id, _)| id)
+}
+
+/// As [`scan_answer_id`], with the line's nesting depth (the same walk measures it, so the
+/// reader can refuse an answer nested deeper than [`MAX_JSON_DEPTH`] at no extra cost).
+pub fn scan_answer(line: &[u8]) -> Option<(serde_json::Value, usize)> {
     let (mut id, mut answer, mut method) = (None, false, false);
-    top_level_keys(line, |key, rest| {
+    let depth = top_level_keys(line, |key, rest| {
         match key {
             b"id" => id = Some(rest),
             b"result" | b"error" => answer = true,
@@ -92,17 +103,26 @@ pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
     if method || !answer || line.first() != Some(&b'{') {
         return None;
     }
-    value_after_colon(id?)
+    Some((value_after_colon(id?)?, depth))
+}
+
+/// How deeply `bytes` (JSON text) nests arrays and objects; 0 for a scalar.
+pub fn json_depth(bytes: &[u8]) -> usize {
+    top_level_keys(bytes, |_, _| ControlFlow::Continue(())).unwrap_or(0)
 }
 
 /// Walks the keys of a (possibly truncated) JSON object's top level, calling `visit` with each
 /// key as written (no unescaping) and the bytes after it (its `:` and value onward) until it
-/// breaks. `None` when a string is cut off before the walk ended.
-fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) -> Option<()> {
-    let (mut depth, mut i) = (0i32, 0);
+/// breaks. Returns the deepest nesting seen (of the whole text when the walk did not break);
+/// `None` when a string is cut off before the walk ended.
+fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) -> Option<usize> {
+    let (mut depth, mut deepest, mut i) = (0i32, 0i32, 0);
     while i < bytes.len() {
         match bytes[i] {
-            b'{' | b'[' => depth += 1,
+            b'{' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
             b'}' | b']' => depth -= 1,
             b'"' => {
                 let end = string_end(bytes, i)?;
@@ -110,7 +130,7 @@ fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8])
                 // A string is a key when a colon follows it (a value spelled "id" is not).
                 if depth == 1 && rest.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b':') {
                     if let ControlFlow::Break(()) = visit(&bytes[i + 1..end], rest) {
-                        return Some(());
+                        return Some(deepest as usize);
                     }
                 }
                 i = end;
@@ -119,7 +139,7 @@ fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8])
         }
         i += 1;
     }
-    Some(())
+    Some(deepest.max(0) as usize)
 }
 
 /// Index of the closing quote of the string starting at `start`.
@@ -174,8 +194,19 @@ mod tests {
         let got = lines(b"abc\n0123456789abcdef\r\nxy", 10).await;
         assert_eq!(got[0], Line::Data(b"abc".to_vec()));
         assert!(matches!(&got[1], Line::TooLong { len: 17, .. }));
-        assert_eq!(got[2], Line::Data(b"xy".to_vec()));
+        assert_eq!(got[2], Line::Cut(b"xy".to_vec()));
         assert_eq!(got[3], Line::Eof);
+    }
+
+    #[test]
+    fn the_depth_limit_is_the_decoders() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert_eq!(json_depth(nest(MAX_JSON_DEPTH).as_bytes()), MAX_JSON_DEPTH);
+        assert!(serde_json::from_str::<serde_json::Value>(&nest(MAX_JSON_DEPTH)).is_ok());
+        assert!(serde_json::from_str::<serde_json::Value>(&nest(MAX_JSON_DEPTH + 1)).is_err());
+        assert_eq!(json_depth(br#"{"a":"[[[{{","b":[{}]}"#), 3);
+        let line = format!(r#"{{"id":1,"result":{}}}"#, nest(5));
+        assert_eq!(scan_answer(line.as_bytes()), Some((json!(1), 6)));
     }
 
     #[test]

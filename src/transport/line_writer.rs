@@ -7,10 +7,18 @@
 //! interleave: there is one writer at a time. Whoever took on the writing finishes it, even if
 //! its own future is dropped mid-write (a task carries on), so a queued line is never stranded.
 
+use std::future::Future;
 use std::io;
 use std::os::fd::OwnedFd;
+use std::pin::pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use tokio::net::unix::pipe;
+
+/// Most bytes that may wait behind the write in progress. A server that stops reading its
+/// stdin makes the pipe full; lines queued past this bound are refused (`WriteError::Full`)
+/// rather than held without limit (e.g. answers to a flood of server requests).
+pub(crate) const MAX_QUEUED_BYTES: usize = 16 * 1024 * 1024;
 
 /// Why a line was not written.
 #[derive(Debug)]
@@ -19,6 +27,9 @@ pub(crate) enum WriteError {
     Closed,
     /// Writing failed (the reader end is gone); the writer is closed from now on.
     Io(io::Error),
+    /// [`MAX_QUEUED_BYTES`] already wait behind a write the reader does not take: the line was
+    /// not queued.
+    Full,
 }
 
 pub(crate) struct LineWriter {
@@ -64,6 +75,9 @@ impl LineWriter {
                 return Err(WriteError::Closed);
             };
             if st.writing {
+                if !st.queued.is_empty() && st.queued.len() + line.len() > MAX_QUEUED_BYTES {
+                    return Err(WriteError::Full);
+                }
                 st.queued.extend_from_slice(&line);
                 return Ok(());
             }
@@ -87,6 +101,19 @@ impl LineWriter {
         }
         .run()
         .await
+    }
+
+    /// As [`LineWriter::write`], but never waits for the reader: what does not fit in the pipe
+    /// now is finished by a task (for messages nobody waits on: answers to the server,
+    /// cancellations, notifications). Their count and size are bounded by `MAX_QUEUED_BYTES`.
+    pub fn post(&self, line: Vec<u8>) -> Result<(), WriteError> {
+        let mut write = pin!(self.write(line));
+        // One poll writes what the pipe takes now; dropping the unfinished write hands the rest
+        // to a task (see `Job`'s `Drop`).
+        match write.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(result) => result,
+            Poll::Pending => Ok(()),
+        }
     }
 
     /// No more lines are accepted; the pipe closes once the write in progress (if any) has
@@ -255,6 +282,24 @@ mod tests {
             .unwrap();
         assert!(buf[..1 << 20].iter().all(|&b| b == b'a'));
         assert_eq!(&buf[1 << 20..], b"\nsecond\n");
+    }
+
+    #[tokio::test]
+    async fn post_never_waits_and_what_waits_is_bounded() {
+        let (_reader, fd) = pipe_pair();
+        let writer = LineWriter::new(fd).unwrap();
+        // Nobody reads: the pipe takes part of the first line, a task is left with the rest.
+        writer.post(vec![b'a'; 1 << 20]).unwrap();
+        let mut accepted = 0;
+        loop {
+            match writer.post(vec![b'b'; 1 << 20]) {
+                Ok(()) => accepted += 1,
+                Err(WriteError::Full) => break,
+                Err(e) => panic!("unexpected {e:?}"),
+            }
+            assert!(accepted <= MAX_QUEUED_BYTES >> 20, "the queue grows past its bound");
+        }
+        assert_eq!(accepted, MAX_QUEUED_BYTES >> 20);
     }
 
     #[tokio::test]

@@ -3,8 +3,8 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
-use super::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
-use super::line_writer::{LineWriter, WriteError};
+use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
+use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::io::BufReader;
@@ -109,6 +109,8 @@ struct Shared {
     ended_notify: Notify,
     stderr_tail: Mutex<VecDeque<String>>,
     tail_len: usize,
+    /// Length of a last stdout line the server did not finish (0: none).
+    cut_line: AtomicUsize,
 }
 
 impl Shared {
@@ -177,6 +179,7 @@ impl StdioTransport {
             ended_notify: Notify::new(),
             stderr_tail: Mutex::new(VecDeque::new()),
             tail_len: cfg.stderr_tail_lines,
+            cut_line: AtomicUsize::new(0),
         });
         let (exit_tx, exit_rx) = watch::channel(None);
         let (stdout_eof_tx, stdout_eof_rx) = watch::channel(false);
@@ -214,14 +217,24 @@ impl StdioTransport {
         self.pgid
     }
 
+    /// Writes one message without waiting for the server to read it: what the pipe does not
+    /// take now is finished in the background (`LineWriter::post`), so a server that stops
+    /// reading its stdin cannot hold a call past its timeout, total cap, cancellation or close.
     async fn write_line(&self, message: &Value) -> Result<()> {
         let mut line = Vec::with_capacity(512);
         serde_json::to_writer(&mut line, message)
             .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
-        match self.stdin.write(line).await {
+        match self.stdin.post(line) {
             Ok(()) => Ok(()),
             Err(WriteError::Closed) => Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed)),
+            Err(WriteError::Full) => Err(Error::new(
+                ErrorKind::Io,
+                format!(
+                    "the server is not reading its stdin: {} MiB already wait to be written, so this message was not sent",
+                    MAX_QUEUED_BYTES >> 20
+                ),
+            )),
             Err(WriteError::Io(e)) => {
                 // The reason the server went away (exit status, stderr) beats a bare EPIPE. Lines
                 // other senders queued behind this write are lost too: ending the transport
@@ -380,28 +393,9 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     loop {
-        match read_line(&mut reader, max).await {
-            Ok(Line::Data(bytes)) => {
-                if bytes.iter().all(u8::is_ascii_whitespace) {
-                    continue;
-                }
-                if let Some(id) = scan_answer_id(&bytes).as_ref().and_then(RequestId::from_value) {
-                    let _ = shared.inbound.send(Inbound::Answer { id, line: bytes });
-                    continue;
-                }
-                match serde_json::from_slice::<Value>(&bytes) {
-                    Ok(value) => {
-                        let _ = shared.inbound.send(Inbound::Message(value));
-                    }
-                    Err(e) => {
-                        let excerpt = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
-                        shared.end(Error::protocol(format!(
-                            "the server wrote something that is not JSON-RPC on stdout ({e}): {excerpt:?}"
-                        )));
-                        return;
-                    }
-                }
-            }
+        let (bytes, cut) = match read_line(&mut reader, max).await {
+            Ok(Line::Data(bytes)) => (bytes, false),
+            Ok(Line::Cut(bytes)) => (bytes, true),
             Ok(Line::TooLong { prefix, len }) => {
                 let error = Error::new(
                     ErrorKind::MessageTooLarge,
@@ -414,21 +408,76 @@ async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Ar
                         line: error.message().to_string(),
                     },
                 };
-                let _ = shared.inbound.send(inbound);
+                let _ = shared.inbound.deliver(inbound, prefix.len()).await;
+                continue;
             }
             Ok(Line::Eof) | Err(_) => {
                 let _ = eof.send(true);
                 return;
             }
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            continue;
         }
+        let weight = bytes.len();
+        if let Some((id, depth)) = scan_answer(&bytes) {
+            if let Some(id) = RequestId::from_value(&id) {
+                let event = if depth > MAX_JSON_DEPTH {
+                    Inbound::RequestFailed {
+                        id,
+                        error: too_deep(depth),
+                    }
+                } else {
+                    Inbound::Answer { id, line: bytes }
+                };
+                let _ = shared.inbound.deliver(event, weight).await;
+                continue;
+            }
+        }
+        let event = match serde_json::from_slice::<Value>(&bytes) {
+            Ok(value) => Inbound::Message(value),
+            Err(_) if cut => {
+                // The server died (or stopped) mid-line: the monitor reports how it ended, with
+                // its stderr, which says more than the fragment's parse error.
+                shared.cut_line.store(bytes.len(), Ordering::SeqCst);
+                let _ = eof.send(true);
+                return;
+            }
+            Err(_) if json_depth(&bytes) > MAX_JSON_DEPTH => {
+                // Well-formed as far as anyone can tell, but too deep to decode: only this
+                // message is lost (its request fails, if it answers one).
+                let error = too_deep(json_depth(&bytes));
+                match scan_top_level_id(&bytes).as_ref().and_then(RequestId::from_value) {
+                    Some(id) => Inbound::RequestFailed { id, error },
+                    None => Inbound::Log {
+                        source: "transport",
+                        line: format!("skipped a message from the server: {}", error.message()),
+                    },
+                }
+            }
+            Err(e) => {
+                let excerpt = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned();
+                shared.end(Error::protocol(format!(
+                    "the server wrote something that is not JSON-RPC on stdout ({e}): {excerpt:?}"
+                )));
+                return;
+            }
+        };
+        let _ = shared.inbound.deliver(event, weight).await;
     }
+}
+
+fn too_deep(depth: usize) -> Error {
+    Error::protocol(format!(
+        "the server's message is nested {depth} levels deep; the limit is {MAX_JSON_DEPTH}"
+    ))
 }
 
 async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::new(stderr);
     loop {
         let line = match read_line(&mut reader, STDERR_LINE_MAX).await {
-            Ok(Line::Data(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
+            Ok(Line::Data(bytes) | Line::Cut(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),
             Ok(Line::TooLong { prefix, .. }) => String::from_utf8_lossy(&prefix).into_owned() + "…",
             Ok(Line::Eof) | Err(_) => {
                 let _ = eof.send(true);
@@ -442,7 +491,11 @@ async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>, e
             }
             tail.push_back(line.clone());
         }
-        let _ = shared.inbound.send(Inbound::Log { source: "stderr", line });
+        let weight = line.len();
+        let _ = shared
+            .inbound
+            .deliver(Inbound::Log { source: "stderr", line }, weight)
+            .await;
     }
 }
 
@@ -464,9 +517,13 @@ async fn monitor(
         Some(s) => describe_exit(s),
         None => "closed its stdout".to_string(),
     };
+    let cut = match shared.cut_line.load(Ordering::SeqCst) {
+        0 => String::new(),
+        n => format!(" in the middle of a message (its last {n} bytes on stdout had no end)"),
+    };
     shared.end(Error::new(
         ErrorKind::ServerExited,
-        format!("the server process {how}{}", shared.stderr_tail()),
+        format!("the server process {how}{cut}{}", shared.stderr_tail()),
     ));
 }
 

@@ -117,6 +117,7 @@ static void test_free_null_is_noop(void)
     CHECK(!mcp_cancel_token_is_cancelled(NULL));
     CHECK(mcp_cancel_token_clone(NULL) == NULL);
     CHECK(mcp_client_era(NULL) == MCP_ERA_NONE);
+    CHECK(mcp_client_dropped_callbacks(NULL) == 0);
     CHECK(mcp_responder_is_cancelled(NULL));
 }
 

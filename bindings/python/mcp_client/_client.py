@@ -158,7 +158,11 @@ def _ms(seconds: float | None, what: str) -> int:
         return -1
     if not seconds > 0:
         raise ValueError(f"{what} must be positive (seconds), math.inf for none, or None for the default")
-    return max(1, int(round(seconds * 1000)))
+    ms = max(1, int(round(seconds * 1000)))
+    if ms > _ffi.MCP_MAX_TIMEOUT_MS:
+        # Refused, never wrapped: the C field is a 64-bit integer of milliseconds.
+        raise ValueError(f"{what} is {seconds} s; the most is {_ffi.MCP_MAX_TIMEOUT_MS // 1000} s, math.inf for none")
+    return ms
 
 
 class _Opts:
@@ -396,6 +400,16 @@ class Client:
         if era is not None:
             self._era = era
         return era
+
+    @property
+    def dropped_callbacks(self) -> int:
+        """Listener and progress callbacks dropped, not run, because 4096 already waited
+        (callbacks slower than the server's flow); 0 once closed."""
+        try:
+            with _Use(self._life, closing_ok=True) as ptr:
+                return int(lib.mcp_client_dropped_callbacks(ptr))
+        except ClosedError:
+            return 0
 
     @property
     def closed(self) -> bool:
@@ -774,8 +788,8 @@ def fetch_redirect(authorization_url: str, timeout: float | None = None) -> str:
     """
     url = _enc(authorization_url, "authorization_url")
     ms = _ms(timeout, "timeout")
-    if ms < 0:
-        ms = 0xFFFFFFFF
+    if ms < 0 or ms > 0xFFFFFFFF:
+        ms = 0xFFFFFFFF  # the C parameter is 32-bit: its longest wait, never a wrapped one
     out = ctypes.c_void_p()
     err = new_error_ptr()
     st = lib.mcp_auth_fetch_redirect(url, min(ms, 0xFFFFFFFF), ctypes.byref(out), ctypes.byref(err))
@@ -805,7 +819,9 @@ class Subscription:
         seconds (None: no limit); None when none arrived in time. Raises ClosedError once the
         subscription ended gracefully, CancelledError after :meth:`cancel`, another MCPError if
         it ended with an error."""
-        ms = -1 if timeout is None else max(0, int(round(timeout * 1000)))
+        ms = -1 if timeout is None or math.isinf(timeout) else max(0, int(round(timeout * 1000)))
+        if ms > _ffi.MCP_MAX_TIMEOUT_MS:
+            raise ValueError(f"timeout is {timeout} s; the most is {_ffi.MCP_MAX_TIMEOUT_MS // 1000} s, None for none")
         err = new_error_ptr()
         out = ctypes.c_void_p()
         with _Use(self._life) as ptr:

@@ -41,6 +41,7 @@ __all__ = [
     'MCP_ENV_REPLACE',
     'MCP_ENV_ALLOWLIST',
     'MCP_CALL_OPTS_VERSION',
+    'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
     'MCP_OK',
     'MCP_NULL_ARG',
@@ -109,6 +110,9 @@ MCP_ENV_REPLACE = 1
 MCP_ENV_ALLOWLIST = 2
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
+# The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
+# about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
+MCP_MAX_TIMEOUT_MS = 1099511627776
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 MCP_ABI_VERSION = 1
 MCP_OK = 0
@@ -362,6 +366,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_server_info': (
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # How many listener and progress callbacks were dropped, not run, because 4096 callbacks
+    # already waited for the dispatcher thread (host callbacks slower than the server's flow; the
+    # queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
+    # uint64_t mcp_client_dropped_callbacks(const struct mcp_client *client)
+    'mcp_client_dropped_callbacks': (
+        ctypes.c_uint64,
+        [ctypes.POINTER(mcp_client)],
     ),
     # `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
     # int32_t mcp_client_era(const struct mcp_client *client)
@@ -791,7 +803,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
     # `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
-    # once the subscription ended gracefully; another status when it ended with an error.
+    # once the subscription ended gracefully; another status when it ended with an error
+    # (`MCP_IO` when 1024 events waited untaken and more came).
     # mcp_status mcp_subscription_next(struct mcp_subscription *subscription, int64_t timeout_ms, char **event_json_out, struct mcp_error **err_out)
     'mcp_subscription_next': (
         mcp_status,

@@ -171,6 +171,14 @@ def test_timeout(client):
     assert text_of(client.call_tool("slow", {"ms": 10}, timeout=math.inf)) == "slept 10"
 
 
+def test_timeouts_that_do_not_fit_are_refused_not_wrapped(client):
+    # 1.8e16 s is 1.8e19 ms, past int64: it once wrapped to about 4 s.
+    for option in ("timeout", "max_total"):
+        with pytest.raises(ValueError, match="the most is"):
+            client.call_tool("slow", {"ms": 10}, **{option: 1.8e16})
+    assert text_of(client.call_tool("slow", {"ms": 10}, timeout=1e9)) == "slept 10"
+
+
 def test_cancel_from_another_thread(client):
     client.connect()
     token = mcp_client.CancelToken()

@@ -325,7 +325,12 @@ impl Inner {
                     let opened = tokio::time::Instant::now();
                     let mut stream = super::EventStream::new(response, self.cfg.max_message_bytes);
                     let mut got = false;
-                    while let Ok(Some(item)) = stream.next().await {
+                    while let Ok(Some(item)) = async {
+                        self.room().await;
+                        stream.next().await
+                    }
+                    .await
+                    {
                         got = true;
                         if let Err(e) = self.stream_item(item, None) {
                             self.log(e.message().to_string());

@@ -534,6 +534,18 @@ impl Inner {
         let _ = self.inbound.send(Inbound::Message(message));
     }
 
+    /// Delivers a message from a stream or a body (notifications, server requests), counted
+    /// against the session's inbound budget: stream readers wait for `room` before each event,
+    /// so a flooding server's stream is read no faster than the session handles it.
+    fn deliver_metered(&self, message: Value, weight: usize) {
+        let _ = self.inbound.send_metered(Inbound::Message(message), weight);
+    }
+
+    /// Waits until the session has room for more of a stream (see `deliver_metered`).
+    async fn room(&self) {
+        self.inbound.room(1).await;
+    }
+
     fn fail(&self, id: RequestId, error: Error) {
         let _ = self.inbound.send(Inbound::RequestFailed { id, error });
     }
@@ -886,7 +898,7 @@ impl Inner {
         };
         let mut answer = None;
         for message in messages {
-            match self.sort(message, id) {
+            match self.sort(message, id, 0) {
                 Found::Answer(m) if answer.is_none() => answer = Some(m),
                 _ => {}
             }
@@ -904,7 +916,7 @@ impl Inner {
 
     /// Keeps the answer to `id` (an error without an id in a direct reply is ours too), delivers
     /// everything else.
-    fn sort(&self, mut message: Value, id: Option<&RequestId>) -> Found {
+    fn sort(&self, mut message: Value, id: Option<&RequestId>, weight: usize) -> Found {
         if let Some(id) = id {
             if is_response(&message) {
                 let msg_id = message.get("id").and_then(RequestId::from_value);
@@ -917,7 +929,7 @@ impl Inner {
                 }
             }
         }
-        self.deliver(message);
+        self.deliver_metered(message, weight);
         Found::Nothing
     }
 
@@ -938,17 +950,19 @@ impl Inner {
                     // Priming events (an id and retry with empty data) carry no message.
                     return Ok(Found::Nothing);
                 }
+                let weight = event.data.len();
                 match serde_json::from_str::<Value>(&event.data) {
                     Ok(Value::Array(items)) => {
                         let mut answer = Found::Nothing;
+                        let weight = weight / items.len().max(1);
                         for message in items {
-                            if let Found::Answer(m) = self.sort(message, id) {
+                            if let Found::Answer(m) = self.sort(message, id, weight) {
                                 answer = Found::Answer(m);
                             }
                         }
                         Ok(answer)
                     }
-                    Ok(message) => Ok(self.sort(message, id)),
+                    Ok(message) => Ok(self.sort(message, id, weight)),
                     Err(e) => {
                         self.log(format!(
                             "ignored an SSE event that is not JSON ({e}): {}",
@@ -964,6 +978,7 @@ impl Inner {
     /// Reads an event stream until the answer to `id`, delivering everything before it.
     async fn read_for_answer(&self, mut stream: EventStream, id: &RequestId) -> Result<Outcome> {
         loop {
+            self.room().await;
             match stream.next().await {
                 Ok(Some(item)) => {
                     if let Found::Answer(message) = self.stream_item(item, Some(id))? {
@@ -998,7 +1013,12 @@ impl Inner {
             return;
         };
         let _ = tokio::time::timeout(DRAIN_LIMIT, async {
-            while let Ok(Some(item)) = stream.next().await {
+            while let Ok(Some(item)) = async {
+                self.room().await;
+                stream.next().await
+            }
+            .await
+            {
                 if let Err(e) = self.stream_item(item, None) {
                     self.log(e.message().to_string());
                 }
@@ -1193,6 +1213,9 @@ fn excerpt(body: &[u8]) -> String {
     }
 }
 
+/// How long a cancelled call waits for its cancellation notice to be sent (legacy HTTP POSTs it).
+const CANCEL_NOTICE_WAIT: Duration = Duration::from_millis(500);
+
 impl Transport for HttpTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         let inner = self.inner.clone();
@@ -1200,8 +1223,12 @@ impl Transport for HttpTransport {
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
-        let inner = self.inner.clone();
-        Box::pin(inner.cancel(id, reason))
+        // A server that never answers the cancellation POST must not hold the cancelled call
+        // past its bound: the notice goes on in a task, awaited only briefly.
+        let task = tokio::spawn(self.inner.clone().cancel(id, reason));
+        Box::pin(async move {
+            let _ = tokio::time::timeout(CANCEL_NOTICE_WAIT, task).await;
+        })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

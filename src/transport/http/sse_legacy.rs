@@ -111,6 +111,7 @@ impl Inner {
     /// Reads the HTTP+SSE stream for good; when it ends the connection is over.
     async fn read_2024(self: Arc<Self>, mut stream: EventStream) {
         let why = loop {
+            self.room().await;
             match stream.next().await {
                 Ok(Some(item)) => {
                     if let Err(e) = self.stream_item(item, None) {
