@@ -10,9 +10,15 @@
  *   only on success. The optional last parameter `mcp_error **err_out` (may be NULL) receives an
  *   error object on failure, which the caller frees with mcp_error_free. Initialise out-pointers
  *   to NULL.
- * - Strings in are NUL-terminated UTF-8, borrowed for the call only. JSON in is validated
+ * - Strings in are NUL-terminated UTF-8, borrowed for the call only: a name, URI or
+ *   requestState ends at its first NUL byte, so U+0000 cannot be passed in one (the bindings
+ *   refuse such strings; inside JSON it travels escaped as \u0000). JSON in is validated
  *   (MCP_INVALID_UTF8 / MCP_INVALID_JSON, nothing is sent). Strings out (`char **..._out`) are
  *   owned by the caller and freed with mcp_string_free, never free().
+ * - Strings out never contain a raw NUL: JSON escapes U+0000 as \u0000 (a server line with a raw
+ *   control character in a string is refused as a protocol violation); messages show it as the
+ *   six characters \u0000. Data that must be exact is never altered: mcp_json_string refuses a
+ *   string holding U+0000 and mcp_error_request_state returns NULL for such a requestState.
  * - JSON payloads are MCP JSON without the JSON-RPC envelope: results as the schema defines them
  *   (CallToolResult, GetPromptResult, ReadResourceResult, ...), unknown fields preserved.
  * - A tool error (`isError: true`) is MCP_OK with its result; protocol, transport and API

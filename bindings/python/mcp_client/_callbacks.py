@@ -139,7 +139,8 @@ class _Reply:
         if not ptr:
             return False
         try:
-            msg = message.encode("utf-8", "replace")
+            # A C string ends at U+0000: show it rather than cut the message there.
+            msg = message.replace("\x00", "\\u0000").encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the handler failed"
         return lib.mcp_responder_reply_error(ptr, code, msg, None) == _ffi.MCP_OK
@@ -278,6 +279,8 @@ class _AuthReply:
             return self.fail(
                 f"the authorization callback's answer is {type(result).__name__}; expected the redirect URL (str)"
             )
+        if "\x00" in result:
+            return self.fail("the redirect URL contains a NUL character (U+0000)")
         try:
             url = result.encode("utf-8")
         except UnicodeError as e:
@@ -296,7 +299,7 @@ class _AuthReply:
         if not ptr:
             return False
         try:
-            msg = message.encode("utf-8", "replace")
+            msg = message.replace("\x00", "\\u0000").encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the authorization callback failed"
         return lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK

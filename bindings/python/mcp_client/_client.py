@@ -18,8 +18,15 @@ _ERAS = {_ffi.MCP_ERA_MODERN: "modern", _ffi.MCP_ERA_LEGACY: "legacy"}
 
 
 def _enc(s: str, what: str) -> bytes:
+    """A str argument as the C ABI's NUL-terminated UTF-8. A U+0000 inside would end the C
+    string early (silently sending a shorter name, URI or request state): refused instead."""
     if not isinstance(s, str):
         raise TypeError(f"{what} must be a str, not {type(s).__name__}")
+    if "\x00" in s:
+        raise ValueError(
+            f"{what} contains a NUL character (U+0000 at index {s.index(chr(0))}), "
+            "which a C string cannot carry; remove it (JSON arguments may contain it)"
+        )
     return s.encode("utf-8")
 
 
