@@ -19,7 +19,7 @@ VERSION  := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
 SOVERSION := $(shell echo $(VERSION) | awk -F. '{ print ($$1 == 0) ? $$1 "." $$2 : $$1 }')
 
 .PHONY: all build demo examples test lint header-check rust-test c-test conformance install uninstall clean \
-	bindings-test python-test go-test cpp-test swift-test interop-test
+	bindings-test python-test go-test cpp-test swift-test interop-test faults-api-test
 
 all: build
 
@@ -44,7 +44,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test c-test conformance bindings-test interop-test
+test: lint header-check rust-test c-test faults-api-test conformance bindings-test interop-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -62,6 +62,10 @@ rust-test: build
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Issue 14's C-ABI faults (strings, numbers, hosts, connect errors, reconnect): tests/faults/api.
+faults-api-test: build
+	$(MAKE) -C tests/faults/api test LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 
 # Each binding's own suite, against the debug library and the fixture server.
 BINDING_VARS = LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
