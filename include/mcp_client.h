@@ -99,6 +99,26 @@
 #define MCP_ENV_REPLACE 1
 
 /**
+ * A connect succeeded (the first one, and each reconnect).
+ */
+#define MCP_CONNECTION_CONNECTED 1
+
+/**
+ * The connection was lost (the server exited, the HTTP server went away); `detail` says why.
+ */
+#define MCP_CONNECTION_DISCONNECTED 2
+
+/**
+ * Reconnect attempt `attempt` (1-based) starts.
+ */
+#define MCP_CONNECTION_RECONNECTING 3
+
+/**
+ * Every attempt of the policy failed; `detail` is the last error. The next call starts over.
+ */
+#define MCP_CONNECTION_FAILED 4
+
+/**
  * The layout version `mcp_call_opts_init` writes.
  */
 #define MCP_CALL_OPTS_VERSION 1
@@ -264,6 +284,16 @@ typedef struct mcp_call_opts {
   mcp_progress_fn on_progress;
   void *progress_userdata;
 } mcp_call_opts;
+
+/**
+ * A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
+ * attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
+ * borrowed for the callback's duration. Runs on the dispatcher thread, in order.
+ */
+typedef void (*mcp_connection_state_fn)(void *userdata,
+                                        int32_t state,
+                                        uint32_t attempt,
+                                        const char *detail);
 
 /**
  * An input handler: `params_json` (borrowed, `params_len` bytes, `{}` when the server sent no
@@ -745,6 +775,19 @@ mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config,
  * Frees settings. NULL is a no-op.
  */
 void mcp_config_free(struct mcp_config *config);
+
+/**
+ * Sets (NULL: removes) the connection-state listener. `userdata_free` runs exactly once.
+ * Without a `reconnect` policy in the configuration only `MCP_CONNECTION_CONNECTED` is
+ * reported; with one, a lost connection is `MCP_CONNECTION_DISCONNECTED`, then one
+ * `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
+ * `MCP_CONNECTION_FAILED`.
+ */
+mcp_status mcp_client_on_connection_state(struct mcp_client *client,
+                                          mcp_connection_state_fn listener,
+                                          void *userdata,
+                                          mcp_userdata_free_fn userdata_free,
+                                          struct mcp_error **err_out);
 
 /**
  * The error's status code (`MCP_INVALID_ARG` for a NULL error).

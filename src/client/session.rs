@@ -10,7 +10,7 @@ use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
 use crate::transport::{Inbound, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
@@ -80,6 +80,34 @@ pub(crate) struct Session {
     next_id: AtomicI64,
     state: Mutex<State>,
     hooks: Arc<Hooks>,
+    heard: Heard,
+}
+
+/// What a connect that timed out can say about the server: whether it wrote anything at all,
+/// and its last stderr lines.
+#[derive(Default)]
+struct Heard {
+    anything: AtomicBool,
+    stderr: Mutex<std::collections::VecDeque<String>>,
+}
+
+/// Stderr lines a connect timeout quotes.
+const HEARD_STDERR_LINES: usize = 5;
+
+impl Heard {
+    fn note(&self, event: &Inbound) {
+        match event {
+            Inbound::Message(_) | Inbound::Answer { .. } => self.anything.store(true, Ordering::Relaxed),
+            Inbound::Log { source: "stderr", line } => {
+                let mut tail = self.stderr.lock().unwrap();
+                if tail.len() == HEARD_STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line.chars().take(300).collect());
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Session {
@@ -94,9 +122,21 @@ impl Session {
             next_id: AtomicI64::new(1),
             state: Mutex::default(),
             hooks,
+            heard: Heard::default(),
         });
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
+    }
+
+    /// Whether the server has sent any message on this session.
+    pub fn heard_anything(&self) -> bool {
+        self.heard.anything.load(Ordering::Relaxed)
+    }
+
+    /// The server's last stderr lines, joined (empty when none).
+    pub fn stderr_tail(&self) -> String {
+        let tail = self.heard.stderr.lock().unwrap();
+        tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
     pub fn closed_error(&self) -> Option<Error> {
@@ -409,6 +449,7 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
         let Some(session) = session.upgrade() else {
             return;
         };
+        session.heard.note(&event);
         match event {
             Inbound::Message(value) => match Incoming::classify(value) {
                 Ok(Incoming::Result { id, result }) => session.complete(&id, Answer::Decoded(Ok(result))),

@@ -12,6 +12,7 @@ pub mod auth;
 pub mod cancel;
 pub mod client;
 pub mod config;
+pub mod connection;
 pub mod dispatcher;
 mod engine;
 pub mod error;

@@ -32,6 +32,14 @@ MCP_MODE_LEGACY = 2
 # Environment modes for `mcp_config_set_env_mode`.
 MCP_ENV_INHERIT = 0
 MCP_ENV_REPLACE = 1
+# A connect succeeded (the first one, and each reconnect).
+MCP_CONNECTION_CONNECTED = 1
+# The connection was lost (the server exited, the HTTP server went away); `detail` says why.
+MCP_CONNECTION_DISCONNECTED = 2
+# Reconnect attempt `attempt` (1-based) starts.
+MCP_CONNECTION_RECONNECTING = 3
+# Every attempt of the policy failed; `detail` is the last error. The next call starts over.
+MCP_CONNECTION_FAILED = 4
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
@@ -158,6 +166,11 @@ class mcp_call_opts(ctypes.Structure):
         ('on_progress', mcp_progress_fn),
         ('progress_userdata', ctypes.c_void_p),
     ]
+
+# A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
+# attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
+# borrowed for the callback's duration. Runs on the dispatcher thread, in order.
+mcp_connection_state_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_char_p)
 
 # An input handler: `params_json` (borrowed, `params_len` bytes, `{}` when the server sent no
 # params) is the request's params; complete `responder` exactly once, now or later.
@@ -513,6 +526,16 @@ FUNCTIONS = {
     'mcp_config_free': (
         None,
         [ctypes.POINTER(mcp_config)],
+    ),
+    # Sets (NULL: removes) the connection-state listener. `userdata_free` runs exactly once.
+    # Without a `reconnect` policy in the configuration only `MCP_CONNECTION_CONNECTED` is
+    # reported; with one, a lost connection is `MCP_CONNECTION_DISCONNECTED`, then one
+    # `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
+    # `MCP_CONNECTION_FAILED`.
+    # mcp_status mcp_client_on_connection_state(struct mcp_client *client, mcp_connection_state_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_connection_state': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # The error's status code (`MCP_INVALID_ARG` for a NULL error).
     # mcp_status mcp_error_status(const struct mcp_error *error)

@@ -334,6 +334,32 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
     }
 }
 
+/// What to do about a request that never got an HTTP answer, for the causes newcomers meet.
+fn connect_hint(cause: &str, scheme: &str) -> &'static str {
+    let lower = cause.to_ascii_lowercase();
+    if scheme == "https" && (lower.contains("invalidcontenttype") || lower.contains("corrupt message")) {
+        "; the server at this address does not speak TLS: if it serves plain HTTP, use an http:// URL"
+    } else if lower.contains("connection refused") {
+        "; nothing accepts connections at this address: is the server running, on this host and port?"
+    } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
+        "; the host name does not resolve: check the URL"
+    } else if scheme == "http" && lower.contains("connection reset") {
+        "; the server dropped the connection: if it serves HTTPS, use an https:// URL"
+    } else {
+        ""
+    }
+}
+
+/// What to do about an HTTP status at connect, by status.
+pub(super) fn status_hint(status: u16) -> &'static str {
+    match status {
+        404 => "nothing serves MCP at this URL: check its path (MCP endpoints are often at /mcp)",
+        405 => "this URL does not accept POST: check that it is the MCP endpoint (often /mcp)",
+        400 => "the server refused the request: check that the URL is an MCP endpoint and whether it needs headers (\"headers\", \"bearer_token\")",
+        _ => "check the URL and the server's logs",
+    }
+}
+
 /// An error and its sources in one line (reqwest's own message hides the cause).
 fn chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
@@ -553,10 +579,11 @@ impl Inner {
     }
 
     async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
-        self.client
-            .execute(request)
-            .await
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", chain(&e))))
+        self.client.execute(request).await.map_err(|e| {
+            let cause = chain(&e);
+            let hint = connect_hint(&cause, self.url.scheme());
+            Error::new(ErrorKind::Io, format!("{what} to {} failed: {cause}{hint}", self.url))
+        })
     }
 
     /// What an OAuth flow needs from this transport.
@@ -954,9 +981,16 @@ impl Inner {
         } else {
             format!(": {excerpt}")
         };
+        // At connect a bare status usually means a wrong URL: say what to check.
+        let hint = match what {
+            "initialize" | "server/discover" if status.is_client_error() => {
+                format!("; {}", status_hint(status.as_u16()))
+            }
+            _ => String::new(),
+        };
         Error::new(
             ErrorKind::HttpStatus,
-            format!("{what}: HTTP {status} from {}{body}", self.url),
+            format!("{what}: HTTP {status} from {}{body}{hint}", self.url),
         )
         .with_http_status(status.as_u16())
     }
