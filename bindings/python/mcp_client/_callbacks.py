@@ -486,7 +486,29 @@ def _token_save_trampoline(userdata, issuer, record_json) -> None:
             pass
 
 
+_STATES = {
+    _ffi.MCP_CONNECTION_CONNECTED: "connected",
+    _ffi.MCP_CONNECTION_DISCONNECTED: "disconnected",
+    _ffi.MCP_CONNECTION_RECONNECTING: "reconnecting",
+    _ffi.MCP_CONNECTION_FAILED: "failed",
+}
+
+
+def _state_trampoline(userdata, state, attempt, detail) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        entry.fn(_STATES.get(state, str(state)), int(attempt), detail.decode("utf-8", "replace") if detail else "")
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the connection-state listener raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
+STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)
 LOG_THUNK = _ffi.mcp_log_fn(_log_trampoline)

@@ -279,8 +279,9 @@ class Client:
         ``settings`` go into the configuration unchanged: ``mode`` ("auto", "modern", "legacy"),
         ``protocol_version``, ``request_timeout_ms``, ``probe_timeout_ms``,
         ``input_required_max_rounds``, ``max_pages``, ``client_info``, ``capabilities``,
-        ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``. Unknown keys raise
-        InvalidArgumentError.
+        ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``,
+        ``connect_timeout_ms`` (default 60000), ``reconnect`` (opt-in policy, see
+        :meth:`on_connection_state`). Unknown keys raise InvalidArgumentError.
         """
         config = {
             "command": command,
@@ -515,6 +516,14 @@ class Client:
         """``fn(level, source, message)``: the server's stderr lines (source "stderr") and the
         library's warnings (source "transport" or "client")."""
         return self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", fn)
+
+    def on_connection_state(self, fn: Callable[[str, int, str], Any] | None) -> Any:
+        """``fn(state, attempt, detail)`` when the connection changes: ``"connected"`` (each
+        successful connect), and with a ``reconnect`` policy in the configuration
+        (``{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}``)
+        ``"disconnected"`` (detail: why), ``"reconnecting"`` (attempt 1, 2, ...) and ``"failed"``
+        (detail: the last error). Runs on the dispatcher thread, in order."""
+        return self._set_listener(lib.mcp_client_on_connection_state, _callbacks.STATE_THUNK, "connection-state", fn)
 
     # ----- OAuth -----
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 
@@ -38,3 +39,30 @@ def test_big_integers_are_exact_on_every_path(make_client):
     r = c.call_tool("big_numbers")
     assert r["structuredContent"]["maximum"] == BIG
     assert json.loads(r["content"][0]["text"])["maximum"] == BIG
+
+
+def test_reconnect_policy_and_connection_states(make_client):
+    states: list[tuple[str, int]] = []
+    changed = threading.Condition()
+
+    def on_state(state: str, attempt: int, detail: str) -> None:
+        with changed:
+            states.append((state, attempt))
+            changed.notify_all()
+
+    c = make_client(reconnect={"max_attempts": 3, "initial_backoff_ms": 20})
+    c.on_connection_state(on_state)
+    assert c.list_tools()["tools"]
+    with pytest.raises(mcp_client.ServerExitedError, match="tools/call was not retried"):
+        c.call_tool("crash")
+    assert any(t["name"] == "echo" for t in c.list_tools()["tools"])
+    want = [("connected", 0), ("disconnected", 0), ("reconnecting", 1), ("connected", 0)]
+    with changed:
+        assert changed.wait_for(lambda: states == want, timeout=5), states
+
+
+def test_a_bad_reconnect_policy_is_refused(fixture_server):
+    with pytest.raises(mcp_client.InvalidArgumentError, match="reconnect"):
+        mcp_client.Client.stdio(fixture_server, reconnect={"max_attempts": 0})
+    with pytest.raises(mcp_client.InvalidArgumentError, match="unknown reconnect key"):
+        mcp_client.Client.stdio(fixture_server, reconnect={"attempts": 2})

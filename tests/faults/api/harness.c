@@ -60,6 +60,11 @@ mcp_client *client_json(const char *fmt, ...)
 
 int start_http_fixture(char *url, size_t n, int *stdin_fd, const char *const *args)
 {
+    return start_http_fixture_at("127.0.0.1:0", url, n, stdin_fd, args);
+}
+
+int start_http_fixture_at(const char *addr, char *url, size_t n, int *stdin_fd, const char *const *args)
+{
     int in[2], out[2];
     if (pipe(in) != 0 || pipe(out) != 0)
         return -1;
@@ -69,7 +74,7 @@ int start_http_fixture(char *url, size_t n, int *stdin_fd, const char *const *ar
         dup2(out[1], 1);
         close(in[1]);
         close(out[0]);
-        const char *argv[24] = {fixture(), "--http", "127.0.0.1:0"};
+        const char *argv[24] = {fixture(), "--http", addr};
         int i = 3;
         for (; args && *args && i < 23; args++)
             argv[i++] = *args;

@@ -73,6 +73,8 @@ mcp_client *client_json(const char *fmt, ...) __attribute__((format(printf, 1, 2
 /* Starts `fixture --http 127.0.0.1:0 <args>` with stdin a pipe; writes its URL (…/mcp) to
  * url. Returns the pid, or -1. `stdin_fd` receives the write end: closing it stops the server. */
 int start_http_fixture(char *url, size_t n, int *stdin_fd, const char *const *args);
+/* As start_http_fixture, on `addr` (e.g. "127.0.0.1:41234", to restart a server on its port). */
+int start_http_fixture_at(const char *addr, char *url, size_t n, int *stdin_fd, const char *const *args);
 /* Stops a server from start_http_fixture (SIGKILL, then reaps it). */
 void stop_http_fixture(int pid, int stdin_fd);
 
