@@ -215,7 +215,7 @@ func (b *inputBox) reply(p *C.mcp_responder, result json.RawMessage, err error) 
 		if errors.As(err, &rpc) {
 			code, msg = rpc.Code, rpc.Message
 		}
-		cmsg := cstr(msg)
+		cmsg := cstr(shown(msg))
 		defer freeC(cmsg)
 		// MCP_CANCELLED (nobody waits any more) is fine: the responder is consumed either way.
 		C.mcp_responder_reply_error(p, C.int64_t(code), cmsg, nil)
