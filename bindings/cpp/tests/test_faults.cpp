@@ -2,6 +2,13 @@
 // the C string early (a name, URI or requestState silently cut short), so it is refused.
 #include "harness.hpp"
 
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include <unistd.h>
+
 using namespace std::string_literals;
 
 TEST(faults, nul_in_string_arguments_is_refused_before_sending) {
@@ -18,4 +25,22 @@ TEST(faults, nul_in_string_arguments_is_refused_before_sending) {
     // Inside JSON U+0000 is escaped and travels whole.
     auto res = client.call_tool("echo", R"({"text":"echo\u0000evil"})");
     CHECK_CONTAINS(res, R"(echo\u0000evil)");
+}
+
+// Issue 14, item 11: a client destroyed by a C++ thread_local's destructor (the thread's
+// thread-locals, tokio's among them, are being torn down) still closes its server gracefully.
+// The server runs under sh, which records "exit 0" only when the fixture ended on stdin EOF.
+TEST(faults, client_destroyed_by_a_thread_local_closes_gracefully) {
+    std::string marker = "/tmp/mcp-cpp-faults-" + std::to_string(::getpid()) + "-tls";
+    std::remove(marker.c_str());
+    std::thread([&] {
+        thread_local std::optional<mcp::Client> holder;
+        holder.emplace(mcp::Client::stdio("/bin/sh", {"-c", "\"$0\"; echo exit $? > \"$1\"", t::fixture_path(), marker}));
+        CHECK_CONTAINS(holder->call_tool("echo", R"({"text":"x"})"), "x");
+    }).join();
+    std::ifstream in(marker);
+    std::string line;
+    std::getline(in, line);
+    std::remove(marker.c_str());
+    CHECK_EQ(line, std::string("exit 0"));
 }

@@ -1,6 +1,8 @@
 /* Silent data changes (issue 14, items 4 and 5): NUL characters and numbers beyond 64 bits. */
+#define _GNU_SOURCE
 #include "harness.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -31,6 +33,43 @@ static void nul_in_json_round_trips_escaped(void)
     CHECK_STATUS(st, MCP_OK, err);
     CHECK(strcmp(raw, "\"echo\\u0000evil\"") == 0);
     mcp_string_free(raw);
+}
+
+/* A modern server whose input_required carries a requestState holding U+0000: the manual route
+ * cannot hand it over as a C string, so the accessor gives NULL and the message says why (the
+ * exact state stays readable in the result JSON, escaped); it is never handed over shortened. */
+static void a_request_state_with_nul_is_never_shortened(void)
+{
+    char script[128];
+    snprintf(script, sizeof script, "/tmp/mcp-faults-api-%d-state.sh", (int)getpid());
+    FILE *f = fopen(script, "w");
+    CHECK(f);
+    fputs("read line\n"
+          "printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"supportedVersions\":[\"2026-07-28\"],"
+          "\"capabilities\":{\"tools\":{}},\"resultType\":\"complete\"}}'\n"
+          "read line\n"
+          "printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"resultType\":\"input_required\","
+          "\"inputRequests\":{\"a\":{\"method\":\"elicitation/create\",\"params\":{\"mode\":\"form\","
+          "\"message\":\"m\",\"requestedSchema\":{\"type\":\"object\",\"properties\":{}}}}},"
+          "\"requestState\":\"ab\\u0000cd\"}}'\n"
+          "cat > /dev/null\n",
+          f);
+    fclose(f);
+    mcp_client *c = client_json("{\"command\":\"/bin/sh\",\"args\":[\"%s\"],\"mode\":\"modern\"}", script);
+    if (!c) {
+        unlink(script);
+        return;
+    }
+    char *res = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_call_tool(c, "t", NULL, NULL, NULL, NULL, &res, &err);
+    mcp_client_free(c);
+    unlink(script);
+    CHECK_STATUS(st, MCP_INPUT_REQUIRED, err);
+    CHECK(mcp_error_request_state(err) == NULL);
+    CHECK_CONTAINS(mcp_error_message(err), "requestState contains U+0000");
+    CHECK_CONTAINS(mcp_error_result_json(err), "ab\\u0000cd");
+    mcp_error_free(err);
 }
 
 /* Every path keeps the digits: one page (the server's bytes), all pages (decoded, merged), a
@@ -86,6 +125,7 @@ static void big_numbers_are_exact_over_http(void)
 
 const struct test_case string_tests[] = {
     {"strings/nul_in_json_round_trips_escaped", nul_in_json_round_trips_escaped},
+    {"strings/a_request_state_with_nul_is_never_shortened", a_request_state_with_nul_is_never_shortened},
     {"numbers/big_numbers_are_exact_over_stdio", big_numbers_are_exact_over_stdio},
     {"numbers/big_numbers_are_exact_over_http", big_numbers_are_exact_over_http},
 };
