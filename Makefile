@@ -65,7 +65,7 @@ c-test: build
 
 # Issue 14's C-ABI faults (strings, numbers, hosts, connect errors, reconnect): tests/faults/api.
 faults-api-test: build
-	$(MAKE) -C tests/faults/api test LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+	$(MAKE) -C tests/faults/api test sanitize LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 
 # Each binding's own suite, against the debug library and the fixture server.
 BINDING_VARS = LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)

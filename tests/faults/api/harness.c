@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "harness.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -152,6 +153,37 @@ static void run(const struct test_case *tests, size_t count, int argc, char **ar
     }
 }
 
+/* Children of this process still alive (zombies included): every server a test started must be
+ * gone once its client is freed. */
+static int live_children(void)
+{
+    int n = 0;
+    DIR *proc = opendir("/proc");
+    if (!proc)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(proc)) != NULL) {
+        int pid = atoi(e->d_name);
+        if (pid <= 0)
+            continue;
+        char path[64], stat[512] = {0};
+        snprintf(path, sizeof path, "/proc/%d/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[len] = 0;
+        const char *rest = strrchr(stat, ')');
+        char state = 0;
+        int ppid = 0;
+        if (rest && sscanf(rest + 1, " %c %d", &state, &ppid) == 2 && ppid == (int)getpid())
+            n++;
+    }
+    closedir(proc);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGALRM, on_alarm);
@@ -160,6 +192,17 @@ int main(int argc, char **argv)
     run(host_tests, host_tests_count, argc, argv);
     run(connect_tests, connect_tests_count, argc, argv);
     run(reconnect_tests, reconnect_tests_count, argc, argv);
+    /* Nothing left running: allow the library's waiter threads a moment to reap. */
+    double until = now_ms() + 3000;
+    int left = live_children();
+    while (left > 0 && now_ms() < until) {
+        usleep(20000);
+        left = live_children();
+    }
+    if (left > 0) {
+        failed_total++;
+        printf("not ok - %d child process(es) of the suite still exist after every client was freed\n", left);
+    }
     printf("%d passed, %d failed\n", passed_total, failed_total);
     return failed_total ? 1 : 0;
 }
