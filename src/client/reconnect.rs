@@ -130,3 +130,67 @@ impl Client {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::idempotent;
+    use crate::client::{ClientConfig, ReconnectPolicy};
+    use serde_json::json;
+    use std::time::Duration;
+
+    #[test]
+    fn backoff_doubles_from_the_second_attempt_up_to_the_cap() {
+        let p = ReconnectPolicy {
+            max_attempts: 40,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_millis(1000),
+        };
+        let waits: Vec<u64> = (1..=6).map(|n| p.backoff(n).as_millis() as u64).collect();
+        assert_eq!(waits, [0, 100, 200, 400, 800, 1000]);
+        assert_eq!(p.backoff(40), Duration::from_millis(1000), "no overflow");
+    }
+
+    #[test]
+    fn only_reads_are_retried() {
+        for m in [
+            "tools/list",
+            "resources/read",
+            "prompts/get",
+            "completion/complete",
+            "ping",
+        ] {
+            assert!(idempotent(m), "{m}");
+        }
+        for m in [
+            "tools/call",
+            "logging/setLevel",
+            "resources/subscribe",
+            "subscriptions/listen",
+        ] {
+            assert!(!idempotent(m), "{m}");
+        }
+    }
+
+    #[test]
+    fn the_policy_is_opt_in_and_validated() {
+        let base = json!({"command": "x"});
+        assert_eq!(ClientConfig::from_json(&base).unwrap().reconnect, None);
+        let on = ClientConfig::from_json(&json!({"command": "x", "reconnect": {}})).unwrap();
+        assert_eq!(on.reconnect, Some(ReconnectPolicy::default()));
+        for bad in [
+            json!(3),
+            json!({"max_attempts": 0}),
+            json!({"backoff": 1}),
+            json!({"max_backoff_ms": -1}),
+        ] {
+            let cfg = json!({"command": "x", "reconnect": bad});
+            assert!(ClientConfig::from_json(&cfg).is_err(), "{cfg}");
+        }
+        let t = ClientConfig::from_json(&json!({"command": "x", "connect_timeout_ms": 250})).unwrap();
+        assert_eq!(t.connect_timeout, Duration::from_millis(250));
+        assert_eq!(
+            ClientConfig::from_json(&base).unwrap().connect_timeout,
+            Duration::from_secs(60)
+        );
+    }
+}

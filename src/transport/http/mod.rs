@@ -1195,3 +1195,23 @@ impl Drop for HttpTransport {
         self.inner.abort_all();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{connect_hint, status_hint};
+
+    #[test]
+    fn connect_failures_say_what_to_check() {
+        let tls = "error sending request: client error (Connect): received corrupt message of type InvalidContentType";
+        assert!(connect_hint(tls, "https").contains("use an http:// URL"));
+        assert!(
+            connect_hint("tcp connect error: Connection refused (os error 111)", "http")
+                .contains("is the server running")
+        );
+        assert!(connect_hint("dns error: failed to lookup address information", "https").contains("does not resolve"));
+        assert_eq!(connect_hint("something else", "http"), "");
+        assert!(status_hint(404).contains("/mcp"));
+        assert!(status_hint(405).contains("does not accept POST"));
+        assert!(status_hint(400).contains("headers"));
+    }
+}
