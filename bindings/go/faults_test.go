@@ -3,8 +3,10 @@ package mcpclient
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 14, item 4: a NUL byte in a string argument is refused before anything is sent (the C
@@ -45,6 +47,40 @@ func TestBigNumbersAreExact(t *testing.T) {
 	for _, digits := range []string{"123456789012345678901234567890", "-18446744073709551616", "1.000000000000000000001"} {
 		if !strings.Contains(string(all), digits) {
 			t.Errorf("ListAll lost %s", digits)
+		}
+	}
+}
+
+// Issue 14, item 12: with WithReconnect a crashed server is replaced on the next call; the
+// CallTool that met the crash fails (not retried) and the states arrive in order.
+func TestReconnectAfterACrash(t *testing.T) {
+	states := make(chan string, 16)
+	c := newFixture(t, nil, WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
+	if err := c.OnConnectionState(func(s ConnectionState, attempt int, _ string) {
+		states <- fmt.Sprintf("%d/%d", s, attempt)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testCtx(t)
+	if _, _, err := c.List(ctx, KindTools, ""); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(ctx, "crash", nil)
+	if !errors.Is(err, ErrServerExited) || !strings.Contains(err.Error(), "was not retried") {
+		t.Fatalf("crash: %v", err)
+	}
+	if _, _, err := c.List(ctx, KindTools, ""); err != nil {
+		t.Fatalf("list after the crash: %v", err)
+	}
+	want := []string{"1/0", "2/0", "3/1", "1/0"}
+	for i, w := range want {
+		select {
+		case got := <-states:
+			if got != w {
+				t.Fatalf("state %d: %s, want %s", i, got, w)
+			}
+		case <-ctx.Done():
+			t.Fatalf("state %d never came", i)
 		}
 	}
 }
