@@ -358,7 +358,7 @@ impl Client {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let params = match params {
+        let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Error::invalid("params must be a JSON object")),
@@ -377,7 +377,13 @@ impl Client {
             round += 1;
             let conn = self.connection(&wait).await?;
             let outcome = if methods::allows_input_required(method) {
-                self.drive(&conn, method, params.clone(), opts, &wait).await
+                // The last (without a policy: the only) round takes the params, no copy.
+                let leg = if round >= rounds {
+                    std::mem::take(&mut params)
+                } else {
+                    params.clone()
+                };
+                self.drive(&conn, method, leg, opts, &wait).await
             } else if opts.input_responses.is_some() || opts.request_state.is_some() {
                 Err(Error::invalid(format!(
                     "{method} does not take inputResponses or requestState"
