@@ -87,6 +87,15 @@ static void check_numbers(mcp_client *c)
     CHECK_STATUS(st, MCP_OK, err);
     st = mcp_client_call_tool(c, "big_numbers", NULL, NULL, NULL, NULL, &call, &err);
     CHECK_STATUS(st, MCP_OK, err);
+    /* Arguments going out keep their digits too (they are parsed before sending). */
+    char *echo = NULL;
+    st = mcp_client_call_tool(c, "schema_echo",
+                              "{\"items\":[{\"id\":123456789012345678901234567890,"
+                              "\"label\":\"-18446744073709551616 1.000000000000000000001\"}],"
+                              "\"note\":\"x\"}",
+                              NULL, NULL, NULL, &echo, &err);
+    CHECK_STATUS(st, MCP_OK, err);
+    CHECK_CONTAINS(echo, "\"id\":123456789012345678901234567890");
     for (size_t i = 0; i < 3; i++) {
         CHECK_CONTAINS(page, wanted[i]);
         CHECK_CONTAINS(all, wanted[i]);
@@ -95,6 +104,7 @@ static void check_numbers(mcp_client *c)
     mcp_string_free(page);
     mcp_string_free(all);
     mcp_string_free(call);
+    mcp_string_free(echo);
 }
 
 static void big_numbers_are_exact_over_stdio(void)
