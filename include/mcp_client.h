@@ -826,7 +826,8 @@ const char *mcp_error_input_requests_json(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
- * server sent none. Borrowed.
+ * server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+ * then says so; it is never handed over shortened). Borrowed.
  */
 const char *mcp_error_request_state(const struct mcp_error *error);
 

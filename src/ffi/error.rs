@@ -187,7 +187,8 @@ pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) 
 }
 
 /// For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
-/// server sent none. Borrowed.
+/// server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+/// then says so; it is never handed over shortened). Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *const c_char {
     error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.request_state))

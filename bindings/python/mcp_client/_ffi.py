@@ -579,7 +579,8 @@ FUNCTIONS = {
         [ctypes.POINTER(mcp_error)],
     ),
     # For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
-    # server sent none. Borrowed.
+    # server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+    # then says so; it is never handed over shortened). Borrowed.
     # const char *mcp_error_request_state(const struct mcp_error *error)
     'mcp_error_request_state': (
         ctypes.c_char_p,
