@@ -99,12 +99,16 @@ fuzz:
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 
-# Fault suites: the C ABI against hostile servers (tests/faults/*/README.md).
-.PHONY: faults-test faults-io-test
-faults-test: faults-io-test
+# Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
+# floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).
+.PHONY: faults-test faults-io-test faults-api-test
+faults-test: faults-io-test faults-api-test
 
 faults-io-test: build
 	$(MAKE) -C tests/faults/io test LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+faults-api-test: build
+	$(MAKE) -C tests/faults/api test sanitize LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 
 # Each binding's own suite, against the debug library and the fixture server.
 BINDING_VARS = LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)

@@ -10,9 +10,15 @@
  *   only on success. The optional last parameter `mcp_error **err_out` (may be NULL) receives an
  *   error object on failure, which the caller frees with mcp_error_free. Initialise out-pointers
  *   to NULL.
- * - Strings in are NUL-terminated UTF-8, borrowed for the call only. JSON in is validated
+ * - Strings in are NUL-terminated UTF-8, borrowed for the call only: a name, URI or
+ *   requestState ends at its first NUL byte, so U+0000 cannot be passed in one (the bindings
+ *   refuse such strings; inside JSON it travels escaped as \u0000). JSON in is validated
  *   (MCP_INVALID_UTF8 / MCP_INVALID_JSON, nothing is sent). Strings out (`char **..._out`) are
  *   owned by the caller and freed with mcp_string_free, never free().
+ * - Strings out never contain a raw NUL: JSON escapes U+0000 as \u0000 (a server line with a raw
+ *   control character in a string is refused as a protocol violation); messages show it as the
+ *   six characters \u0000. Data that must be exact is never altered: mcp_json_string refuses a
+ *   string holding U+0000 and mcp_error_request_state returns NULL for such a requestState.
  * - JSON payloads are MCP JSON without the JSON-RPC envelope: results as the schema defines them
  *   (CallToolResult, GetPromptResult, ReadResourceResult, ...), unknown fields preserved.
  * - A tool error (`isError: true`) is MCP_OK with its result; protocol, transport and API
@@ -139,6 +145,26 @@
 #define MCP_ENV_REPLACE 1
 
 #define MCP_ENV_ALLOWLIST 2
+
+/**
+ * A connect succeeded (the first one, and each reconnect).
+ */
+#define MCP_CONNECTION_CONNECTED 1
+
+/**
+ * The connection was lost (the server exited, the HTTP server went away); `detail` says why.
+ */
+#define MCP_CONNECTION_DISCONNECTED 2
+
+/**
+ * Reconnect attempt `attempt` (1-based) starts.
+ */
+#define MCP_CONNECTION_RECONNECTING 3
+
+/**
+ * Every attempt of the policy failed; `detail` is the last error. The next call starts over.
+ */
+#define MCP_CONNECTION_FAILED 4
 
 /**
  * The layout version `mcp_call_opts_init` writes.
@@ -282,6 +308,16 @@ typedef struct mcp_call_opts {
   mcp_progress_fn on_progress;
   void *progress_userdata;
 } mcp_call_opts;
+
+/**
+ * A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
+ * attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
+ * borrowed for the callback's duration. Runs on the dispatcher thread, in order.
+ */
+typedef void (*mcp_connection_state_fn)(void *userdata,
+                                        int32_t state,
+                                        uint32_t attempt,
+                                        const char *detail);
 
 /**
  * An input handler: `params_json` (borrowed, `params_len` bytes, `{}` when the server sent no
@@ -659,8 +695,10 @@ void mcp_client_free(struct mcp_client *client);
  * host names to addresses like curl's --resolve; the OAuth address checks still apply),
  * `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
- * `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
- * `mcp_config_free`.
+ * `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
+ * `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+ * policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
+ * `mcp_client_on_connection_state`). Free with `mcp_config_free`.
  */
 mcp_status mcp_config_new(const char *json,
                           struct mcp_config **config_out,
@@ -796,6 +834,19 @@ mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config,
 void mcp_config_free(struct mcp_config *config);
 
 /**
+ * Sets (NULL: removes) the connection-state listener. `userdata_free` runs exactly once.
+ * Without a `reconnect` policy in the configuration only `MCP_CONNECTION_CONNECTED` is
+ * reported; with one, a lost connection is `MCP_CONNECTION_DISCONNECTED`, then one
+ * `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
+ * `MCP_CONNECTION_FAILED`.
+ */
+mcp_status mcp_client_on_connection_state(struct mcp_client *client,
+                                          mcp_connection_state_fn listener,
+                                          void *userdata,
+                                          mcp_userdata_free_fn userdata_free,
+                                          struct mcp_error **err_out);
+
+/**
  * The error's status code (`MCP_INVALID_ARG` for a NULL error).
  */
 mcp_status mcp_error_status(const struct mcp_error *error);
@@ -829,7 +880,8 @@ const char *mcp_error_input_requests_json(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
- * server sent none. Borrowed.
+ * server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+ * then says so; it is never handed over shortened). Borrowed.
  */
 const char *mcp_error_request_state(const struct mcp_error *error);
 

@@ -158,8 +158,17 @@ impl Error {
     }
 
     /// The same error with context prepended to its message.
+    /// Prefixes `what: ` (once: a message that already starts with it is left alone).
     pub fn context(mut self, what: &str) -> Self {
-        self.0.message = format!("{what}: {}", self.0.message);
+        if !self.0.message.starts_with(&format!("{what}: ")) {
+            self.0.message = format!("{what}: {}", self.0.message);
+        }
+        self
+    }
+
+    /// Appends `; note` (what to do about it, what was or was not done).
+    pub(crate) fn note(mut self, note: &str) -> Self {
+        self.0.message = format!("{}; {note}", self.0.message);
         self
     }
 

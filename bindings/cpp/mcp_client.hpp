@@ -292,9 +292,24 @@ inline std::optional<std::string> opt_string(const char* s) {
     return std::string(s);
 }
 
-inline const char* c_or_null(const std::string& s) noexcept { return s.empty() ? nullptr : s.c_str(); }
-inline const char* c_or_null(const std::optional<std::string>& s) noexcept {
-    return s ? s->c_str() : nullptr;
+/// A string argument as the C ABI's NUL-terminated UTF-8. An embedded NUL would end the C
+/// string there (a name, URI or requestState silently cut short): refused with
+/// Error(MCP_INVALID_ARG) before anything is sent. Inside JSON text write U+0000 as \u0000.
+inline const char* c_arg(const std::string& s) {
+    auto at = s.find('\0');
+    if (at != std::string::npos) {
+        throw Error(MCP_INVALID_ARG, "a string argument contains a NUL byte (at byte " + std::to_string(at) +
+                                         "), which a C string cannot carry; remove it (in JSON write \\u0000)");
+    }
+    return s.c_str();
+}
+inline const char* c_or_null(const std::string& s) { return s.empty() ? nullptr : c_arg(s); }
+inline const char* c_or_null(const std::optional<std::string>& s) { return s ? c_arg(*s) : nullptr; }
+
+/// Message text for the C ABI: a NUL shows as \u0000 rather than ending the message.
+inline std::string shown(std::string s) {
+    for (auto at = s.find('\0'); at != std::string::npos; at = s.find('\0', at + 6)) s.replace(at, 1, "\\u0000");
+    return s;
 }
 
 /// Throws the exception for `status`, built from (and freeing) `raw`.
@@ -588,6 +603,7 @@ public:
     /// the handler threw and its error was sent instead). Throws InvalidArgumentError for
     /// unusable JSON (the input then fails) and AlreadyUsedError when already answered.
     bool reply_json(const std::string& result_json) {
+        detail::c_arg(result_json);  // checked before the responder is taken
         mcp_responder* r = take_or_throw();
         if (!r) return false;
         mcp_error* err = nullptr;
@@ -601,7 +617,7 @@ public:
         mcp_responder* r = take_or_throw();
         if (!r) return false;
         mcp_error* err = nullptr;
-        mcp_status st = mcp_responder_reply_error(r, code, message.c_str(), &err);
+        mcp_status st = mcp_responder_reply_error(r, code, detail::shown(message).c_str(), &err);
         return finish(st, err);
     }
 
@@ -731,6 +747,7 @@ inline void input_trampoline(void* userdata, const char* /*method*/, const char*
         }
     }
     if (unanswered) {
+        failure = shown(failure);
         const char* text = failed ? (failure.empty() ? "the C++ handler threw" : failure.c_str())
                                   : "the C++ handler returned without replying";
         reply_error_quietly(unanswered, -32603, text);
@@ -839,7 +856,7 @@ public:
         mcp_auth_responder* r = take_or_throw();
         if (!r) return false;
         mcp_error* err = nullptr;
-        mcp_status st = mcp_auth_responder_reply(r, redirect_url.c_str(), &err);
+        mcp_status st = mcp_auth_responder_reply(r, detail::c_arg(redirect_url), &err);
         return finish(st, err);
     }
 
@@ -934,7 +951,7 @@ inline std::string fetch_redirect(const std::string& authorization_url,
     long long ms = timeout.count();
     uint32_t c_ms = ms <= 0 ? 0u : (ms > 0xFFFFFFFFLL ? 0xFFFFFFFFu : static_cast<uint32_t>(ms));
     return detail::check_string([&](char** out, mcp_error** e) {
-        return mcp_auth_fetch_redirect(authorization_url.c_str(), c_ms, out, e);
+        return mcp_auth_fetch_redirect(detail::c_arg(authorization_url), c_ms, out, e);
     });
 }
 
@@ -970,7 +987,12 @@ inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url
         redirect = fn(url ? url : "");
     } catch (...) {
         std::string failure = describe_exception("the C++ authorization handler threw: ");
+        failure = shown(failure);
         auth_fail_quietly(raw, failure.empty() ? nullptr : failure.c_str());
+        return;
+    }
+    if (redirect.find('\0') != std::string::npos) {
+        auth_fail_quietly(raw, "the redirect URL contains a NUL byte");
         return;
     }
     if (!redirect.empty()) {
@@ -1016,6 +1038,7 @@ inline void authorization_trampoline(void* userdata, const char* url, const char
         }
     }
     if (unanswered) {
+        failure = shown(failure);
         const char* text = failed ? (failure.empty() ? nullptr : failure.c_str())
                                   : "the C++ authorization handler returned without replying";
         auth_fail_quietly(unanswered, text);
@@ -1085,14 +1108,14 @@ public:
     ~Config() { mcp_config_free(config_); }
 
     /// stdio: the server program (PATH lookup or a path).
-    Config& command(const std::string& c) { return set([&](mcp_error** e) { return mcp_config_set_command(config_, c.c_str(), e); }); }
-    Config& arg(const std::string& a) { return set([&](mcp_error** e) { return mcp_config_add_arg(config_, a.c_str(), e); }); }
+    Config& command(const std::string& c) { return set([&](mcp_error** e) { return mcp_config_set_command(config_, detail::c_arg(c), e); }); }
+    Config& arg(const std::string& a) { return set([&](mcp_error** e) { return mcp_config_add_arg(config_, detail::c_arg(a), e); }); }
     Config& args(const std::vector<std::string>& as) {
         for (const auto& a : as) arg(a);
         return *this;
     }
     Config& env(const std::string& name, const std::string& value) {
-        return set([&](mcp_error** e) { return mcp_config_set_env(config_, name.c_str(), value.c_str(), e); });
+        return set([&](mcp_error** e) { return mcp_config_set_env(config_, detail::c_arg(name), detail::c_arg(value), e); });
     }
     /// true: the server sees only the variables set with env(); false: the whole environment.
     /// Not called: the library's default (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_*).
@@ -1101,27 +1124,27 @@ public:
             return mcp_config_set_env_mode(config_, replace ? MCP_ENV_REPLACE : MCP_ENV_INHERIT, e);
         });
     }
-    Config& cwd(const std::string& dir) { return set([&](mcp_error** e) { return mcp_config_set_cwd(config_, dir.c_str(), e); }); }
+    Config& cwd(const std::string& dir) { return set([&](mcp_error** e) { return mcp_config_set_cwd(config_, detail::c_arg(dir), e); }); }
     /// HTTP: the server URL.
-    Config& url(const std::string& u) { return set([&](mcp_error** e) { return mcp_config_set_url(config_, u.c_str(), e); }); }
+    Config& url(const std::string& u) { return set([&](mcp_error** e) { return mcp_config_set_url(config_, detail::c_arg(u), e); }); }
     Config& header(const std::string& name, const std::string& value) {
-        return set([&](mcp_error** e) { return mcp_config_add_header(config_, name.c_str(), value.c_str(), e); });
+        return set([&](mcp_error** e) { return mcp_config_add_header(config_, detail::c_arg(name), detail::c_arg(value), e); });
     }
     Config& bearer_token(const std::string& token) {
-        return set([&](mcp_error** e) { return mcp_config_set_bearer_token(config_, token.c_str(), e); });
+        return set([&](mcp_error** e) { return mcp_config_set_bearer_token(config_, detail::c_arg(token), e); });
     }
     /// HTTP: OAuth 2.1 authorization instead of a static bearer token. `oauth_json` is the
     /// configuration's "oauth" object (keys: grant, client_id, client_secret, issuer,
     /// redirect_uri, scopes, ... see mcp_config_set_oauth); "{}" enables OAuth with dynamic
     /// registration and the loopback listener. Checked by the Client constructor.
     Config& oauth(const std::string& oauth_json) {
-        return set([&](mcp_error** e) { return mcp_config_set_oauth(config_, oauth_json.c_str(), e); });
+        return set([&](mcp_error** e) { return mcp_config_set_oauth(config_, detail::c_arg(oauth_json), e); });
     }
     Config& mode(Mode m) {
         return set([&](mcp_error** e) { return mcp_config_set_mode(config_, static_cast<int32_t>(m), e); });
     }
     Config& protocol_version(const std::string& v) {
-        return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, v.c_str(), e); });
+        return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, detail::c_arg(v), e); });
     }
     Config& request_timeout(std::chrono::milliseconds t) {
         auto ms = static_cast<uint64_t>(t.count() < 0 ? 0 : t.count());
@@ -1315,7 +1338,7 @@ public:
                           const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         return detail::check_string([&](char** out, mcp_error** e) {
-            return mcp_client_call_tool(client_, name.c_str(), detail::c_or_null(arguments_json),
+            return mcp_client_call_tool(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
                                         detail::c_or_null(options.input_responses_json),
                                         detail::c_or_null(options.request_state), &o, out, e);
         });
@@ -1326,7 +1349,7 @@ public:
                            const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         return detail::check_string([&](char** out, mcp_error** e) {
-            return mcp_client_get_prompt(client_, name.c_str(), detail::c_or_null(arguments_json),
+            return mcp_client_get_prompt(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
                                          detail::c_or_null(options.input_responses_json),
                                          detail::c_or_null(options.request_state), &o, out, e);
         });
@@ -1336,7 +1359,7 @@ public:
     std::string read_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         return detail::check_string([&](char** out, mcp_error** e) {
-            return mcp_client_read_resource(client_, uri.c_str(), detail::c_or_null(options.input_responses_json),
+            return mcp_client_read_resource(client_, detail::c_arg(uri), detail::c_or_null(options.input_responses_json),
                                             detail::c_or_null(options.request_state), &o, out, e);
         });
     }
@@ -1345,7 +1368,7 @@ public:
     std::string complete(const std::string& params_json, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         return detail::check_string([&](char** out, mcp_error** e) {
-            return mcp_client_complete(client_, params_json.c_str(), &o, out, e);
+            return mcp_client_complete(client_, detail::c_arg(params_json), &o, out, e);
         });
     }
 
@@ -1354,7 +1377,7 @@ public:
                         const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         return detail::check_string([&](char** out, mcp_error** e) {
-            return mcp_client_request(client_, method.c_str(), detail::c_or_null(params_json), &o, out, e);
+            return mcp_client_request(client_, detail::c_arg(method), detail::c_or_null(params_json), &o, out, e);
         });
     }
 
@@ -1367,17 +1390,17 @@ public:
     /// The server log level: legacy logging/setLevel; modern: sent with every later request.
     void set_log_level(const std::string& level, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
-        detail::check([&](mcp_error** e) { return mcp_client_set_log_level(client_, level.c_str(), &o, e); });
+        detail::check([&](mcp_error** e) { return mcp_client_set_log_level(client_, detail::c_arg(level), &o, e); });
     }
 
     /// Legacy resources/subscribe (updates go to the notification listener).
     void subscribe_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
-        detail::check([&](mcp_error** e) { return mcp_client_subscribe_resource(client_, uri.c_str(), &o, e); });
+        detail::check([&](mcp_error** e) { return mcp_client_subscribe_resource(client_, detail::c_arg(uri), &o, e); });
     }
     void unsubscribe_resource(const std::string& uri, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
-        detail::check([&](mcp_error** e) { return mcp_client_unsubscribe_resource(client_, uri.c_str(), &o, e); });
+        detail::check([&](mcp_error** e) { return mcp_client_unsubscribe_resource(client_, detail::c_arg(uri), &o, e); });
     }
 
     /// Tells a legacy server the roots changed (no-op on modern servers).
@@ -1390,7 +1413,7 @@ public:
     Subscription listen(const std::string& filter_json, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
         mcp_subscription* sub = nullptr;
-        detail::check([&](mcp_error** e) { return mcp_client_listen(client_, filter_json.c_str(), &o, &sub, e); });
+        detail::check([&](mcp_error** e) { return mcp_client_listen(client_, detail::c_arg(filter_json), &o, &sub, e); });
         return Subscription(sub);
     }
 

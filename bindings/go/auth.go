@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 )
@@ -162,6 +163,8 @@ func (b *authBox) serve(url, redirectURI string, r *authResponder) {
 	switch {
 	case err != nil:
 		authFail(r.take(), err.Error())
+	case strings.IndexByte(redirect, 0) >= 0:
+		authFail(r.take(), "the redirect URL contains a NUL byte")
 	case redirect != "":
 		c := cstr(redirect)
 		defer freeC(c)
@@ -210,7 +213,7 @@ func authFail(p *C.mcp_auth_responder, message string) {
 	}
 	var cmsg *C.char
 	if message != "" {
-		cmsg = cstr(message)
+		cmsg = cstr(shown(message))
 		defer freeC(cmsg)
 	}
 	C.mcp_auth_responder_fail(p, cmsg, nil)
@@ -336,6 +339,9 @@ func fetchRedirect(authorizationURL string, timeout time.Duration) (string, erro
 	}
 	if t > 0xFFFFFFFF {
 		t = 0xFFFFFFFF
+	}
+	if err := noNUL("authorizationURL", authorizationURL); err != nil {
+		return "", err
 	}
 	cu := cstr(authorizationURL)
 	defer freeC(cu)

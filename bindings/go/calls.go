@@ -32,6 +32,9 @@ func optStr(s *string) *C.char {
 // List fetches one page (cursor "" for the first) and returns the raw list result and its
 // nextCursor ("" on the last page).
 func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ...CallOption) (json.RawMessage, string, error) {
+	if err := noNUL("cursor", cursor); err != nil {
+		return nil, "", err
+	}
 	var ccur *C.char
 	if cursor != "" {
 		ccur = cstr(cursor)
@@ -67,6 +70,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 	if err != nil {
 		return nil, err
 	}
+	if err := noNUL("name", name); err != nil {
+		return nil, err
+	}
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
@@ -85,6 +91,9 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 			return nil, err
 		}
 	}
+	if err := noNUL("name", name); err != nil {
+		return nil, err
+	}
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
@@ -95,6 +104,9 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 
 // ReadResource reads a resource. MRTR as for CallTool. Result: the ReadResourceResult JSON.
 func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (json.RawMessage, error) {
+	if err := noNUL("uri", uri); err != nil {
+		return nil, err
+	}
 	curi := cstr(uri)
 	defer freeC(curi)
 	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
@@ -126,6 +138,9 @@ func (c *Client) Request(ctx context.Context, method string, params any, opts ..
 	if err != nil {
 		return nil, err
 	}
+	if err := noNUL("method", method); err != nil {
+		return nil, err
+	}
 	cmethod, cparams := cstr(method), optStr(a)
 	defer freeC(cmethod)
 	defer freeC(cparams)
@@ -144,6 +159,9 @@ func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
 // SetLogLevel sets the server's log level ("debug" … "emergency"): legacy logging/setLevel;
 // modern servers get it in every later request's _meta.
 func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOption) error {
+	if err := noNUL("level", level); err != nil {
+		return err
+	}
 	cl := cstr(level)
 	defer freeC(cl)
 	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
@@ -154,6 +172,9 @@ func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOpti
 // SubscribeResource sends legacy resources/subscribe; updates arrive at the notification
 // listener (modern servers: use Listen).
 func (c *Client) SubscribeResource(ctx context.Context, uri string, opts ...CallOption) error {
+	if err := noNUL("uri", uri); err != nil {
+		return err
+	}
 	cu := cstr(uri)
 	defer freeC(cu)
 	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
@@ -163,6 +184,9 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, opts ...Call
 
 // UnsubscribeResource sends legacy resources/unsubscribe.
 func (c *Client) UnsubscribeResource(ctx context.Context, uri string, opts ...CallOption) error {
+	if err := noNUL("uri", uri); err != nil {
+		return err
+	}
 	cu := cstr(uri)
 	defer freeC(cu)
 	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {

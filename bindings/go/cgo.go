@@ -12,6 +12,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -44,8 +45,23 @@ func LibraryVersion() string { return C.GoString(C.mcp_version()) }
 // LibraryABIVersion is the ABI version the linked library reports.
 func LibraryABIVersion() uint32 { return uint32(C.mcp_abi_version()) }
 
-// cstr copies s into C memory; free with C.free (it is ours, not the library's).
+// cstr copies s into C memory; free with C.free (it is ours, not the library's). A NUL byte
+// inside s would end the C string there: callers check arguments with noNUL first.
 func cstr(s string) *C.char { return C.CString(s) }
+
+// noNUL refuses a string argument holding a NUL byte: the C ABI takes NUL-terminated strings,
+// so it would silently arrive shortened (a name, URI or requestState cut at U+0000). JSON
+// arguments are unaffected: encoding/json escapes U+0000.
+func noNUL(what, s string) *Error {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return &Error{Status: StatusInvalidArg, Message: fmt.Sprintf(
+			"%s contains a NUL byte (at byte %d), which a C string cannot carry; remove it (JSON arguments may contain U+0000)", what, i)}
+	}
+	return nil
+}
+
+// shown is message text for the C ABI: a NUL shows as \u0000 instead of ending it.
+func shown(s string) string { return strings.ReplaceAll(s, "\x00", `\u0000`) }
 
 func freeC(p *C.char) {
 	if p != nil {

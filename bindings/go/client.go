@@ -314,12 +314,20 @@ func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error)
 		pr.opts.meta_json = str(string(s.meta))
 	}
 	if s.logLevel != "" {
+		if err := noNUL("log level", s.logLevel); err != nil {
+			pr.free()
+			return nil, err
+		}
 		pr.opts.log_level = str(s.logLevel)
 	}
 	if s.inputResponses != nil {
 		pr.inputResponses = str(string(s.inputResponses))
 	}
 	if s.requestState != nil {
+		if err := noNUL("request state", *s.requestState); err != nil {
+			pr.free()
+			return nil, err
+		}
 		pr.requestState = str(*s.requestState)
 	}
 	if ctx.Done() != nil {

@@ -383,9 +383,10 @@ func TestListeners(t *testing.T) {
 }
 
 func TestSignalStackOfLibraryHandlers(t *testing.T) {
-	// Go requires signal handlers installed by non-Go code to use SA_ONSTACK. After clients
-	// have spawned and reaped servers, a SIGCHLD handler the library (tokio) installed must
-	// carry it, or a SIGCHLD arriving on a goroutine stack crashes the process.
+	// Go requires signal handlers installed by non-Go code to use SA_ONSTACK. The library
+	// installs none (children are reaped by a thread of their own, not through tokio's SIGCHLD
+	// handler): after clients have spawned and reaped servers, SIGCHLD still has the Go
+	// runtime's own handler, which carries SA_ONSTACK.
 	for i := 0; i < 3; i++ {
 		c := connected(t, nil)
 		callText(t, c, "echo", map[string]any{"text": "x"})

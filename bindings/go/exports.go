@@ -41,6 +41,16 @@ func goMcpNotification(ud C.uintptr_t, method *C.char, params *C.char, n C.size_
 	box.q.push(func() { box.fn(m, p) })
 }
 
+//export goMcpConnectionState
+func goMcpConnectionState(ud C.uintptr_t, state C.int32_t, attempt C.uint32_t, detail *C.char) {
+	box, ok := cgo.Handle(ud).Value().(*stateBox)
+	if !ok {
+		return
+	}
+	s, n, d := ConnectionState(state), int(attempt), C.GoString(detail)
+	box.q.push(func() { box.fn(s, n, d) })
+}
+
 //export goMcpLog
 func goMcpLog(ud C.uintptr_t, level *C.char, source *C.char, message *C.char) {
 	box, ok := cgo.Handle(ud).Value().(*logBox)

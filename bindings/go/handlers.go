@@ -117,6 +117,46 @@ func (c *Client) OnLog(fn func(level, source, message string)) error {
 	return nil
 }
 
+// ConnectionState is what OnConnectionState reports.
+type ConnectionState int32
+
+// Connection states (MCP_CONNECTION_* in mcp_client.h).
+const (
+	// StateConnected: a connect succeeded (the first one, and each reconnect).
+	StateConnected ConnectionState = C.MCP_CONNECTION_CONNECTED
+	// StateDisconnected: the connection was lost; detail says why.
+	StateDisconnected ConnectionState = C.MCP_CONNECTION_DISCONNECTED
+	// StateReconnecting: reconnect attempt `attempt` (1-based) starts.
+	StateReconnecting ConnectionState = C.MCP_CONNECTION_RECONNECTING
+	// StateFailed: every attempt failed; detail is the last error. The next call starts over.
+	StateFailed ConnectionState = C.MCP_CONNECTION_FAILED
+)
+
+// OnConnectionState sets the connection-state listener (nil removes it). Without WithReconnect
+// only StateConnected is reported. Runs like OnNotification listeners, in order.
+func (c *Client) OnConnectionState(fn func(state ConnectionState, attempt int, detail string)) error {
+	defer runtime.KeepAlive(c)
+	p, e := c.core.acquire()
+	if e != nil {
+		return e
+	}
+	defer c.core.release()
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(newHandle(&stateBox{fn: fn, q: c.core.events}))
+	}
+	var cerr *C.mcp_error
+	if st := C.mcpgo_set_state_listener(p, h, &cerr); st != C.MCP_OK {
+		return fromC(st, cerr)
+	}
+	return nil
+}
+
+type stateBox struct {
+	fn func(state ConnectionState, attempt int, detail string)
+	q  *eventQueue
+}
+
 type notifyBox struct {
 	fn func(method string, params json.RawMessage)
 	q  *eventQueue
@@ -215,7 +255,7 @@ func (b *inputBox) reply(p *C.mcp_responder, result json.RawMessage, err error) 
 		if errors.As(err, &rpc) {
 			code, msg = rpc.Code, rpc.Message
 		}
-		cmsg := cstr(msg)
+		cmsg := cstr(shown(msg))
 		defer freeC(cmsg)
 		// MCP_CANCELLED (nobody waits any more) is fine: the responder is consumed either way.
 		C.mcp_responder_reply_error(p, C.int64_t(code), cmsg, nil)

@@ -125,6 +125,24 @@ func WithProbeTimeout(d time.Duration) Option {
 	return func(c *config) { c.settings["probe_timeout_ms"] = ms(d) }
 }
 
+// WithConnectTimeout bounds a whole connect (server start, era detection, handshake); the
+// library's default is 60 s, 0 means none.
+func WithConnectTimeout(d time.Duration) Option {
+	return func(c *config) { c.settings["connect_timeout_ms"] = ms(d) }
+}
+
+// WithReconnect opts into the reconnect policy: a lost connection (the server exited, the HTTP
+// server restarted) is re-established on the next call, up to maxAttempts connects with
+// exponential backoff from initial to max; lists and reads are retried, CallTool never is.
+// OnConnectionState reports the states.
+func WithReconnect(maxAttempts int, initial, max time.Duration) Option {
+	return func(c *config) {
+		c.settings["reconnect"] = map[string]any{
+			"max_attempts": maxAttempts, "initial_backoff_ms": ms(initial), "max_backoff_ms": ms(max),
+		}
+	}
+}
+
 // WithMaxRounds sets how many input_required rounds are driven automatically (default 10).
 func WithMaxRounds(n int) Option {
 	return func(c *config) { c.settings["input_required_max_rounds"] = n }

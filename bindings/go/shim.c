@@ -32,6 +32,10 @@ static void token_save_trampoline(void *ud, const char *issuer, const char *reco
     goMcpTokenSave((uintptr_t)ud, (char *)issuer, (char *)record);
 }
 
+static void state_trampoline(void *ud, int32_t state, uint32_t attempt, const char *detail) {
+    goMcpConnectionState((uintptr_t)ud, state, attempt, (char *)detail);
+}
+
 static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
 }
@@ -50,6 +54,11 @@ mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, 
 mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_set_notification_handler(client, handle ? notification_trampoline : NULL, (void *)handle,
                                                handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_connection_state(client, handle ? state_trampoline : NULL, (void *)handle,
+                                          handle ? free_trampoline : NULL, err_out);
 }
 
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {

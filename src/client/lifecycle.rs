@@ -11,6 +11,7 @@ use crate::transport::TransportConfig;
 use once_cell::sync::Lazy;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
+use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
 use tokio::time::Instant;
@@ -39,6 +40,8 @@ enum ProbeOutcome {
     Modern(Arc<Connection>),
     /// Legacy on the same process, with the version to offer.
     Legacy(&'static str),
+    /// Connected after the probe timed out (either era: see `race`).
+    Ready(Arc<Connection>),
     /// The server died on the probe: start it again, then `initialize`.
     Restart,
 }
@@ -63,17 +66,26 @@ impl Client {
         Ok(self.connection(&wait).await?.info())
     }
 
-    /// Connects (once): probes or negotiates the era per the configured mode. Later calls
-    /// return the existing connection's info.
+    /// Connects (once): probes or negotiates the era per the configured mode, bounded as a
+    /// whole by `connect_timeout`. Later calls return the existing connection's info; with a
+    /// reconnect policy, a connection found lost is replaced (see `reconnect`).
     pub async fn connect(&self) -> Result<ServerInfo> {
         let _guard = self.inner.connect_lock.lock().await;
         if self.is_closed() {
             return Err(Error::closed());
         }
-        if let Some(conn) = self.inner.conn.read().unwrap().as_ref() {
-            return Ok(conn.info());
+        let current = self.inner.conn.read().unwrap().clone();
+        if let Some(conn) = current {
+            match conn.session.closed_error() {
+                Some(e) if self.drop_lost(&conn, &e).await => {}
+                _ => return Ok(conn.info()),
+            }
         }
-        let conn = self.establish().await?;
+        let conn = if self.inner.config.reconnect.is_some() && self.inner.ever_connected.load(SeqCst) {
+            self.reconnect().await?
+        } else {
+            self.establish_bounded().await?
+        };
         let info = conn.info();
         *self.inner.conn.write().unwrap() = Some(conn.clone());
         if self.is_closed() {
@@ -81,7 +93,65 @@ impl Client {
             conn.session.close(Error::closed()).await;
             return Err(Error::closed());
         }
+        self.inner.ever_connected.store(true, SeqCst);
+        self.emit_state(super::ConnectionState::Connected);
         Ok(info)
+    }
+
+    /// `establish` under `connect_timeout`; a timeout closes the half-made session and says
+    /// what was (not) heard from the server.
+    pub(super) async fn establish_bounded(&self) -> Result<Arc<Connection>> {
+        let limit = self.inner.config.connect_timeout;
+        if limit.is_zero() {
+            return self.establish().await;
+        }
+        match tokio::time::timeout(limit, self.establish()).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                let session = self.inner.connecting.lock().unwrap().take();
+                let error = self.connect_timed_out(limit, session.as_deref());
+                if let Some(session) = session {
+                    // The close sequence (grace periods for a server ignoring EOF) must not
+                    // stretch the bound: it goes on in the background; dropping the transport
+                    // (at the latest when the runtime stops) kills the group.
+                    let reason = error.clone();
+                    tokio::spawn(async move { session.close(reason).await });
+                }
+                Err(error)
+            }
+        }
+    }
+
+    fn connect_timed_out(&self, limit: std::time::Duration, session: Option<&Session>) -> Error {
+        let secs = limit.as_secs_f64();
+        let what = match &self.inner.config.transport {
+            TransportConfig::Stdio(cfg) => match session {
+                Some(s) if !s.heard_anything() => format!(
+                    "the server `{}` wrote nothing on stdout in {secs} s: check that it is an MCP \
+                     server speaking JSON-RPC on stdio (and logging to stderr, not stdout); a \
+                     first run that downloads packages (npx, uvx) may need a larger \
+                     connect_timeout_ms",
+                    cfg.command
+                ),
+                _ => format!(
+                    "the server `{}` did not complete the MCP handshake in {secs} s; if it is \
+                     slow to start, raise connect_timeout_ms",
+                    cfg.command
+                ),
+            },
+            TransportConfig::Http(cfg) => format!(
+                "no MCP answer from {} in {secs} s: check that the server is running and the URL is \
+                 its MCP endpoint, or raise connect_timeout_ms",
+                cfg.url
+            ),
+        };
+        let tail = session.map(Session::stderr_tail).unwrap_or_default();
+        let tail = if tail.is_empty() {
+            String::new()
+        } else {
+            format!("; last stderr lines: {tail}")
+        };
+        Error::new(ErrorKind::Timeout, format!("connect timed out: {what}{tail}"))
     }
 
     async fn start_session(&self) -> Result<Arc<Session>> {
@@ -104,12 +174,14 @@ impl Client {
             ConnectMode::Modern => self
                 .discover(&session, MODERN_VERSION, &wait, false)
                 .await
+                .map_err(legacy_only_hint)
                 .and_then(Discovered::require_modern),
             ConnectMode::Legacy => self.initialize(&session, LATEST_LEGACY_VERSION, false).await,
             ConnectMode::Pinned(v) => match Era::of_version(&v) {
                 Some(Era::Modern) => self
                     .discover(&session, &v, &wait, true)
                     .await
+                    .map_err(legacy_only_hint)
                     .and_then(Discovered::require_modern),
                 Some(Era::Legacy) => self.initialize(&session, &v, true).await,
                 None => Err(Error::invalid(format!(
@@ -121,7 +193,7 @@ impl Client {
                 self.initialize(&session, LATEST_LEGACY_VERSION, false).await
             }
             ConnectMode::Auto => match self.probe(&session).await {
-                Ok(ProbeOutcome::Modern(conn)) => Ok(conn),
+                Ok(ProbeOutcome::Modern(conn) | ProbeOutcome::Ready(conn)) => Ok(conn),
                 Ok(ProbeOutcome::Legacy(version)) => match self.initialize(&session, version, false).await {
                     // Some legacy servers answer the probe with an error, then exit: start again.
                     Err(e) if died(&e) => {
@@ -190,11 +262,75 @@ impl Client {
         }
     }
 
-    /// `auto`: a `server/discover` under the probe timeout. Only a modern answer (or a
-    /// recognised modern error) means modern; anything else means legacy.
+    /// `auto`: a `server/discover`. Only a modern answer (or a recognised modern error) means
+    /// modern; a real non-modern answer means legacy. Silence past the probe timeout is not
+    /// evidence of either (a modern server may still be starting), so `initialize` then goes out
+    /// while the probe keeps waiting, and the first decisive answer wins (`race`).
     async fn probe(&self, session: &Arc<Session>) -> Result<ProbeOutcome> {
-        let wait = self.connect_wait(self.inner.config.probe_timeout, false);
-        match self.discover(session, MODERN_VERSION, &wait, false).await {
+        let wait = self.connect_wait(self.inner.config.request_timeout, false);
+        let discover = self.discover(session, MODERN_VERSION, &wait, false);
+        tokio::pin!(discover);
+        let probe_timeout = self.inner.config.probe_timeout;
+        let early = if probe_timeout.is_zero() {
+            Some(discover.as_mut().await)
+        } else {
+            tokio::time::timeout(probe_timeout, discover.as_mut()).await.ok()
+        };
+        match early {
+            Some(outcome) => self.judge_probe(outcome),
+            None => self.race(session, discover).await,
+        }
+    }
+
+    /// The probe went unanswered for the probe timeout: `initialize` alongside the pending
+    /// `server/discover`. A modern answer to the probe wins; a successful `initialize` wins;
+    /// an error on one side waits for the other.
+    async fn race(
+        &self,
+        session: &Arc<Session>,
+        mut discover: std::pin::Pin<&mut impl std::future::Future<Output = Result<Discovered>>>,
+    ) -> Result<ProbeOutcome> {
+        let init = self.initialize(session, LATEST_LEGACY_VERSION, false);
+        tokio::pin!(init);
+        let (mut probe_done, mut init_error) = (None::<Result<ProbeOutcome>>, None::<Error>);
+        loop {
+            tokio::select! {
+                outcome = discover.as_mut(), if probe_done.is_none() => {
+                    let judged = self.judge_probe(outcome);
+                    match judged {
+                        Ok(ProbeOutcome::Modern(conn)) => return Ok(ProbeOutcome::Ready(conn)),
+                        Ok(ProbeOutcome::Restart) => return Ok(ProbeOutcome::Restart),
+                        Err(e) if e.kind() == ErrorKind::Closed && self.is_closed() => return Err(e),
+                        other => probe_done = Some(other),
+                    }
+                    if let Some(e) = init_error.take() {
+                        return self.neither(probe_done.take(), e);
+                    }
+                }
+                outcome = init.as_mut(), if init_error.is_none() => match outcome {
+                    Ok(conn) => return Ok(ProbeOutcome::Ready(conn)),
+                    Err(e) => {
+                        if probe_done.is_some() {
+                            return self.neither(probe_done.take(), e);
+                        }
+                        init_error = Some(e);
+                    }
+                },
+            }
+        }
+    }
+
+    /// Both the late probe and `initialize` failed: the most telling error.
+    fn neither(&self, probe: Option<Result<ProbeOutcome>>, init: Error) -> Result<ProbeOutcome> {
+        match probe {
+            Some(Err(e)) if e.kind() == ErrorKind::Timeout => Err(init),
+            Some(Err(e)) if init.kind() == ErrorKind::VersionMismatch => Err(e),
+            _ => Err(init),
+        }
+    }
+
+    fn judge_probe(&self, outcome: Result<Discovered>) -> Result<ProbeOutcome> {
+        match outcome {
             Ok(Discovered::Modern(conn)) => Ok(ProbeOutcome::Modern(conn)),
             // A modern-wire server whose versions we reach only through initialize.
             Ok(Discovered::NoMutualModern(offered)) => {
@@ -315,7 +451,26 @@ impl Client {
                     if e.rpc_error()
                         .is_some_and(|r| r.code == codes::UNSUPPORTED_PROTOCOL_VERSION) =>
                 {
-                    return Err(version_mismatch(&supported_versions(&e)).context("initialize"))
+                    let supported = supported_versions(&e);
+                    if era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)).is_none() {
+                        return Err(version_mismatch(&supported).context("initialize"));
+                    }
+                    if self.inner.config.mode != ConnectMode::Auto {
+                        return Err(Error::new(
+                            ErrorKind::VersionMismatch,
+                            format!(
+                                "initialize: the server speaks only the modern protocol ({supported:?}) and \
+                                 this client was configured for the legacy era: connect with mode \"auto\" \
+                                 (the default) or \"modern\""
+                            ),
+                        ));
+                    }
+                    // Not a mismatch: a modern server, reached through server/discover only.
+                    return Err(e.context("initialize").note(&format!(
+                        "the server speaks only the modern protocol ({supported:?}) and refuses initialize; \
+                         it is reached through server/discover, which it did not answer in time: raise \
+                         request_timeout_ms, or connect with mode \"modern\""
+                    )));
                 }
                 Err(e) => return Err(e.context("initialize")),
             }
@@ -347,6 +502,18 @@ impl Client {
             version: RwLock::new(negotiated),
             info,
         }))
+    }
+}
+
+/// `mode: "modern"` (or a pinned modern version) against a server that does not know
+/// `server/discover`: say what that means and what to do, keeping the server's error.
+fn legacy_only_hint(e: Error) -> Error {
+    match e.rpc_error().map(|r| r.code) {
+        Some(codes::METHOD_NOT_FOUND) => e.context("server/discover").note(
+            "the server does not implement server/discover, so it speaks only the legacy protocol \
+             (initialize): connect with mode \"auto\" (the default) or \"legacy\"",
+        ),
+        _ => e,
     }
 }
 

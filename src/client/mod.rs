@@ -6,6 +6,7 @@ mod handlers;
 mod lifecycle;
 mod mrtr;
 mod options;
+mod reconnect;
 mod reply;
 mod session;
 mod subscription;
@@ -13,7 +14,8 @@ mod subscription;
 pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
-pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
+pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
+pub use reconnect::{ConnectionState, ConnectionStateFn};
 pub use session::SubscriptionEvent;
 pub use subscription::Subscription;
 
@@ -120,6 +122,9 @@ struct Inner {
     shutdown: CancelToken,
     /// Modern: the log level stamped on every request; legacy: the last level set.
     log_level: RwLock<Option<String>>,
+    /// A connect has succeeded once: later connects are reconnects (with a policy).
+    ever_connected: AtomicBool,
+    on_state: RwLock<Option<ConnectionStateFn>>,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -142,6 +147,8 @@ impl Client {
                 closed: AtomicBool::new(false),
                 shutdown: CancelToken::new(),
                 log_level: RwLock::new(None),
+                ever_connected: AtomicBool::new(false),
+                on_state: RwLock::new(None),
             }),
         }
     }
@@ -222,6 +229,7 @@ impl Client {
         self.inner.hooks.clear();
         self.inner.auth.set_handler(None);
         self.inner.auth.set_store(None);
+        self.on_connection_state(None);
     }
 
     /// What the server said about itself, once connected.
@@ -240,7 +248,10 @@ impl Client {
             return Err(Error::closed());
         }
         if let Some(conn) = self.inner.conn.read().unwrap().clone() {
-            return Ok(conn);
+            // With a reconnect policy a lost connection goes to `connect`, which replaces it.
+            if self.inner.config.reconnect.is_none() || conn.session.closed_error().is_none() {
+                return Ok(conn);
+            }
         }
         let client = self.clone();
         let connecting = tokio::spawn(async move { client.connect().await });
@@ -348,21 +359,50 @@ impl Client {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let params = match params {
+        let mut params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Error::invalid("params must be a JSON object")),
         };
         let wait = self.wait_for(opts);
-        let conn = self.connection(&wait).await?;
-        if methods::allows_input_required(method) {
-            self.drive(&conn, method, params, opts, &wait).await
-        } else if opts.input_responses.is_some() || opts.request_state.is_some() {
-            Err(Error::invalid(format!(
-                "{method} does not take inputResponses or requestState"
-            )))
-        } else {
-            self.exchange(&conn, method, &params, opts, &wait).await
+        // With a reconnect policy an idempotent request that lost its connection goes again on
+        // the new one (bounded: each round is a reconnect, which has its own attempt limit).
+        let rounds = self
+            .inner
+            .config
+            .reconnect
+            .as_ref()
+            .map_or(1, |p| p.max_attempts.max(1));
+        let mut round = 0;
+        loop {
+            round += 1;
+            let conn = self.connection(&wait).await?;
+            let outcome = if methods::allows_input_required(method) {
+                // The last (without a policy: the only) round takes the params, no copy.
+                let leg = if round >= rounds {
+                    std::mem::take(&mut params)
+                } else {
+                    params.clone()
+                };
+                self.drive(&conn, method, leg, opts, &wait).await
+            } else if opts.input_responses.is_some() || opts.request_state.is_some() {
+                Err(Error::invalid(format!(
+                    "{method} does not take inputResponses or requestState"
+                )))
+            } else {
+                self.exchange(&conn, method, &params, opts, &wait).await
+            };
+            match outcome {
+                Err(e) if self.lost(&conn, &e) && self.drop_lost(&conn, &e).await => {
+                    if !reconnect::idempotent(method) {
+                        return Err(Self::not_retried(method, e));
+                    }
+                    if round >= rounds {
+                        return Err(e);
+                    }
+                }
+                other => return other,
+            }
         }
     }
 

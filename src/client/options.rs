@@ -62,6 +62,77 @@ pub struct ClientConfig {
     pub input_required_max_rounds: u32,
     /// Page cap for the all-pages list calls.
     pub max_pages: usize,
+    /// Bound on a whole connect (process start, era detection, handshake); zero means none.
+    pub connect_timeout: Duration,
+    /// Opt-in: reconnect after the connection is lost (`None`: a lost connection stays lost).
+    pub reconnect: Option<ReconnectPolicy>,
+}
+
+/// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
+/// on the next call, up to `max_attempts` connects with exponential backoff between them, each
+/// re-running era detection. Calls that lost their answer are retried only when idempotent
+/// (lists, reads, prompts/get, completion, discover, ping); a `tools/call` never is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReconnectPolicy {
+    pub max_attempts: u32,
+    pub initial_backoff: Duration,
+    pub max_backoff: Duration,
+}
+
+impl Default for ReconnectPolicy {
+    fn default() -> Self {
+        ReconnectPolicy {
+            max_attempts: 5,
+            initial_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(5),
+        }
+    }
+}
+
+impl ReconnectPolicy {
+    /// The wait before attempt `n` (1-based): none before the first, then doubling.
+    pub fn backoff(&self, attempt: u32) -> Duration {
+        if attempt <= 1 {
+            return Duration::ZERO;
+        }
+        let factor = 1u32.checked_shl(attempt - 2).unwrap_or(u32::MAX);
+        self.initial_backoff.saturating_mul(factor).min(self.max_backoff)
+    }
+
+    /// `{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, every key optional.
+    fn from_json(value: &Value) -> crate::error::Result<ReconnectPolicy> {
+        use crate::error::Error;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::invalid("reconnect must be a JSON object"))?;
+        const KEYS: [&str; 3] = ["max_attempts", "initial_backoff_ms", "max_backoff_ms"];
+        if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(Error::invalid(format!("unknown reconnect key {key:?}")));
+        }
+        let number = |key: &str| -> crate::error::Result<Option<u64>> {
+            match obj.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(v) => v
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| Error::invalid(format!("reconnect.{key} must be a non-negative integer"))),
+            }
+        };
+        let mut policy = ReconnectPolicy::default();
+        if let Some(n) = number("max_attempts")? {
+            policy.max_attempts = u32::try_from(n)
+                .ok()
+                .filter(|n| *n >= 1)
+                .ok_or_else(|| Error::invalid("reconnect.max_attempts must be between 1 and 2^32-1"))?;
+        }
+        if let Some(ms) = number("initial_backoff_ms")? {
+            policy.initial_backoff = Duration::from_millis(ms);
+        }
+        if let Some(ms) = number("max_backoff_ms")? {
+            policy.max_backoff = Duration::from_millis(ms);
+        }
+        Ok(policy)
+    }
 }
 
 impl ClientConfig {
@@ -75,6 +146,8 @@ impl ClientConfig {
             probe_timeout: Duration::from_secs(5),
             input_required_max_rounds: 10,
             max_pages: 1000,
+            connect_timeout: Duration::from_secs(60),
+            reconnect: None,
         }
     }
 }
@@ -146,6 +219,8 @@ const CONFIG_KEYS: &[&str] = &[
     "probe_timeout_ms",
     "input_required_max_rounds",
     "max_pages",
+    "connect_timeout_ms",
+    "reconnect",
 ];
 
 impl ClientConfig {
@@ -160,7 +235,9 @@ impl ClientConfig {
     /// over plain http to non-loopback hosts; `"resolve": {"name": "address" | [..]}` pins names;
     /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
-    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..`.
+    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
+    /// "connect_timeout_ms": 60000` (the whole connect; 0: none), and the opt-in
+    /// `"reconnect": {"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`.
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
         use crate::transport::http::HttpConfig;
@@ -280,6 +357,13 @@ impl ClientConfig {
         if let Some(n) = number("max_pages")? {
             config.max_pages = n as usize;
         }
+        if let Some(ms) = number("connect_timeout_ms")? {
+            config.connect_timeout = Duration::from_millis(ms);
+        }
+        config.reconnect = match obj.get("reconnect") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(ReconnectPolicy::from_json(v)?),
+        };
         Ok(config)
     }
 

@@ -152,6 +152,30 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_nul_never_reaches_a_host_and_an_escaped_one_stays_escaped() {
+        // JSON forbids raw control characters in strings: such a line fails its request.
+        let raw_nul = b"{\"id\":1,\"result\":{\"s\":\"a\x00b\"}}".to_vec();
+        let e = Reply::from_answer_line(&RequestId::Num(1), raw_nul).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
+        let escaped = reply(r#"{"id":1,"result":{"s":"a\u0000b"}}"#).unwrap();
+        assert_eq!(escaped.into_json(), br#"{"s":"a\u0000b"}"#.to_vec());
+        let decoded = reply(r#"{"id":1,"result":{"s":"a\u0000b"}}"#)
+            .unwrap()
+            .into_value()
+            .unwrap();
+        assert_eq!(serde_json::to_vec(&decoded).unwrap(), br#"{"s":"a\u0000b"}"#.to_vec());
+    }
+
+    #[test]
+    fn big_numbers_keep_their_digits_on_every_path() {
+        let line = r#"{"id":1,"result":{"n":123456789012345678901234567890,"m":18446744073709551616,"f":1.000000000000000000001}}"#;
+        let kept = r#"{"n":123456789012345678901234567890,"m":18446744073709551616,"f":1.000000000000000000001}"#;
+        assert_eq!(reply(line).unwrap().into_json(), kept.as_bytes());
+        let value = reply(line).unwrap().into_value().unwrap();
+        assert_eq!(serde_json::to_string(&value).unwrap(), kept);
+    }
+
+    #[test]
     fn errors_and_odd_answers_take_the_full_decoder() {
         let e = reply(r#"{"id":1,"error":{"code":-32602,"message":"bad","data":{"x":1}}}"#)
             .err()

@@ -10,7 +10,7 @@ use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
 use crate::transport::{Inbound, InboundReceiver, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
@@ -141,6 +141,34 @@ pub(crate) struct Session {
     era: AtomicU8,
     /// Server→client requests being answered (bounded by `MAX_SERVER_REQUESTS`).
     server_requests: AtomicUsize,
+    heard: Heard,
+}
+
+/// What a connect that timed out can say about the server: whether it wrote anything at all,
+/// and its last stderr lines.
+#[derive(Default)]
+struct Heard {
+    anything: AtomicBool,
+    stderr: Mutex<std::collections::VecDeque<String>>,
+}
+
+/// Stderr lines a connect timeout quotes.
+const HEARD_STDERR_LINES: usize = 5;
+
+impl Heard {
+    fn note(&self, event: &Inbound) {
+        match event {
+            Inbound::Message(_) | Inbound::Answer { .. } => self.anything.store(true, Ordering::Relaxed),
+            Inbound::Log { source: "stderr", line } => {
+                let mut tail = self.stderr.lock().unwrap();
+                if tail.len() == HEARD_STDERR_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(line.chars().take(300).collect());
+            }
+            _ => {}
+        }
+    }
 }
 
 impl Session {
@@ -153,6 +181,7 @@ impl Session {
             hooks,
             era: AtomicU8::new(ERA_UNKNOWN),
             server_requests: AtomicUsize::new(0),
+            heard: Heard::default(),
         });
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
@@ -166,6 +195,17 @@ impl Session {
             crate::protocol::Era::Modern => ERA_MODERN,
         };
         self.era.store(code, Ordering::SeqCst);
+    }
+
+    /// Whether the server has sent any message on this session.
+    pub fn heard_anything(&self) -> bool {
+        self.heard.anything.load(Ordering::Relaxed)
+    }
+
+    /// The server's last stderr lines, joined (empty when none).
+    pub fn stderr_tail(&self) -> String {
+        let tail = self.heard.stderr.lock().unwrap();
+        tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
     pub fn closed_error(&self) -> Option<Error> {
@@ -530,6 +570,7 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: InboundReceiv
         let Some(session) = session.upgrade() else {
             return;
         };
+        session.heard.note(&event);
         match event {
             // A batch (JSON-RPC 2.0, allowed up to 2025-03-26): its members one by one.
             Inbound::Message(Value::Array(batch)) => {

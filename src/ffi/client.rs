@@ -548,10 +548,28 @@ pub unsafe extern "C" fn mcp_client_free(client: *mut mcp_client) {
         std::mem::forget(client);
         return;
     }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        close(&client.shared);
-        client.shared.dispatcher.stop();
-        client.shared.client.clear_handlers();
-        drop(client);
-    }));
+    let release = move || {
+        let _ = catch_unwind(AssertUnwindSafe(|| {
+            close(&client.shared);
+            client.shared.dispatcher.stop();
+            client.shared.client.clear_handlers();
+            drop(client);
+        }));
+    };
+    if thread_exiting() {
+        // Called from a thread-exit destructor (a pthread key's, a C++ thread_local's): this
+        // thread's Rust thread-locals, tokio's runtime context among them, may already be gone,
+        // and driving the runtime here would panic and skip the graceful close. A fresh thread
+        // has them all; joining it keeps `free` synchronous.
+        if let Ok(helper) = std::thread::Builder::new().name("mcp-free".into()).spawn(release) {
+            let _ = helper.join();
+        }
+        return;
+    }
+    release();
+}
+
+/// Whether this thread is running its thread-local destructors (tokio's context is gone).
+fn thread_exiting() -> bool {
+    matches!(tokio::runtime::Handle::try_current(), Err(e) if e.is_thread_local_destroyed())
 }

@@ -30,8 +30,10 @@ pub struct mcp_config {
 /// host names to addresses like curl's --resolve; the OAuth address checks still apply),
 /// `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
-/// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
-/// `mcp_config_free`.
+/// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
+/// `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+/// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
+/// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,

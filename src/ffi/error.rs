@@ -1,7 +1,7 @@
 //! `mcp_error` objects, the `Failure` carried inside the FFI layer, and the panic boundary.
 
 use super::status::{self, mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK, MCP_PANIC};
-use super::strings::to_c;
+use super::strings::{has_nul, to_c};
 use crate::error::Error;
 use std::any::Any;
 use std::ffi::{c_char, CString};
@@ -69,14 +69,28 @@ impl mcp_error {
     fn from_failure(f: Failure) -> Self {
         let rpc = f.source.as_ref().and_then(|e| e.rpc_error());
         let input = f.source.as_ref().and_then(|e| e.input_required_data());
+        // A requestState is handed back byte-exact or not at all: one holding U+0000 cannot be a
+        // C string, so the accessor returns NULL and the message says why.
+        let mut message = f.message.clone();
+        let state = input.and_then(|i| i.request_state.clone());
+        let state = match state {
+            Some(s) if has_nul(s.as_bytes()) => {
+                message.push_str(
+                    "; its requestState contains U+0000, which cannot cross the C ABI: \
+                     answer these input requests with registered handlers instead",
+                );
+                None
+            }
+            other => other,
+        };
         mcp_error {
             status: f.status,
-            message: to_c(f.message.clone()),
+            message: to_c(message),
             jsonrpc_code: rpc.map(|r| r.code),
             jsonrpc_message: rpc.map(|r| to_c(r.message.clone())),
             data_json: rpc.and_then(|r| r.data.as_ref()).map(|d| to_c(d.to_string())),
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
-            request_state: input.and_then(|i| i.request_state.clone()).map(to_c),
+            request_state: state.map(to_c),
             result_json: input.map(|i| to_c(i.result.to_string())),
             http_status: f.source.as_ref().and_then(|e| e.http_status()),
             www_authenticate: f
@@ -173,7 +187,8 @@ pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) 
 }
 
 /// For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
-/// server sent none. Borrowed.
+/// server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+/// then says so; it is never handed over shortened). Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *const c_char {
     error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.request_state))

@@ -3,7 +3,7 @@
 
 use super::error::{guard, mcp_error, Failure};
 use super::status::{mcp_status, MCP_INVALID_JSON};
-use super::strings::{arg_str, give, give_json};
+use super::strings::{arg_str, give, give_json, has_nul};
 use serde_json::Value;
 use std::ffi::c_char;
 
@@ -49,6 +49,11 @@ pub unsafe extern "C" fn mcp_json_string(
             return Err(Failure::null("value_out"));
         }
         match lookup(json, pointer)? {
+            // Handed over whole or refused: a C string would end at an embedded U+0000.
+            Value::String(s) if has_nul(s.as_bytes()) => Err(Failure::invalid(
+                "the string at that pointer contains U+0000, which a C string cannot carry; \
+                 read it with mcp_json_pointer (JSON escapes it as \\u0000)",
+            )),
             Value::String(s) => {
                 give(value_out, s);
                 Ok(())

@@ -13,6 +13,7 @@ pub mod cancel;
 pub mod client;
 pub mod codes;
 pub mod config;
+pub mod connection;
 pub mod dispatcher;
 mod engine;
 pub mod error;

@@ -42,11 +42,29 @@ pub(crate) unsafe fn opt_json_object(ptr: *const c_char, name: &str) -> Result<O
     }
 }
 
-/// A library-owned C string (interior NULs cannot occur in JSON; elsewhere they are dropped).
+/// A library-owned C string for text (messages, names, log lines). JSON never holds a raw NUL
+/// (it escapes U+0000 as `\u0000`); other text shows each NUL as those six characters rather
+/// than ending the C string there or losing it. Data that must be byte-exact (a
+/// `requestState`, a string read by `mcp_json_string`) is refused instead, see `has_nul`.
 pub(crate) fn to_c(text: impl Into<Vec<u8>>) -> CString {
-    let mut bytes = text.into();
-    bytes.retain(|&b| b != 0);
-    CString::new(bytes).unwrap_or_default()
+    let bytes = text.into();
+    if !has_nul(&bytes) {
+        // SAFETY: no interior NUL, checked just above.
+        return unsafe { CString::from_vec_unchecked(bytes) };
+    }
+    let mut shown = Vec::with_capacity(bytes.len() + 5);
+    for b in bytes {
+        match b {
+            0 => shown.extend_from_slice(b"\\u0000"),
+            b => shown.push(b),
+        }
+    }
+    CString::new(shown).unwrap_or_default()
+}
+
+/// Whether text holds a NUL byte, which a C string cannot carry.
+pub(crate) fn has_nul(bytes: &[u8]) -> bool {
+    bytes.contains(&0)
 }
 
 /// Hands a string to the caller through `out` (which may be NULL when the caller wants none).

@@ -3,6 +3,7 @@
 //! wire (stdio: `notifications/cancelled`; modern HTTP: closing the response stream; legacy
 //! HTTP: POSTing `notifications/cancelled`).
 
+mod child;
 pub mod framing;
 pub mod http;
 mod line_writer;

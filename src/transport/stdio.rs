@@ -10,13 +10,15 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
+use std::process::Command;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use tokio::io::BufReader;
-use tokio::process::Command;
+use tokio::net::unix::pipe;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
@@ -144,8 +146,7 @@ impl StdioTransport {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
+            .process_group(0);
         match cfg.env_mode {
             EnvMode::Inherit => {}
             EnvMode::Replace => {
@@ -160,18 +161,20 @@ impl StdioTransport {
         if let Some(dir) = &cfg.cwd {
             cmd.current_dir(dir);
         }
-        let mut child = cmd
-            .spawn()
+        // Reaped by a thread of its own, never through a SIGCHLD handler (see `child`).
+        let child = super::child::spawn(&mut cmd)
             .map_err(|e| Error::new(ErrorKind::Io, format!("failed to start `{}`: {e}", cfg.command)))?;
-        let pgid = child
-            .id()
-            .map(|p| p as i32)
-            .ok_or_else(|| Error::new(ErrorKind::Io, "child has no pid"))?;
-        let stdin = (child.stdin.take().expect("stdin is piped").into_owned_fd())
-            .and_then(LineWriter::new)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("cannot use the child's stdin: {e}")))?;
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let stderr = child.stderr.take().expect("stderr is piped");
+        let pgid = child.pid;
+        let stdin = LineWriter::new(child.stdin);
+        let stdin = match stdin {
+            Ok(w) => w,
+            Err(e) => {
+                // SAFETY: plain syscall on the group we just created.
+                unsafe { libc::killpg(pgid, libc::SIGKILL) };
+                return Err(Error::new(ErrorKind::Io, format!("cannot use the child's stdin: {e}")));
+            }
+        };
+        let (stdout, stderr, exit_rx) = (child.stdout, child.stderr, child.exit);
 
         let shared = Arc::new(Shared {
             inbound,
@@ -181,15 +184,10 @@ impl StdioTransport {
             tail_len: cfg.stderr_tail_lines,
             cut_line: AtomicUsize::new(0),
         });
-        let (exit_tx, exit_rx) = watch::channel(None);
         let (stdout_eof_tx, stdout_eof_rx) = watch::channel(false);
         let (stderr_eof_tx, stderr_eof_rx) = watch::channel(false);
 
         let tasks = vec![
-            tokio::spawn(async move {
-                let status = child.wait().await.ok();
-                let _ = exit_tx.send(status);
-            }),
             tokio::spawn(read_stdout(
                 stdout,
                 cfg.max_message_bytes,
@@ -390,7 +388,7 @@ fn live_group_member(pgid: i32) -> Option<bool> {
     found_any.then_some(false)
 }
 
-async fn read_stdout(stdout: tokio::process::ChildStdout, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
+async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     loop {
         let (bytes, cut) = match read_line(&mut reader, max).await {
@@ -473,7 +471,7 @@ fn too_deep(depth: usize) -> Error {
     ))
 }
 
-async fn read_stderr(stderr: tokio::process::ChildStderr, shared: Arc<Shared>, eof: watch::Sender<bool>) {
+async fn read_stderr(stderr: pipe::Receiver, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::new(stderr);
     loop {
         let line = match read_line(&mut reader, STDERR_LINE_MAX).await {

@@ -72,7 +72,9 @@ fn model(mut data: &[u8], max: usize) -> Vec<Line> {
                 prefix: line[..line.len().min(OVERSIZE_PREFIX)].to_vec(),
                 len: line.len(),
             }
-        } else if terminated && line.last() == Some(&b'\r') {
+        } else if !terminated {
+            Line::Cut(line.to_vec())
+        } else if line.last() == Some(&b'\r') {
             Line::Data(line[..line.len() - 1].to_vec())
         } else {
             Line::Data(line.to_vec())
@@ -152,7 +154,7 @@ proptest! {
         prop_assert_eq!(&whole, &model(&data, max));
         for line in &whole {
             match line {
-                Line::Data(d) => prop_assert!(d.len() <= max),
+                Line::Data(d) | Line::Cut(d) => prop_assert!(d.len() <= max),
                 Line::TooLong { prefix, len } => prop_assert!(prefix.len() <= OVERSIZE_PREFIX && *len > max),
                 Line::Eof => {}
             }

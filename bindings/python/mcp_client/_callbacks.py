@@ -144,7 +144,8 @@ class _Reply:
         if not ptr:
             return False
         try:
-            msg = message.encode("utf-8", "replace")
+            # A C string ends at U+0000: show it rather than cut the message there.
+            msg = message.replace("\x00", "\\u0000").encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the handler failed"
         return bool(lib.mcp_responder_reply_error(ptr, code, msg, None) == _ffi.MCP_OK)
@@ -283,6 +284,8 @@ class _AuthReply:
             return self.fail(
                 f"the authorization callback's answer is {type(result).__name__}; expected the redirect URL (str)"
             )
+        if "\x00" in result:
+            return self.fail("the redirect URL contains a NUL character (U+0000)")
         try:
             url = result.encode("utf-8")
         except UnicodeError as e:
@@ -301,7 +304,7 @@ class _AuthReply:
         if not ptr:
             return False
         try:
-            msg = message.encode("utf-8", "replace")
+            msg = message.replace("\x00", "\\u0000").encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the authorization callback failed"
         return bool(lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK)
@@ -522,7 +525,29 @@ def _token_save_trampoline(userdata: int | None, issuer: bytes | None, record_js
             pass
 
 
+_STATES = {
+    _ffi.MCP_CONNECTION_CONNECTED: "connected",
+    _ffi.MCP_CONNECTION_DISCONNECTED: "disconnected",
+    _ffi.MCP_CONNECTION_RECONNECTING: "reconnecting",
+    _ffi.MCP_CONNECTION_FAILED: "failed",
+}
+
+
+def _state_trampoline(userdata, state, attempt, detail) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        entry.fn(_STATES.get(state, str(state)), int(attempt), detail.decode("utf-8", "replace") if detail else "")
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the connection-state listener raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
+STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)
 LOG_THUNK = _ffi.mcp_log_fn(_log_trampoline)

@@ -18,8 +18,15 @@ _ERAS = {_ffi.MCP_ERA_MODERN: "modern", _ffi.MCP_ERA_LEGACY: "legacy"}
 
 
 def _enc(s: str, what: str) -> bytes:
+    """A str argument as the C ABI's NUL-terminated UTF-8. A U+0000 inside would end the C
+    string early (silently sending a shorter name, URI or request state): refused instead."""
     if not isinstance(s, str):
         raise TypeError(f"{what} must be a str, not {type(s).__name__}")
+    if "\x00" in s:
+        raise ValueError(
+            f"{what} contains a NUL character (U+0000 at index {s.index(chr(0))}), "
+            "which a C string cannot carry; remove it (JSON arguments may contain it)"
+        )
     return s.encode("utf-8")
 
 
@@ -282,8 +289,9 @@ class Client:
         ``settings`` go into the configuration unchanged: ``mode`` ("auto", "modern", "legacy"),
         ``protocol_version``, ``request_timeout_ms``, ``probe_timeout_ms``,
         ``input_required_max_rounds``, ``max_pages``, ``client_info``, ``capabilities``,
-        ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``. Unknown keys raise
-        InvalidArgumentError.
+        ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``,
+        ``connect_timeout_ms`` (default 60000), ``reconnect`` (opt-in policy, see
+        :meth:`on_connection_state`). Unknown keys raise InvalidArgumentError.
         """
         config = {
             "command": command,
@@ -540,6 +548,14 @@ class Client:
             self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", _callbacks.log_to_logging)
             return None
         return self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", fn)
+
+    def on_connection_state(self, fn: Callable[[str, int, str], Any] | None) -> Any:
+        """``fn(state, attempt, detail)`` when the connection changes: ``"connected"`` (each
+        successful connect), and with a ``reconnect`` policy in the configuration
+        (``{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}``)
+        ``"disconnected"`` (detail: why), ``"reconnecting"`` (attempt 1, 2, ...) and ``"failed"``
+        (detail: the last error). Runs on the dispatcher thread, in order."""
+        return self._set_listener(lib.mcp_client_on_connection_state, _callbacks.STATE_THUNK, "connection-state", fn)
 
     # ----- OAuth -----
 

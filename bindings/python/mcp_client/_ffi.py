@@ -40,6 +40,10 @@ __all__ = [
     'MCP_ENV_INHERIT',
     'MCP_ENV_REPLACE',
     'MCP_ENV_ALLOWLIST',
+    'MCP_CONNECTION_CONNECTED',
+    'MCP_CONNECTION_DISCONNECTED',
+    'MCP_CONNECTION_RECONNECTING',
+    'MCP_CONNECTION_FAILED',
     'MCP_CALL_OPTS_VERSION',
     'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
@@ -108,6 +112,14 @@ MCP_MODE_LEGACY = 2
 MCP_ENV_INHERIT = 0
 MCP_ENV_REPLACE = 1
 MCP_ENV_ALLOWLIST = 2
+# A connect succeeded (the first one, and each reconnect).
+MCP_CONNECTION_CONNECTED = 1
+# The connection was lost (the server exited, the HTTP server went away); `detail` says why.
+MCP_CONNECTION_DISCONNECTED = 2
+# Reconnect attempt `attempt` (1-based) starts.
+MCP_CONNECTION_RECONNECTING = 3
+# Every attempt of the policy failed; `detail` is the last error. The next call starts over.
+MCP_CONNECTION_FAILED = 4
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
@@ -224,6 +236,11 @@ class mcp_call_opts(ctypes.Structure):
         ('on_progress', mcp_progress_fn),
         ('progress_userdata', ctypes.c_void_p),
     ]
+
+# A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
+# attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
+# borrowed for the callback's duration. Runs on the dispatcher thread, in order.
+mcp_connection_state_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint32, ctypes.c_char_p)
 
 # An input handler: `params_json` (borrowed, `params_len` bytes, `{}` when the server sent no
 # params) is the request's params; complete `responder` exactly once, now or later.
@@ -488,8 +505,10 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # host names to addresses like curl's --resolve; the OAuth address checks still apply),
     # `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
-    # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
-    # `mcp_config_free`.
+    # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
+    # `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+    # policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
+    # `mcp_client_on_connection_state`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
     'mcp_config_new': (
         mcp_status,
@@ -612,6 +631,16 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         None,
         [ctypes.POINTER(mcp_config)],
     ),
+    # Sets (NULL: removes) the connection-state listener. `userdata_free` runs exactly once.
+    # Without a `reconnect` policy in the configuration only `MCP_CONNECTION_CONNECTED` is
+    # reported; with one, a lost connection is `MCP_CONNECTION_DISCONNECTED`, then one
+    # `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
+    # `MCP_CONNECTION_FAILED`.
+    # mcp_status mcp_client_on_connection_state(struct mcp_client *client, mcp_connection_state_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_connection_state': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # The error's status code (`MCP_INVALID_ARG` for a NULL error).
     # mcp_status mcp_error_status(const struct mcp_error *error)
     'mcp_error_status': (
@@ -651,7 +680,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_error)],
     ),
     # For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
-    # server sent none. Borrowed.
+    # server sent none — or sent one holding U+0000, which a C string cannot carry (the message
+    # then says so; it is never handed over shortened). Borrowed.
     # const char *mcp_error_request_state(const struct mcp_error *error)
     'mcp_error_request_state': (
         ctypes.c_char_p,

@@ -405,6 +405,32 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
     }
 }
 
+/// What to do about a request that never got an HTTP answer, for the causes newcomers meet.
+fn connect_hint(cause: &str, scheme: &str) -> &'static str {
+    let lower = cause.to_ascii_lowercase();
+    if scheme == "https" && (lower.contains("invalidcontenttype") || lower.contains("corrupt message")) {
+        "; the server at this address does not speak TLS: if it serves plain HTTP, use an http:// URL"
+    } else if lower.contains("connection refused") {
+        "; nothing accepts connections at this address: is the server running, on this host and port?"
+    } else if lower.contains("dns error") || lower.contains("failed to lookup address") {
+        "; the host name does not resolve: check the URL"
+    } else if scheme == "http" && lower.contains("connection reset") {
+        "; the server dropped the connection: if it serves HTTPS, use an https:// URL"
+    } else {
+        ""
+    }
+}
+
+/// What to do about an HTTP status at connect, by status.
+pub(super) fn status_hint(status: u16) -> &'static str {
+    match status {
+        404 => "nothing serves MCP at this URL: check its path (MCP endpoints are often at /mcp)",
+        405 => "this URL does not accept POST: check that it is the MCP endpoint (often /mcp)",
+        400 => "the server refused the request: check that the URL is an MCP endpoint and whether it needs headers (\"headers\", \"bearer_token\")",
+        _ => "check the URL and the server's logs",
+    }
+}
+
 /// What a POST (or a resuming GET) produced for the request it carried.
 enum Outcome {
     /// The answer; `rest` is the stream it came on, to be drained after delivery.
@@ -621,10 +647,14 @@ impl Inner {
     }
 
     async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
-        self.client
-            .execute(request)
-            .await
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", redact::http_error(e))))
+        self.client.execute(request).await.map_err(|e| {
+            let cause = redact::http_error(e);
+            let hint = connect_hint(&cause, self.url.scheme());
+            Error::new(
+                ErrorKind::Io,
+                format!("{what} to {} failed: {cause}{hint}", redact::url(&self.url)),
+            )
+        })
     }
 
     /// What an OAuth flow needs from this transport.
@@ -1034,9 +1064,16 @@ impl Inner {
         } else {
             format!(": {excerpt}")
         };
+        // At connect a bare status usually means a wrong URL: say what to check.
+        let hint = match what {
+            "initialize" | "server/discover" if status.is_client_error() => {
+                format!("; {}", status_hint(status.as_u16()))
+            }
+            _ => String::new(),
+        };
         Error::new(
             ErrorKind::HttpStatus,
-            format!("{what}: HTTP {status} from {}{body}", redact::url(&self.url)),
+            format!("{what}: HTTP {status} from {}{body}{hint}", redact::url(&self.url)),
         )
         .with_http_status(status.as_u16())
     }
@@ -1246,5 +1283,25 @@ impl Drop for HttpTransport {
         // Dropped without `close`: stop every stream and request task.
         self.inner.closed.store(true, Ordering::SeqCst);
         self.inner.abort_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{connect_hint, status_hint};
+
+    #[test]
+    fn connect_failures_say_what_to_check() {
+        let tls = "error sending request: client error (Connect): received corrupt message of type InvalidContentType";
+        assert!(connect_hint(tls, "https").contains("use an http:// URL"));
+        assert!(
+            connect_hint("tcp connect error: Connection refused (os error 111)", "http")
+                .contains("is the server running")
+        );
+        assert!(connect_hint("dns error: failed to lookup address information", "https").contains("does not resolve"));
+        assert_eq!(connect_hint("something else", "http"), "");
+        assert!(status_hint(404).contains("/mcp"));
+        assert!(status_hint(405).contains("does not accept POST"));
+        assert!(status_hint(400).contains("headers"));
     }
 }

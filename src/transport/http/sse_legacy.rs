@@ -33,17 +33,17 @@ impl Inner {
                 }
             }
             Err(e) => {
+                // The first refusal is the news (its status stays on the error); the fallback's
+                // failure only confirms there is no MCP server of either kind at this URL.
                 let first = self.status_error("initialize", status, &excerpt);
+                let message = format!(
+                    "{} (the HTTP+SSE (2024-11-05) fallback failed too: {})",
+                    first.message(),
+                    e.message()
+                );
                 self.fail(
                     id,
-                    Error::new(
-                        ErrorKind::Io,
-                        format!(
-                            "{}; the HTTP+SSE (2024-11-05) fallback failed too: {}",
-                            first.message(),
-                            e.message()
-                        ),
-                    ),
+                    Error::new(ErrorKind::HttpStatus, message).with_http_status(status.as_u16()),
                 );
             }
         }

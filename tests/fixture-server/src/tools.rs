@@ -146,7 +146,22 @@ pub fn definitions() -> Vec<Value> {
             "Returns the Mcp-Param-* headers it received (HTTP)",
             headers_echo_schema(),
         ),
+        tool(
+            "big_numbers",
+            "Returns integers beyond 64 bits and a long decimal (also in this schema)",
+            big_numbers(),
+        ),
     ]
+}
+
+/// Numbers no f64 (or u64) holds exactly, as JSON text: 10^29-ish, 2^64 and a 22-digit fraction.
+/// The fixture's serde_json keeps them digit for digit (`arbitrary_precision`).
+const BIG_NUMBERS: &str = r#"{"type": "object", "properties": {"n": {"type": "integer",
+    "maximum": 123456789012345678901234567890, "minimum": -18446744073709551616,
+    "multipleOf": 1.000000000000000000001}}}"#;
+
+fn big_numbers() -> Value {
+    serde_json::from_str(BIG_NUMBERS).unwrap_or(Value::Null)
 }
 
 /// Three properties mirrored into `Mcp-Param-*` headers (SEP-2243), one not.
@@ -231,6 +246,10 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
     let text = |t: &str| Ok(Reply::Result(text_result(t)));
     match name {
         "echo" => text(arg_str(args, "text")?),
+        "big_numbers" => {
+            let value = big_numbers()["properties"]["n"].clone();
+            Ok(Reply::Result(structured_result(&value.to_string(), value)))
+        }
         "add" => {
             let sum = add_numbers(arg_number(args, "a")?, arg_number(args, "b")?);
             Ok(Reply::Result(structured_result(

@@ -9,6 +9,8 @@ public enum JSON: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
+    /// An integer beyond Int64 (e.g. 2^64 or 10^29), kept exactly (up to 38 digits).
+    case bigInt(Decimal)
     case double(Double)
     case string(String)
     case array([JSON])
@@ -78,7 +80,17 @@ extension JSON {
     public var doubleValue: Double? {
         switch self {
         case .int(let i): return Double(i)
+        case .bigInt(let d): return NSDecimalNumber(decimal: d).doubleValue
         case .double(let d): return d
+        default: return nil
+        }
+    }
+
+    /// Any integer exactly (`int` and `bigInt`), as a Decimal.
+    public var decimalValue: Decimal? {
+        switch self {
+        case .int(let i): return Decimal(i)
+        case .bigInt(let d): return d
         default: return nil
         }
     }
@@ -105,6 +117,12 @@ extension JSON: Codable {
             self = .bool(b)
         } else if let i = try? c.decode(Int64.self) {
             self = .int(i)
+        } else if let big = try? c.decode(Decimal.self), big.exponent >= 0, !big.isNaN,
+            let d = try? c.decode(Double.self), abs(d) >= 9.2e18
+        {
+            // An integer no Int64 holds: a Double would lose its digits (issue 14). Decimals
+            // with a fraction stay Double, as in the other bindings.
+            self = .bigInt(big)
         } else if let d = try? c.decode(Double.self) {
             self = .double(d)
         } else if let s = try? c.decode(String.self) {
@@ -124,6 +142,7 @@ extension JSON: Codable {
         case .null: try c.encodeNil()
         case .bool(let b): try c.encode(b)
         case .int(let i): try c.encode(i)
+        case .bigInt(let d): try c.encode(d)
         case .double(let d): try c.encode(d)
         case .string(let s): try c.encode(s)
         case .array(let a): try c.encode(a)

@@ -1,0 +1,65 @@
+//! Starting the stdio server and learning when it exits, without any signal handler.
+//!
+//! tokio's process driver reaps children through pidfd where the kernel offers it and otherwise
+//! installs a SIGCHLD handler (without `SA_ONSTACK`). A Go host aborts on such a handler ("non-Go
+//! code set up signal handler without SA_ONSTACK flag"), and any host may own SIGCHLD itself.
+//! So the library never uses tokio's process driver (the `process` feature is off): the child
+//! is started with `std::process`, its pipes join the reactor as plain pipes, and one small
+//! thread per child blocks in `waitpid` for it. Safe on every host by construction.
+
+use std::io;
+use std::os::fd::OwnedFd;
+use std::process::{Command, ExitStatus};
+use tokio::net::unix::pipe;
+use tokio::sync::watch;
+
+/// A started child: its pid (also its process group), its pipes, and its exit status once
+/// reaped (`None` until then).
+pub(crate) struct Child {
+    pub pid: i32,
+    pub stdin: OwnedFd,
+    pub stdout: pipe::Receiver,
+    pub stderr: pipe::Receiver,
+    pub exit: watch::Receiver<Option<ExitStatus>>,
+}
+
+/// Spawns `cmd` (whose stdio must all be piped) and a thread that reaps it. Needs a runtime
+/// context (the pipes join its reactor).
+pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
+    let mut child = cmd.spawn()?;
+    let pid = child.id() as i32;
+    let taken = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+    let (Some(stdin), Some(stdout), Some(stderr)) = taken else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(io::Error::other("the child's stdio is not piped"));
+    };
+    let pipes = (|| {
+        let stdout = pipe::Receiver::from_owned_fd(OwnedFd::from(stdout))?;
+        let stderr = pipe::Receiver::from_owned_fd(OwnedFd::from(stderr))?;
+        Ok::<_, io::Error>((stdout, stderr))
+    })();
+    let (exit_tx, exit) = watch::channel(None);
+    // Reaped on its own thread whatever happens next, so no zombie is left behind.
+    std::thread::Builder::new()
+        .name("mcp-child-wait".into())
+        .spawn(move || {
+            let status = child.wait().ok();
+            let _ = exit_tx.send(status);
+        })?;
+    let (stdout, stderr) = match pipes {
+        Ok(p) => p,
+        Err(e) => {
+            // SAFETY: plain syscall on the group we just created.
+            unsafe { libc::killpg(pid, libc::SIGKILL) };
+            return Err(e);
+        }
+    };
+    Ok(Child {
+        pid,
+        stdin: OwnedFd::from(stdin),
+        stdout,
+        stderr,
+        exit,
+    })
+}
