@@ -10,6 +10,7 @@ pub mod error;
 pub mod ffi;
 pub mod protocol;
 pub mod transport;
+mod untrusted;
 
 pub use client::{
     CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,

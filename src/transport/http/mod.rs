@@ -187,6 +187,20 @@ struct State {
     modern_version: Option<String>,
 }
 
+/// A request's timer held while an authorization runs; dropping it restarts the timer.
+struct Hold {
+    inbound: InboundSender,
+    id: Option<RequestId>,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            let _ = self.inbound.send(Inbound::Paused { id, paused: false });
+        }
+    }
+}
+
 pub(crate) struct Inner {
     cfg: HttpConfig,
     url: Url,
@@ -570,10 +584,20 @@ impl Inner {
         )
     }
 
-    /// Stops (or restarts) the session's timer for request `id` while an authorization runs.
-    fn hold(&self, id: Option<&RequestId>, paused: bool) {
-        if let Some(id) = id {
-            let _ = self.inbound.send(Inbound::Paused { id: id.clone(), paused });
+    /// Stops the session's timer for request `id` while an authorization runs, until the
+    /// returned guard is dropped: however the authorization ends (an error, a panic unwinding
+    /// through it, the request's task aborted), the timer runs again, so the call can time out.
+    fn hold(&self, id: Option<&RequestId>) -> Hold {
+        let id = id.cloned();
+        if let Some(id) = &id {
+            let _ = self.inbound.send(Inbound::Paused {
+                id: id.clone(),
+                paused: true,
+            });
+        }
+        Hold {
+            inbound: self.inbound.clone(),
+            id,
         }
     }
 
@@ -645,10 +669,8 @@ impl Inner {
                 }
                 authorizations += 1;
                 drop(response);
-                self.hold(id, true);
-                let r = auth.unauthorized(&io, &challenge, used).await.map(|()| true);
-                self.hold(id, false);
-                r
+                let _held = self.hold(id);
+                auth.unauthorized(&io, &challenge, used).await.map(|()| true)
             } else if challenge.is_insufficient_scope() {
                 if step_ups >= auth.max_step_up() {
                     return Err(self
@@ -657,10 +679,8 @@ impl Inner {
                 }
                 step_ups += 1;
                 drop(response);
-                self.hold(id, true);
-                let r = auth.insufficient_scope(&io, &challenge, used).await;
-                self.hold(id, false);
-                r
+                let _held = self.hold(id);
+                auth.insufficient_scope(&io, &challenge, used).await
             } else if challenge.bearer {
                 return Err(self.refusal(response, what, "the server refused the token").await);
             } else {
@@ -1159,5 +1179,29 @@ impl Drop for HttpTransport {
         // Dropped without `close`: stop every stream and request task.
         self.inner.closed.store(true, Ordering::SeqCst);
         self.inner.abort_all();
+    }
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    /// The timer restarts even when the authorization panics (it once hung the call).
+    #[test]
+    fn a_panic_restarts_the_timer() {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let id = RequestId::Num(7);
+        let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = Hold {
+                inbound: tx,
+                id: Some(id.clone()),
+            };
+            panic!("an authorization that panics");
+        }));
+        assert!(held.is_err());
+        match rx.try_recv() {
+            Ok(Inbound::Paused { id: got, paused: false }) => assert_eq!(got, id),
+            _ => panic!("the timer was not restarted"),
+        }
     }
 }
