@@ -785,6 +785,15 @@ impl AuthContext {
             Listener(Result<String>),
             TimedOut,
         }
+        // One listener future for the whole flow: recreating it when the host's future ends
+        // would drop the connections it is serving (the browser's among them).
+        let from_listener = async {
+            match loopback {
+                Some(l) => l.next_redirect(state).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(from_listener);
         loop {
             let step = {
                 let from_host = async {
@@ -793,15 +802,9 @@ impl AuthContext {
                         None => std::future::pending().await,
                     }
                 };
-                let from_listener = async {
-                    match loopback {
-                        Some(l) => l.next_redirect(state).await,
-                        None => std::future::pending().await,
-                    }
-                };
                 tokio::select! {
                     r = from_host => Step::Host(r),
-                    r = from_listener => Step::Listener(r),
+                    r = &mut from_listener => Step::Listener(r),
                     _ = tokio::time::sleep_until(deadline) => Step::TimedOut,
                 }
             };
