@@ -426,7 +426,10 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: mpsc::Unbound
                 }) => session.hooks.log(
                     "transport",
                     "warning",
-                    &format!("server error without an id: {code} {message}"),
+                    &format!(
+                        "server error without an id: {code} {}",
+                        crate::untrusted::shown(&message)
+                    ),
                 ),
                 Ok(Incoming::Request { id, method, params }) => {
                     let s = session.clone();
