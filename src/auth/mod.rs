@@ -148,7 +148,8 @@ struct Active {
 struct State {
     active: Option<Active>,
     generation: u64,
-    /// The issuer pre-registered credentials without `oauth.issuer` were first used with.
+    /// The issuer a public pre-registered client id (no secret, no key) without `oauth.issuer`
+    /// was first used with.
     bound_issuer: Option<String>,
 }
 
