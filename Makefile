@@ -2,6 +2,9 @@
 #   make demo                 build the library and run the C examples against the fixture server
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
 #   make conformance          the official MCP conformance suite's client scenarios
+#   make docs-test            every README code block compiled and run (part of make test)
+#   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
+#   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
 #   make install PREFIX=/usr/local
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
@@ -44,12 +47,12 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test c-test conformance bindings-test interop-test
+test: lint header-check rust-test fuzz-smoke docs-test c-test conformance bindings-test interop-test
 	@echo "make test: all suites passed"
 
 lint:
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	$(CARGO) clippy --workspace --all-targets --all-features --locked -- -D warnings
 
 # The build regenerates include/mcp_client.h; a committed header that differs is ABI drift.
 header-check: build
@@ -59,6 +62,29 @@ header-check: build
 
 rust-test: build
 	$(CARGO) test --workspace --locked
+
+# Every code block of the READMEs compiled, and run against the fixture server where it talks to
+# one (conventions at the top of tests/docs/check.py; README.md's Rust blocks are doctests).
+.PHONY: docs-test
+docs-test: build
+	python3 tests/docs/check.py
+
+# Property-based fuzzing of the parsers (tests/fuzz, proptest): a few seconds in `make test`,
+# FUZZ_MINUTES of it in `make fuzz` (not in CI). Saved failures in tests/proptest-regressions
+# replay first on every run; commit new ones with their fix.
+FUZZ_CARGO = $(CARGO) test --locked --features fuzzing --test fuzz
+FUZZ_MINUTES ?= 5
+.PHONY: fuzz fuzz-smoke
+fuzz-smoke:
+	PROPTEST_CASES=64 $(FUZZ_CARGO)
+
+# Rounds of fresh random cases until FUZZ_MINUTES have passed (each round is a new seed).
+fuzz:
+	@end=$$(( $$(date +%s) + 60 * $(FUZZ_MINUTES) )); round=0; \
+	while [ $$(date +%s) -lt $$end ]; do \
+	  round=$$((round + 1)); echo "== fuzz round $$round"; \
+	  PROPTEST_CASES=$${PROPTEST_CASES:-20000} $(FUZZ_CARGO) -q || exit 1; \
+	done
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
@@ -92,6 +118,21 @@ $(DEBUG)/conformance-client: tests/conformance/client.c include/mcp_client.h $(D
 
 # Benchmarks against rmcp, the TypeScript and Python SDK clients and a raw baseline (not part of
 # `make test`); writes bench/results/latest.{md,json}. See bench/README.md. (bench/ is a folder.)
+.PHONY: update-schemas
+# Refresh the vendored official JSON Schemas (tests/vectors/mcp-schema, read by tests/wire_schema.rs)
+# from SPEC_DIR/<version>/schema.json: an upstream checkout's schema/ folder or the shared spec copy.
+# Not part of `make test`: tests read only the committed copies.
+SCHEMA_VERSIONS := 2025-11-25 2026-07-28
+SCHEMA_DIR := tests/vectors/mcp-schema
+SPEC_DIR ?= ../shared/spec
+update-schemas:
+	@for v in $(SCHEMA_VERSIONS); do \
+	  test -f $(SPEC_DIR)/$$v/schema.json || { echo "update-schemas: no $(SPEC_DIR)/$$v/schema.json (set SPEC_DIR)"; exit 1; }; \
+	  mkdir -p $(SCHEMA_DIR)/$$v && cp $(SPEC_DIR)/$$v/schema.json $(SCHEMA_DIR)/$$v/schema.json; \
+	done
+	cd $(SCHEMA_DIR) && sha256sum $(SCHEMA_VERSIONS:%=%/schema.json) > SHA256SUMS
+	@git diff --stat -- $(SCHEMA_DIR) || true
+
 .PHONY: bench
 bench:
 	python3 bench/run.py $(BENCH_ARGS)

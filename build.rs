@@ -1,11 +1,18 @@
 //! Generates the C header with cbindgen. In a git checkout the committed
 //! `include/mcp_client.h` is rewritten when it differs, so `git diff` shows any ABI drift.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/ffi");
-    println!("cargo:rerun-if-changed=cbindgen.toml");
+    // cbindgen reads the C ABI only (src/ffi), so nothing of the crate's internals reaches C hosts.
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let ffi_sources = ffi_sources(&dir.join("src/ffi"));
+    for input in ["src/ffi", "cbindgen.toml", "build.rs", "Cargo.toml"] {
+        println!("cargo:rerun-if-changed={input}");
+    }
+    for file in &ffi_sources {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         // What a dynamically linked host records as its dependency: a 0.x release breaks the ABI
         // with each minor version (cargo-c's rule), later ones with each major.
@@ -14,7 +21,6 @@ fn main() {
             soversion()
         );
     }
-    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
     config.after_includes = Some(format!(
         "\n#define MCP_VERSION_MAJOR {}\n#define MCP_VERSION_MINOR {}\n#define MCP_VERSION_PATCH {}\n\
@@ -25,7 +31,9 @@ fn main() {
         env!("CARGO_PKG_VERSION_MINOR"),
         env!("CARGO_PKG_VERSION_PATCH"),
     ));
-    let bindings = match cbindgen::Builder::new().with_crate(&dir).with_config(config).generate() {
+    // `with_src` on the module root follows its `mod` declarations: the C ABI and nothing else.
+    let builder = cbindgen::Builder::new().with_src(dir.join("src/ffi/mod.rs"));
+    let bindings = match builder.with_config(config).generate() {
         Ok(b) => b,
         Err(e) => panic!("cbindgen failed: {e}"),
     };
@@ -34,6 +42,16 @@ fn main() {
     if dir.join(".git").exists() {
         bindings.write_to_file(dir.join("include/mcp_client.h"));
     }
+}
+
+/// The C ABI's source files, each a reason to regenerate the header.
+fn ffi_sources(ffi_dir: &Path) -> Vec<PathBuf> {
+    let files: Vec<PathBuf> = std::fs::read_dir(ffi_dir)
+        .expect("src/ffi")
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .collect();
+    files
 }
 
 /// `0.<minor>` before 1.0, then `<major>`; the Makefile derives the same for its symlinks.

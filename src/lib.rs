@@ -8,6 +8,10 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod ffi;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
+pub(crate) mod net;
 pub mod protocol;
 pub mod transport;
 mod untrusted;
@@ -20,3 +24,9 @@ pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;
 pub use transport::stdio::{EnvMode, StdioConfig};
 pub use transport::TransportConfig;
+
+// README.md's Rust examples are compiled and run as doctests (`cargo test --doc`), so they
+// cannot rot; tests/docs/check.py covers the other languages.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

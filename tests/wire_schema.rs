@@ -1,9 +1,9 @@
 //! Every message the client writes validates against the official JSON Schema of its era:
 //! a modern session (every request kind, an MRTR retry with elicitation, sampling and roots
 //! answers, a listen and its cancellation, a cancelled call) against
-//! `../shared/spec/2026-07-28/schema.json`, and a legacy session (the handshake, every request
+//! `tests/vectors/mcp-schema/2026-07-28/schema.json`, and a legacy session (the handshake, every request
 //! kind, the client's answers to server→client requests, results and errors) against
-//! `../shared/spec/2025-11-25/schema.json`.
+//! `tests/vectors/mcp-schema/2025-11-25/schema.json`.
 //!
 //! Each message is checked against the `$defs` entry for its kind: a request or notification
 //! by its `method` const, a response as `JSONRPCResultResponse` plus the result type of the
@@ -31,7 +31,7 @@ struct Schema {
 impl Schema {
     fn load(version: &str) -> Schema {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/spec")
+            .join("tests/vectors/mcp-schema")
             .join(version)
             .join("schema.json");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));

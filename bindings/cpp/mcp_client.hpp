@@ -1094,7 +1094,8 @@ public:
     Config& env(const std::string& name, const std::string& value) {
         return set([&](mcp_error** e) { return mcp_config_set_env(config_, name.c_str(), value.c_str(), e); });
     }
-    /// true: the server sees only the variables set with env(); false (default): inherit.
+    /// true: the server sees only the variables set with env(); false: the whole environment.
+    /// Not called: the library's default (HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, LC_*).
     Config& replace_env(bool replace) {
         return set([&](mcp_error** e) {
             return mcp_config_set_env_mode(config_, replace ? MCP_ENV_REPLACE : MCP_ENV_INHERIT, e);

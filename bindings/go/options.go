@@ -33,12 +33,13 @@ func (c *config) json() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// EnvMode says whether the server inherits the host's environment.
+// EnvMode says which of the host's environment variables the server gets (stdio).
 type EnvMode int
 
 const (
-	EnvInherit EnvMode = iota // the host's environment plus the variables set (default)
-	EnvReplace                // only the variables set with WithEnv
+	EnvInherit   EnvMode = iota // all of them (an explicit choice), plus the variables set
+	EnvReplace                  // none: only the variables set with WithEnv
+	EnvAllowlist                // HOME LOGNAME PATH SHELL TERM USER LANG LC_* plus the variables set (default)
 )
 
 // Mode selects the protocol era.
@@ -76,13 +77,17 @@ func WithEnv(name, value string) Option {
 	}
 }
 
-// WithEnvMode chooses between inheriting the host's environment and replacing it (stdio).
+// WithEnvMode chooses which of the host's environment variables the server gets (stdio;
+// default EnvAllowlist, so the host's secrets stay out of servers).
 func WithEnvMode(m EnvMode) Option {
 	return func(c *config) {
-		if m == EnvReplace {
+		switch m {
+		case EnvReplace:
 			c.settings["env_mode"] = "replace"
-		} else {
+		case EnvInherit:
 			c.settings["env_mode"] = "inherit"
+		default:
+			c.settings["env_mode"] = "allowlist"
 		}
 	}
 }

@@ -323,8 +323,15 @@ def render(hdr: Header, header_name: str) -> str:
     w("# flake8: noqa")
     w("")
     w("import ctypes")
+    w("from typing import Any, Dict, List, Tuple")
     w("")
     w("# ----- constants (#define) -----")
+    w("")
+    w("# The constants are this module's public names: mcp_client re-exports them.")
+    w("__all__ = [")
+    for name, _value, _doc in hdr.defines:
+        w(f"    {name!r},")
+    w("]")
     w("")
     for name, value, doc in hdr.defines:
         out.extend(py_comment(doc))
@@ -368,7 +375,7 @@ def render(hdr: Header, header_name: str) -> str:
             w("")
     w("# ----- functions: name -> (restype, argtypes) -----")
     w("")
-    w("FUNCTIONS = {")
+    w("FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {")
     for name, ret, args, doc in hdr.functions:
         out.extend(py_comment(doc, "    "))
         restype = ctype(hdr, ret)
@@ -381,7 +388,7 @@ def render(hdr: Header, header_name: str) -> str:
     w("}")
     w("")
     w("")
-    w("def bind(lib):")
+    w("def bind(lib: ctypes.CDLL) -> ctypes.CDLL:")
     w('    """Sets restype and argtypes of every function on `lib` (a ctypes.CDLL).')
     w("")
     w("    Raises AttributeError naming the first symbol the library does not export.")

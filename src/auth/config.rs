@@ -72,6 +72,14 @@ pub struct OAuthConfig {
     pub open_browser: bool,
     /// Allow authorization servers (and metadata) on plain http:// outside loopback hosts.
     pub allow_http: bool,
+    /// Let the flows contact loopback, private and carrier-grade NAT addresses although the MCP
+    /// server is not in that class (link-local and special ranges need `allow_hosts`).
+    pub allow_private_networks: bool,
+    /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses,
+    /// ranges (`10.0.0.0/8`).
+    pub allow_hosts: Vec<String>,
+    /// Hosts the flows never contact (same forms; a range also matches resolved addresses).
+    pub deny_hosts: Vec<String>,
 }
 
 impl Default for OAuthConfig {
@@ -95,6 +103,9 @@ impl Default for OAuthConfig {
             max_step_up: 2,
             open_browser: false,
             allow_http: false,
+            allow_private_networks: false,
+            allow_hosts: Vec::new(),
+            deny_hosts: Vec::new(),
         }
     }
 }
@@ -136,6 +147,9 @@ const KEYS: &[&str] = &[
     "max_step_up",
     "open_browser",
     "allow_http",
+    "allow_private_networks",
+    "allow_hosts",
+    "deny_hosts",
 ];
 
 impl OAuthConfig {
@@ -153,7 +167,9 @@ impl OAuthConfig {
     ///   `loopback_path` (`/callback`);
     /// - `scopes` (array or space-separated string), `offline_access` (true),
     ///   `authorization_timeout_ms` (300000, at most a day), `max_step_up` (2), `open_browser` (false),
-    ///   `allow_http` (false).
+    ///   `allow_http` (false);
+    /// - where the flows may go (`crate::net::policy`): `allow_private_networks` (false),
+    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges).
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -241,6 +257,24 @@ impl OAuthConfig {
         }
         if let Some(b) = boolean("allow_http")? {
             cfg.allow_http = b;
+        }
+        if let Some(b) = boolean("allow_private_networks")? {
+            cfg.allow_private_networks = b;
+        }
+        for (key, list) in [
+            ("allow_hosts", &mut cfg.allow_hosts),
+            ("deny_hosts", &mut cfg.deny_hosts),
+        ] {
+            *list = match obj.get(key) {
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| Error::invalid(format!("oauth.{key} must be an array of strings")))?,
+                Some(_) => return Err(Error::invalid(format!("oauth.{key} must be an array of strings"))),
+            };
+            crate::net::policy::check_patterns(list, key).map_err(|e| Error::invalid(format!("oauth.{e}")))?;
         }
         let alg = string("signing_algorithm")?;
         if let Some(a) = &alg {
@@ -361,6 +395,8 @@ mod tests {
             json!({"application_type": "desktop"}),
             json!({"signing_algorithm": "ES256"}),
             json!({"redirect_uri": "/relative"}),
+            json!({"allow_hosts": "a.example"}),
+            json!({"deny_hosts": ["ok.example", "not a host"]}),
         ] {
             assert!(OAuthConfig::from_json(&bad).is_err(), "{bad}");
         }

@@ -4,14 +4,18 @@
 //! the specification's order, its `issuer` checked against the issuer the URL was built from.
 //! Without any protected resource metadata the 2025-03-26 rules apply: the authorization server
 //! is the MCP server's origin, with default endpoints when it publishes no metadata.
+//!
+//! Every URL is checked by `Io::check` before it is fetched (the MCP server chose it), and
+//! errors never quote what a fetched document says (its fields are the server's text).
 
 use super::challenge::Challenge;
 use super::Io;
 use crate::error::{Error, Result};
+use crate::net::redact;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
-use url::{Host, Url};
+use url::Url;
 
 /// Bound on a metadata document.
 const METADATA_MAX: usize = 256 * 1024;
@@ -69,27 +73,6 @@ pub(crate) struct Discovery {
     pub server: AuthServer,
 }
 
-pub(crate) fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(Host::Domain(d)) => d.eq_ignore_ascii_case("localhost") || d.to_ascii_lowercase().ends_with(".localhost"),
-        Some(Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
-/// https, or plain http on a loopback host (or anywhere with `allow_http`).
-pub(crate) fn check_secure(url: &Url, what: &str, allow_http: bool) -> Result<()> {
-    match url.scheme() {
-        "https" => Ok(()),
-        "http" if allow_http || is_loopback(url) => Ok(()),
-        "http" => Err(Error::auth(format!(
-            "{what} {url} is plain http on a non-loopback host; refusing (set oauth.allow_http to permit it)"
-        ))),
-        _ => Err(Error::auth(format!("{what} {url} is not an http(s) URL"))),
-    }
-}
-
 /// Where a protected resource metadata document was found, which fixes the resource it may
 /// describe (RFC 9728 §3.3).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -129,32 +112,34 @@ fn origin(url: &Url) -> String {
 
 /// GETs a JSON document; `Ok(None)` (with the reason logged) when there is none at `url`.
 async fn get_json(io: &Io, url: &Url, what: &str) -> Result<Option<Value>> {
+    let shown = redact::url(url);
     let request = io
-        .http
+        .client_for(url)
+        .map_err(|e| e.context(what))?
         .get(url.clone())
         .header(reqwest::header::ACCEPT, "application/json")
         .timeout(HTTP_TIMEOUT);
     let mut response = request
         .send()
         .await
-        .map_err(|e| Error::new(crate::error::ErrorKind::Io, format!("{what}: GET {url} failed: {e}")))?;
+        .map_err(|e| Io::send_error(e, &format!("{what}: GET {shown}")))?;
     let status = response.status();
     let mut body = Vec::new();
     while let Ok(Some(chunk)) = response.chunk().await {
         if body.len() + chunk.len() > METADATA_MAX {
-            io.log(format!("{what}: {url} is larger than {METADATA_MAX} bytes; ignored"));
+            io.log(format!("{what}: {shown} is larger than {METADATA_MAX} bytes; ignored"));
             return Ok(None);
         }
         body.extend_from_slice(&chunk);
     }
     if !status.is_success() {
-        io.log(format!("{what}: GET {url} answered HTTP {status}"));
+        io.log(format!("{what}: GET {shown} answered HTTP {status}"));
         return Ok(None);
     }
     match serde_json::from_slice::<Value>(&body) {
         Ok(v) if v.is_object() => Ok(Some(v)),
         _ => {
-            io.log(format!("{what}: {url} is not a JSON object; ignored"));
+            io.log(format!("{what}: {shown} is not a JSON object; ignored"));
             Ok(None)
         }
     }
@@ -168,18 +153,13 @@ struct ProtectedResource {
 
 /// The protected resource metadata: the challenge's `resource_metadata`, else the path-aware
 /// then the root well-known URL. `Ok(None)` when the server publishes none.
-async fn protected_resource(
-    io: &Io,
-    server: &Url,
-    challenge: &Challenge,
-    allow_http: bool,
-) -> Result<Option<ProtectedResource>> {
+async fn protected_resource(io: &Io, server: &Url, challenge: &Challenge) -> Result<Option<ProtectedResource>> {
     let what = "protected resource metadata";
     let candidates: Vec<(Url, PrmSource)> = match &challenge.resource_metadata {
         Some(u) => vec![(
             server
                 .join(u)
-                .map_err(|_| Error::auth(format!("the challenge's resource_metadata {u:?} is not a URL")))?,
+                .map_err(|_| Error::auth("the challenge's resource_metadata is not a URL"))?,
             PrmSource::ServerUrl,
         )],
         None => {
@@ -202,20 +182,19 @@ async fn protected_resource(
         }
     };
     for (url, source) in &candidates {
-        if url.origin() != server.origin() {
-            check_secure(url, what, allow_http)?;
-        }
+        let shown = redact::url(url);
         let Some(doc) = get_json(io, url, what).await? else {
             continue;
         };
         let resource = doc
             .get("resource")
             .and_then(Value::as_str)
-            .ok_or_else(|| Error::auth(format!("the {what} at {url} has no resource")))?
+            .ok_or_else(|| Error::auth(format!("the {what} at {shown} has no resource")))?
             .to_string();
         if !resource_matches(&resource, server, *source) {
             return Err(Error::auth(format!(
-                "the {what} at {url} is for the resource {resource:?}, not for {server}; refusing to authorize"
+                "the {what} at {shown} is for another resource than {}; refusing to authorize",
+                redact::url(server)
             )));
         }
         let authorization_servers: Vec<String> = doc
@@ -225,7 +204,7 @@ async fn protected_resource(
             .unwrap_or_default();
         if authorization_servers.is_empty() {
             return Err(Error::auth(format!(
-                "the {what} at {url} names no authorization server"
+                "the {what} at {shown} names no authorization server"
             )));
         }
         let scopes_supported = doc
@@ -248,15 +227,14 @@ async fn protected_resource(
 
 /// Fetches an issuer's metadata through the specification's well-known URLs, in order; the
 /// document's `issuer` must equal `issuer` exactly.
-pub(crate) async fn authorization_server(io: &Io, issuer: &str, allow_http: bool) -> Result<Option<AuthServer>> {
+pub(crate) async fn authorization_server(io: &Io, issuer: &str) -> Result<Option<AuthServer>> {
     let what = "authorization server metadata";
-    let url =
-        Url::parse(issuer).map_err(|_| Error::auth(format!("the authorization server {issuer:?} is not a URL")))?;
-    check_secure(&url, "the authorization server", allow_http)?;
+    let url = Url::parse(issuer).map_err(|_| Error::auth("the authorization server's issuer is not a URL"))?;
+    io.check(&url).map_err(|e| e.context("the authorization server"))?;
     if url.query().is_some() || url.fragment().is_some() {
-        return Err(Error::auth(format!(
-            "the authorization server {issuer:?} has a query or fragment, which an issuer cannot"
-        )));
+        return Err(Error::auth(
+            "the authorization server's issuer has a query or fragment, which an issuer cannot",
+        ));
     }
     let host = origin(&url);
     let path = url.path().trim_end_matches('/');
@@ -279,12 +257,12 @@ pub(crate) async fn authorization_server(io: &Io, issuer: &str, allow_http: bool
         let Some(doc) = get_json(io, &candidate, what).await? else {
             continue;
         };
-        let meta: AsMetadata = serde_json::from_value(doc)
-            .map_err(|e| Error::auth(format!("the {what} at {candidate} is malformed: {e}")))?;
+        let shown = redact::url(&candidate);
+        let meta: AsMetadata =
+            serde_json::from_value(doc).map_err(|_| Error::auth(format!("the {what} at {shown} is malformed")))?;
         if meta.issuer != issuer {
             return Err(Error::auth(format!(
-                "the {what} at {candidate} names the issuer {:?}, not {issuer:?}; refusing it",
-                meta.issuer
+                "the {what} at {shown} names another issuer than the one it was fetched for; refusing it"
             )));
         }
         for (name, endpoint) in [
@@ -294,7 +272,13 @@ pub(crate) async fn authorization_server(io: &Io, issuer: &str, allow_http: bool
         ] {
             if let Some(e) = endpoint {
                 let parsed = Url::parse(e).map_err(|_| Error::auth(format!("the {what}'s {name} is not a URL")))?;
-                check_secure(&parsed, name, allow_http)?;
+                // The browser opens the authorization endpoint; the library fetches the others.
+                let checked = if name == "authorization_endpoint" {
+                    io.check_scheme(&parsed)
+                } else {
+                    io.check(&parsed)
+                };
+                checked.map_err(|e| e.context(&format!("the {what}'s {name}")))?;
             }
         }
         return Ok(Some(AuthServer {
@@ -318,20 +302,11 @@ fn choose(listed: &[String], preferred: &[&str]) -> String {
 
 /// Everything the flows need, discovered afresh (the resource may have moved to another
 /// authorization server since the last time).
-pub(crate) async fn discover(
-    io: &Io,
-    server: &Url,
-    challenge: &Challenge,
-    preferred: &[&str],
-    allow_http: bool,
-) -> Result<Discovery> {
-    if let Some(prm) = protected_resource(io, server, challenge, allow_http).await? {
+pub(crate) async fn discover(io: &Io, server: &Url, challenge: &Challenge, preferred: &[&str]) -> Result<Discovery> {
+    if let Some(prm) = protected_resource(io, server, challenge).await? {
         let issuer = choose(&prm.authorization_servers, preferred);
-        let found = authorization_server(io, &issuer, allow_http).await?.ok_or_else(|| {
-            Error::auth(format!(
-                "the authorization server {} publishes no metadata at any of the well-known URLs",
-                crate::untrusted::shown(&issuer)
-            ))
+        let found = authorization_server(io, &issuer).await?.ok_or_else(|| {
+            Error::auth("the authorization server the protected resource metadata names publishes no metadata at any of the well-known URLs")
         })?;
         return Ok(Discovery {
             resource: prm.resource,
@@ -344,7 +319,7 @@ pub(crate) async fn discover(
     io.log(format!(
         "the server publishes no protected resource metadata; using {issuer} as the authorization server (2025-03-26 rules)"
     ));
-    let found = match authorization_server(io, &issuer, allow_http).await? {
+    let found = match authorization_server(io, &issuer).await? {
         Some(found) => found,
         None => AuthServer {
             meta: AsMetadata {
@@ -414,20 +389,5 @@ mod tests {
             &https,
             PrmSource::ServerUrl
         ));
-    }
-
-    #[test]
-    fn plain_http_only_on_loopback() {
-        for ok in [
-            "https://a.example",
-            "http://localhost:1",
-            "http://127.0.0.2",
-            "http://[::1]:3",
-        ] {
-            assert!(check_secure(&Url::parse(ok).unwrap(), "x", false).is_ok(), "{ok}");
-        }
-        assert!(check_secure(&Url::parse("http://a.example").unwrap(), "x", false).is_err());
-        assert!(check_secure(&Url::parse("http://a.example").unwrap(), "x", true).is_ok());
-        assert!(check_secure(&Url::parse("ftp://a.example").unwrap(), "x", true).is_err());
     }
 }

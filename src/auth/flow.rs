@@ -2,13 +2,15 @@
 //! request and the validation of its response (state, then RFC 9207 `iss`, then `error`), and
 //! token requests (authorization code, refresh, client credentials) with the token endpoint
 //! authentication methods `client_secret_basic`, `client_secret_post`, `none` and
-//! `private_key_jwt`. Nothing secret is put into an error message.
+//! `private_key_jwt`. Nothing secret is put into an error message, and nothing the server
+//! wrote either, beyond a registered OAuth error code.
 
 use super::discovery::{AuthServer, HTTP_TIMEOUT};
 use super::jwt::Signer;
 use super::store::{now_secs, ClientRecord, TokenSet};
 use super::Io;
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::redact;
 use crate::untrusted::shown;
 use base64::Engine;
 use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
@@ -60,13 +62,10 @@ impl ClientAuth {
     }
 }
 
-fn endpoint(server: &AuthServer, value: &Option<String>, name: &str) -> Result<Url> {
-    let value = value.as_deref().ok_or_else(|| {
-        Error::auth(format!(
-            "the authorization server {} has no {name}",
-            shown(&server.issuer)
-        ))
-    })?;
+fn endpoint(value: &Option<String>, name: &str) -> Result<Url> {
+    let value = value
+        .as_deref()
+        .ok_or_else(|| Error::auth(format!("the authorization server has no {name}")))?;
     Url::parse(value).map_err(|_| Error::auth(format!("the authorization server's {name} is not a URL")))
 }
 
@@ -88,23 +87,40 @@ async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(req
             Err(e) => {
                 return Err(Error::new(
                     ErrorKind::Io,
-                    format!("reading the {what} answer failed: {e}"),
+                    format!("reading the {what} answer failed: {}", redact::http_error(e)),
                 ))
             }
         }
     }
 }
 
-/// `error: error_description` of an OAuth error answer, sanitised.
+/// The `error` code of an OAuth error answer when it is one of the registered codes (RFC 6749
+/// §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the
+/// server wrote are never shown (security.md §1 S8).
 fn oauth_error(body: &[u8]) -> String {
+    const CODES: &[&str] = &[
+        "invalid_request",
+        "invalid_client",
+        "invalid_grant",
+        "unauthorized_client",
+        "unsupported_grant_type",
+        "invalid_scope",
+        "invalid_target",
+        "invalid_redirect_uri",
+        "invalid_client_metadata",
+        "invalid_software_statement",
+        "unapproved_software_statement",
+        "invalid_token",
+        "insufficient_scope",
+        "access_denied",
+        "server_error",
+        "temporarily_unavailable",
+    ];
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
-    match (
-        v.get("error").and_then(Value::as_str),
-        v.get("error_description").and_then(Value::as_str),
-    ) {
-        (Some(e), Some(d)) => format!("{}: {}", shown(e), shown(d)),
-        (Some(e), None) => shown(e),
-        _ => "no OAuth error in the answer".into(),
+    match v.get("error").and_then(Value::as_str) {
+        Some(e) if CODES.contains(&e) => e.to_string(),
+        Some(_) => "an unregistered OAuth error".into(),
+        None => "no OAuth error in the answer".into(),
     }
 }
 
@@ -129,7 +145,7 @@ pub(crate) async fn register(
     redirect_uri: &str,
     method: Option<&str>,
 ) -> Result<ClientRecord> {
-    let url = endpoint(server, &server.meta.registration_endpoint, "registration_endpoint")?;
+    let url = endpoint(&server.meta.registration_endpoint, "registration_endpoint")?;
     let requested = method.map(str::to_string).unwrap_or_else(|| preferred_method(server));
     let body = json!({
         "client_name": client_name,
@@ -140,7 +156,8 @@ pub(crate) async fn register(
         "application_type": application_type,
     });
     let response = io
-        .http
+        .client_for(&url)
+        .map_err(|e| e.context("client registration"))?
         .post(url.clone())
         .timeout(HTTP_TIMEOUT)
         .header(CONTENT_TYPE, "application/json")
@@ -148,12 +165,11 @@ pub(crate) async fn register(
         .body(body.to_string())
         .send()
         .await
-        .map_err(|e| Error::new(ErrorKind::Io, format!("client registration at {url} failed: {e}")))?;
+        .map_err(|e| Io::send_error(e, &format!("client registration at {}", redact::url(&url))))?;
     let (status, body) = read_answer(response, "registration").await?;
     if !status.is_success() {
         return Err(Error::auth(format!(
-            "the authorization server {} refused the client registration (HTTP {status}): {}",
-            shown(&server.issuer),
+            "the authorization server refused the client registration (HTTP {status}): {}",
             oauth_error(&body)
         )));
     }
@@ -224,7 +240,7 @@ pub(crate) fn authorization_url(
     resource: &str,
     scope: Option<&str>,
 ) -> Result<String> {
-    let mut url = endpoint(server, &server.meta.authorization_endpoint, "authorization_endpoint")?;
+    let mut url = endpoint(&server.meta.authorization_endpoint, "authorization_endpoint")?;
     {
         let mut q = url.query_pairs_mut();
         q.append_pair("response_type", "code")
@@ -327,19 +343,19 @@ pub(crate) async fn token_request(
     requested_scope: Option<&str>,
 ) -> Result<TokenSet> {
     if !client.may_go_to(&server.issuer) {
-        return Err(Error::auth(format!(
-            "the client credentials belong to another authorization server than {}; not sending them",
-            shown(&server.issuer)
-        )));
+        return Err(Error::auth(
+            "the client credentials belong to another authorization server than this one; not sending them",
+        ));
     }
-    let url = endpoint(server, &server.meta.token_endpoint, "token_endpoint")?;
+    let url = endpoint(&server.meta.token_endpoint, "token_endpoint")?;
     let grant = form
         .iter()
         .find(|(k, _)| *k == "grant_type")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
     let mut request = io
-        .http
+        .client_for(&url)
+        .map_err(|e| e.context(&format!("the {grant} token request")))?
         .post(url.clone())
         .timeout(HTTP_TIMEOUT)
         .header(ACCEPT, "application/json");
@@ -347,7 +363,7 @@ pub(crate) async fn token_request(
         client
             .secret
             .clone()
-            .ok_or_else(|| Error::auth(format!("{} needs a client secret, and there is none", client.method)))
+            .ok_or_else(|| Error::auth("the client's authentication method needs a client secret, and there is none"))
     };
     match client.method.as_str() {
         "client_secret_basic" => request = request.header(AUTHORIZATION, basic(&client.client_id, &secret()?)?),
@@ -374,12 +390,11 @@ pub(crate) async fn token_request(
         .body(body)
         .send()
         .await
-        .map_err(|e| Error::new(ErrorKind::Io, format!("the {grant} token request to {url} failed: {e}")))?;
+        .map_err(|e| Io::send_error(e, &format!("the {grant} token request to {}", redact::url(&url))))?;
     let (status, body) = read_answer(response, "token").await?;
     if !status.is_success() {
         return Err(Error::auth(format!(
-            "the token endpoint of {} refused the {grant} request (HTTP {status}): {}",
-            shown(&server.issuer),
+            "the token endpoint refused the {grant} request (HTTP {status}): {}",
             oauth_error(&body)
         ))
         .with_http_status(status.as_u16()));
@@ -401,10 +416,9 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
     }
     let token_type = v.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
     if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(Error::auth(format!(
-            "the token endpoint issued a {:?} token; only Bearer tokens are supported",
-            shown(token_type)
-        )));
+        return Err(Error::auth(
+            "the token endpoint issued a token of another type than Bearer, the only one supported",
+        ));
     }
     let expires_in = v.get("expires_in").and_then(|e| {
         e.as_u64()

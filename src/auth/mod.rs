@@ -33,6 +33,7 @@ pub use store::{MemoryTokenStore, TokenStore};
 
 use crate::client::{CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::policy::Guard;
 use crate::transport::{BoxFuture, TransportConfig};
 use crate::untrusted::shown;
 use discovery::{AuthServer, Discovery};
@@ -87,6 +88,7 @@ where
 /// (the conformance suite's); a real host opens a browser instead. Nothing is sent but the URL.
 pub async fn fetch_redirect(url: &str, timeout: Duration) -> Result<String> {
     let target = Url::parse(url).map_err(|_| Error::invalid("the authorization URL is not a URL"))?;
+    let shown = crate::net::redact::url(&target);
     if !matches!(target.scheme(), "http" | "https") {
         return Err(Error::invalid("the authorization URL must be http or https"));
     }
@@ -94,14 +96,18 @@ pub async fn fetch_redirect(url: &str, timeout: Duration) -> Result<String> {
     let response = tokio::time::timeout(timeout, http.get(target.clone()).send())
         .await
         .map_err(|_| Error::new(ErrorKind::Timeout, "the authorization URL did not answer in time"))?
-        .map_err(|e| Error::new(ErrorKind::Io, format!("GET of the authorization URL failed: {e}")))?;
+        .map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("GET {shown} failed: {}", crate::net::redact::http_error(e)),
+            )
+        })?;
     let status = response.status();
     if !status.is_redirection() {
-        return Err(Error::new(
-            ErrorKind::Io,
-            format!("the authorization URL answered HTTP {status}, not a redirect"),
-        )
-        .with_http_status(status.as_u16()));
+        return Err(
+            Error::new(ErrorKind::Io, format!("{shown} answered HTTP {status}, not a redirect"))
+                .with_http_status(status.as_u16()),
+        );
     }
     let location = response
         .headers()
@@ -114,21 +120,74 @@ pub async fn fetch_redirect(url: &str, timeout: Duration) -> Result<String> {
         .map_err(|_| Error::new(ErrorKind::Io, "the redirect's Location is not a URL"))
 }
 
-/// What a flow needs from the transport: its HTTP client (no redirects are ever followed) and
-/// a way to report diagnostics.
+/// What a flow needs from the transport: the HTTP clients (no redirects are ever followed)
+/// and a way to report diagnostics. Requests to the MCP server's own origin (its metadata, the
+/// 2025-03-26 default endpoints) go through the transport's client, which reaches that server
+/// anyway; every other URL was chosen by the server and passes the guard (`crate::net::policy`)
+/// first, then goes through the guarded client, whose resolver checks each answer.
 #[derive(Clone)]
 pub(crate) struct Io {
-    pub http: reqwest::Client,
+    http: reqwest::Client,
+    server: url::Origin,
+    guarded: reqwest::Client,
+    guard: Arc<Guard>,
     log: Arc<dyn Fn(String) + Send + Sync>,
 }
 
 impl Io {
-    pub fn new(http: reqwest::Client, log: Arc<dyn Fn(String) + Send + Sync>) -> Io {
-        Io { http, log }
+    pub fn new(
+        http: reqwest::Client,
+        server: &Url,
+        guarded: reqwest::Client,
+        guard: Arc<Guard>,
+        log: Arc<dyn Fn(String) + Send + Sync>,
+    ) -> Io {
+        Io {
+            http,
+            server: server.origin(),
+            guarded,
+            guard,
+            log,
+        }
     }
 
     pub fn log(&self, line: String) {
         (self.log)(line)
+    }
+
+    /// Refuses a URL the flows must not contact (checked again on its resolved addresses).
+    pub fn check(&self, url: &Url) -> Result<()> {
+        if url.origin() == self.server && url.username().is_empty() && url.password().is_none() {
+            return Ok(());
+        }
+        self.guard.check_url(url).map_err(|r| Error::auth(r.0))
+    }
+
+    /// The scheme rule alone, for the authorization endpoint (a browser opens it).
+    pub fn check_scheme(&self, url: &Url) -> Result<()> {
+        self.guard.check_scheme(url).map_err(|r| Error::auth(r.0))
+    }
+
+    /// The client for a request to `url`, once `url` passed [`Io::check`].
+    pub fn client_for(&self, url: &Url) -> Result<&reqwest::Client> {
+        self.check(url)?;
+        Ok(if url.origin() == self.server {
+            &self.http
+        } else {
+            &self.guarded
+        })
+    }
+
+    /// The error for a request that got no answer: the guard's refusal, or the failure without
+    /// the request URL.
+    pub fn send_error(e: reqwest::Error, what: &str) -> Error {
+        match crate::net::redact::refusal(&e) {
+            Some(r) => Error::auth(format!("{what}: {}", r.0)),
+            None => Error::new(
+                ErrorKind::Io,
+                format!("{what} failed: {}", crate::net::redact::http_error(e)),
+            ),
+        }
     }
 }
 
@@ -391,7 +450,7 @@ impl AuthContext {
         let mut prefer: Vec<&str> = Vec::new();
         prefer.extend(cfg.issuer.as_deref());
         prefer.extend(preferred.as_deref());
-        let d = discovery::discover(io, &server_url, challenge, &prefer, cfg.allow_http).await?;
+        let d = discovery::discover(io, &server_url, challenge, &prefer).await?;
         let issuer = d.server.issuer.clone();
         let failed = {
             let mut st = self.state.lock().unwrap();
@@ -484,7 +543,7 @@ impl AuthContext {
         let cfg = self.cfg();
         let server_url = self.server.clone().ok_or_else(|| Error::auth("no server URL"))?;
         let prefer: Vec<&str> = cfg.issuer.as_deref().into_iter().collect();
-        let d = discovery::discover(io, &server_url, challenge, &prefer, cfg.allow_http).await?;
+        let d = discovery::discover(io, &server_url, challenge, &prefer).await?;
         let mut record = self.load(io, &d.server.issuer).await;
         io.log(format!(
             "the server asks for more scope ({}); authorizing again",
@@ -648,9 +707,8 @@ impl AuthContext {
             return Ok(ClientAuth::from_record(&client, issuer));
         }
         Err(Error::auth(format!(
-            "no client identity for the authorization server {}: no pre-registered credentials for it, \
+            "no client identity for the authorization server: no pre-registered credentials for it, \
              no Client ID Metadata Document support{}, no dynamic registration; configure oauth.client_id",
-            shown(issuer),
             if cfg.client_metadata_url.is_none() {
                 " (oauth.client_metadata_url is not set)"
             } else {
@@ -662,11 +720,10 @@ impl AuthContext {
     async fn client_credentials(&self, io: &Io, d: &Discovery, scopes: &[String]) -> Result<(ClientAuth, TokenSet)> {
         let issuer = &d.server.issuer;
         if !self.configured_for(issuer) {
-            return Err(Error::auth(format!(
-                "the configured client credentials belong to another authorization server than {} \
+            return Err(Error::auth(
+                "the configured client credentials belong to another authorization server than this one \
                  (oauth.issuer names theirs); not sending them",
-                shown(issuer)
-            )));
+            ));
         }
         let client = self.configured_client(&d.server);
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
@@ -696,10 +753,10 @@ impl AuthContext {
             .as_ref()
             .is_some_and(|m| m.iter().any(|x| x == "S256"));
         if server.from_metadata && !s256 {
-            return Err(Error::auth(format!(
-                "the authorization server {} does not advertise PKCE S256 (code_challenge_methods_supported); refusing to authorize",
-                shown(&server.issuer)
-            )));
+            return Err(Error::auth(
+                "the authorization server does not advertise PKCE S256 (code_challenge_methods_supported); \
+                 refusing to authorize",
+            ));
         }
         // The redirect: the host's own, or the loopback listener's (bound before registering,
         // which needs the URI).

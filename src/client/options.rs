@@ -103,6 +103,8 @@ const CONFIG_KEYS: &[&str] = &[
     "headers",
     "bearer_token",
     "oauth",
+    "allow_insecure_http",
+    "resolve",
     "args",
     "env",
     "env_mode",
@@ -123,11 +125,13 @@ const CONFIG_KEYS: &[&str] = &[
 impl ClientConfig {
     /// Builds a configuration from one flat JSON object, the form the C ABI and the bindings
     /// use. Exactly one of `command` (stdio) or `url` (HTTP) is given.
-    /// stdio: `{"command": "server", "args": [..], "env": {..}, "env_mode": "inherit"|"replace",
+    /// stdio: `{"command": "server", "args": [..], "env": {..}, "env_mode": "allowlist" (default:
+    /// PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_* from the host) | "inherit" | "replace",
     /// "cwd": "..", "stderr_tail_lines": .., "shutdown_grace_ms": ..}`;
     /// HTTP: `{"url": "https://host/mcp", "headers": {"Name": "value", ..}, "bearer_token": ".."}`,
     /// or instead of `bearer_token` an `"oauth": {..}` object (OAuth 2.1 authorization; keys in
-    /// [`crate::auth::OAuthConfig::from_json`]);
+    /// [`crate::auth::OAuthConfig::from_json`]); `"allow_insecure_http": true` lets tokens go
+    /// over plain http to non-loopback hosts; `"resolve": {"name": "address" | [..]}` pins names;
     /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
     /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..`.
@@ -178,7 +182,8 @@ impl ClientConfig {
             }
             (Some(command), None) => {
                 let given = |k: &&str| obj.get(*k).is_some_and(|v| !v.is_null());
-                if let Some(key) = ["headers", "bearer_token", "oauth"].into_iter().find(given) {
+                let http_only = ["headers", "bearer_token", "oauth", "allow_insecure_http", "resolve"];
+                if let Some(key) = http_only.into_iter().find(given) {
                     return Err(Error::invalid(format!("{key} applies to a \"url\", not a \"command\"")));
                 }
                 TransportConfig::Stdio(Self::stdio_from_json(obj, command, max_message_bytes)?)
@@ -206,6 +211,12 @@ impl ClientConfig {
                     }
                 }
                 http.bearer_token = string("bearer_token")?;
+                http.allow_insecure_http = match obj.get("allow_insecure_http") {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => return Err(Error::invalid("allow_insecure_http must be true or false")),
+                };
+                http.resolve = resolve_from_json(obj.get("resolve"))?;
                 http.oauth = match obj.get("oauth") {
                     None | Some(Value::Null) => None,
                     Some(v) => Some(Box::new(crate::auth::OAuthConfig::from_json(v)?)),
@@ -297,9 +308,14 @@ impl ClientConfig {
             }
         }
         stdio.env_mode = match string("env_mode")?.as_deref() {
-            None | Some("inherit") => EnvMode::Inherit,
+            None | Some("allowlist") => EnvMode::Allowlist,
+            Some("inherit") => EnvMode::Inherit,
             Some("replace") => EnvMode::Replace,
-            Some(other) => return Err(Error::invalid(format!("env_mode {other:?} is not inherit or replace"))),
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "env_mode {other:?} is not allowlist, inherit or replace"
+                )))
+            }
         };
         stdio.cwd = string("cwd")?.map(Into::into);
         if let Some(n) = max_message_bytes {
@@ -313,4 +329,29 @@ impl ClientConfig {
         }
         Ok(stdio)
     }
+}
+
+/// `"resolve": {"name": "address" | ["address", ..], ..}`: names pinned to addresses.
+fn resolve_from_json(value: Option<&Value>) -> crate::error::Result<Vec<(String, Vec<std::net::IpAddr>)>> {
+    use crate::error::Error;
+    let bad = || Error::invalid("resolve maps host names to an IP address or an array of them");
+    let map = match value {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Object(m)) => m,
+        Some(_) => return Err(bad()),
+    };
+    map.iter()
+        .map(|(name, v)| {
+            let texts: Vec<&Value> = match v {
+                Value::Array(items) if !items.is_empty() => items.iter().collect(),
+                Value::String(_) => vec![v],
+                _ => return Err(bad()),
+            };
+            let addrs = texts
+                .into_iter()
+                .map(|t| t.as_str().and_then(|s| s.parse().ok()).ok_or_else(bad))
+                .collect::<crate::error::Result<Vec<_>>>()?;
+            Ok((name.clone(), addrs))
+        })
+        .collect()
 }

@@ -16,6 +16,7 @@ pub const MCP_MODE_LEGACY: i32 = 2;
 /// Environment modes for `mcp_config_set_env_mode`.
 pub const MCP_ENV_INHERIT: i32 = 0;
 pub const MCP_ENV_REPLACE: i32 = 1;
+pub const MCP_ENV_ALLOWLIST: i32 = 2;
 
 /// Connection settings. Not thread-safe: build it on one thread, then pass it to
 /// `mcp_client_new`, which copies it.
@@ -24,10 +25,13 @@ pub struct mcp_config {
 }
 
 /// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-/// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
-/// `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
-/// `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
-/// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
+/// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`), `allow_insecure_http`
+/// (false; see `mcp_config_set_bearer_token`), `resolve` (`{"name": "address" or [..]}`: pins
+/// host names to addresses like curl's --resolve; the OAuth address checks still apply),
+/// `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
+/// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
+/// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
+/// `mcp_config_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,
@@ -132,8 +136,11 @@ pub unsafe extern "C" fn mcp_config_set_env(
     })
 }
 
-/// `MCP_ENV_INHERIT` (default: the host's environment plus the variables set) or
-/// `MCP_ENV_REPLACE` (only the variables set).
+/// Which of the host's environment variables the server process gets, besides those set with
+/// `mcp_config_set_env`: `MCP_ENV_ALLOWLIST` (the default: only HOME, LOGNAME, PATH, SHELL,
+/// TERM, USER, LANG and LC_*, skipping values that start with "()", so the host's secrets stay
+/// out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
+/// (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_set_env_mode(
     config: *mut mcp_config,
@@ -144,6 +151,7 @@ pub unsafe extern "C" fn mcp_config_set_env_mode(
         let mode = match mode {
             MCP_ENV_INHERIT => "inherit",
             MCP_ENV_REPLACE => "replace",
+            MCP_ENV_ALLOWLIST => "allowlist",
             _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
         };
         s.insert("env_mode".into(), json!(mode));
@@ -190,6 +198,9 @@ pub unsafe extern "C" fn mcp_config_add_header(
 }
 
 /// A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
+/// Tokens (this one, OAuth's, or an Authorization header) go over https, or over plain http
+/// only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
+/// `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_set_bearer_token(
     config: *mut mcp_config,
@@ -216,6 +227,21 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
 /// callback, an authorization-code flow then fails, since the authorization URL is never
 /// logged); `allow_http` (false).
+///
+/// Where the flows go: the MCP server's 401 challenge and metadata name the URLs that are
+/// fetched (protected resource and authorization server metadata, registration and token
+/// endpoints), so each is checked first. https only (plain http when both the MCP URL and the
+/// target are loopback, or with `allow_http` / the top-level `allow_insecure_http`); no
+/// credentials in URLs; redirects are never followed; no proxy is used for them. Loopback,
+/// private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10),
+/// link-local (169.254/16, fe80::/10, the cloud metadata service) and other special-purpose
+/// addresses are refused, judged on every address a name resolves to and on IP literals,
+/// unless the MCP URL's own host (an IP literal or localhost) is in that class. Host controls:
+/// `allow_private_networks` (false: true opens loopback, private and carrier-grade NAT
+/// addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
+/// or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
+/// contacted (a range also matches resolved addresses). The MCP server's own origin is always
+/// allowed. Errors never quote what a fetched document says.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_set_oauth(
     config: *mut mcp_config,

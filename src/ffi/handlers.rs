@@ -290,7 +290,8 @@ pub unsafe extern "C" fn mcp_responder_reply_json(
     })
 }
 
-/// Fails the input with JSON-RPC `code` and `message` (NULL: a generic message). On a modern
+/// Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
+/// constants name the usual ones) and `message` (NULL: a generic message). On a modern
 /// connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
 /// this error. Always consumes `responder` (except NULL).
 #[no_mangle]

@@ -11,6 +11,7 @@
 pub mod auth;
 pub mod cancel;
 pub mod client;
+pub mod codes;
 pub mod config;
 pub mod dispatcher;
 mod engine;

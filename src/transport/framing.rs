@@ -142,10 +142,13 @@ fn value_after_colon(rest: &[u8]) -> Option<serde_json::Value> {
         .strip_prefix(':')?
         .trim_start();
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
-    match stream.next()? {
-        Ok(v @ (serde_json::Value::Number(_) | serde_json::Value::String(_))) => Some(v),
-        _ => None,
+    let value = stream.next()?.ok()?;
+    // A number running to the end of a cut-off prefix may be cut itself ("12" of "12345"): it
+    // would name another request. A string is whole once its closing quote is there.
+    if value.is_number() && stream.byte_offset() == text.len() {
+        return None;
     }
+    matches!(value, serde_json::Value::Number(_) | serde_json::Value::String(_)).then_some(value)
 }
 
 #[cfg(test)]

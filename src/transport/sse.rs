@@ -134,7 +134,8 @@ impl SseParser {
                 }
                 _ => {
                     self.line_len += 1;
-                    if self.line.len() < self.max_data + LINE_SLACK {
+                    // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
+                    if self.line.len() < self.max_data.saturating_add(LINE_SLACK) {
                         self.line.push(b);
                     }
                 }

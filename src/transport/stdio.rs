@@ -25,21 +25,38 @@ const STDERR_LINE_MAX: usize = 8192;
 /// How long to wait for the exit status or the last stderr lines when the server goes away.
 const EXIT_SETTLE: Duration = Duration::from_millis(500);
 
-/// How the child's environment is built.
+/// How the child's environment is built. A server the host starts should not receive every
+/// secret in the host's environment (API keys, cloud credentials, `SSH_AUTH_SOCK`), so by
+/// default it gets only [`ENV_ALLOWLIST`] and the locale, as the TypeScript and Python SDKs do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum EnvMode {
-    /// The host's environment plus `StdioConfig::env`.
+    /// [`ENV_ALLOWLIST`] and the locale (`LANG`, `LC_*`) from the host's environment, plus
+    /// `StdioConfig::env`. Values starting with `()` (shell functions) are not passed on.
     #[default]
+    Allowlist,
+    /// The host's whole environment plus `StdioConfig::env`.
     Inherit,
     /// Only `StdioConfig::env`.
     Replace,
+}
+
+/// The host variables a server gets by default (POSIX).
+pub const ENV_ALLOWLIST: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// Whether the allowlist mode passes the host variable `name` with `value` on.
+fn allowlisted(name: &std::ffi::OsStr, value: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let listed = ENV_ALLOWLIST.contains(&name) || name == "LANG" || name.starts_with("LC_");
+    listed && !value.as_encoded_bytes().starts_with(b"()")
 }
 
 #[derive(Debug, Clone)]
 pub struct StdioConfig {
     pub command: String,
     pub args: Vec<String>,
-    /// Variables to set (added to, or replacing, the inherited environment per `env_mode`).
+    /// Variables to set (on top of what `env_mode` passes on from the host).
     pub env: Vec<(String, String)>,
     pub env_mode: EnvMode,
     pub cwd: Option<PathBuf>,
@@ -57,7 +74,7 @@ impl StdioConfig {
             command: command.into(),
             args: Vec::new(),
             env: Vec::new(),
-            env_mode: EnvMode::Inherit,
+            env_mode: EnvMode::Allowlist,
             cwd: None,
             max_message_bytes: 8 * 1024 * 1024,
             stderr_tail_lines: 20,
@@ -127,8 +144,15 @@ impl StdioTransport {
             .stderr(Stdio::piped())
             .process_group(0)
             .kill_on_drop(true);
-        if cfg.env_mode == EnvMode::Replace {
-            cmd.env_clear();
+        match cfg.env_mode {
+            EnvMode::Inherit => {}
+            EnvMode::Replace => {
+                cmd.env_clear();
+            }
+            EnvMode::Allowlist => {
+                cmd.env_clear();
+                cmd.envs(std::env::vars_os().filter(|(k, v)| allowlisted(k, v)));
+            }
         }
         cmd.envs(cfg.env.iter().map(|(k, v)| (k, v)));
         if let Some(dir) = &cfg.cwd {
@@ -452,5 +476,35 @@ fn describe_exit(status: ExitStatus) -> String {
         (Some(code), _) => format!("exited with status {code}"),
         (None, Some(sig)) => format!("was killed by signal {sig}"),
         _ => "exited".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::allowlisted;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_environment_allowlist() {
+        let ok = |k: &str, v: &str| allowlisted(OsStr::new(k), OsStr::new(v));
+        for name in [
+            "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "LC_CTYPE",
+        ] {
+            assert!(ok(name, "x"), "{name}");
+        }
+        for name in [
+            "AWS_SECRET_ACCESS_KEY",
+            "SSH_AUTH_SOCK",
+            "LD_PRELOAD",
+            "NODE_OPTIONS",
+            "path",
+            "HOMEX",
+        ] {
+            assert!(!ok(name, "x"), "{name}");
+        }
+        assert!(
+            !ok("TERM", "() { :; }; echo pwned"),
+            "shell functions are not passed on"
+        );
     }
 }

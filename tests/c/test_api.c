@@ -222,6 +222,7 @@ static void test_config_builder(void)
     CHECK_STATUS(mcp_config_set_env(cfg, "MCP_CTEST_EMPTY", "", &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_env_mode(cfg, MCP_ENV_REPLACE, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_env_mode(cfg, MCP_ENV_INHERIT, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_config_set_env_mode(cfg, MCP_ENV_ALLOWLIST, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_cwd(cfg, "/", &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_mode(cfg, MCP_MODE_LEGACY, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_mode(cfg, MCP_MODE_MODERN, &err), MCP_OK, err);

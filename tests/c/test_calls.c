@@ -217,8 +217,9 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
     if (st == MCP_OK)
         st = mcp_config_add_arg(
             cfg,
-            "printf 'var=%s\\nparent=%s\\ncwd=%s\\n' \"${MCP_CTEST_VAR-unset}\" "
-            "\"${MCP_CTEST_PARENT-unset}\" \"$(pwd -P)\" > \"$MCP_CTEST_OUT\"; "
+            "printf 'var=%s\\nparent=%s\\ncwd=%s\\nlc=%s\\nfn=%s\\npath=%s\\n' \"${MCP_CTEST_VAR-unset}\" "
+            "\"${MCP_CTEST_PARENT-unset}\" \"$(pwd -P)\" \"${LC_MCP_CTEST-unset}\" "
+            "\"${LC_MCP_CTEST_FN-unset}\" \"${PATH:+set}\" > \"$MCP_CTEST_OUT\"; "
             "exec \"$MCP_CTEST_FIXTURE\"",
             &err);
     if (st == MCP_OK)
@@ -258,22 +259,36 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
     return text;
 }
 
+/* The host's environment holds a secret (MCP_CTEST_PARENT): by default a server gets only the
+ * allowlist (PATH, HOME, ..., LANG, LC_*), never a value that is a shell function, plus what the
+ * host sets; inheriting everything is an explicit choice. */
 static void test_config_env_and_cwd(void)
 {
     char dir[512], real[PATH_MAX];
     CHECK(temp_dir(dir, sizeof dir, "cwd"));
     CHECK(realpath(dir, real) != NULL);
     setenv("MCP_CTEST_PARENT", "from-parent", 1);
+    setenv("LC_MCP_CTEST", "C", 1);
+    setenv("LC_MCP_CTEST_FN", "() { :; }; touch /tmp/pwned", 1);
 
     bool ok = false;
     char *seen = run_env_probe(-1, real, &ok);
     CHECK(seen != NULL);
     EXPECT(ok);
     EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
-    EXPECT_CONTAINS(seen, "parent=from-parent\n"); /* inherit is the default */
+    EXPECT_CONTAINS(seen, "parent=unset\n"); /* the allowlist is the default */
+    EXPECT_CONTAINS(seen, "lc=C\n");
+    EXPECT_CONTAINS(seen, "fn=unset\n");
+    EXPECT_CONTAINS(seen, "path=set\n");
     char want[PATH_MAX + 16];
     snprintf(want, sizeof want, "cwd=%s\n", real);
     EXPECT_CONTAINS(seen, want);
+    free(seen);
+
+    seen = run_env_probe(MCP_ENV_ALLOWLIST, NULL, &ok);
+    CHECK(seen != NULL);
+    EXPECT_CONTAINS(seen, "parent=unset\n");
+    EXPECT_CONTAINS(seen, "path=set\n");
     free(seen);
 
     seen = run_env_probe(MCP_ENV_INHERIT, NULL, &ok);
@@ -287,9 +302,12 @@ static void test_config_env_and_cwd(void)
     EXPECT(ok);
     EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
     EXPECT_CONTAINS(seen, "parent=unset\n");
+    EXPECT_CONTAINS(seen, "lc=unset\n");
     EXPECT_CONTAINS(seen, want);
     free(seen);
     unsetenv("MCP_CTEST_PARENT");
+    unsetenv("LC_MCP_CTEST");
+    unsetenv("LC_MCP_CTEST_FN");
     rmdir(dir);
 }
 

@@ -62,18 +62,17 @@ from ._errors import (
 )
 
 # Every #define of the header (statuses MCP_*, list kinds, modes, eras, versions, result types,
-# JSON-RPC codes) is re-exported.
-for _name in dir(_ffi):
-    if _name.isupper() and not _name.startswith("_"):
-        globals()[_name] = getattr(_ffi, _name)
-del _name
+# JSON-RPC codes) is re-exported: they are _ffi's public names (its __all__), so type checkers
+# see them too.
+from ._ffi import *  # noqa: E402,F401,F403
 
 __version__ = f"{_ffi.MCP_VERSION_MAJOR}.{_ffi.MCP_VERSION_MINOR}.{_ffi.MCP_VERSION_PATCH}"
 
 
 def library_version() -> str:
     """The loaded library's ``mcp_version()``, e.g. ``"mcp_client/0.1.0"``."""
-    return _lib.mcp_version().decode("utf-8")
+    raw: bytes = _lib.mcp_version()
+    return raw.decode("utf-8")
 
 
 def abi_version() -> int:
@@ -120,3 +119,4 @@ __all__ = [
     "library_version",
     "abi_version",
 ]
+__all__ += _ffi.__all__

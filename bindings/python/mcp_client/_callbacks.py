@@ -23,7 +23,12 @@ import math
 import threading
 import weakref
 from collections.abc import Mapping
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    _FutureBase = concurrent.futures.Future[Any]
+else:  # subscripting Future at run time needs Python 3.9
+    _FutureBase = concurrent.futures.Future
 
 from . import _ffi
 from ._library import lib
@@ -69,7 +74,7 @@ class ReplyError(Exception):
     JSON-RPC ``code`` (default -32603). Any other exception fails it with -32603 and
     ``str(exception)`` as the message."""
 
-    def __init__(self, message: str, code: int = _ffi.INTERNAL_ERROR):
+    def __init__(self, message: str, code: int = _ffi.MCP_JSONRPC_INTERNAL_ERROR):
         super().__init__(message)
         self.code = code
 
@@ -82,7 +87,7 @@ def _error_of(exc: BaseException) -> tuple[int, str]:
         if isinstance(exc, MCPError) and exc.code is not None:
             code = exc.code
     if not isinstance(code, int) or isinstance(code, bool):
-        code = _ffi.INTERNAL_ERROR
+        code = _ffi.MCP_JSONRPC_INTERNAL_ERROR
     return code, (str(exc) or type(exc).__name__)
 
 
@@ -121,18 +126,18 @@ class _Reply:
             result = {"action": "decline"}
         if not isinstance(result, Mapping):
             return self.error(
-                _ffi.INTERNAL_ERROR,
+                _ffi.MCP_JSONRPC_INTERNAL_ERROR,
                 f"the {self.kind} handler returned {type(result).__name__}; expected a dict"
                 + ("" if result is None else ", None or a Future"),
             )
         try:
             text = json.dumps(dict(result)).encode("utf-8")
         except (TypeError, ValueError) as e:
-            return self.error(_ffi.INTERNAL_ERROR, f"the {self.kind} handler's result is not JSON: {e}")
+            return self.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the {self.kind} handler's result is not JSON: {e}")
         ptr = self._take()
         if not ptr:
             return False
-        return lib.mcp_responder_reply_json(ptr, text, None) == _ffi.MCP_OK
+        return bool(lib.mcp_responder_reply_json(ptr, text, None) == _ffi.MCP_OK)
 
     def error(self, code: int, message: str) -> bool:
         ptr = self._take()
@@ -142,14 +147,14 @@ class _Reply:
             msg = message.encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the handler failed"
-        return lib.mcp_responder_reply_error(ptr, code, msg, None) == _ffi.MCP_OK
+        return bool(lib.mcp_responder_reply_error(ptr, code, msg, None) == _ffi.MCP_OK)
 
     def exception(self, exc: BaseException) -> bool:
         code, message = _error_of(exc)
         return self.error(code, message)
 
 
-class Deferred(concurrent.futures.Future):
+class Deferred(_FutureBase):
     """A Future an input handler (or the authorization callback) may return to answer later,
     from any thread.
 
@@ -160,7 +165,7 @@ class Deferred(concurrent.futures.Future):
     A plain ``concurrent.futures.Future`` works too; this subclass only adds ``wanted``.
     """
 
-    _mcp_reply: _Reply | None = None
+    _mcp_reply: _Reply | _AuthReply | None = None
 
     @property
     def wanted(self) -> bool:
@@ -177,7 +182,7 @@ def _is_future(obj: Any) -> bool:
 def _complete_from_future(reply: _Reply, fut: Any, owner: Any) -> None:
     try:
         if fut.cancelled():
-            reply.error(_ffi.INTERNAL_ERROR, f"the deferred {reply.kind} answer was cancelled")
+            reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the deferred {reply.kind} answer was cancelled")
         else:
             exc = fut.exception()
             if exc is not None:
@@ -200,7 +205,7 @@ def _complete_from_future(reply: _Reply, fut: Any, owner: Any) -> None:
 class InputEntry:
     """An input handler registration: ``fn(params: dict) -> dict | None | Future``."""
 
-    def __init__(self, fn: Callable[[dict], Any], kind: str, owner: Any):
+    def __init__(self, fn: Callable[[dict[str, Any]], Any], kind: str, owner: Any):
         self.fn = fn
         self.kind = kind
         self.owner = weakref.ref(owner)
@@ -216,13 +221,13 @@ class InputEntry:
                 reply.exception(exc)
                 return
             if result is None and self.kind != "elicitation":
-                reply.error(_ffi.INTERNAL_ERROR, f"the {self.kind} handler returned no answer")
+                reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, f"the {self.kind} handler returned no answer")
             elif result is None:
                 reply.release()  # the library's default for a silent elicitation: decline
             elif inspect.iscoroutine(result):
                 result.close()
                 reply.error(
-                    _ffi.INTERNAL_ERROR,
+                    _ffi.MCP_JSONRPC_INTERNAL_ERROR,
                     f"the {self.kind} handler is a coroutine function; return a concurrent.futures.Future instead",
                 )
             elif _is_future(result):
@@ -289,7 +294,7 @@ class _AuthReply:
         st = lib.mcp_auth_responder_reply(ptr, url, ctypes.byref(err))
         if st != _ffi.MCP_OK:
             _log_error("replying to the authorization", err)
-        return st == _ffi.MCP_OK
+        return bool(st == _ffi.MCP_OK)
 
     def fail(self, message: str) -> bool:
         ptr = self._take()
@@ -299,7 +304,7 @@ class _AuthReply:
             msg = message.encode("utf-8", "replace")
         except Exception:  # noqa: BLE001 - never fail while replying
             msg = b"the authorization callback failed"
-        return lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK
+        return bool(lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK)
 
     def error(self, _code: int, message: str) -> bool:
         return self.fail(message)
@@ -369,7 +374,7 @@ class AuthEntry:
 class TokenStoreEntry:
     """A token store registration: ``load(issuer) -> dict | None``, ``save(issuer, record)``."""
 
-    def __init__(self, load: Callable[[str], Any], save: Callable[[str, "dict | None"], Any]):
+    def __init__(self, load: Callable[[str], Any], save: Callable[[str, "dict[str, Any] | None"], Any]):
         self.load = load
         self.save = save
 
@@ -378,6 +383,38 @@ class ListenerEntry:
     def __init__(self, fn: Callable[..., Any], kind: str):
         self.fn = fn
         self.kind = kind
+
+
+# The library's levels (MCP's syslog names) as logging levels; an unknown one counts as a warning.
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}
+
+# The log sources as logger names under ``mcp_client``: the server's stderr is the server
+# speaking, so it gets ``mcp_client.server``; the library's own sources keep their names.
+_SOURCE_LOGGERS = {"stderr": "mcp_client.server"}
+
+
+def logger_for(source: str) -> logging.Logger:
+    return logging.getLogger(_SOURCE_LOGGERS.get(source) or f"mcp_client.{source or 'library'}")
+
+
+def log_to_logging(level: str, source: str, message: str) -> None:
+    """The default log listener of every client: the server's stderr lines (INFO on
+    ``mcp_client.server``) and the library's warnings (``mcp_client.transport``,
+    ``mcp_client.client``, ...) become records of Python's ``logging``; the record carries
+    ``mcp_source`` (the library's source name)."""
+    logger = logger_for(source)
+    lvl = _LEVELS.get(level.lower(), logging.WARNING)
+    if logger.isEnabledFor(lvl):
+        logger.log(lvl, "%s", message, extra={"mcp_source": source})
 
 
 # --------------------------------------------------------------------------------------------
@@ -392,18 +429,20 @@ def _free_trampoline(userdata: int | None) -> None:
         pass
 
 
-def _input_trampoline(userdata, method, params, params_len, responder) -> None:
+def _input_trampoline(
+    userdata: int | None, method: bytes | None, params: bytes | None, params_len: int, responder: Any
+) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
-            lib.mcp_responder_reply_error(responder, _ffi.INTERNAL_ERROR, b"no Python handler", None)
+            lib.mcp_responder_reply_error(responder, _ffi.MCP_JSONRPC_INTERNAL_ERROR, b"no Python handler", None)
             return
         entry.run(params, responder)
     except BaseException:  # noqa: BLE001
         pass
 
 
-def _notification_trampoline(userdata, method, params, params_len) -> None:
+def _notification_trampoline(userdata: int | None, method: bytes | None, params: bytes | None, params_len: int) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
@@ -418,7 +457,7 @@ def _notification_trampoline(userdata, method, params, params_len) -> None:
             pass
 
 
-def _log_trampoline(userdata, level, source, message) -> None:
+def _log_trampoline(userdata: int | None, level: bytes | None, source: bytes | None, message: bytes | None) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
@@ -435,7 +474,7 @@ def _log_trampoline(userdata, level, source, message) -> None:
             pass
 
 
-def _authorization_trampoline(userdata, url, redirect_uri, responder) -> None:
+def _authorization_trampoline(userdata: int | None, url: bytes | None, redirect_uri: bytes | None, responder: Any) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
@@ -446,7 +485,7 @@ def _authorization_trampoline(userdata, url, redirect_uri, responder) -> None:
         pass
 
 
-def _token_load_trampoline(userdata, issuer, slot) -> None:
+def _token_load_trampoline(userdata: int | None, issuer: bytes | None, slot: Any) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
@@ -469,7 +508,7 @@ def _token_load_trampoline(userdata, issuer, slot) -> None:
             pass
 
 
-def _token_save_trampoline(userdata, issuer, record_json) -> None:
+def _token_save_trampoline(userdata: int | None, issuer: bytes | None, record_json: bytes | None) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
@@ -496,7 +535,7 @@ def progress_thunk(fn: Callable[[float, float | None, str | None], Any]) -> Any:
     """A per-call progress callback; the library never calls it after the call returns, so
     the caller keeps the returned object referenced for the call's duration."""
 
-    def trampoline(_userdata, progress, total, message) -> None:
+    def trampoline(_userdata: int | None, progress: float, total: float, message: bytes | None) -> None:
         try:
             fn(progress, None if math.isnan(total) else total, message.decode("utf-8", "replace") if message else None)
         except BaseException:  # noqa: BLE001

@@ -251,9 +251,11 @@ class Client:
         self._deferred: dict[int, tuple[Any, Any]] = {}
         self._deferred_lock = threading.Lock()
         self._era: str | None = None
-        self._server_info: dict | None = None
+        self._server_info: dict[str, Any] | None = None
         with _LIVE_LOCK:
             _LIVE.add(self)
+        # Logs go to Python's logging unless on_log replaces this (nothing is lost by default).
+        self.on_log(None)
 
     # ----- construction -----
 
@@ -263,11 +265,15 @@ class Client:
         command: str,
         args: "list[str] | tuple[str, ...]" = (),
         env: Mapping[str, str] | None = None,
-        env_mode: str = "inherit",
+        env_mode: str | None = None,
         cwd: str | None = None,
         **settings: Any,
     ) -> "Client":
         """A client that starts ``command args...`` and speaks MCP over its stdin/stdout.
+
+        ``env_mode``: None or "allowlist" (the default: the server gets only HOME, LOGNAME, PATH,
+        SHELL, TERM, USER, LANG and LC_* from this process, plus ``env``), "inherit" (the whole
+        environment) or "replace" (only ``env``).
 
         ``settings`` go into the configuration unchanged: ``mode`` ("auto", "modern", "legacy"),
         ``protocol_version``, ``request_timeout_ms``, ``probe_timeout_ms``,
@@ -329,6 +335,11 @@ class Client:
             raise take_error(st, err)
         return _take_json(out) if result else None
 
+    def _obj(self, body: Callable[[Any, Any, Any], int]) -> dict[str, Any]:
+        """``_run`` for the calls whose result is a JSON object."""
+        result: dict[str, Any] = self._run(body)
+        return result
+
     def _deferred_add(self, reply: Any, future: Any) -> None:
         with self._deferred_lock:
             self._deferred[id(reply)] = (reply, future)
@@ -348,24 +359,24 @@ class Client:
                 future.cancel()  # tells the answering side that nobody waits any more
             except BaseException:  # noqa: BLE001
                 pass
-            reply.error(_ffi.INTERNAL_ERROR, "the client was closed")
+            reply.error(_ffi.MCP_JSONRPC_INTERNAL_ERROR, "the client was closed")
 
     # ----- lifecycle -----
 
-    def connect(self, **opts: Any) -> dict:
+    def connect(self, **opts: Any) -> dict[str, Any]:
         """Starts the server (or opens the connection) and settles the era. Idempotent.
         Returns the server info: ``{"era", "protocolVersion", "capabilities", "serverInfo",
         "instructions", "raw"}``. Other calls connect lazily. Options as for call_tool:
         ``cancel``, and ``timeout``/``max_total`` capping the whole connect, end this wait (the
         attempt goes on for later calls, bounded by the configured timeouts)."""
         o = _Opts.of(opts)
-        info = self._run(lambda c, out, err: lib.mcp_client_connect_with(c, o.ref, out, err))
+        info = self._obj(lambda c, out, err: lib.mcp_client_connect_with(c, o.ref, out, err))
         self._server_info = info
         self._era = self.era
         return info
 
     @property
-    def server_info(self) -> dict | None:
+    def server_info(self) -> dict[str, Any] | None:
         """The server info of :meth:`connect`, or None before connecting."""
         if self._server_info is None and self.era is not None:
             try:
@@ -429,7 +440,7 @@ class Client:
 
     # ----- handlers and listeners -----
 
-    def _set_input(self, setter: Any, kind: str, fn: Callable[[dict], Any] | None) -> Any:
+    def _set_input(self, setter: Any, kind: str, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         if fn is not None and not callable(fn):
             raise TypeError(f"the {kind} handler must be callable or None")
         key = None if fn is None else _callbacks.register(_callbacks.InputEntry(fn, kind, self))
@@ -454,7 +465,7 @@ class Client:
             raise take_error(st, err)  # the library already ran userdata_free
         return fn
 
-    def on_elicitation(self, fn: Callable[[dict], Any] | None) -> Any:
+    def on_elicitation(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``elicitation/create`` (declares the ``elicitation`` capability; register
         before connecting). ``fn(params) -> dict | None | Future``: a dict is the
         ElicitResult (``{"action": "accept", "content": {...}}``), None declines, a Future
@@ -463,12 +474,12 @@ class Client:
         decorator."""
         return self._set_input(lib.mcp_client_on_elicitation, "elicitation", fn)
 
-    def on_sampling(self, fn: Callable[[dict], Any] | None) -> Any:
+    def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``sampling/createMessage`` (a CreateMessageResult dict); as on_elicitation,
         except that None is a failure."""
         return self._set_input(lib.mcp_client_on_sampling, "sampling", fn)
 
-    def on_roots(self, fn: Callable[[dict], Any] | None) -> Any:
+    def on_roots(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``roots/list`` (``{"roots": [{"uri": ..., "name": ...}]}``); as on_sampling."""
         return self._set_input(lib.mcp_client_on_roots, "roots", fn)
 
@@ -505,8 +516,15 @@ class Client:
         )
 
     def on_log(self, fn: Callable[[str, str, str], Any] | None) -> Any:
-        """``fn(level, source, message)``: the server's stderr lines (source "stderr") and the
-        library's warnings (source "transport" or "client")."""
+        """``fn(level, source, message)``: the server's stderr lines (level "info", source
+        "stderr") and the library's warnings (level "warning", source "transport" or "client").
+        Replaces the default, which sends them to Python's ``logging``: the server's stderr on
+        the ``mcp_client.server`` logger (INFO), the library's on ``mcp_client.<source>``
+        (WARNING). ``None`` restores that default. Runs on the dispatcher thread; usable as a
+        decorator."""
+        if fn is None:
+            self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", _callbacks.log_to_logging)
+            return None
         return self._set_listener(lib.mcp_client_set_log_handler, _callbacks.LOG_THUNK, "log", fn)
 
     # ----- OAuth -----
@@ -555,7 +573,7 @@ class Client:
     def set_token_store(
         self,
         load: Callable[[str], "Mapping[str, Any] | None"] | None = None,
-        save: Callable[[str, "dict | None"], Any] | None = None,
+        save: Callable[[str, "dict[str, Any] | None"], Any] | None = None,
     ) -> None:
         """Keeps OAuth credentials in the host's store (a keychain, a file) instead of memory:
         one record per authorization-server issuer. ``load(issuer)`` returns the record saved
@@ -569,7 +587,7 @@ class Client:
             raise TypeError("give both load and save, or neither")
         if load is not None and not (callable(load) and callable(save)):
             raise TypeError("load and save must be callable")
-        key = None if load is None else _callbacks.register(_callbacks.TokenStoreEntry(load, save))
+        key = None if load is None or save is None else _callbacks.register(_callbacks.TokenStoreEntry(load, save))
         try:
             ptr = self._life.acquire()
         except ClosedError:
@@ -594,40 +612,40 @@ class Client:
 
     # ----- lists -----
 
-    def _list(self, kind: int, cursor: str | None, opts: dict) -> dict:
+    def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        return self._run(lambda c, out, err: lib.mcp_client_list(c, kind, cur, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_list(c, kind, cur, o.ref, out, err))
 
-    def _list_all(self, kind: int, key: str, opts: dict) -> list:
+    def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
         res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
         return list(res.get(key, []))
 
-    def list_tools(self, cursor: str | None = None, **opts: Any) -> dict:
+    def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
         """One page: the raw ListToolsResult (``tools``, ``nextCursor`` when there is more)."""
         return self._list(_ffi.MCP_LIST_TOOLS, cursor, opts)
 
-    def list_prompts(self, cursor: str | None = None, **opts: Any) -> dict:
+    def list_prompts(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
         return self._list(_ffi.MCP_LIST_PROMPTS, cursor, opts)
 
-    def list_resources(self, cursor: str | None = None, **opts: Any) -> dict:
+    def list_resources(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
         return self._list(_ffi.MCP_LIST_RESOURCES, cursor, opts)
 
-    def list_resource_templates(self, cursor: str | None = None, **opts: Any) -> dict:
+    def list_resource_templates(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
         return self._list(_ffi.MCP_LIST_RESOURCE_TEMPLATES, cursor, opts)
 
-    def all_tools(self, **opts: Any) -> list:
+    def all_tools(self, **opts: Any) -> list[dict[str, Any]]:
         """Every page of tools, merged (bounded by the ``max_pages`` setting)."""
         return self._list_all(_ffi.MCP_LIST_TOOLS, "tools", opts)
 
-    def all_prompts(self, **opts: Any) -> list:
+    def all_prompts(self, **opts: Any) -> list[dict[str, Any]]:
         return self._list_all(_ffi.MCP_LIST_PROMPTS, "prompts", opts)
 
-    def all_resources(self, **opts: Any) -> list:
+    def all_resources(self, **opts: Any) -> list[dict[str, Any]]:
         return self._list_all(_ffi.MCP_LIST_RESOURCES, "resources", opts)
 
-    def all_resource_templates(self, **opts: Any) -> list:
+    def all_resource_templates(self, **opts: Any) -> list[dict[str, Any]]:
         return self._list_all(_ffi.MCP_LIST_RESOURCE_TEMPLATES, "resourceTemplates", opts)
 
     # ----- calls -----
@@ -646,7 +664,7 @@ class Client:
         log_level: str | None = None,
         max_total: float | None = None,
         reset_timeout_on_progress: bool = False,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``tools/call``: the CallToolResult dict. A tool error is a result with
         ``isError: true``, not an exception.
 
@@ -660,7 +678,7 @@ class Client:
         o = _Opts(timeout, cancel, progress, meta, log_level, max_total, reset_timeout_on_progress)
         n, a = _enc(name, "name"), _json_arg(arguments)
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._run(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))
 
     def get_prompt(
         self,
@@ -670,12 +688,12 @@ class Client:
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
         **opts: Any,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``prompts/get``: the GetPromptResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), _json_arg(arguments)
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._run(lambda c, out, err: lib.mcp_client_get_prompt(c, n, a, ir, rs, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_get_prompt(c, n, a, ir, rs, o.ref, out, err))
 
     def read_resource(
         self,
@@ -684,24 +702,24 @@ class Client:
         input_responses: Mapping[str, Any] | None = None,
         request_state: str | None = None,
         **opts: Any,
-    ) -> dict:
+    ) -> dict[str, Any]:
         """``resources/read``: the ReadResourceResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._run(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
 
-    def complete(self, params: Mapping[str, Any], **opts: Any) -> dict:
+    def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
         o = _Opts.of(opts)
         p = _json_arg(params)
-        return self._run(lambda c, out, err: lib.mcp_client_complete(c, p, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_complete(c, p, o.ref, out, err))
 
-    def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict:
+    def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), _json_arg(params)
-        return self._run(lambda c, out, err: lib.mcp_client_request(c, m, p, o.ref, out, err))
+        return self._obj(lambda c, out, err: lib.mcp_client_request(c, m, p, o.ref, out, err))
 
     def ping(self, **opts: Any) -> None:
         """Legacy ``ping`` (UnsupportedError on modern servers)."""
@@ -740,7 +758,7 @@ class Client:
         sub = ctypes.POINTER(_ffi.mcp_subscription)()
 
         def body(c: Any, _out: Any, err: Any) -> int:
-            return lib.mcp_client_listen(c, f, o.ref, ctypes.byref(sub), err)
+            return int(lib.mcp_client_listen(c, f, o.ref, ctypes.byref(sub), err))
 
         self._run(body, result=False)
         return Subscription(sub, self)
@@ -780,9 +798,9 @@ class Subscription:
         st = lib.mcp_subscription_acknowledged(ptr, ctypes.byref(out), ctypes.byref(err))
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
-        self.acknowledged: dict = _take_json(out)
+        self.acknowledged: dict[str, Any] = _take_json(out)
 
-    def next(self, timeout: float | None = None) -> dict | None:
+    def next(self, timeout: float | None = None) -> dict[str, Any] | None:
         """The next notification ``{"method": ..., "params": ...}``, waiting up to ``timeout``
         seconds (None: no limit); None when none arrived in time. Raises ClosedError once the
         subscription ended gracefully, CancelledError after :meth:`cancel`, another MCPError if
@@ -793,16 +811,17 @@ class Subscription:
         with _Use(self._life) as ptr:
             st = lib.mcp_subscription_next(ptr, ms, ctypes.byref(out), ctypes.byref(err))
         if st == _ffi.MCP_OK:
-            return _take_json(out)
+            note: dict[str, Any] = _take_json(out)
+            return note
         exc = take_error(st, err)
         if isinstance(exc, MCPTimeoutError):
             return None
         raise exc
 
-    def __iter__(self) -> Iterator[dict]:
+    def __iter__(self) -> Iterator[dict[str, Any]]:
         return self
 
-    def __next__(self) -> dict:
+    def __next__(self) -> dict[str, Any]:
         try:
             event = self.next(None)
         except (ClosedError, CancelledError):

@@ -155,11 +155,20 @@ class InputError(MCPError):
     - ``result``: the raw ``input_required`` result.
     """
 
-    def __init__(self, status, message, *, input_requests=None, request_state=None, result=None, **kw):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        input_requests: dict[str, Any] | None = None,
+        request_state: str | None = None,
+        result: dict[str, Any] | None = None,
+        **kw: Any,
+    ):
         super().__init__(status, message, **kw)
-        self.input_requests: dict = input_requests if input_requests is not None else {}
+        self.input_requests: dict[str, Any] = input_requests if input_requests is not None else {}
         self.request_state: str | None = request_state
-        self.result: dict = result if result is not None else {}
+        self.result: dict[str, Any] = result if result is not None else {}
 
 
 class InputRequiredError(InputError):
@@ -287,7 +296,8 @@ def take_error(status: int, err: Any) -> MCPError:
     return cls(status, message, **kw)
 
 
-def new_error_ptr():
+def new_error_ptr() -> Any:
+    """A NULL ``mcp_error *`` for a call's ``err_out``."""
     return ctypes.POINTER(_ffi.mcp_error)()
 
 

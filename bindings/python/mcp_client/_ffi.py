@@ -7,8 +7,69 @@ Regenerate with `make -C bindings/python generate` (or `python3 generate.py`).
 # flake8: noqa
 
 import ctypes
+from typing import Any, Dict, List, Tuple
 
 # ----- constants (#define) -----
+
+# The constants are this module's public names: mcp_client re-exports them.
+__all__ = [
+    'MCP_VERSION_MAJOR',
+    'MCP_VERSION_MINOR',
+    'MCP_VERSION_PATCH',
+    'MCP_RESULT_TYPE_COMPLETE',
+    'MCP_RESULT_TYPE_INPUT_REQUIRED',
+    'MCP_LIST_TOOLS',
+    'MCP_LIST_PROMPTS',
+    'MCP_LIST_RESOURCES',
+    'MCP_LIST_RESOURCE_TEMPLATES',
+    'MCP_ERA_NONE',
+    'MCP_ERA_MODERN',
+    'MCP_ERA_LEGACY',
+    'MCP_JSONRPC_PARSE_ERROR',
+    'MCP_JSONRPC_INVALID_REQUEST',
+    'MCP_JSONRPC_METHOD_NOT_FOUND',
+    'MCP_JSONRPC_INVALID_PARAMS',
+    'MCP_JSONRPC_INTERNAL_ERROR',
+    'MCP_JSONRPC_HEADER_MISMATCH',
+    'MCP_JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY',
+    'MCP_JSONRPC_UNSUPPORTED_PROTOCOL_VERSION',
+    'MCP_JSONRPC_URL_ELICITATION_REQUIRED',
+    'MCP_MODE_AUTO',
+    'MCP_MODE_MODERN',
+    'MCP_MODE_LEGACY',
+    'MCP_ENV_INHERIT',
+    'MCP_ENV_REPLACE',
+    'MCP_ENV_ALLOWLIST',
+    'MCP_CALL_OPTS_VERSION',
+    'MCP_ABI_VERSION',
+    'MCP_OK',
+    'MCP_NULL_ARG',
+    'MCP_INVALID_UTF8',
+    'MCP_INVALID_JSON',
+    'MCP_INVALID_ARG',
+    'MCP_CLOSED',
+    'MCP_REENTRANT_CALL',
+    'MCP_ALREADY_USED',
+    'MCP_UNSUPPORTED',
+    'MCP_FORKED',
+    'MCP_IO',
+    'MCP_TIMEOUT',
+    'MCP_CANCELLED',
+    'MCP_SERVER_EXITED',
+    'MCP_HTTP_STATUS',
+    'MCP_AUTH_REQUIRED',
+    'MCP_MESSAGE_TOO_LARGE',
+    'MCP_JSONRPC_ERROR',
+    'MCP_PROTOCOL_VIOLATION',
+    'MCP_VERSION_MISMATCH',
+    'MCP_CAPABILITY_MISSING',
+    'MCP_INPUT_REQUIRED',
+    'MCP_INPUT_ROUNDS_EXCEEDED',
+    'MCP_HANDLER_FAILED',
+    'MCP_URL_ELICITATION_REQUIRED',
+    'MCP_INTERNAL',
+    'MCP_PANIC',
+]
 
 MCP_VERSION_MAJOR = 0
 MCP_VERSION_MINOR = 1
@@ -25,6 +86,19 @@ MCP_LIST_RESOURCE_TEMPLATES = 3
 MCP_ERA_NONE = 0
 MCP_ERA_MODERN = 1
 MCP_ERA_LEGACY = 2
+MCP_JSONRPC_PARSE_ERROR = -32700
+MCP_JSONRPC_INVALID_REQUEST = -32600
+MCP_JSONRPC_METHOD_NOT_FOUND = -32601
+MCP_JSONRPC_INVALID_PARAMS = -32602
+MCP_JSONRPC_INTERNAL_ERROR = -32603
+# Modern HTTP: a header disagrees with the body.
+MCP_JSONRPC_HEADER_MISMATCH = -32020
+# Modern: the request needs client capabilities that were not declared.
+MCP_JSONRPC_MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+# Modern: `_meta` protocol version unsupported; `data.supported` lists the server's versions.
+MCP_JSONRPC_UNSUPPORTED_PROTOCOL_VERSION = -32022
+# Legacy: URL elicitation required (2025-11-25).
+MCP_JSONRPC_URL_ELICITATION_REQUIRED = -32042
 # Era modes for `mcp_config_set_mode`.
 MCP_MODE_AUTO = 0
 MCP_MODE_MODERN = 1
@@ -32,23 +106,11 @@ MCP_MODE_LEGACY = 2
 # Environment modes for `mcp_config_set_env_mode`.
 MCP_ENV_INHERIT = 0
 MCP_ENV_REPLACE = 1
+MCP_ENV_ALLOWLIST = 2
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 MCP_ABI_VERSION = 1
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-# Modern HTTP: a header disagrees with the body.
-HEADER_MISMATCH = -32020
-# Modern: the request needs client capabilities that were not declared.
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
-# Modern: `_meta` protocol version unsupported; `data.supported` lists the server's versions.
-UNSUPPORTED_PROTOCOL_VERSION = -32022
-# Legacy: URL elicitation required (2025-11-25).
-URL_ELICITATION_REQUIRED = -32042
 MCP_OK = 0
 MCP_NULL_ARG = 1
 MCP_INVALID_UTF8 = 2
@@ -173,7 +235,7 @@ mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_c
 
 # ----- functions: name -> (restype, argtypes) -----
 
-FUNCTIONS = {
+FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
     # server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
     # exactly once, even when this call fails.
@@ -409,10 +471,13 @@ FUNCTIONS = {
         [ctypes.POINTER(mcp_client)],
     ),
     # Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-    # `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
-    # `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
-    # `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
-    # `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
+    # `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`), `allow_insecure_http`
+    # (false; see `mcp_config_set_bearer_token`), `resolve` (`{"name": "address" or [..]}`: pins
+    # host names to addresses like curl's --resolve; the OAuth address checks still apply),
+    # `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
+    # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
+    # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with
+    # `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
     'mcp_config_new': (
         mcp_status,
@@ -436,8 +501,11 @@ FUNCTIONS = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # `MCP_ENV_INHERIT` (default: the host's environment plus the variables set) or
-    # `MCP_ENV_REPLACE` (only the variables set).
+    # Which of the host's environment variables the server process gets, besides those set with
+    # `mcp_config_set_env`: `MCP_ENV_ALLOWLIST` (the default: only HOME, LOGNAME, PATH, SHELL,
+    # TERM, USER, LANG and LC_*, skipping values that start with "()", so the host's secrets stay
+    # out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
+    # (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
     # mcp_status mcp_config_set_env_mode(struct mcp_config *config, int32_t mode, struct mcp_error **err_out)
     'mcp_config_set_env_mode': (
         mcp_status,
@@ -462,6 +530,9 @@ FUNCTIONS = {
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # A static bearer token, sent as `Authorization: Bearer <token>` on every HTTP request.
+    # Tokens (this one, OAuth's, or an Authorization header) go over https, or over plain http
+    # only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
+    # `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
     # mcp_status mcp_config_set_bearer_token(struct mcp_config *config, const char *token, struct mcp_error **err_out)
     'mcp_config_set_bearer_token': (
         mcp_status,
@@ -484,6 +555,21 @@ FUNCTIONS = {
     # (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
     # callback, an authorization-code flow then fails, since the authorization URL is never
     # logged); `allow_http` (false).
+    #
+    # Where the flows go: the MCP server's 401 challenge and metadata name the URLs that are
+    # fetched (protected resource and authorization server metadata, registration and token
+    # endpoints), so each is checked first. https only (plain http when both the MCP URL and the
+    # target are loopback, or with `allow_http` / the top-level `allow_insecure_http`); no
+    # credentials in URLs; redirects are never followed; no proxy is used for them. Loopback,
+    # private (10/8, 172.16/12, 192.168/16, fc00::/7), carrier-grade NAT (100.64/10),
+    # link-local (169.254/16, fe80::/10, the cloud metadata service) and other special-purpose
+    # addresses are refused, judged on every address a name resolves to and on IP literals,
+    # unless the MCP URL's own host (an IP literal or localhost) is in that class. Host controls:
+    # `allow_private_networks` (false: true opens loopback, private and carrier-grade NAT
+    # addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
+    # or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
+    # contacted (a range also matches resolved addresses). The MCP server's own origin is always
+    # allowed. Errors never quote what a fetched document says.
     # mcp_status mcp_config_set_oauth(struct mcp_config *config, const char *oauth_json, struct mcp_error **err_out)
     'mcp_config_set_oauth': (
         mcp_status,
@@ -633,7 +719,8 @@ FUNCTIONS = {
         mcp_status,
         [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Fails the input with JSON-RPC `code` and `message` (NULL: a generic message). On a modern
+    # Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
+    # constants name the usual ones) and `message` (NULL: a generic message). On a modern
     # connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
     # this error. Always consumes `responder` (except NULL).
     # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
@@ -743,7 +830,7 @@ FUNCTIONS = {
 }
 
 
-def bind(lib):
+def bind(lib: ctypes.CDLL) -> ctypes.CDLL:
     """Sets restype and argtypes of every function on `lib` (a ctypes.CDLL).
 
     Raises AttributeError naming the first symbol the library does not export.

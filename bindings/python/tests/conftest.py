@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import faulthandler
+import logging
 import os
 import sys
+import threading
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -20,6 +23,9 @@ FIXTURE = os.environ.get("MCP_FIXTURE") or str(REPO / "target" / "debug" / "mcp-
 
 # Every test is short; a hang dumps every thread's stack and ends the run instead of blocking CI.
 TEST_DEADLINE_S = 60
+
+# How long a test waits for a log record (they arrive on the library's dispatcher thread).
+LOG_WAIT_S = 10
 
 # The request_timeout_ms given to every client, so that a library bug fails a test instead of
 # waiting out the 60 s default.
@@ -73,3 +79,41 @@ def legacy(make_client) -> mcp_client.Client:
 def text_of(result: dict) -> str:
     """The first text block of a CallToolResult."""
     return next(b["text"] for b in result["content"] if b.get("type") == "text")
+
+
+class _Catch(logging.Handler):
+    """Collects the records of one logger and signals the first whose message contains
+    ``needle``: the records arrive on the library's dispatcher thread, so tests wait on it."""
+
+    def __init__(self, needle: str):
+        super().__init__(logging.DEBUG)
+        self.needle = needle
+        self.records: list[logging.LogRecord] = []
+        self.seen = threading.Event()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+        if self.needle in record.getMessage():
+            self.seen.set()
+
+    def matching(self) -> list[logging.LogRecord]:
+        return [r for r in self.records if self.needle in r.getMessage()]
+
+
+@pytest.fixture
+def catch() -> Iterator:
+    """catch(logger_name, needle) -> a _Catch attached to that logger for the test."""
+    attached: list[tuple[logging.Logger, _Catch, int]] = []
+
+    def attach(name: str, needle: str) -> _Catch:
+        logger = logging.getLogger(name)
+        handler = _Catch(needle)
+        attached.append((logger, handler, logger.level))
+        logger.addHandler(handler)
+        logger.setLevel(logging.DEBUG)
+        return handler
+
+    yield attach
+    for logger, handler, level in attached:
+        logger.removeHandler(handler)
+        logger.setLevel(level)

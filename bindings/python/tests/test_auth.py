@@ -185,8 +185,9 @@ def test_exception_classes_and_aliases():
 
 
 def test_registration_arguments_are_checked():
+    before = mcp_client._live_userdata()
     c = mcp_client.Client.http("http://127.0.0.1:9/mcp", oauth={})
-    live = mcp_client._live_userdata()
+    live = mcp_client._live_userdata()  # the client holds its default log listener
     try:
         with pytest.raises(TypeError):
             c.on_authorization("not callable")
@@ -201,12 +202,12 @@ def test_registration_arguments_are_checked():
         c.set_token_store()  # back to memory
     finally:
         c.close(wait=5)
-    assert mcp_client._live_userdata() == live, "callback objects were not released"
+    assert mcp_client._live_userdata() == before, "callback objects were not released"
     with pytest.raises(mcp_client.ClosedError):
         c.on_authorization(lambda url, redirect: None)
     with pytest.raises(mcp_client.ClosedError):
         c.set_token_store(load=lambda issuer: None, save=lambda issuer, record: None)
-    assert mcp_client._live_userdata() == live
+    assert mcp_client._live_userdata() == before
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +127,53 @@ def test_exception_classes_cover_every_status():
     assert mcp_client.exception_class(mcp_client.MCP_TIMEOUT) is mcp_client.MCPTimeoutError
     assert issubclass(mcp_client.MCPTimeoutError, TimeoutError)
     assert mcp_client.exception_class(150) is mcp_client.TransportError  # unknown, by range
+
+
+def test_env_var_accepts_the_directory():
+    r = _import_in_subprocess(os.path.dirname(_library.path))
+    assert r.returncode == 0, r.stderr
+    assert os.path.realpath(r.stdout.strip()) == os.path.realpath(_library.path)
+
+
+def test_env_var_naming_a_directory_without_the_library_fails(tmp_path):
+    r = _import_in_subprocess(str(tmp_path))
+    assert r.returncode != 0
+    assert f"MCP_CLIENT_LIB={str(tmp_path)!r} is a directory without the mcp_client library" in r.stderr
+    assert str(tmp_path / "libmcp_client.so") in r.stderr  # what it tried
+
+
+def _installed_copy(site: Path, with_library: bool) -> Path:
+    """The package as a wheel installs it: its files in site/mcp_client, outside the checkout."""
+    pkg = site / "mcp_client"
+    shutil.copytree(BINDING / "mcp_client", pkg, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    if with_library:
+        shutil.copy(_library.path, pkg / "libmcp_client.so")
+    return pkg
+
+
+def _import_installed(site: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("MCP_CLIENT_LIB", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(site)
+    return subprocess.run(
+        [sys.executable, "-c", "import mcp_client; print(mcp_client.library_path)"],
+        capture_output=True, text=True, timeout=60, env=env, cwd=str(site),
+    )
+
+
+def test_installed_package_loads_its_bundled_library(tmp_path):
+    pkg = _installed_copy(tmp_path, with_library=True)
+    r = _import_installed(tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(pkg / "libmcp_client.so")
+
+
+def test_installed_package_without_library_names_only_meaningful_paths(tmp_path):
+    pkg = _installed_copy(tmp_path, with_library=False)
+    r = _import_installed(tmp_path)
+    if r.returncode == 0:
+        pytest.skip(f"a system-wide libmcp_client was found: {r.stdout.strip()}")
+    # Only the bundled location: no build directories derived from site-packages.
+    tried = re.search(r"was not found: tried (.*), then the system's library search", r.stderr)
+    assert tried, r.stderr
+    assert tried.group(1) == str(pkg / "libmcp_client.so")
+    assert "MCP_CLIENT_LIB" in r.stderr

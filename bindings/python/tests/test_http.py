@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import queue
 import re
 import subprocess
@@ -11,7 +12,7 @@ import threading
 import pytest
 
 import mcp_client
-from conftest import REQUEST_TIMEOUT_MS, text_of
+from conftest import LOG_WAIT_S, REQUEST_TIMEOUT_MS, text_of
 
 
 def test_http_constructor_builds_the_flat_config(monkeypatch):
@@ -131,3 +132,18 @@ def test_http_legacy_era_with_server_requests(start_http):
         assert c.connect()["era"] == "legacy"
         c.ping()
         assert text_of(c.call_tool("elicit_once")) == "Hello, OldHttp!"
+
+
+def test_library_warnings_go_to_logging(start_http, catch):
+    """The library's own warnings reach Python's logging by default, on a child of the
+    mcp_client logger named after their source: here the transport starting a new session."""
+    transport = catch("mcp_client.transport", "session expired")
+    url = start_http("--era", "legacy", "--expire-session-after", "1")
+    with mcp_client.Client.http(url, request_timeout_ms=REQUEST_TIMEOUT_MS) as c:
+        assert c.connect()["era"] == "legacy"  # initialize: request 1 of the session
+        c.ping()  # request 2: 404, the library opens a new session and retries
+        assert transport.seen.wait(LOG_WAIT_S), "the transport's warning never reached logging"
+        (record,) = transport.matching()
+        assert record.levelno == logging.WARNING
+        assert record.mcp_source == "transport"
+        assert "HTTP 404" in record.getMessage()

@@ -10,7 +10,7 @@
 //! One `reqwest::Client` per transport (keep-alive, `TCP_NODELAY`); every body is read to its end
 //! (or the connection is dropped), and every message is bounded by `max_message_bytes`.
 
-mod headers;
+pub(crate) mod headers;
 mod legacy;
 mod modern;
 mod sse_legacy;
@@ -22,6 +22,9 @@ use super::sse::{SseItem, SseParser};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::auth::{AuthContext, Challenge, OAuthConfig};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::policy::Guard;
+use crate::net::redact::{self, chain};
+use crate::net::resolve::Resolver;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use headers::ToolCache;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
@@ -29,6 +32,7 @@ use reqwest::{Method, StatusCode, Url};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -65,6 +69,12 @@ pub struct HttpConfig {
     /// OAuth 2.1 authorization (`crate::auth`): on a 401 the client discovers the
     /// authorization server and obtains a token itself. Exclusive with `bearer_token`.
     pub oauth: Option<Box<OAuthConfig>>,
+    /// Let a bearer token (static or OAuth) and OAuth requests go over plain `http://` to hosts
+    /// other than loopback. Off: tokens travel over https, or plain http to loopback only.
+    pub allow_insecure_http: bool,
+    /// Host names pinned to addresses (like curl's `--resolve`), for every request of this
+    /// client; the authorization client's address checks still apply to them.
+    pub resolve: Vec<(String, Vec<IpAddr>)>,
 }
 
 impl HttpConfig {
@@ -77,6 +87,8 @@ impl HttpConfig {
             connect_timeout: Duration::from_secs(10),
             max_reconnect_attempts: 5,
             oauth: None,
+            allow_insecure_http: false,
+            resolve: Vec::new(),
         }
     }
 
@@ -92,7 +104,7 @@ impl HttpConfig {
 
     /// Checks the URL and the headers; the errors name what is wrong.
     pub fn validate(&self) -> Result<()> {
-        self.parsed_url()?;
+        let url = self.parsed_url()?;
         if self.oauth.is_some() && self.bearer_token.is_some() {
             return Err(Error::invalid(
                 "bearer_token and oauth exclude each other: a static token or OAuth, not both",
@@ -104,16 +116,25 @@ impl HttpConfig {
                 "with oauth, the Authorization header is the library's; remove it from headers",
             ));
         }
+        // One rule for every token: over plain http only to loopback, unless the host says so.
+        let sends_token = self.bearer_token.is_some() || self.oauth.is_some() || headers.contains_key(AUTHORIZATION);
+        if sends_token && url.scheme() == "http" && !self.allow_insecure_http && !crate::net::policy::is_loopback(&url)
+        {
+            return Err(Error::invalid(
+                "a token (bearer_token, oauth or an Authorization header) goes over plain http only to a loopback \
+                 host; use https, or set allow_insecure_http",
+            ));
+        }
         Ok(())
     }
 
     fn parsed_url(&self) -> Result<Url> {
-        let url =
-            Url::parse(&self.url).map_err(|e| Error::invalid(format!("url {:?} is not a valid URL: {e}", self.url)))?;
+        // The URL itself is not quoted: it may carry a key in its query.
+        let url = Url::parse(&self.url).map_err(|e| Error::invalid(format!("url is not a valid URL: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::invalid(format!(
-                "url {:?} must be http:// or https://",
-                self.url
+                "url {} must be http:// or https://",
+                redact::url(&url)
             )));
         }
         if !url.username().is_empty() || url.password().is_some() {
@@ -148,7 +169,7 @@ impl std::fmt::Debug for HttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Header values and the token stay out of logs.
         f.debug_struct("HttpConfig")
-            .field("url", &self.url)
+            .field("url", &redact::url_text(&self.url))
             .field(
                 "headers",
                 &self.headers.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(),
@@ -158,6 +179,8 @@ impl std::fmt::Debug for HttpConfig {
             .field("connect_timeout", &self.connect_timeout)
             .field("max_reconnect_attempts", &self.max_reconnect_attempts)
             .field("oauth", &self.oauth)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("resolve", &self.resolve)
             .finish()
     }
 }
@@ -215,6 +238,9 @@ pub(crate) struct Inner {
     close_done: tokio::sync::Mutex<bool>,
     /// OAuth, when configured: tokens for the requests, flows on 401/403.
     auth: Option<Arc<AuthContext>>,
+    /// The authorization flows' own client (for URLs off the MCP server's origin) and the
+    /// guard it applies; present with `auth`.
+    auth_net: Option<(reqwest::Client, Arc<Guard>)>,
 }
 
 /// An HTTP connection to one MCP endpoint.
@@ -237,6 +263,11 @@ impl HttpTransport {
         let url = cfg.parsed_url()?;
         let base_headers = cfg.header_map()?;
         let client = build_client(cfg)?;
+        let auth = auth.filter(|a| a.enabled());
+        let auth_net = match (&auth, &cfg.oauth) {
+            (Some(_), Some(oauth)) => Some(build_auth_client(cfg, &url, oauth)?),
+            _ => None,
+        };
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 cfg: cfg.clone(),
@@ -253,7 +284,8 @@ impl HttpTransport {
                 reinit: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
                 close_done: tokio::sync::Mutex::new(false),
-                auth: auth.filter(|a| a.enabled()),
+                auth: auth_net.as_ref().and(auth),
+                auth_net,
             }),
         })
     }
@@ -266,10 +298,51 @@ pub(crate) fn plain_client(url: &str, connect_timeout: Duration) -> Result<reqwe
     build_client(&cfg)
 }
 
-/// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
-/// store, so enterprise roots work), HTTP/1.1 with keep-alive and `TCP_NODELAY`, proxies from
-/// the environment.
+/// The host's pinned names (`resolve`), as the resolver reads them.
+fn overrides(cfg: &HttpConfig) -> Arc<crate::net::resolve::Overrides> {
+    Arc::new(
+        cfg.resolve
+            .iter()
+            .map(|(name, addrs)| (crate::net::policy::normalize(name), addrs.clone()))
+            .collect(),
+    )
+}
+
+/// The MCP server's client: see [`client_builder`]; proxies from the environment.
 fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
+    let mut builder = client_builder(cfg)?;
+    if !cfg.resolve.is_empty() {
+        builder = builder.dns_resolver(Resolver::new(overrides(cfg), None));
+    }
+    builder
+        .build()
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot create the HTTP client: {}", chain(&e))))
+}
+
+/// The authorization flows' client for URLs the MCP server chose (security.md §1): every DNS
+/// answer passes the guard before it is dialled, and no proxy is used (a proxy would resolve
+/// the names itself, out of the guard's sight). Redirects are never followed (as everywhere).
+fn build_auth_client(cfg: &HttpConfig, url: &Url, oauth: &OAuthConfig) -> Result<(reqwest::Client, Arc<Guard>)> {
+    let guard = Guard::new(
+        url,
+        oauth.allow_http || cfg.allow_insecure_http,
+        oauth.allow_private_networks,
+        &oauth.allow_hosts,
+        &oauth.deny_hosts,
+    )
+    .map(Arc::new)
+    .map_err(|e| Error::invalid(format!("oauth.{e}")))?;
+    let client = client_builder(cfg)?
+        .no_proxy()
+        .dns_resolver(Resolver::new(overrides(cfg), Some(guard.clone())))
+        .build()
+        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot create the HTTP client: {}", chain(&e))))?;
+    Ok((client, guard))
+}
+
+/// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
+/// store, so enterprise roots work), HTTP/1.1 with keep-alive and `TCP_NODELAY`, no redirects.
+fn client_builder(cfg: &HttpConfig) -> Result<reqwest::ClientBuilder> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> =
         match rustls_platform_verifier::Verifier::new(provider.clone()) {
@@ -289,14 +362,12 @@ fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
-    reqwest::Client::builder()
+    Ok(reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
         .tcp_nodelay(true)
         .connect_timeout(cfg.connect_timeout)
         .pool_idle_timeout(Duration::from_secs(90))
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .map_err(|e| Error::new(ErrorKind::Io, format!("cannot create the HTTP client: {}", chain(&e))))
+        .redirect(reqwest::redirect::Policy::none()))
 }
 
 /// Refuses every certificate, saying why: used for plain-http servers on machines without a
@@ -346,21 +417,6 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
         self.1.signature_verification_algorithms.supported_schemes()
     }
-}
-
-/// An error and its sources in one line (reqwest's own message hides the cause).
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let more = s.to_string();
-        if !text.contains(&more) {
-            text.push_str(": ");
-            text.push_str(&more);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// What a POST (or a resuming GET) produced for the request it carried.
@@ -425,7 +481,7 @@ impl EventStream {
                     self.parser.finish();
                     return Err(Error::new(
                         ErrorKind::Io,
-                        format!("the event stream broke: {}", chain(&e)),
+                        format!("the event stream broke: {}", redact::http_error(e)),
                     ));
                 }
             }
@@ -570,14 +626,18 @@ impl Inner {
         self.client
             .execute(request)
             .await
-            .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", chain(&e))))
+            .map_err(|e| Error::new(ErrorKind::Io, format!("{what} failed: {}", redact::http_error(e))))
     }
 
     /// What an OAuth flow needs from this transport.
     fn auth_io(&self) -> crate::auth::Io {
         let inbound = self.inbound.clone();
+        let (guarded, guard) = self.auth_net.clone().expect("an auth client exists whenever auth does");
         crate::auth::Io::new(
             self.client.clone(),
+            &self.url,
+            guarded,
+            guard,
             Arc::new(move |line| {
                 let _ = inbound.send(Inbound::Log { source: "auth", line });
             }),
@@ -608,7 +668,7 @@ impl Inner {
         let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
         Error::new(
             ErrorKind::AuthRequired,
-            format!("{what}: HTTP {status} from {}: {why}", self.url),
+            format!("{what}: HTTP {status} from {}: {why}", redact::url(&self.url)),
         )
         .with_http_status(status.as_u16())
         .with_www_authenticate(challenge)
@@ -628,7 +688,7 @@ impl Inner {
         let request = request.build().map_err(|e| {
             Error::new(
                 ErrorKind::Internal,
-                format!("{what}: cannot build the request: {}", chain(&e)),
+                format!("{what}: cannot build the request: {}", redact::http_error(e)),
             )
         })?;
         let Some(auth) = self.auth.clone() else {
@@ -692,7 +752,7 @@ impl Inner {
                     let why = "the server wants scope that was already asked for; giving up";
                     return Err(Error::new(
                         ErrorKind::AuthRequired,
-                        format!("{what}: HTTP {status} from {}: {why}", self.url),
+                        format!("{what}: HTTP {status} from {}: {why}", redact::url(&self.url)),
                     )
                     .with_http_status(status.as_u16())
                     .with_www_authenticate(header));
@@ -701,7 +761,7 @@ impl Inner {
                     return Err(e
                         .context(&format!(
                             "{what}: HTTP {status} from {}: authorization failed",
-                            self.url
+                            redact::url(&self.url)
                         ))
                         .with_http_status(status.as_u16())
                         .with_www_authenticate(header))
@@ -750,7 +810,7 @@ impl Inner {
                 Err(e) => {
                     return Err(Error::new(
                         ErrorKind::Io,
-                        format!("reading the response failed: {}", chain(&e)),
+                        format!("reading the response failed: {}", redact::http_error(e)),
                     ))
                 }
             }
@@ -976,7 +1036,7 @@ impl Inner {
         };
         Error::new(
             ErrorKind::HttpStatus,
-            format!("{what}: HTTP {status} from {}{body}", self.url),
+            format!("{what}: HTTP {status} from {}{body}", redact::url(&self.url)),
         )
         .with_http_status(status.as_u16())
     }

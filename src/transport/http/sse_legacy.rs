@@ -25,7 +25,8 @@ impl Inner {
         match self.open_2024().await {
             Ok(endpoint) => {
                 self.log(format!(
-                    "the server refused the Streamable HTTP initialize (HTTP {status}); using the 2024-11-05 HTTP+SSE transport (endpoint {endpoint})"
+                    "the server refused the Streamable HTTP initialize (HTTP {status}); using the 2024-11-05 HTTP+SSE transport (endpoint {})",
+                    crate::net::redact::url(&endpoint)
                 ));
                 if let Err(e) = self.sse2024_post(&endpoint, &message).await {
                     self.fail(id, e);
@@ -62,7 +63,10 @@ impl Inner {
         if !status.is_success() || !is_stream {
             return Err(Error::new(
                 ErrorKind::Io,
-                format!("GET {} answered HTTP {status} without an event stream", self.url),
+                format!(
+                    "GET {} answered HTTP {status} without an event stream",
+                    crate::net::redact::url(&self.url)
+                ),
             ));
         }
         let mut stream = EventStream::new(response, self.cfg.max_message_bytes);
@@ -87,12 +91,13 @@ impl Inner {
         let endpoint = self
             .url
             .join(announced.trim())
-            .map_err(|e| Error::protocol(format!("the endpoint {announced:?} is not a usable URL: {e}")))?;
+            .map_err(|e| Error::protocol(format!("the announced endpoint is not a usable URL: {e}")))?;
         // Our headers (the bearer token included) go only where the server URL points.
         if endpoint.origin() != self.url.origin() {
             return Err(Error::protocol(format!(
-                "the endpoint {endpoint} is on another origin than {}",
-                self.url
+                "the announced endpoint is on another origin ({}) than {}",
+                crate::net::redact::origin(&endpoint),
+                crate::net::redact::origin(&self.url)
             )));
         }
         self.state.lock().unwrap().wire = Wire::Sse2024 {

@@ -1,2 +1,3 @@
-/* Umbrella header of the CMCPClient module: the repository's generated C header. */
-#include "../../../../include/mcp_client.h"
+/* Umbrella header of the CMCPClient module: the installed C header, found through the include
+ * directory that mcp_client.pc's Cflags give. */
+#include <mcp_client.h>

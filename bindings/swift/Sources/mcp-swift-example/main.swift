@@ -1,8 +1,8 @@
 // A short tour: connect to an MCP server over stdio, list its tools, call one, and answer an
 // elicitation with a closure (automatic Multi Round-Trip Requests).
 //
-//   swift run -Xlinker -L<dir with libmcp_client.a> mcp-swift-example <server command> [args...]
-//   e.g. mcp-swift-example ../../target/debug/mcp-fixture-server
+//   swift run mcp-swift-example <server command> [args...]     (from the repository root)
+//   e.g. swift run mcp-swift-example target/debug/mcp-fixture-server
 import Foundation
 import MCPClient
 

@@ -1,0 +1,5 @@
+//! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
+//! `fuzzing` cargo feature (never in a shipped build): the parts of the header encoder that the
+//! public `transport::http` re-exports leave out. Everything else the fuzzers reach is public.
+
+pub use crate::transport::http::headers::{name_for, param_headers, param_value, ToolCache};

@@ -1,0 +1,163 @@
+//! The JSON configuration parsers (`ClientConfig::from_json`, `OAuthConfig::from_json`): any
+//! JSON is accepted or refused with an error, never a panic, and an accepted configuration
+//! never makes the transports' parsers misbehave.
+
+use mcp_client::auth::OAuthConfig;
+use mcp_client::transport::sse::{SseItem, SseParser};
+use mcp_client::ClientConfig;
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+const KEYS: &[&str] = &[
+    "command",
+    "url",
+    "headers",
+    "bearer_token",
+    "oauth",
+    "args",
+    "env",
+    "env_mode",
+    "cwd",
+    "max_message_bytes",
+    "stderr_tail_lines",
+    "shutdown_grace_ms",
+    "mode",
+    "protocol_version",
+    "client_info",
+    "capabilities",
+    "request_timeout_ms",
+    "probe_timeout_ms",
+    "input_required_max_rounds",
+    "max_pages",
+];
+
+const OAUTH_KEYS: &[&str] = &[
+    "grant",
+    "client_id",
+    "client_secret",
+    "token_endpoint_auth_method",
+    "issuer",
+    "client_metadata_url",
+    "client_name",
+    "application_type",
+    "redirect_uri",
+    "loopback_port",
+    "loopback_path",
+    "scopes",
+    "offline_access",
+    "private_key_pem",
+    "signing_algorithm",
+    "authorization_timeout_ms",
+    "max_step_up",
+    "open_browser",
+    "allow_http",
+];
+
+/// Values of every type, with the edges the parsers must handle (huge numbers, negatives,
+/// floats, odd strings, URLs).
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        prop::sample::select(vec![
+            0u64,
+            1,
+            1023,
+            1024,
+            u32::MAX as u64,
+            u32::MAX as u64 + 1,
+            u64::MAX
+        ])
+        .prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
+        prop::sample::select(vec![
+            "auto",
+            "modern",
+            "legacy",
+            "inherit",
+            "replace",
+            "client_credentials",
+            "authorization_code",
+            "none",
+            "private_key_jwt",
+            "http://127.0.0.1:1/mcp",
+            "https://example.invalid/mcp",
+            "ftp://x",
+            "",
+            "=",
+            "A=B",
+            "echo",
+            "native",
+            "web",
+            "ES256",
+            "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
+        ])
+        .prop_map(Value::from),
+        any::<String>().prop_map(Value::from),
+    ];
+    leaf.prop_recursive(2, 12, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::vec(("[A-Za-z=_ ]{0,4}", inner), 0..4)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+fn object(keys: &'static [&'static str], nested: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
+    let key = prop_oneof![
+        8 => prop::sample::select(keys).prop_map(String::from),
+        1 => "[a-z_]{1,8}",
+    ];
+    prop::collection::vec((key, prop_oneof![4 => value(), 1 => nested]), 0..8)
+        .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<String, Value>>()))
+}
+
+fn oauth() -> impl Strategy<Value = Value> {
+    object(OAUTH_KEYS, value())
+}
+
+/// Mostly a valid base (a command or a URL) with any other keys, so most cases get past the
+/// first check; sometimes anything at all.
+fn config() -> impl Strategy<Value = Value> {
+    let base = prop::sample::select(vec![
+        ("command", "mcp-fixture-server"),
+        ("url", "http://127.0.0.1:1/mcp"),
+        ("url", "https://example.invalid/mcp"),
+    ]);
+    prop_oneof![
+        6 => (base, object(KEYS, oauth())).prop_map(|((key, v), mut obj)| {
+            let map = obj.as_object_mut().unwrap();
+            map.remove("command");
+            map.remove("url");
+            map.insert(key.into(), v.into());
+            obj
+        }),
+        3 => object(KEYS, oauth()),
+        1 => value(),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn oauth_configs_parse_or_fail_cleanly(v in oauth()) {
+        let _ = OAuthConfig::from_json(&v);
+    }
+
+    #[test]
+    fn client_configs_parse_or_fail_cleanly(v in config()) {
+        if let Ok(cfg) = ClientConfig::from_json(&v) {
+            // An accepted bound is one the transports can run with.
+            let max = cfg.transport.max_message_bytes();
+            prop_assert!(max >= 1024);
+            let mut sse = SseParser::new(max);
+            sse.feed(b"data: x\n\n");
+            prop_assert_eq!(sse.next_item().map(|i| matches!(i, SseItem::Event(_))), Some(true));
+            let _ = format!("{cfg:?}");
+        }
+    }
+}
