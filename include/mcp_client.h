@@ -776,12 +776,17 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * client-credentials `client_id`, `client_secret`, `token_endpoint_auth_method`
  * ("client_secret_basic", "client_secret_post", "none", "private_key_jwt") and `issuer` (the
  * authorization server they belong to); `private_key_pem` and `signing_algorithm` (ES256,
- * ES384, RS256..., PS256..., EdDSA) for private_key_jwt; `client_metadata_url` (a Client ID
+ * ES384, RS256..., PS256..., EdDSA) for private_key_jwt. `issuer` is required with a
+ * `client_secret` or `private_key_pem` (`MCP_INVALID_ARG` otherwise): they are sent on every
+ * grant (authorization code, refresh, client credentials) to that authorization server only,
+ * never to one a server's metadata names instead; `client_metadata_url` (a Client ID
  * Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
  * registration; `redirect_uri` (a redirect the host receives itself; the authorization
  * callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
  * `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
- * (300000); `max_step_up` (2); `open_browser` (false); `allow_http` (false).
+ * (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
+ * callback, an authorization-code flow then fails, since the authorization URL is never
+ * logged); `allow_http` (false).
  *
  * Where the flows go: the MCP server's 401 challenge and metadata name the URLs that are
  * fetched (protected resource and authorization server metadata, registration and token

@@ -14,6 +14,7 @@ pub mod fuzzing;
 pub(crate) mod net;
 pub mod protocol;
 pub mod transport;
+mod untrusted;
 
 pub use client::{
     CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,

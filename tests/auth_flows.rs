@@ -532,7 +532,7 @@ async fn client_credentials_with_a_secret_and_with_a_private_key() {
     .await;
     let client = w.client(
         json!({"grant": "client_credentials", "client_id": "svc", "client_secret": "s3cret",
-                                 "scopes": ["jobs"]}),
+                                 "issuer": w.issuer(), "scopes": ["jobs"]}),
     );
     assert!(
         !format!("{:?}", client.config()).contains("s3cret"),
@@ -574,7 +574,7 @@ async fn client_credentials_with_a_secret_and_with_a_private_key() {
     .await;
     let client = w.client(
         json!({"grant": "client_credentials", "client_id": "svc", "private_key_pem": pem,
-                                 "signing_algorithm": "ES256"}),
+                                 "issuer": w.issuer(), "signing_algorithm": "ES256"}),
     );
     within(LIMIT, client.call_tool("test-tool", None, &none()))
         .await

@@ -1182,7 +1182,8 @@ struct Options {
     /// HTTP: sent as `Authorization: Bearer <token>`.
     std::optional<std::string> bearer_token;
     /// HTTP: OAuth 2.1 authorization, the configuration's "oauth" JSON object, e.g.
-    /// R"({"client_id":"app","client_secret":"s3cret","scopes":["mcp"]})" or "{}" (dynamic
+    /// R"({"client_id":"app","client_secret":"s3cret","issuer":"https://as.example","scopes":["mcp"]})"
+    /// (a secret needs the issuer it belongs to) or "{}" (dynamic
     /// registration, loopback listener). Register Client::on_authorization for the browser step.
     std::optional<std::string> oauth;
     /// Any other configuration keys as a JSON object, e.g. R"({"shutdown_grace_ms":200})".

@@ -27,7 +27,8 @@ import (
 //   - "grant": "authorization_code" (default) or "client_credentials";
 //   - "client_id", "client_secret", "token_endpoint_auth_method" ("client_secret_basic",
 //     "client_secret_post", "none", "private_key_jwt"), "issuer": a pre-registered client or
-//     the client-credentials client, and the authorization server it belongs to;
+//     the client-credentials client, and the authorization server it belongs to (required
+//     with a secret or key, which are sent to that issuer only);
 //   - "private_key_pem", "signing_algorithm": for private_key_jwt;
 //   - "client_metadata_url" (a Client ID Metadata Document), "client_name",
 //     "application_type" ("native", "web"): for the client's identity and dynamic registration;

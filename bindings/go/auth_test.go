@@ -424,8 +424,8 @@ func TestOAuthHandlerDeadline(t *testing.T) {
 }
 
 func TestOAuthClientCredentials(t *testing.T) {
-	url, _, record := oauthFixture(t, "--oauth-client", "svc:s3cret")
-	c := newOAuthClient(t, url, map[string]any{"grant": "client_credentials", "client_id": "svc", "client_secret": "s3cret"})
+	url, issuer, record := oauthFixture(t, "--oauth-client", "svc:s3cret")
+	c := newOAuthClient(t, url, map[string]any{"grant": "client_credentials", "client_id": "svc", "client_secret": "s3cret", "issuer": issuer})
 	h := &authCounter{fn: fetchHandler}
 	if err := c.OnAuthorization(h.handler); err != nil {
 		t.Fatal(err)
@@ -449,7 +449,7 @@ func TestOAuthClientCredentials(t *testing.T) {
 	}
 
 	// A wrong secret: the token endpoint refuses, the call fails with ErrAuthRequired.
-	bad := newOAuthClient(t, url, map[string]any{"grant": "client_credentials", "client_id": "svc", "client_secret": "wrong"})
+	bad := newOAuthClient(t, url, map[string]any{"grant": "client_credentials", "client_id": "svc", "client_secret": "wrong", "issuer": issuer})
 	_, err := bad.CallTool(testCtx(t), "echo", map[string]any{"text": "x"})
 	if !errors.Is(err, ErrAuthRequired) {
 		t.Fatalf("wrong secret: %v", err)

@@ -19,6 +19,9 @@ pub enum Grant {
     ClientCredentials,
 }
 
+/// `authorization_timeout_ms` beyond this (a day) is this.
+const MAX_AUTHORIZATION_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
+
 /// Token endpoint authentication methods this client implements.
 pub const AUTH_METHODS: &[&str] = &["client_secret_basic", "client_secret_post", "none", "private_key_jwt"];
 
@@ -33,8 +36,10 @@ pub struct OAuthConfig {
     /// Forces a token endpoint authentication method; otherwise the registration answer or
     /// the server's metadata decides.
     pub token_endpoint_auth_method: Option<String>,
-    /// The issuer the pre-registered credentials belong to. Without it they are bound to the
-    /// first authorization server they are used with, and never offered to another.
+    /// The issuer the pre-registered credentials belong to: required with a `client_secret` or
+    /// a private key, which are sent to this authorization server only (on every grant). A
+    /// public `client_id` without it is bound to the first authorization server it is used
+    /// with.
     pub issuer: Option<String>,
     /// A Client ID Metadata Document URL (https, with a path), used as the client id where
     /// the server advertises `client_id_metadata_document_supported`.
@@ -61,8 +66,9 @@ pub struct OAuthConfig {
     pub authorization_timeout: Duration,
     /// Re-authorizations for more scope (403 `insufficient_scope`) per request.
     pub max_step_up: u32,
-    /// Without an authorization callback, open the system browser on the authorization URL
-    /// (it is always reported to the log listener).
+    /// Without an authorization callback, open the system browser on the authorization URL.
+    /// The URL is never logged (it carries the flow's `state`): without a callback and without
+    /// this, an authorization-code flow fails at once.
     pub open_browser: bool,
     /// Allow authorization servers (and metadata) on plain http:// outside loopback hosts.
     pub allow_http: bool,
@@ -152,14 +158,15 @@ impl OAuthConfig {
     /// - `grant`: `"authorization_code"` (default) or `"client_credentials"`;
     /// - pre-registration / client credentials: `client_id`, `client_secret`,
     ///   `token_endpoint_auth_method` (`client_secret_basic`, `client_secret_post`, `none`,
-    ///   `private_key_jwt`), `issuer` (the authorization server they belong to);
+    ///   `private_key_jwt`), `issuer` (the authorization server they belong to; required with
+    ///   a secret or key, which go to that issuer only);
     /// - `private_key_pem` (PKCS#8, or PKCS#1 RSA) and `signing_algorithm` (ES256, ES384,
     ///   RS256…512, PS256…512, EdDSA; default from the key) for `private_key_jwt`;
     /// - `client_metadata_url` (CIMD), `client_name`, `application_type` (`native`/`web`);
     /// - `redirect_uri` (host-handled), or the loopback listener: `loopback_port` (0),
     ///   `loopback_path` (`/callback`);
     /// - `scopes` (array or space-separated string), `offline_access` (true),
-    ///   `authorization_timeout_ms` (300000), `max_step_up` (2), `open_browser` (false),
+    ///   `authorization_timeout_ms` (300000, at most a day), `max_step_up` (2), `open_browser` (false),
     ///   `allow_http` (false);
     /// - where the flows may go (`crate::net::policy`): `allow_private_networks` (false),
     ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges).
@@ -239,7 +246,8 @@ impl OAuthConfig {
             cfg.offline_access = b;
         }
         if let Some(ms) = number("authorization_timeout_ms")? {
-            cfg.authorization_timeout = crate::client::timeout_ms("oauth.authorization_timeout_ms", ms.max(1))?;
+            // Capped: an instant that far ahead overflows on some platforms.
+            cfg.authorization_timeout = Duration::from_millis(ms.clamp(1, MAX_AUTHORIZATION_TIMEOUT_MS));
         }
         if let Some(n) = number("max_step_up")? {
             cfg.max_step_up = u32::try_from(n.min(10)).unwrap_or(10);
@@ -309,6 +317,12 @@ impl OAuthConfig {
                 "oauth.client_secret and oauth.private_key_pem need oauth.client_id",
             ));
         }
+        if (self.client_secret.is_some() || self.signer.is_some()) && self.issuer.is_none() {
+            return Err(Error::invalid(
+                "oauth.client_secret and oauth.private_key_pem need oauth.issuer, the authorization server they \
+                 belong to: they are sent to that one only, never to one a server names",
+            ));
+        }
         if self.grant == Grant::ClientCredentials {
             if self.client_id.is_none() || (self.client_secret.is_none() && self.signer.is_none()) {
                 return Err(Error::invalid(
@@ -360,7 +374,10 @@ mod tests {
         let c = OAuthConfig::from_json(&json!({})).unwrap();
         assert_eq!(c.grant, Grant::AuthorizationCode);
         assert_eq!(c.loopback_path, "/callback");
-        let c = OAuthConfig::from_json(&json!({"scopes": "a b a", "client_id": "x", "client_secret": "s"})).unwrap();
+        let c = OAuthConfig::from_json(
+            &json!({"scopes": "a b a", "client_id": "x", "client_secret": "s", "issuer": "https://as.example"}),
+        )
+        .unwrap();
         assert_eq!(c.scopes, vec!["a", "b"]);
         assert!(!format!("{c:?}").contains("\"s\""));
         for bad in [
@@ -368,6 +385,9 @@ mod tests {
             json!({"grant": "password"}),
             json!({"grant": "client_credentials", "client_id": "x"}),
             json!({"client_secret": "s"}),
+            // A secret or key without the issuer it belongs to.
+            json!({"client_id": "x", "client_secret": "s"}),
+            json!({"grant": "client_credentials", "client_id": "x", "client_secret": "s"}),
             json!({"client_metadata_url": "http://x.example/c.json"}),
             json!({"client_metadata_url": "https://x.example/"}),
             json!({"token_endpoint_auth_method": "client_secret_jwt"}),

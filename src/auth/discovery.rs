@@ -73,22 +73,36 @@ pub(crate) struct Discovery {
     pub server: AuthServer,
 }
 
-/// The metadata's `resource` identifies the server URL: same origin, and its path is the
-/// server's path or a parent of it (on a segment boundary).
-pub(crate) fn resource_matches(resource: &str, server: &Url) -> bool {
+/// Where a protected resource metadata document was found, which fixes the resource it may
+/// describe (RFC 9728 §3.3).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PrmSource {
+    /// The challenge's `resource_metadata`, or the path-aware well-known URL: the server URL.
+    ServerUrl,
+    /// The root well-known URL (`/.well-known/oauth-protected-resource`): it is built from
+    /// the origin, so the origin is the identifier it describes (the server URL is accepted
+    /// too).
+    Root,
+}
+
+/// The metadata's `resource` is the identifier the metadata was fetched for, compared as
+/// parsed URLs (scheme and host case, default port): the server URL exactly, or for the root
+/// well-known document the bare origin. A parent path is refused: sent as the RFC 8707
+/// `resource`, it would widen the token's audience to every server under it on a shared
+/// origin. Never another origin, never a fragment.
+pub(crate) fn resource_matches(resource: &str, server: &Url, source: PrmSource) -> bool {
     let Ok(r) = Url::parse(resource) else {
         return false;
     };
-    if r.fragment().is_some()
-        || r.scheme() != server.scheme()
-        || r.host() != server.host()
-        || r.port_or_known_default() != server.port_or_known_default()
-    {
+    let same_origin = r.scheme() == server.scheme()
+        && r.host() == server.host()
+        && r.port_or_known_default() == server.port_or_known_default();
+    if !same_origin || r.fragment().is_some() || !r.username().is_empty() || r.password().is_some() {
         return false;
     }
-    let rp = r.path().trim_end_matches('/');
-    let sp = server.path().trim_end_matches('/');
-    sp == rp || sp.starts_with(&format!("{rp}/"))
+    let exact = r.path() == server.path() && r.query() == server.query();
+    let origin = r.path() == "/" && r.query().is_none();
+    exact || (source == PrmSource::Root && origin)
 }
 
 /// `scheme://host[:port]`.
@@ -141,27 +155,33 @@ struct ProtectedResource {
 /// then the root well-known URL. `Ok(None)` when the server publishes none.
 async fn protected_resource(io: &Io, server: &Url, challenge: &Challenge) -> Result<Option<ProtectedResource>> {
     let what = "protected resource metadata";
-    let candidates: Vec<Url> = match &challenge.resource_metadata {
-        Some(u) => vec![server
-            .join(u)
-            .map_err(|_| Error::auth("the challenge's resource_metadata is not a URL"))?],
+    let candidates: Vec<(Url, PrmSource)> = match &challenge.resource_metadata {
+        Some(u) => vec![(
+            server
+                .join(u)
+                .map_err(|_| Error::auth("the challenge's resource_metadata is not a URL"))?,
+            PrmSource::ServerUrl,
+        )],
         None => {
             let mut c = Vec::new();
             let path = server.path().trim_end_matches('/');
             if !path.is_empty() {
-                c.push(Url::parse(&format!(
-                    "{}/.well-known/oauth-protected-resource{path}",
-                    origin(server)
-                )));
+                c.push((
+                    Url::parse(&format!(
+                        "{}/.well-known/oauth-protected-resource{path}",
+                        origin(server)
+                    )),
+                    PrmSource::ServerUrl,
+                ));
             }
-            c.push(Url::parse(&format!(
-                "{}/.well-known/oauth-protected-resource",
-                origin(server)
-            )));
-            c.into_iter().filter_map(|u| u.ok()).collect()
+            c.push((
+                Url::parse(&format!("{}/.well-known/oauth-protected-resource", origin(server))),
+                PrmSource::Root,
+            ));
+            c.into_iter().filter_map(|(u, s)| Some((u.ok()?, s))).collect()
         }
     };
-    for url in &candidates {
+    for (url, source) in &candidates {
         let shown = redact::url(url);
         let Some(doc) = get_json(io, url, what).await? else {
             continue;
@@ -171,7 +191,7 @@ async fn protected_resource(io: &Io, server: &Url, challenge: &Challenge) -> Res
             .and_then(Value::as_str)
             .ok_or_else(|| Error::auth(format!("the {what} at {shown} has no resource")))?
             .to_string();
-        if !resource_matches(&resource, server) {
+        if !resource_matches(&resource, server, *source) {
             return Err(Error::auth(format!(
                 "the {what} at {shown} is for another resource than {}; refusing to authorize",
                 redact::url(server)
@@ -327,19 +347,47 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resources_match_the_server_or_a_parent() {
+    fn resources_match_the_server_exactly() {
         let server = Url::parse("http://localhost:3000/mcp").unwrap();
-        assert!(resource_matches("http://localhost:3000/mcp", &server));
-        assert!(resource_matches("http://localhost:3000/mcp/", &server));
-        assert!(resource_matches("http://localhost:3000", &server));
-        assert!(resource_matches("HTTP://LOCALHOST:3000/", &server));
-        assert!(!resource_matches("https://evil.example.com/mcp", &server));
-        assert!(!resource_matches("http://localhost:3001/mcp", &server));
-        assert!(!resource_matches("http://localhost:3000/mc", &server));
-        assert!(!resource_matches("http://localhost:3000/mcp/x", &server));
-        assert!(!resource_matches("http://localhost:3000/mcp#f", &server));
-        assert!(!resource_matches("not a url", &server));
+        let m = |r: &str| resource_matches(r, &server, PrmSource::ServerUrl);
+        let root = |r: &str| resource_matches(r, &server, PrmSource::Root);
+        assert!(m("http://localhost:3000/mcp"));
+        assert!(m("HTTP://LOCALHOST:3000/mcp"));
+        // A parent path widens the audience: refused, unless the root document says it.
+        assert!(!m("http://localhost:3000"));
+        assert!(!m("http://localhost:3000/"));
+        assert!(root("http://localhost:3000"));
+        assert!(root("http://localhost:3000/"));
+        assert!(root("http://localhost:3000/mcp"));
+        let tenant = Url::parse("http://localhost:3000/tenant/a/mcp").unwrap();
+        assert!(!resource_matches(
+            "http://localhost:3000/tenant",
+            &tenant,
+            PrmSource::ServerUrl
+        ));
+        assert!(!resource_matches(
+            "http://localhost:3000/tenant",
+            &tenant,
+            PrmSource::Root
+        ));
+        for bad in [
+            "http://localhost:3000/mcp/",
+            "https://evil.example.com/mcp",
+            "http://localhost:3001/mcp",
+            "http://localhost:3000/mc",
+            "http://localhost:3000/mcp/x",
+            "http://localhost:3000/mcp#f",
+            "http://localhost:3000/mcp?x=1",
+            "http://user@localhost:3000/mcp",
+            "not a url",
+        ] {
+            assert!(!m(bad) && !root(bad), "{bad}");
+        }
         let https = Url::parse("https://a.example/mcp").unwrap();
-        assert!(resource_matches("https://a.example:443/mcp", &https));
+        assert!(resource_matches(
+            "https://a.example:443/mcp",
+            &https,
+            PrmSource::ServerUrl
+        ));
     }
 }

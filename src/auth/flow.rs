@@ -11,6 +11,7 @@ use super::store::{now_secs, ClientRecord, TokenSet};
 use super::Io;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
+use crate::untrusted::shown;
 use base64::Engine;
 use reqwest::header::{HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::{json, Value};
@@ -20,6 +21,9 @@ use url::Url;
 
 /// Bound on a token or registration answer.
 const ANSWER_MAX: usize = 64 * 1024;
+/// The longest `expires_in` believed: a server's 2^64-1 must not overflow the expiry (nor keep
+/// a token unrefreshed for ever).
+pub(crate) const MAX_TOKEN_LIFETIME_SECS: u64 = 366 * 24 * 3600;
 const JWT_BEARER_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// How the client authenticates at the token endpoint. No `Debug`: it holds a secret.
@@ -30,23 +34,32 @@ pub(crate) struct ClientAuth {
     /// `client_secret_basic`, `client_secret_post`, `none` or `private_key_jwt`.
     pub method: String,
     pub signer: Option<Arc<Signer>>,
+    /// The only authorization server this identity may be presented to: the one the host named
+    /// for its pre-registered credentials, or the one a registration was made with. `None`
+    /// only for identities without a secret or key (a Client ID Metadata Document URL).
+    pub issuer: Option<String>,
 }
 
 impl ClientAuth {
-    pub fn from_record(record: &ClientRecord) -> ClientAuth {
+    /// A client registered with `issuer` (records are kept per issuer).
+    pub fn from_record(record: &ClientRecord, issuer: &str) -> ClientAuth {
         ClientAuth {
             client_id: record.client_id.clone(),
             secret: record.client_secret.clone(),
             method: record.token_endpoint_auth_method.clone(),
             signer: None,
+            issuer: Some(issuer.to_string()),
         }
     }
-}
 
-/// Server-provided text, made safe to show: printable, one line, bounded.
-pub(crate) fn sanitize(text: &str) -> String {
-    let clean: String = text.chars().filter(|c| !c.is_control()).take(200).collect();
-    clean
+    /// Whether this identity may be presented to the authorization server `issuer`. Checked
+    /// by every token request, whatever the grant: a secret or key goes only to its issuer.
+    pub fn may_go_to(&self, issuer: &str) -> bool {
+        match &self.issuer {
+            Some(bound) => bound == issuer,
+            None => self.secret.is_none() && self.signer.is_none(),
+        }
+    }
 }
 
 fn endpoint(value: &Option<String>, name: &str) -> Result<Url> {
@@ -181,7 +194,11 @@ pub(crate) async fn register(
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
         .unwrap_or_else(|| vec![redirect_uri.to_string()]);
-    io.log(format!("registered the client {client_id} with {}", server.issuer));
+    io.log(format!(
+        "registered the client {} with {}",
+        shown(&client_id),
+        shown(&server.issuer)
+    ));
     Ok(ClientRecord {
         client_id,
         client_secret,
@@ -275,12 +292,14 @@ pub(crate) fn check_redirect(
     match (params.get("iss"), iss_supported == Some(true)) {
         (Some(iss), _) if iss != issuer => {
             return Err(Error::auth(format!(
-                "the authorization response's iss does not match the authorization server {issuer}; ignored (RFC 9207)"
+                "the authorization response's iss does not match the authorization server {}; ignored (RFC 9207)",
+                shown(issuer)
             )))
         }
         (None, true) => {
             return Err(Error::auth(format!(
-                "the authorization server {issuer} promises an iss parameter, but the authorization response has none; ignored (RFC 9207)"
+                "the authorization server {} promises an iss parameter, but the authorization response has none; ignored (RFC 9207)",
+                shown(issuer)
             )))
         }
         _ => {}
@@ -288,11 +307,11 @@ pub(crate) fn check_redirect(
     if let Some(error) = params.get("error") {
         let description = params
             .get("error_description")
-            .map(|d| format!(": {}", sanitize(d)))
+            .map(|d| format!(": {}", shown(d)))
             .unwrap_or_default();
         return Err(Error::auth(format!(
             "the authorization server refused the authorization: {}{description}",
-            sanitize(error)
+            shown(error)
         )));
     }
     params
@@ -323,6 +342,11 @@ pub(crate) async fn token_request(
     mut form: Vec<(&'static str, String)>,
     requested_scope: Option<&str>,
 ) -> Result<TokenSet> {
+    if !client.may_go_to(&server.issuer) {
+        return Err(Error::auth(
+            "the client credentials belong to another authorization server than this one; not sending them",
+        ));
+    }
     let url = endpoint(&server.meta.token_endpoint, "token_endpoint")?;
     let grant = form
         .iter()
@@ -409,7 +433,7 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
             .and_then(Value::as_str)
             .filter(|t| !t.is_empty())
             .map(str::to_string),
-        expires_at: expires_in.map(|s| now_secs() + s),
+        expires_at: expires_in.map(|s| now_secs().saturating_add(s.min(MAX_TOKEN_LIFETIME_SECS))),
         scope: v
             .get("scope")
             .and_then(Value::as_str)
@@ -480,6 +504,17 @@ mod tests {
         .unwrap();
         assert_eq!((t.access_token.as_str(), t.scope.as_deref()), ("a", Some("x")));
         assert!(t.expires_at.unwrap() >= now_secs() + 59);
+        // Absurd lifetimes are capped, never overflowing (debug builds panicked on 2^64-1).
+        for huge in ["18446744073709551615", "1e300", "\"18446744073709551615\""] {
+            let body = format!(r#"{{"access_token":"a","expires_in":{huge}}}"#);
+            let at = parse_tokens(body.as_bytes(), None).unwrap().expires_at.unwrap();
+            assert!(
+                at <= now_secs() + MAX_TOKEN_LIFETIME_SECS && at + 5 >= now_secs() + MAX_TOKEN_LIFETIME_SECS,
+                "{huge}"
+            );
+        }
+        let t = parse_tokens(br#"{"access_token":"a","expires_in":-5}"#, None).unwrap();
+        assert!(t.expires_at.unwrap() <= now_secs());
         assert!(parse_tokens(br#"{"access_token":"a","token_type":"DPoP"}"#, None).is_err());
         assert!(parse_tokens(br#"{"access_token":"a b"}"#, None).is_err());
         assert!(parse_tokens(br#"{"token_type":"Bearer"}"#, None).is_err());

@@ -35,6 +35,7 @@ use crate::client::{CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::policy::Guard;
 use crate::transport::{BoxFuture, TransportConfig};
+use crate::untrusted::shown;
 use discovery::{AuthServer, Discovery};
 use flow::ClientAuth;
 use loopback::Loopback;
@@ -206,7 +207,8 @@ struct Active {
 struct State {
     active: Option<Active>,
     generation: u64,
-    /// The issuer pre-registered credentials without `oauth.issuer` were first used with.
+    /// The issuer a public pre-registered client id (no secret, no key) without `oauth.issuer`
+    /// was first used with.
     bound_issuer: Option<String>,
 }
 
@@ -302,7 +304,10 @@ impl AuthContext {
             Some(r) => r,
             None => {
                 if had {
-                    io.log(format!("ignored an unreadable token store record for {issuer}"));
+                    io.log(format!(
+                        "ignored an unreadable token store record for {}",
+                        shown(issuer)
+                    ));
                 }
                 Record::default()
             }
@@ -458,8 +463,9 @@ impl AuthContext {
         if let Some(f) = &failed {
             if f.issuer != issuer {
                 io.log(format!(
-                    "the resource now uses the authorization server {issuer} (was {}); authorizing there",
-                    f.issuer
+                    "the resource now uses the authorization server {} (was {}); authorizing there",
+                    shown(&issuer),
+                    shown(&f.issuer)
                 ));
             }
         }
@@ -541,7 +547,7 @@ impl AuthContext {
         let mut record = self.load(io, &d.server.issuer).await;
         io.log(format!(
             "the server asks for more scope ({}); authorizing again",
-            flow::sanitize(&challenged.join(" "))
+            shown(&challenged.join(" "))
         ));
         let mut wanted = previous;
         union(&mut wanted, &challenged);
@@ -579,12 +585,15 @@ impl AuthContext {
         self.install(&d.server, &d.resource, Some(client), tokens.clone(), scopes);
         record.tokens.insert(d.resource.clone(), tokens);
         self.save(&d.server.issuer, record).await;
-        io.log(format!("authorized with {}", d.server.issuer));
+        io.log(format!("authorized with {}", shown(&d.server.issuer)));
         Ok(())
     }
 
-    /// Whether the configured client credentials may go to `issuer`: the one named by
-    /// `oauth.issuer`, or else the first one they were used with.
+    /// Whether the configured client may be used with `issuer`: the one named by
+    /// `oauth.issuer`; a public client id without it is bound to the first issuer it is used
+    /// with. A secret or key without `oauth.issuer` goes nowhere (`from_json` refuses that
+    /// configuration): a server could otherwise name its own authorization server and receive
+    /// them.
     fn configured_for(&self, issuer: &str) -> bool {
         let cfg = self.cfg();
         if cfg.client_id.is_none() {
@@ -592,6 +601,7 @@ impl AuthContext {
         }
         match &cfg.issuer {
             Some(i) => i == issuer,
+            None if cfg.client_secret.is_some() || cfg.signer.is_some() => false,
             None => {
                 let mut st = self.state.lock().unwrap();
                 st.bound_issuer.get_or_insert_with(|| issuer.to_string()) == issuer
@@ -624,6 +634,11 @@ impl AuthContext {
             secret: cfg.client_secret.clone(),
             method,
             signer: cfg.signer.clone(),
+            issuer: if cfg.client_secret.is_some() || cfg.signer.is_some() {
+                cfg.issuer.clone()
+            } else {
+                Some(server.issuer.clone())
+            },
         }
     }
 
@@ -634,16 +649,21 @@ impl AuthContext {
             secret: None,
             method: "none".into(),
             signer: None,
+            issuer: None,
         })
     }
 
     /// A client identity usable for a refresh without registering anything.
     fn known_client(&self, d: &Discovery, record: &Record) -> Option<ClientAuth> {
-        if self.cfg().grant == Grant::ClientCredentials || self.configured_for(&d.server.issuer) {
+        if self.configured_for(&d.server.issuer) {
             return Some(self.configured_client(&d.server));
         }
-        self.cimd_client(&d.server)
-            .or_else(|| record.client.as_ref().map(ClientAuth::from_record))
+        self.cimd_client(&d.server).or_else(|| {
+            record
+                .client
+                .as_ref()
+                .map(|c| ClientAuth::from_record(c, &d.server.issuer))
+        })
     }
 
     /// The client identity for an authorization-code flow, in the specification's order.
@@ -665,7 +685,7 @@ impl AuthContext {
         if let Some(c) = &record.client {
             let expired = c.client_secret_expires_at.is_some_and(|t| t <= store::now_secs());
             if !expired && c.redirect_uris.iter().any(|r| flow::redirect_serves(r, redirect_uri)) {
-                return Ok(ClientAuth::from_record(c));
+                return Ok(ClientAuth::from_record(c, issuer));
             }
         }
         if d.server.meta.registration_endpoint.is_some() {
@@ -684,7 +704,7 @@ impl AuthContext {
             .await?;
             record.client = Some(client.clone());
             self.save(issuer, record).await;
-            return Ok(ClientAuth::from_record(&client));
+            return Ok(ClientAuth::from_record(&client, issuer));
         }
         Err(Error::auth(format!(
             "no client identity for the authorization server: no pre-registered credentials for it, \
@@ -700,9 +720,10 @@ impl AuthContext {
     async fn client_credentials(&self, io: &Io, d: &Discovery, scopes: &[String]) -> Result<(ClientAuth, TokenSet)> {
         let issuer = &d.server.issuer;
         if !self.configured_for(issuer) {
-            return Err(Error::auth(format!(
-                "the configured client credentials belong to another authorization server than {issuer}; not sending them"
-            )));
+            return Err(Error::auth(
+                "the configured client credentials belong to another authorization server than this one \
+                 (oauth.issuer names theirs); not sending them",
+            ));
         }
         let client = self.configured_client(&d.server);
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
@@ -797,16 +818,15 @@ impl AuthContext {
         let handler = self.handler.read().unwrap().clone();
         let cancel = CancelOnDrop(CancelToken::new());
         if handler.is_none() {
-            if loopback.is_none() {
+            // The URL itself is never logged: it carries the flow's `state`.
+            if loopback.is_none() || !cfg.open_browser {
                 return Err(Error::auth(
                     "authorization needs a browser: register an authorization handler (mcp_client_on_authorization), \
-                     or leave oauth.redirect_uri unset to use the loopback listener",
+                     or set oauth.open_browser with the loopback listener (oauth.redirect_uri unset)",
                 ));
             }
-            io.log(format!("to authorize, open this URL in a browser: {url}"));
-            if cfg.open_browser {
-                loopback::open_browser(&url);
-            }
+            io.log(format!("opened the system browser to authorize with {}", shown(issuer)));
+            loopback::open_browser(&url);
         }
         let mut host = handler.map(|h| {
             h.authorize(AuthorizationRequest {
@@ -823,6 +843,15 @@ impl AuthContext {
             Listener(Result<String>),
             TimedOut,
         }
+        // One listener future for the whole flow: recreating it when the host's future ends
+        // would drop the connections it is serving (the browser's among them).
+        let from_listener = async {
+            match loopback {
+                Some(l) => l.next_redirect(state).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(from_listener);
         loop {
             let step = {
                 let from_host = async {
@@ -831,15 +860,9 @@ impl AuthContext {
                         None => std::future::pending().await,
                     }
                 };
-                let from_listener = async {
-                    match loopback {
-                        Some(l) => l.next_redirect(state).await,
-                        None => std::future::pending().await,
-                    }
-                };
                 tokio::select! {
                     r = from_host => Step::Host(r),
-                    r = from_listener => Step::Listener(r),
+                    r = &mut from_listener => Step::Listener(r),
                     _ = tokio::time::sleep_until(deadline) => Step::TimedOut,
                 }
             };
@@ -854,7 +877,7 @@ impl AuthContext {
                 Step::Host(Err(e)) => {
                     return Err(Error::auth(format!(
                         "the authorization was not completed: {}",
-                        flow::sanitize(&e.message)
+                        shown(&e.message)
                     )))
                 }
                 Step::Listener(r) => return r,

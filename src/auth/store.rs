@@ -80,7 +80,8 @@ fn bearer() -> String {
 impl TokenSet {
     /// Expired, or expiring within `margin` seconds.
     pub fn expires_within(&self, margin: u64) -> bool {
-        self.expires_at.is_some_and(|at| at <= now_secs() + margin)
+        self.expires_at
+            .is_some_and(|at| at <= now_secs().saturating_add(margin))
     }
 }
 
@@ -124,5 +125,12 @@ mod tests {
         assert!(r.tokens["https://mcp.example/mcp"].expires_within(0));
         assert!(Record::from_value(Some(r.to_value())).unwrap().client == r.client);
         assert!(Record::from_value(Some(json!("nonsense"))).is_none());
+        // A stored expiry at the end of time neither overflows nor counts as expiring.
+        let far = TokenSet {
+            expires_at: Some(u64::MAX),
+            ..r.tokens["https://mcp.example/mcp"].clone()
+        };
+        assert!(!far.expires_within(30));
+        assert!(far.expires_within(u64::MAX));
     }
 }

@@ -614,7 +614,10 @@ fn on_message(session: &Arc<Session>, value: Value) {
         }) => session.hooks.log(
             "transport",
             "warning",
-            &format!("server error without an id: {code} {message}"),
+            &format!(
+                "server error without an id: {code} {}",
+                crate::untrusted::shown(&message)
+            ),
         ),
         Ok(Incoming::Request { id, method, params }) => session.on_server_request(id, method, params),
         Ok(Incoming::Notification { method, params }) => session.on_notification(method, params),

@@ -365,8 +365,15 @@ static void test_oauth_api(void)
     mcp_client *c = (mcp_client *)SENTINEL_STR;
     ST(mcp_client_new(cfg, &c, &e_), MCP_INVALID_ARG);
     EXPECT(c == (mcp_client *)SENTINEL_STR);
+    /* a secret without the issuer it belongs to (it would go to any server's choice) */
     ST(mcp_config_set_oauth(cfg, "{\"grant\":\"client_credentials\",\"client_id\":\"id\","
                                  "\"client_secret\":\"secret\"}",
+                            &e_),
+       MCP_OK);
+    ST(mcp_client_new(cfg, &c, &e_), MCP_INVALID_ARG);
+    EXPECT(c == (mcp_client *)SENTINEL_STR);
+    ST(mcp_config_set_oauth(cfg, "{\"grant\":\"client_credentials\",\"client_id\":\"id\","
+                                 "\"client_secret\":\"secret\",\"issuer\":\"http://127.0.0.1:1\"}",
                             &e_),
        MCP_OK);
     c = NULL;

@@ -27,6 +27,11 @@ mcp::Options oauth_options(const std::string& oauth_json = "{}") {
     return o;
 }
 
+/// The fixture's issuer (its URL without "/mcp"): pre-registered secrets are configured for it.
+std::string issuer_of(const t::HttpFixture& server) {
+    return server.url().substr(0, server.url().size() - 4);
+}
+
 /// A token store shared by several clients (what a keychain would be), thread-safe.
 struct MemoryStore {
     std::mutex m;
@@ -392,7 +397,8 @@ TEST(oauth, client_credentials_grant) {
     REQUIRE_STARTED(server);
     auto client = mcp::Client::http(
         server.url(), {},
-        oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"cpp-secret"})"));
+        oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"cpp-secret","issuer":")" +
+                      issuer_of(server) + R"("})"));
     std::atomic<int> calls{0};
     client.on_authorization([&](const std::string&) {
         calls++;
@@ -403,7 +409,8 @@ TEST(oauth, client_credentials_grant) {
 
     auto wrong = mcp::Client::http(
         server.url(), {},
-        oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"wrong"})"));
+        oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"wrong","issuer":")" +
+                      issuer_of(server) + R"("})"));
     EXPECT_THROW(mcp::Error, wrong.call_tool("echo", R"({"text":"x"})"));
 }
 
@@ -416,7 +423,8 @@ TEST(oauth, preregistered_client_and_refresh_after_expiry) {
     std::atomic<int> calls{0};
     std::atomic<bool> preregistered_id{false};
     auto client = mcp::Client::http(server.url(), {},
-                                     oauth_options(R"({"client_id":"cpp-app","client_secret":"cpp-secret"})"));
+                                     oauth_options(R"({"client_id":"cpp-app","client_secret":"cpp-secret","issuer":")" +
+                                                   issuer_of(server) + R"("})"));
     store.install(client);
     client.on_authorization([&](const std::string& url) {
         calls++;
@@ -497,7 +505,8 @@ TEST(oauth, config_and_fetch_redirect_errors) {
     EXPECT_THROW(mcp::InvalidArgumentError, mcp::Client::http("http://127.0.0.1:9/mcp", {}, oauth_options("[]")));
     EXPECT_THROW(mcp::InvalidArgumentError, mcp::Client::http("http://127.0.0.1:9/mcp", {}, oauth_options("{")));
     mcp::Config config;
-    config.url("http://127.0.0.1:9/mcp").oauth(R"({"grant":"client_credentials","client_id":"a","client_secret":"b"})");
+    config.url("http://127.0.0.1:9/mcp")
+        .oauth(R"({"grant":"client_credentials","client_id":"a","client_secret":"b","issuer":"http://127.0.0.1:9"})");
     mcp::Client ok(config);
     CHECK(static_cast<bool>(ok));
 

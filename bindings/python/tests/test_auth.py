@@ -569,14 +569,16 @@ def test_fixture_callback_raising_fails_the_call(oauth_server, make_http):
 
 def test_client_credentials(oauth_server, make_http):
     url = oauth_server("--oauth-client", "py-machine:py-secret")
-    c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "py-secret"})
+    c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "py-secret",
+                              "issuer": url.removesuffix("/mcp")})
     c.on_authorization(lambda url, redirect_uri: pytest.fail("client credentials need no browser"))
     assert text_of(c.call_tool("echo", {"text": "machine"})) == "machine"
 
 
 def test_client_credentials_with_a_wrong_secret(oauth_server, make_http):
     url = oauth_server("--oauth-client", "py-machine:py-secret")
-    c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "wrong"})
+    c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "wrong",
+                              "issuer": url.removesuffix("/mcp")})
     with pytest.raises(mcp_client.AuthRequiredError):
         c.call_tool("echo", {"text": "x"})
 

@@ -242,7 +242,9 @@ impl ToolCache {
             let keep = matches!(headers, ToolHeaders::Valid(_));
             if let ToolHeaders::Invalid(why) = &headers {
                 warnings.push(format!(
-                    "left tool {name:?} out of tools/list: invalid {ANNOTATION} annotation ({why})"
+                    "left tool \"{}\" out of tools/list: invalid {ANNOTATION} annotation ({})",
+                    crate::untrusted::shown(name),
+                    crate::untrusted::shown(why)
                 ));
             }
             self.tools.insert(name.to_string(), headers);

@@ -210,6 +210,20 @@ struct State {
     modern_version: Option<String>,
 }
 
+/// A request's timer held while an authorization runs; dropping it restarts the timer.
+struct Hold {
+    inbound: InboundSender,
+    id: Option<RequestId>,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            let _ = self.inbound.send(Inbound::Paused { id, paused: false });
+        }
+    }
+}
+
 pub(crate) struct Inner {
     cfg: HttpConfig,
     url: Url,
@@ -672,10 +686,20 @@ impl Inner {
         )
     }
 
-    /// Stops (or restarts) the session's timer for request `id` while an authorization runs.
-    fn hold(&self, id: Option<&RequestId>, paused: bool) {
-        if let Some(id) = id {
-            let _ = self.inbound.send(Inbound::Paused { id: id.clone(), paused });
+    /// Stops the session's timer for request `id` while an authorization runs, until the
+    /// returned guard is dropped: however the authorization ends (an error, a panic unwinding
+    /// through it, the request's task aborted), the timer runs again, so the call can time out.
+    fn hold(&self, id: Option<&RequestId>) -> Hold {
+        let id = id.cloned();
+        if let Some(id) = &id {
+            let _ = self.inbound.send(Inbound::Paused {
+                id: id.clone(),
+                paused: true,
+            });
+        }
+        Hold {
+            inbound: self.inbound.clone(),
+            id,
         }
     }
 
@@ -747,10 +771,8 @@ impl Inner {
                 }
                 authorizations += 1;
                 drop(response);
-                self.hold(id, true);
-                let r = auth.unauthorized(&io, &challenge, used).await.map(|()| true);
-                self.hold(id, false);
-                r
+                let _held = self.hold(id);
+                auth.unauthorized(&io, &challenge, used).await.map(|()| true)
             } else if challenge.is_insufficient_scope() {
                 if step_ups >= auth.max_step_up() {
                     return Err(self
@@ -759,10 +781,8 @@ impl Inner {
                 }
                 step_ups += 1;
                 drop(response);
-                self.hold(id, true);
-                let r = auth.insufficient_scope(&io, &challenge, used).await;
-                self.hold(id, false);
-                r
+                let _held = self.hold(id);
+                auth.insufficient_scope(&io, &challenge, used).await
             } else if challenge.bearer {
                 return Err(self.refusal(response, what, "the server refused the token").await);
             } else {
@@ -1303,5 +1323,30 @@ mod tests {
         assert!(status_hint(404).contains("/mcp"));
         assert!(status_hint(405).contains("does not accept POST"));
         assert!(status_hint(400).contains("headers"));
+    }
+}
+
+#[cfg(test)]
+mod hold_tests {
+    use super::*;
+
+    /// The timer restarts even when the authorization panics (it once hung the call).
+    #[test]
+    fn a_panic_restarts_the_timer() {
+        let (tx, mut rx) = crate::transport::inbound_channel();
+        let id = RequestId::Num(7);
+        let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _held = Hold {
+                inbound: tx,
+                id: Some(id.clone()),
+            };
+            panic!("an authorization that panics");
+        }));
+        assert!(held.is_err());
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        match runtime.block_on(rx.recv()) {
+            Some(Inbound::Paused { id: got, paused: false }) => assert_eq!(got, id),
+            _ => panic!("the timer was not restarted"),
+        }
     }
 }

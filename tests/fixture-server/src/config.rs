@@ -93,7 +93,7 @@ pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
 [--spawn-grandchild] [--fast] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
-[--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME]]]";
+[--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
     match raw.parse::<u64>() {
@@ -206,6 +206,9 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 cfg.oauth.token_ttl = Some(number("--oauth-token-ttl", &raw, 1)?);
             }
             "--oauth-step-up-tool" => cfg.oauth.step_up_tool = Some(value("--oauth-step-up-tool")?),
+            "--oauth-hostile-auth" => {
+                cfg.oauth.hostile_auth = Some(crate::oauth_hostile_auth::Mode::parse(&value("--oauth-hostile-auth")?)?)
+            }
             "--sse-retry-ms" => {
                 let raw = value("--sse-retry-ms")?;
                 cfg.sse_retry_ms = Some(number("--sse-retry-ms", &raw, 0)?);

@@ -16,6 +16,7 @@ mod modern;
 mod mrtr;
 mod oauth;
 mod oauth_codec;
+mod oauth_hostile_auth;
 mod server;
 mod sessions;
 mod sink;

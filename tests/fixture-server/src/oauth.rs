@@ -22,6 +22,7 @@
 use crate::http::Conn;
 use crate::http_parse::Request;
 use crate::oauth_codec::{self, base64_decode, form_decode, is_code_verifier, parse_form, percent_encode};
+use crate::oauth_hostile_auth::Hostile;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::io;
@@ -62,6 +63,8 @@ pub struct OAuthFlags {
     pub token_ttl: Option<u64>,
     /// `--oauth-step-up-tool NAME`: calling it needs scope `mcp admin`.
     pub step_up_tool: Option<String>,
+    /// `--oauth-hostile-auth MODE`: attacks on the client (`oauth_hostile_auth.rs`).
+    pub hostile_auth: Option<crate::oauth_hostile_auth::Mode>,
 }
 
 impl OAuthFlags {
@@ -93,6 +96,7 @@ impl OAuthFlags {
             (!self.clients.is_empty(), "--oauth-client"),
             (self.token_ttl.is_some(), "--oauth-token-ttl"),
             (self.step_up_tool.is_some(), "--oauth-step-up-tool"),
+            (self.hostile_auth.is_some(), "--oauth-hostile-auth"),
         ] {
             if set {
                 return Err(format!("{flag} needs --oauth"));
@@ -178,6 +182,7 @@ pub struct OAuth {
     ttl: u64,
     step_up_tool: Option<String>,
     store: Mutex<Store>,
+    hostile: Option<Hostile>,
 }
 
 /// One HTTP answer, plus what `--record` notes about it.
@@ -399,6 +404,7 @@ impl OAuth {
             ttl: flags.ttl(),
             step_up_tool: flags.step_up_tool.clone(),
             store: Mutex::new(store),
+            hostile: flags.hostile_auth.map(|mode| Hostile { mode }),
         }
     }
 
@@ -419,6 +425,9 @@ impl OAuth {
     /// Answers `req` when it is an OAuth endpoint or fails the bearer check
     /// (`Ok(Some(keep_alive))`); `Ok(None)`: serve it as MCP.
     pub fn handle(&self, conn: &mut Conn, req: &Request) -> io::Result<Option<bool>> {
+        if self.hostile.is_some() {
+            conn.hs.srv.recorder.record_json(&Hostile::note(req));
+        }
         let Some((answer, record)) = self.route(req) else {
             return Ok(None);
         };
@@ -443,6 +452,10 @@ impl OAuth {
         let (answer, params) = match req.path.as_str() {
             PRM_PATH | PRM_ROOT_PATH => (
                 self.get_only(method, || self.protected_resource_metadata()),
+                Value::Null,
+            ),
+            path if self.hostile.as_ref().is_some_and(|h| h.is_issuer_metadata_path(path)) => (
+                self.get_only(method, || self.authorization_server_metadata()),
                 Value::Null,
             ),
             AS_METADATA_PATH => (
@@ -475,17 +488,29 @@ impl OAuth {
     }
 
     pub fn protected_resource_metadata(&self) -> Value {
-        json!({
+        let prm = json!({
             "resource": self.resource(),
             "authorization_servers": [self.base],
             "scopes_supported": SCOPES,
             "bearer_methods_supported": ["header"],
-        })
+        });
+        match &self.hostile {
+            Some(h) => h.protected_resource(&self.base, prm),
+            None => prm,
+        }
+    }
+
+    /// The issuer in metadata and in `iss`.
+    fn issuer(&self) -> String {
+        match &self.hostile {
+            Some(h) => h.issuer(&self.base),
+            None => self.base.clone(),
+        }
     }
 
     pub fn authorization_server_metadata(&self) -> Value {
         let base = &self.base;
-        json!({
+        let meta = json!({
             "issuer": base,
             "authorization_endpoint": format!("{base}{AUTHORIZE_PATH}"),
             "token_endpoint": format!("{base}{TOKEN_PATH}"),
@@ -496,7 +521,11 @@ impl OAuth {
             "token_endpoint_auth_methods_supported": AUTH_METHODS,
             "scopes_supported": SCOPES,
             "authorization_response_iss_parameter_supported": true,
-        })
+        });
+        match &self.hostile {
+            Some(h) => h.authorization_server(base, meta),
+            None => meta,
+        }
     }
 
     /// `POST /fixture/expire-tokens[?refresh=1]`: every access token
@@ -662,7 +691,10 @@ impl OAuth {
                 return bad(e);
             }
         }
-        let client_id = oauth_codec::random_token("client-");
+        let mut client_id = oauth_codec::random_token("client-");
+        if let Some(h) = &self.hostile {
+            client_id = h.client_id(client_id);
+        }
         let secret = (method != AuthMethod::None).then(|| oauth_codec::random_token("secret-"));
         let mut out: Map<String, Value> = meta.clone();
         out.insert("client_id".into(), json!(client_id));
@@ -734,12 +766,13 @@ impl OAuth {
             }
         }
         let state = get("state");
+        let issuer = self.issuer();
         let redirect = |extra: &[(&str, &str)]| -> Answer {
             let mut query: Vec<(&str, &str)> = extra.to_vec();
             if let Some(s) = state {
                 query.push(("state", s));
             }
-            query.push(("iss", &self.base));
+            query.push(("iss", &issuer));
             Answer {
                 status: 302,
                 headers: vec![
@@ -772,7 +805,8 @@ impl OAuth {
             );
         }
         let resource = self.resource();
-        if get("resource") != Some(resource.as_str()) {
+        let hostile_ok = |r: &str| self.hostile.as_ref().is_some_and(|h| h.accepts_resource(&self.base, r));
+        if get("resource") != Some(resource.as_str()) && !get("resource").is_some_and(hostile_ok) {
             return fail("invalid_target", &format!("resource must be {resource}"));
         }
         let scope = match scope_list(get("scope")) {
@@ -897,7 +931,8 @@ impl OAuth {
         };
         let resource = self.resource();
         let resource_ok = || {
-            if get("resource") == Some(resource.as_str()) {
+            let hostile_ok = |r: &str| self.hostile.as_ref().is_some_and(|h| h.accepts_resource(&self.base, r));
+            if get("resource") == Some(resource.as_str()) || get("resource").is_some_and(hostile_ok) {
                 Ok(())
             } else {
                 reject(Answer::error(
@@ -1080,6 +1115,9 @@ impl OAuth {
                 },
             );
             body["refresh_token"] = json!(token);
+        }
+        if let Some(h) = &self.hostile {
+            body = h.token_answer(body);
         }
         Answer::json(200, body).with_header("Pragma", "no-cache".into())
     }

@@ -51,7 +51,8 @@ public final class Client: @unchecked Sendable {
     ///
     /// `oauth` (the configuration's "oauth" object) authorizes through OAuth 2.1 instead when the
     /// server answers 401: e.g. `[:]` (dynamic registration, the loopback listener) or
-    /// `["client_id": "app", "client_secret": "…", "scopes": ["mcp"]]`; keys `grant`,
+    /// `["client_id": "app", "client_secret": "…", "issuer": "https://as.example", "scopes": ["mcp"]]`
+    /// (a secret or key needs the issuer it belongs to); keys `grant`,
     /// `client_id`, `client_secret`, `token_endpoint_auth_method`, `issuer`,
     /// `client_metadata_url`, `redirect_uri`, `loopback_port`, `scopes`, `offline_access`,
     /// `authorization_timeout_ms`, ... (see `mcp_config_set_oauth`). Register `onAuthorization`

@@ -15,6 +15,11 @@ final class OAuthTests: XCTestCase {
         }
     }
 
+    /// The fixture's issuer: its URL without `/mcp`; secrets are configured for it.
+    private func issuer(_ server: HTTPFixture) -> JSON {
+        .string(String(server.url.dropLast("/mcp".count)))
+    }
+
     private func client(_ server: HTTPFixture, oauth: JSON = [:], mode: Mode = .auto) throws -> Client {
         try Client(http: server.url, oauth: oauth, options: ClientOptions(mode: mode, requestTimeout: 10))
     }
@@ -249,7 +254,7 @@ final class OAuthTests: XCTestCase {
     func testClientCredentials() throws {
         let server = try fixture(["--oauth-client", "swift-app:swift-secret"])
         let client = try client(server, oauth: ["grant": "client_credentials", "client_id": "swift-app",
-                                                "client_secret": "swift-secret"])
+                                                "client_secret": "swift-secret", "issuer": issuer(server)])
         let calls = Locked(0)
         try client.onAuthorization { _ in
             calls.with { $0 += 1 }
@@ -264,7 +269,8 @@ final class OAuthTests: XCTestCase {
     /// library refreshes and saves the new token, without a second browser step.
     func testPreregisteredClientRefreshesAfterExpiry() throws {
         let server = try fixture(["--oauth-client", "swift-app:swift-secret", "--oauth-token-ttl", "1"])
-        let client = try client(server, oauth: ["client_id": "swift-app", "client_secret": "swift-secret"])
+        let client = try client(server, oauth: ["client_id": "swift-app", "client_secret": "swift-secret",
+                                                "issuer": issuer(server)])
         let store = MemoryStore()
         try store.install(on: client)
         let urls = Locked<[String]>([])
