@@ -267,8 +267,14 @@ class Checker:
             print(f"docs: SKIP swift: {why}; {len(staged)} ```swift blocks not checked")
             return {block: "not checked (SKIP, see above)" for block, _ in staged}
         pkg = self.swift_package_dir()
+        prune_swift_packages(pkg.parent)
         pkg.mkdir(parents=True, exist_ok=True)
-        targets = [(f"docs_swift_{i}", text) for i, (_, text) in enumerate(staged, 1)]
+        (pkg / "checkout").write_text(f"{self.root}\n")
+        # Targets named after their program, so adding or moving a block rebuilds nothing else.
+        targets = []
+        for i, (_, text) in enumerate(staged, 1):
+            name = f"docs_swift_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+            targets.append((name if name not in dict(targets) else f"{name}_{i}", text))
         # One run at a time per scratch package (the trixie root has its own lock).
         with open(f"{pkg}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
@@ -331,6 +337,24 @@ class Checker:
             return method(block)
         except KeyError as e:
             return self.fail(block, e.args[0])
+
+
+def prune_swift_packages(parent):
+    """Removes the scratch Swift packages of checkouts that are gone (.ci/run's temporary clones
+    would otherwise leave one .build each in the cache). Each records its checkout's path."""
+    if not parent.is_dir():
+        return
+    for pkg in parent.iterdir():
+        record = pkg / "checkout"
+        if not pkg.is_dir() or not record.exists() or Path(record.read_text().strip()).exists():
+            continue
+        with open(f"{pkg}.lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # in use by a run right now
+            shutil.rmtree(pkg, ignore_errors=True)
+        Path(f"{pkg}.lock").unlink(missing_ok=True)
 
 
 def default_files(root):
