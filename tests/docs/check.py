@@ -15,8 +15,9 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   by `cargo test --doc`; this checker makes sure that include is there
          swift    every block is an executable target of one scratch SwiftPM package that
                   depends on the repository's Package.swift by path, linked statically to
-                  target/debug's library, built at once inside the Debian trixie root of the
-                  Swift tests (tests/docs/swift.sh; needs root), then run there. The package and
+                  target/debug's library, built at once (-warnings-as-errors) inside the
+                  Debian trixie root of the Swift tests (tests/docs/swift.sh; needs root), then
+                  run there. The package and
                   its .build stay in ~/.cache/mcp_client/docs-swift (MCP_DOCS_SWIFT_DIR), so a
                   rerun compiles only what changed. Without root (or debootstrap to make the
                   root) the blocks are skipped with a SKIP line, a failure when CI=true
