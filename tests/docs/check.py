@@ -283,14 +283,21 @@ class Checker:
             specs = [t if "norun" in block.modes else f"run:{t}"
                      for (block, _), (t, _) in zip(staged, targets)]
             script = self.root / "tests" / "docs" / "swift.sh"
-            p = subprocess.run([script, self.debug, pkg, *specs], cwd=self.root,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=3600)
+            try:
+                # Generous: it may wait for the root's lock and build the root itself, once.
+                p = subprocess.run([script, self.debug, pkg, *specs], cwd=self.root,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, timeout=3600)
+            except subprocess.TimeoutExpired as e:
+                out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+                p = subprocess.CompletedProcess(e.cmd, "timed out", (out or "") + "\n(timed out)")
             print(p.stdout.rstrip())
             results = pkg / "results"
             for (block, _), (t, _) in zip(staged, targets):
                 if p.returncode != 0:
-                    self.fail(block, f"tests/docs/swift.sh: exit status {p.returncode}")
+                    rc = p.returncode
+                    self.fail(block, f"tests/docs/swift.sh: "
+                                     f"{rc if isinstance(rc, str) else f'exit status {rc}'}")
                     continue
                 self.swift_result(block, results, t, pkg / "Sources" / t / "main.swift")
         return {block: None for block, _ in staged}
