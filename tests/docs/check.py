@@ -13,8 +13,14 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   bindings/go, then run
          rust     README.md only: its blocks are doctests (src/lib.rs includes README.md), run
                   by `cargo test --doc`; this checker makes sure that include is there
-         swift    type-checked against the binding's sources when `swiftc` is on PATH;
-                  otherwise reported as not checked
+         swift    every block is an executable target of one scratch SwiftPM package that
+                  depends on the repository's Package.swift by path, linked statically to
+                  target/debug's library, built at once (-warnings-as-errors) inside the
+                  Debian trixie root of the Swift tests (tests/docs/swift.sh; needs root), then
+                  run there. The package and
+                  its .build stay in ~/.cache/mcp_client/docs-swift (MCP_DOCS_SWIFT_DIR), so a
+                  rerun compiles only what changed. Without root (or debootstrap to make the
+                  root) the blocks are skipped with a SKIP line, a failure when CI=true
          sh, console, text, json, cmake: shown, never run (commands and data, not programs)
          Anything else, or a fence without a language, fails the check.
   MODE   (none)   a complete program: built, then run from the repository root (stdin empty,
@@ -22,7 +28,9 @@ Convention: the opening fence's info string is ```LANG [MODE]
          fragment the block is the body of tests/docs/templates/fragment.<ext> (at its
                   {{BODY}} line). The templates provide what a fragment assumes: Go, a client
                   `c` on the fixture server, `ctx` and `err`; C++, the host's stand-ins
-                  (`open_in_browser`, `pending_logins`, `keychain`)
+                  (`open_in_browser`, `pending_logins`, `keychain`); Swift, a `client` on the
+                  fixture server and the host's stand-ins (`openInBrowser`, `loginSheet`,
+                  `keychain`)
          norun    built (or type-checked) but not run: for examples that need a real remote
                   server, a browser or credentials
          Modes combine: `fragment norun`.
@@ -34,6 +42,8 @@ Usage: tests/docs/check.py [--root DIR] [FILE.md ...]   (default: every README*.
 """
 
 import argparse
+import fcntl
+import hashlib
 import os
 import re
 import shutil
@@ -84,6 +94,7 @@ class Checker:
         self.root, self.work = root, work
         self.debug = root / "target" / "debug"
         self.failures, self.counts, self.notes = [], {}, []
+        self.swift_blocks = []
         self.n = 0
 
     def fail(self, block, why, output=""):
@@ -190,16 +201,137 @@ class Checker:
             self.fail(block, "src/lib.rs no longer includes README.md as a doctest")
 
     def check_swift(self, block):
-        swiftc = shutil.which("swiftc")
-        if not swiftc:
-            return "not checked: no swiftc on PATH"
-        pkg = self.root / "bindings" / "swift"
-        src = self.scratch(block, "main.swift")
-        # The block is compiled in one module with the binding's sources, so its import goes.
-        src.write_text(re.sub(r"(?m)^import MCPClient\s*$", "", self.body(block, "swift")))
-        sources = sorted((pkg / "Sources" / "MCPClient").glob("*.swift"))
-        self.sh(block, [swiftc, "-typecheck", "-I", pkg / "Sources" / "CMCPClient", *sources, src],
-                "type-checking it")
+        """Staged only: finish_swift builds every block in one package build."""
+        self.swift_blocks.append((block, self.body(block, "swift")))
+        return "deferred"
+
+    def swift_unavailable(self):
+        """Why the trixie root cannot be used here, or None."""
+        if os.geteuid() != 0:
+            return "the Debian trixie root needs root (debootstrap, mount, chroot)"
+        for tool in ["chroot", "mount", "flock"]:
+            if not shutil.which(tool):
+                return f"no {tool} on PATH for the Debian trixie root"
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        troot = Path(os.environ.get("MCP_SWIFT_ROOT") or cache / "mcp_client" / "swift-trixie")
+        if not (troot / ".mcp-swift-ready").exists() and not (shutil.which("debootstrap")
+                                                               or shutil.which("apt-get")):
+            return f"no Debian trixie root at {troot} and no debootstrap (or apt-get) to make one"
+        return None
+
+    def swift_package_dir(self):
+        """The scratch package: outside the repository, one per checkout, kept between runs."""
+        if os.environ.get("MCP_DOCS_SWIFT_DIR"):
+            return Path(os.environ["MCP_DOCS_SWIFT_DIR"]).resolve()
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        key = hashlib.sha256(str(self.root).encode()).hexdigest()[:12]
+        return cache / "mcp_client" / "docs-swift" / f"{self.root.name}-{key}"
+
+    def write_swift_package(self, pkg, targets):
+        """Package.swift and Sources/<target>/main.swift, each rewritten only when it changed
+        (unchanged files keep their timestamps, so SwiftPM's rebuild stays incremental)."""
+        def put(path, text):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists() or path.read_text() != text:
+                path.write_text(text)
+        # A local path dependency's identity is its directory's name, lower-cased.
+        identity = self.root.name.lower()
+        decls = "".join(
+            f'        .executableTarget(name: "{t}", dependencies: [.product(name: "MCPClient", '
+            f'package: "{identity}")],\n'
+            f'                          swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]),\n'
+            for t, _ in targets)
+        put(pkg / "Package.swift",
+            "// swift-tools-version:5.9\n"
+            "// Written by tests/docs/check.py: one executable target per ```swift block of the\n"
+            "// READMEs (warnings are errors, as the C blocks' -Werror).\n"
+            "import PackageDescription\n\n"
+            "let package = Package(\n"
+            '    name: "mcp-docs-swift",\n'
+            f'    dependencies: [.package(path: "{self.root}")],\n'
+            "    targets: [\n" + decls + "    ]\n)\n")
+        names = {t for t, _ in targets}
+        sources = pkg / "Sources"
+        if sources.exists():
+            for stale in sources.iterdir():
+                if stale.name not in names:
+                    shutil.rmtree(stale)
+        for t, text in targets:
+            put(sources / t / "main.swift", text)
+
+    def finish_swift(self):
+        """Builds the staged Swift blocks in one scratch package and runs them: {block: note}."""
+        staged, self.swift_blocks = self.swift_blocks, []
+        if not staged:
+            return {}
+        why = self.swift_unavailable()
+        if why:
+            if os.environ.get("CI") == "true":
+                for block, _ in staged:
+                    self.fail(block, f"not checked: {why} (CI=true: required)")
+                return {block: None for block, _ in staged}
+            print(f"docs: SKIP swift: {why}; {len(staged)} ```swift blocks not checked")
+            return {block: "not checked (SKIP, see above)" for block, _ in staged}
+        pkg = self.swift_package_dir()
+        prune_swift_packages(pkg.parent)
+        pkg.mkdir(parents=True, exist_ok=True)
+        (pkg / "checkout").write_text(f"{self.root}\n")
+        # Targets named after their program, so adding or moving a block rebuilds nothing else.
+        targets = []
+        for i, (_, text) in enumerate(staged, 1):
+            name = f"docs_swift_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+            targets.append((name if name not in dict(targets) else f"{name}_{i}", text))
+        # One run at a time per scratch package (the trixie root has its own lock).
+        with open(f"{pkg}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            self.write_swift_package(pkg, targets)
+            specs = [t if "norun" in block.modes else f"run:{t}"
+                     for (block, _), (t, _) in zip(staged, targets)]
+            script = self.root / "tests" / "docs" / "swift.sh"
+            try:
+                # Generous: it may wait for the root's lock and build the root itself, once.
+                p = subprocess.run([script, self.debug, pkg, *specs], cwd=self.root,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, timeout=3600)
+            except subprocess.TimeoutExpired as e:
+                out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+                p = subprocess.CompletedProcess(e.cmd, "timed out", (out or "") + "\n(timed out)")
+            print(p.stdout.rstrip())
+            results = pkg / "results"
+            for (block, _), (t, _) in zip(staged, targets):
+                if p.returncode != 0:
+                    rc = p.returncode
+                    self.fail(block, f"tests/docs/swift.sh: "
+                                     f"{rc if isinstance(rc, str) else f'exit status {rc}'}")
+                    continue
+                self.swift_result(block, results, t, pkg / "Sources" / t / "main.swift")
+        return {block: None for block, _ in staged}
+
+    def swift_result(self, block, results, target, source):
+        def read(name):
+            f = results / f"{target}.{name}"
+            return f.read_text(errors="replace") if f.exists() else None
+        status = read("build.status")
+        if status is None:
+            return self.fail(block, "not built (tests/docs/swift.sh wrote no result)")
+        if status.strip() != "0":
+            log = read("build.log") or ""
+            # Compiler messages about this block point into the README when the block is the
+            # whole program; a fragment's point into the generated file, kept in the cache.
+            if "fragment" not in block.modes:
+                log = re.sub(re.escape(str(source)) + r":(\d+):",
+                             lambda m: f"{block.path}:{block.line + int(m.group(1))}:", log)
+            mine = list(dict.fromkeys(line for line in log.splitlines()
+                                      if block.path in line or str(source) in line
+                                      or line.startswith(("error:", "warning:"))))
+            return self.fail(block, f"building it: exit status {status.strip()}",
+                             "\n".join(mine or log.splitlines()[-30:]))
+        run = read("run.status")
+        if "norun" not in block.modes and run is None:
+            return self.fail(block, "not run (tests/docs/swift.sh wrote no result)")
+        if run is not None and run.strip() != "0":
+            self.fail(block, f"running it: exit status {run.strip()}"
+                             + (" (timed out)" if run.strip() == "124" else ""), read("run.log") or "")
         return None
 
     def check(self, block):
@@ -218,6 +350,24 @@ class Checker:
             return method(block)
         except KeyError as e:
             return self.fail(block, e.args[0])
+
+
+def prune_swift_packages(parent):
+    """Removes the scratch Swift packages of checkouts that are gone (.ci/run's temporary clones
+    would otherwise leave one .build each in the cache). Each records its checkout's path."""
+    if not parent.is_dir():
+        return
+    for pkg in parent.iterdir():
+        record = pkg / "checkout"
+        if not pkg.is_dir() or not record.exists() or Path(record.read_text().strip()).exists():
+            continue
+        with open(f"{pkg}.lock", "w") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # in use by a run right now
+            shutil.rmtree(pkg, ignore_errors=True)
+        Path(f"{pkg}.lock").unlink(missing_ok=True)
 
 
 def default_files(root):
@@ -242,19 +392,27 @@ def main():
     with tempfile.TemporaryDirectory(prefix="mcp-docs-") as work:
         c = Checker(root, Path(work))
         checked = skipped = 0
+
+        def report(block, note, before):
+            nonlocal checked, skipped
+            if note:
+                skipped += 1
+                print(f"docs: {block}: {note}")
+                return
+            checked += 1
+            failed = any(f.startswith(f"{block}: ") for f in c.failures[before:])
+            print(f"docs: {block}: {'FAILED' if failed else 'ok'}")
+
         for rel in files:
             for block in blocks(root / rel, rel):
                 before = len(c.failures)
                 note = c.check(block)
-                if note == "prose":
-                    continue
-                if note:
-                    skipped += 1
-                    print(f"docs: {block}: {note}")
-                    continue
-                checked += 1
-                status = "FAILED" if len(c.failures) > before else "ok"
-                print(f"docs: {block}: {status}")
+                if note not in ("prose", "deferred"):
+                    report(block, note, before)
+        # The Swift blocks, staged above, are built together (one package build).
+        before = len(c.failures)
+        for block, note in c.finish_swift().items():
+            report(block, note, before)
     for f in c.failures:
         print(f"\n--- {f}", file=sys.stderr)
     print(f"docs: {checked - len(c.failures)} passed, {len(c.failures)} failed, {skipped} skipped")
