@@ -8,12 +8,14 @@ mod mrtr;
 mod options;
 mod reply;
 mod session;
+mod skills;
 mod subscription;
 
 pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
 pub use session::SubscriptionEvent;
+pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -195,6 +197,9 @@ impl Client {
                 Era::Modern => json!({}),
             };
             caps.insert("roots".into(), roots);
+        }
+        if self.inner.config.skills {
+            caps.insert("extensions".into(), json!({ SKILLS_EXTENSION: {} }));
         }
         Value::Object(caps)
     }

@@ -36,6 +36,10 @@ pub struct ClientConfig {
     pub input_required_max_rounds: u32,
     /// Page cap for the all-pages list calls.
     pub max_pages: usize,
+    /// Declare the skills extension (SEP-2640) in the derived capabilities. Opt-in: servers
+    /// that see it stop offering their fallback tool for loading skills, which a host that
+    /// does not load skills itself would then miss.
+    pub skills: bool,
 }
 
 impl ClientConfig {
@@ -49,6 +53,7 @@ impl ClientConfig {
             probe_timeout: Duration::from_secs(5),
             input_required_max_rounds: 10,
             max_pages: 1000,
+            skills: false,
         }
     }
 }
@@ -118,6 +123,7 @@ const CONFIG_KEYS: &[&str] = &[
     "probe_timeout_ms",
     "input_required_max_rounds",
     "max_pages",
+    "skills",
 ];
 
 impl ClientConfig {
@@ -130,7 +136,8 @@ impl ClientConfig {
     /// [`crate::auth::OAuthConfig::from_json`]);
     /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
-    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..`.
+    /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
+    /// "skills": false` (true declares the skills extension).
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
         use crate::transport::http::HttpConfig;
@@ -243,6 +250,11 @@ impl ClientConfig {
         if let Some(n) = number("max_pages")? {
             config.max_pages = n as usize;
         }
+        config.skills = match obj.get("skills") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::invalid("skills must be true or false")),
+        };
         Ok(config)
     }
 

@@ -27,7 +27,8 @@ pub struct mcp_config {
 /// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`),
 /// `env_mode`, `cwd`, `mode`, `protocol_version`, `client_info`, `capabilities`,
 /// `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`, `max_pages`,
-/// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`. Free with `mcp_config_free`.
+/// `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`, `skills` (true declares the
+/// skills extension, see `mcp_client_list_skills`). Free with `mcp_config_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,
@@ -274,6 +275,18 @@ pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     set(config, err_out, "input_required_max_rounds", || Ok(json!(rounds)))
+}
+
+/// Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
+/// capabilities (default false). Only a host that loads skills itself should: servers seeing it
+/// stop offering their fallback tool for loading skills.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_skills(
+    config: *mut mcp_config,
+    enabled: bool,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    set(config, err_out, "skills", || Ok(json!(enabled)))
 }
 
 /// Frees settings. NULL is a no-op.

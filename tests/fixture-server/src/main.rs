@@ -19,6 +19,7 @@ mod oauth_codec;
 mod server;
 mod sessions;
 mod sink;
+mod skills;
 mod state;
 mod streams;
 mod tools;
