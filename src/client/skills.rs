@@ -68,10 +68,13 @@ impl Entry {
         let root_path = rest
             .strip_suffix(&format!("/{SKILL_MD}"))
             .ok_or(format!("{uri:?} does not end in /{SKILL_MD}"))?;
-        if scheme.is_empty() || !clean_path(root_path) {
+        // An empty authority (`file:///skills/x/SKILL.md`) is allowed: the path then starts at
+        // the first segment. A scheme never proves skill-ness, so any scheme is accepted.
+        let skill_path = root_path.strip_prefix('/').unwrap_or(root_path);
+        if scheme.is_empty() || !clean_path(skill_path) {
             return Err(format!("{uri:?} is not a skill URI"));
         }
-        let name_segment = root_path.rsplit('/').next().unwrap_or_default();
+        let name_segment = skill_path.rsplit('/').next().unwrap_or_default();
         let frontmatter = obj
             .get("frontmatter")
             .and_then(Value::as_object)
@@ -490,6 +493,12 @@ mod tests {
         assert!(bad(&|v| v["resources"][0]["digest"] = json!("sha256:ABC")).contains("digest"));
         assert!(bad(&|v| v["resources"][0]["size"] = json!(-1)).contains("size"));
         assert!(bad(&|v| v["resources"] = json!("static")).contains("dynamic"));
+        assert!(bad(&|v| v["uri"] = json!("skill://acme/pdf/README.md")).contains("SKILL.md"));
+        assert!(bad(&|v| v["uri"] = json!("skill://acme/../pdf/SKILL.md")).contains("not a skill URI"));
+        let mut file = entry(SKILL);
+        file["uri"] = json!("file:///srv/pdf/SKILL.md");
+        file["resources"][0]["uri"] = json!("file:///srv/pdf/SKILL.md");
+        assert_eq!(Entry::parse(&file).unwrap().root, "file:///srv/pdf");
         let outside = |u: &str| {
             bad(&|v| {
                 let extra = json!({"uri": u, "digest": digest(b""), "size": 0});
