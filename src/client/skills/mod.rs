@@ -9,6 +9,8 @@
 //!
 //! Identity is the host's business: a skill is (server, `uri`), never `uri` alone.
 
+mod frontmatter;
+
 use super::{Client, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
 use base64::Engine;
@@ -179,85 +181,6 @@ fn content_bytes(item: &Value) -> std::result::Result<Vec<u8>, String> {
         .map_err(|e| format!("the blob is not valid base64: {e}"))
 }
 
-/// The YAML between the leading `---` line and the next `---` line of a `SKILL.md`.
-fn frontmatter_block(text: &str) -> Option<&str> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let body = text.strip_prefix("---\n").or_else(|| text.strip_prefix("---\r\n"))?;
-    let mut offset = 0;
-    for line in body.split_inclusive('\n') {
-        let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.trim_end_matches([' ', '\t']) == "---" {
-            return Some(body[..offset].trim_end_matches(['\n', '\r']));
-        }
-        offset += line.len();
-    }
-    None
-}
-
-/// The frontmatter of a `SKILL.md` as JSON (YAML 1.2 core schema); it must be a mapping.
-fn parse_frontmatter(text: &str) -> std::result::Result<Map<String, Value>, String> {
-    let block = frontmatter_block(text).ok_or("SKILL.md does not begin with a ----delimited frontmatter block")?;
-    let docs = yaml_rust2::YamlLoader::load_from_str(block).map_err(|e| format!("the frontmatter is not YAML: {e}"))?;
-    match docs.first().map(yaml_to_json).transpose()? {
-        Some(Value::Object(map)) => Ok(map),
-        _ => Err("the frontmatter is not a YAML mapping".into()),
-    }
-}
-
-fn yaml_to_json(y: &yaml_rust2::Yaml) -> std::result::Result<Value, String> {
-    use yaml_rust2::Yaml;
-    Ok(match y {
-        Yaml::Null => Value::Null,
-        Yaml::Boolean(b) => json!(b),
-        Yaml::Integer(i) => json!(i),
-        Yaml::String(s) => json!(s),
-        Yaml::Real(s) => {
-            let f = y.as_f64().ok_or(format!("{s:?} is not a number"))?;
-            serde_json::Number::from_f64(f)
-                .map(Value::Number)
-                .ok_or(format!("{s} has no JSON form"))?
-        }
-        Yaml::Array(items) => Value::Array(items.iter().map(yaml_to_json).collect::<std::result::Result<_, _>>()?),
-        Yaml::Hash(map) => {
-            let mut out = Map::new();
-            for (k, v) in map {
-                let key = match k {
-                    Yaml::String(s) | Yaml::Real(s) => s.clone(),
-                    Yaml::Integer(i) => i.to_string(),
-                    Yaml::Boolean(b) => b.to_string(),
-                    Yaml::Null => "null".into(),
-                    _ => return Err("the frontmatter has a key that is not a scalar".into()),
-                };
-                out.insert(key, yaml_to_json(v)?);
-            }
-            Value::Object(out)
-        }
-        Yaml::Alias(_) | Yaml::BadValue => return Err("the frontmatter has an unresolved alias".into()),
-    })
-}
-
-/// Deep equality of JSON values where numbers compare by value (`1` equals `1.0`, as YAML and
-/// JSON writers differ there) and, in objects, an absent key equals `null`.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(i), Some(j)) => i == j,
-            _ => x.as_f64() == y.as_f64(),
-        },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        (Value::Object(x), Value::Object(y)) => first_difference(x, y).is_none(),
-        _ => a == b,
-    }
-}
-
-/// The first key (in `a`'s order, then `b`'s) whose values differ.
-fn first_difference<'a>(a: &'a Map<String, Value>, b: &'a Map<String, Value>) -> Option<&'a str> {
-    a.keys().chain(b.keys()).map(String::as_str).find(|k| {
-        let (x, y) = (a.get(*k).unwrap_or(&Value::Null), b.get(*k).unwrap_or(&Value::Null));
-        !same(x, y)
-    })
-}
-
 /// Verifies the bytes read for `uri` against the held entry: length, then SHA-256, then for
 /// `SKILL.md` the frontmatter, key by key.
 fn verify(entry: &Entry, uri: &str, bytes: &[u8]) -> std::result::Result<(), String> {
@@ -285,8 +208,8 @@ fn verify(entry: &Entry, uri: &str, bytes: &[u8]) -> std::result::Result<(), Str
     }
     if uri == entry.uri {
         let text = std::str::from_utf8(bytes).map_err(|_| format!("{SKILL_MD} is not UTF-8"))?;
-        let found = parse_frontmatter(text)?;
-        if let Some(key) = first_difference(&entry.frontmatter, &found) {
+        let found = frontmatter::parse(text)?;
+        if let Some(key) = frontmatter::first_difference(&entry.frontmatter, &found) {
             return Err(format!(
                 "frontmatter mismatch: {key:?} is {} in the entry but {} in {SKILL_MD}",
                 entry.frontmatter.get(key).unwrap_or(&Value::Null),
@@ -515,28 +438,5 @@ mod tests {
             many["resources"].as_array_mut().unwrap().push(extra);
         }
         assert!(Entry::parse(&many).unwrap_err().contains("more than 512"));
-    }
-
-    #[test]
-    fn frontmatter_parsing() {
-        assert_eq!(frontmatter_block("---\r\na: 1\r\n---\r\nx"), Some("a: 1"));
-        assert_eq!(frontmatter_block("\u{feff}---\na: 1\n--- \n"), Some("a: 1"));
-        assert_eq!(frontmatter_block("---\na: 1\n"), None);
-        assert_eq!(frontmatter_block("# title\n---\na: 1\n---\n"), None);
-        let fm = parse_frontmatter("---\nn: 010\nb: yes\nx: 1.5\nq: '1'\nnil: ~\n---\n").unwrap();
-        assert_eq!(
-            Value::Object(fm),
-            json!({"n": 10, "b": "yes", "x": 1.5, "q": "1", "nil": null})
-        );
-        assert!(parse_frontmatter("---\n- a\n---\n").is_err());
-        assert!(parse_frontmatter("---\na: [\n---\n").is_err());
-    }
-
-    #[test]
-    fn equality_rules() {
-        assert!(same(&json!(1), &json!(1.0)));
-        assert!(!same(&json!(1), &json!("1")));
-        assert!(same(&json!({"a": null}), &json!({})));
-        assert!(!same(&json!([1, 2]), &json!([2, 1])));
     }
 }
