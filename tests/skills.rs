@@ -1,13 +1,16 @@
 //! The skills extension (SEP-2640) against the fixture's `--skills` modes, in both eras:
 //! the declaration gate, `skills/list` over every page with nothing prefetched, `skills/get`,
 //! verified reads (text, blob, dynamic), and each tampered variant rejected with
-//! `SkillVerificationFailed` before anything is returned.
+//! `SkillVerificationFailed` before anything is returned; over modern HTTP, the headers.
 
 mod common;
 
 use common::*;
-use mcp_client::{Client, ErrorKind, SKILLS_EXTENSION};
+use mcp_client::transport::http::HttpConfig;
+use mcp_client::{Client, ClientConfig, ConnectMode, ErrorKind, TransportConfig, SKILLS_EXTENSION};
 use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
 
 const HELLO: &str = "skill://fixture/hello-world/SKILL.md";
 const USAGE: &str = "skill://fixture/hello-world/notes/usage.md";
@@ -183,4 +186,69 @@ async fn entries_breaking_the_rules_are_rejected_and_unlisted_files_are_never_re
     assert!(err.message().contains("not a file of the skill"), "{err}");
     assert!(reads(&fx).is_empty(), "{:?}", reads(&fx));
     client.close().await;
+}
+
+/// The fixture serving HTTP; killed (and reaped) on drop.
+struct HttpFixture(Child, String);
+
+impl HttpFixture {
+    fn start(args: &[&str]) -> HttpFixture {
+        let mut child = Command::new(fixture_bin())
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("start the fixture");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("fixture: listening on ")
+            .expect("the listening line");
+        HttpFixture(child, url.to_string())
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_modern_http_skills_methods_carry_mcp_method_and_no_mcp_name() {
+    let record = TempPath::new("skills-http.jsonl");
+    let server = HttpFixture::start(&["--skills", "genuine", "--record", &record.as_string()]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Modern;
+    config.skills = true;
+    let client = Client::new(config);
+    let list = client.list_skills(&none()).await.unwrap();
+    let hello = client.get_skill(HELLO, &none()).await.unwrap();
+    assert_eq!(&hello, entry(&list, HELLO));
+    client.read_skill_file(&hello, None, &none()).await.unwrap();
+    client.close().await;
+
+    let sent: Vec<Value> = record
+        .lines()
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let header = |req: &Value, name: &str| {
+        req["http"]["headers"]
+            .as_object()
+            .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.as_str().unwrap().to_string())
+    };
+    for method in ["skills/list", "skills/get"] {
+        let req = sent.iter().find(|r| r["body"]["method"] == method).expect(method);
+        assert_eq!(header(req, "Mcp-Method").as_deref(), Some(method), "{req}");
+        assert_eq!(header(req, "Mcp-Name"), None, "{req}");
+    }
+    let read = sent.iter().find(|r| r["body"]["method"] == "resources/read").unwrap();
+    assert_eq!(header(read, "Mcp-Name").as_deref(), Some(HELLO));
 }
