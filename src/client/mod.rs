@@ -15,6 +15,8 @@ pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, RequestOptions};
 pub use session::SubscriptionEvent;
+#[cfg(feature = "fuzzing")]
+pub use skills::fuzz as skills_fuzz;
 pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
 

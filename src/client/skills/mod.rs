@@ -347,6 +347,20 @@ impl Client {
     }
 }
 
+/// The entry rules and the frontmatter parser, for the property tests (`fuzzing` feature only).
+#[cfg(feature = "fuzzing")]
+pub mod fuzz {
+    use serde_json::{Map, Value};
+
+    pub fn check_entry(entry: &Value) -> Result<(), String> {
+        super::Entry::parse(entry).map(drop)
+    }
+
+    pub fn parse_frontmatter(text: &str) -> Result<Map<String, Value>, String> {
+        super::frontmatter::parse(text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
