@@ -397,6 +397,12 @@ typedef void (*mcp_log_fn)(void *userdata,
 
 #define MCP_URL_ELICITATION_REQUIRED 303
 
+/**
+ * A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
+ * the listed entry, or the entry breaks the structural rules. No content is returned.
+ */
+#define MCP_SKILL_VERIFICATION_FAILED 304
+
 #define MCP_INTERNAL 900
 
 #define MCP_PANIC 901
@@ -696,7 +702,8 @@ void mcp_client_free(struct mcp_client *client);
  * `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
  * `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
- * `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+ * `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
+ * the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
  * policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
  * `mcp_client_on_connection_state`). Free with `mcp_config_free`.
  */
@@ -832,6 +839,15 @@ mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config,
 mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config,
                                                     uint32_t rounds,
                                                     struct mcp_error **err_out);
+
+/**
+ * Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
+ * capabilities (default false). Only a host that loads skills itself should: servers seeing it
+ * stop offering their fallback tool for loading skills.
+ */
+mcp_status mcp_config_set_skills(struct mcp_config *config,
+                                 bool enabled,
+                                 struct mcp_error **err_out);
 
 /**
  * Frees settings. NULL is a no-op.
@@ -1016,6 +1032,54 @@ mcp_status mcp_json_string(const char *json,
  * Fills `opts` with defaults. Call before setting fields.
  */
 void mcp_call_opts_init(struct mcp_call_opts *opts);
+
+/**
+ * Every page of `skills/list`, checked against the extension's structural rules:
+ * `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is
+ * `{"uri", "frontmatter", "resources": [{"uri", "digest", "size"}] | "dynamic"}`; hold it to
+ * read the skill's files with `mcp_client_read_skill_file`. No skill file is read here.
+ * `MCP_UNSUPPORTED` when the server did not declare `io.modelcontextprotocol/skills` (nothing
+ * is sent then). A skill's identity is (this server, `uri`): never key skills by `uri` alone.
+ * Set `"skills": true` in the configuration to declare the extension to servers. Bounded by
+ * the `max_pages` setting. Any thread; not from a callback. Free the result with
+ * `mcp_string_free`.
+ */
+mcp_status mcp_client_list_skills(struct mcp_client *client,
+                                  const struct mcp_call_opts *opts,
+                                  char **result_json_out,
+                                  struct mcp_error **err_out);
+
+/**
+ * `skills/get` for the `SKILL.md` URI `uri` (listed or not). Result: the checked entry JSON.
+ * `MCP_SKILL_VERIFICATION_FAILED` when the entry breaks the structural rules or is another
+ * skill's; `MCP_JSONRPC_ERROR` (-32602) for a URI the server does not serve; `MCP_UNSUPPORTED`
+ * as for `mcp_client_list_skills`. Any thread; not from a callback.
+ */
+mcp_status mcp_client_get_skill(struct mcp_client *client,
+                                const char *uri,
+                                const struct mcp_call_opts *opts,
+                                char **result_json_out,
+                                struct mcp_error **err_out);
+
+/**
+ * Reads one file of a skill with `resources/read` and verifies it against `entry_json` (an
+ * entry from `mcp_client_list_skills` or `mcp_client_get_skill`). `file_uri` NULL reads the
+ * entry's `SKILL.md`, which is how a skill is loaded. Only files the entry lists are read (a
+ * `"dynamic"` skill: files below its root, at most 16 MiB). The content's bytes (the UTF-8 of
+ * `text`, or the decoded `blob`) must have the listed `size`, then the listed SHA-256 `digest`;
+ * a `SKILL.md`'s YAML frontmatter must equal the entry's `frontmatter` key by key. Result: the
+ * verified content item JSON `{"uri", "mimeType"?, "text" | "blob"}`. Any mismatch, or a file
+ * the entry does not list, is `MCP_SKILL_VERIFICATION_FAILED` (the message says which check)
+ * and nothing is returned: do not use the content; refresh the entry once with
+ * `mcp_client_get_skill` and ask the user to approve again if its files changed. Nothing is
+ * cached. Any thread; not from a callback.
+ */
+mcp_status mcp_client_read_skill_file(struct mcp_client *client,
+                                      const char *entry_json,
+                                      const char *file_uri,
+                                      const struct mcp_call_opts *opts,
+                                      char **result_json_out,
+                                      struct mcp_error **err_out);
 
 /**
  * Static, NUL-terminated English text for a status; never NULL, never freed.

@@ -42,6 +42,9 @@ pub enum ErrorKind {
     InputRoundsExceeded,
     /// An input handler failed or refused.
     HandlerFailed,
+    /// A skill file or entry failed SEP-2640 verification (size, digest, frontmatter, or the
+    /// entry's structural rules); nothing unverified was returned.
+    SkillVerificationFailed,
     /// A blocking call was made from a context where it would deadlock.
     Reentrant,
     /// A bug in this library.

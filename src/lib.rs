@@ -18,7 +18,7 @@ mod untrusted;
 
 pub use client::{
     CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,
-    Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent,
+    Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
 pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;

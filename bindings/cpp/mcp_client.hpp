@@ -214,6 +214,7 @@ MCP_CPP_ERROR_CLASS(ProtocolError, Error)         // MCP_PROTOCOL_VIOLATION
 MCP_CPP_ERROR_CLASS(VersionMismatchError, Error)  // MCP_VERSION_MISMATCH
 // MCP semantics (300-399) and internal (900-999).
 MCP_CPP_ERROR_CLASS(HandlerError, Error)   // MCP_HANDLER_FAILED
+MCP_CPP_ERROR_CLASS(SkillVerificationError, Error)  // MCP_SKILL_VERIFICATION_FAILED (SEP-2640)
 MCP_CPP_ERROR_CLASS(InternalError, Error)  // MCP_INTERNAL
 MCP_CPP_ERROR_CLASS(PanicError, InternalError)  // MCP_PANIC (the client is poisoned)
 
@@ -362,6 +363,7 @@ inline std::string shown(std::string s) {
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
+        case MCP_SKILL_VERIFICATION_FAILED: throw SkillVerificationError(status, message, code, data, http, challenge);
         case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
@@ -1362,6 +1364,36 @@ public:
         return detail::check_string([&](char** out, mcp_error** e) {
             return mcp_client_read_resource(client_, detail::c_arg(uri), detail::c_or_null(options.input_responses_json),
                                             detail::c_or_null(options.request_state), &o, out, e);
+        });
+    }
+
+    // ---- skills extension (SEP-2640) -------------------------------------------------------
+
+    /// Every page of skills/list, checked: {"skills":[entry...],"rejected":[{"uri","reason",
+    /// "entry"}...]}. Reads no skill file. UnsupportedError when the server did not declare
+    /// io.modelcontextprotocol/skills. Set "skills": true in Options::extra_json to declare it.
+    std::string list_skills(const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_list_skills(client_, &o, out, e);
+        });
+    }
+    /// skills/get for a SKILL.md URI: the checked entry JSON.
+    std::string get_skill(const std::string& uri, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_get_skill(client_, uri.c_str(), &o, out, e);
+        });
+    }
+    /// Reads one file of the skill `entry_json` describes (no file_uri: its SKILL.md, which
+    /// loads the skill), verified against the entry (size, SHA-256, frontmatter): the content
+    /// item JSON. SkillVerificationError on any mismatch or for a file the entry does not list.
+    std::string read_skill_file(const std::string& entry_json,
+                                const std::optional<std::string>& file_uri = std::nullopt,
+                                const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_read_skill_file(client_, entry_json.c_str(), detail::c_or_null(file_uri), &o, out, e);
         });
     }
 

@@ -16,33 +16,34 @@ type Status int32
 
 // Status codes, as in include/mcp_client.h.
 const (
-	StatusOK                     Status = C.MCP_OK
-	StatusNullArg                Status = C.MCP_NULL_ARG
-	StatusInvalidUTF8            Status = C.MCP_INVALID_UTF8
-	StatusInvalidJSON            Status = C.MCP_INVALID_JSON
-	StatusInvalidArg             Status = C.MCP_INVALID_ARG
-	StatusClosed                 Status = C.MCP_CLOSED
-	StatusReentrantCall          Status = C.MCP_REENTRANT_CALL
-	StatusAlreadyUsed            Status = C.MCP_ALREADY_USED
-	StatusUnsupported            Status = C.MCP_UNSUPPORTED
-	StatusForked                 Status = C.MCP_FORKED
-	StatusIO                     Status = C.MCP_IO
-	StatusTimeout                Status = C.MCP_TIMEOUT
-	StatusCancelled              Status = C.MCP_CANCELLED
-	StatusServerExited           Status = C.MCP_SERVER_EXITED
-	StatusHTTPStatus             Status = C.MCP_HTTP_STATUS
-	StatusAuthRequired           Status = C.MCP_AUTH_REQUIRED
-	StatusMessageTooLarge        Status = C.MCP_MESSAGE_TOO_LARGE
-	StatusJSONRPCError           Status = C.MCP_JSONRPC_ERROR
-	StatusProtocolViolation      Status = C.MCP_PROTOCOL_VIOLATION
-	StatusVersionMismatch        Status = C.MCP_VERSION_MISMATCH
-	StatusCapabilityMissing      Status = C.MCP_CAPABILITY_MISSING
-	StatusInputRequired          Status = C.MCP_INPUT_REQUIRED
-	StatusInputRoundsExceeded    Status = C.MCP_INPUT_ROUNDS_EXCEEDED
-	StatusHandlerFailed          Status = C.MCP_HANDLER_FAILED
-	StatusURLElicitationRequired Status = C.MCP_URL_ELICITATION_REQUIRED
-	StatusInternal               Status = C.MCP_INTERNAL
-	StatusPanic                  Status = C.MCP_PANIC
+	StatusOK                      Status = C.MCP_OK
+	StatusNullArg                 Status = C.MCP_NULL_ARG
+	StatusInvalidUTF8             Status = C.MCP_INVALID_UTF8
+	StatusInvalidJSON             Status = C.MCP_INVALID_JSON
+	StatusInvalidArg              Status = C.MCP_INVALID_ARG
+	StatusClosed                  Status = C.MCP_CLOSED
+	StatusReentrantCall           Status = C.MCP_REENTRANT_CALL
+	StatusAlreadyUsed             Status = C.MCP_ALREADY_USED
+	StatusUnsupported             Status = C.MCP_UNSUPPORTED
+	StatusForked                  Status = C.MCP_FORKED
+	StatusIO                      Status = C.MCP_IO
+	StatusTimeout                 Status = C.MCP_TIMEOUT
+	StatusCancelled               Status = C.MCP_CANCELLED
+	StatusServerExited            Status = C.MCP_SERVER_EXITED
+	StatusHTTPStatus              Status = C.MCP_HTTP_STATUS
+	StatusAuthRequired            Status = C.MCP_AUTH_REQUIRED
+	StatusMessageTooLarge         Status = C.MCP_MESSAGE_TOO_LARGE
+	StatusJSONRPCError            Status = C.MCP_JSONRPC_ERROR
+	StatusProtocolViolation       Status = C.MCP_PROTOCOL_VIOLATION
+	StatusVersionMismatch         Status = C.MCP_VERSION_MISMATCH
+	StatusCapabilityMissing       Status = C.MCP_CAPABILITY_MISSING
+	StatusInputRequired           Status = C.MCP_INPUT_REQUIRED
+	StatusInputRoundsExceeded     Status = C.MCP_INPUT_ROUNDS_EXCEEDED
+	StatusHandlerFailed           Status = C.MCP_HANDLER_FAILED
+	StatusURLElicitationRequired  Status = C.MCP_URL_ELICITATION_REQUIRED
+	StatusSkillVerificationFailed Status = C.MCP_SKILL_VERIFICATION_FAILED
+	StatusInternal                Status = C.MCP_INTERNAL
+	StatusPanic                   Status = C.MCP_PANIC
 )
 
 // String is the library's static English text for the status.
@@ -117,13 +118,16 @@ var (
 	ErrUnsupported         error = &statusSentinel{StatusUnsupported}
 	ErrProtocolViolation   error = &statusSentinel{StatusProtocolViolation}
 	ErrInvalidArg          error = &statusSentinel{StatusInvalidArg}
+	// ErrSkillVerificationFailed: a skill file or entry failed the SEP-2640 checks; no content
+	// was returned.
+	ErrSkillVerificationFailed error = &statusSentinel{StatusSkillVerificationFailed}
 )
 
 // RPCError is the JSON-RPC error object the server answered with (status
 // StatusJSONRPCError, or StatusCapabilityMissing for -32021).
 type RPCError struct {
 	Code    int64
-	Message string // error.message exactly as the server sent it
+	Message string          // error.message exactly as the server sent it
 	Data    json.RawMessage // nil when the server sent no data
 }
 

@@ -151,6 +151,10 @@ func WithMaxRounds(n int) Option {
 // WithMaxPages bounds ListAll (library default 1000 pages).
 func WithMaxPages(n int) Option { return func(c *config) { c.settings["max_pages"] = n } }
 
+// WithSkills declares the skills extension (io.modelcontextprotocol/skills, SEP-2640). Only a
+// host that loads skills itself should: servers seeing it stop offering their fallback tool.
+func WithSkills() Option { return func(c *config) { c.settings["skills"] = true } }
+
 // WithMaxMessageBytes bounds one incoming message (library default 8 MiB; stdio).
 func WithMaxMessageBytes(n int) Option {
 	return func(c *config) { c.settings["max_message_bytes"] = n }

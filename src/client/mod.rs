@@ -9,6 +9,7 @@ mod options;
 mod reconnect;
 mod reply;
 mod session;
+mod skills;
 mod subscription;
 
 pub use cancel::CancelToken;
@@ -17,6 +18,9 @@ pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};
 pub use session::SubscriptionEvent;
+#[cfg(feature = "fuzzing")]
+pub use skills::fuzz as skills_fuzz;
+pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
 
 use crate::error::{Error, ErrorKind, Result};
@@ -203,6 +207,9 @@ impl Client {
                 Era::Modern => json!({}),
             };
             caps.insert("roots".into(), roots);
+        }
+        if self.inner.config.skills {
+            caps.insert("extensions".into(), json!({ SKILLS_EXTENSION: {} }));
         }
         Value::Object(caps)
     }

@@ -66,6 +66,10 @@ pub struct ClientConfig {
     pub connect_timeout: Duration,
     /// Opt-in: reconnect after the connection is lost (`None`: a lost connection stays lost).
     pub reconnect: Option<ReconnectPolicy>,
+    /// Declare the skills extension (SEP-2640) in the derived capabilities. Opt-in: servers
+    /// that see it stop offering their fallback tool for loading skills, which a host that
+    /// does not load skills itself would then miss.
+    pub skills: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -148,6 +152,7 @@ impl ClientConfig {
             max_pages: 1000,
             connect_timeout: Duration::from_secs(60),
             reconnect: None,
+            skills: false,
         }
     }
 }
@@ -221,6 +226,7 @@ const CONFIG_KEYS: &[&str] = &[
     "max_pages",
     "connect_timeout_ms",
     "reconnect",
+    "skills",
 ];
 
 impl ClientConfig {
@@ -236,7 +242,8 @@ impl ClientConfig {
     /// both: `"mode": "auto"|"modern"|"legacy", "protocol_version": "..",
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
     /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
-    /// "connect_timeout_ms": 60000` (the whole connect; 0: none), and the opt-in
+    /// "connect_timeout_ms": 60000` (the whole connect; 0: none), `"skills": false` (true declares
+    /// the skills extension), and the opt-in
     /// `"reconnect": {"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`.
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
@@ -358,11 +365,16 @@ impl ClientConfig {
             config.max_pages = n as usize;
         }
         if let Some(ms) = number("connect_timeout_ms")? {
-            config.connect_timeout = Duration::from_millis(ms);
+            config.connect_timeout = timeout_ms("connect_timeout_ms", ms)?;
         }
         config.reconnect = match obj.get("reconnect") {
             None | Some(Value::Null) => None,
             Some(v) => Some(ReconnectPolicy::from_json(v)?),
+        };
+        config.skills = match obj.get("skills") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::invalid("skills must be true or false")),
         };
         Ok(config)
     }

@@ -251,7 +251,7 @@ pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
 /// Runs one blocking call with per-call options. The call's future stays on this thread's
 /// stack: boxing it (a few KiB, above malloc's per-thread cache) cost an arena allocation per
 /// call, which many host threads at once contend on.
-unsafe fn call<'a, F: Future<Output = Result<Reply, Error>>>(
+pub(crate) unsafe fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     out: *mut *mut c_char,

@@ -31,7 +31,8 @@ pub struct mcp_config {
 /// `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
 /// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
-/// `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+/// `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
+/// the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
 /// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
 /// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
 #[no_mangle]
@@ -306,6 +307,18 @@ pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     set(config, err_out, "input_required_max_rounds", || Ok(json!(rounds)))
+}
+
+/// Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
+/// capabilities (default false). Only a host that loads skills itself should: servers seeing it
+/// stop offering their fallback tool for loading skills.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_skills(
+    config: *mut mcp_config,
+    enabled: bool,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    set(config, err_out, "skills", || Ok(json!(enabled)))
 }
 
 /// Frees settings. NULL is a no-op.

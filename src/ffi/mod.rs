@@ -22,6 +22,7 @@ pub mod handlers;
 pub mod json;
 pub mod opts;
 mod responder;
+pub mod skills;
 pub mod status;
 pub mod strings;
 pub mod subscription;

@@ -35,6 +35,9 @@ pub const MCP_INPUT_REQUIRED: mcp_status = 300;
 pub const MCP_INPUT_ROUNDS_EXCEEDED: mcp_status = 301;
 pub const MCP_HANDLER_FAILED: mcp_status = 302;
 pub const MCP_URL_ELICITATION_REQUIRED: mcp_status = 303;
+/// A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
+/// the listed entry, or the entry breaks the structural rules. No content is returned.
+pub const MCP_SKILL_VERIFICATION_FAILED: mcp_status = 304;
 // 900–999: internal
 pub const MCP_INTERNAL: mcp_status = 900;
 pub const MCP_PANIC: mcp_status = 901;
@@ -58,6 +61,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::InputRequired => MCP_INPUT_REQUIRED,
         ErrorKind::InputRoundsExceeded => MCP_INPUT_ROUNDS_EXCEEDED,
         ErrorKind::HandlerFailed => MCP_HANDLER_FAILED,
+        ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
@@ -90,6 +94,7 @@ fn text(status: i32) -> &'static [u8] {
         MCP_INPUT_ROUNDS_EXCEEDED => b"too many input_required rounds\0",
         MCP_HANDLER_FAILED => b"an input handler failed\0",
         MCP_URL_ELICITATION_REQUIRED => b"URL elicitation required\0",
+        MCP_SKILL_VERIFICATION_FAILED => b"a skill failed verification\0",
         MCP_INTERNAL => b"internal error\0",
         MCP_PANIC => b"internal panic (the client is poisoned)\0",
         _ => b"unknown status\0",

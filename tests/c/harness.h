@@ -41,6 +41,8 @@ extern const struct test_case thread_tests[];
 extern const size_t thread_tests_count;
 extern const struct test_case auth_tests[];
 extern const size_t auth_tests_count;
+extern const struct test_case skills_tests[];
+extern const size_t skills_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 

@@ -45,7 +45,7 @@ static const mcp_status all_statuses[] = {
     MCP_CANCELLED, MCP_SERVER_EXITED, MCP_HTTP_STATUS, MCP_AUTH_REQUIRED, MCP_MESSAGE_TOO_LARGE,
     MCP_JSONRPC_ERROR, MCP_PROTOCOL_VIOLATION, MCP_VERSION_MISMATCH, MCP_CAPABILITY_MISSING,
     MCP_INPUT_REQUIRED, MCP_INPUT_ROUNDS_EXCEEDED, MCP_HANDLER_FAILED,
-    MCP_URL_ELICITATION_REQUIRED, MCP_INTERNAL, MCP_PANIC,
+    MCP_URL_ELICITATION_REQUIRED, MCP_SKILL_VERIFICATION_FAILED, MCP_INTERNAL, MCP_PANIC,
 };
 #define N_STATUSES (sizeof all_statuses / sizeof all_statuses[0])
 
@@ -504,6 +504,9 @@ static void test_null_client(void)
     NULL_CLIENT(mcp_client_subscribe_resource(NULL, "fixture://static", NULL, &e_));
     NULL_CLIENT(mcp_client_unsubscribe_resource(NULL, "fixture://static", NULL, &e_));
     NULL_CLIENT(mcp_client_notify_roots_changed(NULL, &e_));
+    NULL_CLIENT(mcp_client_list_skills(NULL, NULL, &out, &e_));
+    NULL_CLIENT(mcp_client_get_skill(NULL, "skill://a/SKILL.md", NULL, &out, &e_));
+    NULL_CLIENT(mcp_client_read_skill_file(NULL, "{}", NULL, NULL, &out, &e_));
     mcp_subscription *sub = (mcp_subscription *)SENTINEL_STR;
     NULL_CLIENT(mcp_client_listen(NULL, "{\"toolsListChanged\":true}", NULL, &sub, &e_));
     CHECK(sub == (mcp_subscription *)SENTINEL_STR);

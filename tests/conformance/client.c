@@ -294,6 +294,61 @@ static int get_prompt(const char *name) {
     return 0;
 }
 
+/* Reads one file of a skill, verified against the held entry (file_uri NULL: its SKILL.md).
+ * Returns 0 when verified, 1 on any other failure, and 2 when the file failed verification:
+ * a host then discards the skill and goes on, so that is not a failure of this client. */
+static int read_skill_file(const char *entry, const char *file_uri) {
+    char *content = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_read_skill_file(client, entry, file_uri, NULL, &content, &err);
+    if (st == MCP_SKILL_VERIFICATION_FAILED) {
+        fprintf(stderr, "skill rejected, not loaded: %s\n", mcp_error_message(err));
+        mcp_error_free(err);
+        return 2;
+    }
+    if (st != MCP_OK) return fail(file_uri ? file_uri : "SKILL.md", st, err);
+    fprintf(stderr, "verified %s -> %s\n", file_uri ? file_uri : "SKILL.md", content);
+    mcp_string_free(content);
+    return 0;
+}
+
+/* sep-2640-client-*: list the skills (which fetches no file); unless the scenario is
+ * no-prefetch, load pdf-processing (its SKILL.md, verified) and, only once it verified, read
+ * the other files its held entry lists, each verified. */
+static int run_skills(void) {
+    char *list = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_client_list_skills(client, NULL, &list, &err);
+    if (st != MCP_OK) return fail("skills/list", st, err);
+    fprintf(stderr, "skills -> %s\n", list);
+    int failed = 0;
+    for (int i = 0; strcmp(scenario, "sep-2640-client-no-prefetch") != 0; i++) {
+        char pointer[64];
+        char *name = NULL, *entry = NULL;
+        snprintf(pointer, sizeof pointer, "/skills/%d/frontmatter/name", i);
+        if (mcp_json_string(list, pointer, &name, NULL) != MCP_OK) break;
+        int wanted = strcmp(name, "pdf-processing") == 0;
+        mcp_string_free(name);
+        snprintf(pointer, sizeof pointer, "/skills/%d", i);
+        if (!wanted || mcp_json_pointer(list, pointer, &entry, NULL) != MCP_OK) continue;
+        char *skill_md = NULL;
+        int loaded = mcp_json_string(entry, "/uri", &skill_md, NULL) == MCP_OK ? read_skill_file(entry, NULL) : 1;
+        failed = loaded == 1;
+        for (int j = 0; loaded == 0 && !failed; j++) {
+            char *file = NULL;
+            snprintf(pointer, sizeof pointer, "/resources/%d/uri", j);
+            if (mcp_json_string(entry, pointer, &file, NULL) != MCP_OK) break;
+            if (strcmp(file, skill_md) != 0) failed = read_skill_file(entry, file) == 1;
+            mcp_string_free(file);
+        }
+        mcp_string_free(skill_md);
+        mcp_string_free(entry);
+        break;
+    }
+    mcp_string_free(list);
+    return failed;
+}
+
 static int run_scenario(const char *context) {
     if (strcmp(scenario, "tools_call") == 0)
         return list(MCP_LIST_TOOLS, NULL) || call_tool("add_numbers", "{\"a\":5,\"b\":3}");
@@ -317,6 +372,7 @@ static int run_scenario(const char *context) {
         /* The tool's SSE response closes after a priming event; the answer comes on the GET
          * stream the client reopens after `retry:` with Last-Event-ID. */
         return list(MCP_LIST_TOOLS, NULL) || call_tool("test_reconnection", "{}");
+    if (strncmp(scenario, "sep-2640-client-", 16) == 0) return run_skills();
     if (strncmp(scenario, "auth/", 5) == 0)
         /* Authorized on the way (connect); then the tools of the protected endpoint. */
         return list(MCP_LIST_TOOLS, NULL) || call_tool("test-tool", "{}");
@@ -338,8 +394,12 @@ int main(int argc, char **argv) {
 
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
-    mcp_status st = mcp_config_new("{\"client_info\":{\"name\":\"mcp_client-conformance\",\"version\":\"0.1.0\"},"
-                                   "\"request_timeout_ms\":20000}",
+    /* The skills scenarios declare the extension, as a host that loads skills itself does. */
+    int skills = strncmp(scenario, "sep-2640-", 9) == 0;
+    mcp_status st = mcp_config_new(skills ? "{\"client_info\":{\"name\":\"mcp_client-conformance\",\"version\":\"0.1.0\"},"
+                                            "\"request_timeout_ms\":20000,\"skills\":true}"
+                                          : "{\"client_info\":{\"name\":\"mcp_client-conformance\",\"version\":\"0.1.0\"},"
+                                            "\"request_timeout_ms\":20000}",
                                    &cfg, &err);
     if (st == MCP_OK) st = mcp_config_set_url(cfg, url, &err);
     if (st == MCP_OK) st = mcp_config_set_protocol_version(cfg, version, &err);

@@ -54,6 +54,10 @@ scenarios=(
   # Extensions (io.modelcontextprotocol/oauth-client-credentials) are off the spec timeline: run
   # without --spec-version, the suite then speaks 2025-11-25.
   "extension auth/client-credentials-jwt" "extension auth/client-credentials-basic"
+  # Skills (SEP-2640, io.modelcontextprotocol/skills): list without fetching any file, and reject
+  # a SKILL.md whose digest, size or frontmatter differs from its listed entry.
+  "extension sep-2640-client-no-prefetch" "extension sep-2640-client-verify-digest"
+  "extension sep-2640-client-verify-size" "extension sep-2640-client-verify-frontmatter"
 )
 [ -n "${MCP_CONFORMANCE_ONLY:-}" ] && scenarios=("$MCP_CONFORMANCE_ONLY")
 

@@ -1,6 +1,7 @@
 //! Property-based fuzzing (proptest, stable Rust) of everything that parses bytes a peer or a
 //! host controls: the stdio line framer and its answer scan, the SSE parser, the HTTP header
-//! encoder, the `WWW-Authenticate` parser and the JSON configuration parsers.
+//! encoder, the `WWW-Authenticate` parser, the JSON configuration parsers, and the skills entry
+//! rules and `SKILL.md` frontmatter parser.
 //!
 //! Properties: no input panics; outputs stay within their bounds; where an inverse exists the
 //! round trip is exact (header encode → decode, SSE serialise → parse, a `Bearer` challenge
@@ -18,4 +19,5 @@ mod challenge;
 mod config;
 mod framing;
 mod headers;
+mod skills;
 mod sse;

@@ -291,7 +291,8 @@ class Client:
         ``input_required_max_rounds``, ``max_pages``, ``client_info``, ``capabilities``,
         ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``,
         ``connect_timeout_ms`` (default 60000), ``reconnect`` (opt-in policy, see
-        :meth:`on_connection_state`). Unknown keys raise InvalidArgumentError.
+        :meth:`on_connection_state`), ``skills`` (True declares the skills extension).
+        Unknown keys raise InvalidArgumentError.
         """
         config = {
             "command": command,
@@ -738,6 +739,34 @@ class Client:
         u = _enc(uri, "uri")
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
         return self._obj(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
+
+    # --- skills extension (SEP-2640) ---
+
+    def list_skills(self, **opts: Any) -> dict[str, Any]:
+        """Every page of ``skills/list``, checked: ``{"skills": [entry, ...], "rejected": [{"uri",
+        "reason", "entry"}, ...]}``. Reads no skill file. Raises UnsupportedError when the server
+        did not declare ``io.modelcontextprotocol/skills``. Identify a skill by (server, uri).
+        Pass ``skills=True`` when creating the client to declare the extension to servers."""
+        o = _Opts.of(opts)
+        return self._obj(lambda c, out, err: lib.mcp_client_list_skills(c, o.ref, out, err))
+
+    def get_skill(self, uri: str, **opts: Any) -> dict[str, Any]:
+        """``skills/get`` for a ``SKILL.md`` URI: the checked entry (SkillVerificationError when
+        it breaks the rules)."""
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        return self._obj(lambda c, out, err: lib.mcp_client_get_skill(c, u, o.ref, out, err))
+
+    def read_skill_file(self, entry: Mapping[str, Any], file_uri: str | None = None, **opts: Any) -> dict[str, Any]:
+        """Reads one file of a skill (``None``: its ``SKILL.md``, i.e. loads the skill) and
+        verifies it against ``entry`` (size, SHA-256 digest, and for ``SKILL.md`` the
+        frontmatter). Returns the verified content item (``uri``, ``mimeType``, ``text`` or
+        ``blob``); raises SkillVerificationError on any mismatch or for a file the entry does
+        not list."""
+        o = _Opts.of(opts)
+        e = _json_arg(dict(entry))
+        f = _opt_enc(file_uri, "file_uri")
+        return self._obj(lambda c, out, err: lib.mcp_client_read_skill_file(c, e, f, o.ref, out, err))
 
     def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""

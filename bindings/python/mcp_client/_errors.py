@@ -189,6 +189,12 @@ class UrlElicitationRequiredError(MCPError):
     """MCP_URL_ELICITATION_REQUIRED."""
 
 
+class SkillVerificationError(MCPError):
+    """MCP_SKILL_VERIFICATION_FAILED: a skill file's size, digest or frontmatter differs from its
+    listed entry, or the entry breaks the skills extension's rules. No content was returned:
+    discard the skill (refresh its entry once with ``get_skill`` if you want to retry)."""
+
+
 # --- library (900-999) ---
 
 
@@ -225,6 +231,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_INPUT_ROUNDS_EXCEEDED: InputRoundsExceededError,
     _ffi.MCP_HANDLER_FAILED: HandlerError,
     _ffi.MCP_URL_ELICITATION_REQUIRED: UrlElicitationRequiredError,
+    _ffi.MCP_SKILL_VERIFICATION_FAILED: SkillVerificationError,
     _ffi.MCP_INTERNAL: InternalError,
     _ffi.MCP_PANIC: PanicError,
 }

@@ -72,6 +72,7 @@ __all__ = [
     'MCP_INPUT_ROUNDS_EXCEEDED',
     'MCP_HANDLER_FAILED',
     'MCP_URL_ELICITATION_REQUIRED',
+    'MCP_SKILL_VERIFICATION_FAILED',
     'MCP_INTERNAL',
     'MCP_PANIC',
 ]
@@ -152,6 +153,9 @@ MCP_INPUT_REQUIRED = 300
 MCP_INPUT_ROUNDS_EXCEEDED = 301
 MCP_HANDLER_FAILED = 302
 MCP_URL_ELICITATION_REQUIRED = 303
+# A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
+# the listed entry, or the entry breaks the structural rules. No content is returned.
+MCP_SKILL_VERIFICATION_FAILED = 304
 MCP_INTERNAL = 900
 MCP_PANIC = 901
 
@@ -506,7 +510,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
     # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
-    # `connect_timeout_ms` (the whole connect; default 60000, 0: none) and the opt-in `reconnect`
+    # `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
+    # the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
     # policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
     # `mcp_client_on_connection_state`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
@@ -629,6 +634,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_config_set_input_required_max_rounds': (
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
+    # capabilities (default false). Only a host that loads skills itself should: servers seeing it
+    # stop offering their fallback tool for loading skills.
+    # mcp_status mcp_config_set_skills(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_skills': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Frees settings. NULL is a no-op.
     # void mcp_config_free(struct mcp_config *config)
@@ -803,6 +816,45 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_call_opts_init': (
         None,
         [ctypes.POINTER(mcp_call_opts)],
+    ),
+    # Every page of `skills/list`, checked against the extension's structural rules:
+    # `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is
+    # `{"uri", "frontmatter", "resources": [{"uri", "digest", "size"}] | "dynamic"}`; hold it to
+    # read the skill's files with `mcp_client_read_skill_file`. No skill file is read here.
+    # `MCP_UNSUPPORTED` when the server did not declare `io.modelcontextprotocol/skills` (nothing
+    # is sent then). A skill's identity is (this server, `uri`): never key skills by `uri` alone.
+    # Set `"skills": true` in the configuration to declare the extension to servers. Bounded by
+    # the `max_pages` setting. Any thread; not from a callback. Free the result with
+    # `mcp_string_free`.
+    # mcp_status mcp_client_list_skills(struct mcp_client *client, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_list_skills': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `skills/get` for the `SKILL.md` URI `uri` (listed or not). Result: the checked entry JSON.
+    # `MCP_SKILL_VERIFICATION_FAILED` when the entry breaks the structural rules or is another
+    # skill's; `MCP_JSONRPC_ERROR` (-32602) for a URI the server does not serve; `MCP_UNSUPPORTED`
+    # as for `mcp_client_list_skills`. Any thread; not from a callback.
+    # mcp_status mcp_client_get_skill(struct mcp_client *client, const char *uri, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_get_skill': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Reads one file of a skill with `resources/read` and verifies it against `entry_json` (an
+    # entry from `mcp_client_list_skills` or `mcp_client_get_skill`). `file_uri` NULL reads the
+    # entry's `SKILL.md`, which is how a skill is loaded. Only files the entry lists are read (a
+    # `"dynamic"` skill: files below its root, at most 16 MiB). The content's bytes (the UTF-8 of
+    # `text`, or the decoded `blob`) must have the listed `size`, then the listed SHA-256 `digest`;
+    # a `SKILL.md`'s YAML frontmatter must equal the entry's `frontmatter` key by key. Result: the
+    # verified content item JSON `{"uri", "mimeType"?, "text" | "blob"}`. Any mismatch, or a file
+    # the entry does not list, is `MCP_SKILL_VERIFICATION_FAILED` (the message says which check)
+    # and nothing is returned: do not use the content; refresh the entry once with
+    # `mcp_client_get_skill` and ask the user to approve again if its files changed. Nothing is
+    # cached. Any thread; not from a callback.
+    # mcp_status mcp_client_read_skill_file(struct mcp_client *client, const char *entry_json, const char *file_uri, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_read_skill_file': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Static, NUL-terminated English text for a status; never NULL, never freed.
     # const char *mcp_status_str(int32_t status)

@@ -150,11 +150,14 @@ pub fn read_resource(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         }
         _ => match uri.strip_prefix(ITEM_PREFIX).filter(|id| !id.is_empty()) {
             Some(id) => text_contents(uri, &format!("item {id}")),
-            None => {
-                return RpcError::invalid_params("Resource not found")
-                    .with_data(json!({"uri": uri}))
-                    .into()
-            }
+            None => match crate::skills::read(ctx.srv.cfg.skills, uri) {
+                Some(item) => item,
+                None => {
+                    return RpcError::invalid_params("Resource not found")
+                        .with_data(json!({"uri": uri}))
+                        .into()
+                }
+            },
         },
     };
     Reply::Result(resource_body(ctx, vec![contents]))

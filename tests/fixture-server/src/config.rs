@@ -52,6 +52,8 @@ pub struct Config {
     pub fast: bool,
     /// `--oauth` and its `--oauth-*` flags (see `oauth.rs`).
     pub oauth: crate::oauth::OAuthFlags,
+    /// `--skills MODE`: declare and serve the skills extension (see `skills.rs`).
+    pub skills: Option<crate::skills::Mode>,
 }
 
 impl Default for Config {
@@ -73,6 +75,7 @@ impl Default for Config {
             sse_retry_ms: None,
             fast: false,
             oauth: Default::default(),
+            skills: None,
         }
     }
 }
@@ -92,7 +95,7 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--fast] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--spawn-grandchild] [--fast] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
@@ -192,6 +195,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
             "--fast" => cfg.fast = true,
+            "--skills" => cfg.skills = Some(crate::skills::Mode::parse(&value("--skills")?)?),
             "--http" => cfg.http = Some(value("--http")?),
             "--sse-responses" => cfg.sse_responses = true,
             "--legacy-sse" => cfg.legacy_sse = true,

@@ -4,7 +4,7 @@
 use crate::config::{LEGACY_LATEST, LEGACY_VERSIONS};
 use crate::server::{level_rank, server_info, Ctx, INSTRUCTIONS};
 use crate::wire::{self, Reply, RpcError};
-use crate::{catalog, tools};
+use crate::{catalog, skills, tools};
 use serde_json::{json, Map, Value};
 
 const METHODS: [&str; 13] = [
@@ -34,7 +34,8 @@ pub fn negotiate(requested: &str) -> &'static str {
 
 pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     // Includes server/discover and subscriptions/listen, like real legacy servers.
-    if !METHODS.contains(&method) {
+    let mode = ctx.srv.cfg.skills;
+    if !METHODS.contains(&method) && !skills::handles(mode, method) {
         return RpcError::method_not_found().into();
     }
     if method != "initialize" && method != "ping" && !ctx.session().initialized {
@@ -53,7 +54,10 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         "resources/subscribe" | "resources/unsubscribe" => subscribe(ctx, method, params),
         "logging/setLevel" => set_level(ctx, params),
         "completion/complete" => catalog::complete(params),
-        _ => RpcError::method_not_found().into(),
+        _ => match mode {
+            Some(mode) => skills::handle(ctx, mode, method, params),
+            None => RpcError::method_not_found().into(),
+        },
     }
 }
 
@@ -73,7 +77,7 @@ fn initialize(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         session.client_capabilities = caps;
     }
     eprintln!("fixture: legacy initialize, client asked {requested}, answering {version}");
-    let body = json!({
+    let mut body = json!({
         "protocolVersion": version,
         "capabilities": {
             "tools": {"listChanged": true},
@@ -85,6 +89,7 @@ fn initialize(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     });
+    skills::declare(ctx.srv.cfg.skills, &mut body["capabilities"]);
     Reply::Result(body.as_object().cloned().unwrap_or_default())
 }
 

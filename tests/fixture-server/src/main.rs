@@ -20,6 +20,7 @@ mod oauth_hostile_auth;
 mod server;
 mod sessions;
 mod sink;
+mod skills;
 mod state;
 mod streams;
 mod tools;

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::server::{Ctx, INSTRUCTIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::wire::{self, Reply, RpcError};
-use crate::{catalog, listen, tools};
+use crate::{catalog, listen, skills, tools};
 use serde_json::{json, Map, Value};
 
 pub const METHODS: [&str; 10] = [
@@ -80,7 +80,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         let supported = cfg.supported_versions.clone();
         return version_error(supported, params.get("protocolVersion")).into();
     }
-    if !METHODS.contains(&method) {
+    if !METHODS.contains(&method) && !skills::handles(cfg.skills, method) {
         return RpcError::method_not_found().into();
     }
     if let Some(err) = meta_error(cfg, params) {
@@ -103,12 +103,15 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
             }
             Err(e) => e.into(),
         },
-        _ => RpcError::method_not_found().into(),
+        _ => match cfg.skills {
+            Some(mode) if skills::handles(cfg.skills, method) => skills::handle(ctx, mode, method, params),
+            _ => RpcError::method_not_found().into(),
+        },
     }
 }
 
 fn discover(cfg: &Config) -> Reply {
-    let body = json!({
+    let mut body = json!({
         "supportedVersions": cfg.supported_versions,
         "capabilities": {
             "tools": {"listChanged": true},
@@ -121,6 +124,7 @@ fn discover(cfg: &Config) -> Reply {
         "ttlMs": 0,
         "cacheScope": "private",
     });
+    skills::declare(cfg.skills, &mut body["capabilities"]);
     Reply::Result(body.as_object().cloned().unwrap_or_default())
 }
 

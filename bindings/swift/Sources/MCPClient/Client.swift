@@ -167,6 +167,35 @@ public final class Client: @unchecked Sendable {
         }
     }
 
+    // MARK: skills extension (SEP-2640)
+
+    /// Every page of `skills/list`, checked: `{"skills": [entry], "rejected": [{uri, reason,
+    /// entry}]}`. Reads no skill file; `.other` with `MCPStatus.unsupported` when the server did
+    /// not declare `io.modelcontextprotocol/skills`. Set `extra["skills"] = true` to declare it.
+    public func listSkills(options: CallOptions = CallOptions()) throws -> JSON {
+        try withCStrings { s in
+            try options.withC(s) { o in try checkJSON { mcp_client_list_skills(handle, o, $0, $1) } }
+        }
+    }
+
+    /// `skills/get` for a `SKILL.md` URI: the checked entry.
+    public func getSkill(_ uri: String, options: CallOptions = CallOptions()) throws -> JSON {
+        try withCStrings { s in
+            let u = try s.c(uri)
+            return try options.withC(s) { o in try checkJSON { mcp_client_get_skill(handle, u, o, $0, $1) } }
+        }
+    }
+
+    /// Reads one file of the skill `entry` describes (`fileURI` nil: its `SKILL.md`, which loads
+    /// the skill), verified against the entry (size, SHA-256, frontmatter): the content item. A
+    /// mismatch, or a file the entry does not list, throws with `MCPStatus.skillVerificationFailed`.
+    public func readSkillFile(_ entry: JSON, fileURI: String? = nil, options: CallOptions = CallOptions()) throws -> JSON {
+        try withCStrings { s in
+            let (e, f) = (try s.json(entry), try s.c(fileURI))
+            return try options.withC(s) { o in try checkJSON { mcp_client_read_skill_file(handle, e, f, o, $0, $1) } }
+        }
+    }
+
     /// `completion/complete` with `{ref, argument, context?}`; returns the `CompleteResult`.
     public func complete(_ params: JSON, timeout: Double? = nil, cancel: CancelToken? = nil,
                          options: CallOptions = CallOptions()) throws -> JSON {

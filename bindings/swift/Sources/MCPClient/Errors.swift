@@ -27,6 +27,8 @@ public enum MCPStatus {
     public static let inputRoundsExceeded = MCP_INPUT_ROUNDS_EXCEEDED
     public static let handlerFailed = MCP_HANDLER_FAILED
     public static let urlElicitationRequired = MCP_URL_ELICITATION_REQUIRED
+    /// A skill file or entry failed the SEP-2640 checks (thrown as `.other`); no content returned.
+    public static let skillVerificationFailed = MCP_SKILL_VERIFICATION_FAILED
     public static let `internal` = MCP_INTERNAL
     public static let panic = MCP_PANIC
 

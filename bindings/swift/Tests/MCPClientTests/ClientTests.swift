@@ -83,6 +83,29 @@ final class ClientTests: XCTestCase {
                        "2026-07-28")
     }
 
+    func testSkillsListVerifiedReadAndTamperedFile() throws {
+        var options = ClientOptions()
+        options.extra = ["skills": true]
+        let client = try fixtureClient(["--skills", "genuine"], options: options)
+        let listing = try client.listSkills()
+        XCTAssertEqual(listing["rejected"], [])
+        let hello = try XCTUnwrap(listing["skills"]?[0])
+        XCTAssertTrue(text(["contents": [try client.readSkillFile(hello)]])?.contains("Say hello") ?? false)
+        let usage = try client.readSkillFile(hello, fileURI: "skill://fixture/hello-world/notes/usage.md")
+        XCTAssertEqual(usage["text"]?.stringValue, "Use a friendly tone.\n")
+        XCTAssertEqual(try client.getSkill("skill://fixture/hello-world/SKILL.md")["frontmatter"]?["name"], "hello-world")
+
+        let tampered = try fixtureClient(["--skills", "digest"], options: options)
+        let entry = try XCTUnwrap(try tampered.listSkills()["skills"]?[0])
+        do {
+            _ = try tampered.readSkillFile(entry)
+            XCTFail("a tampered SKILL.md was returned")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.status, MCPStatus.skillVerificationFailed)
+            XCTAssertTrue(error.message.contains("digest mismatch"), error.message)
+        }
+    }
+
     func testProgressCallback() throws {
         let client = try fixtureClient()
         let updates = Locked<[ProgressUpdate]>([])
