@@ -533,7 +533,7 @@ _STATES = {
 }
 
 
-def _state_trampoline(userdata, state, attempt, detail) -> None:
+def _state_trampoline(userdata: int | None, state: int, attempt: int, detail: bytes | None) -> None:
     try:
         entry = _lookup(userdata)
         if entry is None:
