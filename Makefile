@@ -141,12 +141,12 @@ $(DEBUG)/conformance-client: tests/conformance/client.c include/mcp_client.h $(D
 # `make test`); writes bench/results/latest.{md,json}. See bench/README.md. (bench/ is a folder.)
 .PHONY: update-schemas
 # Refresh the vendored official JSON Schemas (tests/vectors/mcp-schema, read by tests/wire_schema.rs)
-# from SPEC_DIR/<version>/schema.json: an upstream checkout's schema/ folder or the shared spec copy.
+# from SPEC_DIR/<version>/schema.json (required: an upstream checkout's schema/ folder).
 # Not part of `make test`: tests read only the committed copies.
 SCHEMA_VERSIONS := 2025-11-25 2026-07-28
 SCHEMA_DIR := tests/vectors/mcp-schema
-SPEC_DIR ?= ../shared/spec
 update-schemas:
+	@test -n "$(SPEC_DIR)" || { echo "update-schemas: set SPEC_DIR=<upstream checkout>/schema"; exit 1; }
 	@for v in $(SCHEMA_VERSIONS); do \
 	  test -f $(SPEC_DIR)/$$v/schema.json || { echo "update-schemas: no $(SPEC_DIR)/$$v/schema.json (set SPEC_DIR)"; exit 1; }; \
 	  mkdir -p $(SCHEMA_DIR)/$$v && cp $(SPEC_DIR)/$$v/schema.json $(SCHEMA_DIR)/$$v/schema.json; \
