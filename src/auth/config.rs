@@ -127,7 +127,8 @@ impl std::fmt::Debug for OAuthConfig {
     }
 }
 
-const KEYS: &[&str] = &[
+/// Keys `OAuthConfig::from_json` accepts; anything else is rejected so typos surface.
+pub const KEYS: &[&str] = &[
     "grant",
     "client_id",
     "client_secret",

@@ -20,6 +20,8 @@
 
 mod challenge;
 mod config;
+#[cfg(feature = "fuzzing")]
+pub use config::KEYS as CONFIG_KEYS;
 mod discovery;
 mod flow;
 mod jwt;

@@ -201,7 +201,7 @@ impl std::fmt::Debug for RequestOptions {
 }
 
 /// Keys `ClientConfig::from_json` accepts; anything else is rejected so typos surface.
-const CONFIG_KEYS: &[&str] = &[
+pub const CONFIG_KEYS: &[&str] = &[
     "command",
     "url",
     "headers",

@@ -8,50 +8,8 @@ use mcp_client::ClientConfig;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-const KEYS: &[&str] = &[
-    "command",
-    "url",
-    "headers",
-    "bearer_token",
-    "oauth",
-    "args",
-    "env",
-    "env_mode",
-    "cwd",
-    "max_message_bytes",
-    "stderr_tail_lines",
-    "shutdown_grace_ms",
-    "mode",
-    "protocol_version",
-    "client_info",
-    "capabilities",
-    "request_timeout_ms",
-    "probe_timeout_ms",
-    "input_required_max_rounds",
-    "max_pages",
-];
-
-const OAUTH_KEYS: &[&str] = &[
-    "grant",
-    "client_id",
-    "client_secret",
-    "token_endpoint_auth_method",
-    "issuer",
-    "client_metadata_url",
-    "client_name",
-    "application_type",
-    "redirect_uri",
-    "loopback_port",
-    "loopback_path",
-    "scopes",
-    "offline_access",
-    "private_key_pem",
-    "signing_algorithm",
-    "authorization_timeout_ms",
-    "max_step_up",
-    "open_browser",
-    "allow_http",
-];
+// The parsers' own key lists, so every key they accept is generated.
+use mcp_client::fuzzing::{CLIENT_CONFIG_KEYS as KEYS, OAUTH_CONFIG_KEYS as OAUTH_KEYS};
 
 /// Values of every type, with the edges the parsers must handle (huge numbers, negatives,
 /// floats, odd strings, URLs).
