@@ -497,29 +497,52 @@ impl Client {
     /// repeated cursor is an error rather than a loop.
     pub async fn list_all(&self, kind: ListKind, opts: &RequestOptions) -> Result<Value> {
         let mut items = Vec::new();
+        self.for_each_page(
+            kind.method(),
+            |cursor| async move { self.list(kind, cursor.as_deref(), opts).await },
+            |page| {
+                match page.get(kind.key()) {
+                    Some(Value::Array(a)) => items.extend(a.iter().cloned()),
+                    None => {}
+                    Some(_) => return Err(Error::protocol(format!("{} is not an array", kind.key()))),
+                }
+                Ok(())
+            },
+        )
+        .await?;
+        Ok(json!({ kind.key(): items }))
+    }
+
+    /// Follows `nextCursor` from the first page to the last, handing each page to `take`: at
+    /// most `max_pages` pages, and a cursor the server repeats is an error (it would loop).
+    pub(crate) async fn for_each_page<F, Fut>(
+        &self,
+        method: &str,
+        mut fetch: F,
+        mut take: impl FnMut(&Value) -> Result<()>,
+    ) -> Result<()>
+    where
+        F: FnMut(Option<String>) -> Fut,
+        Fut: std::future::Future<Output = Result<Value>>,
+    {
         let mut seen = HashSet::new();
         let mut cursor: Option<String> = None;
         for _ in 0..self.inner.config.max_pages.max(1) {
-            let page = self.list(kind, cursor.as_deref(), opts).await?;
-            match page.get(kind.key()) {
-                Some(Value::Array(a)) => items.extend(a.iter().cloned()),
-                None => {}
-                Some(_) => return Err(Error::protocol(format!("{} is not an array", kind.key()))),
-            }
+            let page = fetch(cursor.take()).await?;
+            take(&page)?;
             match page.get("nextCursor") {
-                None | Some(Value::Null) => return Ok(json!({ kind.key(): items })),
+                None | Some(Value::Null) => return Ok(()),
+                Some(Value::String(next)) if seen.insert(next.clone()) => cursor = Some(next.clone()),
                 Some(Value::String(next)) => {
-                    if !seen.insert(next.clone()) {
-                        return Err(Error::protocol(format!("the server repeated the cursor {next:?}")));
-                    }
-                    cursor = Some(next.clone());
+                    return Err(Error::protocol(format!(
+                        "{method}: the server repeated the cursor {next:?}"
+                    )))
                 }
                 Some(other) => return Err(Error::protocol(format!("nextCursor {other} is not a string"))),
             }
         }
         Err(Error::protocol(format!(
-            "{} has more than {} pages",
-            kind.method(),
+            "{method} has more than {} pages",
             self.inner.config.max_pages
         )))
     }

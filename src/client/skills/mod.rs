@@ -247,41 +247,36 @@ impl Client {
     pub async fn list_skills(&self, opts: &RequestOptions) -> Result<Value> {
         self.require_skills(opts).await?;
         let (mut skills, mut rejected) = (Vec::new(), Vec::new());
-        let (mut uris, mut cursors) = (HashSet::new(), HashSet::new());
-        let mut cursor: Option<String> = None;
-        for _ in 0..self.inner.config.max_pages.max(1) {
-            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
-            let page = self.request(SKILLS_LIST, params, opts).await?;
-            let entries = match page.get("skills") {
-                Some(Value::Array(a)) => a.clone(),
-                None => Vec::new(),
-                Some(_) => return Err(Error::protocol("skills/list: skills is not an array")),
-            };
-            for entry in entries {
-                let uri = entry.get("uri").cloned().unwrap_or(Value::Null);
-                let verdict = Entry::parse(&entry).and_then(|e| {
-                    uris.insert(e.uri.clone())
-                        .then_some(())
-                        .ok_or_else(|| "the skill is listed twice".to_string())
-                });
-                match verdict {
-                    Ok(()) => skills.push(entry),
-                    Err(reason) => rejected.push(json!({"uri": uri, "reason": reason, "entry": entry})),
+        let mut uris = HashSet::new();
+        self.for_each_page(
+            SKILLS_LIST,
+            |cursor| async move {
+                self.request(SKILLS_LIST, cursor.map(|c| json!({"cursor": c})), opts)
+                    .await
+            },
+            |page| {
+                let entries = match page.get("skills") {
+                    Some(Value::Array(a)) => a,
+                    None => return Ok(()),
+                    Some(_) => return Err(Error::protocol("skills/list: skills is not an array")),
+                };
+                for entry in entries {
+                    let uri = entry.get("uri").cloned().unwrap_or(Value::Null);
+                    let verdict = Entry::parse(entry).and_then(|e| {
+                        uris.insert(e.uri.clone())
+                            .then_some(())
+                            .ok_or_else(|| "the skill is listed twice".to_string())
+                    });
+                    match verdict {
+                        Ok(()) => skills.push(entry.clone()),
+                        Err(reason) => rejected.push(json!({"uri": uri, "reason": reason, "entry": entry})),
+                    }
                 }
-            }
-            match page.get("nextCursor") {
-                None | Some(Value::Null) => return Ok(json!({"skills": skills, "rejected": rejected})),
-                Some(Value::String(next)) if cursors.insert(next.clone()) => cursor = Some(next.clone()),
-                Some(Value::String(next)) => {
-                    return Err(Error::protocol(format!("skills/list repeated the cursor {next:?}")))
-                }
-                Some(other) => return Err(Error::protocol(format!("nextCursor {other} is not a string"))),
-            }
-        }
-        Err(Error::protocol(format!(
-            "skills/list has more than {} pages",
-            self.inner.config.max_pages
-        )))
+                Ok(())
+            },
+        )
+        .await?;
+        Ok(json!({"skills": skills, "rejected": rejected}))
     }
 
     /// `skills/get` for a `SKILL.md` URI (listed or not): the checked entry. An entry breaking
