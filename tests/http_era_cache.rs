@@ -3,43 +3,9 @@
 
 mod common;
 
-use common::{fixture_bin, TempPath};
+use common::{HttpFixture, TempPath};
 use mcp_client::transport::http::HttpConfig;
 use mcp_client::{Client, ClientConfig, Era, TransportConfig};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
-/// The fixture serving HTTP; killed (and reaped) on drop.
-struct HttpFixture(Child, String);
-
-impl HttpFixture {
-    fn start(args: &[&str]) -> HttpFixture {
-        let mut child = Command::new(fixture_bin())
-            .args(["--http", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the fixture");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("fixture: listening on ")
-            .expect("the listening line")
-            .to_string();
-        HttpFixture(child, url)
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn methods(record: &TempPath) -> Vec<String> {
     record

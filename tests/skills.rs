@@ -9,8 +9,6 @@ use common::*;
 use mcp_client::transport::http::HttpConfig;
 use mcp_client::{Client, ClientConfig, ConnectMode, ErrorKind, TransportConfig, SKILLS_EXTENSION};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 
 const HELLO: &str = "skill://fixture/hello-world/SKILL.md";
 const USAGE: &str = "skill://fixture/hello-world/notes/usage.md";
@@ -186,37 +184,6 @@ async fn entries_breaking_the_rules_are_rejected_and_unlisted_files_are_never_re
     assert!(err.message().contains("not a file of the skill"), "{err}");
     assert!(reads(&fx).is_empty(), "{:?}", reads(&fx));
     client.close().await;
-}
-
-/// The fixture serving HTTP; killed (and reaped) on drop.
-struct HttpFixture(Child, String);
-
-impl HttpFixture {
-    fn start(args: &[&str]) -> HttpFixture {
-        let mut child = Command::new(fixture_bin())
-            .args(["--http", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("start the fixture");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("fixture: listening on ")
-            .expect("the listening line");
-        HttpFixture(child, url.to_string())
-    }
-}
-
-impl Drop for HttpFixture {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

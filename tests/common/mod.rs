@@ -621,3 +621,34 @@ pub async fn eventually(limit: Duration, cond: impl Fn() -> bool) -> bool {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// The fixture serving HTTP; killed (and reaped) on drop.
+/// `.1` is its URL.
+pub struct HttpFixture(pub std::process::Child, pub String);
+
+impl HttpFixture {
+    pub fn start(args: &[&str]) -> HttpFixture {
+        let mut child = std::process::Command::new(fixture_bin())
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start the fixture");
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.take().unwrap()), &mut line).unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("fixture: listening on ")
+            .expect("the listening line")
+            .to_string();
+        HttpFixture(child, url)
+    }
+}
+
+impl Drop for HttpFixture {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
