@@ -42,6 +42,9 @@ pub enum ErrorKind {
     InputRoundsExceeded,
     /// An input handler failed or refused.
     HandlerFailed,
+    /// A legacy server answered -32042: the user must complete the URL elicitations in
+    /// `data.elicitations` (see [`Error::elicitations`]), then the call may be retried.
+    UrlElicitationRequired,
     /// A skill file or entry failed SEP-2640 verification (size, digest, frontmatter, or the
     /// entry's structural rules); nothing unverified was returned.
     SkillVerificationFailed,
@@ -66,8 +69,11 @@ pub struct InputRequiredData {
     pub input_requests: Value,
     /// The opaque `requestState`, exactly as received.
     pub request_state: Option<String>,
-    /// The raw `input_required` result.
+    /// The raw `input_required` result (for a task: the task as `tasks/get` returned it).
     pub result: Value,
+    /// The entries of `input_requests` no registered handler answers (key → request): all of
+    /// them in manual mode, `{}` when the rounds cap was reached.
+    pub unanswered: Value,
 }
 
 /// Boxed so `Result<T, Error>` stays one pointer wide on the hot path.
@@ -102,6 +108,7 @@ impl Error {
     pub fn rpc(code: i64, message: String, data: Option<Value>) -> Self {
         let kind = match code {
             crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
+            crate::protocol::codes::URL_ELICITATION_REQUIRED => ErrorKind::UrlElicitationRequired,
             _ => ErrorKind::Rpc,
         };
         Error(Box::new(Inner {
@@ -136,6 +143,20 @@ impl Error {
     }
     pub fn input_required_data(&self) -> Option<&InputRequiredData> {
         self.0.input.as_ref()
+    }
+    /// For [`ErrorKind::UrlElicitationRequired`]: the server's `data.elicitations` array (each
+    /// `{mode: "url", elicitationId, url, message}`), or `None`.
+    pub fn elicitations(&self) -> Option<&Value> {
+        if self.0.kind != ErrorKind::UrlElicitationRequired {
+            return None;
+        }
+        self.0
+            .rpc
+            .as_ref()?
+            .data
+            .as_ref()?
+            .get("elicitations")
+            .filter(|e| e.is_array())
     }
     /// The HTTP status of the answer that caused this error, if any.
     pub fn http_status(&self) -> Option<u16> {

@@ -20,6 +20,8 @@ pub use client::{
     CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,
     Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
+// Issue 17: URL elicitation, manual input mode, the tasks extension.
+pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;
 pub use transport::stdio::{EnvMode, StdioConfig};

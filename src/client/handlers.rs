@@ -2,6 +2,7 @@
 //! routes: MRTR `inputRequests` (modern) and real server→client requests (legacy).
 
 use super::cancel::CancelToken;
+use super::input_modes::ElicitationModes;
 use crate::protocol::methods;
 use crate::transport::BoxFuture;
 use serde_json::Value;
@@ -87,6 +88,8 @@ pub type LogFn = Arc<dyn Fn(&LogLine) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct Hooks {
     elicitation: RwLock<Option<Arc<dyn InputHandler>>>,
+    /// The modes the elicitation handler answers (form only unless registered with URL).
+    elicitation_modes: RwLock<ElicitationModes>,
     sampling: RwLock<Option<Arc<dyn InputHandler>>>,
     roots: RwLock<Option<Arc<dyn InputHandler>>>,
     notification: RwLock<Option<NotificationFn>>,
@@ -103,12 +106,39 @@ impl Hooks {
     }
 
     pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
+        if kind == InputKind::Elicitation {
+            *self.elicitation_modes.write().unwrap() = ElicitationModes::default();
+        }
         let old = std::mem::replace(&mut *self.slot(kind).write().unwrap(), handler);
         drop(old); // outside the lock: dropping may run host code (userdata_free)
     }
 
     pub fn handler(&self, kind: InputKind) -> Option<Arc<dyn InputHandler>> {
         self.slot(kind).read().unwrap().clone()
+    }
+
+    /// Registers the elicitation handler with the modes it answers.
+    pub fn set_elicitation(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+        self.set_handler(InputKind::Elicitation, handler);
+        *self.elicitation_modes.write().unwrap() = modes;
+    }
+
+    /// The modes of the registered elicitation handler, `None` without one.
+    pub fn elicitation_modes(&self) -> Option<ElicitationModes> {
+        self.handler(InputKind::Elicitation)
+            .map(|_| *self.elicitation_modes.read().unwrap())
+    }
+
+    /// The handler for one request: as [`Hooks::handler_for`], and `None` for an elicitation
+    /// in a mode the handler was not registered for (so it is left to the host, never
+    /// answered by a form handler that cannot open a URL).
+    pub fn handler_for_request(&self, method: &str, params: Option<&Value>) -> Option<Arc<dyn InputHandler>> {
+        if InputKind::of_method(method) == Some(InputKind::Elicitation)
+            && !self.elicitation_modes.read().unwrap().accepts(params)
+        {
+            return None;
+        }
+        self.handler_for(method)
     }
 
     /// The handler for an input method. Elicitation answers get the schema defaults of
@@ -160,16 +190,23 @@ impl Hooks {
     }
 }
 
-/// Fills the `default` of every requested field the user left out of an accepted elicitation.
+/// Fills the `default` of every requested field the user left out of an accepted elicitation;
+/// a URL-mode answer loses any `content` (its `accept` only says the user agreed to open it).
 struct ElicitationDefaults(Arc<dyn InputHandler>);
 
 impl InputHandler for ElicitationDefaults {
     fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let schema = request.params.as_ref().and_then(|p| p.get("requestedSchema")).cloned();
+        let params = request.params.as_ref();
+        let url_mode = params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+        let schema = params.and_then(|p| p.get("requestedSchema")).cloned();
         let answer = self.0.handle(request);
         Box::pin(async move {
             let mut answer = answer.await?;
-            if let Some(schema) = schema {
+            if url_mode {
+                if let Some(obj) = answer.as_object_mut() {
+                    obj.remove("content");
+                }
+            } else if let Some(schema) = schema {
                 fill_defaults(&mut answer, &schema);
             }
             Ok(answer)

@@ -3,6 +3,7 @@
 
 mod cancel;
 mod handlers;
+mod input_modes;
 mod lifecycle;
 mod mrtr;
 mod options;
@@ -11,9 +12,11 @@ mod reply;
 mod session;
 mod skills;
 mod subscription;
+mod tasks;
 
 pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
+pub use input_modes::{ElicitationModes, ManualInput};
 #[cfg(feature = "fuzzing")]
 pub use options::CONFIG_KEYS;
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
@@ -24,6 +27,7 @@ pub use session::SubscriptionEvent;
 pub use skills::fuzz as skills_fuzz;
 pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
+pub use tasks::{TaskStatusFn, TASKS_EXTENSION};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
@@ -131,6 +135,8 @@ struct Inner {
     /// A connect has succeeded once: later connects are reconnects (with a policy).
     ever_connected: AtomicBool,
     on_state: RwLock<Option<ConnectionStateFn>>,
+    /// The tasks extension's status listener (`Client::on_task_status`).
+    task_listener: RwLock<Option<TaskStatusFn>>,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -155,6 +161,7 @@ impl Client {
                 log_level: RwLock::new(None),
                 ever_connected: AtomicBool::new(false),
                 on_state: RwLock::new(None),
+                task_listener: RwLock::new(None),
             }),
         }
     }
@@ -171,6 +178,12 @@ impl Client {
 
     pub fn on_elicitation(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
+    }
+    /// Registers the elicitation handler for the given modes and declares exactly those
+    /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
+    /// (`InputRequired`), like a kind without a handler.
+    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
+        self.inner.hooks.set_elicitation(Some(Arc::new(handler)), modes);
     }
     pub fn on_sampling(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
@@ -196,22 +209,30 @@ impl Client {
             return caps.clone();
         }
         let hooks = &self.inner.hooks;
+        let manual = &self.inner.config.manual_input;
         let mut caps = Map::new();
-        if hooks.handler(InputKind::Elicitation).is_some() {
-            caps.insert("elicitation".into(), json!({"form": {}}));
+        if let Some(elicitation) = input_modes::elicitation_capability(hooks.elicitation_modes(), manual.elicitation) {
+            caps.insert("elicitation".into(), elicitation);
         }
-        if hooks.handler(InputKind::Sampling).is_some() {
+        if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
             caps.insert("sampling".into(), json!({}));
         }
-        if hooks.handler(InputKind::Roots).is_some() {
+        if hooks.handler(InputKind::Roots).is_some() || manual.roots {
             let roots = match era {
                 Era::Legacy => json!({"listChanged": true}),
                 Era::Modern => json!({}),
             };
             caps.insert("roots".into(), roots);
         }
+        let mut extensions = Map::new();
         if self.inner.config.skills {
-            caps.insert("extensions".into(), json!({ SKILLS_EXTENSION: {} }));
+            extensions.insert(SKILLS_EXTENSION.into(), json!({}));
+        }
+        if self.inner.config.tasks && era == Era::Modern {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -348,6 +369,11 @@ impl Client {
                     if kind == ResultType::InputRequired && !methods::allows_input_required(method) {
                         return Err(Error::protocol(format!(
                             "the server answered {method} with input_required"
+                        )));
+                    }
+                    if kind == ResultType::Task && !self.task_allowed(method) {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with a task, which this request did not declare it accepts"
                         )));
                     }
                     return Ok(result);

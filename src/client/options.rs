@@ -70,6 +70,12 @@ pub struct ClientConfig {
     /// that see it stop offering their fallback tool for loading skills, which a host that
     /// does not load skills itself would then miss.
     pub skills: bool,
+    /// Input kinds declared without a handler, answered by the host from the `InputRequired`
+    /// error (manual input mode; JSON key `manual_input`).
+    pub manual_input: super::input_modes::ManualInput,
+    /// Declare the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): servers may then
+    /// answer `tools/call` with a task, which the call follows to its end. Opt-in.
+    pub tasks: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -153,6 +159,8 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(60),
             reconnect: None,
             skills: false,
+            manual_input: Default::default(),
+            tasks: false,
         }
     }
 }
@@ -187,6 +195,9 @@ pub struct RequestOptions {
     pub input_responses: Option<Value>,
     /// Manual MRTR: the `requestState` to echo on the first leg.
     pub request_state: Option<String>,
+    /// Tasks extension: called with the task on creation and on every change of its status
+    /// (besides the client's own listener, [`super::Client::on_task_status`]).
+    pub on_task_status: Option<super::tasks::TaskStatusFn>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -227,6 +238,8 @@ pub const CONFIG_KEYS: &[&str] = &[
     "connect_timeout_ms",
     "reconnect",
     "skills",
+    "manual_input",
+    "tasks",
 ];
 
 impl ClientConfig {
@@ -243,7 +256,9 @@ impl ClientConfig {
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
     /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
     /// "connect_timeout_ms": 60000` (the whole connect; 0: none), `"skills": false` (true declares
-    /// the skills extension), and the opt-in
+    /// the skills extension), `"tasks": false` (true declares the tasks
+    /// extension), `"manual_input": ["elicitation", "elicitation.url", "sampling", "roots"]`
+    /// (kinds declared without a handler, answered by hand), and the opt-in
     /// `"reconnect": {"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`.
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
@@ -375,6 +390,14 @@ impl ClientConfig {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(Error::invalid("skills must be true or false")),
+        };
+        if let Some(v) = obj.get("manual_input").filter(|v| !v.is_null()) {
+            config.manual_input = super::input_modes::ManualInput::from_json(v)?;
+        }
+        config.tasks = match obj.get("tasks") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::invalid("tasks must be true or false")),
         };
         Ok(config)
     }

@@ -62,6 +62,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::InputRoundsExceeded => MCP_INPUT_ROUNDS_EXCEEDED,
         ErrorKind::HandlerFailed => MCP_HANDLER_FAILED,
         ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
+        ErrorKind::UrlElicitationRequired => MCP_URL_ELICITATION_REQUIRED,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
