@@ -183,7 +183,11 @@ impl Client {
     /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
     /// (`InputRequired`), like a kind without a handler.
     pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
-        self.inner.hooks.set_elicitation(Some(Arc::new(handler)), modes);
+        self.set_elicitation_handler(Some(Arc::new(handler)), modes);
+    }
+    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it).
+    pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+        self.inner.hooks.set_elicitation(handler, modes);
     }
     pub fn on_sampling(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));

@@ -423,7 +423,7 @@ pub unsafe extern "C" fn mcp_client_request(
 }
 
 /// Runs a call whose result is not JSON (its future on this thread's stack, as in `call`).
-unsafe fn act<'a, F: Future<Output = Result<(), Error>>>(
+pub(crate) unsafe fn act<'a, F: Future<Output = Result<(), Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,

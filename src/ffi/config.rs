@@ -32,7 +32,9 @@ pub struct mcp_config {
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
 /// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
 /// `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
-/// the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
+/// the skills extension, see `mcp_client_list_skills`), `tasks` (true declares the tasks
+/// extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
+/// and the opt-in `reconnect`
 /// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
 /// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
 #[no_mangle]
@@ -66,7 +68,7 @@ unsafe fn edit(
 }
 
 /// Sets one setting to the value `value` computes (which may refuse the argument).
-unsafe fn set(
+pub(crate) unsafe fn set(
     config: *mut mcp_config,
     err_out: *mut *mut mcp_error,
     key: &str,

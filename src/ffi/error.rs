@@ -63,6 +63,10 @@ pub struct mcp_error {
     result_json: Option<CString>,
     http_status: Option<u16>,
     www_authenticate: Option<CString>,
+    /// `MCP_URL_ELICITATION_REQUIRED`: the server's `data.elicitations` (see `ffi::elicitation`).
+    pub(crate) elicitations_json: Option<CString>,
+    /// `MCP_INPUT_REQUIRED`: the requests no handler answers (see `ffi::elicitation`).
+    pub(crate) unanswered_json: Option<CString>,
 }
 
 impl mcp_error {
@@ -98,6 +102,12 @@ impl mcp_error {
                 .as_ref()
                 .and_then(|e| e.www_authenticate())
                 .map(|w| to_c(w.to_string())),
+            elicitations_json: f
+                .source
+                .as_ref()
+                .and_then(|e| e.elicitations())
+                .map(|v| to_c(v.to_string())),
+            unanswered_json: input.map(|i| to_c(i.unanswered.to_string())),
         }
     }
 }
@@ -136,7 +146,7 @@ pub(crate) unsafe fn consume<T>(
     guard(err_out, move || body(handle))
 }
 
-unsafe fn borrow_str(s: &Option<CString>) -> *const c_char {
+pub(crate) unsafe fn borrow_str(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }
 

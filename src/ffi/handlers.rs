@@ -142,21 +142,29 @@ unsafe fn register(
 ) -> mcp_status {
     let userdata = Userdata::new(userdata, userdata_free);
     with_client(client, err_out, move |fc: &FfiClient| {
-        let handler = callback.map(|callback| {
-            Arc::new(FfiInputHandler {
-                callback,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-                kind,
-            }) as Arc<dyn InputHandler>
-        });
+        let handler = callback.map(|callback| input_handler(fc, kind, callback, userdata));
         fc.client.set_handler(kind, handler);
         Ok(())
     })
 }
 
+/// A C input handler as the client's `InputHandler` (also used by `mcp_client_on_elicitation_modes`).
+pub(crate) fn input_handler(
+    fc: &FfiClient,
+    kind: InputKind,
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
+    userdata: Arc<Userdata>,
+) -> Arc<dyn InputHandler> {
+    Arc::new(FfiInputHandler {
+        callback,
+        userdata,
+        dispatcher: fc.dispatcher.clone(),
+        kind,
+    })
+}
+
 /// Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-/// `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+/// `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
 /// `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_on_elicitation(

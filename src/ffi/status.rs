@@ -34,6 +34,8 @@ pub const MCP_CAPABILITY_MISSING: mcp_status = 203;
 pub const MCP_INPUT_REQUIRED: mcp_status = 300;
 pub const MCP_INPUT_ROUNDS_EXCEEDED: mcp_status = 301;
 pub const MCP_HANDLER_FAILED: mcp_status = 302;
+/// A legacy server answered -32042: the user must open the URLs of
+/// `mcp_error_elicitations_json`, then the call may be retried.
 pub const MCP_URL_ELICITATION_REQUIRED: mcp_status = 303;
 /// A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 /// the listed entry, or the entry breaks the structural rules. No content is returned.
