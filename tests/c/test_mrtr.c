@@ -712,6 +712,25 @@ static void test_defer_then_reply_inline(void)
 
 /* ---- manual driving ------------------------------------------------------------------------- */
 
+/* A fixture client declaring `kinds` as answered by hand (mcp_config_set_manual_input): the
+ * fixture, like the SDK servers, only asks for declared input. `record` may be NULL. */
+static mcp_client *manual_client(uint32_t kinds, const char *record)
+{
+    mcp_config *cfg = record ? fixture_config("--record", record, (const char *)NULL)
+                             : fixture_config((const char *)NULL);
+    if (cfg == NULL) return NULL;
+    mcp_error *err = NULL;
+    if (mcp_config_set_manual_input(cfg, kinds, &err) != MCP_OK) {
+        t_fail(__FILE__, __LINE__, "manual_input: %s", mcp_error_message(err));
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+#define ALL_MANUAL (MCP_ELICITATION_FORM | MCP_INPUT_SAMPLING | MCP_INPUT_ROOTS)
+
 /* Expects MCP_INPUT_REQUIRED with `state` (NULL: none) and an inputRequests key; copies the
  * state out. */
 static bool input_required(mcp_status st, mcp_error *err, const char *key, const char *state,
@@ -753,7 +772,7 @@ static void test_manual_elicit_once(void)
 {
     char rec[512];
     CHECK(temp_file(rec, sizeof rec, "mrtr"));
-    mcp_client *c = connected_client("--record", rec, (const char *)NULL);
+    mcp_client *c = manual_client(ALL_MANUAL, rec);
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -794,7 +813,7 @@ static void test_manual_elicit_once(void)
 
 static void test_manual_other_flows(void)
 {
-    mcp_client *c = connected_client(NULL);
+    mcp_client *c = manual_client(ALL_MANUAL, NULL);
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -878,7 +897,7 @@ static void test_manual_other_flows(void)
  * surfaces MCP_INPUT_REQUIRED. */
 static void test_manual_partial_handlers(void)
 {
-    mcp_client *c = connected_client(NULL);
+    mcp_client *c = manual_client(MCP_INPUT_SAMPLING, NULL);
     CHECK(c != NULL);
     struct script s;
     script_init(&s, SCRIPT_REPLY);
@@ -931,7 +950,7 @@ static void test_rounds_exceeded(void)
     err = NULL;
     /* Manual driving from the last state continues the count. */
     mcp_client_free(c);
-    c = connected_client(NULL);
+    c = manual_client(MCP_ELICITATION_FORM, NULL);
     CHECK(c != NULL);
     st = mcp_client_call_tool(c, "always_input", NULL,
                               "{\"again\":{\"action\":\"accept\",\"content\":{\"value\":\"v\"}}}",
