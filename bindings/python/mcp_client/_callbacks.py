@@ -547,6 +547,20 @@ def _state_trampoline(userdata: int | None, state: int, attempt: int, detail: by
 
 
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
+def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: int) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        entry.fn(json.loads(task_json) if task_json else {})
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the task status listener raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)

@@ -44,6 +44,10 @@ __all__ = [
     'MCP_CONNECTION_DISCONNECTED',
     'MCP_CONNECTION_RECONNECTING',
     'MCP_CONNECTION_FAILED',
+    'MCP_ELICITATION_FORM',
+    'MCP_ELICITATION_URL',
+    'MCP_INPUT_SAMPLING',
+    'MCP_INPUT_ROOTS',
     'MCP_CALL_OPTS_VERSION',
     'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
@@ -121,6 +125,15 @@ MCP_CONNECTION_DISCONNECTED = 2
 MCP_CONNECTION_RECONNECTING = 3
 # Every attempt of the policy failed; `detail` is the last error. The next call starts over.
 MCP_CONNECTION_FAILED = 4
+# Elicitation mode flag: form mode (`requestedSchema`, answered with `content`).
+MCP_ELICITATION_FORM = 1
+# Elicitation mode flag: URL mode (the user opens `url` out of band; `accept` carries no
+# content, and the library drops any the handler gives).
+MCP_ELICITATION_URL = 2
+# Manual input flag (`mcp_config_set_manual_input`): sampling.
+MCP_INPUT_SAMPLING = 4
+# Manual input flag (`mcp_config_set_manual_input`): roots.
+MCP_INPUT_ROOTS = 8
 # The layout version `mcp_call_opts_init` writes.
 MCP_CALL_OPTS_VERSION = 1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
@@ -257,6 +270,12 @@ mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, c
 # A log listener: the server's stderr lines (`source` "stderr", level "info") and the
 # library's warnings (`source` "transport" or "client", level "warning").
 mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+
+# A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
+# `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
+# `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
+# change of status or status message. Persist `taskId` to resume the task in a new process.
+mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
 
 # ----- functions: name -> (restype, argtypes) -----
 
@@ -511,7 +530,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
     # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
     # `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
-    # the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
+    # the skills extension, see `mcp_client_list_skills`), `tasks` (true declares the tasks
+    # extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
+    # and the opt-in `reconnect`
     # policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
     # `mcp_client_on_connection_state`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
@@ -658,6 +679,48 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_on_connection_state': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
+    # mode). A request in another mode is not handed to `handler`: the call fails with
+    # `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+    # servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
+    # adds `elicitationId`; the completion then arrives as the notification
+    # `notifications/elicitation/complete` on the notification listener). NULL `handler`
+    # unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client, uint32_t modes, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_elicitation_modes': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_uint32, mcp_input_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Manual input mode: declares the input kinds in `kinds` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, `MCP_INPUT_SAMPLING`, `MCP_INPUT_ROOTS`, or-ed; 0: none) without a
+    # handler, so servers that ask only for declared input (the official SDK servers answer
+    # -32021 otherwise) send their `input_required` round; the call then fails with
+    # `MCP_INPUT_REQUIRED` (`mcp_error_unanswered_json` lists what to answer) and the host retries
+    # with `input_responses_json` and the `requestState`. The JSON key is `manual_input`: an array
+    # of "elicitation", "elicitation.url", "sampling", "roots".
+    # mcp_status mcp_config_set_manual_input(struct mcp_config *config, uint32_t kinds, struct mcp_error **err_out)
+    'mcp_config_set_manual_input': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # For `MCP_URL_ELICITATION_REQUIRED` (a legacy server's -32042): the `data.elicitations` array
+    # as JSON, each `{"mode":"url","elicitationId","url","message"}`; show the URLs, then retry
+    # the call. NULL otherwise. Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_elicitations_json(const struct mcp_error *error)
+    'mcp_error_elicitations_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
+    ),
+    # For `MCP_INPUT_REQUIRED`: the entries of `mcp_error_input_requests_json` that no registered
+    # handler answers (key → request), as a JSON object — all of them in manual input mode (the
+    # `manual_input` configuration key). `{}` for `MCP_INPUT_ROUNDS_EXCEEDED`; NULL otherwise.
+    # Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_unanswered_json(const struct mcp_error *error)
+    'mcp_error_unanswered_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
     ),
     # The error's status code (`MCP_INVALID_ARG` for a NULL error).
     # mcp_status mcp_error_status(const struct mcp_error *error)
@@ -909,6 +972,55 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_subscription_free': (
         None,
         [ctypes.POINTER(mcp_subscription)],
+    ),
+    # Declares the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on every modern
+    # request (default false; JSON key `tasks`). Servers may then answer `mcp_client_call_tool`
+    # with a task, which the call follows to its end: it polls `tasks/get` at the task's
+    # `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
+    # key once, through `tasks/update`), returns the `completed` task's result, and sends
+    # `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
+    # task running: resume it with `mcp_client_resume_task`.
+    # mcp_status mcp_config_set_tasks(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_tasks': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
+    # every task any call follows. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_task_status(struct mcp_client *client, mcp_task_status_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_task_status': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_task_status_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Follows the task `task_id` (from a status listener, possibly of another process) to its end
+    # as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
+    # cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+    # A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
+    # an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
+    # true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
+    # mcp_status mcp_client_resume_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_resume_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
+    # mcp_status mcp_client_get_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_get_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
+    # mcp_status mcp_client_cancel_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_cancel_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/update` with `input_responses_json` (an object, key → answer) the host gathered
+    # itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
+    # mcp_status mcp_client_update_task(struct mcp_client *client, const char *task_id, const char *input_responses_json, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_update_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # "mcp_client/<semver>": static, never freed.
     # const char *mcp_version(void)
