@@ -424,6 +424,10 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
 
 #define MCP_HANDLER_FAILED 302
 
+/**
+ * A legacy server answered -32042: the user must open the URLs of
+ * `mcp_error_elicitations_json`, then the call may be retried.
+ */
 #define MCP_URL_ELICITATION_REQUIRED 303
 
 /**
@@ -1007,7 +1011,7 @@ void mcp_error_free(struct mcp_error *error);
 
 /**
  * Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
- * `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+ * `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
  * `userdata_free` runs exactly once, even when this call fails.
  */
 mcp_status mcp_client_on_elicitation(struct mcp_client *client,
