@@ -8,6 +8,7 @@
 //!   answers it, once more after that (the ack is eventually consistent), then completed;
 //!   a key answered twice makes the result an error;
 //! - `task_slow`: working until `tasks/cancel`.
+//!
 //! A poll sooner than 40 ms after the previous poll is noted and reported in
 //! the final result. Without the declaration the tools answer synchronously and `tasks/*`
 //! answers -32021. Unknown task ids get -32602.
