@@ -227,7 +227,7 @@ public:
 };
 
 MCP_CPP_ERROR_CLASS(CapabilityMissingError, RpcError)       // MCP_CAPABILITY_MISSING (-32021)
-MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042)
+MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042): data_json() holds "elicitations"
 
 #undef MCP_CPP_ERROR_CLASS
 
@@ -261,6 +261,20 @@ private:
 class InputRequiredError : public InputRequestsError {
 public:
     using InputRequestsError::InputRequestsError;
+    InputRequiredError(mcp_status status, std::string message, std::optional<int64_t> code,
+                       std::optional<std::string> data, std::string input_requests_json,
+                       std::optional<std::string> request_state, std::string result_json,
+                       std::string unanswered_json)
+        : InputRequestsError(status, std::move(message), code, std::move(data), std::move(input_requests_json),
+                             std::move(request_state), std::move(result_json)),
+          unanswered_json_(std::move(unanswered_json)) {}
+
+    /// The entries of input_requests_json() no registered handler answers (all of them with
+    /// "manual_input" and no handler), as a JSON object.
+    const std::string& unanswered_json() const noexcept { return unanswered_json_; }
+
+private:
+    std::string unanswered_json_ = "{}";
 };
 
 /// MCP_INPUT_ROUNDS_EXCEEDED: more input_required rounds than input_required_max_rounds.
@@ -331,10 +345,11 @@ inline std::string shown(std::string s) {
         if (mcp_error_http_status(err.get(), &h)) http = h;
         challenge = opt_string(mcp_error_www_authenticate(err.get()));
     }
-    std::string requests = "{}", result = "{}";
+    std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
     if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
         if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
+        if (const char* r = mcp_error_unanswered_json(err.get())) unanswered = r;
         state = opt_string(mcp_error_request_state(err.get()));
         if (const char* r = mcp_error_result_json(err.get())) result = r;
     }
@@ -359,7 +374,8 @@ inline std::string shown(std::string s) {
         case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data, http, challenge);
         case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge, rpc_message);
         case MCP_INPUT_REQUIRED:
-            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
+            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result),
+                                     std::move(unanswered));
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);

@@ -191,6 +191,8 @@ TEST(mrtr, missing_handler_for_one_method) {
     auto e = EXPECT_THROW(mcp::InputRequiredError, client.call_tool("elicit_and_sample"));
     CHECK_CONTAINS(e.input_requests_json(), "confirm");
     CHECK_CONTAINS(e.input_requests_json(), "summary");
+    CHECK_CONTAINS(e.unanswered_json(), "summary");  // sampling is answered by hand
+    CHECK(e.unanswered_json().find("\"confirm\"") == std::string::npos);
     CHECK_EQ(calls.load(), 0);
 }
 
