@@ -309,3 +309,37 @@ async fn a_task_id_kept_by_the_host_is_resumed_after_the_call_gave_up() {
     let unknown = expect_err(client.resume_task("task-none", &none()).await, "unknown");
     assert_eq!(unknown.rpc_error().unwrap().code, -32602);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_modern_http_task_requests_carry_the_task_id_as_mcp_name() {
+    use mcp_client::transport::http::HttpConfig;
+    use mcp_client::{ClientConfig, ConnectMode, TransportConfig};
+    let record = TempPath::new("tasks-http.jsonl");
+    let server = HttpFixture::start(&["--record", &record.as_string()]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Modern;
+    config.tasks = true;
+    let client = mcp_client::Client::new(config);
+    let calls = accept_elicitation(&client, json!({"confirmed": true}));
+    let result = client.call_tool("task_input", None, &none()).await.unwrap();
+    assert!(text(&result).starts_with("confirmed: "), "{result}");
+    assert_eq!(calls.len(), 1);
+    client.close().await;
+    let sent: Vec<Value> = record
+        .lines()
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let header = |req: &Value, name: &str| {
+        req["http"]["headers"]
+            .as_object()
+            .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.as_str().unwrap().to_string())
+    };
+    for method in ["tasks/get", "tasks/update"] {
+        let req = sent.iter().find(|r| r["body"]["method"] == method).expect(method);
+        let id = req["body"]["params"]["taskId"].as_str().unwrap();
+        assert_eq!(header(req, "Mcp-Name").as_deref(), Some(id), "{req}");
+        assert_eq!(header(req, "Mcp-Method").as_deref(), Some(method), "{req}");
+    }
+}
