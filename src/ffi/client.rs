@@ -1,6 +1,7 @@
 //! `mcp_client`: creation, connection, calls, close and free. Each call blocks the calling
 //! thread on the client's own runtime; callbacks run on the client's dispatcher thread.
 
+use super::boundary::{ffi_boundary, handle, Handle};
 use super::config::mcp_config;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
@@ -94,21 +95,40 @@ impl Drop for FfiClient {
     }
 }
 
-/// The panic boundary for functions on a client: checks the handle, poisons it on panic.
-/// `'a` is the caller's promise that `client` outlives the call.
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_client_free`.
+unsafe impl Handle for mcp_client {}
+
+/// Runs `body` on a client argument (inside `ffi_boundary!`): NULL is `MCP_NULL_ARG`, a forked
+/// or poisoned client fails, and a panic in `body` poisons the client on its way to the boundary.
+pub(crate) fn on_client<'a, R>(
+    client: *const mcp_client,
+    body: impl FnOnce(&'a FfiClient) -> Result<R, Failure>,
+) -> Result<R, Failure> {
+    let fc: &'a FfiClient = &handle(client, "client")?.shared;
+    fc.check()?;
+    let poison = PoisonOnUnwind(fc);
+    let result = body(fc);
+    std::mem::forget(poison);
+    result
+}
+
+/// Poisons its client when dropped, which only happens while a panic unwinds (`on_client`
+/// forgets it on the normal path).
+struct PoisonOnUnwind<'a>(&'a FfiClient);
+
+impl Drop for PoisonOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.poisoned.store(true, Ordering::SeqCst);
+    }
+}
+
+/// `on_client` inside the boundary, for exports written before `ffi_boundary!`.
 pub(crate) unsafe fn with_client<'a>(
     client: *const mcp_client,
     err_out: *mut *mut mcp_error,
     body: impl FnOnce(&'a FfiClient) -> Result<(), Failure>,
 ) -> mcp_status {
-    guard(err_out, || {
-        let fc = &client.as_ref().ok_or_else(|| Failure::null("client"))?.shared;
-        fc.check()?;
-        catch_unwind(AssertUnwindSafe(|| body(fc))).unwrap_or_else(|payload| {
-            fc.poisoned.store(true, Ordering::SeqCst);
-            Err(Failure::panic(payload))
-        })
-    })
+    ffi_boundary!(err_out, { on_client(client, body) })
 }
 
 pub(crate) fn shared(client: &mcp_client) -> Arc<FfiClient> {
@@ -176,10 +196,12 @@ pub unsafe extern "C" fn mcp_client_connect(
     server_info_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        let info = fc.block_on(fc.client.connect())?;
-        give_json(server_info_json_out, &info.to_json());
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            let info = fc.block_on(fc.client.connect())?;
+            give_json(server_info_json_out, &info.to_json());
+            Ok(())
+        })
     })
 }
 

@@ -98,7 +98,7 @@ pub(crate) unsafe fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
-    let Some(o) = opts.as_ref() else {
+    let Some(o) = super::boundary::arg_opt(opts) else {
         return Ok((RequestOptions::default(), None));
     };
     if o.version != MCP_CALL_OPTS_VERSION {
