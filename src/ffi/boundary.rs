@@ -78,6 +78,11 @@ impl Fallback for u64 {
         0
     }
 }
+impl Fallback for usize {
+    fn fallback() -> usize {
+        0
+    }
+}
 impl Fallback for u32 {
     fn fallback() -> u32 {
         0
@@ -128,15 +133,26 @@ pub(crate) fn contain(body: impl FnOnce()) {
     let _ = catch_unwind(AssertUnwindSafe(body));
 }
 
-/// A type the library hands to C as an opaque handle (boxed, freed by its `_free` function).
+/// A type the library hands to C as an opaque handle (boxed by [`into_handle`] and freed by its
+/// `_free` or consuming function, or, for a callback-scoped handle, borrowed from the library's
+/// stack for the callback's duration).
 ///
 /// # Safety
-/// Implement only for types that cross the ABI as `Box<Self>` pointers made by [`into_handle`].
+/// Implement only for the library's own opaque types; [`take_handle`] is used only on the boxed
+/// ones, so a handle the host passes back always has the type its function names.
 pub(crate) unsafe trait Handle: Sized {}
 
 /// Borrows a handle argument; NULL is `MCP_NULL_ARG` naming `name`.
 pub(crate) fn handle<'a, T: Handle>(ptr: *const T, name: &str) -> Result<&'a T, Failure> {
     handle_opt(ptr).ok_or_else(|| Failure::null(name))
+}
+
+/// Borrows a handle argument for a change (a builder, not shared between threads); NULL is
+/// `MCP_NULL_ARG` naming `name`.
+pub(crate) fn handle_mut<'a, T: Handle>(ptr: *mut T, name: &str) -> Result<&'a mut T, Failure> {
+    // SAFETY: as `handle_opt`; the header also says such a handle is used by one thread at a
+    // time, so no other reference to it exists during the call.
+    unsafe { ptr.as_mut() }.ok_or_else(|| Failure::null(name))
 }
 
 /// Borrows a handle argument that may be NULL.
@@ -159,6 +175,16 @@ pub(crate) fn take_handle<T: Handle>(ptr: *mut T) -> Option<Box<T>> {
     // SAFETY: the header's contract: a handle passed to its freeing or consuming function was
     // made by `into_handle` (`Box::into_raw`) and is not used again by the caller.
     Some(unsafe { Box::from_raw(ptr) })
+}
+
+/// Takes back a string this library handed out (`CString::into_raw`); NULL gives `None`.
+pub(crate) fn take_string(ptr: *mut std::ffi::c_char) -> Option<std::ffi::CString> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: the header's contract: strings passed to `mcp_string_free` were returned by this
+    // library (made by `CString::into_raw`) and are freed once.
+    Some(unsafe { std::ffi::CString::from_raw(ptr) })
 }
 
 /// A required out-parameter; NULL is `MCP_NULL_ARG` naming `name`.

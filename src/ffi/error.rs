@@ -114,26 +114,6 @@ pub(crate) fn report(err_out: *mut *mut mcp_error, failure: Failure) -> mcp_stat
     status
 }
 
-/// The panic boundary for fallible functions (kept for callers not yet on `ffi_boundary!`).
-pub(crate) unsafe fn guard(err_out: *mut *mut mcp_error, body: impl FnOnce() -> Result<(), Failure>) -> mcp_status {
-    super::boundary::fallible(err_out, body)
-}
-
-/// The panic boundary for functions that consume a handle (`responder` replies): NULL is
-/// `MCP_NULL_ARG`; otherwise the handle is taken over whatever `body` returns.
-pub(crate) unsafe fn consume<T>(
-    handle: *mut T,
-    name: &str,
-    err_out: *mut *mut mcp_error,
-    body: impl FnOnce(Box<T>) -> Result<(), Failure>,
-) -> mcp_status {
-    if handle.is_null() {
-        return guard(err_out, || Err(Failure::null(name)));
-    }
-    let handle = Box::from_raw(handle);
-    guard(err_out, move || body(handle))
-}
-
 fn borrow_str(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }
