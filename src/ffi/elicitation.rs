@@ -2,7 +2,8 @@
 //! handler for chosen modes, and the error accessors for -32042's `data.elicitations` and for
 //! the input requests no handler answers. The decisions live in `crate::client`.
 
-use super::client::{with_client, FfiClient};
+use super::boundary::{ffi_boundary, handle_opt};
+use super::client::{on_client, FfiClient};
 use super::error::{borrow_str, mcp_error, Failure};
 use super::handlers::{input_handler, mcp_input_fn, mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
@@ -33,21 +34,24 @@ pub unsafe extern "C" fn mcp_client_on_elicitation_modes(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let all = MCP_ELICITATION_FORM | MCP_ELICITATION_URL;
-        if modes == 0 || modes & !all != 0 {
-            return Err(Failure::invalid(format!(
-                "modes {modes:#x}: give MCP_ELICITATION_FORM, MCP_ELICITATION_URL or both"
-            )));
-        }
-        let modes = ElicitationModes {
-            form: modes & MCP_ELICITATION_FORM != 0,
-            url: modes & MCP_ELICITATION_URL != 0,
-        };
-        let handler = handler.map(|callback| input_handler(fc, InputKind::Elicitation, callback, userdata));
-        fc.client.set_elicitation_handler(handler, modes);
-        Ok(())
+    ffi_boundary!(err_out, {
+        // Owned first, so `userdata_free` runs exactly once whatever happens below.
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let all = MCP_ELICITATION_FORM | MCP_ELICITATION_URL;
+            if modes == 0 || modes & !all != 0 {
+                return Err(Failure::invalid(format!(
+                    "modes {modes:#x}: give MCP_ELICITATION_FORM, MCP_ELICITATION_URL or both"
+                )));
+            }
+            let modes = ElicitationModes {
+                form: modes & MCP_ELICITATION_FORM != 0,
+                url: modes & MCP_ELICITATION_URL != 0,
+            };
+            let handler = handler.map(|callback| input_handler(fc, InputKind::Elicitation, callback, userdata));
+            fc.client.set_elicitation_handler(handler, modes);
+            Ok(())
+        })
     })
 }
 
@@ -69,25 +73,27 @@ pub unsafe extern "C" fn mcp_config_set_manual_input(
     kinds: u32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    super::config::set(config, err_out, "manual_input", || {
-        let all = MCP_ELICITATION_FORM | MCP_ELICITATION_URL | MCP_INPUT_SAMPLING | MCP_INPUT_ROOTS;
-        if kinds & !all != 0 {
-            return Err(Failure::invalid(format!(
-                "manual input kinds {kinds:#x} has unknown bits"
-            )));
-        }
-        let names = [
-            (MCP_ELICITATION_FORM, "elicitation"),
-            (MCP_ELICITATION_URL, "elicitation.url"),
-            (MCP_INPUT_SAMPLING, "sampling"),
-            (MCP_INPUT_ROOTS, "roots"),
-        ];
-        let list: Vec<&str> = names
-            .iter()
-            .filter(|(bit, _)| kinds & bit != 0)
-            .map(|(_, n)| *n)
-            .collect();
-        Ok(serde_json::json!(list))
+    ffi_boundary!(err_out, {
+        super::config::set(config, "manual_input", || {
+            let all = MCP_ELICITATION_FORM | MCP_ELICITATION_URL | MCP_INPUT_SAMPLING | MCP_INPUT_ROOTS;
+            if kinds & !all != 0 {
+                return Err(Failure::invalid(format!(
+                    "manual input kinds {kinds:#x} has unknown bits"
+                )));
+            }
+            let names = [
+                (MCP_ELICITATION_FORM, "elicitation"),
+                (MCP_ELICITATION_URL, "elicitation.url"),
+                (MCP_INPUT_SAMPLING, "sampling"),
+                (MCP_INPUT_ROOTS, "roots"),
+            ];
+            let list: Vec<&str> = names
+                .iter()
+                .filter(|(bit, _)| kinds & bit != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            Ok(serde_json::json!(list))
+        })
     })
 }
 
@@ -96,7 +102,7 @@ pub unsafe extern "C" fn mcp_config_set_manual_input(
 /// the call. NULL otherwise. Borrowed, valid until `mcp_error_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_elicitations_json(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.elicitations_json))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.elicitations_json)) })
 }
 
 /// For `MCP_INPUT_REQUIRED`: the entries of `mcp_error_input_requests_json` that no registered
@@ -105,5 +111,5 @@ pub unsafe extern "C" fn mcp_error_elicitations_json(error: *const mcp_error) ->
 /// Borrowed, valid until `mcp_error_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_unanswered_json(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.unanswered_json))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.unanswered_json)) })
 }

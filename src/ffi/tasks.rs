@@ -2,7 +2,8 @@
 //! `tasks/*` requests. Following a task is the blocking `mcp_client_call_tool` itself (with
 //! `"tasks": true` in the configuration); the polling lives in `crate::client::tasks`.
 
-use super::client::{act, call, mcp_client, with_client};
+use super::boundary::ffi_boundary;
+use super::client::{act, call, mcp_client, on_client};
 use super::error::mcp_error;
 use super::error::Failure;
 use super::handlers::{mcp_userdata_free_fn, Userdata};
@@ -34,7 +35,9 @@ pub unsafe extern "C" fn mcp_config_set_tasks(
     enabled: bool,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    super::config::set(config, err_out, "tasks", || Ok(serde_json::json!(enabled)))
+    ffi_boundary!(err_out, {
+        super::config::set(config, "tasks", || Ok(serde_json::json!(enabled)))
+    })
 }
 
 /// Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
@@ -47,21 +50,23 @@ pub unsafe extern "C" fn mcp_client_on_task_status(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |task: &Value| {
-                let (ud, text) = (userdata.clone(), to_c(task.to_string()));
-                // Status changes are few and each matters: never dropped like listener traffic.
-                dispatcher.post(Box::new(move || {
-                    // SAFETY: host callback; `text` borrowed for its duration.
-                    unsafe { f(ud.ptr(), text.as_ptr(), text.as_bytes().len()) }
-                }));
-            }) as TaskStatusFn
-        });
-        fc.client.on_task_status(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |task: &Value| {
+                    let (ud, text) = (userdata.clone(), to_c(task.to_string()));
+                    // Status changes are few and each matters: never dropped like listener traffic.
+                    dispatcher.post(Box::new(move || {
+                        // SAFETY: host callback; `text` borrowed for its duration.
+                        unsafe { f(ud.ptr(), text.as_ptr(), text.as_bytes().len()) }
+                    }));
+                }) as TaskStatusFn
+            });
+            fc.client.on_task_status(listener);
+            Ok(())
+        })
     })
 }
 
@@ -79,9 +84,11 @@ pub unsafe extern "C" fn mcp_client_resume_task(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let id = arg_str(task_id, "task_id")?;
-        Ok(async move { c.resume_task_reply(id, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let id = arg_str(task_id, "task_id")?;
+            Ok(async move { c.resume_task_reply(id, &ro).await })
+        })
     })
 }
 
@@ -94,9 +101,11 @@ pub unsafe extern "C" fn mcp_client_get_task(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let id = arg_str(task_id, "task_id")?;
-        Ok(async move { c.get_task(id, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let id = arg_str(task_id, "task_id")?;
+            Ok(async move { c.get_task(id, &ro).await.map(Reply::from) })
+        })
     })
 }
 
@@ -108,9 +117,11 @@ pub unsafe extern "C" fn mcp_client_cancel_task(
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        let id = arg_str(task_id, "task_id")?;
-        Ok(async move { c.cancel_task(id, &ro).await })
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| {
+            let id = arg_str(task_id, "task_id")?;
+            Ok(async move { c.cancel_task(id, &ro).await })
+        })
     })
 }
 
@@ -124,10 +135,12 @@ pub unsafe extern "C" fn mcp_client_update_task(
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        let id = arg_str(task_id, "task_id")?;
-        let responses = opt_json_object(input_responses_json, "input_responses_json")?
-            .ok_or_else(|| Failure::null("input_responses_json"))?;
-        Ok(async move { c.update_task(id, responses, &ro).await })
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| {
+            let id = arg_str(task_id, "task_id")?;
+            let responses = opt_json_object(input_responses_json, "input_responses_json")?
+                .ok_or_else(|| Failure::null("input_responses_json"))?;
+            Ok(async move { c.update_task(id, responses, &ro).await })
+        })
     })
 }
