@@ -165,6 +165,8 @@ MCP_CAPABILITY_MISSING = 203
 MCP_INPUT_REQUIRED = 300
 MCP_INPUT_ROUNDS_EXCEEDED = 301
 MCP_HANDLER_FAILED = 302
+# A legacy server answered -32042: the user must open the URLs of
+# `mcp_error_elicitations_json`, then the call may be retried.
 MCP_URL_ELICITATION_REQUIRED = 303
 # A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 # the listed entry, or the entry breaks the structural rules. No content is returned.
@@ -796,7 +798,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_error)],
     ),
     # Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-    # `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+    # `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
     # `userdata_free` runs exactly once, even when this call fails.
     # mcp_status mcp_client_on_elicitation(struct mcp_client *client, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_elicitation': (

@@ -108,21 +108,20 @@ def test_a_task_id_is_resumed_cancelled_and_read(make_client):
             ids.append(task["taskId"])
             seen.notify_all()
 
-    def nth_id(n):
-        # Listeners run on the dispatcher thread: wait for the n-th status event.
+    def id_other_than(known):
+        # Listeners run on the dispatcher thread: wait for an event of another task.
         with seen:
-            assert seen.wait_for(lambda: len(ids) >= n, timeout=10)
-            return ids[n - 1]
+            assert seen.wait_for(lambda: any(i not in known for i in ids), timeout=10)
+            return next(i for i in ids if i not in known)
 
     c.on_task_status(on_task)
     with pytest.raises(mcp_client.MCPTimeoutError):
         c.call_tool("task_echo", {"text": "again"}, max_total=0.02)
-    assert text_of(c.resume_task(nth_id(1))) == "task: again"
-    with seen:
-        before = len(ids)
+    echo = id_other_than(set())
+    assert text_of(c.resume_task(echo)) == "task: again"
     with pytest.raises(mcp_client.MCPTimeoutError):
         c.call_tool("task_slow", max_total=0.02)
-    slow = nth_id(before + 1)
+    slow = id_other_than({echo})
     assert c.get_task(slow)["status"] == "working"
     c.cancel_task(slow)
     assert c.get_task(slow)["status"] == "cancelled"
