@@ -123,6 +123,9 @@ static void test_legacy_url_required_and_completion(void)
     EXPECT(collector_wait(col, "notifications/elicitation/complete", tscale(2000)));
     EXPECT(collector_wait(col, "fixture-elicitation-1", tscale(2000)));
     mcp_client_free(c);
+    EXPECT(col->ud.frees == 1);
+    collector_destroy(col);
+    free(col);
 }
 
 static void test_manual_input_mode(void)
