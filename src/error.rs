@@ -101,7 +101,7 @@ impl Error {
     /// A JSON-RPC error answer; -32021 and -32022 get their own kinds.
     pub fn rpc(code: i64, message: String, data: Option<Value>) -> Self {
         let kind = match code {
-            crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
+            crate::base::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
             _ => ErrorKind::Rpc,
         };
         Error(Box::new(Inner {

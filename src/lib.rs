@@ -5,6 +5,7 @@
 //! Rust programs use [`Client`] directly; see `ARCHITECTURE.md` for the module map.
 
 pub mod auth;
+pub mod base;
 pub mod client;
 pub mod error;
 pub mod ffi;

@@ -33,10 +33,10 @@ pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use store::{MemoryTokenStore, TokenStore};
 
-use crate::client::{CancelToken, HandlerError};
+use crate::base::{BoxFuture, CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::policy::Guard;
-use crate::transport::{BoxFuture, TransportConfig};
+use crate::transport::TransportConfig;
 use crate::untrusted::shown;
 use discovery::{AuthServer, Discovery};
 use flow::ClientAuth;

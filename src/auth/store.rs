@@ -8,7 +8,7 @@
 //!   "tokens": {"<resource>": {"access_token", "token_type", "refresh_token"?, "expires_at"?, "scope"?}}}`
 //! (`expires_at` in seconds since the Unix epoch).
 
-use crate::transport::BoxFuture;
+use crate::base::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -2,8 +2,8 @@
 //! routes: MRTR `inputRequests` (modern) and real server→client requests (legacy).
 
 use super::cancel::CancelToken;
+use crate::base::BoxFuture;
 use crate::protocol::methods;
-use crate::transport::BoxFuture;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
@@ -19,21 +19,7 @@ pub struct InputRequest {
     pub cancel: CancelToken,
 }
 
-/// A handler's refusal; `code` becomes the JSON-RPC error code on legacy connections.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandlerError {
-    pub code: Option<i64>,
-    pub message: String,
-}
-
-impl HandlerError {
-    pub fn new(message: impl Into<String>) -> Self {
-        HandlerError {
-            code: None,
-            message: message.into(),
-        }
-    }
-}
+pub use crate::base::HandlerError;
 
 pub trait InputHandler: Send + Sync + 'static {
     /// Answers with the bare result object (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`).

@@ -1,7 +1,6 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
-mod cancel;
 mod handlers;
 mod lifecycle;
 mod mrtr;
@@ -12,7 +11,8 @@ mod session;
 mod skills;
 mod subscription;
 
-pub use cancel::CancelToken;
+use crate::base::cancel;
+pub use crate::base::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 #[cfg(feature = "fuzzing")]
 pub use options::CONFIG_KEYS;

@@ -13,13 +13,11 @@ pub mod stdio;
 use crate::error::{Error, Result};
 use crate::protocol::RequestId;
 use serde_json::Value;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::base::BoxFuture;
 
 /// What a transport hands to the session.
 #[derive(Debug)]
