@@ -160,7 +160,7 @@ impl Client {
             .inner
             .config
             .transport
-            .start_with_auth(tx, Some(self.inner.auth.clone()))
+            .start(tx, Some(self.inner.auth.clone()))
             .await?;
         let session = Session::start(transport, rx, self.inner.hooks.clone());
         *self.inner.connecting.lock().unwrap() = Some(session.clone());

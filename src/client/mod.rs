@@ -144,7 +144,7 @@ impl Client {
     pub fn new(config: ClientConfig) -> Client {
         Client {
             inner: Arc::new(Inner {
-                auth: crate::auth::AuthContext::new(&config.transport, &config.client_info),
+                auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
                 hooks: Arc::default(),
                 conn: RwLock::new(None),

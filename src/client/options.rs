@@ -70,6 +70,10 @@ pub struct ClientConfig {
     /// that see it stop offering their fallback tool for loading skills, which a host that
     /// does not load skills itself would then miss.
     pub skills: bool,
+    /// OAuth 2.1 authorization of an HTTP server's requests (`crate::auth`): on a 401 the client
+    /// discovers the authorization server and obtains a token itself. Exclusive with the HTTP
+    /// transport's `bearer_token`; unused with stdio.
+    pub oauth: Option<Box<crate::auth::OAuthConfig>>,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -153,6 +157,15 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(60),
             reconnect: None,
             skills: false,
+            oauth: None,
+        }
+    }
+
+    /// The HTTP server's URL (`None` for stdio): what OAuth authorizes for.
+    pub(crate) fn http_url(&self) -> Option<&str> {
+        match &self.transport {
+            TransportConfig::Http(http) => Some(&http.url),
+            TransportConfig::Stdio(_) => None,
         }
     }
 }
@@ -279,6 +292,7 @@ impl ClientConfig {
         };
 
         let max_message_bytes = number("max_message_bytes")?.map(|n| (n as usize).max(1024));
+        let mut oauth = None;
         let transport = match (string("command")?, string("url")?) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid(
@@ -327,19 +341,20 @@ impl ClientConfig {
                     Some(_) => return Err(Error::invalid("allow_insecure_http must be true or false")),
                 };
                 http.resolve = resolve_from_json(obj.get("resolve"))?;
-                http.oauth = match obj.get("oauth") {
+                oauth = match obj.get("oauth") {
                     None | Some(Value::Null) => None,
                     Some(v) => Some(Box::new(crate::auth::OAuthConfig::from_json(v)?)),
                 };
                 if let Some(n) = max_message_bytes {
                     http.max_message_bytes = n;
                 }
-                http.validate()?;
+                http.validate_for(oauth.is_some())?;
                 TransportConfig::Http(http)
             }
         };
 
         let mut config = ClientConfig::new(transport);
+        config.oauth = oauth;
         config.mode = match (string("mode")?.as_deref(), string("protocol_version")?) {
             (_, Some(v)) => ConnectMode::Pinned(v),
             (None | Some("auto"), None) => ConnectMode::Auto,

@@ -105,6 +105,22 @@ impl Incoming {
     }
 }
 
+/// Whether `message` is an answer (a `result` or an `error`, and no `method`), without
+/// classifying it further: how a transport finds the answer among the messages of a reply.
+pub fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+/// Whether `message` is a JSON-RPC error answer (`jsonrpc` and an integer `error.code`): how the
+/// body of an HTTP error status is told from any other JSON.
+pub fn is_error_answer(message: &Value) -> bool {
+    message.get("jsonrpc").is_some()
+        && message
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .is_some_and(Value::is_i64)
+}
+
 pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
     let mut obj = Map::new();
     obj.insert("jsonrpc".into(), json!("2.0"));

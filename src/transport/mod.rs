@@ -173,21 +173,16 @@ pub enum TransportConfig {
 }
 
 impl TransportConfig {
-    /// Starts a new connection, delivering what it receives to `inbound`.
-    pub async fn start(&self, inbound: InboundSender) -> Result<Box<dyn Transport>> {
-        self.start_with_auth(inbound, None).await
-    }
-
-    /// As [`TransportConfig::start`], sharing the client's authorization state with an HTTP
-    /// transport.
-    pub(crate) async fn start_with_auth(
+    /// Starts a new connection, delivering what it receives to `inbound`; an HTTP transport's
+    /// requests are authorized by `auth` (the client's).
+    pub(crate) async fn start(
         &self,
         inbound: InboundSender,
-        auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
+        auth: Option<Arc<dyn http::Authorizer>>,
     ) -> Result<Box<dyn Transport>> {
         match self {
             TransportConfig::Stdio(cfg) => Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?)),
-            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start_with_auth(cfg, inbound, auth)?)),
+            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start(cfg, inbound, auth)?)),
         }
     }
 
