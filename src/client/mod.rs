@@ -1,6 +1,7 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
+mod era_cache;
 mod handlers;
 mod lifecycle;
 mod mrtr;
@@ -13,6 +14,7 @@ mod subscription;
 
 use crate::base::cancel;
 pub use crate::base::CancelToken;
+pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 #[cfg(feature = "fuzzing")]
 pub use options::CONFIG_KEYS;

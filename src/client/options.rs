@@ -74,6 +74,9 @@ pub struct ClientConfig {
     /// discovers the authorization server and obtains a token itself. Exclusive with the HTTP
     /// transport's `bearer_token`; unused with stdio.
     pub oauth: Option<Box<crate::auth::OAuthConfig>>,
+    /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
+    /// [`EraCache::shared`]).
+    pub era_cache: super::EraCache,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -158,6 +161,7 @@ impl ClientConfig {
             reconnect: None,
             skills: false,
             oauth: None,
+            era_cache: super::EraCache::shared(),
         }
     }
 
