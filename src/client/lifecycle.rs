@@ -10,7 +10,6 @@ use crate::protocol::{codes, meta, methods, ResultType};
 use crate::transport::TransportConfig;
 use serde_json::{json, Map, Value};
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
 use tokio::time::Instant;
 
