@@ -4,7 +4,7 @@
 mod common;
 
 use common::{HttpFixture, TempPath};
-use mcp_client::transport::http::HttpConfig;
+use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, Era, EraCache, TransportConfig};
 
 fn methods(record: &TempPath) -> Vec<String> {

@@ -72,6 +72,7 @@ pub struct AuthorizationRequest {
 /// with the full URL the browser was redirected to (with `code`, `state` and maybe `iss`), or
 /// `Ok(None)` when the loopback listener receives it. An error ends the flow.
 pub trait AuthorizationHandler: Send + Sync + 'static {
+    /// Runs the browser step for `request`; see the trait's documentation for the answer.
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>>;
 }
 

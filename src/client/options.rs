@@ -46,9 +46,13 @@ pub enum ConnectMode {
     Pinned(String),
 }
 
+/// How a [`crate::Client`] reaches its server and behaves; [`ClientConfig::new`] gives the
+/// defaults, [`ClientConfig::from_json`] the flat JSON form the C ABI and the bindings use.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
+    /// How to reach the server.
     pub transport: TransportConfig,
+    /// How `connect` chooses the protocol era.
     pub mode: ConnectMode,
     /// `Implementation` object sent as `clientInfo`.
     pub client_info: Value,
@@ -85,8 +89,11 @@ pub struct ClientConfig {
 /// (lists, reads, prompts/get, completion, discover, ping); a `tools/call` never is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconnectPolicy {
+    /// Connects tried before the connection stays lost.
     pub max_attempts: u32,
+    /// The wait before the second attempt (doubling after).
     pub initial_backoff: Duration,
+    /// The longest wait between attempts.
     pub max_backoff: Duration,
 }
 
@@ -147,6 +154,7 @@ impl ReconnectPolicy {
 }
 
 impl ClientConfig {
+    /// The defaults (auto era detection, 60 s timeouts) for `transport`.
     pub fn new(transport: TransportConfig) -> Self {
         ClientConfig {
             transport,
@@ -177,11 +185,15 @@ impl ClientConfig {
 /// A progress notification for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
+    /// Progress so far (increases with each notification).
     pub progress: f64,
+    /// The total, when the server knows it.
     pub total: Option<f64>,
+    /// A human-readable note from the server.
     pub message: Option<String>,
 }
 
+/// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Options for one call. The default uses the client's timeout and nothing else.
@@ -193,7 +205,9 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Upper bound for the whole call, MRTR rounds and progress resets included.
     pub max_total: Option<Duration>,
+    /// Cancels the call (the server is told, in its era's way).
     pub cancel: Option<CancelToken>,
+    /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,
     /// Extra `_meta` entries (the protocol's reserved keys always win).
     pub meta: Option<Map<String, Value>>,

@@ -6,11 +6,14 @@ use std::fmt;
 /// A JSON-RPC id: the client issues integers; servers may use strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RequestId {
+    /// An integer id.
     Num(i64),
+    /// A string id.
     Str(String),
 }
 
 impl RequestId {
+    /// The id in a message's `id` member; `None` when it is neither an integer nor a string.
     pub fn from_value(v: &Value) -> Option<RequestId> {
         match v {
             Value::Number(n) => n.as_i64().map(RequestId::Num),
@@ -18,6 +21,7 @@ impl RequestId {
             _ => None,
         }
     }
+    /// The id as JSON.
     pub fn to_value(&self) -> Value {
         match self {
             RequestId::Num(n) => json!(n),

@@ -168,7 +168,9 @@ pub trait Transport: Send + Sync + 'static {
 /// How to reach a server.
 #[derive(Debug, Clone)]
 pub enum TransportConfig {
+    /// A child process speaking over its stdin and stdout.
     Stdio(stdio::StdioConfig),
+    /// An HTTP endpoint (Streamable HTTP, either era, or the 2024-11-05 HTTP+SSE fallback).
     Http(http::HttpConfig),
 }
 

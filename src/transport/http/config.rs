@@ -31,6 +31,7 @@ pub struct HttpConfig {
 }
 
 impl HttpConfig {
+    /// The defaults (8 MiB messages, 10 s connect timeout) for the endpoint `url`.
     pub fn new(url: impl Into<String>) -> Self {
         HttpConfig {
             url: url.into(),
@@ -44,11 +45,13 @@ impl HttpConfig {
         }
     }
 
+    /// Adds a header sent on every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
     }
 
+    /// Sets the static bearer token.
     pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer_token = Some(token.into());
         self

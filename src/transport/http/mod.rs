@@ -21,7 +21,6 @@ mod stream;
 
 pub use authorize::{challenge, Authorization, Authorizer, Challenge, Link};
 pub use config::HttpConfig;
-pub use headers::{encode_value as encode_header_value, tool_headers, ParamHeader, ToolHeaders};
 
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::error::{Error, ErrorKind, Result};
