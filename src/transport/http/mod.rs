@@ -41,6 +41,8 @@ use std::time::Duration;
 use stream::EventStream;
 use tokio::task::AbortHandle;
 
+/// Longest excerpt of an error body (or a bad event) quoted in a message.
+const EXCERPT_MAX: usize = 300;
 /// How long `close` waits for the legacy session's DELETE.
 const DELETE_LIMIT: Duration = Duration::from_secs(2);
 
@@ -392,6 +394,17 @@ impl Inner {
         for handle in tasks.background.drain(..) {
             handle.abort();
         }
+    }
+}
+
+/// The start of a body or event for a message, bounded.
+fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let text = text.trim();
+    if text.chars().count() > EXCERPT_MAX {
+        format!("{}…", text.chars().take(EXCERPT_MAX).collect::<String>())
+    } else {
+        text.to_string()
     }
 }
 

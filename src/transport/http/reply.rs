@@ -3,7 +3,7 @@
 //! say what to check when a connect fails.
 
 use super::stream::{EventStream, Found};
-use super::{Inner, EVENT_STREAM, SESSION_HEADER};
+use super::{excerpt, Inner, EVENT_STREAM, SESSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::protocol::jsonrpc;
@@ -16,8 +16,6 @@ use std::time::Duration;
 
 /// Largest error-status body read for its JSON-RPC error or an excerpt.
 pub(super) const ERROR_BODY_MAX: usize = 64 * 1024;
-/// Longest excerpt of an error body quoted in a message.
-const EXCERPT_MAX: usize = 300;
 
 /// What to do about a request that never got an HTTP answer, for the causes newcomers meet.
 pub(super) fn connect_hint(cause: &str, scheme: &str) -> &'static str {
@@ -69,16 +67,6 @@ pub(super) struct Exchange {
     pub(super) outcome: Outcome,
     pub(super) status: StatusCode,
     pub(super) session_id: Option<String>,
-}
-
-pub(super) fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    let text = text.trim();
-    if text.chars().count() > EXCERPT_MAX {
-        format!("{}…", text.chars().take(EXCERPT_MAX).collect::<String>())
-    } else {
-        text.to_string()
-    }
 }
 
 impl Inner {
@@ -233,23 +221,35 @@ impl Inner {
         }
     }
 
-    /// Keeps the answer to `id` (an error without an id in a direct reply is ours too), delivers
-    /// everything else.
-    pub(super) fn sort(&self, mut message: Value, id: Option<&RequestId>, weight: usize) -> Found {
-        if let Some(id) = id {
-            if jsonrpc::is_response(&message) {
-                let msg_id = message.get("id").and_then(RequestId::from_value);
-                let anonymous_error = msg_id.is_none() && message.get("error").is_some();
-                if msg_id.as_ref() == Some(id) || anonymous_error {
-                    if anonymous_error {
-                        message["id"] = id.to_value();
+    /// Reads an event stream until the answer to `id`, delivering everything before it.
+    pub(super) async fn read_for_answer(&self, mut stream: EventStream, id: &RequestId) -> Result<Outcome> {
+        loop {
+            self.room().await;
+            match stream.next().await {
+                Ok(Some(item)) => {
+                    if let Found::Answer(message) = self.stream_item(item, Some(id))? {
+                        return Ok(Outcome::Answer {
+                            message,
+                            rest: Some(Box::new(stream)),
+                        });
                     }
-                    return Found::Answer(message);
+                }
+                Ok(None) => {
+                    return Ok(Outcome::Ended {
+                        why: "the server closed the response stream before answering".into(),
+                        last_event_id: stream.last_event_id(),
+                        retry: stream.retry(),
+                    })
+                }
+                Err(e) => {
+                    return Ok(Outcome::Ended {
+                        why: e.message().to_string(),
+                        last_event_id: stream.last_event_id(),
+                        retry: stream.retry(),
+                    })
                 }
             }
         }
-        self.deliver_metered(message, weight);
-        Found::Nothing
     }
 
     /// The error for an HTTP status without a JSON-RPC answer.

@@ -1,11 +1,10 @@
-//! Reading a `text/event-stream` reply: its events up to the answer to the request it
-//! carries (everything before it is delivered), then the rest, bounded in time.
+//! Reading a `text/event-stream` reply: its items one by one (the answer to the request it
+//! carries kept, everything else delivered), and the rest after the answer, bounded in time.
 
-use super::reply::excerpt;
-use super::reply::Outcome;
-use super::Inner;
+use super::{excerpt, Inner};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
+use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
 use crate::transport::sse::{SseItem, SseParser};
@@ -116,35 +115,23 @@ impl Inner {
         }
     }
 
-    /// Reads an event stream until the answer to `id`, delivering everything before it.
-    pub(super) async fn read_for_answer(&self, mut stream: EventStream, id: &RequestId) -> Result<Outcome> {
-        loop {
-            self.room().await;
-            match stream.next().await {
-                Ok(Some(item)) => {
-                    if let Found::Answer(message) = self.stream_item(item, Some(id))? {
-                        return Ok(Outcome::Answer {
-                            message,
-                            rest: Some(Box::new(stream)),
-                        });
+    /// Keeps the answer to `id` (an error without an id in a direct reply is ours too), delivers
+    /// everything else.
+    pub(super) fn sort(&self, mut message: Value, id: Option<&RequestId>, weight: usize) -> Found {
+        if let Some(id) = id {
+            if jsonrpc::is_response(&message) {
+                let msg_id = message.get("id").and_then(RequestId::from_value);
+                let anonymous_error = msg_id.is_none() && message.get("error").is_some();
+                if msg_id.as_ref() == Some(id) || anonymous_error {
+                    if anonymous_error {
+                        message["id"] = id.to_value();
                     }
-                }
-                Ok(None) => {
-                    return Ok(Outcome::Ended {
-                        why: "the server closed the response stream before answering".into(),
-                        last_event_id: stream.last_event_id(),
-                        retry: stream.retry(),
-                    })
-                }
-                Err(e) => {
-                    return Ok(Outcome::Ended {
-                        why: e.message().to_string(),
-                        last_event_id: stream.last_event_id(),
-                        retry: stream.retry(),
-                    })
+                    return Found::Answer(message);
                 }
             }
         }
+        self.deliver_metered(message, weight);
+        Found::Nothing
     }
 
     /// Reads what is left of a stream after its answer (bounded in time), so the connection can
