@@ -60,7 +60,7 @@ pub use client::{
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
 pub use protocol::{Era, RequestId};
 pub use transport::http::HttpConfig;
-pub use transport::stdio::{EnvMode, StdioConfig};
+pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};
 pub use transport::TransportConfig;
 
 // README.md's Rust examples are compiled and run as doctests (`cargo test --doc`), so they

@@ -79,7 +79,7 @@ pub struct ClientConfig {
     /// transport's `bearer_token`; unused with stdio.
     pub oauth: Option<Box<crate::auth::OAuthConfig>>,
     /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
-    /// [`EraCache::shared`]).
+    /// [`crate::EraCache::shared`]).
     pub era_cache: super::EraCache,
 }
 
