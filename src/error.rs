@@ -57,8 +57,11 @@ pub enum ErrorKind {
 /// The JSON-RPC error object a server returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcErrorData {
+    /// The error code (`-32601`: method not found, …).
     pub code: i64,
+    /// The server's message.
     pub message: String,
+    /// The server's `data`, if any.
     pub data: Option<Value>,
 }
 
@@ -93,6 +96,7 @@ struct Inner {
 }
 
 impl Error {
+    /// An error of `kind` saying `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error(Box::new(Inner {
             kind,
@@ -107,8 +111,8 @@ impl Error {
     /// A JSON-RPC error answer; -32021 and -32022 get their own kinds.
     pub fn rpc(code: i64, message: String, data: Option<Value>) -> Self {
         let kind = match code {
-            crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
-            crate::protocol::codes::URL_ELICITATION_REQUIRED => ErrorKind::UrlElicitationRequired,
+            crate::base::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
+            crate::base::codes::URL_ELICITATION_REQUIRED => ErrorKind::UrlElicitationRequired,
             _ => ErrorKind::Rpc,
         };
         Error(Box::new(Inner {
@@ -121,6 +125,7 @@ impl Error {
         }))
     }
 
+    /// An error carrying the `input_required` result it stopped at.
     pub fn input_required(kind: ErrorKind, message: impl Into<String>, data: InputRequiredData) -> Self {
         Error(Box::new(Inner {
             kind,
@@ -132,15 +137,19 @@ impl Error {
         }))
     }
 
+    /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
     }
+    /// The message, saying what failed and, where it helps, what to check.
     pub fn message(&self) -> &str {
         &self.0.message
     }
+    /// The server's JSON-RPC error, when the failure is one.
     pub fn rpc_error(&self) -> Option<&RpcErrorData> {
         self.0.rpc.as_ref()
     }
+    /// The unanswered input requests, for [`ErrorKind::InputRequired`] and its kin.
     pub fn input_required_data(&self) -> Option<&InputRequiredData> {
         self.0.input.as_ref()
     }
@@ -224,4 +233,5 @@ impl PartialEq for Error {
     }
 }
 
+/// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

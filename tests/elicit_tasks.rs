@@ -312,7 +312,7 @@ async fn a_task_id_kept_by_the_host_is_resumed_after_the_call_gave_up() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_modern_http_task_requests_carry_the_task_id_as_mcp_name() {
-    use mcp_client::transport::http::HttpConfig;
+    use mcp_client::HttpConfig;
     use mcp_client::{ClientConfig, ConnectMode, TransportConfig};
     let record = TempPath::new("tasks-http.jsonl");
     let server = HttpFixture::start(&["--record", &record.as_string()]);

@@ -3,8 +3,8 @@
 
 use super::cancel::CancelToken;
 use super::input_modes::ElicitationModes;
+use crate::base::BoxFuture;
 use crate::protocol::methods;
-use crate::transport::BoxFuture;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
@@ -20,22 +20,10 @@ pub struct InputRequest {
     pub cancel: CancelToken,
 }
 
-/// A handler's refusal; `code` becomes the JSON-RPC error code on legacy connections.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandlerError {
-    pub code: Option<i64>,
-    pub message: String,
-}
+pub use crate::base::HandlerError;
 
-impl HandlerError {
-    pub fn new(message: impl Into<String>) -> Self {
-        HandlerError {
-            code: None,
-            message: message.into(),
-        }
-    }
-}
-
+/// Answers a server's request for input (elicitation, sampling, roots), from an MRTR round or
+/// a legacy server→client request. Closures `Fn(InputRequest) -> impl Future` implement it.
 pub trait InputHandler: Send + Sync + 'static {
     /// Answers with the bare result object (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`).
     fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>>;
@@ -54,12 +42,16 @@ where
 /// The kinds of input a server may ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
+    /// `elicitation/create`: ask the user.
     Elicitation,
+    /// `sampling/createMessage`: ask the host's model.
     Sampling,
+    /// `roots/list`: the host's roots.
     Roots,
 }
 
 impl InputKind {
+    /// The kind a request method asks for; `None` for other methods.
     pub fn of_method(method: &str) -> Option<InputKind> {
         match method {
             methods::ELICITATION_CREATE => Some(InputKind::Elicitation),
@@ -77,10 +69,13 @@ pub struct LogLine {
     pub source: String,
     /// `info` for stderr lines, `warning` for library warnings.
     pub level: &'static str,
+    /// The line, with the server's text made safe to show.
     pub message: String,
 }
 
+/// A listener for server notifications: the method and its params.
 pub type NotificationFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+/// A listener for log lines (server stderr, library diagnostics).
 pub type LogFn = Arc<dyn Fn(&LogLine) + Send + Sync>;
 
 /// Handlers and listeners, shared by the client and its live session. Callbacks are cloned out

@@ -11,7 +11,9 @@ use serde_json::{json, Map, Value};
 /// the user to open a URL out of band (SEP-1036), and its `accept` carries no content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ElicitationModes {
+    /// Form mode: the server asks for content matching a schema.
     pub form: bool,
+    /// URL mode: the user opens a URL out of band.
     pub url: bool,
 }
 
@@ -22,8 +24,11 @@ impl Default for ElicitationModes {
 }
 
 impl ElicitationModes {
+    /// Form mode only (the default).
     pub const FORM: ElicitationModes = ElicitationModes { form: true, url: false };
+    /// URL mode only.
     pub const URL: ElicitationModes = ElicitationModes { form: false, url: true };
+    /// Form and URL mode.
     pub const BOTH: ElicitationModes = ElicitationModes { form: true, url: true };
     const NONE: ElicitationModes = ElicitationModes {
         form: false,
@@ -66,7 +71,9 @@ impl ElicitationModes {
 pub struct ManualInput {
     /// Elicitation modes answered by hand (none: not declared).
     pub elicitation: Option<ElicitationModes>,
+    /// `sampling/createMessage` answered by hand.
     pub sampling: bool,
+    /// `roots/list` answered by hand.
     pub roots: bool,
 }
 
@@ -108,6 +115,7 @@ impl ManualInput {
         Ok(manual)
     }
 
+    /// Whether this kind is declared for manual answers.
     pub fn declares(&self, kind: InputKind) -> bool {
         match kind {
             InputKind::Elicitation => self.elicitation.is_some(),

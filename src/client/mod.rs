@@ -1,7 +1,7 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
-mod cancel;
+mod era_cache;
 mod handlers;
 mod input_modes;
 mod lifecycle;
@@ -14,7 +14,9 @@ mod skills;
 mod subscription;
 mod tasks;
 
-pub use cancel::CancelToken;
+use crate::base::cancel;
+pub use crate::base::CancelToken;
+pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use input_modes::{ElicitationModes, ManualInput};
 #[cfg(feature = "fuzzing")]
@@ -44,12 +46,15 @@ use tokio::time::Instant;
 /// What the server told us about itself at connect time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerInfo {
+    /// The protocol era spoken on this connection.
     pub era: Era,
     /// The negotiated (legacy) or current (modern) protocol version.
     pub protocol_version: String,
+    /// The server's declared capabilities.
     pub capabilities: Value,
     /// The server's `Implementation` object, when it sent one.
     pub server_info: Option<Value>,
+    /// The server's instructions for the model, if it gave any.
     pub instructions: Option<String>,
     /// The raw `server/discover` or `initialize` result.
     pub raw: Value,
@@ -72,13 +77,18 @@ impl ServerInfo {
 /// The four paginated list methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
+    /// `tools/list`
     Tools,
+    /// `prompts/list`
     Prompts,
+    /// `resources/list`
     Resources,
+    /// `resources/templates/list`
     ResourceTemplates,
 }
 
 impl ListKind {
+    /// The list method's name.
     pub fn method(self) -> &'static str {
         match self {
             ListKind::Tools => methods::TOOLS_LIST,
@@ -147,10 +157,11 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client for `config`; nothing is started until the first call or [`Client::connect`].
     pub fn new(config: ClientConfig) -> Client {
         Client {
             inner: Arc::new(Inner {
-                auth: crate::auth::AuthContext::new(&config.transport, &config.client_info),
+                auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
                 hooks: Arc::default(),
                 conn: RwLock::new(None),
@@ -166,6 +177,7 @@ impl Client {
         }
     }
 
+    /// The configuration this client was made with.
     pub fn config(&self) -> &ClientConfig {
         &self.inner.config
     }
@@ -176,6 +188,7 @@ impl Client {
         self.inner.hooks.set_handler(kind, handler);
     }
 
+    /// Answers `elicitation/create` requests (and declares the capability).
     pub fn on_elicitation(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
     }
@@ -189,9 +202,11 @@ impl Client {
     pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
         self.inner.hooks.set_elicitation(handler, modes);
     }
+    /// Answers `sampling/createMessage` requests (and declares the capability).
     pub fn on_sampling(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
     }
+    /// Answers `roots/list` requests (and declares the capability).
     pub fn on_roots(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Roots, Some(Arc::new(handler)));
     }
@@ -247,6 +262,7 @@ impl Client {
         self.inner.auth.set_handler(handler);
     }
 
+    /// As [`Client::set_authorization_handler`] with a handler.
     pub fn on_authorization(&self, handler: impl crate::auth::AuthorizationHandler) {
         self.set_authorization_handler(Some(Arc::new(handler)));
     }
@@ -271,6 +287,7 @@ impl Client {
         self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
     }
 
+    /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::SeqCst)
     }
@@ -445,6 +462,8 @@ impl Client {
         }
     }
 
+    /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with
+    /// `isError`, not an `Err`.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.call_tool_reply(name, arguments, opts).await?.into_value()
     }
@@ -468,6 +487,7 @@ impl Client {
             .await
     }
 
+    /// `prompts/get`: prompt `name` filled with `arguments`.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.get_prompt_reply(name, arguments, opts).await?.into_value()
     }
@@ -494,6 +514,7 @@ impl Client {
             .await
     }
 
+    /// `resources/read`: the contents of resource `uri`.
     pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<Value> {
         self.read_resource_reply(uri, opts).await?.into_value()
     }
@@ -616,6 +637,7 @@ impl Client {
             .await
     }
 
+    /// `resources/unsubscribe`: ends a subscription made with [`Client::subscribe_resource`].
     pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
         self.legacy_request(methods::RESOURCES_UNSUBSCRIBE, json!({"uri": uri}), opts)
             .await

@@ -46,9 +46,13 @@ pub enum ConnectMode {
     Pinned(String),
 }
 
+/// How a [`crate::Client`] reaches its server and behaves; [`ClientConfig::new`] gives the
+/// defaults, [`ClientConfig::from_json`] the flat JSON form the C ABI and the bindings use.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
+    /// How to reach the server.
     pub transport: TransportConfig,
+    /// How `connect` chooses the protocol era.
     pub mode: ConnectMode,
     /// `Implementation` object sent as `clientInfo`.
     pub client_info: Value,
@@ -76,6 +80,13 @@ pub struct ClientConfig {
     /// Declare the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): servers may then
     /// answer `tools/call` with a task, which the call follows to its end. Opt-in.
     pub tasks: bool,
+    /// OAuth 2.1 authorization of an HTTP server's requests (`crate::auth`): on a 401 the client
+    /// discovers the authorization server and obtains a token itself. Exclusive with the HTTP
+    /// transport's `bearer_token`; unused with stdio.
+    pub oauth: Option<Box<crate::auth::OAuthConfig>>,
+    /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
+    /// [`crate::EraCache::shared`]).
+    pub era_cache: super::EraCache,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -84,8 +95,11 @@ pub struct ClientConfig {
 /// (lists, reads, prompts/get, completion, discover, ping); a `tools/call` never is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconnectPolicy {
+    /// Connects tried before the connection stays lost.
     pub max_attempts: u32,
+    /// The wait before the second attempt (doubling after).
     pub initial_backoff: Duration,
+    /// The longest wait between attempts.
     pub max_backoff: Duration,
 }
 
@@ -146,6 +160,7 @@ impl ReconnectPolicy {
 }
 
 impl ClientConfig {
+    /// The defaults (auto era detection, 60 s timeouts) for `transport`.
     pub fn new(transport: TransportConfig) -> Self {
         ClientConfig {
             transport,
@@ -161,6 +176,16 @@ impl ClientConfig {
             skills: false,
             manual_input: Default::default(),
             tasks: false,
+            oauth: None,
+            era_cache: super::EraCache::shared(),
+        }
+    }
+
+    /// The HTTP server's URL (`None` for stdio): what OAuth authorizes for.
+    pub(crate) fn http_url(&self) -> Option<&str> {
+        match &self.transport {
+            TransportConfig::Http(http) => Some(&http.url),
+            TransportConfig::Stdio(_) => None,
         }
     }
 }
@@ -168,11 +193,15 @@ impl ClientConfig {
 /// A progress notification for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
+    /// Progress so far (increases with each notification).
     pub progress: f64,
+    /// The total, when the server knows it.
     pub total: Option<f64>,
+    /// A human-readable note from the server.
     pub message: Option<String>,
 }
 
+/// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Options for one call. The default uses the client's timeout and nothing else.
@@ -184,7 +213,9 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Upper bound for the whole call, MRTR rounds and progress resets included.
     pub max_total: Option<Duration>,
+    /// Cancels the call (the server is told, in its era's way).
     pub cancel: Option<CancelToken>,
+    /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,
     /// Extra `_meta` entries (the protocol's reserved keys always win).
     pub meta: Option<Map<String, Value>>,
@@ -294,6 +325,7 @@ impl ClientConfig {
         };
 
         let max_message_bytes = number("max_message_bytes")?.map(|n| (n as usize).max(1024));
+        let mut oauth = None;
         let transport = match (string("command")?, string("url")?) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid(
@@ -342,19 +374,20 @@ impl ClientConfig {
                     Some(_) => return Err(Error::invalid("allow_insecure_http must be true or false")),
                 };
                 http.resolve = resolve_from_json(obj.get("resolve"))?;
-                http.oauth = match obj.get("oauth") {
+                oauth = match obj.get("oauth") {
                     None | Some(Value::Null) => None,
                     Some(v) => Some(Box::new(crate::auth::OAuthConfig::from_json(v)?)),
                 };
                 if let Some(n) = max_message_bytes {
                     http.max_message_bytes = n;
                 }
-                http.validate()?;
+                http.validate_for(oauth.is_some())?;
                 TransportConfig::Http(http)
             }
         };
 
         let mut config = ClientConfig::new(transport);
+        config.oauth = oauth;
         config.mode = match (string("mode")?.as_deref(), string("protocol_version")?) {
             (_, Some(v)) => ConnectMode::Pinned(v),
             (None | Some("auto"), None) => ConnectMode::Auto,

@@ -20,7 +20,12 @@ use tokio::time::Instant;
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscriptionEvent {
     /// A notification tagged with this subscription's id (the acknowledgement included).
-    Notification { method: String, params: Value },
+    Notification {
+        /// The notification's method.
+        method: String,
+        /// Its params (`null` when it had none).
+        params: Value,
+    },
     /// The subscription ended: by the server (`None`), or with an error.
     Closed(Option<Error>),
 }
