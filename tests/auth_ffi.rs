@@ -115,6 +115,20 @@ unsafe extern "C" fn failing(_ud: *mut c_void, _url: *const c_char, _r: *const c
     );
 }
 
+/// Answers the authorization with a JSON result, the input handlers' reply: refused as the wrong
+/// kind (the status is kept for the test in `WRONG_KIND`), which ends the flow.
+static WRONG_KIND: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+unsafe extern "C" fn wrong_kind(
+    _ud: *mut c_void,
+    _url: *const c_char,
+    _r: *const c_char,
+    responder: *mut mcp_responder,
+) {
+    let st = mcp_responder_reply_json(responder, cstr("{}").as_ptr(), ptr::null_mut());
+    WRONG_KIND.store(st as usize, Ordering::SeqCst);
+}
+
 unsafe extern "C" fn silent(_ud: *mut c_void, _url: *const c_char, _r: *const c_char, _responder: *mut mcp_responder) {}
 
 /// The token store: issuer → record JSON.
@@ -240,6 +254,19 @@ fn authorization_callback_token_store_and_error_accessors() {
         let (st, message, _, _) = connect(client).unwrap_err();
         assert_eq!(st, MCP_AUTH_REQUIRED);
         assert!(message.contains("without replying"), "{message}");
+        mcp_client_free(client);
+
+        // One responder type, two kinds of answer: a JSON result for an authorization is refused
+        // (MCP_INVALID_ARG to the callback) and fails the flow instead of hanging it.
+        let client = new_client(&w.mcp_url(), OAUTH).unwrap();
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(wrong_kind), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
+        let (st, message, _, _) = connect(client).unwrap_err();
+        assert_eq!(st, MCP_AUTH_REQUIRED);
+        assert!(message.contains("mcp_responder_reply_url"), "{message}");
+        assert_eq!(WRONG_KIND.load(Ordering::SeqCst), MCP_INVALID_ARG as usize);
         mcp_client_free(client);
     }
 }

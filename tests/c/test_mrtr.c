@@ -35,7 +35,7 @@ static const char STATE_RESOURCE[] = STATE("resource:needs-input", 1, "", "6e57a
 
 /* ---- a scriptable input handler --------------------------------------------------------------- */
 
-enum script_mode { SCRIPT_REPLY, SCRIPT_ERROR, SCRIPT_SILENT, SCRIPT_DEFER };
+enum script_mode { SCRIPT_REPLY, SCRIPT_ERROR, SCRIPT_SILENT, SCRIPT_DEFER, SCRIPT_URL };
 
 struct script {
     enum script_mode mode;
@@ -88,6 +88,9 @@ static void script_handler(void *userdata, const char *method, const char *param
         st = mcp_responder_reply_error(responder, s->error_code, s->error_message, NULL);
         break;
     case SCRIPT_SILENT:
+        break;
+    case SCRIPT_URL: /* the authorization callback's answer, given to an input responder */
+        st = mcp_responder_reply_url(responder, "http://127.0.0.1:1/cb?code=x", NULL);
         break;
     case SCRIPT_DEFER:
         mcp_responder_defer(responder);
@@ -352,6 +355,26 @@ static void test_reply_bad_json(void)
                    (int)s.reply_status[0], (int)cases[i].want);
         mcp_error_free(err);
     }
+    mcp_client_free(c);
+}
+
+/* One responder type serves input handlers and the authorization callback: an input answered
+ * with a redirect URL is refused (MCP_INVALID_ARG to the handler) and the call fails at once. */
+static void test_reply_of_the_wrong_kind(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct script s;
+    script_init(&s, SCRIPT_URL);
+    CHECK(register_input(c, "elicitation", &s));
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_HANDLER_FAILED, err);
+    EXPECT(out == SENTINEL_STR);
+    EXPECT(settled(&s, 1));
+    EXPECT_MSG(s.reply_status[0] == MCP_INVALID_ARG, "status %d", (int)s.reply_status[0]);
+    mcp_error_free(err);
     mcp_client_free(c);
 }
 
@@ -951,6 +974,7 @@ const struct test_case mrtr_tests[] = {
     {"mrtr/sampling_and_roots_legacy", test_sampling_and_roots_legacy},
     {"mrtr/handler_returns_without_reply", test_handler_returns_without_reply},
     {"mrtr/reply_error", test_reply_error},
+    {"mrtr/reply_of_the_wrong_kind", test_reply_of_the_wrong_kind},
     {"mrtr/reply_bad_json", test_reply_bad_json},
     {"mrtr/defer_reply_from_thread", test_defer_reply_from_thread},
     {"mrtr/close_unblocks_pending_input", test_close_unblocks_pending_input},
