@@ -221,3 +221,82 @@ pub(crate) fn arg_opt<'a, T>(ptr: *const T) -> Option<&'a T> {
     // of its type, valid for the duration of the call.
     unsafe { ptr.as_ref() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ffi::client::{mcp_client, mcp_client_free, mcp_client_new, mcp_client_server_info, on_client};
+    use crate::ffi::config::{mcp_config_free, mcp_config_new};
+    use crate::ffi::error::{mcp_error, mcp_error_free, mcp_error_message, mcp_error_status};
+    use std::ffi::CStr;
+    use std::ptr;
+
+    fn message(err: *mut mcp_error) -> String {
+        // SAFETY: `err` is a live error this test received; its message lives until it is freed.
+        unsafe { CStr::from_ptr(mcp_error_message(err)) }
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// A fallible body that panics.
+    fn explode(what: &str) -> Result<(), Failure> {
+        panic!("{what}")
+    }
+
+    #[test]
+    fn a_panic_becomes_the_return_types_fallback() {
+        let mut err: *mut mcp_error = ptr::null_mut();
+        let st = ffi_boundary!(&mut err, { explode("boom in a fallible export") });
+        assert_eq!(st, MCP_PANIC);
+        assert!(!err.is_null());
+        // SAFETY: `err` was just returned by the boundary.
+        assert_eq!(unsafe { mcp_error_status(err) }, MCP_PANIC);
+        assert!(message(err).contains("boom in a fallible export"), "{}", message(err));
+        // SAFETY: freed once.
+        unsafe { mcp_error_free(err) };
+
+        // Without an err_out the status still says so.
+        let none: *mut *mut mcp_error = ptr::null_mut();
+        assert_eq!(ffi_boundary!(none, { explode("unseen") }), MCP_PANIC);
+        let p: *mut u8 = ffi_boundary!({ panic!("pointer") });
+        assert!(p.is_null());
+        let flag: bool = ffi_boundary!({ panic!("bool") });
+        assert!(!flag);
+        let count: u64 = ffi_boundary!({ panic!("count") });
+        assert_eq!(count, 0);
+        let explicit: i32 = ffi_boundary!(fallback = 7, { panic!("explicit") });
+        assert_eq!(explicit, 7);
+        let unit: () = ffi_boundary!({ panic!("unit") });
+        assert_eq!(unit, ());
+        // And no panic leaves the value alone.
+        assert_eq!(ffi_boundary!(fallback = 7, { 3 }), 3);
+    }
+
+    #[test]
+    fn a_panic_on_a_client_poisons_it() {
+        let mut config = ptr::null_mut();
+        let mut client: *mut mcp_client = ptr::null_mut();
+        let json = c"{\"command\":\"/nonexistent/never-started\"}";
+        // SAFETY: valid arguments; nothing is started before a connect.
+        unsafe {
+            assert_eq!(mcp_config_new(json.as_ptr(), &mut config, ptr::null_mut()), MCP_OK);
+            assert_eq!(mcp_client_new(config, &mut client, ptr::null_mut()), MCP_OK);
+            mcp_config_free(config);
+        }
+        let none: *mut *mut mcp_error = ptr::null_mut();
+        let st = ffi_boundary!(none, {
+            on_client(client, |_| -> Result<(), Failure> { panic!("inside a call") })
+        });
+        assert_eq!(st, MCP_PANIC);
+        let mut out = ptr::null_mut();
+        let mut err: *mut mcp_error = ptr::null_mut();
+        // SAFETY: the client is live; later calls fail fast instead of touching a broken client.
+        unsafe {
+            assert_eq!(mcp_client_server_info(client, &mut out, &mut err), MCP_PANIC);
+            assert!(message(err).contains("poisoned"), "{}", message(err));
+            mcp_error_free(err);
+            mcp_client_free(client);
+        }
+        assert!(out.is_null());
+    }
+}
