@@ -278,7 +278,7 @@ static void test_task_cancel_get_and_resume(void)
     CHECK(c != NULL);
     /* The call gives up (total cap); the task goes on server-side. */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.max_total_ms = 20;
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
