@@ -63,6 +63,8 @@ test: lint header-check rust-test fuzz-smoke docs-test c-test faults-test confor
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features --locked -- -D warnings
+	# The default build too: features open modules, so code only they use would hide as dead.
+	$(CARGO) clippy --lib --locked -- -D warnings
 
 # The build regenerates include/mcp_client.h; a committed header that differs is ABI drift.
 header-check: build

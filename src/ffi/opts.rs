@@ -133,8 +133,8 @@ pub(crate) fn request_options(
     let ms = |key: &str, ms: i64| timeout_ms(key, ms as u64).map_err(|e| Failure::invalid(e.message()));
     let mut ro = RequestOptions {
         timeout: match o.timeout_ms {
-            0 => None,
-            t if t < 0 => Some(Duration::ZERO),
+            MCP_TIMEOUT_DEFAULT => None,
+            t if t <= MCP_TIMEOUT_NONE => Some(Duration::ZERO),
             t => Some(ms("timeout_ms", t)?),
         },
         max_total: match o.max_total_ms {

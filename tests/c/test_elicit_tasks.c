@@ -25,7 +25,8 @@ static void reply_with(void *userdata, const char *method, const char *params, s
     (void)len;
     AINC(&url_calls);
     snprintf(url_params, sizeof url_params, "%s", params);
-    mcp_responder_reply_json(responder, (const char *)userdata, NULL);
+    mcp_status st = mcp_responder_reply_json(responder, (const char *)userdata, NULL);
+    (void)st;
 }
 
 static mcp_client *client_with(mcp_config *cfg)
@@ -56,7 +57,8 @@ static void test_url_mode_modern(void)
     EXPECT_CONTAINS(wire, "\"inputResponses\":{\"login\":{\"action\":\"accept\"}}");
     free(wire);
     /* No mode, or an unknown bit, is refused. */
-    struct counted ud = {0};
+    struct counted ud;
+    memset(&ud, 0, sizeof ud);
     EXPECT_STATUS(mcp_client_on_elicitation_modes(c, 0, reply_with, &ud, counted_free, &err),
                   MCP_INVALID_ARG, err);
     mcp_error_free(err);
