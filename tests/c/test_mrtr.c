@@ -355,7 +355,7 @@ static void test_reply_bad_json(void)
     mcp_client_free(c);
 }
 
-/* The handler defers; a thread answers 50 ms later. */
+/* The handler defers; a thread answers once the handler returned (the call is then waiting). */
 struct later_ctx {
     struct script *s;
     const char *reply;
@@ -371,7 +371,7 @@ static void *answer_later(void *arg)
     if (r == NULL)
         return NULL;
     ASTORE(&l->got, 1);
-    sleep_ms(50);
+    wait_count(&l->s->done, 1, tscale(3000)); /* the handler returned without an answer */
     l->was_cancelled = mcp_responder_is_cancelled(r);
     mcp_error *err = NULL;
     l->st = mcp_responder_reply_json(r, l->reply, &err);
@@ -440,7 +440,7 @@ static void *close_when_deferred(void *arg)
     struct closer_ctx *x = (struct closer_ctx *)arg;
     if (wait_deferred(x->s, tscale(3000)) == NULL)
         return NULL;
-    sleep_ms(50);
+    wait_count(&x->s->done, 1, tscale(3000)); /* the handler returned: the call waits */
     x->closed_at = now_ms();
     mcp_client_close(x->c);
     ASTORE(&x->closed, 1);
@@ -494,7 +494,7 @@ static void *cancel_when_deferred(void *arg)
     struct cancel_ctx *x = (struct cancel_ctx *)arg;
     if (wait_deferred(x->s, tscale(3000)) == NULL)
         return NULL;
-    sleep_ms(30);
+    wait_count(&x->s->done, 1, tscale(3000)); /* the handler returned: the call waits */
     x->cancelled_at = now_ms();
     mcp_cancel_token_cancel(x->token);
     return NULL;
@@ -598,7 +598,7 @@ static void slow_handler_cb(void *userdata, const char *method, const char *para
     if (h->self_cancel)
         mcp_cancel_token_cancel(h->token); /* must not wait for this very callback */
     else
-        sleep_ms(300);
+        sleep_ms(300); /* deliberately slow: the cancel under test must wait for it */
     ASTORE(&h->finished, 1);
     mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
 }
