@@ -127,7 +127,8 @@ double now_ms(void);
 /* A time bound scaled for slow runs (valgrind sets MCP_TEST_SLOW=1: bounds x8). */
 int tscale(int ms);
 void sleep_ms(int ms);
-/* Polls until *counter >= at_least or timeout_ms passes; true on success. */
+/* Polls until *counter >= at_least or timeout_ms passes; true on success. For events a
+ * callback counts (the library ran it): a wait on the event, polled, never a guessed time. */
 bool wait_count(const int *counter, int at_least, int timeout_ms);
 
 /* ---- the fixture server ------------------------------------------------------------------ */
