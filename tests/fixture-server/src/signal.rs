@@ -71,3 +71,30 @@ impl Signal {
         self.line(format!("notification {method}"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lines_name_the_request_and_the_notification() {
+        let path = std::env::temp_dir().join(format!("fixture-signal-{}", std::process::id()));
+        std::fs::write(&path, "").unwrap();
+        let signal = Signal::open(Some(&path)).unwrap();
+        let params = |v: serde_json::Value| v.as_object().unwrap().clone();
+        signal.request("tools/call", &params(json!({"name": "hang", "arguments": {}})));
+        signal.request("resources/read", &params(json!({"uri": "fixture://static"})));
+        signal.request("ping", &Map::new());
+        signal.notification("notifications/cancelled");
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            text,
+            "request tools/call hang\nrequest resources/read fixture://static\nrequest ping -\n\
+             notification notifications/cancelled\n"
+        );
+        // Without --signal nothing is written and nothing fails.
+        Signal::open(None).unwrap().notification("notifications/cancelled");
+    }
+}
