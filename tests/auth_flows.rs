@@ -729,6 +729,7 @@ async fn an_authorization_holds_the_request_timeout() {
     let w = World::start(Knobs::default()).await;
     let client = w.client(json!({"redirect_uri": "http://localhost:3000/callback", "authorization_timeout_ms": 200}));
     client.on_authorization(|_req: AuthorizationRequest| async move {
+        // A host slower than authorization_timeout_ms: the bound under test.
         tokio::time::sleep(Duration::from_secs(5)).await;
         Ok(None)
     });

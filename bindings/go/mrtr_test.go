@@ -141,7 +141,7 @@ func TestHandlerAnswersLaterFromAnotherGoroutine(t *testing.T) {
 			t.Fatalf("only %d handlers started concurrently", len(pending))
 		}
 	}
-	time.Sleep(50 * time.Millisecond) // answer "later"
+	// Both handlers are waiting for their answers: they come later by construction.
 	for i, a := range pending {
 		go func() {
 			a.reply <- json.RawMessage(fmt.Sprintf(`{"action":"accept","content":{"name":"N%d"}}`, i))

@@ -663,7 +663,9 @@ static void test_raw_request(void)
 
 static void test_opts_timeout(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
@@ -682,16 +684,14 @@ static void test_opts_timeout(void)
     out = tool_ok(c, "echo", ECHO_ARGS);
     EXPECT(out != NULL);
     mcp_string_free(out);
-    out = NULL;
-    double end = now_ms() + tscale(2000);
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "cancelled_ids", NULL);
-    } while (out && strstr(out, "\"text\":\"[]\"") && now_ms() < end && (sleep_ms(10), 1));
+    EXPECT_MSG(fixture_signal_wait(&sig, "notification notifications/cancelled", 1, tscale(2000)),
+               "no notifications/cancelled reached the server");
+    out = tool_ok(c, "cancelled_ids", NULL);
     EXPECT_MSG(out && !strstr(out, "\"text\":\"[]\""), "no notifications/cancelled: %s",
                out ? out : "(null)");
     mcp_string_free(out);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 static void test_config_request_timeout(void)
@@ -784,7 +784,7 @@ static void test_opts_progress(void)
     }
     EXPECT(log.on_caller_thread == 0); /* callbacks run on the dispatcher thread */
     pthread_mutex_unlock(&log.lock);
-    /* Never after the call returned. */
+    /* Never after the call returned: an absence window, nothing to wait on but time. */
     sleep_ms(50);
     EXPECT(ALOAD(&log.count) == count);
 
@@ -798,7 +798,8 @@ static void test_opts_progress(void)
     mcp_error_free(err);
     err = NULL;
     int after_timeout = ALOAD(&log.count);
-    sleep_ms(tscale(200)); /* the server still sends steps 3 and 4: not delivered */
+    /* An absence window: the server still sends steps 3 and 4 (100 ms apart), none delivered. */
+    sleep_ms(tscale(200));
     EXPECT(ALOAD(&log.count) == after_timeout);
 
     /* max_total_ms caps the whole call even while progress keeps resetting the timeout. */
@@ -991,22 +992,22 @@ static void test_legacy_calls(void)
     mcp_client_free(c);
 
     /* With a roots handler (declared at initialize), the notification reaches the server. */
-    c = fixture_client("--era", "legacy", (const char *)NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    c = fixture_client("--era", "legacy", "--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     EXPECT_STATUS(mcp_client_on_roots(c, noop_roots, NULL, NULL, &err), MCP_OK, err);
     CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
-    double end = now_ms() + tscale(2000);
-    out = NULL;
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "roots_changed_count", NULL);
-    } while (out && !strstr(out, "\"text\":\"2\"") && now_ms() < end && (sleep_ms(5), 1));
+    EXPECT(fixture_signal_wait(&sig, "notification notifications/roots/list_changed", 2,
+                               tscale(2000)));
+    out = tool_ok(c, "roots_changed_count", NULL);
     EXPECT_CONTAINS(out, "\"text\":\"2\"");
     mcp_string_free(out);
     mcp_error_free(err);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 static void test_legacy_subscribe_and_notifications(void)
@@ -1185,11 +1186,13 @@ struct next_waiter {
     mcp_status st;
     double took;
     int done;
+    long tid;
 };
 
 static void *wait_next(void *arg)
 {
     struct next_waiter *w = (struct next_waiter *)arg;
+    ASTORE(&w->tid, test_thread_id());
     char *ev = NULL;
     mcp_error *err = NULL;
     double t0 = now_ms();
@@ -1215,7 +1218,8 @@ static void test_listen_close_wakes_next(void)
     w.sub = sub;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
-    sleep_ms(100);
+    EXPECT_MSG(wait_thread_parked(&w.tid, tscale(3000)), "no thread parked in next");
+    EXPECT(ALOAD(&w.done) == 0);
     double t0 = now_ms();
     mcp_client_close(c);
     EXPECT(now_ms() - t0 < tscale(3000));
@@ -1437,13 +1441,14 @@ static void test_era_detection_variants(void)
  * as mcp_client_connect does. */
 struct cancel_later {
     mcp_cancel_token *token;
-    int after_ms;
+    struct fixture_signal *sig;
 };
 
+/* Cancels once the probe reached the (silent) server, so the connect is surely waiting. */
 static void *cancel_later_run(void *arg)
 {
     struct cancel_later *cl = (struct cancel_later *)arg;
-    sleep_ms(cl->after_ms);
+    EXPECT(fixture_signal_wait(cl->sig, "request server/discover", 1, tscale(3000)));
     mcp_cancel_token_cancel(cl->token);
     return NULL;
 }
@@ -1478,9 +1483,16 @@ static void test_connect_with_options(void)
     mcp_client_free(c);
 
     /* a token cancelled from another thread */
-    c = json_config_client(silent);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    char signalled[512];
+    snprintf(signalled, sizeof signalled,
+             ",\"mode\":\"modern\",\"request_timeout_ms\":20000,"
+             "\"args\":[\"--on-discover\",\"silent\",\"--signal\",\"%s\"]",
+             sig.path);
+    c = json_config_client(signalled);
     CHECK(c != NULL);
-    struct cancel_later cl = {mcp_cancel_token_new(), 150};
+    struct cancel_later cl = {mcp_cancel_token_new(), &sig};
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = cl.token;
     pthread_t th;
@@ -1499,6 +1511,7 @@ static void test_connect_with_options(void)
     err = NULL;
     mcp_cancel_token_free(cl.token);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 
     /* NULL options: a plain connect */
     c = json_config_client("");
@@ -1543,7 +1556,8 @@ static void test_listen_free_client_wakes_next(void)
     w.sub = sub;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
-    sleep_ms(100);
+    EXPECT_MSG(wait_thread_parked(&w.tid, tscale(3000)), "no thread parked in next");
+    EXPECT(ALOAD(&w.done) == 0);
     double t0 = now_ms();
     mcp_client_free(c);
     double took = now_ms() - t0;

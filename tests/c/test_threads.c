@@ -106,7 +106,7 @@ static int run_in_child(void (*fn)(void *), void *arg, int timeout_ms)
             result = -1;
             break;
         }
-        sleep_ms(5);
+        sleep_ms(5); /* polling the child's exit, bounded (waitpid has no timeout) */
     }
     unsigned char buf[64];
     ssize_t n;
@@ -342,7 +342,9 @@ static void *blocked_call(void *arg)
 
 static void test_close_wakes_blocked_callers(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     enum { N = 4 };
     pthread_t th[N];
@@ -357,11 +359,13 @@ static void test_close_wakes_blocked_callers(void)
             break;
         started++;
     }
-    sleep_ms(150);
+    /* Every call reached the server, which never answers `hang`: all are blocked. */
+    EXPECT(fixture_signal_wait(&sig, "request tools/call hang", started, tscale(3000)));
     for (int i = 0; i < started; i++)
         EXPECT(ALOAD(&b[i].done) == 0);
     double t0 = now_ms();
     mcp_client_close(c);
+    fixture_signal_close(&sig);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     EXPECT(started == N);
@@ -400,7 +404,9 @@ static void *call_with_token(void *arg)
 
 static void test_shared_cancel_token(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     mcp_cancel_token *tok = mcp_cancel_token_new();
     mcp_cancel_token *clone = mcp_cancel_token_clone(tok);
@@ -417,7 +423,8 @@ static void test_shared_cancel_token(void)
             break;
         started++;
     }
-    sleep_ms(100);
+    /* Cancel only once every call is in flight (the server got it and never answers). */
+    EXPECT(fixture_signal_wait(&sig, "request tools/call hang", started, tscale(3000)));
     double t0 = now_ms();
     mcp_cancel_token_cancel(clone);
     for (int i = 0; i < started; i++)
@@ -429,12 +436,8 @@ static void test_shared_cancel_token(void)
                    t[i].returned_at - t0);
     }
     /* the server heard about each abandoned request */
-    char *out = NULL;
-    double end = now_ms() + tscale(2000);
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "cancelled_ids", NULL);
-    } while (out && count_occurrences(out, ",") < N - 1 && now_ms() < end && (sleep_ms(10), 1));
+    EXPECT(fixture_signal_wait(&sig, "notification notifications/cancelled", N, tscale(2000)));
+    char *out = tool_ok(c, "cancelled_ids", NULL);
     EXPECT_MSG(out && count_occurrences(out, ",") >= N - 1, "cancelled ids: %s",
                out ? out : "(null)");
     mcp_string_free(out);
@@ -455,6 +458,7 @@ static void test_shared_cancel_token(void)
     mcp_cancel_token_free(tok);
     mcp_cancel_token_free(clone);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 /* Close while another thread is still connecting (the server never answers the probe). */
@@ -476,7 +480,9 @@ static void *connect_thread(void *arg)
 
 static void test_close_during_connect(void)
 {
-    const char *args[] = {"--on-discover", "silent", NULL};
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    const char *args[] = {"--on-discover", "silent", "--signal", sig.path, NULL};
     mcp_client *c = json_client("\"probe_timeout_ms\":5000", args);
     CHECK(c != NULL);
     struct connecting k;
@@ -485,7 +491,9 @@ static void test_close_during_connect(void)
     k.st = -1;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, connect_thread, &k) == 0);
-    sleep_ms(150);
+    /* The probe reached the (silent) server: the connect is blocked waiting for its answer. */
+    EXPECT(fixture_signal_wait(&sig, "request server/discover", 1, tscale(3000)));
+    fixture_signal_close(&sig);
     double t0 = now_ms();
     mcp_client_close(c);
     pthread_join(th, NULL);
@@ -779,7 +787,7 @@ static void test_free_from_callback(void)
     ASTORE(&f.may_free, 1); /* from here on the test does not touch f.c */
     EXPECT(wait_count(&f.freed, 2, tscale(5000)));
     EXPECT(wait_count(&f.ud.frees, 1, tscale(2000)));
-    sleep_ms(20);
+    sleep_ms(20); /* an absence window (no second free): nothing to wait on but time */
     EXPECT(f.ud.frees == 1);
     EXPECT_MSG(f.took < tscale(2500), "mcp_client_free inside a callback took %.0f ms", f.took);
 
@@ -796,7 +804,7 @@ static void test_free_from_callback(void)
     ASTORE(&f.may_free, 1);
     EXPECT(wait_count(&f.freed, 2, tscale(5000)));
     EXPECT(wait_count(&f.ud.frees, 1, tscale(2000)));
-    sleep_ms(20);
+    sleep_ms(20); /* an absence window (no second free): nothing to wait on but time */
     EXPECT(f.ud.frees == 1);
 }
 
@@ -880,7 +888,7 @@ static void test_userdata_free_once(void)
         /* NULL userdata and NULL userdata_free are fine */
         EXPECT(register_kind(c, k, true, NULL) == MCP_OK);
         EXPECT(register_kind(c, k, true, &last) == MCP_OK);
-        sleep_ms(10);
+        sleep_ms(10); /* an absence window (no early free): nothing to wait on but time */
         EXPECT(last.frees == 0);
         mcp_client_close(c);
         /* Registering on a closed client: whatever the status, freed exactly once. */
@@ -954,7 +962,7 @@ static void test_userdata_released_when_idle(void)
     /* replace while a's callback runs */
     EXPECT_STATUS(mcp_client_on_elicitation(c, block_until_go, &b, blocking_free, &err), MCP_OK,
                   err);
-    sleep_ms(50);
+    sleep_ms(50); /* an absence window (no free while a's callback runs): only time shows it */
     EXPECT_MSG(ALOAD(&a.ud.frees) == 0, "userdata freed while its callback runs");
     ASTORE(&a.go, 1);
     pthread_join(th, NULL);
@@ -1044,7 +1052,7 @@ static void count_log(void *userdata, const char *l, const char *s, const char *
         AINC(&k->after_free);
     AINC(&k->count);
     if (k->delay_ms)
-        sleep_ms(k->delay_ms);
+        sleep_ms(k->delay_ms); /* a deliberately slow listener, so work queues up behind it */
 }
 
 static void count_notification(void *userdata, const char *m, const char *p, size_t n)
@@ -1087,7 +1095,7 @@ static void test_no_log_callback_after_free(void)
     double took = now_ms() - t0;
     int at_free = ALOAD(&k.count);
     EXPECT(k.frees == 1);
-    sleep_ms(150);
+    sleep_ms(150); /* an absence window (no callback after free): nothing to wait on but time */
     EXPECT_MSG(ALOAD(&k.count) == at_free, "%d callbacks after mcp_client_free returned",
                ALOAD(&k.count) - at_free);
     EXPECT(k.after_free == 0);
@@ -1118,7 +1126,7 @@ static void test_no_notification_after_free(void)
     mcp_client_free(c);
     int at_free = ALOAD(&k.count);
     EXPECT(k.frees == 1);
-    sleep_ms(150);
+    sleep_ms(150); /* an absence window (no callback after free): nothing to wait on but time */
     EXPECT_MSG(ALOAD(&k.count) == at_free, "%d callbacks after mcp_client_free returned",
                ALOAD(&k.count) - at_free);
     EXPECT(k.after_free == 0);
@@ -1283,7 +1291,6 @@ static void child_writes_to_closed_pipe(void *arg)
     if (mcp_client_new(cfg, &c, NULL) != MCP_OK)
         child_exit(21);
     mcp_config_free(cfg);
-    sleep_ms(100); /* nothing yet: the server starts at connect */
     mcp_status st = mcp_client_connect(c, NULL, NULL, NULL);
     mcp_client_free(c);
     child_exit(st == MCP_OK ? 22 : 0);

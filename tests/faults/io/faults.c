@@ -286,7 +286,7 @@ static void flood_message_no_listener(void) {
 
 static void slow_listener(void *ud, const char *method, const char *params, size_t len) {
     (void)ud, (void)method, (void)params, (void)len;
-    usleep(200);
+    usleep(200); /* deliberately slow, so the flood queues up behind the listener */
 }
 
 static void flood_message_slow_listener(void) {

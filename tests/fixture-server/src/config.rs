@@ -32,6 +32,8 @@ pub struct Config {
     pub on_discover: OnDiscover,
     pub supported_versions: Vec<String>,
     pub record: Option<PathBuf>,
+    /// `--signal PATH`: a line per received message (see signal.rs).
+    pub signal: Option<PathBuf>,
     pub stderr_banner: Option<String>,
     pub page_size: Option<usize>,
     pub require_elicitation: bool,
@@ -66,6 +68,7 @@ impl Default for Config {
             on_discover: OnDiscover::Answer,
             supported_versions: vec![MODERN_DEFAULT.to_string()],
             record: None,
+            signal: None,
             stderr_banner: None,
             page_size: None,
             require_elicitation: false,
@@ -97,7 +100,7 @@ impl Config {
 }
 
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
-[--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
+[--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
 [--spawn-grandchild] [--fast] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
@@ -187,6 +190,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 cfg.supported_versions = list;
             }
             "--record" => cfg.record = Some(PathBuf::from(value("--record")?)),
+            "--signal" => cfg.signal = Some(PathBuf::from(value("--signal")?)),
             "--stderr-banner" => cfg.stderr_banner = Some(value("--stderr-banner")?),
             "--page-size" => {
                 let raw = value("--page-size")?;

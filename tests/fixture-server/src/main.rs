@@ -20,6 +20,7 @@ mod oauth_codec;
 mod oauth_hostile_auth;
 mod server;
 mod sessions;
+mod signal;
 mod sink;
 mod skills;
 mod state;
@@ -97,9 +98,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Opened before serving: a FIFO's reader (the test) is waiting for it.
+    let signal = match signal::Signal::open(cfg.signal.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fixture: cannot open signal file: {e}");
+            std::process::exit(2);
+        }
+    };
     let ignore_eof = cfg.ignore_stdin_eof;
     let http_addr = cfg.http.clone();
-    let srv = server::Server::new(cfg, recorder);
+    let srv = server::Server::new(cfg, recorder, signal);
 
     if let Some(addr) = http_addr {
         if let Err(e) = http::start(srv, &addr) {

@@ -129,6 +129,7 @@ final class MRTRTests: XCTestCase {
         try client.onElicitation(deferred: { request in
             handlerThread.with { $0 = "\(Thread.current)" }
             XCTAssertEqual(request.method, "elicitation/create")
+            // A deliberately late reply (its delay is checked below); no thread waits by it.
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
                 let wasCancelled = request.responder.isCancelled
                 XCTAssertFalse(wasCancelled)
@@ -155,7 +156,7 @@ final class MRTRTests: XCTestCase {
     func testAsyncHandler() async throws {
         let client = try fixtureClient()
         try client.onElicitation(async: { params in
-            try await Task.sleep(nanoseconds: 50_000_000)
+            try await Task.sleep(nanoseconds: 50_000_000)  // a deliberately slow async handler
             return ["action": "accept", "content": ["name": .string("async \(params["mode"]?.stringValue ?? "?")")]]
         })
         let result = try await client.callTool("elicit_once")
