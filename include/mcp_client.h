@@ -79,6 +79,21 @@
 
 
 /**
+ * `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
+ */
+#define MCP_CACHE_USE 0
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server, then store its answer.
+ */
+#define MCP_CACHE_REFRESH 1
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server and store nothing.
+ */
+#define MCP_CACHE_BYPASS 2
+
+/**
  * List kinds for `mcp_client_list` and `mcp_client_list_all`.
  */
 #define MCP_LIST_TOOLS 0
@@ -307,6 +322,16 @@ typedef struct mcp_call_opts {
    */
   mcp_progress_fn on_progress;
   void *progress_userdata;
+  /**
+   * Response cache use (SEP-2549) for `server/discover`, the list calls and
+   * `resources/read`: `MCP_CACHE_USE` (default), `MCP_CACHE_REFRESH` or `MCP_CACHE_BYPASS`.
+   */
+  uint32_t cache_mode;
+  /**
+   * `mcp_client_call_tool`: do not check `structuredContent` against the tool's
+   * `outputSchema` for this call (no `MCP_OUTPUT_SCHEMA_INVALID`).
+   */
+  bool skip_output_validation;
 } mcp_call_opts;
 
 /**
@@ -403,6 +428,14 @@ typedef void (*mcp_log_fn)(void *userdata,
  */
 #define MCP_SKILL_VERIFICATION_FAILED 304
 
+/**
+ * A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+ * declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+ * raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+ * (`mcp_call_opts.skip_output_validation`).
+ */
+#define MCP_OUTPUT_SCHEMA_INVALID 305
+
 #define MCP_INTERNAL 900
 
 #define MCP_PANIC 901
@@ -484,6 +517,21 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
                                    uint32_t timeout_ms,
                                    char **redirect_url_out,
                                    struct mcp_error **err_out);
+
+/**
+ * Sets the authorization context the response cache files `private` entries under (the
+ * host's name for the current principal, e.g. issuer plus subject; "" at creation). A new
+ * value drops the previous context's private entries; `public` entries stay shared. Any
+ * thread.
+ */
+mcp_status mcp_client_set_cache_partition(struct mcp_client *client,
+                                          const char *partition,
+                                          struct mcp_error **err_out);
+
+/**
+ * Empties the client's response cache. Any thread.
+ */
+mcp_status mcp_client_clear_cache(struct mcp_client *client, struct mcp_error **err_out);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
@@ -908,7 +956,8 @@ const char *mcp_error_request_state(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the raw `input_required` result as JSON (the last one for
- * `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+ * `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+ * otherwise. Borrowed.
  */
 const char *mcp_error_result_json(const struct mcp_error *error);
 

@@ -17,8 +17,8 @@ pub mod transport;
 mod untrusted;
 
 pub use client::{
-    CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind, LogLine,
-    Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
+    CacheMode, CancelToken, Client, ClientConfig, ConnectMode, HandlerError, InputHandler, InputRequest, ListKind,
+    LogLine, Progress, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
 pub use error::{Error, ErrorKind, InputRequiredData};
 pub use protocol::Era;
