@@ -534,6 +534,26 @@ mcp_status mcp_client_set_cache_partition(struct mcp_client *client,
 mcp_status mcp_client_clear_cache(struct mcp_client *client, struct mcp_error **err_out);
 
 /**
+ * Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+ * results of `server/discover`, the list calls and `resources/read` are served without a round
+ * trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+ * notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+ */
+mcp_status mcp_config_set_response_cache(struct mcp_config *config,
+                                         bool enabled,
+                                         uint32_t max_entries,
+                                         struct mcp_error **err_out);
+
+/**
+ * Output schema validation for the whole client (default on): a tool result whose
+ * `structuredContent` does not match the tool's `outputSchema` fails with
+ * `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+ */
+mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
+                                                 bool enabled,
+                                                 struct mcp_error **err_out);
+
+/**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
  */
 struct mcp_cancel_token *mcp_cancel_token_new(void);
@@ -753,7 +773,9 @@ void mcp_client_free(struct mcp_client *client);
  * `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
  * the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
  * policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
- * `mcp_client_on_connection_state`). Free with `mcp_config_free`.
+ * `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
+ * off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
+ * `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
  */
 mcp_status mcp_config_new(const char *json,
                           struct mcp_config **config_out,

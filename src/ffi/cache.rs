@@ -1,11 +1,14 @@
 //! Response caching (SEP-2549) in the C ABI: the per-call modes for `mcp_call_opts.cache_mode`
-//! and the client's cache controls. The cache itself is `crate::client`'s (`cache.rs`).
+//! and the client's cache controls; the configuration switches of both issue-17 features
+//! (response caching, output schema validation). The cache itself is `crate::client`'s (`cache.rs`).
 
 use super::client::{mcp_client, with_client};
+use super::config::{mcp_config, set};
 use super::error::{mcp_error, Failure};
 use super::status::mcp_status;
 use super::strings::arg_str;
 use crate::client::CacheMode;
+use serde_json::json;
 use std::ffi::c_char;
 
 /// `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
@@ -50,4 +53,34 @@ pub unsafe extern "C" fn mcp_client_clear_cache(client: *mut mcp_client, err_out
         fc.client.clear_cache();
         Ok(())
     })
+}
+
+/// Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+/// results of `server/discover`, the list calls and `resources/read` are served without a round
+/// trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+/// notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_response_cache(
+    config: *mut mcp_config,
+    enabled: bool,
+    max_entries: u32,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    let status = set(config, err_out, "response_cache", || Ok(json!(enabled)));
+    if status != super::status::MCP_OK {
+        return status;
+    }
+    set(config, err_out, "response_cache_max_entries", || Ok(json!(max_entries)))
+}
+
+/// Output schema validation for the whole client (default on): a tool result whose
+/// `structuredContent` does not match the tool's `outputSchema` fails with
+/// `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+#[no_mangle]
+pub unsafe extern "C" fn mcp_config_set_validate_output_schema(
+    config: *mut mcp_config,
+    enabled: bool,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    set(config, err_out, "validate_output_schema", || Ok(json!(enabled)))
 }

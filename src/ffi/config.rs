@@ -34,7 +34,9 @@ pub struct mcp_config {
 /// `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
 /// the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
 /// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
-/// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
+/// `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
+/// off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
+/// `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,
@@ -66,7 +68,7 @@ unsafe fn edit(
 }
 
 /// Sets one setting to the value `value` computes (which may refuse the argument).
-unsafe fn set(
+pub(super) unsafe fn set(
     config: *mut mcp_config,
     err_out: *mut *mut mcp_error,
     key: &str,
