@@ -173,16 +173,14 @@ async fn auto_mode_falls_back_to_legacy_on_a_version_error_listing_only_legacy()
         .await
         .unwrap();
     assert_eq!(text(&echo), "legacy");
-    // (The echo's answer proves the server has read everything sent before it; the first call
-    // lists the tools once for output schema validation.)
+    // (The echo's answer proves the server has read everything sent before it.)
     assert_eq!(
         fx.wire.methods(),
         [
             "server/discover",
             "initialize",
             "notifications/initialized",
-            "tools/call",
-            "tools/list"
+            "tools/call"
         ]
     );
     // The -32022 data listed 2025-11-25, so that is what initialize offered.
@@ -272,8 +270,8 @@ async fn legacy_only_calls_are_refused_on_a_modern_connection() {
         .unwrap();
     assert_eq!(
         fx.wire.methods(),
-        ["server/discover", "tools/call", "tools/list"],
-        "nothing legacy went out (the tools/list is output schema validation's one listing)"
+        ["server/discover", "tools/call"],
+        "nothing legacy went out"
     );
 }
 

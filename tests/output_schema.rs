@@ -12,7 +12,13 @@ use serde_json::json;
 async fn conforming_results_pass_and_others_fail_with_the_raw_result() {
     for fx in [Fixture::modern(&[]), Fixture::legacy(&[])] {
         let client = fx.client();
-        // No tools/list yet: the first call lists the tools once.
+        // A result without structuredContent has nothing to check: no listing for it.
+        client
+            .call_tool("echo", Some(json!({"text": "hi"})), &none())
+            .await
+            .unwrap();
+        assert!(fx.wire.requests("tools/list").is_empty());
+        // No tools/list yet: the first structured result lists the tools once.
         let ok = client
             .call_tool("typed", Some(json!({"value": 5})), &none())
             .await
@@ -38,7 +44,10 @@ async fn conforming_results_pass_and_others_fail_with_the_raw_result() {
         assert!(e.message().contains("no structuredContent"), "{}", e.message());
 
         // Tools without a schema are not checked; the tools were listed once only.
-        client.call_tool("echo", Some(json!({"text": "hi"})), &none()).await.unwrap();
+        client
+            .call_tool("echo", Some(json!({"text": "hi"})), &none())
+            .await
+            .unwrap();
         assert_eq!(fx.wire.requests("tools/list").len(), 1);
     }
 }
@@ -65,7 +74,10 @@ async fn switchable_off_per_client_and_per_call() {
         .await
         .unwrap();
     assert_eq!(r["structuredContent"]["result"], "five");
-    assert!(fx.wire.requests("tools/list").is_empty(), "nothing to validate, nothing listed");
+    assert!(
+        fx.wire.requests("tools/list").is_empty(),
+        "nothing to validate, nothing listed"
+    );
 
     let fx = Fixture::modern(&[]);
     let client = fx.client();
@@ -79,5 +91,8 @@ async fn switchable_off_per_client_and_per_call() {
         .unwrap();
     assert_eq!(r["structuredContent"]["result"], "five");
     assert!(fx.wire.requests("tools/list").is_empty());
-    assert!(client.call_tool("typed", Some(json!({"value": "five"})), &none()).await.is_err());
+    assert!(client
+        .call_tool("typed", Some(json!({"value": "five"})), &none())
+        .await
+        .is_err());
 }

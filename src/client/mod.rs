@@ -494,10 +494,17 @@ impl Client {
         Ok(reply)
     }
 
-    /// Checks a tool's result against its declared `outputSchema`, listing the tools once when
-    /// the client has not seen a `tools/list` yet.
+    /// Checks a tool's result against its declared `outputSchema`. A result with
+    /// `structuredContent` from a client that has not seen a `tools/list` yet lists the tools
+    /// once first; a result without it is only checked against schemas already known (it has
+    /// nothing to validate, and listing for it would add a round trip to every first call).
+    /// Results of tools without a schema are not decoded (the C fast path keeps the bytes).
     async fn check_output(&self, name: &str, reply: &Reply, opts: &RequestOptions) -> Result<()> {
-        if !self.inner.tool_schemas.known() {
+        let schemas = &self.inner.tool_schemas;
+        if !schemas.known() {
+            if !output_schema::has_structured_content(&reply.json_text()) {
+                return Ok(());
+            }
             let list_opts = RequestOptions {
                 timeout: opts.timeout,
                 max_total: opts.max_total,
@@ -514,7 +521,10 @@ impl Client {
                 return Ok(());
             }
         }
-        self.inner.tool_schemas.check(name, reply.value()?.as_ref())
+        if !schemas.declares(name) {
+            return Ok(());
+        }
+        schemas.check(name, reply.value()?.as_ref())
     }
 
     /// The authorization context the response cache files `private` entries under (SEP-2549:

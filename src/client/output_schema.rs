@@ -61,7 +61,22 @@ impl jsonschema::Retrieve for NoRetrieval {
     }
 }
 
+/// Whether a result's JSON text has a top-level `structuredContent` (read without building it).
+pub(crate) fn has_structured_content(json: &str) -> bool {
+    #[derive(Deserialize)]
+    struct Probe {
+        #[serde(rename = "structuredContent")]
+        structured: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_str::<Probe>(json).is_ok_and(|p| p.structured.is_some())
+}
+
 impl ToolSchemas {
+    /// Whether tool `name` declared an output schema in the last listing.
+    pub fn declares(&self, name: &str) -> bool {
+        self.state.read().unwrap().tools.contains_key(name)
+    }
+
     /// Whether any `tools/list` answer has been seen.
     pub fn known(&self) -> bool {
         self.state.read().unwrap().known
