@@ -58,6 +58,22 @@
  *   MCP_PROTOCOL_VIOLATION, other messages are skipped. Results are always readable by
  *   mcp_json_pointer.
  * - Timeouts past MCP_MAX_TIMEOUT_MS are refused (MCP_INVALID_ARG), never wrapped.
+ *
+ * RESPONSE CACHING (SEP-2549) AND OUTPUT SCHEMAS (both on by default)
+ * - Results of server/discover, the list calls and resources/read are cached while the server's
+ *   ttlMs lasts (absent or negative: 0, i.e. not cached; capped at 24 h): a fresh entry answers
+ *   without a round trip. Each page is its own entry. `private` (or unscoped) entries belong to
+ *   the authorization context set with mcp_client_set_cache_partition, `public` ones are shared.
+ *   list_changed and resources/updated notifications (listen or legacy) evict before any
+ *   listener sees them; input_required results and MRTR retries are never stored; at most
+ *   `response_cache_max_entries` (512) entries. Per call: mcp_call_opts.cache_mode
+ *   (MCP_CACHE_USE, MCP_CACHE_REFRESH, MCP_CACHE_BYPASS); client-wide: mcp_config_set_response_cache.
+ * - A tools/call result's structuredContent is checked against the outputSchema its tool
+ *   declared in the last tools/list (JSON Schema 2020-12; $refs resolve inside the schema only,
+ *   nothing is fetched); a mismatch or a missing structuredContent is MCP_OUTPUT_SCHEMA_INVALID
+ *   (mcp_error_result_json: the raw result). A client without a tools/list lists the tools once
+ *   when the first structured result arrives. Off per call (mcp_call_opts.skip_output_validation)
+ *   or per client (mcp_config_set_validate_output_schema).
  */
 
 
