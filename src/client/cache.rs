@@ -136,8 +136,11 @@ impl ResponseCache {
 
     /// A fresh entry for the request: the caller's own partition first, then the shared one.
     pub fn get(&self, at: &Lookup) -> Option<Reply> {
+        self.get_at(at, Instant::now())
+    }
+
+    fn get_at(&self, at: &Lookup, now: Instant) -> Option<Reply> {
         let mut state = self.state.lock().unwrap();
-        let now = Instant::now();
         let own = Key {
             partition: Some(state.partition.clone()),
             method: at.method,
@@ -341,16 +344,19 @@ mod tests {
         assert!(c.get(&page2).is_none());
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn entries_go_stale_after_their_ttl() {
+    #[test]
+    fn entries_go_stale_after_their_ttl() {
         let c = ResponseCache::new(true, 8);
         let at = c.lookup("prompts/list", &Map::new()).unwrap();
+        let before = Instant::now();
         c.put(&at, br#"{"prompts":[],"ttlMs":1000,"cacheScope":"private"}"#);
-        tokio::time::advance(Duration::from_millis(999)).await;
-        assert!(c.get(&at).is_some());
-        tokio::time::advance(Duration::from_millis(1)).await;
-        assert!(c.get(&at).is_none(), "fresh only while now < received + ttlMs");
-        assert_eq!(c.len(), 0);
+        let after = Instant::now();
+        assert!(c.get_at(&at, before + Duration::from_millis(999)).is_some());
+        assert!(
+            c.get_at(&at, after + Duration::from_millis(1000)).is_none(),
+            "fresh only while now < received + ttlMs"
+        );
+        assert_eq!(c.len(), 0, "a stale entry is dropped when met");
     }
 
     #[test]
