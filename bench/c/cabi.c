@@ -83,7 +83,7 @@ static int test_seq(void) {
 /* tools/list for `secs` (or max_calls) with one cache mode, recording each latency. */
 static size_t list_loop(mcp_client *c, uint32_t mode, double secs, samples *s, double *elapsed) {
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    if (mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) != MCP_OK) die("mcp_call_opts_init");
     opts.cache_mode = mode;
     uint64_t start = now_ns(), deadline = start + (uint64_t)(secs * 1e9), t = start;
     size_t calls = 0;

@@ -2,7 +2,8 @@
 //! and the client's cache controls; the configuration switches of both issue-17 features
 //! (response caching, output schema validation). The cache itself is `crate::client`'s (`cache.rs`).
 
-use super::client::{mcp_client, with_client};
+use super::boundary::ffi_boundary;
+use super::client::{mcp_client, on_client};
 use super::config::{mcp_config, set};
 use super::error::{mcp_error, Failure};
 use super::status::mcp_status;
@@ -35,23 +36,29 @@ pub(crate) fn mode(value: u32) -> Result<CacheMode, Failure> {
 /// value drops the previous context's private entries; `public` entries stay shared. Any
 /// thread.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_cache_partition(
     client: *mut mcp_client,
     partition: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        fc.client.set_cache_partition(arg_str(partition, "partition")?);
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            fc.client.set_cache_partition(arg_str(partition, "partition")?);
+            Ok(())
+        })
     })
 }
 
 /// Empties the client's response cache. Any thread.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_clear_cache(client: *mut mcp_client, err_out: *mut *mut mcp_error) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        fc.client.clear_cache();
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            fc.client.clear_cache();
+            Ok(())
+        })
     })
 }
 
@@ -60,27 +67,30 @@ pub unsafe extern "C" fn mcp_client_clear_cache(client: *mut mcp_client, err_out
 /// trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
 /// notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_response_cache(
     config: *mut mcp_config,
     enabled: bool,
     max_entries: u32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let status = set(config, err_out, "response_cache", || Ok(json!(enabled)));
-    if status != super::status::MCP_OK {
-        return status;
-    }
-    set(config, err_out, "response_cache_max_entries", || Ok(json!(max_entries)))
+    ffi_boundary!(err_out, {
+        set(config, "response_cache", || Ok(json!(enabled)))?;
+        set(config, "response_cache_max_entries", || Ok(json!(max_entries)))
+    })
 }
 
 /// Output schema validation for the whole client (default on): a tool result whose
 /// `structuredContent` does not match the tool's `outputSchema` fails with
 /// `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_validate_output_schema(
     config: *mut mcp_config,
     enabled: bool,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "validate_output_schema", || Ok(json!(enabled)))
+    ffi_boundary!(err_out, {
+        set(config, "validate_output_schema", || Ok(json!(enabled)))
+    })
 }

@@ -9,6 +9,7 @@
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
 pub mod auth;
+pub(crate) mod boundary;
 pub mod cache;
 pub mod cancel;
 pub mod client;
@@ -23,6 +24,7 @@ pub mod handlers;
 pub mod json;
 pub mod opts;
 mod responder;
+pub mod responders;
 pub mod skills;
 pub mod status;
 pub mod strings;

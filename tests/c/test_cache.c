@@ -41,7 +41,7 @@ static void test_second_list_within_ttl_sends_nothing(void)
     EXPECT(tools_lists(record) == 1);
 
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     EXPECT(opts.cache_mode == MCP_CACHE_USE && !opts.skip_output_validation);
     opts.cache_mode = MCP_CACHE_BYPASS;
     list_tools(c, &opts);
@@ -110,7 +110,7 @@ static void test_output_schema_validation(void)
     err = NULL;
 
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.skip_output_validation = true;
     EXPECT_STATUS(mcp_client_call_tool(c, "typed", "{\"value\":\"five\"}", NULL, NULL, &opts, &out, &err), MCP_OK, err);
     EXPECT_CONTAINS(out, "\"five\"");

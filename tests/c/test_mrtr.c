@@ -512,7 +512,7 @@ static void test_reply_after_cancel(void)
     x.s = &s;
     x.token = mcp_cancel_token_new();
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = x.token;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, cancel_when_deferred, &x) == 0);
@@ -535,7 +535,7 @@ static void test_reply_after_cancel(void)
 
     /* Same after a timeout, with reply_error. */
     script_init(&s, SCRIPT_DEFER);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 200;
     EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, &opts, &out, &err),
                   MCP_TIMEOUT, err);
@@ -564,7 +564,7 @@ static void test_precancelled_token(void)
     mcp_cancel_token *tok = mcp_cancel_token_new();
     mcp_cancel_token_cancel(tok);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = tok;
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -600,7 +600,8 @@ static void slow_handler_cb(void *userdata, const char *method, const char *para
     else
         sleep_ms(300);
     ASTORE(&h->finished, 1);
-    mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
+    mcp_status answered = mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 struct slow_call {
@@ -629,7 +630,7 @@ static void test_cancel_waits_for_running_handler(void)
         mcp_error *err = NULL;
         EXPECT_STATUS(mcp_client_on_elicitation(c, slow_handler_cb, &h, NULL, &err), MCP_OK, err);
         mcp_call_opts opts;
-        mcp_call_opts_init(&opts);
+        CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
         opts.cancel = h.token;
         struct slow_call sc = {c, &opts, -1};
         pthread_t th;
@@ -692,7 +693,8 @@ static void defer_then_reply(void *userdata, const char *m, const char *p, size_
     *was_cancelled = mcp_responder_is_cancelled(r) ? 1 : 0;
     mcp_responder_defer(r);
     mcp_responder_defer(r); /* idempotent */
-    mcp_responder_reply_json(r, ACCEPT_NAME("Deferred inline"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Deferred inline"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void test_defer_then_reply_inline(void)

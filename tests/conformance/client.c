@@ -94,7 +94,7 @@ static void on_roots(void *ud, const char *method, const char *params, size_t le
 /* The suite's authorization servers redirect at once, without a login page: the client must GET
  * the authorization URL itself, without following the redirect, and read code, state and iss
  * from Location (spec digest section 17.3). A real host opens a browser here instead. */
-static void on_authorization(void *ud, const char *url, const char *redirect_uri, mcp_auth_responder *r) {
+static void on_authorization(void *ud, const char *url, const char *redirect_uri, mcp_responder *r) {
     (void)ud;
     char *location = NULL;
     mcp_error *err = NULL;
@@ -102,11 +102,11 @@ static void on_authorization(void *ud, const char *url, const char *redirect_uri
     mcp_status st = mcp_auth_fetch_redirect(url, 10000, &location, &err);
     if (st != MCP_OK) {
         fprintf(stderr, "authorization: %s\n", mcp_error_message(err));
-        mcp_auth_responder_fail(r, mcp_error_message(err), NULL);
+        mcp_responder_reply_error(r, 0, mcp_error_message(err), NULL);
         mcp_error_free(err);
         return;
     }
-    mcp_auth_responder_reply(r, location, NULL);
+    mcp_responder_reply_url(r, location, NULL);
     mcp_string_free(location);
 }
 
@@ -418,7 +418,7 @@ int main(int argc, char **argv) {
         return fail("registering handlers", st, err);
 
     char *info = NULL;
-    st = mcp_client_connect(client, &info, &err);
+    st = mcp_client_connect(client, NULL, &info, &err);
     if (st != MCP_OK && err && mcp_error_www_authenticate(err))
         fprintf(stderr, "WWW-Authenticate: %s\n", mcp_error_www_authenticate(err));
     int failed = st != MCP_OK ? fail("connect", st, err) : 0;
