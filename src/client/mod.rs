@@ -401,7 +401,8 @@ impl Client {
         }
         let first_page = !params.contains_key("cursor");
         let (reply, retried) = self.request_fresh(method, params, opts).await?;
-        let lists_tools = method == methods::TOOLS_LIST;
+        // Tool schemas are only kept for output validation.
+        let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
         if (lookup.is_some() && !retried) || lists_tools {
             // Results reaching here are complete (input_required ends as an error).
             let json = reply.json_text();
