@@ -4,6 +4,7 @@
 mod cache;
 mod cancel;
 mod handlers;
+mod json_schema;
 mod lifecycle;
 mod mrtr;
 mod options;

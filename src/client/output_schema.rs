@@ -3,10 +3,11 @@
 //! schema names another draft). A failure is `ErrorKind::OutputSchemaInvalid` carrying the
 //! validation message and the raw result.
 //!
-//! Schemas are compiled on first use and kept until the next first page of `tools/list`
-//! replaces the set. `$ref`s resolve only inside the schema: the retriever refuses every
-//! external URI, so validation never touches the network or the file system.
+//! Schemas are compiled on first use (`json_schema`, this crate's small validator) and kept
+//! until the next first page of `tools/list` replaces the set. `$ref`s resolve only inside the
+//! schema: any other is refused, so validation never touches the network or the file system.
 
+use super::json_schema::Schema;
 use crate::error::{Error, ErrorKind, Result};
 use serde::Deserialize;
 use serde_json::Value;
@@ -19,7 +20,7 @@ const MAX_QUOTED: usize = 5;
 /// One tool's declared output schema, compiled on first use.
 struct Declared {
     schema: Value,
-    compiled: OnceLock<std::result::Result<jsonschema::Validator, String>>,
+    compiled: OnceLock<std::result::Result<Schema, String>>,
 }
 
 #[derive(Default)]
@@ -46,19 +47,6 @@ struct Tool {
     name: String,
     #[serde(rename = "outputSchema")]
     output_schema: Option<Value>,
-}
-
-/// Refuses every external `$ref`: schemas come from the server and must not make the client
-/// fetch anything.
-struct NoRetrieval;
-
-impl jsonschema::Retrieve for NoRetrieval {
-    fn retrieve(
-        &self,
-        uri: &jsonschema::Uri<String>,
-    ) -> std::result::Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-        Err(format!("external $ref {} is not fetched", uri.as_str()).into())
-    }
 }
 
 /// Whether a result's JSON text has a top-level `structuredContent` (read without building it).
@@ -128,25 +116,12 @@ impl ToolSchemas {
         let Some(structured) = result.get("structuredContent") else {
             return fail("the tool declares an outputSchema but returned no structuredContent".into());
         };
-        let compiled = declared.compiled.get_or_init(|| {
-            jsonschema::options()
-                .with_retriever(NoRetrieval)
-                .build(&declared.schema)
-                .map_err(|e| e.to_string())
-        });
+        let compiled = declared.compiled.get_or_init(|| Schema::compile(&declared.schema));
         let validator = match compiled {
             Ok(v) => v,
             Err(why) => return fail(format!("its outputSchema is not a usable JSON Schema: {why}")),
         };
-        let errors: Vec<String> = validator
-            .iter_errors(structured)
-            .take(MAX_QUOTED + 1)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                let at = if at.is_empty() { "/".to_string() } else { at };
-                format!("at {at}: {e}")
-            })
-            .collect();
+        let errors = validator.errors(structured, MAX_QUOTED + 1);
         if errors.is_empty() {
             return Ok(());
         }
