@@ -248,7 +248,8 @@ impl Errors {
 
 fn number_rules(s: &Map<String, Value>, x: f64, path: &str, out: &mut Errors) {
     let bound = |key: &str| s.get(key).and_then(Value::as_f64);
-    let checks: [(&str, fn(f64, f64) -> bool); 4] = [
+    type Holds = fn(f64, f64) -> bool;
+    let checks: [(&str, Holds); 4] = [
         ("minimum", |x, b| x >= b),
         ("maximum", |x, b| x <= b),
         ("exclusiveMinimum", |x, b| x > b),
