@@ -161,6 +161,11 @@ update-schemas:
 bench:
 	python3 bench/run.py $(BENCH_ARGS)
 
+# One small target: a cached tools/list (SEP-2549) costs no round trip (bench/results/cache.md).
+.PHONY: bench-cache
+bench-cache:
+	python3 bench/run.py --only cache $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

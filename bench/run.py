@@ -11,6 +11,11 @@ Every run is bounded: each measurement loop stops after --duration seconds (or i
 each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
 
     python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
+    python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+
+`--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
+(SEP-2549 response cache) against the same call sent to the server, and checks from the
+server's `--record` file that the cached calls cost no round trip (bench/results/cache.md).
 """
 
 from __future__ import annotations
@@ -645,6 +650,54 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     return "\n".join(L) + "\n"
 
 
+def bench_cache(args) -> int:
+    """The response-cache target: C ABI `tools/list` from the cache vs with MCP_CACHE_BYPASS."""
+    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
+    fixture = Path(args.fixture) if args.fixture else FIXTURE
+    if not args.skip_build and not args.lib:
+        log("building the release library and fixture server")
+        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
+    CBIN.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    sh([cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
+        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+    LOGS.mkdir(parents=True, exist_ok=True)
+    record = LOGS / "cache-record.jsonl"
+    record.unlink(missing_ok=True)
+    cmd = [str(CBIN / "cabi"), "cache", "--duration", str(args.duration), "--max-calls", "200000", "--",
+           str(fixture), "--fast", "--cache-ttl-ms", "600000", "--record", str(record)]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, timeout=120, check=True, cwd=ROOT).stdout
+    res = json.loads(out.strip().splitlines()[-1])
+    lists = sum(1 for line in record.read_text().splitlines() if '"tools/list"' in line)
+    # Every bypassed call reaches the server, and of the cached series only its first (the fill).
+    round_trips = lists - res["sent_calls"]
+    ok = round_trips == 1 and res["cached_p50_us"] < res["sent_p50_us"]
+    md = "\n".join([
+        "# Response cache (SEP-2549): a cached tools/list",
+        "",
+        f"C ABI (`bench/c/cabi.c cache`), library `{lib.relative_to(ROOT) if lib.is_relative_to(ROOT) else lib}`, "
+        f"fixture `--fast --cache-ttl-ms 600000`, {args.duration} s per series, "
+        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
+        "",
+        "| series | calls | calls/s | p50 µs | p99 µs | requests the server received |",
+        "|---|---|---|---|---|---|",
+        f"| `MCP_CACHE_BYPASS` (sent) | {res['sent_calls']} | {res['sent_per_sec']:.0f} | {res['sent_p50_us']:.1f} | "
+        f"{res['sent_p99_us']:.1f} | {res['sent_calls']} |",
+        f"| `MCP_CACHE_USE` (cached) | {res['cached_calls']} | {res['cached_per_sec']:.0f} | "
+        f"{res['cached_p50_us']:.1f} | {res['cached_p99_us']:.1f} | {round_trips} (the fill) |",
+        "",
+        f"{'PASS' if ok else 'FAIL'}: a cached tools/list costs no round trip "
+        f"({res['cached_calls'] - 1} of {res['cached_calls']} cached calls sent nothing; "
+        f"p50 {res['cached_p50_us']:.1f} µs vs {res['sent_p50_us']:.1f} µs sent)",
+        "",
+    ])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "cache.md").write_text(md)
+    print(md)
+    return 0 if ok else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per sequential stdio figure")
@@ -656,7 +709,12 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
+    ap.add_argument("--only", choices=["all", "cache"], default="all", help="cache: only the response-cache target")
+    ap.add_argument("--lib", help="--only cache: the libmcp_client.a to link (default target/release)")
+    ap.add_argument("--fixture", help="--only cache: the fixture server (default target/release)")
     args = ap.parse_args()
+    if args.only == "cache":
+        return bench_cache(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10

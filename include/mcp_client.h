@@ -85,6 +85,22 @@
  *   MCP_PROTOCOL_VIOLATION, other messages are skipped. Results are always readable by
  *   mcp_json_pointer.
  * - Timeouts past MCP_MAX_TIMEOUT_MS are refused (MCP_INVALID_ARG), never wrapped.
+ *
+ * RESPONSE CACHING (SEP-2549) AND OUTPUT SCHEMAS (both on by default)
+ * - Results of server/discover, the list calls and resources/read are cached while the server's
+ *   ttlMs lasts (absent or negative: 0, i.e. not cached; capped at 24 h): a fresh entry answers
+ *   without a round trip. Each page is its own entry. `private` (or unscoped) entries belong to
+ *   the authorization context set with mcp_client_set_cache_partition, `public` ones are shared.
+ *   list_changed and resources/updated notifications (listen or legacy) evict before any
+ *   listener sees them; input_required results and MRTR retries are never stored; at most
+ *   `response_cache_max_entries` (512) entries. Per call: mcp_call_opts.cache_mode
+ *   (MCP_CACHE_USE, MCP_CACHE_REFRESH, MCP_CACHE_BYPASS); client-wide: mcp_config_set_response_cache.
+ * - A tools/call result's structuredContent is checked against the outputSchema its tool
+ *   declared in the last tools/list (JSON Schema 2020-12 assertions; $refs resolve inside the
+ *   schema only, nothing is fetched; `pattern` and `format` are not checked); a mismatch or a missing structuredContent is MCP_OUTPUT_SCHEMA_INVALID
+ *   (mcp_error_result_json: the raw result). A client without a tools/list lists the tools once
+ *   when the first structured result arrives. Off per call (mcp_call_opts.skip_output_validation)
+ *   or per client (mcp_config_set_validate_output_schema).
  */
 /* MCP_API marks the library's exported functions (default visibility, so a host building with
  * -fvisibility=hidden still links them). MCP_WARN_UNUSED_RESULT marks functions returning an
@@ -122,6 +138,21 @@
 #define MCP_RESULT_TYPE_COMPLETE "complete"
 #define MCP_RESULT_TYPE_INPUT_REQUIRED "input_required"
 
+
+/**
+ * `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
+ */
+#define MCP_CACHE_USE 0
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server, then store its answer.
+ */
+#define MCP_CACHE_REFRESH 1
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server and store nothing.
+ */
+#define MCP_CACHE_BYPASS 2
 
 /**
  * List kinds for `mcp_client_list` and `mcp_client_list_all`.
@@ -382,6 +413,16 @@ typedef struct mcp_call_opts {
    */
   mcp_progress_fn on_progress;
   void *progress_userdata;
+  /**
+   * Response cache use (SEP-2549) for `server/discover`, the list calls and
+   * `resources/read`: `MCP_CACHE_USE` (default), `MCP_CACHE_REFRESH` or `MCP_CACHE_BYPASS`.
+   */
+  uint32_t cache_mode;
+  /**
+   * `mcp_client_call_tool`: do not check `structuredContent` against the tool's
+   * `outputSchema` for this call (no `MCP_OUTPUT_SCHEMA_INVALID`).
+   */
+  bool skip_output_validation;
 } mcp_call_opts;
 
 /**
@@ -494,6 +535,14 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
  */
 #define MCP_SKILL_VERIFICATION_FAILED 304
 
+/**
+ * A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+ * declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+ * raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+ * (`mcp_call_opts.skip_output_validation`).
+ */
+#define MCP_OUTPUT_SCHEMA_INVALID 305
+
 #define MCP_INTERNAL 900
 
 #define MCP_PANIC 901
@@ -554,6 +603,50 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
                                    int64_t timeout_ms,
                                    char **redirect_url_out,
                                    struct mcp_error **err_out);
+
+/**
+ * Sets the authorization context the response cache files `private` entries under (the
+ * host's name for the current principal, e.g. issuer plus subject; "" at creation). A new
+ * value drops the previous context's private entries; `public` entries stay shared. Any
+ * thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_cache_partition(struct mcp_client *client,
+                                          const char *partition,
+                                          struct mcp_error **err_out);
+
+/**
+ * Empties the client's response cache. Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_clear_cache(struct mcp_client *client,
+                                  struct mcp_error **err_out);
+
+/**
+ * Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+ * results of `server/discover`, the list calls and `resources/read` are served without a round
+ * trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+ * notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_response_cache(struct mcp_config *config,
+                                         bool enabled,
+                                         uint32_t max_entries,
+                                         struct mcp_error **err_out);
+
+/**
+ * Output schema validation for the whole client (default on): a tool result whose
+ * `structuredContent` does not match the tool's `outputSchema` fails with
+ * `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
+                                                 bool enabled,
+                                                 struct mcp_error **err_out);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
@@ -802,7 +895,9 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
  * and the opt-in `reconnect`
  * policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
- * `mcp_client_on_connection_state`). Free with `mcp_config_free`.
+ * `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
+ * off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
+ * `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1087,7 +1182,8 @@ MCP_API const char *mcp_error_request_state(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the raw `input_required` result as JSON (the last one for
- * `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+ * `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+ * otherwise. Borrowed.
  */
 MCP_API const char *mcp_error_result_json(const struct mcp_error *error);
 

@@ -48,6 +48,9 @@ pub enum ErrorKind {
     /// A skill file or entry failed SEP-2640 verification (size, digest, frontmatter, or the
     /// entry's structural rules); nothing unverified was returned.
     SkillVerificationFailed,
+    /// A tool's `structuredContent` does not match the `outputSchema` it declared (or is missing);
+    /// the message says where, [`Error::result`] holds the raw result.
+    OutputSchemaInvalid,
     /// A blocking call was made from a context where it would deadlock.
     Reentrant,
     /// A bug in this library.
@@ -93,6 +96,8 @@ struct Inner {
     http_status: Option<u16>,
     /// The `WWW-Authenticate` header of that answer (challenges carry no credentials).
     www_authenticate: Option<String>,
+    /// The raw result behind the failure (`OutputSchemaInvalid`).
+    result: Option<Value>,
 }
 
 impl Error {
@@ -105,6 +110,7 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
@@ -122,6 +128,7 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
@@ -134,6 +141,7 @@ impl Error {
             input: Some(data),
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
@@ -167,6 +175,11 @@ impl Error {
             .get("elicitations")
             .filter(|e| e.is_array())
     }
+    /// The raw result that failed a check (`OutputSchemaInvalid`); for the input-required kinds
+    /// see [`Error::input_required_data`].
+    pub fn result(&self) -> Option<&Value> {
+        self.0.result.as_ref()
+    }
     /// The HTTP status of the answer that caused this error, if any.
     pub fn http_status(&self) -> Option<u16> {
         self.0.http_status
@@ -174,6 +187,12 @@ impl Error {
     /// The `WWW-Authenticate` header of that answer (for `AuthRequired`), if any.
     pub fn www_authenticate(&self) -> Option<&str> {
         self.0.www_authenticate.as_deref()
+    }
+
+    /// The same error, carrying the raw result that failed a check.
+    pub(crate) fn with_result(mut self, result: Value) -> Self {
+        self.0.result = Some(result);
+        self
     }
 
     /// The same error, recording the HTTP status behind it.

@@ -57,9 +57,9 @@ mod untrusted;
 pub use auth::{AuthorizationHandler, AuthorizationRequest, Grant, MemoryTokenStore, OAuthConfig, TokenStore};
 pub use base::BoxFuture;
 pub use client::{
-    CancelToken, Client, ClientConfig, ConnectMode, ConnectionState, ConnectionStateFn, EraCache, HandlerError,
-    InputHandler, InputKind, InputRequest, ListKind, LogFn, LogLine, NotificationFn, Progress, ProgressFn,
-    ReconnectPolicy, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
+    CacheMode, CancelToken, Client, ClientConfig, ConnectMode, ConnectionState, ConnectionStateFn, EraCache,
+    HandlerError, InputHandler, InputKind, InputRequest, ListKind, LogFn, LogLine, NotificationFn, Progress,
+    ProgressFn, ReconnectPolicy, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
 // Issue 17: URL elicitation, manual input mode, the tasks extension.
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};

@@ -232,6 +232,21 @@ MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATI
 
 #undef MCP_CPP_ERROR_CLASS
 
+/// MCP_OUTPUT_SCHEMA_INVALID: a tool's structuredContent does not match the outputSchema its
+/// tools/list entry declared (or is missing). what() says where; result_json() is the tool's
+/// raw CallToolResult. Off per client (Config::validate_output_schema) or per call
+/// (CallOptions::validate_output = false).
+class OutputSchemaError : public Error {
+public:
+    OutputSchemaError(mcp_status status, std::string message, std::optional<int64_t> code,
+                      std::optional<std::string> data, std::string result_json)
+        : Error(status, std::move(message), code, std::move(data)), result_json_(std::move(result_json)) {}
+    const std::string& result_json() const noexcept { return result_json_; }
+
+private:
+    std::string result_json_;
+};
+
 /// Common base of the two input-required failures: the server's inputRequests, its opaque
 /// requestState (byte-exact) and the raw input_required result.
 class InputRequestsError : public Error {
@@ -348,6 +363,9 @@ inline std::string shown(std::string s) {
     }
     std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
+    if (err && status == MCP_OUTPUT_SCHEMA_INVALID) {
+        if (const char* r = mcp_error_result_json(err.get())) result = r;
+    }
     if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
         if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
         if (const char* r = mcp_error_unanswered_json(err.get())) unanswered = r;
@@ -381,6 +399,7 @@ inline std::string shown(std::string s) {
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
         case MCP_SKILL_VERIFICATION_FAILED: throw SkillVerificationError(status, message, code, data, http, challenge);
+        case MCP_OUTPUT_SCHEMA_INVALID: throw OutputSchemaError(status, message, code, data, std::move(result));
         case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
@@ -535,6 +554,11 @@ struct CallOptions {
     std::optional<std::string> input_responses_json;
     /// Manual MRTR: InputRequiredError::request_state(), verbatim.
     std::optional<std::string> request_state;
+    /// Response cache use (SEP-2549) for discover, the lists and read_resource:
+    /// MCP_CACHE_USE (default), MCP_CACHE_REFRESH or MCP_CACHE_BYPASS.
+    uint32_t cache_mode = MCP_CACHE_USE;
+    /// call_tool: false skips the check of structuredContent against the tool's outputSchema.
+    bool validate_output = true;
 
     static constexpr std::chrono::milliseconds no_timeout{-1};
 };
@@ -568,6 +592,8 @@ inline mcp_call_opts native_opts(const CallOptions& o) {
     c.cancel = o.cancel ? o.cancel->native() : nullptr;
     c.meta_json = c_or_null(o.meta_json);
     c.log_level = c_or_null(o.log_level);
+    c.cache_mode = o.cache_mode;
+    c.skip_output_validation = !o.validate_output;
     if (o.on_progress) {
         c.on_progress = &progress_trampoline;
         c.progress_userdata = const_cast<void*>(static_cast<const void*>(&o.on_progress));
@@ -1092,6 +1118,14 @@ public:
     Config& max_input_rounds(uint32_t rounds) {
         return set([&](mcp_error** e) { return mcp_config_set_input_required_max_rounds(config_, rounds, e); });
     }
+    /// Response caching (SEP-2549; default on, 512 entries); false or 0 entries turn it off.
+    Config& response_cache(bool enabled, uint32_t max_entries = 512) {
+        return set([&](mcp_error** e) { return mcp_config_set_response_cache(config_, enabled, max_entries, e); });
+    }
+    /// Output schema validation of tool results (default on).
+    Config& validate_output_schema(bool enabled) {
+        return set([&](mcp_error** e) { return mcp_config_set_validate_output_schema(config_, enabled, e); });
+    }
 
     const mcp_config* native() const noexcept { return config_; }
 
@@ -1254,6 +1288,16 @@ public:
     /// Wakes every blocked call (ClosedError), ends subscriptions, shuts the server down.
     /// Idempotent; any thread, callbacks included.
     void close() noexcept { mcp_client_close(client_); }
+
+    /// The authorization context the response cache files private entries under; a new value
+    /// drops the old context's private entries (public ones stay shared).
+    void set_cache_partition(const std::string& partition) {
+        detail::check([&](mcp_error** e) { return mcp_client_set_cache_partition(client_, detail::c_arg(partition), e); });
+    }
+    /// Empties the response cache.
+    void clear_cache() {
+        detail::check([&](mcp_error** e) { return mcp_client_clear_cache(client_, e); });
+    }
 
     // ---- requests ------------------------------------------------------------------------
 

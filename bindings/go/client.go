@@ -309,6 +309,8 @@ func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error)
 		}
 		pr.requestState = str(*s.requestState)
 	}
+	pr.opts.cache_mode = C.uint32_t(s.cacheMode)
+	pr.opts.skip_output_validation = C.bool(s.skipValidation)
 	if ctx.Done() != nil {
 		pr.token = C.mcp_cancel_token_new()
 		pr.opts.cancel = pr.token

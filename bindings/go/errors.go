@@ -42,6 +42,7 @@ const (
 	StatusHandlerFailed           Status = C.MCP_HANDLER_FAILED
 	StatusURLElicitationRequired  Status = C.MCP_URL_ELICITATION_REQUIRED
 	StatusSkillVerificationFailed Status = C.MCP_SKILL_VERIFICATION_FAILED
+	StatusOutputSchemaInvalid     Status = C.MCP_OUTPUT_SCHEMA_INVALID
 	StatusInternal                Status = C.MCP_INTERNAL
 	StatusPanic                   Status = C.MCP_PANIC
 )
@@ -122,7 +123,20 @@ var (
 	// ErrSkillVerificationFailed: a skill file or entry failed the SEP-2640 checks; no content
 	// was returned.
 	ErrSkillVerificationFailed error = &statusSentinel{StatusSkillVerificationFailed}
+	// ErrOutputSchemaInvalid: a tool's structuredContent does not match the outputSchema its
+	// tools/list entry declared (errors.As into *OutputSchemaError for the raw result).
+	ErrOutputSchemaInvalid error = &statusSentinel{StatusOutputSchemaInvalid}
 )
+
+// OutputSchemaError carries the tool result that failed output schema validation
+// (StatusOutputSchemaInvalid); Error.Message says where it failed.
+type OutputSchemaError struct {
+	Result json.RawMessage // the raw CallToolResult
+}
+
+func (e *OutputSchemaError) Error() string {
+	return "mcpclient: tool result does not match its output schema"
+}
 
 // RPCError is the JSON-RPC error object the server answered with (status
 // StatusJSONRPCError, or StatusCapabilityMissing for -32021).
@@ -204,6 +218,12 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 		e.detail = rpc
 	}
 	switch e.Status {
+	case StatusOutputSchemaInvalid:
+		detail := &OutputSchemaError{}
+		if p := C.mcp_error_result_json(cerr); p != nil {
+			detail.Result = json.RawMessage(C.GoString(p))
+		}
+		e.detail = detail
 	case StatusInputRequired, StatusInputRoundsExceeded:
 		var reqs, result json.RawMessage
 		if p := C.mcp_error_input_requests_json(cerr); p != nil {

@@ -89,9 +89,19 @@ pub(crate) struct Hooks {
     roots: RwLock<Option<Arc<dyn InputHandler>>>,
     notification: RwLock<Option<NotificationFn>>,
     log: RwLock<Option<LogFn>>,
+    /// Told of every notification first: list_changed and updated invalidate its entries.
+    cache: Option<Arc<super::cache::ResponseCache>>,
 }
 
 impl Hooks {
+    /// Hooks that keep `cache` in step with the server's notifications.
+    pub fn with_cache(cache: Arc<super::cache::ResponseCache>) -> Hooks {
+        Hooks {
+            cache: Some(cache),
+            ..Hooks::default()
+        }
+    }
+
     fn slot(&self, kind: InputKind) -> &RwLock<Option<Arc<dyn InputHandler>>> {
         match kind {
             InputKind::Elicitation => &self.elicitation,
@@ -155,6 +165,15 @@ impl Hooks {
     pub fn set_log(&self, f: Option<LogFn>) {
         let old = std::mem::replace(&mut *self.log.write().unwrap(), f);
         drop(old);
+    }
+
+    /// Lets the response cache drop what a notification makes stale; runs before the
+    /// notification reaches a listener or subscription, so a host reacting to it never reads
+    /// the stale entry.
+    pub fn invalidate(&self, method: &str, params: &Value) {
+        if let Some(cache) = &self.cache {
+            cache.on_notification(method, params);
+        }
     }
 
     pub fn notify(&self, method: &str, params: &Value) {

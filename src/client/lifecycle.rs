@@ -81,6 +81,8 @@ impl Client {
             self.establish_bounded().await?
         };
         let info = conn.info();
+        // A new connection (a restarted server, maybe another era) starts with an empty cache.
+        self.inner.cache.clear();
         *self.inner.conn.write().unwrap() = Some(conn.clone());
         if self.is_closed() {
             // close() ran while we were connecting: it could not see this connection.

@@ -1,12 +1,15 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
+mod cache;
 mod era_cache;
 mod handlers;
 mod input_modes;
+mod json_schema;
 mod lifecycle;
 mod mrtr;
 mod options;
+mod output_schema;
 mod reconnect;
 mod reply;
 mod session;
@@ -16,6 +19,7 @@ mod tasks;
 
 use crate::base::cancel;
 pub use crate::base::CancelToken;
+pub use cache::CacheMode;
 pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use input_modes::{ElicitationModes, ManualInput};
@@ -147,6 +151,10 @@ struct Inner {
     on_state: RwLock<Option<ConnectionStateFn>>,
     /// The tasks extension's status listener (`Client::on_task_status`).
     task_listener: RwLock<Option<TaskStatusFn>>,
+    /// SEP-2549 response cache (`client/cache`).
+    cache: Arc<cache::ResponseCache>,
+    /// Output schemas from the last `tools/list` (`client/output_schema`).
+    tool_schemas: output_schema::ToolSchemas,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -159,11 +167,17 @@ pub struct Client {
 impl Client {
     /// A client for `config`; nothing is started until the first call or [`Client::connect`].
     pub fn new(config: ClientConfig) -> Client {
+        let cache = Arc::new(cache::ResponseCache::new(
+            config.response_cache,
+            config.response_cache_max_entries,
+        ));
         Client {
             inner: Arc::new(Inner {
                 auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
-                hooks: Arc::default(),
+                hooks: Arc::new(Hooks::with_cache(cache.clone())),
+                cache,
+                tool_schemas: output_schema::ToolSchemas::default(),
                 conn: RwLock::new(None),
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
@@ -409,17 +423,54 @@ impl Client {
     }
 
     /// As [`Client::request`], the result decoded only as far as the client needed it.
+    /// Cacheable methods (SEP-2549, `client/cache`) are answered from a fresh entry when there
+    /// is one; every `tools/list` answer updates the tools' output schemas.
     pub(crate) async fn request_reply(
         &self,
         method: &str,
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let mut params = match params {
+        let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Error::invalid("params must be a JSON object")),
         };
+        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
+        let lookup = match opts.cache {
+            CacheMode::Bypass => None,
+            _ if manual => None,
+            _ => self.inner.cache.lookup(method, &params),
+        };
+        if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
+            if let Some(hit) = self.inner.cache.get(at) {
+                return Ok(hit);
+            }
+        }
+        let first_page = !params.contains_key("cursor");
+        let (reply, retried) = self.request_fresh(method, params, opts).await?;
+        // Tool schemas are only kept for output validation.
+        let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
+        if (lookup.is_some() && !retried) || lists_tools {
+            // Results reaching here are complete (input_required ends as an error).
+            let json = reply.json_text();
+            if let Some(at) = lookup.filter(|_| !retried) {
+                self.inner.cache.put(&at, json.as_bytes());
+            }
+            if lists_tools {
+                self.inner.tool_schemas.absorb(json.as_bytes(), first_page);
+            }
+        }
+        Ok(reply)
+    }
+
+    /// The uncached request path; the flag says whether the result answered an MRTR retry.
+    async fn request_fresh(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Result<(Reply, bool)> {
         let wait = self.wait_for(opts);
         // With a reconnect policy an idempotent request that lost its connection goes again on
         // the new one (bounded: each round is a reconnect, which has its own attempt limit).
@@ -446,7 +497,9 @@ impl Client {
                     "{method} does not take inputResponses or requestState"
                 )))
             } else {
-                self.exchange(&conn, method, &params, opts, &wait).await
+                self.exchange(&conn, method, &params, opts, &wait)
+                    .await
+                    .map(|r| (r, false))
             };
             match outcome {
                 Err(e) if self.lost(&conn, &e) && self.drop_lost(&conn, &e).await => {
@@ -483,8 +536,58 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
         }
-        self.request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
-            .await
+        let reply = self
+            .request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
+            .await?;
+        if self.inner.config.validate_output_schema && !opts.skip_output_validation {
+            self.check_output(name, &reply, opts).await?;
+        }
+        Ok(reply)
+    }
+
+    /// Checks a tool's result against its declared `outputSchema`. A result with
+    /// `structuredContent` from a client that has not seen a `tools/list` yet lists the tools
+    /// once first; a result without it is only checked against schemas already known (it has
+    /// nothing to validate, and listing for it would add a round trip to every first call).
+    /// Results of tools without a schema are not decoded (the C fast path keeps the bytes).
+    async fn check_output(&self, name: &str, reply: &Reply, opts: &RequestOptions) -> Result<()> {
+        let schemas = &self.inner.tool_schemas;
+        if !schemas.known() {
+            if !output_schema::has_structured_content(&reply.json_text()) {
+                return Ok(());
+            }
+            let list_opts = RequestOptions {
+                timeout: opts.timeout,
+                max_total: opts.max_total,
+                cancel: opts.cancel.clone(),
+                ..RequestOptions::default()
+            };
+            if let Err(e) = self.list_all(ListKind::Tools, &list_opts).await {
+                // The call itself succeeded; without the schemas it cannot be checked.
+                self.inner.hooks.log(
+                    "client",
+                    "warning",
+                    &format!("tools/list for output schema validation failed, result of {name} not checked: {e}"),
+                );
+                return Ok(());
+            }
+        }
+        if !schemas.declares(name) {
+            return Ok(());
+        }
+        schemas.check(name, reply.value()?.as_ref())
+    }
+
+    /// The authorization context the response cache files `private` entries under (SEP-2549:
+    /// "new principal, new cache"). Changing it drops the previous context's private entries;
+    /// `public` ones stay shared.
+    pub fn set_cache_partition(&self, partition: &str) {
+        self.inner.cache.set_partition(partition);
+    }
+
+    /// Empties the response cache.
+    pub fn clear_cache(&self) {
+        self.inner.cache.clear();
     }
 
     /// `prompts/get`: prompt `name` filled with `arguments`.

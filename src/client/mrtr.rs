@@ -21,7 +21,9 @@ const INPUT_RESPONSES: &str = "inputResponses";
 const REQUEST_STATE: &str = "requestState";
 
 impl Client {
-    /// Sends `method` and drives `input_required` results to a final one.
+    /// Sends `method` and drives `input_required` results to a final one. The flag says whether
+    /// the final result answered a leg carrying `inputResponses` or `requestState` (such
+    /// results are never cached).
     pub(super) async fn drive(
         &self,
         conn: &Connection,
@@ -29,7 +31,7 @@ impl Client {
         mut base: Map<String, Value>,
         opts: &RequestOptions,
         wait: &Wait,
-    ) -> Result<Reply> {
+    ) -> Result<(Reply, bool)> {
         if conn.era == Era::Legacy && (opts.input_responses.is_some() || opts.request_state.is_some()) {
             // Legacy servers ask through requests of their own and would ignore these.
             return Err(Error::invalid(format!(
@@ -58,6 +60,7 @@ impl Client {
             manual = leg;
             &manual
         };
+        let mut retried = opts.input_responses.is_some() || opts.request_state.is_some();
         let mut reply = self.exchange(conn, method, first, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
@@ -85,13 +88,15 @@ impl Client {
             if let Some(state) = &round.state {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
+            retried = true;
             reply = self.exchange(conn, method, &retry, opts, wait).await?;
         }
         if reply.result_type()? == ResultType::Task {
-            // Tasks extension: the work goes on server-side; follow it to its result.
-            return self.follow_task(conn, reply.into_value()?, opts, wait).await;
+            // Tasks extension: the work goes on server-side; follow it to its result (never
+            // cached: it comes from `tools/call`).
+            return Ok((self.follow_task(conn, reply.into_value()?, opts, wait).await?, true));
         }
-        Ok(reply)
+        Ok((reply, retried))
     }
 
     /// Answers every entry of one round, concurrently; the first failure cancels the rest.

@@ -87,6 +87,12 @@ pub struct ClientConfig {
     /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
     /// [`crate::EraCache::shared`]).
     pub era_cache: super::EraCache,
+    /// Response caching (SEP-2549); on by default, `false` turns it off client-wide.
+    pub response_cache: bool,
+    /// Bound on the response cache's entries (0 turns caching off).
+    pub response_cache_max_entries: usize,
+    /// Check `structuredContent` against the tool's declared `outputSchema`; on by default.
+    pub validate_output_schema: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -178,6 +184,9 @@ impl ClientConfig {
             tasks: false,
             oauth: None,
             era_cache: super::EraCache::shared(),
+            response_cache: true,
+            response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
+            validate_output_schema: true,
         }
     }
 
@@ -229,6 +238,10 @@ pub struct RequestOptions {
     /// Tasks extension: called with the task on creation and on every change of its status
     /// (besides the client's own listener, [`super::Client::on_task_status`]).
     pub on_task_status: Option<super::tasks::TaskStatusFn>,
+    /// How this call uses the response cache (cacheable methods only).
+    pub cache: super::cache::CacheMode,
+    /// `tools/call`: skip the output schema check for this call.
+    pub skip_output_validation: bool,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -271,6 +284,9 @@ pub const CONFIG_KEYS: &[&str] = &[
     "skills",
     "manual_input",
     "tasks",
+    "response_cache",
+    "response_cache_max_entries",
+    "validate_output_schema",
 ];
 
 impl ClientConfig {
@@ -432,7 +448,32 @@ impl ClientConfig {
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(Error::invalid("tasks must be true or false")),
         };
+        config.cache_and_schema_from_json(obj)?;
         Ok(config)
+    }
+
+    /// `"response_cache": true`, `"response_cache_max_entries": 512`,
+    /// `"validate_output_schema": true` (caching and output schema validation).
+    fn cache_and_schema_from_json(&mut self, obj: &Map<String, Value>) -> crate::error::Result<()> {
+        use crate::error::Error;
+        let flag = |key: &str, default: bool| match obj.get(key) {
+            None | Some(Value::Null) => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(Error::invalid(format!("{key} must be true or false"))),
+        };
+        self.response_cache = flag("response_cache", true)?;
+        self.validate_output_schema = flag("validate_output_schema", true)?;
+        match obj.get("response_cache_max_entries") {
+            None | Some(Value::Null) => {}
+            Some(v) => {
+                self.response_cache_max_entries = v
+                    .as_u64()
+                    .and_then(|n| usize::try_from(n).ok())
+                    .filter(|n| *n <= 1 << 20)
+                    .ok_or_else(|| Error::invalid("response_cache_max_entries must be an integer from 0 to 2^20"))?;
+            }
+        }
+        Ok(())
     }
 
     /// The stdio part of [`ClientConfig::from_json`].

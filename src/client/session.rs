@@ -408,6 +408,7 @@ impl Session {
     }
 
     fn on_notification(self: &Arc<Self>, method: String, params: Value) {
+        self.hooks.invalidate(&method, &params);
         match method.as_str() {
             // Progress belongs to its call's progress callback, not to the listener.
             methods::NOTIFY_PROGRESS => return self.on_progress(&params),

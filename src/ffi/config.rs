@@ -39,7 +39,9 @@ unsafe impl Handle for mcp_config {}
 /// extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
 /// and the opt-in `reconnect`
 /// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
-/// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
+/// `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
+/// off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
+/// `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_config_new(

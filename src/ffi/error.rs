@@ -98,7 +98,10 @@ impl mcp_error {
             data_json: rpc.and_then(|r| r.data.as_ref()).map(|d| to_c(d.to_string())),
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
             request_state: state.map(to_c),
-            result_json: input.map(|i| to_c(i.result.to_string())),
+            result_json: input
+                .map(|i| &i.result)
+                .or_else(|| f.source.as_ref().and_then(|e| e.result()))
+                .map(|r| to_c(r.to_string())),
             http_status: f.source.as_ref().and_then(|e| e.http_status()),
             www_authenticate: f
                 .source
@@ -187,7 +190,8 @@ pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *co
 }
 
 /// For the input-required statuses: the raw `input_required` result as JSON (the last one for
-/// `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+/// `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+/// otherwise. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_result_json(error: *const mcp_error) -> *const c_char {
     ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.result_json)) })

@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub(crate) mod boundary;
+pub mod cache;
 pub mod cancel;
 pub mod client;
 pub mod codes;

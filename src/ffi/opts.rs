@@ -56,6 +56,12 @@ pub struct mcp_call_opts {
     /// returns. May be NULL.
     pub on_progress: mcp_progress_fn,
     pub progress_userdata: *mut c_void,
+    /// Response cache use (SEP-2549) for `server/discover`, the list calls and
+    /// `resources/read`: `MCP_CACHE_USE` (default), `MCP_CACHE_REFRESH` or `MCP_CACHE_BYPASS`.
+    pub cache_mode: u32,
+    /// `mcp_client_call_tool`: do not check `structuredContent` against the tool's
+    /// `outputSchema` for this call (no `MCP_OUTPUT_SCHEMA_INVALID`).
+    pub skip_output_validation: bool,
 }
 
 /// Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
@@ -82,6 +88,8 @@ pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts, version: u
             log_level: std::ptr::null(),
             on_progress: None,
             progress_userdata: std::ptr::null_mut(),
+            cache_mode: super::cache::MCP_CACHE_USE,
+            skip_output_validation: false,
         };
         MCP_OK
     })
@@ -144,6 +152,8 @@ pub(crate) fn request_options(
         reset_timeout_on_progress: o.reset_timeout_on_progress,
         cancel: handle_opt(o.cancel).map(|c| c.token.clone()),
         log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
+        cache: super::cache::mode(o.cache_mode)?,
+        skip_output_validation: o.skip_output_validation,
         ..RequestOptions::default()
     };
     if let Some(Value::Object(meta)) = opt_json_object(o.meta_json, "meta_json")? {

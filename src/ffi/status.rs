@@ -44,6 +44,11 @@ pub const MCP_URL_ELICITATION_REQUIRED: mcp_status = 303;
 /// A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 /// the listed entry, or the entry breaks the structural rules. No content is returned.
 pub const MCP_SKILL_VERIFICATION_FAILED: mcp_status = 304;
+/// A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+/// declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+/// raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+/// (`mcp_call_opts.skip_output_validation`).
+pub const MCP_OUTPUT_SCHEMA_INVALID: mcp_status = 305;
 // 900–999: internal
 pub const MCP_INTERNAL: mcp_status = 900;
 pub const MCP_PANIC: mcp_status = 901;
@@ -69,6 +74,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::HandlerFailed => MCP_HANDLER_FAILED,
         ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
         ErrorKind::UrlElicitationRequired => MCP_URL_ELICITATION_REQUIRED,
+        ErrorKind::OutputSchemaInvalid => MCP_OUTPUT_SCHEMA_INVALID,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
@@ -102,6 +108,7 @@ fn text(status: i32) -> &'static [u8] {
         MCP_HANDLER_FAILED => b"an input handler failed\0",
         MCP_URL_ELICITATION_REQUIRED => b"URL elicitation required\0",
         MCP_SKILL_VERIFICATION_FAILED => b"a skill failed verification\0",
+        MCP_OUTPUT_SCHEMA_INVALID => b"a tool result does not match its output schema\0",
         MCP_INTERNAL => b"internal error\0",
         MCP_PANIC => b"internal panic (the client is poisoned)\0",
         _ => b"unknown status\0",

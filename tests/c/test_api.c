@@ -27,7 +27,9 @@ STATIC_ASSERT(offsetof(mcp_call_opts, meta_json) == 40, "meta_json offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, log_level) == 48, "log_level offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, on_progress) == 56, "on_progress offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, progress_userdata) == 64, "progress_userdata offset");
-STATIC_ASSERT(sizeof(mcp_call_opts) == 72, "mcp_call_opts size");
+STATIC_ASSERT(offsetof(mcp_call_opts, cache_mode) == 72, "cache_mode offset");
+STATIC_ASSERT(offsetof(mcp_call_opts, skip_output_validation) == 76, "skip_output_validation offset");
+STATIC_ASSERT(sizeof(mcp_call_opts) == 80, "mcp_call_opts size");
 #endif
 STATIC_ASSERT(sizeof(mcp_status) == 4, "mcp_status is int32_t");
 STATIC_ASSERT(MCP_OK == 0, "MCP_OK is 0");

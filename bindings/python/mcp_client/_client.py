@@ -152,7 +152,22 @@ class CancelToken:
         return f"<CancelToken cancelled={self.cancelled}>"
 
 
-_OPT_KEYS = frozenset({"timeout", "cancel", "progress", "meta", "log_level", "max_total", "reset_timeout_on_progress"})
+_OPT_KEYS = frozenset(
+    {
+        "timeout",
+        "cancel",
+        "progress",
+        "meta",
+        "log_level",
+        "max_total",
+        "reset_timeout_on_progress",
+        "cache",
+        "validate_output",
+    }
+)
+
+# The response cache modes of the ``cache`` call option (SEP-2549).
+_CACHE_MODES = {"use": 0, "refresh": 1, "bypass": 2}
 
 
 def _ms(seconds: float | None, what: str) -> int:
@@ -186,9 +201,14 @@ class _Opts:
         log_level: str | None = None,
         max_total: float | None = None,
         reset_timeout_on_progress: bool = False,
+        cache: str | None = None,
+        validate_output: bool | None = None,
     ):
         self.keep: list[Any] = []
-        if (timeout, cancel, progress, meta, log_level, max_total) == (None,) * 6 and not reset_timeout_on_progress:
+        if (
+            (timeout, cancel, progress, meta, log_level, max_total, cache, validate_output) == (None,) * 8
+            and not reset_timeout_on_progress
+        ):
             self.struct = None
             return
         o = _ffi.mcp_call_opts()
@@ -215,6 +235,12 @@ class _Opts:
             thunk = _callbacks.progress_thunk(progress)
             o.on_progress = thunk
             self.keep.append(thunk)
+        if cache is not None:
+            if cache not in _CACHE_MODES:
+                raise ValueError(f"cache must be one of {', '.join(_CACHE_MODES)}, not {cache!r}")
+            o.cache_mode = _CACHE_MODES[cache]
+        if validate_output is not None:
+            o.skip_output_validation = not validate_output
         self.struct = o
 
     @classmethod
@@ -414,6 +440,17 @@ class Client:
         if era is not None:
             self._era = era
         return era
+
+    def set_cache_partition(self, partition: str) -> None:
+        """The authorization context (e.g. issuer plus subject) the response cache files
+        ``private`` entries under; a new value drops the old context's private entries, while
+        ``public`` entries stay shared."""
+        p = _enc(partition, "partition")
+        self._run(lambda c, out, err: lib.mcp_client_set_cache_partition(c, p, err), result=False)
+
+    def clear_cache(self) -> None:
+        """Empties the response cache (SEP-2549)."""
+        self._run(lambda c, out, err: lib.mcp_client_clear_cache(c, err), result=False)
 
     @property
     def dropped_callbacks(self) -> int:
@@ -727,9 +764,12 @@ class Client:
         log_level: str | None = None,
         max_total: float | None = None,
         reset_timeout_on_progress: bool = False,
+        validate_output: bool | None = None,
     ) -> dict[str, Any]:
         """``tools/call``: the CallToolResult dict. A tool error is a result with
-        ``isError: true``, not an exception.
+        ``isError: true``, not an exception. When the tool declared an ``outputSchema``, its
+        ``structuredContent`` is checked against it (OutputSchemaError); ``validate_output=False``
+        skips the check for this call.
 
         Input requests (MRTR) are answered by the registered handlers; without one the call
         raises InputRequiredError. Retry by hand with ``input_responses`` and
@@ -738,7 +778,16 @@ class Client:
         ``progress(progress, total, message)`` a callback, ``meta`` extra ``_meta`` entries,
         ``log_level`` the modern per-request log level.
         """
-        o = _Opts(timeout, cancel, progress, meta, log_level, max_total, reset_timeout_on_progress)
+        o = _Opts(
+            timeout,
+            cancel,
+            progress,
+            meta,
+            log_level,
+            max_total,
+            reset_timeout_on_progress,
+            validate_output=validate_output,
+        )
         n, a = _enc(name, "name"), _json_arg(arguments)
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
         return self._obj(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))

@@ -218,6 +218,17 @@ class SkillVerificationError(MCPError):
     discard the skill (refresh its entry once with ``get_skill`` if you want to retry)."""
 
 
+class OutputSchemaError(MCPError):
+    """MCP_OUTPUT_SCHEMA_INVALID: a tool's ``structuredContent`` does not match the
+    ``outputSchema`` its ``tools/list`` entry declared (or is missing). ``message`` says where;
+    ``result`` is the tool's raw CallToolResult. Switch the check off per client
+    (``validate_output_schema=False``) or per call (``validate_output=False``)."""
+
+    def __init__(self, status: int, message: str, *, result: dict[str, Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.result: dict[str, Any] = result if result is not None else {}
+
+
 # --- library (900-999) ---
 
 
@@ -255,6 +266,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_HANDLER_FAILED: HandlerError,
     _ffi.MCP_URL_ELICITATION_REQUIRED: UrlElicitationRequiredError,
     _ffi.MCP_SKILL_VERIFICATION_FAILED: SkillVerificationError,
+    _ffi.MCP_OUTPUT_SCHEMA_INVALID: OutputSchemaError,
     _ffi.MCP_INTERNAL: InternalError,
     _ffi.MCP_PANIC: PanicError,
 }
@@ -331,6 +343,8 @@ def take_error(status: int, err: Any) -> MCPError:
         return cls(status, message, input_requests=requests, request_state=state, result=result, **kw)
     if issubclass(cls, UrlElicitationRequiredError):
         return cls(status, message, elicitations=elicitations, **kw)
+    if issubclass(cls, OutputSchemaError):
+        return cls(status, message, result=result, **kw)
     return cls(status, message, **kw)
 
 

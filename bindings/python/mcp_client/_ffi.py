@@ -18,6 +18,9 @@ __all__ = [
     'MCP_VERSION_PATCH',
     'MCP_RESULT_TYPE_COMPLETE',
     'MCP_RESULT_TYPE_INPUT_REQUIRED',
+    'MCP_CACHE_USE',
+    'MCP_CACHE_REFRESH',
+    'MCP_CACHE_BYPASS',
     'MCP_LIST_TOOLS',
     'MCP_LIST_PROMPTS',
     'MCP_LIST_RESOURCES',
@@ -79,6 +82,7 @@ __all__ = [
     'MCP_HANDLER_FAILED',
     'MCP_URL_ELICITATION_REQUIRED',
     'MCP_SKILL_VERIFICATION_FAILED',
+    'MCP_OUTPUT_SCHEMA_INVALID',
     'MCP_INTERNAL',
     'MCP_PANIC',
 ]
@@ -89,6 +93,12 @@ MCP_VERSION_PATCH = 0
 # `resultType` values, for hosts that inspect raw results.
 MCP_RESULT_TYPE_COMPLETE = 'complete'
 MCP_RESULT_TYPE_INPUT_REQUIRED = 'input_required'
+# `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
+MCP_CACHE_USE = 0
+# `mcp_call_opts.cache_mode`: always ask the server, then store its answer.
+MCP_CACHE_REFRESH = 1
+# `mcp_call_opts.cache_mode`: always ask the server and store nothing.
+MCP_CACHE_BYPASS = 2
 # List kinds for `mcp_client_list` and `mcp_client_list_all`.
 MCP_LIST_TOOLS = 0
 MCP_LIST_PROMPTS = 1
@@ -183,6 +193,11 @@ MCP_URL_ELICITATION_REQUIRED = 303
 # A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 # the listed entry, or the entry breaks the structural rules. No content is returned.
 MCP_SKILL_VERIFICATION_FAILED = 304
+# A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+# declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+# raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+# (`mcp_call_opts.skip_output_validation`).
+MCP_OUTPUT_SCHEMA_INVALID = 305
 MCP_INTERNAL = 900
 MCP_PANIC = 901
 
@@ -261,6 +276,8 @@ class mcp_call_opts(ctypes.Structure):
         ('log_level', ctypes.c_char_p),
         ('on_progress', mcp_progress_fn),
         ('progress_userdata', ctypes.c_void_p),
+        ('cache_mode', ctypes.c_uint32),
+        ('skip_output_validation', ctypes.c_bool),
     ]
 
 # A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
@@ -323,6 +340,38 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_auth_fetch_redirect': (
         mcp_status,
         [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets the authorization context the response cache files `private` entries under (the
+    # host's name for the current principal, e.g. issuer plus subject; "" at creation). A new
+    # value drops the previous context's private entries; `public` entries stay shared. Any
+    # thread.
+    # mcp_status mcp_client_set_cache_partition(struct mcp_client *client, const char *partition, struct mcp_error **err_out)
+    'mcp_client_set_cache_partition': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Empties the client's response cache. Any thread.
+    # mcp_status mcp_client_clear_cache(struct mcp_client *client, struct mcp_error **err_out)
+    'mcp_client_clear_cache': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+    # results of `server/discover`, the list calls and `resources/read` are served without a round
+    # trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+    # notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+    # mcp_status mcp_config_set_response_cache(struct mcp_config *config, bool enabled, uint32_t max_entries, struct mcp_error **err_out)
+    'mcp_config_set_response_cache': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Output schema validation for the whole client (default on): a tool result whose
+    # `structuredContent` does not match the tool's `outputSchema` fails with
+    # `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+    # mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_validate_output_schema': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
     # struct mcp_cancel_token *mcp_cancel_token_new(void)
@@ -509,7 +558,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
     # and the opt-in `reconnect`
     # policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
-    # `mcp_client_on_connection_state`). Free with `mcp_config_free`.
+    # `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
+    # off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
+    # `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
     'mcp_config_new': (
         mcp_status,
@@ -745,7 +796,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_error)],
     ),
     # For the input-required statuses: the raw `input_required` result as JSON (the last one for
-    # `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+    # `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+    # otherwise. Borrowed.
     # const char *mcp_error_result_json(const struct mcp_error *error)
     'mcp_error_result_json': (
         ctypes.c_char_p,

@@ -59,6 +59,10 @@ pub struct Config {
     pub oauth: crate::oauth::OAuthFlags,
     /// `--skills MODE`: declare and serve the skills extension (see `skills.rs`).
     pub skills: Option<crate::skills::Mode>,
+    /// `--cache-ttl-ms N`: the `ttlMs` of modern cacheable results (discover, lists, reads).
+    pub cache_ttl_ms: u64,
+    /// `--cache-scope public|private`: their `cacheScope`.
+    pub cache_scope: String,
 }
 
 impl Default for Config {
@@ -83,6 +87,8 @@ impl Default for Config {
             fast: false,
             oauth: Default::default(),
             skills: None,
+            cache_ttl_ms: 0,
+            cache_scope: "private".into(),
         }
     }
 }
@@ -102,7 +108,7 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
 [--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--fast] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
@@ -205,6 +211,13 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
             "--fast" => cfg.fast = true,
             "--skills" => cfg.skills = Some(crate::skills::Mode::parse(&value("--skills")?)?),
+            "--cache-ttl-ms" => cfg.cache_ttl_ms = number("--cache-ttl-ms", &value("--cache-ttl-ms")?, 0)?,
+            "--cache-scope" => {
+                cfg.cache_scope = match value("--cache-scope")?.as_str() {
+                    s @ ("public" | "private") => s.to_string(),
+                    other => return Err(format!("--cache-scope is public or private, got '{other}'")),
+                }
+            }
             "--http" => cfg.http = Some(value("--http")?),
             "--sse-responses" => cfg.sse_responses = true,
             "--legacy-sse" => cfg.legacy_sse = true,

@@ -127,8 +127,8 @@ fn discover(cfg: &Config) -> Reply {
             "logging": {},
         },
         "instructions": INSTRUCTIONS,
-        "ttlMs": 0,
-        "cacheScope": "private",
+        "ttlMs": cfg.cache_ttl_ms,
+        "cacheScope": cfg.cache_scope,
     });
     skills::declare(cfg.skills, &mut body["capabilities"]);
     Reply::Result(body.as_object().cloned().unwrap_or_default())

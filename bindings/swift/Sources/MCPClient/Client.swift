@@ -105,6 +105,20 @@ public final class Client: @unchecked Sendable {
         mcp_client_close(handle)
     }
 
+    /// The authorization context the response cache files private entries under; a new value
+    /// drops the old context's private entries (public ones stay shared).
+    public func setCachePartition(_ partition: String) throws {
+        try withCStrings { s in
+            let p = try s.c(partition)
+            try check { mcp_client_set_cache_partition(handle, p, $0) }
+        }
+    }
+
+    /// Empties the response cache.
+    public func clearCache() throws {
+        try check { mcp_client_clear_cache(handle, $0) }
+    }
+
     // MARK: calls
 
     /// One page of a list (`cursor`: the previous page's `nextCursor`); the raw list result.

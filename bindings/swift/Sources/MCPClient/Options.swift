@@ -26,6 +26,12 @@ public struct ClientOptions: Sendable {
     public var clientInfo: JSON?
     /// Overrides the capabilities otherwise derived from the registered handlers.
     public var capabilities: JSON?
+    /// Response caching (SEP-2549; library default on). `false` turns it off client-wide.
+    public var responseCache: Bool?
+    /// Bound on cached entries (library default 512; 0 turns caching off).
+    public var responseCacheMaxEntries: Int?
+    /// Check tool results against their `outputSchema` (library default on).
+    public var validateOutputSchema: Bool?
     /// Any other configuration key, passed through as is.
     public var extra: [String: JSON] = [:]
 
@@ -49,6 +55,9 @@ public struct ClientOptions: Sendable {
         if let maxPages { config["max_pages"] = .int(Int64(maxPages)) }
         if let clientInfo { config["client_info"] = clientInfo }
         if let capabilities { config["capabilities"] = capabilities }
+        if let responseCache { config["response_cache"] = .bool(responseCache) }
+        if let responseCacheMaxEntries { config["response_cache_max_entries"] = .int(Int64(responseCacheMaxEntries)) }
+        if let validateOutputSchema { config["validate_output_schema"] = .bool(validateOutputSchema) }
         for (k, v) in extra { config[k] = v }
     }
 }
@@ -60,8 +69,22 @@ public struct ProgressUpdate: Sendable {
     public let message: String?
 }
 
+/// How one call uses the response cache (SEP-2549: `server/discover`, the lists, `readResource`).
+public enum CacheMode: UInt32, Sendable {
+    /// A fresh entry answers; otherwise ask the server and store its answer (default).
+    case use = 0
+    /// Always ask the server, then store its answer.
+    case refresh = 1
+    /// Always ask the server and store nothing.
+    case bypass = 2
+}
+
 /// Per-call options.
 public struct CallOptions: @unchecked Sendable {
+    /// Response cache use for cacheable methods.
+    public var cacheMode: CacheMode = .use
+    /// `callTool`: `false` skips the check of `structuredContent` against the tool's `outputSchema`.
+    public var validateOutput = true
     /// Per-request timeout in seconds: nil uses the client default; ≤ 0 or `.infinity`: none.
     public var timeout: Double?
     /// Cap for the whole call (MRTR rounds and progress resets included), in seconds.
@@ -113,6 +136,8 @@ public struct CallOptions: @unchecked Sendable {
         opts.cancel = cancel?.handle
         opts.meta_json = try strings.json(meta)
         opts.log_level = try strings.c(logLevel)
+        opts.cache_mode = cacheMode.rawValue
+        opts.skip_output_validation = !validateOutput
         var progressBox: Unmanaged<ProgressBox>? = nil
         if let onProgress {
             let box = Unmanaged.passRetained(ProgressBox(onProgress))
