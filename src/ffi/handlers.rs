@@ -72,7 +72,9 @@ impl Drop for Userdata {
 /// The handle an input handler completes. Owned by the library during the callback; after
 /// `mcp_responder_defer`, owned by the host until a reply call consumes it.
 pub struct mcp_responder {
-    state: Arc<ResponderState<Value>>,
+    pub(crate) state: Arc<ResponderState<Value>>,
+    /// Where a cancel hook is queued (`ffi/call`'s `mcp_responder_on_cancel`).
+    pub(crate) dispatcher: Arc<Dispatcher>,
 }
 
 struct FfiInputHandler {
@@ -89,6 +91,8 @@ impl InputHandler for FfiInputHandler {
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
         let cancel = request.cancel;
+        let watch = Unwanted(state.clone(), self.dispatcher.clone(), cancel.clone());
+        let dispatcher = self.dispatcher.clone();
         let posted = self.dispatcher.post(Box::new(move || {
             // Cancelling the call's token waits for this callback; once it is cancelled, the
             // host is not called at all (mcp_cancel_token_cancel's promise).
@@ -97,7 +101,10 @@ impl InputHandler for FfiInputHandler {
                 state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
                 return;
             }
-            let responder = Box::into_raw(Box::new(mcp_responder { state: state.clone() }));
+            let responder = Box::into_raw(Box::new(mcp_responder {
+                state: state.clone(),
+                dispatcher,
+            }));
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(
@@ -115,13 +122,39 @@ impl InputHandler for FfiInputHandler {
                 state.finish(default_answer(kind));
             }
         }));
+        let mut rx = rx;
         Box::pin(async move {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await
-                .unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
+            let answer = tokio::select! {
+                answer = &mut rx => answer,
+                _ = watch.2.cancelled() => {
+                    watch.announce();
+                    rx.await
+                }
+            };
+            drop(watch);
+            answer.unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
         })
+    }
+}
+
+/// Announces "no longer wanted" to a responder's cancel hook: when its call's token is
+/// cancelled, or when the call stops waiting (drops this) before the answer came.
+struct Unwanted(Arc<ResponderState<Value>>, Arc<Dispatcher>, crate::client::CancelToken);
+
+impl Unwanted {
+    fn announce(&self) {
+        if let Some(hook) = self.0.unwanted() {
+            self.1.post(hook);
+        }
+    }
+}
+
+impl Drop for Unwanted {
+    fn drop(&mut self) {
+        self.announce();
     }
 }
 

@@ -9,6 +9,7 @@
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
 pub mod auth;
+pub mod call;
 pub mod cancel;
 pub mod client;
 pub mod codes;
@@ -17,6 +18,7 @@ pub mod connection;
 pub mod dispatcher;
 mod engine;
 pub mod error;
+pub mod event_loop;
 mod fork;
 pub mod handlers;
 pub mod json;

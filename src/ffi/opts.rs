@@ -74,6 +74,18 @@ unsafe impl Sync for SendPtr {}
 /// arrived before the answer is delivered first, and none after.
 pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Arc<Dispatcher>);
 
+impl ProgressGate {
+    /// The gate's flag without the blocking drop: a started call closes it as its completion
+    /// runs on the same serial queue, so no flush is needed (`ffi/call`).
+    pub(crate) fn into_flag(self) -> Arc<Mutex<bool>> {
+        let gate = std::mem::ManuallyDrop::new(self);
+        // SAFETY: the fields are moved out once and the gate itself is never dropped.
+        let (flag, dispatcher) = unsafe { (std::ptr::read(&gate.0), std::ptr::read(&gate.1)) };
+        drop(dispatcher);
+        flag
+    }
+}
+
 /// How long a returning call waits for its queued progress callbacks.
 const PROGRESS_FLUSH: Duration = Duration::from_secs(1);
 
@@ -82,9 +94,12 @@ impl Drop for ProgressGate {
         // The dispatcher runs jobs in order: once this marker runs, earlier progress jobs ran.
         // (Never called on the dispatcher itself: blocking calls are refused there.)
         let (tx, rx) = std::sync::mpsc::channel();
-        if self.1.post(Box::new(move || {
-            let _ = tx.send(());
-        })) {
+        // In host-loop mode the host dispatches only between its calls: no flush to wait for.
+        if self.1.host().is_none()
+            && self.1.post(Box::new(move || {
+                let _ = tx.send(());
+            }))
+        {
             let _ = rx.recv_timeout(PROGRESS_FLUSH);
         }
         // Taking the lock waits for a callback in flight.

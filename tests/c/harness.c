@@ -526,6 +526,7 @@ int main(int argc, char **argv)
     run_suite(thread_tests, thread_tests_count, argc, argv);
     run_suite(auth_tests, auth_tests_count, argc, argv);
     run_suite(skills_tests, skills_tests_count, argc, argv);
+    run_suite(async_tests, async_tests_count, argc, argv);
     fflush(stdout);
     summary_line(passed_total, failed_total);
     return failed_total == 0 && passed_total > 0 ? 0 : 1;
