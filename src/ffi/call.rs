@@ -8,8 +8,9 @@
 //! dropped unrun (the dispatcher stopped by `mcp_client_free`) runs its callback as it drops,
 //! so `free` with calls in flight still completes each of them before returning.
 
-use super::client::{mcp_client, with_client, FfiClient};
-use super::error::{guard, mcp_error, Failure};
+use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handle};
+use super::client::{mcp_client, on_client, FfiClient};
+use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
 use super::strings::{arg_str, opt_json, opt_json_object, opt_str};
@@ -48,6 +49,9 @@ pub struct mcp_call {
     cancel: CancelToken,
     registry: Arc<Registry>,
 }
+
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_call_free`.
+unsafe impl Handle for mcp_call {}
 
 struct SendPtr(*mut c_void);
 // SAFETY: the header requires completion userdata to be usable on the delivery thread.
@@ -92,7 +96,7 @@ impl Delivery {
             Err(failure) => {
                 let status = failure.status;
                 let error = mcp_error::from_failure(failure);
-                // SAFETY: as above.
+                // SAFETY: host callback; the arguments are borrowed for its duration.
                 unsafe { f(ud, status, std::ptr::null(), 0, &error) };
             }
         }
@@ -193,8 +197,7 @@ fn closed() -> Failure {
 
 /// Starts `fut` as a call of `fc`: everything that can be checked now is checked now (a failure
 /// returns here, and `done` never runs); from `MCP_OK` on, `done` runs exactly once.
-#[allow(clippy::too_many_arguments)]
-unsafe fn start_on<F>(
+fn start_on<F>(
     fc: &FfiClient,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
@@ -242,30 +245,31 @@ where
         task_registry.complete(id, result.map_err(Failure::from));
     });
     if !call_out.is_null() {
-        *call_out = Box::into_raw(Box::new(mcp_call {
-            id,
-            cancel: own,
-            registry,
-        }));
+        put(
+            call_out,
+            into_handle(mcp_call {
+                id,
+                cancel: own,
+                registry,
+            }),
+        );
     }
     Ok(())
 }
 
-/// `start_on` behind the client's panic boundary, for a call whose result is a `Reply`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn start<F>(
+/// `start_on` for a client argument and a call whose result is a `Reply`.
+fn start<F>(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    err_out: *mut *mut mcp_error,
     make: impl FnOnce(Client, RequestOptions) -> Result<F, Failure>,
-) -> mcp_status
+) -> Result<(), Failure>
 where
     F: Future<Output = Result<Reply, Error>> + Send + 'static,
 {
-    with_client(client, err_out, |fc| {
+    on_client(client, |fc| {
         start_on(fc, opts, done, userdata, call_out, |c, ro| {
             let fut = make(c, ro)?;
             Ok(async move { fut.await.map(Reply::into_json) })
@@ -277,7 +281,7 @@ fn list_kind(kind: i32) -> Result<ListKind, Failure> {
     super::client::list_kind(kind)
 }
 
-unsafe fn with_input(
+fn with_input(
     mut ro: RequestOptions,
     input_responses_json: *const c_char,
     request_state: *const c_char,
@@ -290,7 +294,7 @@ unsafe fn with_input(
 /// Started `mcp_client_connect_with`: completes with the server info JSON. Calls started
 /// before the connection is up wait for it (each call connects lazily).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_connect_start(
+pub extern "C" fn mcp_client_connect_start(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
@@ -298,11 +302,13 @@ pub unsafe extern "C" fn mcp_client_connect_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        start_on(fc, opts, done, userdata, call_out, |c, ro| {
-            Ok(async move {
-                let info = c.connect_with(&ro).await?;
-                Ok(serde_json::to_vec(&info.to_json()).unwrap_or_else(|_| b"null".to_vec()))
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                Ok(async move {
+                    let info = c.connect_with(&ro).await?;
+                    Ok(serde_json::to_vec(&info.to_json()).unwrap_or_else(|_| b"null".to_vec()))
+                })
             })
         })
     })
@@ -312,7 +318,7 @@ pub unsafe extern "C" fn mcp_client_connect_start(
 /// answered by the registered handlers, whose callbacks run on the delivery path like the
 /// completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_call_tool_start(
+pub extern "C" fn mcp_client_call_tool_start(
     client: *mut mcp_client,
     name: *const c_char,
     arguments_json: *const c_char,
@@ -324,17 +330,19 @@ pub unsafe extern "C" fn mcp_client_call_tool_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let name = arg_str(name, "name")?.to_string();
-        let args = opt_json_object(arguments_json, "arguments_json")?;
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.call_tool_reply(&name, args, &ro).await })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.call_tool_reply(&name, args, &ro).await })
+        })
     })
 }
 
 /// Started `mcp_client_get_prompt`.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_get_prompt_start(
+pub extern "C" fn mcp_client_get_prompt_start(
     client: *mut mcp_client,
     name: *const c_char,
     arguments_json: *const c_char,
@@ -346,17 +354,19 @@ pub unsafe extern "C" fn mcp_client_get_prompt_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let name = arg_str(name, "name")?.to_string();
-        let args = opt_json_object(arguments_json, "arguments_json")?;
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.get_prompt_reply(&name, args, &ro).await })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.get_prompt_reply(&name, args, &ro).await })
+        })
     })
 }
 
 /// Started `mcp_client_read_resource`.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_read_resource_start(
+pub extern "C" fn mcp_client_read_resource_start(
     client: *mut mcp_client,
     uri: *const c_char,
     input_responses_json: *const c_char,
@@ -367,16 +377,18 @@ pub unsafe extern "C" fn mcp_client_read_resource_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?.to_string();
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.read_resource_reply(&uri, &ro).await })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let uri = arg_str(uri, "uri")?.to_string();
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.read_resource_reply(&uri, &ro).await })
+        })
     })
 }
 
 /// Started `mcp_client_list` (one page).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_list_start(
+pub extern "C" fn mcp_client_list_start(
     client: *mut mcp_client,
     kind: i32,
     cursor: *const c_char,
@@ -386,16 +398,18 @@ pub unsafe extern "C" fn mcp_client_list_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let kind = list_kind(kind)?;
-        let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
-        Ok(async move { c.list_reply(kind, cursor.as_deref(), &ro).await })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let kind = list_kind(kind)?;
+            let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
+            Ok(async move { c.list_reply(kind, cursor.as_deref(), &ro).await })
+        })
     })
 }
 
 /// Started `mcp_client_list_all` (every page, merged).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_list_all_start(
+pub extern "C" fn mcp_client_list_all_start(
     client: *mut mcp_client,
     kind: i32,
     opts: *const mcp_call_opts,
@@ -404,15 +418,17 @@ pub unsafe extern "C" fn mcp_client_list_all_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let kind = list_kind(kind)?;
-        Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let kind = list_kind(kind)?;
+            Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+        })
     })
 }
 
 /// Started `mcp_client_complete`.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_complete_start(
+pub extern "C" fn mcp_client_complete_start(
     client: *mut mcp_client,
     params_json: *const c_char,
     opts: *const mcp_call_opts,
@@ -421,15 +437,17 @@ pub unsafe extern "C" fn mcp_client_complete_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
-        Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
+            Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+        })
     })
 }
 
 /// Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_request_start(
+pub extern "C" fn mcp_client_request_start(
     client: *mut mcp_client,
     method: *const c_char,
     params_json: *const c_char,
@@ -439,10 +457,12 @@ pub unsafe extern "C" fn mcp_client_request_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    start(client, opts, done, userdata, call_out, err_out, |c, ro| {
-        let method = arg_str(method, "method")?.to_string();
-        let params = opt_json(params_json, "params_json")?;
-        Ok(async move { c.request_reply(&method, params, &ro).await })
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let method = arg_str(method, "method")?.to_string();
+            let params = opt_json(params_json, "params_json")?;
+            Ok(async move { c.request_reply(&method, params, &ro).await })
+        })
     })
 }
 
@@ -452,7 +472,7 @@ pub unsafe extern "C" fn mcp_client_request_start(
 /// subscription; the subscription may be freed while one is in flight (it then completes with
 /// `MCP_CLOSED` or `MCP_CANCELLED`).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_subscription_next_start(
+pub extern "C" fn mcp_subscription_next_start(
     subscription: *mut mcp_subscription,
     timeout_ms: i64,
     done: mcp_call_done_fn,
@@ -460,8 +480,8 @@ pub unsafe extern "C" fn mcp_subscription_next_start(
     call_out: *mut *mut mcp_call,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
+    ffi_boundary!(err_out, {
+        let sub = handle(subscription, "subscription")?;
         let (fc, stream) = sub.parts();
         fc.check()?;
         if timeout_ms >= 0 {
@@ -505,11 +525,15 @@ pub unsafe extern "C" fn mcp_subscription_next_start(
 /// (not even a running one of this call); any thread, callbacks included. After completion a
 /// no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_call_cancel(call: *mut mcp_call) -> mcp_status {
-    guard(std::ptr::null_mut(), || {
-        let call = call.as_ref().ok_or_else(|| Failure::null("call"))?;
-        cancel(call);
-        Ok(())
+pub extern "C" fn mcp_call_cancel(call: *mut mcp_call) -> mcp_status {
+    ffi_boundary!({
+        match handle(call, "call") {
+            Ok(call) => {
+                cancel(call);
+                MCP_OK
+            }
+            Err(failure) => failure.status,
+        }
     })
 }
 
@@ -522,14 +546,12 @@ fn cancel(call: &mcp_call) {
 /// Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
 /// completion still runs exactly once, so free userdata there. NULL is a no-op.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_call_free(call: *mut mcp_call) {
-    if call.is_null() {
-        return;
-    }
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let call = Box::from_raw(call);
-        cancel(&call);
-    }));
+pub extern "C" fn mcp_call_free(call: *mut mcp_call) {
+    ffi_boundary!({
+        if let Some(call) = take_handle(call) {
+            cancel(&call);
+        }
+    })
 }
 
 /// A responder's cancel hook (`mcp_responder_on_cancel`).
@@ -546,16 +568,16 @@ pub type mcp_responder_cancel_fn = Option<unsafe extern "C" fn(userdata: *mut c_
 /// new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
 /// run.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_responder_on_cancel(
+pub extern "C" fn mcp_responder_on_cancel(
     responder: *mut super::handlers::mcp_responder,
     on_cancel: mcp_responder_cancel_fn,
     userdata: *mut c_void,
     userdata_free: super::handlers::mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = super::handlers::Userdata::new(userdata, userdata_free);
-    guard(err_out, move || {
-        let r = responder.as_ref().ok_or_else(|| Failure::null("responder"))?;
+    ffi_boundary!(err_out, {
+        let userdata = super::handlers::Userdata::new(userdata, userdata_free);
+        let r = handle(responder, "responder")?;
         let f = on_cancel.ok_or_else(|| Failure::null("on_cancel"))?;
         let hook: super::responder::CancelHook = Box::new(move || {
             // SAFETY: host callback with its own userdata.

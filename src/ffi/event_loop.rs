@@ -3,14 +3,14 @@
 //! I/O; only delivery moves, through one queue whose descriptor is readable exactly while work
 //! waits (the c-ares event-thread / grpcio poller split, see ARCHITECTURE.md).
 
-use super::client::{mcp_client, with_client};
+use super::boundary::{contain, ffi_boundary, out, put};
+use super::client::{mcp_client, on_client};
 use super::dispatcher::Job;
 use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::{mcp_status, MCP_IO, MCP_REENTRANT_CALL};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
@@ -69,8 +69,10 @@ impl HostQueue {
         if first {
             let wakeup = self.wakeup.lock().unwrap().clone();
             if let Some((f, ud)) = wakeup {
-                // SAFETY: host callback with its own userdata; no library lock is held.
-                let _ = catch_unwind(AssertUnwindSafe(|| unsafe { f(ud.ptr()) }));
+                contain(|| {
+                    // SAFETY: host callback with its own userdata; no library lock is held.
+                    unsafe { f(ud.ptr()) }
+                });
             }
         }
         Ok(())
@@ -105,7 +107,7 @@ impl HostQueue {
                 job
             };
             let Some(job) = job else { break };
-            let _ = catch_unwind(AssertUnwindSafe(job));
+            contain(job);
         }
         *self.dispatching.lock().unwrap() = None;
         Some(self.len())
@@ -121,7 +123,7 @@ impl HostQueue {
             std::mem::take(&mut q.jobs)
         };
         for job in jobs {
-            let _ = catch_unwind(AssertUnwindSafe(|| drop(job)));
+            contain(|| drop(job));
         }
         self.wakeup.lock().unwrap().take();
     }
@@ -136,7 +138,7 @@ impl Drop for HostQueue {
 
 #[cfg(target_os = "linux")]
 fn open_fds() -> std::io::Result<(c_int, c_int)> {
-    // SAFETY: plain syscall.
+    // SAFETY: creates the event descriptor (a plain syscall, no pointers).
     let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
@@ -147,7 +149,7 @@ fn open_fds() -> std::io::Result<(c_int, c_int)> {
 #[cfg(not(target_os = "linux"))]
 fn open_fds() -> std::io::Result<(c_int, c_int)> {
     let mut fds = [0 as c_int; 2];
-    // SAFETY: plain syscalls on descriptors we own.
+    // SAFETY: creates the event descriptor (syscalls on descriptors the queue owns).
     unsafe {
         if libc::pipe(fds.as_mut_ptr()) != 0 {
             return Err(std::io::Error::last_os_error());
@@ -161,7 +163,7 @@ fn open_fds() -> std::io::Result<(c_int, c_int)> {
 }
 
 fn close_fds((r, w): (c_int, c_int)) {
-    // SAFETY: descriptors owned by the queue, closed once (replaced by -1 first).
+    // SAFETY: closes the event descriptor, owned by the queue, once (replaced by -1 first).
     unsafe {
         if r >= 0 {
             libc::close(r);
@@ -174,8 +176,8 @@ fn close_fds((r, w): (c_int, c_int)) {
 
 fn signal(fd: c_int) {
     let one: u64 = 1;
-    // SAFETY: writes 8 bytes (an eventfd increment; any byte for a pipe) to our descriptor. A
-    // full pipe or counter already means "readable", so the result does not matter.
+    // SAFETY: writes to the event descriptor from a local (8 bytes: an eventfd increment; a pipe
+    // takes 1). A full pipe or counter already means "readable", so the result does not matter.
     unsafe {
         libc::write(
             fd,
@@ -187,7 +189,7 @@ fn signal(fd: c_int) {
 
 fn drain(fd: c_int) {
     let mut buf = [0u8; 64];
-    // SAFETY: non-blocking reads into a local buffer until the descriptor is empty.
+    // SAFETY: reads the event descriptor (non-blocking) into a local buffer until it is empty.
     unsafe { while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {} }
 }
 
@@ -201,21 +203,21 @@ fn drain(fd: c_int) {
 /// progress callback they need runs only when the host dispatches: host-loop programs should
 /// use the started calls (`*_start`).
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_use_host_loop(
+pub extern "C" fn mcp_client_use_host_loop(
     client: *mut mcp_client,
     fd_out: *mut c_int,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        if fd_out.is_null() {
-            return Err(Failure::null("fd_out"));
-        }
-        let queue = fc
-            .dispatcher
-            .use_host(HostQueue::new)
-            .map_err(|e| Failure::new(MCP_IO, format!("cannot create the event descriptor: {e}")))?;
-        *fd_out = queue.fd();
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            let fd_out = out(fd_out, "fd_out")?;
+            let queue = fc
+                .dispatcher
+                .use_host(HostQueue::new)
+                .map_err(|e| Failure::new(MCP_IO, format!("cannot create the event descriptor: {e}")))?;
+            *fd_out = queue.fd();
+            Ok(())
+        })
     })
 }
 
@@ -225,21 +227,23 @@ pub unsafe extern "C" fn mcp_client_use_host_loop(
 /// removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
 /// `mcp_client_use_host_loop`.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_set_wakeup(
+pub extern "C" fn mcp_client_set_wakeup(
     client: *mut mcp_client,
     wakeup: mcp_wakeup_fn,
     userdata: *mut c_void,
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let queue = fc
-            .dispatcher
-            .host()
-            .ok_or_else(|| Failure::invalid("call mcp_client_use_host_loop first"))?;
-        *queue.wakeup.lock().unwrap() = wakeup.map(|f| (f, userdata));
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let queue = fc
+                .dispatcher
+                .host()
+                .ok_or_else(|| Failure::invalid("call mcp_client_use_host_loop first"))?;
+            *queue.wakeup.lock().unwrap() = wakeup.map(|f| (f, userdata));
+            Ok(())
+        })
     })
 }
 
@@ -251,26 +255,26 @@ pub unsafe extern "C" fn mcp_client_set_wakeup(
 /// does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
 /// client not in host-loop mode.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_client_dispatch(
+pub extern "C" fn mcp_client_dispatch(
     client: *mut mcp_client,
     max: u32,
     remaining_out: *mut usize,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        let queue = fc
-            .dispatcher
-            .host()
-            .ok_or_else(|| Failure::invalid("the client is not in host-loop mode (mcp_client_use_host_loop)"))?;
-        let left = queue.dispatch(max).ok_or_else(|| {
-            Failure::new(
-                MCP_REENTRANT_CALL,
-                "mcp_client_dispatch was called from a callback, or while another thread dispatches",
-            )
-        })?;
-        if !remaining_out.is_null() {
-            *remaining_out = left;
-        }
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            let queue = fc
+                .dispatcher
+                .host()
+                .ok_or_else(|| Failure::invalid("the client is not in host-loop mode (mcp_client_use_host_loop)"))?;
+            let left = queue.dispatch(max).ok_or_else(|| {
+                Failure::new(
+                    MCP_REENTRANT_CALL,
+                    "mcp_client_dispatch was called from a callback, or while another thread dispatches",
+                )
+            })?;
+            put(remaining_out, left);
+            Ok(())
+        })
     })
 }

@@ -1,5 +1,6 @@
 //! `mcp_call_opts`: per-call options, a versioned by-value struct.
 
+use super::boundary::{arg_opt, ffi_boundary, handle_opt, put};
 use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
@@ -49,40 +50,42 @@ pub struct mcp_call_opts {
 /// Fills `opts` with defaults. Call before setting fields.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
-    if let Some(o) = opts.as_mut() {
-        *o = mcp_call_opts {
-            version: MCP_CALL_OPTS_VERSION,
-            timeout_ms: 0,
-            max_total_ms: 0,
-            reset_timeout_on_progress: false,
-            cancel: std::ptr::null(),
-            meta_json: std::ptr::null(),
-            log_level: std::ptr::null(),
-            on_progress: None,
-            progress_userdata: std::ptr::null_mut(),
-        };
-    }
+    ffi_boundary!({
+        put(
+            opts,
+            mcp_call_opts {
+                version: MCP_CALL_OPTS_VERSION,
+                timeout_ms: 0,
+                max_total_ms: 0,
+                reset_timeout_on_progress: false,
+                cancel: std::ptr::null(),
+                meta_json: std::ptr::null(),
+                log_level: std::ptr::null(),
+                on_progress: None,
+                progress_userdata: std::ptr::null_mut(),
+            },
+        )
+    })
 }
 
 struct SendPtr(*mut c_void);
 // SAFETY: progress userdata is used on the dispatcher thread only while the call is running.
 unsafe impl Send for SendPtr {}
+// SAFETY: as for `Send`: the library never reads through the pointer, it only hands it back.
 unsafe impl Sync for SendPtr {}
 
 /// Closes the per-call progress gate when the call returns: no progress callback runs after.
 /// Closes the per-call progress gate when the call returns: every progress notification that
 /// arrived before the answer is delivered first, and none after.
-pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Arc<Dispatcher>);
+/// (The dispatcher is `None` once `into_flag` took the gate over.)
+pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Option<Arc<Dispatcher>>);
 
 impl ProgressGate {
     /// The gate's flag without the blocking drop: a started call closes it as its completion
     /// runs on the same serial queue, so no flush is needed (`ffi/call`).
-    pub(crate) fn into_flag(self) -> Arc<Mutex<bool>> {
-        let gate = std::mem::ManuallyDrop::new(self);
-        // SAFETY: the fields are moved out once and the gate itself is never dropped.
-        let (flag, dispatcher) = unsafe { (std::ptr::read(&gate.0), std::ptr::read(&gate.1)) };
-        drop(dispatcher);
-        flag
+    pub(crate) fn into_flag(mut self) -> Arc<Mutex<bool>> {
+        self.1 = None;
+        self.0.clone()
     }
 }
 
@@ -91,12 +94,15 @@ const PROGRESS_FLUSH: Duration = Duration::from_secs(1);
 
 impl Drop for ProgressGate {
     fn drop(&mut self) {
+        let Some(dispatcher) = self.1.take() else {
+            return; // a started call's gate: its completion closes it
+        };
         // The dispatcher runs jobs in order: once this marker runs, earlier progress jobs ran.
         // (Never called on the dispatcher itself: blocking calls are refused there.)
         let (tx, rx) = std::sync::mpsc::channel();
         // In host-loop mode the host dispatches only between its calls: no flush to wait for.
-        if self.1.host().is_none()
-            && self.1.post(Box::new(move || {
+        if dispatcher.host().is_none()
+            && dispatcher.post(Box::new(move || {
                 let _ = tx.send(());
             }))
         {
@@ -109,11 +115,11 @@ impl Drop for ProgressGate {
 
 /// Converts C options (NULL: defaults) into core options plus the gate that must live until
 /// the call returns.
-pub(crate) unsafe fn request_options(
+pub(crate) fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
-    let Some(o) = opts.as_ref() else {
+    let Some(o) = arg_opt(opts) else {
         return Ok((RequestOptions::default(), None));
     };
     if o.version != MCP_CALL_OPTS_VERSION {
@@ -133,7 +139,7 @@ pub(crate) unsafe fn request_options(
             _ => None,
         },
         reset_timeout_on_progress: o.reset_timeout_on_progress,
-        cancel: o.cancel.as_ref().map(|c| c.token.clone()),
+        cancel: handle_opt(o.cancel).map(|c| c.token.clone()),
         log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
         ..RequestOptions::default()
     };
@@ -164,7 +170,7 @@ pub(crate) unsafe fn request_options(
                 }
             }));
         }));
-        gate = Some(ProgressGate(open, dispatcher_for_gate));
+        gate = Some(ProgressGate(open, Some(dispatcher_for_gate)));
     }
     Ok((ro, gate))
 }
