@@ -627,6 +627,57 @@ static void test_host_loop_reentry_and_close(void)
     tally_destroy(&t);
 }
 
+/* A completion that frees its own client (host mode): the rest complete inline, once each. */
+struct free_in_done {
+    mcp_client *client;
+    struct tally *tally;
+};
+
+static void free_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                      const mcp_error *error)
+{
+    struct free_in_done *f = (struct free_in_done *)userdata;
+    (void)status;
+    (void)result_json;
+    (void)result_len;
+    (void)error;
+    mcp_client_free(f->client);
+    f->client = NULL;
+}
+
+static void test_host_loop_free_from_completion(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    struct free_in_done f;
+    f.client = c;
+    f.tally = &t;
+    for (int i = 0; i < 10; i++)
+        EXPECT(start_tool(c, &t, "hang", NULL, NULL, NULL) == MCP_OK);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"a\"}", NULL, NULL, NULL, free_done, &f,
+                                             NULL, &err),
+                  MCP_OK, err);
+    double end = now_ms() + tscale(5000);
+    while (f.client != NULL && now_ms() < end) {
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        poll(&p, 1, 100);
+        EXPECT_STATUS(mcp_client_dispatch(c, 0, NULL, &err), MCP_OK, err);
+    }
+    CHECK(f.client == NULL);
+    /* The hanging calls completed inside that free, on this thread, once each. */
+    EXPECT(tally_done(&t) == 10);
+    EXPECT(t.closed == 10);
+    tally_destroy(&t);
+}
+
 /* Free in host mode delivers the leftovers inline, on the calling thread. */
 static void test_host_loop_free_delivers_inline(void)
 {
@@ -849,6 +900,7 @@ const struct test_case async_tests[] = {
     {"async/host_loop_thread_and_descriptor", test_host_loop_thread_and_descriptor},
     {"async/host_loop_reentry_and_close", test_host_loop_reentry_and_close},
     {"async/host_loop_free_delivers_inline", test_host_loop_free_delivers_inline},
+    {"async/host_loop_free_from_completion", test_host_loop_free_from_completion},
     {"async/responder_cancel_pushed", test_responder_cancel_pushed},
     {"async/host_loop_wakeup", test_host_loop_wakeup},
     {"async/ten_thousand_started_calls", test_ten_thousand_started_calls},
