@@ -264,11 +264,10 @@ pub extern "C" fn mcp_client_dispatch(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             // Our own reference: a callback may free the client while this runs.
-            let queue = fc
-                .dispatcher
-                .host()
-                .cloned()
-                .ok_or_else(|| Failure::invalid("the client is not in host-loop mode (mcp_client_use_host_loop)"))?;
+            let queue =
+                fc.dispatcher.host().cloned().ok_or_else(|| {
+                    Failure::invalid("the client is not in host-loop mode (mcp_client_use_host_loop)")
+                })?;
             let left = queue.dispatch(max).ok_or_else(|| {
                 Failure::new(
                     MCP_REENTRANT_CALL,
