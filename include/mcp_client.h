@@ -294,6 +294,13 @@
 #define MCP_ABI_VERSION 2
 
 /**
+ * A started call. Owned by the caller (when `call_out` was given) and freed with
+ * `mcp_call_free`, before or after its completion, from any thread (its own completion
+ * callback included).
+ */
+typedef struct mcp_call mcp_call;
+
+/**
  * Reference-counted; every clone cancels the same calls.
  */
 typedef struct mcp_cancel_token mcp_cancel_token;
@@ -426,6 +433,24 @@ typedef struct mcp_call_opts {
 } mcp_call_opts;
 
 /**
+ * A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+ * NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+ * `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+ * once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+ * (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+ */
+typedef void (*mcp_call_done_fn)(void *userdata,
+                                 mcp_status status,
+                                 const char *result_json,
+                                 size_t result_len,
+                                 const struct mcp_error *error);
+
+/**
+ * A responder's cancel hook (`mcp_responder_on_cancel`).
+ */
+typedef void (*mcp_responder_cancel_fn)(void *userdata);
+
+/**
  * A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
  * attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
  * borrowed for the callback's duration. Runs on the dispatcher thread, in order.
@@ -444,6 +469,13 @@ typedef void (*mcp_input_fn)(void *userdata,
                              const char *params_json,
                              size_t params_len,
                              struct mcp_responder *responder);
+
+/**
+ * Called (on a library thread, no library lock held) when the queue goes from empty to
+ * non-empty: it must only signal the host's loop (e.g. `uv_async_send`,
+ * `loop.call_soon_threadsafe`), never dispatch itself.
+ */
+typedef void (*mcp_wakeup_fn)(void *userdata);
 
 /**
  * A notification listener: every server notification except progress (which goes to the
@@ -647,6 +679,172 @@ MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
                                                  bool enabled,
                                                  struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_connect`: completes with the server info JSON. Calls started
+ * before the connection is up wait for it (each call connects lazily).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_connect_start(struct mcp_client *client,
+                                    const struct mcp_call_opts *opts,
+                                    mcp_call_done_fn done,
+                                    void *userdata,
+                                    struct mcp_call **call_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
+ * answered by the registered handlers, whose callbacks run on the delivery path like the
+ * completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_call_tool_start(struct mcp_client *client,
+                                      const char *name,
+                                      const char *arguments_json,
+                                      const char *input_responses_json,
+                                      const char *request_state,
+                                      const struct mcp_call_opts *opts,
+                                      mcp_call_done_fn done,
+                                      void *userdata,
+                                      struct mcp_call **call_out,
+                                      struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_get_prompt`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_get_prompt_start(struct mcp_client *client,
+                                       const char *name,
+                                       const char *arguments_json,
+                                       const char *input_responses_json,
+                                       const char *request_state,
+                                       const struct mcp_call_opts *opts,
+                                       mcp_call_done_fn done,
+                                       void *userdata,
+                                       struct mcp_call **call_out,
+                                       struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_read_resource`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_resource_start(struct mcp_client *client,
+                                          const char *uri,
+                                          const char *input_responses_json,
+                                          const char *request_state,
+                                          const struct mcp_call_opts *opts,
+                                          mcp_call_done_fn done,
+                                          void *userdata,
+                                          struct mcp_call **call_out,
+                                          struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_list` (one page).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_list_start(struct mcp_client *client,
+                                 int32_t kind,
+                                 const char *cursor,
+                                 const struct mcp_call_opts *opts,
+                                 mcp_call_done_fn done,
+                                 void *userdata,
+                                 struct mcp_call **call_out,
+                                 struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_list_all` (every page, merged).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_list_all_start(struct mcp_client *client,
+                                     int32_t kind,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_complete`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_complete_start(struct mcp_client *client,
+                                     const char *params_json,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_request_start(struct mcp_client *client,
+                                    const char *method,
+                                    const char *params_json,
+                                    const struct mcp_call_opts *opts,
+                                    mcp_call_done_fn done,
+                                    void *userdata,
+                                    struct mcp_call **call_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Started `mcp_subscription_next`: completes with the next notification
+ * (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
+ * `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
+ * subscription; the subscription may be freed while one is in flight (it then completes with
+ * `MCP_CLOSED` or `MCP_CANCELLED`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription,
+                                       int64_t timeout_ms,
+                                       mcp_call_done_fn done,
+                                       void *userdata,
+                                       struct mcp_call **call_out,
+                                       struct mcp_error **err_out);
+
+/**
+ * Cancels a started call: unless it already completed, its completion runs (soon, on the
+ * delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
+ * (not even a running one of this call); any thread, callbacks included. After completion a
+ * no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+ */
+MCP_API MCP_WARN_UNUSED_RESULT mcp_status mcp_call_cancel(struct mcp_call *call);
+
+/**
+ * Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
+ * completion still runs exactly once, so free userdata there. NULL is a no-op.
+ */
+MCP_API void mcp_call_free(struct mcp_call *call);
+
+/**
+ * Pushed cancellation for an input handler: `on_cancel(userdata)` runs once, on the delivery
+ * path (the dispatcher thread, or the host's loop), when the answer stops being wanted (the
+ * call was cancelled, timed out or closed, or a sibling input failed) — at once if that
+ * already happened — so a handler answering later need not poll
+ * `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
+ * consume the responder, which must still be completed (a reply then returns
+ * `MCP_CANCELLED`); it must not touch a responder another thread may have completed. Only
+ * while the host owns the responder (in the handler, or deferred). One hook per responder (a
+ * new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
+ * run.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_responder_on_cancel(struct mcp_responder *responder,
+                                   mcp_responder_cancel_fn on_cancel,
+                                   void *userdata,
+                                   mcp_userdata_free_fn userdata_free,
+                                   struct mcp_error **err_out);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
@@ -1203,6 +1401,54 @@ MCP_API const char *mcp_error_www_authenticate(const struct mcp_error *error);
  * Frees an error. NULL is a no-op.
  */
 MCP_API void mcp_error_free(struct mcp_error *error);
+
+/**
+ * Switches `client` to host-loop delivery and writes the descriptor to watch for reading
+ * (an eventfd on Linux, a pipe elsewhere; owned by the client, closed by `mcp_client_free`,
+ * so stop watching it before freeing). From then on every callback of this client —
+ * completions of started calls, input handlers, listeners, progress — runs only inside
+ * `mcp_client_dispatch` on the host's thread, never on a library thread. Call it once, right
+ * after `mcp_client_new` (callbacks already queued for the dispatcher thread still run there);
+ * again it returns the same descriptor. Blocking calls stay usable, but an input handler or
+ * progress callback they need runs only when the host dispatches: host-loop programs should
+ * use the started calls (`*_start`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_use_host_loop(struct mcp_client *client,
+                                    int *fd_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Optional for host-loop clients: `wakeup` runs (on a library thread, no lock held) each time
+ * work is queued onto an empty queue; use it where the descriptor cannot be watched (e.g. to
+ * call `uv_async_send`). Wakeups coalesce: on each, dispatch until nothing remains. NULL
+ * removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
+ * `mcp_client_use_host_loop`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_wakeup(struct mcp_client *client,
+                                 mcp_wakeup_fn wakeup,
+                                 void *userdata,
+                                 mcp_userdata_free_fn userdata_free,
+                                 struct mcp_error **err_out);
+
+/**
+ * Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
+ * started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
+ * descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
+ * dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+ * close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
+ * does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
+ * client not in host-loop mode.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_dispatch(struct mcp_client *client,
+                               uint32_t max,
+                               size_t *remaining_out,
+                               struct mcp_error **err_out);
 
 /**
  * Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the

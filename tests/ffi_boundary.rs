@@ -14,6 +14,7 @@ const AUDITED: &[&str] = &["src/ffi/boundary.rs", "src/ffi/strings.rs"];
 const OTHER_UNSAFE: &[(&str, &str)] = &[
     ("src/ffi/fork.rs", "registers a handler"),
     ("src/ffi/client.rs", "signal disposition"),
+    ("src/ffi/event_loop.rs", "the event descriptor"),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -7,10 +7,15 @@
  * call needing one elicitation round vs a plain call), connect (new + connect, then free until
  * the child is reaped), mem (RSS idle, then growth over --calls calls), cache (tools/list
  * answered from the response cache vs sent with MCP_CACHE_BYPASS; the server needs a TTL,
- * e.g. --cache-ttl-ms 600000, and the driver counts what reached it in its --record file).
+ * e.g. --cache-ttl-ms 600000, and the driver counts what reached it in its --record file),
+ * started (--inflight
+ * started calls kept in flight from ONE thread: host-loop mode, poll() on the client's descriptor
+ * and mcp_client_dispatch; reports the process's thread count at the end).
  */
 #include "common.h"
 #include "mcp_client.h"
+#include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
@@ -175,6 +180,90 @@ static int test_conc(void) {
     return 0;
 }
 
+/* ---- started calls from one thread ---- */
+
+typedef struct {
+    mcp_client *c;
+    uint64_t deadline;
+    size_t calls, outstanding;
+    samples s;
+} started_run;
+
+typedef struct {
+    started_run *run;
+    uint64_t t0;
+} started_call;
+
+static void start_one(started_run *r, started_call *sc);
+
+static void on_started_done(void *ud, mcp_status st, const char *result, size_t len, const mcp_error *err) {
+    (void)result, (void)len;
+    started_call *sc = (started_call *)ud;
+    started_run *r = sc->run;
+    if (st != MCP_OK) check(st, (mcp_error *)err, "started call");
+    uint64_t t = now_ns();
+    samples_add(&r->s, t - sc->t0);
+    r->calls++;
+    r->outstanding--;
+    if (t < r->deadline && r->calls + r->outstanding < (size_t)max_calls) start_one(r, sc); /* reuses sc */
+    else free(sc);
+}
+
+static void start_one(started_run *r, started_call *sc) {
+    mcp_error *err = NULL;
+    sc->run = r;
+    sc->t0 = now_ns();
+    check(mcp_client_call_tool_start(r->c, "echo", ECHO_ARGS, NULL, NULL, NULL, on_started_done, sc, NULL, &err),
+          err, "call_tool_start");
+    r->outstanding++;
+}
+
+static int thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+static int test_started(void) {
+    mcp_client *c = open_client(1);
+    int fd = -1;
+    mcp_error *err = NULL;
+    check(mcp_client_use_host_loop(c, &fd, &err), err, "use_host_loop");
+    for (long k = 0; k < warmup; k++) call(c, "echo");
+    started_run r = {0};
+    r.c = c;
+    samples_init(&r.s, (size_t)max_calls + (size_t)inflight);
+    int threads_before = thread_count(), threads_max = threads_before;
+    double cpu0 = cpu_us();
+    uint64_t start = now_ns();
+    r.deadline = start + (uint64_t)(duration * 1e9);
+    for (long k = 0; k < inflight; k++) start_one(&r, (started_call *)malloc(sizeof(started_call)));
+    {
+        int n = thread_count(); /* every call started, none dispatched yet */
+        if (n > threads_max) threads_max = n;
+    }
+    while (r.outstanding > 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        poll(&p, 1, 1000);
+        check(mcp_client_dispatch(c, 0, NULL, &err), err, "dispatch");
+        if ((r.calls & 1023) == 0) {
+            int n = thread_count();
+            if (n > threads_max) threads_max = n;
+        }
+    }
+    double secs = (double)(now_ns() - start) / 1e9, cpu = cpu_us() - cpu0;
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"started\",\"inflight\":%ld,", inflight);
+    print_series("", r.calls, secs, &r.s);
+    printf(",\"cpu_us_per_call\":%.2f,\"threads_before\":%d,\"threads_max\":%d}\n",
+           r.calls ? cpu / (double)r.calls : 0.0, threads_before, threads_max);
+    return 0;
+}
+
 static int test_mrtr(void) {
     mcp_client *c = open_client(0);
     mcp_error *err = NULL;
@@ -298,6 +387,7 @@ int main(int argc, char **argv) {
     if (!strcmp(test, "connect")) return test_connect();
     if (!strcmp(test, "mem")) return test_mem();
     if (!strcmp(test, "cache")) return test_cache();
+    if (!strcmp(test, "started")) return test_started();
     die("unknown test");
     return 2;
 }

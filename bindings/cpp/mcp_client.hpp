@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -343,34 +344,33 @@ inline std::string shown(std::string s) {
     return s;
 }
 
-/// Throws the exception for `status`, built from (and freeing) `raw`.
-[[noreturn]] inline void throw_error(mcp_status status, mcp_error* raw) {
-    ErrorPtr err(raw);
-    if (err) status = mcp_error_status(err.get());
-    std::string message = err ? std::string(mcp_error_message(err.get())) : std::string(mcp_status_str(status));
+/// Throws the exception for `status`, built from `err` (borrowed; may be NULL).
+[[noreturn]] inline void throw_borrowed(mcp_status status, const mcp_error* err) {
+    if (err) status = mcp_error_status(err);
+    std::string message = err ? std::string(mcp_error_message(err)) : std::string(mcp_status_str(status));
     std::optional<int64_t> code;
     std::optional<std::string> data;
     std::optional<int> http;
     std::optional<std::string> challenge, rpc_message;
     if (err) {
         int64_t c = 0;
-        if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
-        rpc_message = opt_string(mcp_error_jsonrpc_message(err.get()));
-        data = opt_string(mcp_error_data_json(err.get()));
+        if (mcp_error_jsonrpc_code(err, &c)) code = c;
+        rpc_message = opt_string(mcp_error_jsonrpc_message(err));
+        data = opt_string(mcp_error_data_json(err));
         uint16_t h = 0;
-        if (mcp_error_http_status(err.get(), &h)) http = h;
-        challenge = opt_string(mcp_error_www_authenticate(err.get()));
+        if (mcp_error_http_status(err, &h)) http = h;
+        challenge = opt_string(mcp_error_www_authenticate(err));
     }
     std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
     if (err && status == MCP_OUTPUT_SCHEMA_INVALID) {
-        if (const char* r = mcp_error_result_json(err.get())) result = r;
+        if (const char* r = mcp_error_result_json(err)) result = r;
     }
     if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
-        if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
-        if (const char* r = mcp_error_unanswered_json(err.get())) unanswered = r;
-        state = opt_string(mcp_error_request_state(err.get()));
-        if (const char* r = mcp_error_result_json(err.get())) result = r;
+        if (const char* r = mcp_error_input_requests_json(err)) requests = r;
+        if (const char* r = mcp_error_unanswered_json(err)) unanswered = r;
+        state = opt_string(mcp_error_request_state(err));
+        if (const char* r = mcp_error_result_json(err)) result = r;
     }
     switch (status) {
         case MCP_NULL_ARG:
@@ -406,6 +406,21 @@ inline std::string shown(std::string s) {
             if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data, http, challenge);
             if (status >= 900) throw InternalError(status, message, code, data, http, challenge);
             throw Error(status, message, code, data, http, challenge);
+    }
+}
+
+/// Throws the exception for `status`, built from (and freeing) `raw`.
+[[noreturn]] inline void throw_error(mcp_status status, mcp_error* raw) {
+    ErrorPtr err(raw);
+    throw_borrowed(status, raw);
+}
+
+/// The exception for a started call's failure, as an exception_ptr (the error is borrowed).
+inline std::exception_ptr error_ptr(mcp_status status, const mcp_error* err) {
+    try {
+        throw_borrowed(status, err);
+    } catch (...) {
+        return std::current_exception();
     }
 }
 
@@ -1224,6 +1239,99 @@ private:
 // ============================================================================================
 
 /// An MCP client. Move-only. Calls block the calling thread; many threads may call at once.
+// ============================================================================================
+// Started calls (non-blocking): a callback or a std::future over the C ABI's *_start calls
+// ============================================================================================
+
+/// The outcome of a started call, handed to its callback: the result JSON, or the error.
+struct Outcome {
+    mcp_status status = MCP_OK;
+    /// The result JSON when ok().
+    std::string result;
+    /// The mcp::Error subclass the blocking call would have thrown, otherwise.
+    std::exception_ptr error;
+    bool ok() const noexcept { return status == MCP_OK; }
+    /// The result, or throws the error.
+    std::string get() const {
+        if (error) std::rethrow_exception(error);
+        return result;
+    }
+};
+
+/// A started call's completion: runs exactly once (on the dispatcher thread, or inside
+/// Client::dispatch() in host-loop mode), also when the call is cancelled (CancelledError),
+/// times out or the client closes (ClosedError). Exceptions it throws are swallowed.
+/// Calling future.get() or a blocking call of the same client from it deadlocks or throws
+/// ReentrantCallError: hand work to your own executor instead.
+using Completion = std::function<void(Outcome)>;
+
+/// Tag selecting the std::future overloads: client.call_tool("echo", args, {}, mcp::use_future).
+struct use_future_t {};
+inline constexpr use_future_t use_future{};
+
+namespace detail {
+
+struct CallState {
+    std::mutex mutex;
+    mcp_call* handle = nullptr;  // NULL once completed (the completion frees it)
+};
+
+/// Lives from the start until the completion: what the C options point to, and the callback.
+struct StartedBox {
+    CallOptions options;
+    Completion done;
+    std::shared_ptr<CallState> state;
+};
+
+inline void started_trampoline(void* userdata, mcp_status status, const char* result, size_t result_len,
+                               const mcp_error* error) noexcept {
+    std::unique_ptr<StartedBox> box(static_cast<StartedBox*>(userdata));
+    mcp_call* handle = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(box->state->mutex);
+        handle = std::exchange(box->state->handle, nullptr);
+    }
+    mcp_call_free(handle);  // completed: freeing cancels nothing
+    try {
+        Outcome o;
+        o.status = status;
+        if (status == MCP_OK) {
+            o.result.assign(result, result_len);
+        } else {
+            o.error = error_ptr(status, error);
+        }
+        box->done(std::move(o));
+    } catch (...) {
+        // A completion must not unwind into the library.
+    }
+}
+
+}  // namespace detail
+
+/// A started call. cancel() cancels it (from any thread; its completion still runs once, with
+/// CancelledError, unless it had already completed). Dropping a Call does not cancel.
+class Call {
+public:
+    Call() = default;
+    explicit Call(std::shared_ptr<detail::CallState> state) : state_(std::move(state)) {}
+    void cancel() noexcept {
+        if (!state_) return;
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        if (state_->handle && mcp_call_cancel(state_->handle) != MCP_OK) {
+            // only MCP_NULL_ARG, excluded by the check above
+        }
+    }
+    /// True once the completion started.
+    bool done() const noexcept {
+        if (!state_) return true;
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        return state_->handle == nullptr;
+    }
+
+private:
+    std::shared_ptr<detail::CallState> state_;
+};
+
 class Client {
 public:
     /// A client for `config` (copied). Nothing starts until connect() or the first call.
@@ -1397,6 +1505,112 @@ public:
         });
     }
 
+    // ---- started calls (callback or std::future; see Completion) ---------------------------
+
+    /// Started connect: the server info JSON.
+    Call connect(const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_connect_start(client_, o, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> connect(const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return connect(options, std::move(d)); });
+    }
+    /// Started call_tool (options.input_responses_json / request_state as for the blocking one).
+    Call call_tool(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                   Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_call_tool_start(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
+                                              detail::c_or_null(options.input_responses_json),
+                                              detail::c_or_null(options.request_state), o,
+                                              &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> call_tool(const std::string& name, const std::string& arguments_json,
+                                       const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return call_tool(name, arguments_json, options, std::move(d)); });
+    }
+    Call get_prompt(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                    Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_get_prompt_start(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
+                                               detail::c_or_null(options.input_responses_json),
+                                               detail::c_or_null(options.request_state), o,
+                                               &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> get_prompt(const std::string& name, const std::string& arguments_json,
+                                        const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return get_prompt(name, arguments_json, options, std::move(d)); });
+    }
+    Call read_resource(const std::string& uri, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_read_resource_start(client_, detail::c_arg(uri),
+                                                  detail::c_or_null(options.input_responses_json),
+                                                  detail::c_or_null(options.request_state), o,
+                                                  &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> read_resource(const std::string& uri, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return read_resource(uri, options, std::move(d)); });
+    }
+    Call list(ListKind kind, const std::optional<std::string>& cursor, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_list_start(client_, static_cast<int32_t>(kind), detail::c_or_null(cursor), o,
+                                         &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> list(ListKind kind, const std::optional<std::string>& cursor, const CallOptions& options,
+                                  use_future_t) {
+        return as_future([&](Completion d) { return list(kind, cursor, options, std::move(d)); });
+    }
+    Call list_all(ListKind kind, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_list_all_start(client_, static_cast<int32_t>(kind), o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> list_all(ListKind kind, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return list_all(kind, options, std::move(d)); });
+    }
+    Call complete(const std::string& params_json, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_complete_start(client_, detail::c_arg(params_json), o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> complete(const std::string& params_json, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return complete(params_json, options, std::move(d)); });
+    }
+    Call request(const std::string& method, const std::string& params_json, const CallOptions& options,
+                 Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_request_start(client_, detail::c_arg(method), detail::c_or_null(params_json), o,
+                                            &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> request(const std::string& method, const std::string& params_json,
+                                     const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return request(method, params_json, options, std::move(d)); });
+    }
+
+    // ---- host-loop mode ------------------------------------------------------------------
+
+    /// Moves every callback of this client (completions, handlers, listeners, progress) to the
+    /// host's thread: watch the returned descriptor for reading (asio::posix::stream_descriptor,
+    /// uv_poll, poll()) and call dispatch() when it is readable. Call right after construction.
+    int use_host_loop() {
+        int fd = -1;
+        detail::check([&](mcp_error** e) { return mcp_client_use_host_loop(client_, &fd, e); });
+        return fd;
+    }
+    /// Runs queued callbacks on this thread (at most `max`, 0: those queued now); how many wait.
+    size_t dispatch(uint32_t max = 0) {
+        size_t remaining = 0;
+        detail::check([&](mcp_error** e) { return mcp_client_dispatch(client_, max, &remaining, e); });
+        return remaining;
+    }
+
     /// Legacy ping (UnsupportedError on modern servers).
     void ping(const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
@@ -1536,6 +1750,39 @@ public:
     mcp_client* native() const noexcept { return client_; }
 
 private:
+    template <class Start>
+    Call start(const CallOptions& options, Completion done, Start&& start_call) {
+        auto box = std::make_unique<detail::StartedBox>();
+        box->options = options;
+        box->done = std::move(done);
+        box->state = std::make_shared<detail::CallState>();
+        std::shared_ptr<detail::CallState> state = box->state;
+        mcp_call_opts o = detail::native_opts(box->options);
+        mcp_error* err = nullptr;
+        mcp_status st;
+        {
+            // The completion (another thread) waits for the handle to be stored.
+            std::lock_guard<std::mutex> lock(state->mutex);
+            st = start_call(&o, box.get(), &state->handle, &err);
+        }
+        if (st != MCP_OK) detail::throw_error(st, err);  // nothing started: the box goes here
+        box.release();                                   // the completion owns it now
+        return Call(std::move(state));
+    }
+
+    template <class Starter>
+    static std::future<std::string> as_future(Starter&& starter) {
+        auto promise = std::make_shared<std::promise<std::string>>();
+        std::future<std::string> future = promise->get_future();
+        starter([promise](Outcome o) {
+            if (o.error) {
+                promise->set_exception(o.error);
+            } else {
+                promise->set_value(std::move(o.result));
+            }
+        });
+        return future;
+    }
     static Config base_config(const Options& options) {
         Config config(options.extra_json);
         if (options.mode != Mode::Auto) config.mode(options.mode);

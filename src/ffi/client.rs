@@ -37,12 +37,14 @@ pub struct mcp_client {
 
 pub(crate) struct FfiClient {
     /// The client's runtime and its driver thread (see `engine`).
-    engine: Option<Engine>,
+    pub(crate) engine: Option<Engine>,
     pub(crate) client: Client,
     pub(crate) dispatcher: Arc<Dispatcher>,
     /// `fork::generation()` when created: another value means this is a forked child.
     fork_generation: u64,
     poisoned: AtomicBool,
+    /// Started calls not yet completed (`ffi/call`).
+    pub(crate) calls: Arc<super::call::Registry>,
 }
 
 impl FfiClient {
@@ -167,6 +169,7 @@ pub unsafe extern "C" fn mcp_client_new(
         let shared = Arc::new(FfiClient {
             engine: Some(engine),
             client: Client::new(config),
+            calls: super::call::Registry::new(dispatcher.clone()),
             dispatcher,
             fork_generation: super::fork::generation(),
             poisoned: AtomicBool::new(false),
@@ -267,7 +270,7 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     })
 }
 
-fn list_kind(kind: i32) -> Result<ListKind, Failure> {
+pub(crate) fn list_kind(kind: i32) -> Result<ListKind, Failure> {
     match kind {
         MCP_LIST_TOOLS => Ok(ListKind::Tools),
         MCP_LIST_PROMPTS => Ok(ListKind::Prompts),
@@ -556,6 +559,7 @@ fn close(fc: &Arc<FfiClient>) {
     };
     let client = fc.client.clone();
     client.mark_closed();
+    fc.calls.close_all();
     if fc.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
         engine.spawn(async move { client.close().await });
     } else {

@@ -73,7 +73,7 @@ pub struct mcp_error {
 unsafe impl Handle for mcp_error {}
 
 impl mcp_error {
-    fn from_failure(f: Failure) -> Self {
+    pub(crate) fn from_failure(f: Failure) -> Self {
         let rpc = f.source.as_ref().and_then(|e| e.rpc_error());
         let input = f.source.as_ref().and_then(|e| e.input_required_data());
         // A requestState is handed back byte-exact or not at all: one holding U+0000 cannot be a

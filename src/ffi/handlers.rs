@@ -86,6 +86,8 @@ impl InputHandler for FfiInputHandler {
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
         let cancel = request.cancel;
+        state.set_hook_poster(self.dispatcher.clone());
+        let watch = Unwanted(state.clone(), self.dispatcher.clone(), cancel.clone());
         let posted = self.dispatcher.post(Box::new(move || {
             // Cancelling the call's token waits for this callback; once it is cancelled, the
             // host is not called at all (mcp_cancel_token_cancel's promise).
@@ -112,13 +114,39 @@ impl InputHandler for FfiInputHandler {
                 state.finish(default_answer(kind));
             }
         }));
+        let mut rx = rx;
         Box::pin(async move {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await
-                .unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
+            let answer = tokio::select! {
+                answer = &mut rx => answer,
+                _ = watch.2.cancelled() => {
+                    watch.announce();
+                    rx.await
+                }
+            };
+            drop(watch);
+            answer.unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
         })
+    }
+}
+
+/// Announces "no longer wanted" to a responder's cancel hook: when its call's token is
+/// cancelled, or when the call stops waiting (drops this) before the answer came.
+struct Unwanted(Arc<ResponderState<Value>>, Arc<Dispatcher>, crate::client::CancelToken);
+
+impl Unwanted {
+    fn announce(&self) {
+        if let Some(hook) = self.0.unwanted() {
+            self.1.post(hook);
+        }
+    }
+}
+
+impl Drop for Unwanted {
+    fn drop(&mut self) {
+        self.announce();
     }
 }
 

@@ -11,6 +11,7 @@
 pub mod auth;
 pub(crate) mod boundary;
 pub mod cache;
+pub mod call;
 pub mod cancel;
 pub mod client;
 pub mod codes;
@@ -20,6 +21,7 @@ pub mod dispatcher;
 pub mod elicitation;
 mod engine;
 pub mod error;
+pub mod event_loop;
 mod fork;
 pub mod handlers;
 pub mod json;

@@ -104,19 +104,35 @@ unsafe impl Sync for SendPtr {}
 /// Closes the per-call progress gate when the call returns: no progress callback runs after.
 /// Closes the per-call progress gate when the call returns: every progress notification that
 /// arrived before the answer is delivered first, and none after.
-pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Arc<Dispatcher>);
+/// (The dispatcher is `None` once `into_flag` took the gate over.)
+pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Option<Arc<Dispatcher>>);
+
+impl ProgressGate {
+    /// The gate's flag without the blocking drop: a started call closes it as its completion
+    /// runs on the same serial queue, so no flush is needed (`ffi/call`).
+    pub(crate) fn into_flag(mut self) -> Arc<Mutex<bool>> {
+        self.1 = None;
+        self.0.clone()
+    }
+}
 
 /// How long a returning call waits for its queued progress callbacks.
 const PROGRESS_FLUSH: Duration = Duration::from_secs(1);
 
 impl Drop for ProgressGate {
     fn drop(&mut self) {
+        let Some(dispatcher) = self.1.take() else {
+            return; // a started call's gate: its completion closes it
+        };
         // The dispatcher runs jobs in order: once this marker runs, earlier progress jobs ran.
         // (Never called on the dispatcher itself: blocking calls are refused there.)
         let (tx, rx) = std::sync::mpsc::channel();
-        if self.1.post(Box::new(move || {
-            let _ = tx.send(());
-        })) {
+        // In host-loop mode the host dispatches only between its calls: no flush to wait for.
+        if dispatcher.host().is_none()
+            && dispatcher.post(Box::new(move || {
+                let _ = tx.send(());
+            }))
+        {
             let _ = rx.recv_timeout(PROGRESS_FLUSH);
         }
         // Taking the lock waits for a callback in flight.
@@ -183,7 +199,7 @@ pub(crate) fn request_options(
                 }
             }));
         }));
-        gate = Some(ProgressGate(open, dispatcher_for_gate));
+        gate = Some(ProgressGate(open, Some(dispatcher_for_gate)));
     }
     Ok((ro, gate))
 }

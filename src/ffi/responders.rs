@@ -34,6 +34,14 @@ enum Inner {
 unsafe impl Handle for mcp_responder {}
 
 impl mcp_responder {
+    /// Registers a cancel hook (`mcp_responder_on_cancel`): input responders only.
+    pub(crate) fn on_cancel(&self, hook: super::responder::CancelHook) -> Result<(), Failure> {
+        match &self.inner {
+            Inner::Input(state) if state.register_hook(hook) => Ok(()),
+            _ => Err(Failure::invalid("cancel hooks are for input handlers' responders")),
+        }
+    }
+
     pub(crate) fn input(state: Arc<ResponderState<Value>>) -> *mut mcp_responder {
         into_handle(mcp_responder {
             inner: Inner::Input(state),

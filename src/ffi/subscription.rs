@@ -15,7 +15,14 @@ use std::time::Duration;
 /// A live subscription. Safe to use from any thread, one reader at a time.
 pub struct mcp_subscription {
     client: Arc<FfiClient>,
-    subscription: Subscription,
+    subscription: Arc<Subscription>,
+}
+
+impl mcp_subscription {
+    /// The client and the stream, for a started `next` (`ffi/call`).
+    pub(crate) fn parts(&self) -> (&FfiClient, Arc<Subscription>) {
+        (&self.client, self.subscription.clone())
+    }
 }
 
 // SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_subscription_free`.
@@ -40,7 +47,10 @@ pub unsafe extern "C" fn mcp_client_listen(
             let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
             let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
             let client = shared(handle(client, "client")?);
-            *subscription_out = into_handle(mcp_subscription { client, subscription });
+            *subscription_out = into_handle(mcp_subscription {
+                client,
+                subscription: Arc::new(subscription),
+            });
             Ok(())
         })
     })

@@ -47,6 +47,8 @@ extern const struct test_case elicit_tasks_tests[];
 extern const size_t elicit_tasks_tests_count;
 extern const struct test_case cache_tests[];
 extern const size_t cache_tests_count;
+extern const struct test_case async_tests[];
+extern const size_t async_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 

@@ -30,6 +30,7 @@ from . import _ffi
 from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
+from ._aio import AsyncClient
 from ._errors import (
     AuthRequiredError,
     CancelledError,
@@ -87,6 +88,7 @@ __all__ = [
     "Subscription",
     "CancelToken",
     "Deferred",
+    "AsyncClient",
     "ReplyError",
     "fetch_redirect",
     "MCPError",

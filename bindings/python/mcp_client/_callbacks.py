@@ -274,6 +274,11 @@ class InputEntry:
                 )
             elif _is_future(result):
                 lib.mcp_responder_defer(responder)
+                # Pushed cancellation for AsyncClient's handler futures: when the answer stops
+                # being wanted the library cancels the future, and with it the handler's task
+                # (host futures are left alone: their owners may still complete them).
+                if getattr(result, "_mcp_cancel_when_unwanted", False):
+                    lib.mcp_responder_on_cancel(responder, CANCEL_THUNK, register(result), FREE_THUNK, None)
                 if isinstance(result, Deferred):
                     result._mcp_reply = reply
                 owner = self.owner()
@@ -405,6 +410,15 @@ def _input_trampoline(
         pass
 
 
+def _cancel_trampoline(userdata: int | None) -> None:
+    try:
+        future = _lookup(userdata)
+        if future is not None:
+            future.cancel()
+    except BaseException:  # noqa: BLE001
+        pass
+
+
 def _notification_trampoline(userdata: int | None, method: bytes | None, params: bytes | None, params_len: int) -> None:
     try:
         entry = _lookup(userdata)
@@ -521,6 +535,7 @@ def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: in
 
 
 TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
+CANCEL_THUNK = _ffi.mcp_responder_cancel_fn(_cancel_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)

@@ -307,9 +307,10 @@ def _json(raw: bytes | None) -> Any:
         return raw.decode("utf-8", "replace")
 
 
-def take_error(status: int, err: Any) -> MCPError:
+def take_error(status: int, err: Any, *, borrowed: bool = False) -> MCPError:
     """Builds the exception for ``status`` from ``err`` (a POINTER(mcp_error), possibly NULL),
-    reading every accessor now, then frees ``err``."""
+    reading every accessor now, then frees ``err`` (unless ``borrowed``: a started call's
+    completion lends its error for the callback only)."""
     try:
         if err:
             message = _text(lib.mcp_error_message(err)) or status_str(status)
@@ -331,7 +332,7 @@ def take_error(status: int, err: Any) -> MCPError:
             http_status, www_authenticate = None, None
             unanswered, elicitations = None, None
     finally:
-        if err:
+        if err and not borrowed:
             lib.mcp_error_free(err)
     cls = exception_class(status)
     kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate,

@@ -203,6 +203,12 @@ MCP_PANIC = 901
 
 # ----- opaque handles (use through ctypes.POINTER) -----
 
+# A started call. Owned by the caller (when `call_out` was given) and freed with
+# `mcp_call_free`, before or after its completion, from any thread (its own completion
+# callback included).
+class mcp_call(ctypes.Structure):
+    """Opaque handle."""
+
 # Reference-counted; every clone cancels the same calls.
 class mcp_cancel_token(ctypes.Structure):
     """Opaque handle."""
@@ -280,6 +286,16 @@ class mcp_call_opts(ctypes.Structure):
         ('skip_output_validation', ctypes.c_bool),
     ]
 
+# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
+
+# A responder's cancel hook (`mcp_responder_on_cancel`).
+mcp_responder_cancel_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
 # A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
 # attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
 # borrowed for the callback's duration. Runs on the dispatcher thread, in order.
@@ -288,6 +304,11 @@ mcp_connection_state_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32
 # An input handler: `params_json` (borrowed, `params_len` bytes, `{}` when the server sent no
 # params) is the request's params; complete `responder` exactly once, now or later.
 mcp_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_responder))
+
+# Called (on a library thread, no library lock held) when the queue goes from empty to
+# non-empty: it must only signal the host's loop (e.g. `uv_async_send`,
+# `loop.call_soon_threadsafe`), never dispatch itself.
+mcp_wakeup_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 # A notification listener: every server notification except progress (which goes to the
 # call's own progress callback). Arguments are borrowed for the callback's duration.
@@ -372,6 +393,98 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_config_set_validate_output_schema': (
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_connect`: completes with the server info JSON. Calls started
+    # before the connection is up wait for it (each call connects lazily).
+    # mcp_status mcp_client_connect_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_connect_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
+    # answered by the registered handlers, whose callbacks run on the delivery path like the
+    # completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+    # mcp_status mcp_client_call_tool_start(struct mcp_client *client, const char *name, const char *arguments_json, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_call_tool_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_get_prompt`.
+    # mcp_status mcp_client_get_prompt_start(struct mcp_client *client, const char *name, const char *arguments_json, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_get_prompt_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_read_resource`.
+    # mcp_status mcp_client_read_resource_start(struct mcp_client *client, const char *uri, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_read_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_list` (one page).
+    # mcp_status mcp_client_list_start(struct mcp_client *client, int32_t kind, const char *cursor, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_list_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_list_all` (every page, merged).
+    # mcp_status mcp_client_list_all_start(struct mcp_client *client, int32_t kind, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_list_all_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_int32, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_complete`.
+    # mcp_status mcp_client_complete_start(struct mcp_client *client, const char *params_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_complete_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+    # mcp_status mcp_client_request_start(struct mcp_client *client, const char *method, const char *params_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_request_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_subscription_next`: completes with the next notification
+    # (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
+    # `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
+    # subscription; the subscription may be freed while one is in flight (it then completes with
+    # `MCP_CLOSED` or `MCP_CANCELLED`).
+    # mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription, int64_t timeout_ms, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_subscription_next_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_subscription), ctypes.c_int64, mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Cancels a started call: unless it already completed, its completion runs (soon, on the
+    # delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
+    # (not even a running one of this call); any thread, callbacks included. After completion a
+    # no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+    # mcp_status mcp_call_cancel(struct mcp_call *call)
+    'mcp_call_cancel': (
+        mcp_status,
+        [ctypes.POINTER(mcp_call)],
+    ),
+    # Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
+    # completion still runs exactly once, so free userdata there. NULL is a no-op.
+    # void mcp_call_free(struct mcp_call *call)
+    'mcp_call_free': (
+        None,
+        [ctypes.POINTER(mcp_call)],
+    ),
+    # Pushed cancellation for an input handler: `on_cancel(userdata)` runs once, on the delivery
+    # path (the dispatcher thread, or the host's loop), when the answer stops being wanted (the
+    # call was cancelled, timed out or closed, or a sibling input failed) — at once if that
+    # already happened — so a handler answering later need not poll
+    # `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
+    # consume the responder, which must still be completed (a reply then returns
+    # `MCP_CANCELLED`); it must not touch a responder another thread may have completed. Only
+    # while the host owns the responder (in the handler, or deferred). One hook per responder (a
+    # new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
+    # run.
+    # mcp_status mcp_responder_on_cancel(struct mcp_responder *responder, mcp_responder_cancel_fn on_cancel, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_responder_on_cancel': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), mcp_responder_cancel_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
     # struct mcp_cancel_token *mcp_cancel_token_new(void)
@@ -822,6 +935,42 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_error_free': (
         None,
         [ctypes.POINTER(mcp_error)],
+    ),
+    # Switches `client` to host-loop delivery and writes the descriptor to watch for reading
+    # (an eventfd on Linux, a pipe elsewhere; owned by the client, closed by `mcp_client_free`,
+    # so stop watching it before freeing). From then on every callback of this client —
+    # completions of started calls, input handlers, listeners, progress — runs only inside
+    # `mcp_client_dispatch` on the host's thread, never on a library thread. Call it once, right
+    # after `mcp_client_new` (callbacks already queued for the dispatcher thread still run there);
+    # again it returns the same descriptor. Blocking calls stay usable, but an input handler or
+    # progress callback they need runs only when the host dispatches: host-loop programs should
+    # use the started calls (`*_start`).
+    # mcp_status mcp_client_use_host_loop(struct mcp_client *client, int *fd_out, struct mcp_error **err_out)
+    'mcp_client_use_host_loop': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Optional for host-loop clients: `wakeup` runs (on a library thread, no lock held) each time
+    # work is queued onto an empty queue; use it where the descriptor cannot be watched (e.g. to
+    # call `uv_async_send`). Wakeups coalesce: on each, dispatch until nothing remains. NULL
+    # removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
+    # `mcp_client_use_host_loop`.
+    # mcp_status mcp_client_set_wakeup(struct mcp_client *client, mcp_wakeup_fn wakeup, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_set_wakeup': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_wakeup_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
+    # started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
+    # descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
+    # dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+    # close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
+    # does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
+    # client not in host-loop mode.
+    # mcp_status mcp_client_dispatch(struct mcp_client *client, uint32_t max, size_t *remaining_out, struct mcp_error **err_out)
+    'mcp_client_dispatch': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_uint32, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
     # `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
