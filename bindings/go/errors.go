@@ -23,7 +23,7 @@ const (
 	StatusInvalidArg              Status = C.MCP_INVALID_ARG
 	StatusClosed                  Status = C.MCP_CLOSED
 	StatusReentrantCall           Status = C.MCP_REENTRANT_CALL
-	StatusAlreadyUsed             Status = C.MCP_ALREADY_USED
+	StatusNotConnected            Status = C.MCP_NOT_CONNECTED
 	StatusUnsupported             Status = C.MCP_UNSUPPORTED
 	StatusForked                  Status = C.MCP_FORKED
 	StatusIO                      Status = C.MCP_IO
@@ -109,6 +109,7 @@ var (
 	ErrAuthRequired        error = &statusSentinel{StatusAuthRequired}
 	ErrHTTPStatus          error = &statusSentinel{StatusHTTPStatus}
 	ErrClosed              error = &statusSentinel{StatusClosed}
+	ErrNotConnected        error = &statusSentinel{StatusNotConnected}
 	ErrTimeout             error = &statusSentinel{StatusTimeout}
 	ErrCancelled           error = &statusSentinel{StatusCancelled}
 	ErrServerExited        error = &statusSentinel{StatusServerExited}

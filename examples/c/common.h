@@ -37,7 +37,7 @@ static inline mcp_client *connect_from_args(int argc, char **argv) {
         return NULL;
     }
     char *info = NULL;
-    st = mcp_client_connect(client, &info, &err);
+    st = mcp_client_connect(client, NULL, &info, &err);
     if (st != MCP_OK) {
         report_failure("connect", st, err);
         mcp_client_free(client);

@@ -291,7 +291,7 @@ fn with_input(
     Ok(ro)
 }
 
-/// Started `mcp_client_connect_with`: completes with the server info JSON. Calls started
+/// Started `mcp_client_connect`: completes with the server info JSON. Calls started
 /// before the connection is up wait for it (each call connects lazily).
 #[no_mangle]
 pub extern "C" fn mcp_client_connect_start(
@@ -569,7 +569,7 @@ pub type mcp_responder_cancel_fn = Option<unsafe extern "C" fn(userdata: *mut c_
 /// run.
 #[no_mangle]
 pub extern "C" fn mcp_responder_on_cancel(
-    responder: *mut super::handlers::mcp_responder,
+    responder: *mut super::responders::mcp_responder,
     on_cancel: mcp_responder_cancel_fn,
     userdata: *mut c_void,
     userdata_free: super::handlers::mcp_userdata_free_fn,
@@ -583,9 +583,6 @@ pub extern "C" fn mcp_responder_on_cancel(
             // SAFETY: host callback with its own userdata.
             unsafe { f(userdata.ptr()) }
         });
-        if let Some(hook) = r.state.on_cancel(hook) {
-            r.dispatcher.post(hook);
-        }
-        Ok(())
+        r.on_cancel(hook)
     })
 }

@@ -120,6 +120,7 @@ fn borrow_str(s: &Option<CString>) -> *const c_char {
 
 /// The error's status code (`MCP_INVALID_ARG` for a NULL error).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_error_status(error: *const mcp_error) -> mcp_status {
     ffi_boundary!({ handle_opt(error).map_or(MCP_INVALID_ARG, |e| e.status) })
 }

@@ -25,6 +25,7 @@ pub mod handlers;
 pub mod json;
 pub mod opts;
 mod responder;
+pub mod responders;
 pub mod skills;
 pub mod status;
 pub mod strings;

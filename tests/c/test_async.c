@@ -244,7 +244,7 @@ static void test_started_call_basics(void)
     mcp_error_free(err);
     err = NULL;
     mcp_call_opts bad;
-    mcp_call_opts_init(&bad);
+    CHECK(mcp_call_opts_init(&bad, MCP_CALL_OPTS_VERSION) == MCP_OK);
     bad.version = 99;
     EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", NULL, NULL, NULL, &bad, on_done, r, NULL, &err),
                   MCP_INVALID_ARG, err);
@@ -379,7 +379,7 @@ static void test_timeout_and_token(void)
     struct tally t;
     tally_init(&t);
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK);
     o.timeout_ms = 30;
     const int n = 40;
     for (int i = 0; i < n; i++) {
@@ -397,7 +397,7 @@ static void test_timeout_and_token(void)
 
     /* A token in the options cancels every call using it, each once. */
     mcp_cancel_token *tok = mcp_cancel_token_new();
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK);
     o.cancel = tok;
     for (int i = 0; i < 5; i++)
         EXPECT(start_tool(c, &t, "hang", NULL, &o, NULL) == MCP_OK);
@@ -493,7 +493,7 @@ static void elicit_handler(void *userdata, const char *method, const char *param
     (void)params_len;
     if (t->check_thread && !pthread_equal(pthread_self(), t->thread))
         AINC(&t->off_thread);
-    mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL);
+    CHECK(mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL) == MCP_OK);
 }
 
 static void test_mrtr_started(void)

@@ -32,7 +32,6 @@ from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient
 from ._errors import (
-    AlreadyUsedError,
     AuthRequiredError,
     CancelledError,
     CapabilityMissingError,
@@ -47,6 +46,7 @@ from ._errors import (
     InternalError,
     InvalidArgumentError,
     MCPError,
+    NotConnectedError,
     MCPTimeoutError,
     MessageTooLargeError,
     PanicError,
@@ -91,10 +91,10 @@ __all__ = [
     "ReplyError",
     "fetch_redirect",
     "MCPError",
+    "NotConnectedError",
     "InvalidArgumentError",
     "ClosedError",
     "ReentrantCallError",
-    "AlreadyUsedError",
     "UnsupportedError",
     "ForkedError",
     "TransportError",

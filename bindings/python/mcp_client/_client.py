@@ -192,7 +192,9 @@ class _Opts:
             self.struct = None
             return
         o = _ffi.mcp_call_opts()
-        lib.mcp_call_opts_init(ctypes.byref(o))
+        st = lib.mcp_call_opts_init(ctypes.byref(o), _ffi.MCP_CALL_OPTS_VERSION)
+        if st != _ffi.MCP_OK:  # a library older than this binding's header
+            raise take_error(st, new_error_ptr())
         o.timeout_ms = _ms(timeout, "timeout")
         o.max_total_ms = max(0, _ms(max_total, "max_total"))
         o.reset_timeout_on_progress = bool(reset_timeout_on_progress)
@@ -383,7 +385,7 @@ class Client:
         ``cancel``, and ``timeout``/``max_total`` capping the whole connect, end this wait (the
         attempt goes on for later calls, bounded by the configured timeouts)."""
         o = _Opts.of(opts)
-        info = self._obj(lambda c, out, err: lib.mcp_client_connect_with(c, o.ref, out, err))
+        info = self._obj(lambda c, out, err: lib.mcp_client_connect(c, o.ref, out, err))
         self._server_info = info
         self._era = self.era
         return info
@@ -833,11 +835,9 @@ def fetch_redirect(authorization_url: str, timeout: float | None = None) -> str:
     """
     url = _enc(authorization_url, "authorization_url")
     ms = _ms(timeout, "timeout")
-    if ms < 0 or ms > 0xFFFFFFFF:
-        ms = 0xFFFFFFFF  # the C parameter is 32-bit: its longest wait, never a wrapped one
     out = ctypes.c_void_p()
     err = new_error_ptr()
-    st = lib.mcp_auth_fetch_redirect(url, min(ms, 0xFFFFFFFF), ctypes.byref(out), ctypes.byref(err))
+    st = lib.mcp_auth_fetch_redirect(url, ms, ctypes.byref(out), ctypes.byref(err))
     if st != _ffi.MCP_OK:
         raise take_error(st, err)
     raw = _take_string(out)

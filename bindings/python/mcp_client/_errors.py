@@ -74,8 +74,8 @@ class ReentrantCallError(MCPError):
     """MCP_REENTRANT_CALL: a blocking call from a handler or listener on the same client."""
 
 
-class AlreadyUsedError(MCPError):
-    """MCP_ALREADY_USED."""
+class NotConnectedError(MCPError):
+    """MCP_NOT_CONNECTED: the client has not connected yet (``server_info`` before ``connect``)."""
 
 
 class UnsupportedError(MCPError):
@@ -213,7 +213,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_INVALID_ARG: InvalidArgumentError,
     _ffi.MCP_CLOSED: ClosedError,
     _ffi.MCP_REENTRANT_CALL: ReentrantCallError,
-    _ffi.MCP_ALREADY_USED: AlreadyUsedError,
+    _ffi.MCP_NOT_CONNECTED: NotConnectedError,
     _ffi.MCP_UNSUPPORTED: UnsupportedError,
     _ffi.MCP_FORKED: ForkedError,
     _ffi.MCP_IO: TransportError,

@@ -45,6 +45,8 @@ __all__ = [
     'MCP_CONNECTION_RECONNECTING',
     'MCP_CONNECTION_FAILED',
     'MCP_CALL_OPTS_VERSION',
+    'MCP_TIMEOUT_DEFAULT',
+    'MCP_TIMEOUT_NONE',
     'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
     'MCP_OK',
@@ -54,9 +56,9 @@ __all__ = [
     'MCP_INVALID_ARG',
     'MCP_CLOSED',
     'MCP_REENTRANT_CALL',
-    'MCP_ALREADY_USED',
     'MCP_UNSUPPORTED',
     'MCP_FORKED',
+    'MCP_NOT_CONNECTED',
     'MCP_IO',
     'MCP_TIMEOUT',
     'MCP_CANCELLED',
@@ -121,8 +123,16 @@ MCP_CONNECTION_DISCONNECTED = 2
 MCP_CONNECTION_RECONNECTING = 3
 # Every attempt of the policy failed; `detail` is the last error. The next call starts over.
 MCP_CONNECTION_FAILED = 4
-# The layout version `mcp_call_opts_init` writes.
+# The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+# fields, each new layout with a new version; the library reads only the fields of the version
+# the caller initialised, so a program built against an older header keeps working.
 MCP_CALL_OPTS_VERSION = 1
+# Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+# milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+# default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+MCP_TIMEOUT_DEFAULT = 0
+# See `MCP_TIMEOUT_DEFAULT`.
+MCP_TIMEOUT_NONE = -1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 # about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
 MCP_MAX_TIMEOUT_MS = 1099511627776
@@ -135,9 +145,11 @@ MCP_INVALID_JSON = 3
 MCP_INVALID_ARG = 4
 MCP_CLOSED = 5
 MCP_REENTRANT_CALL = 6
-MCP_ALREADY_USED = 7
 MCP_UNSUPPORTED = 8
 MCP_FORKED = 9
+# The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+# `MCP_CLOSED` is only for a client that was closed.
+MCP_NOT_CONNECTED = 10
 MCP_IO = 100
 MCP_TIMEOUT = 101
 MCP_CANCELLED = 102
@@ -152,6 +164,8 @@ MCP_CAPABILITY_MISSING = 203
 MCP_INPUT_REQUIRED = 300
 MCP_INPUT_ROUNDS_EXCEEDED = 301
 MCP_HANDLER_FAILED = 302
+# The server needs the user to visit a URL first (URL-mode elicitation, legacy error -32042);
+# the error object names the elicitations.
 MCP_URL_ELICITATION_REQUIRED = 303
 # A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 # the listed entry, or the entry breaks the structural rules. No content is returned.
@@ -160,11 +174,6 @@ MCP_INTERNAL = 900
 MCP_PANIC = 901
 
 # ----- opaque handles (use through ctypes.POINTER) -----
-
-# The handle an authorization callback completes. Owned by the library during the callback;
-# after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
-class mcp_auth_responder(ctypes.Structure):
-    """Opaque handle."""
 
 # A started call. Owned by the caller (when `call_out` was given) and freed with
 # `mcp_call_free`, before or after its completion, from any thread (its own completion
@@ -190,8 +199,8 @@ class mcp_config(ctypes.Structure):
 class mcp_error(ctypes.Structure):
     """Opaque handle."""
 
-# The handle an input handler completes. Owned by the library during the callback; after
-# `mcp_responder_defer`, owned by the host until a reply call consumes it.
+# The handle a callback completes. Owned by the library during the callback; after
+# `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
 class mcp_responder(ctypes.Structure):
     """Opaque handle."""
 
@@ -211,11 +220,11 @@ mcp_status = ctypes.c_int32
 # The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 # for the callback) in a browser; the authorization server will redirect it to
 # `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
-# (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
-# (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+# (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+# (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
 # configured) the callback may just open the browser and return: the listener receives the
 # redirect. Otherwise returning without replying or deferring ends the flow.
-mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_auth_responder))
+mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_responder))
 
 # Releases host userdata.
 mcp_userdata_free_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -290,36 +299,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_authorization_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Completes the authorization with the full URL the browser was redirected to (copied): the
-    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
-    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
-    # mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder, const char *redirect_url, struct mcp_error **err_out)
-    'mcp_auth_responder_reply': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Ends the authorization (the user cancelled, the browser could not open): the waiting call
-    # fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
-    # `responder` (except NULL).
-    # mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder, const char *message, struct mcp_error **err_out)
-    'mcp_auth_responder_fail': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the callback. A deferred responder must still be completed.
-    # void mcp_auth_responder_defer(struct mcp_auth_responder *responder)
-    'mcp_auth_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_auth_responder)],
-    ),
-    # True once the answer is no longer wanted (the call was cancelled or timed out, the flow
-    # ended, or the client closed).
-    # bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder)
-    'mcp_auth_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_auth_responder)],
-    ),
     # Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
     # the save callback received it). Only valid inside the load callback.
     # mcp_status mcp_token_slot_set(struct mcp_token_slot *slot, const char *record_json, struct mcp_error **err_out)
@@ -337,14 +316,15 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client), mcp_token_load_fn, mcp_token_save_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # GETs `authorization_url` once, without following redirects, and returns the absolute
-    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+    # `MCP_TIMEOUT_DEFAULT` (default: 30 s).
     # FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
     # conformance suite's), an authorization callback can reply with this. A real host opens a
     # browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
-    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, uint32_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
+    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, int64_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
     'mcp_auth_fetch_redirect': (
         mcp_status,
-        [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Started `mcp_client_connect_with`: completes with the server info JSON. Calls started
     # before the connection is up wait for it (each call connects lazily).
@@ -480,22 +460,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # Connects: starts the server and settles the era (auto: `server/discover`, falling back to
     # `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
     # JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
-    # mcp_status mcp_client_connect(struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
+    # Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+    # `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+    # `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+    # configured timeouts, until the client is closed; with a token that is already cancelled
+    # nothing starts. Any thread; not from a callback.
+    # mcp_status mcp_client_connect(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_connect': (
-        mcp_status,
-        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
-    # `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
-    # `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
-    # calls, bounded by the configured timeouts, until the client is closed; with a token that is
-    # already cancelled nothing starts. Any thread; not from a callback.
-    # mcp_status mcp_client_connect_with(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
-    'mcp_client_connect_with': (
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+    # The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
     # mcp_status mcp_client_server_info(const struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_server_info': (
         mcp_status,
@@ -736,11 +711,12 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Default per-request timeout in milliseconds (default 60000; 0: none).
-    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, uint64_t timeout_ms, struct mcp_error **err_out)
+    # The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+    # negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, int64_t timeout_ms, struct mcp_error **err_out)
     'mcp_config_set_request_timeout_ms': (
         mcp_status,
-        [ctypes.POINTER(mcp_config), ctypes.c_uint64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.POINTER(mcp_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # How many `input_required` rounds are driven automatically (default 10).
     # mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config, uint32_t rounds, struct mcp_error **err_out)
@@ -914,38 +890,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_log_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
-    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
-    # `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
-    # when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
-    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
-    'mcp_responder_reply_json': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
-    # constants name the usual ones) and `message` (NULL: a generic message). On a modern
-    # connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
-    # this error. Always consumes `responder` (except NULL).
-    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
-    'mcp_responder_reply_error': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the handler callback. A deferred responder must still be completed.
-    # void mcp_responder_defer(struct mcp_responder *responder)
-    'mcp_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_responder)],
-    ),
-    # True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
-    # or the client closed).
-    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
-    'mcp_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_responder)],
-    ),
     # The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
     # `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
     # mcp_status mcp_json_pointer(const char *json, const char *pointer, char **value_json_out, struct mcp_error **err_out)
@@ -960,11 +904,57 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Fills `opts` with defaults. Call before setting fields.
-    # void mcp_call_opts_init(struct mcp_call_opts *opts)
+    # Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+    # setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+    # than the library): `opts` is then left unchanged and must not be used.
+    # mcp_status mcp_call_opts_init(struct mcp_call_opts *opts, uint32_t version)
     'mcp_call_opts_init': (
+        mcp_status,
+        [ctypes.POINTER(mcp_call_opts), ctypes.c_uint32],
+    ),
+    # Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,
+    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). `MCP_CANCELLED` when
+    # the answer is no longer wanted; `MCP_INVALID_JSON`/`MCP_INVALID_ARG` when `result_json` is
+    # unusable or `responder` is an authorization responder (the request then fails:
+    # `MCP_HANDLER_FAILED` for an input, `MCP_AUTH_REQUIRED` for an authorization).
+    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
+    'mcp_responder_reply_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Completes an authorization with the full URL the browser was redirected to (copied): the
+    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted; `MCP_INVALID_ARG` for an
+    # input responder (the input then fails).
+    # mcp_status mcp_responder_reply_url(struct mcp_responder *responder, const char *redirect_url, struct mcp_error **err_out)
+    'mcp_responder_reply_url': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Fails the request with `message` (NULL: a generic one). For an input: JSON-RPC `code` (0:
+    # `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*` constants name the usual ones); on a modern
+    # connection the call ends with `MCP_HANDLER_FAILED`, on a legacy one the server receives this
+    # error. For an authorization (`code` is ignored): the user cancelled or the browser could not
+    # open; the waiting call fails with `MCP_AUTH_REQUIRED`. Always consumes `responder` (except
+    # NULL).
+    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
+    'mcp_responder_reply_error': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
+    # Only valid inside the callback. A deferred responder must still be completed.
+    # void mcp_responder_defer(struct mcp_responder *responder)
+    'mcp_responder_defer': (
         None,
-        [ctypes.POINTER(mcp_call_opts)],
+        [ctypes.POINTER(mcp_responder)],
+    ),
+    # True once the answer is no longer wanted (the call was cancelled or timed out, a sibling
+    # input failed, the flow ended, or the client closed). True for NULL.
+    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
+    'mcp_responder_is_cancelled': (
+        ctypes.c_bool,
+        [ctypes.POINTER(mcp_responder)],
     ),
     # Every page of `skills/list`, checked against the extension's structural rules:
     # `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is
@@ -1037,7 +1027,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_subscription), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+    # Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+    # notification and writes it as
     # `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
     # once the subscription ended gracefully; another status when it ended with an error
     # (`MCP_IO` when 1024 events waited untaken and more came).

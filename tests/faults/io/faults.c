@@ -170,7 +170,7 @@ static void blocked_write(int64_t timeout_ms, int64_t total_ms, double cancel_s,
     pthread_t th;
     pthread_create(&th, NULL, act_later, &l);
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = timeout_ms;
     o.max_total_ms = total_ms;
     o.cancel = token;
@@ -211,7 +211,7 @@ static void stop_reading_small_calls(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 50;
     char *args = blob_args(2048), *out;
     mcp_error *err;
@@ -234,7 +234,7 @@ static void stop_reading_queue_bounded(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 10;
     char *args = blob_args(1 << 20), *out;
     mcp_error *err;
@@ -345,7 +345,7 @@ static void legacy_ping_flood(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 1000;
     /* The server reads nothing more: our pings time out while its 300 MB of requests arrive
      * and their answers pile up against its unread stdin (bounded). */
@@ -450,7 +450,7 @@ static void legacy_batch(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 5000;
     char *out;
     mcp_error *err;
@@ -509,7 +509,7 @@ static void http_legacy_batch(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 10000;
     char *out;
     mcp_error *err;
@@ -533,7 +533,7 @@ static void http_cancel_notice_unanswered(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
     o.timeout_ms = 1000;
     char *out;
     mcp_error *err;
@@ -615,7 +615,7 @@ static void config_refusals(void) {
     for (int i = 0; i < 2; i++) {
         for (int field = 0; field < 2; field++) {
             mcp_call_opts o;
-            mcp_call_opts_init(&o);
+            mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);
             if (field == 0)
                 o.timeout_ms = too_long[i];
             else
