@@ -55,19 +55,14 @@ impl mcp_responder {
     }
 
     /// Registers a cancel hook (`mcp_responder_on_cancel`), queued on the delivery path at once
-    /// when the answer is already unwanted. Only input responders announce "unwanted" (their
-    /// handler future watches the call); an authorization responder refuses a hook.
-    pub(crate) fn on_cancel(&self, hook: CancelHook) -> Result<(), Failure> {
-        match &self.inner {
-            Inner::Input(s) => {
-                if let Some(hook) = s.on_cancel(hook) {
-                    self.dispatcher.post(hook);
-                }
-                Ok(())
-            }
-            Inner::Authorization(_) => Err(Failure::invalid(
-                "mcp_responder_on_cancel takes an input handler's responder",
-            )),
+    /// when the answer is already unwanted (both kinds' futures announce it: `handlers::Unwanted`).
+    pub(crate) fn on_cancel(&self, hook: CancelHook) {
+        let now = match &self.inner {
+            Inner::Input(s) => s.on_cancel(hook),
+            Inner::Authorization(s) => s.on_cancel(hook),
+        };
+        if let Some(hook) = now {
+            self.dispatcher.post(hook);
         }
     }
 

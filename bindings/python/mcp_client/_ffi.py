@@ -326,7 +326,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Started `mcp_client_connect_with`: completes with the server info JSON. Calls started
+    # Started `mcp_client_connect`: completes with the server info JSON. Calls started
     # before the connection is up wait for it (each call connects lazily).
     # mcp_status mcp_client_connect_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
     'mcp_client_connect_start': (
@@ -403,7 +403,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         None,
         [ctypes.POINTER(mcp_call)],
     ),
-    # Pushed cancellation for an input handler: `on_cancel(userdata)` runs once, on the delivery
+    # Pushed cancellation for an input handler or the authorization callback: `on_cancel(userdata)` runs once, on the delivery
     # path (the dispatcher thread, or the host's loop), when the answer stops being wanted (the
     # call was cancelled, timed out or closed, or a sibling input failed) — at once if that
     # already happened — so a handler answering later need not poll
