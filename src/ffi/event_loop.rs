@@ -11,6 +11,7 @@ use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::{mcp_status, MCP_IO, MCP_REENTRANT_CALL};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
@@ -32,6 +33,8 @@ pub(crate) struct HostQueue {
     /// The thread inside `mcp_client_dispatch`, if any (re-entrancy and "on the loop thread").
     dispatching: Mutex<Option<ThreadId>>,
     wakeup: Mutex<Option<Wakeup>>,
+    /// Set by `close`: a dispatch in progress stops running its batch.
+    closed: AtomicBool,
 }
 
 impl HostQueue {
@@ -43,6 +46,7 @@ impl HostQueue {
             }),
             dispatching: Mutex::new(None),
             wakeup: Mutex::new(None),
+            closed: AtomicBool::new(false),
         })
     }
 
@@ -96,18 +100,29 @@ impl HostQueue {
             }
             *d = Some(std::thread::current().id());
         }
-        let budget = if max == 0 { self.len() } else { max as usize };
-        for _ in 0..budget {
-            let job = {
-                let mut q = self.queue.lock().unwrap();
-                let job = q.jobs.pop_front();
-                if q.jobs.is_empty() {
-                    drain(q.fds.0); // readable exactly while work waits
-                }
-                job
+        // One batch per lock: the runtime thread pushes while this runs.
+        let batch: Vec<Job> = {
+            let mut q = self.queue.lock().unwrap();
+            let n = if max == 0 {
+                q.jobs.len()
+            } else {
+                q.jobs.len().min(max as usize)
             };
-            let Some(job) = job else { break };
+            let batch = q.jobs.drain(..n).collect();
+            if q.jobs.is_empty() && q.fds.0 >= 0 {
+                drain(q.fds.0); // readable exactly while work waits
+            }
+            batch
+        };
+        let mut batch = batch.into_iter();
+        for job in batch.by_ref() {
             contain(job);
+            if self.closed.load(Ordering::SeqCst) {
+                break; // a callback freed the client: the rest is dropped (completions still run)
+            }
+        }
+        for job in batch {
+            contain(|| drop(job));
         }
         *self.dispatching.lock().unwrap() = None;
         Some(self.len())
@@ -116,6 +131,7 @@ impl HostQueue {
     /// No job is queued after this; the ones waiting are dropped on this thread (completions
     /// deliver themselves when dropped, see `call`), then the descriptor is closed.
     pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
         let jobs = {
             let mut q = self.queue.lock().unwrap();
             let fds = std::mem::replace(&mut q.fds, (-1, -1));
