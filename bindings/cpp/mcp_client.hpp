@@ -1083,8 +1083,9 @@ public:
     Config& protocol_version(const std::string& v) {
         return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, detail::c_arg(v), e); });
     }
+    /// The per-request timeout: 0 the default (60 s), negative none (the C API's convention).
     Config& request_timeout(std::chrono::milliseconds t) {
-        auto ms = static_cast<uint64_t>(t.count() < 0 ? 0 : t.count());
+        auto ms = static_cast<int64_t>(t.count());
         return set([&](mcp_error** e) { return mcp_config_set_request_timeout_ms(config_, ms, e); });
     }
     Config& max_input_rounds(uint32_t rounds) {

@@ -354,13 +354,6 @@ func (c *Client) run(ctx context.Context, opts []CallOption, mrtr bool, fn cfn) 
 	if e != nil {
 		return e
 	}
-	// The library's implicit connect (first call) honours neither the cancel token nor
-	// max_total_ms; connect first under this call's options, which stop the wait when ctx ends.
-	if connectFirst.Load() && ctx.Done() != nil && c.Era() == EraNone {
-		if _, err := c.Connect(ctx, opts...); err != nil {
-			return err
-		}
-	}
 	return c.invoke(ctx, &s, fn)
 }
 
@@ -449,12 +442,6 @@ func marshalArg(v any, what string) (*string, error) {
 }
 
 var liveHandles atomic.Int64
-
-// connectFirst enables the explicit connect before a call with a cancellable context (off
-// only in the test that shows the library's behaviour).
-var connectFirst atomic.Bool
-
-func init() { connectFirst.Store(true) }
 
 func newHandle(v any) cgo.Handle {
 	liveHandles.Add(1)

@@ -2,7 +2,7 @@
 //! `mcp_responder`, the token store callbacks, and a redirect-reading helper for tests and
 //! automation. Callbacks run on the client's dispatcher thread, like every other callback.
 
-use super::boundary::{ffi_boundary, handle_mut, out, Handle};
+use super::boundary::{ffi_boundary, handle_mut, out, Borrowable};
 use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{mcp_error, Failure};
@@ -49,7 +49,7 @@ pub type mcp_token_save_fn =
 
 // SAFETY: never boxed: the slot lives on the library's stack during the load callback, which
 // is the only time the host may pass it back (`mcp_token_slot_set` only borrows it).
-unsafe impl Handle for mcp_token_slot {}
+unsafe impl Borrowable for mcp_token_slot {}
 
 struct FfiAuthorizationHandler {
     callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_responder),
