@@ -35,7 +35,7 @@ static mcp_client *open_client(int connect) {
     check(mcp_config_new(config_json, &cfg, &err), err, "mcp_config_new");
     check(mcp_client_new(cfg, &c, &err), err, "mcp_client_new");
     mcp_config_free(cfg);
-    if (connect) check(mcp_client_connect(c, NULL, &err), err, "mcp_client_connect");
+    if (connect) check(mcp_client_connect(c, NULL, NULL, &err), err, "mcp_client_connect");
     return c;
 }
 
@@ -48,7 +48,7 @@ static void call(mcp_client *c, const char *tool) {
 
 static void on_elicit(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
     (void)ud, (void)method, (void)params, (void)len;
-    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"bench\"}}", NULL);
+    (void)!mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"bench\"}}", NULL);
 }
 
 /* Calls `tool` for `secs` (or max_calls), recording each latency. */
@@ -225,7 +225,7 @@ static int test_mrtr(void) {
     mcp_client *c = open_client(0);
     mcp_error *err = NULL;
     check(mcp_client_on_elicitation(c, on_elicit, NULL, NULL, &err), err, "on_elicitation");
-    check(mcp_client_connect(c, NULL, &err), err, "connect");
+    check(mcp_client_connect(c, NULL, NULL, &err), err, "connect");
     for (long k = 0; k < warmup; k++) call(c, "echo"), call(c, "elicit_once");
     samples plain, mrtr;
     samples_init(&plain, (size_t)max_calls);

@@ -61,11 +61,11 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>> {
         let (state, rx) = ResponderState::new(request.cancel.clone());
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
-        let dispatcher = self.dispatcher.clone();
-        let watch = super::handlers::Unwanted(state.clone(), dispatcher.clone(), request.cancel.clone());
+        state.set_hook_poster(self.dispatcher.clone());
+        let watch = super::handlers::Unwanted(state.clone(), self.dispatcher.clone(), request.cancel.clone());
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
-            let responder = mcp_responder::authorization(state.clone(), dispatcher.clone());
+            let responder = mcp_responder::authorization(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
             let untouched = state.untouched();

@@ -86,8 +86,8 @@ impl InputHandler for FfiInputHandler {
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
         let cancel = request.cancel;
+        state.set_hook_poster(self.dispatcher.clone());
         let watch = Unwanted(state.clone(), self.dispatcher.clone(), cancel.clone());
-        let dispatcher = self.dispatcher.clone();
         let posted = self.dispatcher.post(Box::new(move || {
             // Cancelling the call's token waits for this callback; once it is cancelled, the
             // host is not called at all (mcp_cancel_token_cancel's promise).
@@ -96,7 +96,7 @@ impl InputHandler for FfiInputHandler {
                 state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
                 return;
             }
-            let responder = mcp_responder::input(state.clone(), dispatcher.clone());
+            let responder = mcp_responder::input(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(

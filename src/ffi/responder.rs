@@ -25,6 +25,8 @@ pub(crate) struct ResponderState<T> {
     cancel: CancelToken,
     /// Whether "no longer wanted" was announced, and the hook waiting for it.
     hook: Mutex<(bool, Option<CancelHook>)>,
+    /// Where a hook due at registration is queued (set by the input handler that made this).
+    poster: std::sync::OnceLock<Arc<super::dispatcher::Dispatcher>>,
 }
 
 impl<T> ResponderState<T> {
@@ -36,6 +38,7 @@ impl<T> ResponderState<T> {
                 answer: Mutex::new((Phase::InCallback, Some(tx))),
                 cancel,
                 hook: Mutex::new((false, None)),
+                poster: std::sync::OnceLock::new(),
             }),
             rx,
         )
@@ -89,6 +92,23 @@ impl<T> ResponderState<T> {
         }
         h.1 = Some(hook);
         None
+    }
+
+    /// Sets where hooks due at registration are queued (once).
+    pub fn set_hook_poster(&self, dispatcher: Arc<super::dispatcher::Dispatcher>) {
+        let _ = self.poster.set(dispatcher);
+    }
+
+    /// Registers the hook, queueing it at once when the answer is already unwanted; false when
+    /// this responder has nowhere to queue hooks.
+    pub fn register_hook(&self, hook: CancelHook) -> bool {
+        let Some(poster) = self.poster.get() else {
+            return false;
+        };
+        if let Some(hook) = self.on_cancel(hook) {
+            poster.post(hook);
+        }
+        true
     }
 
     /// The answer is no longer wanted: the hook to queue, unless it was answered or announced.

@@ -5,9 +5,8 @@
 //! (`mcp_responder_reply_error`), defer and ask whether the answer is still wanted.
 
 use super::boundary::{ffi_boundary, handle_opt, into_handle, take_handle, Handle};
-use super::dispatcher::Dispatcher;
 use super::error::{mcp_error, Failure};
-use super::responder::{CancelHook, ResponderState};
+use super::responder::ResponderState;
 use super::status::{mcp_status, MCP_INVALID_JSON};
 use super::strings::{arg_str, opt_str};
 use crate::client::HandlerError;
@@ -20,8 +19,6 @@ use std::sync::Arc;
 /// `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
 pub struct mcp_responder {
     inner: Inner,
-    /// Where a cancel hook is queued (`ffi/call`'s `mcp_responder_on_cancel`).
-    dispatcher: Arc<Dispatcher>,
 }
 
 enum Inner {
@@ -37,33 +34,30 @@ enum Inner {
 unsafe impl Handle for mcp_responder {}
 
 impl mcp_responder {
-    pub(crate) fn input(state: Arc<ResponderState<Value>>, dispatcher: Arc<Dispatcher>) -> *mut mcp_responder {
+    /// Registers a cancel hook (`mcp_responder_on_cancel`). Both kinds' futures announce
+    /// "unwanted" (`handlers::Unwanted`), so both take one.
+    pub(crate) fn on_cancel(&self, hook: super::responder::CancelHook) -> Result<(), Failure> {
+        let registered = match &self.inner {
+            Inner::Input(state) => state.register_hook(hook),
+            Inner::Authorization(state) => state.register_hook(hook),
+        };
+        if registered {
+            Ok(())
+        } else {
+            Err(Failure::invalid("this responder takes no cancel hook"))
+        }
+    }
+
+    pub(crate) fn input(state: Arc<ResponderState<Value>>) -> *mut mcp_responder {
         into_handle(mcp_responder {
             inner: Inner::Input(state),
-            dispatcher,
         })
     }
 
-    pub(crate) fn authorization(
-        state: Arc<ResponderState<Option<String>>>,
-        dispatcher: Arc<Dispatcher>,
-    ) -> *mut mcp_responder {
+    pub(crate) fn authorization(state: Arc<ResponderState<Option<String>>>) -> *mut mcp_responder {
         into_handle(mcp_responder {
             inner: Inner::Authorization(state),
-            dispatcher,
         })
-    }
-
-    /// Registers a cancel hook (`mcp_responder_on_cancel`), queued on the delivery path at once
-    /// when the answer is already unwanted (both kinds' futures announce it: `handlers::Unwanted`).
-    pub(crate) fn on_cancel(&self, hook: CancelHook) {
-        let now = match &self.inner {
-            Inner::Input(s) => s.on_cancel(hook),
-            Inner::Authorization(s) => s.on_cancel(hook),
-        };
-        if let Some(hook) = now {
-            self.dispatcher.post(hook);
-        }
     }
 
     /// Frees a responder the callback neither consumed nor deferred (it is still the library's).
