@@ -16,7 +16,7 @@ import (
 func TestStartedCallsHoldNoThreadAndCancelAtOnce(t *testing.T) {
 	c := connected(t, nil)
 	threads := pprof.Lookup("threadcreate")
-	before, handles := threads.Count(), liveHandles.Load()
+	before, base := threads.Count(), startedInFlight.Load()
 	const n = 256
 	ctx, cancel := context.WithCancel(testCtx(t))
 	errs := make(chan error, n)
@@ -26,11 +26,10 @@ func TestStartedCallsHoldNoThreadAndCancelAtOnce(t *testing.T) {
 			errs <- err
 		}()
 	}
-	// Every call is in flight once it holds its completion's handle.
 	deadline := time.Now().Add(10 * time.Second)
-	for liveHandles.Load() < handles+n {
+	for startedInFlight.Load() < base+n {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d calls started", liveHandles.Load()-handles, n)
+			t.Fatalf("only %d of %d calls started", startedInFlight.Load()-base, n)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -47,8 +46,8 @@ func TestStartedCallsHoldNoThreadAndCancelAtOnce(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("%d cancellations took %v", n, d)
 	}
-	if got := liveHandles.Load(); got != handles {
-		t.Fatalf("handles: %d before, %d after", handles, got)
+	if got := startedInFlight.Load(); got != base {
+		t.Fatalf("started calls in flight: %d before, %d after", base, got)
 	}
 	if got := callText(t, c, "echo", map[string]any{"text": "after"}); got != "after" {
 		t.Fatal(got)
@@ -58,11 +57,11 @@ func TestStartedCallsHoldNoThreadAndCancelAtOnce(t *testing.T) {
 // Close completes started calls in flight with ErrClosed (the library's close_all).
 func TestCloseCompletesStartedCalls(t *testing.T) {
 	c := connected(t, nil)
-	handles := liveHandles.Load()
+	base := startedInFlight.Load()
 	errs := make(chan error, 1)
 	go func() { _, err := c.CallTool(context.Background(), "hang", nil, WithTimeout(-1)); errs <- err }()
 	deadline := time.Now().Add(10 * time.Second)
-	for liveHandles.Load() < handles+1 {
+	for startedInFlight.Load() < base+1 {
 		if time.Now().After(deadline) {
 			t.Fatal("the call never started")
 		}

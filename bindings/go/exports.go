@@ -60,8 +60,9 @@ func goMcpCallDone(ud C.uintptr_t, st C.mcp_status, result *C.char, n C.size_t, 
 	} else {
 		o.err = readError(st, cerr)
 	}
-	box.ch <- o // buffered: never blocks the dispatcher
 	deleteHandle(h)
+	startedInFlight.Add(-1)
+	box.ch <- o // buffered: never blocks the dispatcher
 }
 
 //export goMcpNotification

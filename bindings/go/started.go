@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -28,6 +29,25 @@ type outcome struct {
 
 // callBox is a started call's userdata (through a cgo.Handle).
 type callBox struct{ ch chan outcome }
+
+// startedInFlight counts started calls not yet completed (the tests wait on it).
+var startedInFlight atomic.Int64
+
+// startWith starts one call through start with a fresh box; on failure the box is released
+// (a failed start never completes).
+func startWith(start func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status) (*callBox, *C.mcp_call, C.mcp_status, *C.mcp_error) {
+	box := &callBox{ch: make(chan outcome, 1)}
+	h := newHandle(box)
+	startedInFlight.Add(1)
+	var call *C.mcp_call
+	var cerr *C.mcp_error
+	st := start(C.mcpgo_userdata(C.uintptr_t(h)), &call, &cerr)
+	if st != C.MCP_OK {
+		startedInFlight.Add(-1)
+		deleteHandle(h)
+	}
+	return box, call, st, cerr
+}
 
 // startFn starts one C call with the completion and its userdata.
 type startFn func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer,
@@ -75,12 +95,10 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 		c.release()
 		return "", e
 	}
-	box := &callBox{ch: make(chan outcome, 1)}
-	h := newHandle(box)
-	var call *C.mcp_call
-	var cerr *C.mcp_error
-	if st := fn(p, pr, C.mcp_call_done_fn(C.mcpgo_call_done), C.mcpgo_userdata(C.uintptr_t(h)), &call, &cerr); st != C.MCP_OK {
-		deleteHandle(h) // a failed start never completes
+	box, call, st, cerr := startWith(func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return fn(p, pr, C.mcp_call_done_fn(C.mcpgo_call_done), ud, call, cerr)
+	})
+	if st != C.MCP_OK {
 		c.release()
 		pr.free()
 		return "", withContext(ctx, fromC(st, cerr))

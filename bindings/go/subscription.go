@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sync"
+	"unsafe"
 )
 
 // Subscription is a subscriptions/listen stream (modern servers). Next serves one reader at
@@ -107,13 +108,10 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	sc.mu.Unlock()
 	defer sc.inflight.Done()
 	var ev Event
-	box := &callBox{ch: make(chan outcome, 1)}
-	h := newHandle(box)
-	var call *C.mcp_call
-	var cerr *C.mcp_error
-	if st := C.mcp_subscription_next_start(p, -1, C.mcp_call_done_fn(C.mcpgo_call_done),
-		C.mcpgo_userdata(C.uintptr_t(h)), &call, &cerr); st != C.MCP_OK {
-		deleteHandle(h) // a failed start never completes
+	box, call, st, cerr := startWith(func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_subscription_next_start(p, -1, C.mcp_call_done_fn(C.mcpgo_call_done), ud, call, cerr)
+	})
+	if st != C.MCP_OK {
 		return Event{}, withContext(ctx, fromC(st, cerr))
 	}
 	// No library timeout: a deadline ends ctx, which cancels the read (reported as StatusTimeout).
