@@ -563,6 +563,7 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
  * before the connection is up wait for it (each call connects lazily).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_connect_start(struct mcp_client *client,
                                     const struct mcp_call_opts *opts,
                                     mcp_call_done_fn done,
@@ -576,6 +577,7 @@ mcp_status mcp_client_connect_start(struct mcp_client *client,
  * completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_call_tool_start(struct mcp_client *client,
                                       const char *name,
                                       const char *arguments_json,
@@ -591,6 +593,7 @@ mcp_status mcp_client_call_tool_start(struct mcp_client *client,
  * Started `mcp_client_get_prompt`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_get_prompt_start(struct mcp_client *client,
                                        const char *name,
                                        const char *arguments_json,
@@ -606,6 +609,7 @@ mcp_status mcp_client_get_prompt_start(struct mcp_client *client,
  * Started `mcp_client_read_resource`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_read_resource_start(struct mcp_client *client,
                                           const char *uri,
                                           const char *input_responses_json,
@@ -620,6 +624,7 @@ mcp_status mcp_client_read_resource_start(struct mcp_client *client,
  * Started `mcp_client_list` (one page).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_list_start(struct mcp_client *client,
                                  int32_t kind,
                                  const char *cursor,
@@ -633,6 +638,7 @@ mcp_status mcp_client_list_start(struct mcp_client *client,
  * Started `mcp_client_list_all` (every page, merged).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_list_all_start(struct mcp_client *client,
                                      int32_t kind,
                                      const struct mcp_call_opts *opts,
@@ -645,6 +651,7 @@ mcp_status mcp_client_list_all_start(struct mcp_client *client,
  * Started `mcp_client_complete`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_complete_start(struct mcp_client *client,
                                      const char *params_json,
                                      const struct mcp_call_opts *opts,
@@ -657,6 +664,7 @@ mcp_status mcp_client_complete_start(struct mcp_client *client,
  * Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_request_start(struct mcp_client *client,
                                     const char *method,
                                     const char *params_json,
@@ -674,6 +682,7 @@ mcp_status mcp_client_request_start(struct mcp_client *client,
  * `MCP_CLOSED` or `MCP_CANCELLED`).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription,
                                        int64_t timeout_ms,
                                        mcp_call_done_fn done,
@@ -687,7 +696,7 @@ mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription,
  * (not even a running one of this call); any thread, callbacks included. After completion a
  * no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
  */
-MCP_API mcp_status mcp_call_cancel(struct mcp_call *call);
+MCP_API MCP_WARN_UNUSED_RESULT mcp_status mcp_call_cancel(struct mcp_call *call);
 
 /**
  * Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
@@ -709,6 +718,7 @@ MCP_API void mcp_call_free(struct mcp_call *call);
  * run.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_responder_on_cancel(struct mcp_responder *responder,
                                    mcp_responder_cancel_fn on_cancel,
                                    void *userdata,
@@ -1231,6 +1241,7 @@ MCP_API void mcp_error_free(struct mcp_error *error);
  * use the started calls (`*_start`).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_use_host_loop(struct mcp_client *client,
                                     int *fd_out,
                                     struct mcp_error **err_out);
@@ -1243,6 +1254,7 @@ mcp_status mcp_client_use_host_loop(struct mcp_client *client,
  * `mcp_client_use_host_loop`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_wakeup(struct mcp_client *client,
                                  mcp_wakeup_fn wakeup,
                                  void *userdata,
@@ -1259,6 +1271,7 @@ mcp_status mcp_client_set_wakeup(struct mcp_client *client,
  * client not in host-loop mode.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_dispatch(struct mcp_client *client,
                                uint32_t max,
                                size_t *remaining_out,

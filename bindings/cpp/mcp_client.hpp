@@ -1267,7 +1267,9 @@ public:
     void cancel() noexcept {
         if (!state_) return;
         std::lock_guard<std::mutex> lock(state_->mutex);
-        if (state_->handle) mcp_call_cancel(state_->handle);
+        if (state_->handle && mcp_call_cancel(state_->handle) != MCP_OK) {
+            // only MCP_NULL_ARG, excluded by the check above
+        }
     }
     /// True once the completion started.
     bool done() const noexcept {

@@ -293,6 +293,7 @@ fn with_input(
 
 /// Started `mcp_client_connect`: completes with the server info JSON. Calls started
 /// before the connection is up wait for it (each call connects lazily).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_connect_start(
     client: *mut mcp_client,
@@ -317,6 +318,7 @@ pub extern "C" fn mcp_client_connect_start(
 /// Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
 /// answered by the registered handlers, whose callbacks run on the delivery path like the
 /// completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_call_tool_start(
     client: *mut mcp_client,
@@ -341,6 +343,7 @@ pub extern "C" fn mcp_client_call_tool_start(
 }
 
 /// Started `mcp_client_get_prompt`.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_get_prompt_start(
     client: *mut mcp_client,
@@ -365,6 +368,7 @@ pub extern "C" fn mcp_client_get_prompt_start(
 }
 
 /// Started `mcp_client_read_resource`.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_read_resource_start(
     client: *mut mcp_client,
@@ -387,6 +391,7 @@ pub extern "C" fn mcp_client_read_resource_start(
 }
 
 /// Started `mcp_client_list` (one page).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_list_start(
     client: *mut mcp_client,
@@ -408,6 +413,7 @@ pub extern "C" fn mcp_client_list_start(
 }
 
 /// Started `mcp_client_list_all` (every page, merged).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_list_all_start(
     client: *mut mcp_client,
@@ -427,6 +433,7 @@ pub extern "C" fn mcp_client_list_all_start(
 }
 
 /// Started `mcp_client_complete`.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_complete_start(
     client: *mut mcp_client,
@@ -446,6 +453,7 @@ pub extern "C" fn mcp_client_complete_start(
 }
 
 /// Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_request_start(
     client: *mut mcp_client,
@@ -471,6 +479,7 @@ pub extern "C" fn mcp_client_request_start(
 /// `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
 /// subscription; the subscription may be freed while one is in flight (it then completes with
 /// `MCP_CLOSED` or `MCP_CANCELLED`).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_subscription_next_start(
     subscription: *mut mcp_subscription,
@@ -524,6 +533,7 @@ pub extern "C" fn mcp_subscription_next_start(
 /// delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
 /// (not even a running one of this call); any thread, callbacks included. After completion a
 /// no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_call_cancel(call: *mut mcp_call) -> mcp_status {
     ffi_boundary!({
@@ -568,6 +578,7 @@ pub type mcp_responder_cancel_fn = Option<unsafe extern "C" fn(userdata: *mut c_
 /// while the host owns the responder (in the handler, or deferred). One hook per responder (a
 /// new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
 /// run.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_responder_on_cancel(
     responder: *mut super::responders::mcp_responder,

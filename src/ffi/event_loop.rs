@@ -218,6 +218,7 @@ fn drain(fd: c_int) {
 /// again it returns the same descriptor. Blocking calls stay usable, but an input handler or
 /// progress callback they need runs only when the host dispatches: host-loop programs should
 /// use the started calls (`*_start`).
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_use_host_loop(
     client: *mut mcp_client,
@@ -242,6 +243,7 @@ pub extern "C" fn mcp_client_use_host_loop(
 /// call `uv_async_send`). Wakeups coalesce: on each, dispatch until nothing remains. NULL
 /// removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
 /// `mcp_client_use_host_loop`.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_set_wakeup(
     client: *mut mcp_client,
@@ -270,6 +272,7 @@ pub extern "C" fn mcp_client_set_wakeup(
 /// close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
 /// does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
 /// client not in host-loop mode.
+#[must_use]
 #[no_mangle]
 pub extern "C" fn mcp_client_dispatch(
     client: *mut mcp_client,

@@ -388,7 +388,7 @@ static void test_timeout_and_token(void)
             break;
         if (i % 2)
             sleep_ms(i % 40); /* cancel before, around and after the timeout */
-        mcp_call_cancel(call);
+        EXPECT(mcp_call_cancel(call) == MCP_OK);
         mcp_call_free(call);
     }
     EXPECT(tally_wait(&t, n, 10000));
@@ -752,11 +752,11 @@ static void test_responder_cancel_pushed(void)
         p.events = POLLIN;
         p.revents = 0;
         poll(&p, 1, 100);
-        mcp_client_dispatch(c, 0, NULL, NULL);
+        EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
     }
     CHECK(d.responder != NULL);
     EXPECT(d.cancel_calls == 0);
-    mcp_call_cancel(call);
+    EXPECT(mcp_call_cancel(call) == MCP_OK);
     mcp_call_free(call);
     EXPECT(host_loop_until(c, fd, &t, 1, 5000));
     EXPECT(t.cancelled == 1);
@@ -767,7 +767,7 @@ static void test_responder_cancel_pushed(void)
         p.events = POLLIN;
         p.revents = 0;
         poll(&p, 1, 100);
-        mcp_client_dispatch(c, 0, NULL, NULL);
+        EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
     }
     EXPECT(d.cancel_calls == 1);
     EXPECT(pthread_equal(d.cancel_thread, pthread_self()));
