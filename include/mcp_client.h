@@ -827,9 +827,10 @@ MCP_API MCP_WARN_UNUSED_RESULT mcp_status mcp_call_cancel(struct mcp_call *call)
 MCP_API void mcp_call_free(struct mcp_call *call);
 
 /**
- * Pushed cancellation for an input handler: `on_cancel(userdata)` runs once, on the delivery
- * path (the dispatcher thread, or the host's loop), when the answer stops being wanted (the
- * call was cancelled, timed out or closed, or a sibling input failed) — at once if that
+ * Pushed cancellation for an input handler or the authorization callback: `on_cancel(userdata)`
+ * runs once, on the delivery path (the dispatcher thread, or the host's loop), when the answer
+ * stops being wanted (the call was cancelled, timed out or closed, a sibling input failed, or
+ * the authorization flow ended) — at once if that
  * already happened — so a handler answering later need not poll
  * `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
  * consume the responder, which must still be completed (a reply then returns

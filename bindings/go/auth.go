@@ -113,33 +113,10 @@ type authBox struct {
 }
 
 // serve runs the Go handler on its own goroutine and completes the (already deferred)
-// responder with its outcome.
-func (b *authBox) serve(url, redirectURI string, r *responder) {
-	ctx, cancel := context.WithCancel(b.base)
+// responder with its outcome. ctx ends when the flow no longer wants the answer.
+func (b *authBox) serve(ctx context.Context, cancel context.CancelFunc, url, redirectURI string, r *responder) {
 	defer cancel()
-	done := make(chan struct{})
-	watcherDone := make(chan struct{})
-	go func() { // ends the handler's context once the answer is no longer wanted
-		defer close(watcherDone)
-		t := time.NewTicker(pollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if r.cancelled() {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
 	redirect, err := b.call(ctx, url, redirectURI)
-	close(done)
-	<-watcherDone
 	switch {
 	case err != nil:
 		authFail(r.take(), err.Error())
@@ -155,25 +132,11 @@ func (b *authBox) serve(url, redirectURI string, r *responder) {
 		// The listener receives the redirect. The C API has no "leave it to the listener"
 		// answer for a deferred responder (failing it would end the flow), so keep it until
 		// the flow no longer wants it, then release it (the fail is then a no-op, CANCELLED).
-		b.awaitUnwanted(r)
+		<-ctx.Done() // the flow ended, timed out, or the client closed (pushed, not polled)
 		authFail(r.take(), "")
 	default:
 		authFail(r.take(), "the authorization handler returned no redirect URL, but oauth.redirect_uri is set: "+
 			"the handler must return the URL the browser was redirected to")
-	}
-}
-
-// awaitUnwanted waits until the flow no longer wants an answer (it ended, timed out, or the
-// client closed).
-func (b *authBox) awaitUnwanted(r *responder) {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for !r.cancelled() {
-		select {
-		case <-b.base.Done():
-			return
-		case <-t.C:
-		}
 	}
 }
 

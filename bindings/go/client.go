@@ -169,27 +169,23 @@ func parseServerInfo(s string) (*ServerInfo, error) {
 }
 
 // Connect starts the server and settles the era (auto: server/discover, falling back to
-// initialize). Idempotent. ctx and the options (WithTimeout, WithMaxTotal) bound this wait
-// through the library's call options: when ctx ends first, Connect returns its error and the
-// attempt finishes in the background (bounded by the configured timeouts; Close interrupts it).
+// initialize). Idempotent. ctx and the options (WithTimeout, WithMaxTotal) bound this wait:
+// when ctx ends first, the started connect is cancelled and Connect returns at once with the
+// context's error.
 func (c *Client) Connect(ctx context.Context, opts ...CallOption) (*ServerInfo, error) {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx)
 	}
-	var s callSettings
-	for _, o := range opts {
-		o(&s)
-	}
-	var out *C.char
-	err := c.invoke(ctx, &s, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_connect(p, pr.opts, &out, cerr)
+	out, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn,
+		ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_connect_start(p, pr.opts, done, ud, call, cerr)
 	})
 	if err != nil {
 		return nil, err
 	}
-	return parseServerInfo(takeString(out))
+	return parseServerInfo(string(out))
 }
 
 // ServerInfo returns the server info of the connection (ErrNotConnected before connecting).
@@ -259,7 +255,9 @@ func (p *prepared) free() {
 	C.free(unsafe.Pointer(p.opts))
 }
 
-func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error) {
+// prepare builds a call's C options; withToken maps ctx onto a cancel token (blocking calls;
+// a started call is cancelled through its handle instead).
+func (c *core) prepare(ctx context.Context, s *callSettings, withToken bool) (*prepared, *Error) {
 	pr := &prepared{opts: (*C.mcp_call_opts)(C.calloc(1, C.sizeof_mcp_call_opts))}
 	if st := C.mcp_call_opts_init(pr.opts, C.MCP_CALL_OPTS_VERSION); st != C.MCP_OK {
 		pr.free() // a library older than this binding's header
@@ -311,7 +309,7 @@ func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error)
 	}
 	pr.opts.cache_mode = C.uint32_t(s.cacheMode)
 	pr.opts.skip_output_validation = C.bool(s.skipValidation)
-	if ctx.Done() != nil {
+	if withToken && ctx.Done() != nil {
 		pr.token = C.mcp_cancel_token_new()
 		pr.opts.cancel = pr.token
 	}
@@ -346,19 +344,17 @@ func watch(ctx context.Context, tok *C.mcp_cancel_token) (stop func()) {
 // cfn is one C call: the client, the prepared options and the error out-pointer.
 type cfn func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status
 
-// run performs one blocking library call with ctx mapped onto a cancel token and max_total_ms.
+// run performs one blocking library call (those without a started form: ping, log level,
+// legacy subscriptions, listen) with ctx mapped onto a cancel token and max_total_ms.
 func (c *Client) run(ctx context.Context, opts []CallOption, mrtr bool, fn cfn) error {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
 		return ctxError(ctx)
 	}
-	var s callSettings
-	for _, o := range opts {
-		o(&s)
-	}
-	if !mrtr && (s.inputResponses != nil || s.requestState != nil) {
-		return &Error{Status: StatusInvalidArg, Message: "WithInputResponses and WithRequestState apply to CallTool, GetPrompt and ReadResource only"}
+	s, e := settings(opts, mrtr)
+	if e != nil {
+		return e
 	}
 	return c.invoke(ctx, &s, fn)
 }
@@ -369,7 +365,7 @@ func (c *Client) invoke(ctx context.Context, s *callSettings, fn cfn) error {
 	if e != nil {
 		return e
 	}
-	pr, e := c.core.prepare(ctx, s)
+	pr, e := c.core.prepare(ctx, s, true)
 	if e != nil {
 		c.core.release()
 		return e
@@ -410,7 +406,7 @@ func withContext(ctx context.Context, e *Error) *Error {
 	return e
 }
 
-// runJSON is run for calls with a JSON result.
+// runJSON is run for blocking calls with a JSON result (the skills extension).
 func (c *Client) runJSON(ctx context.Context, opts []CallOption, mrtr bool,
 	fn func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status) (json.RawMessage, error) {
 	var out *C.char

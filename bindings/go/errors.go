@@ -191,10 +191,17 @@ func (e *RoundsExceededError) Error() string { return "mcpclient: too many input
 
 // fromC converts (and frees) a library error. st is the call's status, used when err is NULL.
 func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
+	if cerr != nil {
+		defer C.mcp_error_free(cerr)
+	}
+	return readError(st, cerr)
+}
+
+// readError converts a library error without freeing it (a completion's error is borrowed).
+func readError(st C.mcp_status, cerr *C.mcp_error) *Error {
 	if cerr == nil {
 		return &Error{Status: Status(st)}
 	}
-	defer C.mcp_error_free(cerr)
 	e := &Error{Status: Status(C.mcp_error_status(cerr)), Message: C.GoString(C.mcp_error_message(cerr))}
 	var hs C.uint16_t
 	if C.mcp_error_http_status(cerr, &hs) {

@@ -26,7 +26,8 @@ func TestImplicitConnectHonoursContext(t *testing.T) {
 }
 
 // The first call's cancel token and max_total_ms both end its wait during the implicit connect
-// (the auto probe of a silent server would otherwise hold it for the whole probe timeout).
+// (the auto probe of a silent server would otherwise hold it for the whole probe timeout). A
+// blocking call (no started form), so the token path is the one tested.
 func TestImplicitConnectHonoursCancelAndMaxTotal(t *testing.T) {
 	for _, how := range []string{"max_total_ms", "cancel token"} {
 		c := newFixture(t, []string{"--on-discover", "silent"}, WithProbeTimeout(1500*time.Millisecond))
@@ -39,7 +40,7 @@ func TestImplicitConnectHonoursCancelAndMaxTotal(t *testing.T) {
 			time.AfterFunc(200*time.Millisecond, cancel)
 		}
 		start := time.Now()
-		_, err := c.CallTool(ctx, "echo", map[string]any{"text": "x"})
+		err := c.SetLogLevel(ctx, "info")
 		d := time.Since(start)
 		cancel()
 		if d > time.Second {

@@ -40,6 +40,25 @@ static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
 }
 
+static void responder_cancel_trampoline(void *ud) {
+    goMcpResponderCancelled((uintptr_t)ud);
+}
+
+/* Pushed cancellation: the handler's context is cancelled from the delivery path. */
+mcp_status mcpgo_responder_on_cancel(mcp_responder *r, uintptr_t handle, mcp_error **err_out) {
+    return mcp_responder_on_cancel(r, responder_cancel_trampoline, (void *)handle, free_trampoline, err_out);
+}
+
+/* Every started call's completion (mcp_call_done_fn): userdata is the call's cgo.Handle. */
+void mcpgo_call_done(void *ud, mcp_status st, const char *result, size_t len, const mcp_error *err) {
+    goMcpCallDone((uintptr_t)ud, st, (char *)result, len, (mcp_error *)err);
+}
+
+/* A handle as a started call's userdata (converted here, never typed as a pointer in Go). */
+void *mcpgo_userdata(uintptr_t handle) {
+    return (void *)handle;
+}
+
 mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out) {
     mcp_input_fn fn = handle ? input_trampoline : NULL;
     mcp_userdata_free_fn fr = handle ? free_trampoline : NULL;

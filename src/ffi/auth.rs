@@ -61,6 +61,8 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>> {
         let (state, rx) = ResponderState::new(request.cancel.clone());
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
+        state.set_hook_poster(self.dispatcher.clone());
+        let watch = super::handlers::Unwanted(state.clone(), self.dispatcher.clone(), request.cancel.clone());
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
             let responder = mcp_responder::authorization(state.clone());
@@ -79,11 +81,20 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
                 });
             }
         }));
+        let mut rx = rx;
         Box::pin(async move {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await.unwrap_or_else(|_| {
+            let answer = tokio::select! {
+                answer = &mut rx => answer,
+                _ = watch.2.cancelled() => {
+                    watch.announce();
+                    rx.await
+                }
+            };
+            drop(watch);
+            answer.unwrap_or_else(|_| {
                 Err(HandlerError::new(
                     "the authorization callback finished without answering",
                 ))

@@ -134,17 +134,22 @@ impl InputHandler for FfiInputHandler {
 
 /// Announces "no longer wanted" to a responder's cancel hook: when its call's token is
 /// cancelled, or when the call stops waiting (drops this) before the answer came.
-struct Unwanted(Arc<ResponderState<Value>>, Arc<Dispatcher>, crate::client::CancelToken);
+/// Input handlers and the authorization callback share it.
+pub(crate) struct Unwanted<T>(
+    pub(crate) Arc<ResponderState<T>>,
+    pub(crate) Arc<Dispatcher>,
+    pub(crate) crate::client::CancelToken,
+);
 
-impl Unwanted {
-    fn announce(&self) {
+impl<T> Unwanted<T> {
+    pub(crate) fn announce(&self) {
         if let Some(hook) = self.0.unwanted() {
             self.1.post(hook);
         }
     }
 }
 
-impl Drop for Unwanted {
+impl<T> Drop for Unwanted<T> {
     fn drop(&mut self) {
         self.announce();
     }

@@ -34,11 +34,17 @@ enum Inner {
 unsafe impl Handle for mcp_responder {}
 
 impl mcp_responder {
-    /// Registers a cancel hook (`mcp_responder_on_cancel`): input responders only.
+    /// Registers a cancel hook (`mcp_responder_on_cancel`). Both kinds' futures announce
+    /// "unwanted" (`handlers::Unwanted`), so both take one.
     pub(crate) fn on_cancel(&self, hook: super::responder::CancelHook) -> Result<(), Failure> {
-        match &self.inner {
-            Inner::Input(state) if state.register_hook(hook) => Ok(()),
-            _ => Err(Failure::invalid("cancel hooks are for input handlers' responders")),
+        let registered = match &self.inner {
+            Inner::Input(state) => state.register_hook(hook),
+            Inner::Authorization(state) => state.register_hook(hook),
+        };
+        if registered {
+            Ok(())
+        } else {
+            Err(Failure::invalid("this responder takes no cancel hook"))
         }
     }
 

@@ -167,6 +167,11 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     /// Builds the error for `status` from an `mcp_error` (read completely, then freed).
     static func take(status: Int32, error: OpaquePointer?) -> MCPError {
         defer { mcp_error_free(error) }
+        return read(status: status, error: error)
+    }
+
+    /// Builds the error for `status` from a borrowed `mcp_error` (a completion's; not freed).
+    static func read(status: Int32, error: OpaquePointer?) -> MCPError {
         let message = error.flatMap { mcp_error_message($0) }.map { String(cString: $0) } ?? MCPStatus.describe(status)
         var code: Int64 = 0
         let rpcCode: Int64? = (error != nil && mcp_error_jsonrpc_code(error, &code)) ? code : nil

@@ -40,7 +40,7 @@ public final class Responder: @unchecked Sendable {
     public func reply(json: String) throws {
         let h = try take()
         if json.utf8.contains(0) {
-            mcp_responder_reply_error(h, -32603, "the handler's reply contained NUL", nil)
+            _ = mcp_responder_reply_error(h, -32603, "the handler's reply contained NUL", nil)
             throw MCPError.invalid("the reply contained NUL")
         }
         try json.withCString { text in try check { mcp_responder_reply_json(h, text, $0) } }
@@ -85,6 +85,19 @@ public final class Responder: @unchecked Sendable {
         return mcp_responder_is_cancelled(h)
     }
 
+    /// Runs `handler` once, on the client's dispatcher thread, when the answer stops being wanted
+    /// (the call was cancelled, timed out or closed, a sibling input failed, the authorization
+    /// flow ended) — at once if that already happened — so a handler answering later need not
+    /// poll `isCancelled`. Never after a reply; the responder must still be answered (a reply then
+    /// throws `MCPError.cancelled`). One hook per responder: a new one replaces the old.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let h = handle else { return }  // already answered: the hook could never run
+        let ud = retainedUserdata(CancelHookBox(handler))
+        try check { mcp_responder_on_cancel(h, cancelHookThunk, ud, releaseUserdata, $0) }
+    }
+
     /// True once a reply was sent.
     public var isCompleted: Bool {
         lock.lock()
@@ -94,7 +107,7 @@ public final class Responder: @unchecked Sendable {
 
     deinit {
         if let h = handle {
-            mcp_responder_reply_error(h, -32603, "the Swift handler released its Responder without replying", nil)
+            _ = mcp_responder_reply_error(h, -32603, "the Swift handler released its Responder without replying", nil)
         }
     }
 }
@@ -125,6 +138,16 @@ let inputThunk: mcp_input_fn = { userdata, method, params, length, responder in
         params: (try? JSON.parse(text)) ?? .object([:]),
         responder: Responder(responder))
     box.run(request)
+}
+
+final class CancelHookBox: CallbackBox {
+    let fn: @Sendable () -> Void
+    init(_ fn: @escaping @Sendable () -> Void) { self.fn = fn }
+}
+
+let cancelHookThunk: mcp_responder_cancel_fn = { userdata in
+    guard let userdata else { return }
+    (Unmanaged<CallbackBox>.fromOpaque(userdata).takeUnretainedValue() as! CancelHookBox).fn()
 }
 
 /// Answers `responder` with the outcome of a handler.

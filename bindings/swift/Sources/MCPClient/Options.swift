@@ -123,8 +123,11 @@ public struct CallOptions: @unchecked Sendable {
         return o
     }
 
-    /// Calls `body` with a C view of these options, valid for the duration of the call.
-    func withC<R>(_ strings: CStrings, _ body: (UnsafePointer<mcp_call_opts>) throws -> R) throws -> R {
+    /// Calls `body` with a C view of these options, valid for the duration of the call. For a
+    /// started call (`call`), what the library may still use after `body` returns (the progress
+    /// box, the cancel token) is kept by the call until its completion.
+    func withC<R>(_ strings: CStrings, for call: StartedCall? = nil,
+                  _ body: (UnsafePointer<mcp_call_opts>) throws -> R) throws -> R {
         var opts = mcp_call_opts()
         let initialised = mcp_call_opts_init(&opts, UInt32(MCP_CALL_OPTS_VERSION))
         if initialised != MCP_OK {
@@ -142,11 +145,14 @@ public struct CallOptions: @unchecked Sendable {
         if let onProgress {
             let box = Unmanaged.passRetained(ProgressBox(onProgress))
             progressBox = box
+            call?.keep(box.takeUnretainedValue())
             opts.on_progress = progressThunk
             opts.progress_userdata = box.toOpaque()
         }
-        // The library calls on_progress only while the call runs: release the box afterwards.
+        // The library calls on_progress only while the call runs: release the box afterwards
+        // (a started call keeps its own reference until it completed).
         defer { progressBox?.release() }
+        if let cancel { call?.keep(cancel) }
         return try withExtendedLifetime(cancel) { try body(&opts) }
     }
 }
