@@ -33,6 +33,7 @@ mod jwt;
 mod loopback;
 mod pkce;
 mod recovery;
+mod refresh;
 mod store;
 mod tokens;
 
@@ -40,7 +41,7 @@ pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;
-pub use store::{MemoryTokenStore, TokenStore};
+pub use store::{MemoryTokenStore, StoreGuard, TokenStore};
 
 use crate::transport::TransportConfig;
 use crate::untrusted::shown;

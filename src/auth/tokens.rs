@@ -2,10 +2,9 @@
 //! expiry, replaced (with a new generation) whenever a flow installs another.
 
 use super::discovery::AuthServer;
-use super::flow::{self, ClientAuth};
-use super::store::TokenSet;
+use super::flow::ClientAuth;
+use super::store::{now_secs, TokenSet};
 use super::{AuthContext, Io};
-use crate::error::Result;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use url::Url;
 
@@ -22,6 +21,21 @@ pub(super) struct Active {
     /// The scopes asked for when this token was obtained.
     pub(super) requested: Vec<String>,
     pub(super) generation: u64,
+    /// When it was installed (seconds since the Unix epoch), for its lifetime.
+    pub(super) installed_at: u64,
+}
+
+impl Active {
+    /// Whether to refresh before use: within the margin of its expiry, or past half of a
+    /// lifetime shorter than twice the margin (so a 5-second token is not refreshed on every
+    /// request).
+    pub(super) fn refresh_due(&self) -> bool {
+        let Some(at) = self.tokens.expires_at else {
+            return false;
+        };
+        let half_life = at.saturating_sub(self.installed_at) / 2;
+        self.tokens.expires_within(REFRESH_MARGIN_SECS.min(half_life))
+    }
 }
 
 #[derive(Default)]
@@ -42,15 +56,15 @@ impl AuthContext {
         if url.origin() != server.origin() {
             return None;
         }
-        let stale = self
-            .state
-            .lock()
-            .unwrap()
-            .active
-            .as_ref()
-            .is_some_and(|a| a.tokens.refresh_token.is_some() && a.tokens.expires_within(REFRESH_MARGIN_SECS));
-        if stale {
-            self.refresh_stale(io).await;
+        let due = {
+            let st = self.state.lock().unwrap();
+            st.active
+                .as_ref()
+                .filter(|a| a.tokens.refresh_token.is_some() && a.refresh_due())
+                .map(|a| (a.generation, a.tokens.expires_within(0)))
+        };
+        if let Some((generation, expired)) = due {
+            self.refresh_stale(io, generation, expired).await;
         }
         let st = self.state.lock().unwrap();
         let active = st.active.as_ref()?;
@@ -58,48 +72,6 @@ impl AuthContext {
         value.set_sensitive(true);
         headers.insert(AUTHORIZATION, value);
         Some(active.generation)
-    }
-
-    /// Refreshes the token in use ahead of its expiry, unless a flow is running.
-    pub(super) async fn refresh_stale(&self, io: &Io) {
-        let Ok(_flow) = self.flow.try_lock() else {
-            return;
-        };
-        let taken = {
-            let st = self.state.lock().unwrap();
-            st.active.as_ref().and_then(|a| {
-                let refresh = a.tokens.refresh_token.clone()?;
-                let client = a.client.clone()?;
-                a.tokens.expires_within(REFRESH_MARGIN_SECS).then(|| {
-                    (
-                        a.server.clone(),
-                        client,
-                        a.resource.clone(),
-                        refresh,
-                        a.requested.clone(),
-                        a.generation,
-                    )
-                })
-            })
-        };
-        let Some((server, client, resource, refresh, requested, generation)) = taken else {
-            return;
-        };
-        let mut record = self.load(io, &server.issuer).await;
-        match self.refresh(io, &server, &client, &resource, &refresh).await {
-            Ok(tokens) => {
-                self.install(&server, &resource, Some(client), tokens.clone(), requested);
-                record.tokens.insert(resource, tokens);
-                self.save(&server.issuer, &record).await;
-            }
-            Err(e) => {
-                io.log(format!("refreshing the access token failed: {}", e.message()));
-                let mut st = self.state.lock().unwrap();
-                if let Some(a) = st.active.as_mut().filter(|a| a.generation == generation) {
-                    a.tokens.refresh_token = None;
-                }
-            }
-        }
     }
 
     pub(super) fn install(
@@ -121,27 +93,7 @@ impl AuthContext {
             tokens,
             requested,
             generation,
+            installed_at: now_secs(),
         });
-    }
-
-    /// A refresh-token grant; a new refresh token replaces the old one (rotation).
-    pub(super) async fn refresh(
-        &self,
-        io: &Io,
-        server: &AuthServer,
-        client: &ClientAuth,
-        resource: &str,
-        refresh_token: &str,
-    ) -> Result<TokenSet> {
-        let form = vec![
-            ("grant_type", "refresh_token".to_string()),
-            ("refresh_token", refresh_token.to_string()),
-            ("resource", resource.to_string()),
-        ];
-        let mut tokens = flow::token_request(io, server, client, form, None).await?;
-        if tokens.refresh_token.is_none() {
-            tokens.refresh_token = Some(refresh_token.to_string());
-        }
-        Ok(tokens)
     }
 }

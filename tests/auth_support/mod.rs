@@ -204,6 +204,11 @@ impl World {
         self.record.lock().unwrap().registrations.clone()
     }
 
+    /// The MCP server forgets every access token issued so far (they answer 401 from now on).
+    pub fn revoke_access_tokens(&self) {
+        self.record.lock().unwrap().tokens.clear();
+    }
+
     /// Every access token issued so far.
     pub fn issued(&self) -> Vec<String> {
         self.record.lock().unwrap().tokens.keys().cloned().collect()
