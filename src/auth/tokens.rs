@@ -3,7 +3,7 @@
 
 use super::discovery::AuthServer;
 use super::flow::ClientAuth;
-use super::store::{now_secs, TokenSet};
+use super::store::TokenSet;
 use super::{AuthContext, Io};
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use url::Url;
@@ -21,20 +21,12 @@ pub(super) struct Active {
     /// The scopes asked for when this token was obtained.
     pub(super) requested: Vec<String>,
     pub(super) generation: u64,
-    /// When it was installed (seconds since the Unix epoch), for its lifetime.
-    pub(super) installed_at: u64,
 }
 
 impl Active {
-    /// Whether to refresh before use: within the margin of its expiry, or past half of a
-    /// lifetime shorter than twice the margin (so a 5-second token is not refreshed on every
-    /// request).
+    /// Whether to refresh before use: within the margin of its expiry.
     pub(super) fn refresh_due(&self) -> bool {
-        let Some(at) = self.tokens.expires_at else {
-            return false;
-        };
-        let half_life = at.saturating_sub(self.installed_at) / 2;
-        self.tokens.expires_within(REFRESH_MARGIN_SECS.min(half_life))
+        self.tokens.expires_within(REFRESH_MARGIN_SECS)
     }
 }
 
@@ -93,7 +85,6 @@ impl AuthContext {
             tokens,
             requested,
             generation,
-            installed_at: now_secs(),
         });
     }
 }
