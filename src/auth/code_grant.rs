@@ -82,7 +82,7 @@ impl AuthContext {
             ("code_verifier", pkce.verifier),
             ("resource", d.resource.clone()),
         ];
-        let tokens = flow::token_request(io, server, &client, form, scope.as_deref()).await?;
+        let tokens = flow::token_request(io, server, &client, form, self.dpop.as_deref(), scope.as_deref()).await?;
         Ok((client, tokens))
     }
 

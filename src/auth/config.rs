@@ -1,5 +1,6 @@
 //! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
 
+use super::dpop::DpopKeySource;
 use super::jwt::{Signer, ALGORITHMS};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -80,6 +81,8 @@ pub struct OAuthConfig {
     pub allow_hosts: Vec<String>,
     /// Hosts the flows never contact (same forms; a range also matches resolved addresses).
     pub deny_hosts: Vec<String>,
+    /// DPoP (RFC 9449): the key proofs are signed with; `None`: plain bearer tokens.
+    pub dpop: Option<DpopKeySource>,
 }
 
 impl Default for OAuthConfig {
@@ -106,6 +109,7 @@ impl Default for OAuthConfig {
             allow_private_networks: false,
             allow_hosts: Vec::new(),
             deny_hosts: Vec::new(),
+            dpop: None,
         }
     }
 }
@@ -123,6 +127,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("loopback_port", &self.loopback_port)
             .field("scopes", &self.scopes)
             .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
+            .field("dpop", &self.dpop)
             .finish_non_exhaustive()
     }
 }
@@ -151,6 +156,9 @@ pub const KEYS: &[&str] = &[
     "allow_private_networks",
     "allow_hosts",
     "deny_hosts",
+    "dpop",
+    "dpop_private_key_pem",
+    "dpop_private_key_jwk",
 ];
 
 impl OAuthConfig {
@@ -170,7 +178,10 @@ impl OAuthConfig {
     ///   `authorization_timeout_ms` (300000, at most a day), `max_step_up` (2), `open_browser` (false),
     ///   `allow_http` (false);
     /// - where the flows may go (`crate::net::policy`): `allow_private_networks` (false),
-    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges).
+    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges);
+    /// - DPoP (RFC 9449): `dpop` (false; true: a key generated for the client), or the host's
+    ///   P-256 key as `dpop_private_key_pem` (PKCS#8) or `dpop_private_key_jwk` (object or text),
+    ///   either of which turns DPoP on.
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -291,6 +302,7 @@ impl OAuthConfig {
         } else if alg.is_some() {
             return Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem"));
         }
+        cfg.dpop = dpop_key(obj, boolean("dpop")?)?;
         cfg.validate()?;
         Ok(cfg)
     }
@@ -357,6 +369,24 @@ impl OAuthConfig {
     }
 }
 
+/// The DPoP key the configuration asks for: the host's (PEM or JWK), a generated one
+/// (`dpop: true`), or none.
+fn dpop_key(obj: &Map<String, Value>, enabled: Option<bool>) -> Result<Option<DpopKeySource>> {
+    let pem = string(obj, "dpop_private_key_pem")?;
+    let jwk = obj.get("dpop_private_key_jwk").filter(|v| !v.is_null());
+    if enabled == Some(false) && (pem.is_some() || jwk.is_some()) {
+        return Err(Error::invalid("oauth.dpop is false but a DPoP key is given"));
+    }
+    match (pem, jwk) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "give oauth.dpop_private_key_pem or oauth.dpop_private_key_jwk, not both",
+        )),
+        (Some(pem), None) => DpopKeySource::from_pem(&pem).map(Some),
+        (None, Some(jwk)) => DpopKeySource::from_jwk(jwk).map(Some),
+        (None, None) => Ok((enabled == Some(true)).then_some(DpopKeySource::Generate)),
+    }
+}
+
 fn string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -398,6 +428,9 @@ mod tests {
             json!({"redirect_uri": "/relative"}),
             json!({"allow_hosts": "a.example"}),
             json!({"deny_hosts": ["ok.example", "not a host"]}),
+            json!({"dpop": "yes"}),
+            json!({"dpop_private_key_pem": "not a key"}),
+            json!({"dpop": false, "dpop_private_key_jwk": {"kty": "EC"}}),
         ] {
             assert!(OAuthConfig::from_json(&bad).is_err(), "{bad}");
         }

@@ -29,7 +29,7 @@ impl AuthContext {
         if let Some(s) = &scope {
             form.push(("scope", s.clone()));
         }
-        let tokens = flow::token_request(io, &d.server, &client, form, scope.as_deref()).await?;
+        let tokens = flow::token_request(io, &d.server, &client, form, self.dpop.as_deref(), scope.as_deref()).await?;
         Ok((client, tokens))
     }
 }

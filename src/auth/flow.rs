@@ -6,6 +6,7 @@
 //! wrote either, beyond a registered OAuth error code.
 
 use super::discovery::{AuthServer, HTTP_TIMEOUT};
+use super::dpop::Dpop;
 use super::jwt::Signer;
 use super::store::{now_secs, ClientRecord, TokenSet};
 use super::Io;
@@ -115,6 +116,8 @@ fn oauth_error(body: &[u8]) -> String {
         "access_denied",
         "server_error",
         "temporarily_unavailable",
+        "use_dpop_nonce",
+        "invalid_dpop_proof",
     ];
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     match v.get("error").and_then(Value::as_str) {
@@ -340,6 +343,7 @@ pub(crate) async fn token_request(
     server: &AuthServer,
     client: &ClientAuth,
     mut form: Vec<(&'static str, String)>,
+    dpop: Option<&Dpop>,
     requested_scope: Option<&str>,
 ) -> Result<TokenSet> {
     if !client.may_go_to(&server.issuer) {
@@ -353,12 +357,10 @@ pub(crate) async fn token_request(
         .find(|(k, _)| *k == "grant_type")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    let mut request = io
+    let http = io
         .client_for(&url)
-        .map_err(|e| e.context(&format!("the {grant} token request")))?
-        .post(url.clone())
-        .timeout(HTTP_TIMEOUT)
-        .header(ACCEPT, "application/json");
+        .map_err(|e| e.context(&format!("the {grant} token request")))?;
+    let mut authorization = None;
     let secret = || {
         client
             .secret
@@ -366,7 +368,7 @@ pub(crate) async fn token_request(
             .ok_or_else(|| Error::auth("the client's authentication method needs a client secret, and there is none"))
     };
     match client.method.as_str() {
-        "client_secret_basic" => request = request.header(AUTHORIZATION, basic(&client.client_id, &secret()?)?),
+        "client_secret_basic" => authorization = Some(basic(&client.client_id, &secret()?)?),
         "client_secret_post" => {
             form.push(("client_id", client.client_id.clone()));
             form.push(("client_secret", secret()?));
@@ -385,13 +387,38 @@ pub(crate) async fn token_request(
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
         .finish();
-    let response = request
-        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| Io::send_error(e, &format!("the {grant} token request to {}", redact::url(&url))))?;
-    let (status, body) = read_answer(response, "token").await?;
+    // With DPoP, a 400 `use_dpop_nonce` carrying a nonce is answered once more with a proof
+    // holding it (RFC 9449 §8); the grant (a code, a refresh token) is still unspent.
+    let mut nonce_retried = false;
+    let (status, body) = loop {
+        let mut request = http
+            .post(url.clone())
+            .timeout(HTTP_TIMEOUT)
+            .header(ACCEPT, "application/json")
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        if let Some(value) = &authorization {
+            request = request.header(AUTHORIZATION, value.clone());
+        }
+        if let Some(d) = dpop {
+            request = request.header(super::dpop::PROOF_HEADER, d.proof("POST", &url, None)?);
+        }
+        let response = request
+            .body(body.clone())
+            .send()
+            .await
+            .map_err(|e| Io::send_error(e, &format!("the {grant} token request to {}", redact::url(&url))))?;
+        let got_nonce = dpop.is_some_and(|d| d.note_nonce(&url, response.headers()));
+        let (status, body) = read_answer(response, "token").await?;
+        if status == reqwest::StatusCode::BAD_REQUEST
+            && got_nonce
+            && !nonce_retried
+            && oauth_error(&body) == super::dpop::USE_NONCE
+        {
+            nonce_retried = true;
+            continue;
+        }
+        break (status, body);
+    };
     if !status.is_success() {
         return Err(Error::auth(format!(
             "the token endpoint refused the {grant} request (HTTP {status}): {}",
@@ -399,10 +426,10 @@ pub(crate) async fn token_request(
         ))
         .with_http_status(status.as_u16()));
     }
-    parse_tokens(&body, requested_scope)
+    parse_tokens(&body, requested_scope, dpop.is_some())
 }
 
-fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> {
+fn parse_tokens(body: &[u8], requested_scope: Option<&str>, dpop: bool) -> Result<TokenSet> {
     let v: Value = serde_json::from_slice(body).map_err(|_| Error::auth("the token endpoint's answer is not JSON"))?;
     let access_token = v
         .get("access_token")
@@ -414,12 +441,19 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
             "the access token contains characters a header cannot carry",
         ));
     }
-    let token_type = v.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
-    if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(Error::auth(
-            "the token endpoint issued a token of another type than Bearer, the only one supported",
-        ));
-    }
+    // A DPoP-bound token (RFC 9449 §5) only when this request carried a proof; otherwise
+    // Bearer is the only type this client can present.
+    let token_type = match v.get("token_type").and_then(Value::as_str).unwrap_or("Bearer") {
+        t if t.eq_ignore_ascii_case("bearer") => "Bearer",
+        t if dpop && t.eq_ignore_ascii_case("dpop") => "DPoP",
+        _ => {
+            return Err(Error::auth(if dpop {
+                "the token endpoint issued a token of another type than Bearer or DPoP"
+            } else {
+                "the token endpoint issued a token of another type than Bearer, the only one supported"
+            }))
+        }
+    };
     let expires_in = v.get("expires_in").and_then(|e| {
         e.as_u64()
             .or_else(|| e.as_f64().map(|f| f.max(0.0) as u64))
@@ -427,7 +461,7 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
     });
     Ok(TokenSet {
         access_token: access_token.to_string(),
-        token_type: "Bearer".into(),
+        token_type: token_type.into(),
         refresh_token: v
             .get("refresh_token")
             .and_then(Value::as_str)
@@ -500,6 +534,7 @@ mod tests {
         let t = parse_tokens(
             br#"{"access_token":"a","token_type":"bearer","expires_in":60,"refresh_token":"r"}"#,
             Some("x"),
+            false,
         )
         .unwrap();
         assert_eq!((t.access_token.as_str(), t.scope.as_deref()), ("a", Some("x")));
@@ -507,17 +542,21 @@ mod tests {
         // Absurd lifetimes are capped, never overflowing (debug builds panicked on 2^64-1).
         for huge in ["18446744073709551615", "1e300", "\"18446744073709551615\""] {
             let body = format!(r#"{{"access_token":"a","expires_in":{huge}}}"#);
-            let at = parse_tokens(body.as_bytes(), None).unwrap().expires_at.unwrap();
+            let at = parse_tokens(body.as_bytes(), None, false).unwrap().expires_at.unwrap();
             assert!(
                 at <= now_secs() + MAX_TOKEN_LIFETIME_SECS && at + 5 >= now_secs() + MAX_TOKEN_LIFETIME_SECS,
                 "{huge}"
             );
         }
-        let t = parse_tokens(br#"{"access_token":"a","expires_in":-5}"#, None).unwrap();
+        let t = parse_tokens(br#"{"access_token":"a","expires_in":-5}"#, None, false).unwrap();
         assert!(t.expires_at.unwrap() <= now_secs());
-        assert!(parse_tokens(br#"{"access_token":"a","token_type":"DPoP"}"#, None).is_err());
-        assert!(parse_tokens(br#"{"access_token":"a b"}"#, None).is_err());
-        assert!(parse_tokens(br#"{"token_type":"Bearer"}"#, None).is_err());
+        assert!(parse_tokens(br#"{"access_token":"a","token_type":"DPoP"}"#, None, false).is_err());
+        // With a proof sent, a DPoP-bound token is kept as such (never presented as Bearer).
+        let t = parse_tokens(br#"{"access_token":"a","token_type":"dpop"}"#, None, true).unwrap();
+        assert_eq!(t.token_type, "DPoP");
+        assert!(parse_tokens(br#"{"access_token":"a","token_type":"mac"}"#, None, true).is_err());
+        assert!(parse_tokens(br#"{"access_token":"a b"}"#, None, false).is_err());
+        assert!(parse_tokens(br#"{"token_type":"Bearer"}"#, None, false).is_err());
     }
 
     #[test]

@@ -25,6 +25,7 @@ mod config;
 pub use config::KEYS as CONFIG_KEYS;
 mod credentials;
 mod discovery;
+mod dpop;
 mod flow;
 mod handler;
 mod identity;
@@ -39,6 +40,7 @@ mod tokens;
 
 pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
+pub use dpop::DpopKeySource;
 pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;
 pub use store::{MemoryTokenStore, StoreGuard, TokenStore};
@@ -63,6 +65,8 @@ pub(crate) struct AuthContext {
     state: Mutex<State>,
     /// One flow at a time.
     flow: tokio::sync::Mutex<()>,
+    /// The client's DPoP key (`oauth.dpop`), generated here when the host gave none.
+    dpop: Option<Arc<dpop::Dpop>>,
 }
 
 fn union(into: &mut Vec<String>, more: &[String]) {
@@ -84,6 +88,13 @@ impl AuthContext {
             .and_then(|o| o.client_name.clone())
             .or_else(|| client_info.get("name").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_else(|| "mcp_client".into());
+        // The key was checked when the configuration was read; only the system's random
+        // generator failing can refuse it here, and then no request could be signed anyway.
+        let dpop = oauth
+            .as_ref()
+            .and_then(|o| o.dpop.as_ref())
+            .and_then(|source| dpop::Dpop::new(source).ok())
+            .map(Arc::new);
         Arc::new(AuthContext {
             oauth,
             server,
@@ -93,6 +104,7 @@ impl AuthContext {
             memory: Arc::default(),
             state: Mutex::default(),
             flow: tokio::sync::Mutex::new(()),
+            dpop,
         })
     }
 

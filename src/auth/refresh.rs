@@ -87,7 +87,7 @@ impl AuthContext {
             ("refresh_token", refresh_token.to_string()),
             ("resource", resource.to_string()),
         ];
-        let mut tokens = flow::token_request(io, server, client, form, None).await?;
+        let mut tokens = flow::token_request(io, server, client, form, self.dpop.as_deref(), None).await?;
         if tokens.refresh_token.is_none() {
             tokens.refresh_token = Some(refresh_token.to_string());
         }

@@ -40,10 +40,17 @@ pub(super) struct State {
 }
 
 impl AuthContext {
-    /// Adds `Authorization: Bearer …` for a request to `url` when a token is held and `url` is
-    /// on the MCP server's origin; a token about to expire is refreshed first. Returns the
-    /// token's generation (what a 401 reports back).
-    pub async fn authorize_request(&self, io: &Io, url: &Url, headers: &mut HeaderMap) -> Option<u64> {
+    /// Adds `Authorization: Bearer …` for a `method` request to `url` when a token is held and
+    /// `url` is on the MCP server's origin (a DPoP-bound token: `Authorization: DPoP …` and a
+    /// fresh proof); a token about to expire is refreshed first. Returns the token's generation
+    /// (what a 401 reports back).
+    pub async fn authorize_request(
+        &self,
+        io: &Io,
+        method: &reqwest::Method,
+        url: &Url,
+        headers: &mut HeaderMap,
+    ) -> Option<u64> {
         let server = self.server.as_ref()?;
         if url.origin() != server.origin() {
             return None;
@@ -60,9 +67,27 @@ impl AuthContext {
         }
         let st = self.state.lock().unwrap();
         let active = st.active.as_ref()?;
-        let mut value = HeaderValue::from_str(&format!("Bearer {}", active.tokens.access_token)).ok()?;
+        let token = &active.tokens.access_token;
+        let bound = active.tokens.token_type == "DPoP";
+        let proof = match (&self.dpop, bound) {
+            (Some(dpop), true) => match dpop.proof(method.as_str(), url, Some(token)) {
+                Ok(p) => Some(HeaderValue::from_str(&p).ok()?),
+                Err(e) => {
+                    io.log(format!("no DPoP proof: {}", e.message()));
+                    return None;
+                }
+            },
+            // A bound token without its key (a stored record from a DPoP client) is never sent.
+            (None, true) => return None,
+            (_, false) => None,
+        };
+        let scheme = if bound { "DPoP" } else { "Bearer" };
+        let mut value = HeaderValue::from_str(&format!("{scheme} {token}")).ok()?;
         value.set_sensitive(true);
         headers.insert(AUTHORIZATION, value);
+        if let Some(p) = proof {
+            headers.insert(super::dpop::PROOF_HEADER, p);
+        }
         Some(active.generation)
     }
 

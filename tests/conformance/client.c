@@ -203,6 +203,9 @@ static char *oauth_config(const char *context, const char *url) {
     if (!buf) return NULL;
     if (strstr(scenario, "client-credentials"))
         snprintf(buf, cap, "{\"grant\":\"client_credentials\"");
+    else if (strncmp(scenario, "auth/dpop", 9) == 0)
+        /* DPoP (RFC 9449) is opt-in: a key generated for this client signs every proof. */
+        snprintf(buf, cap, "{\"dpop\":true,\"redirect_uri\":\"http://localhost:3000/callback\"");
     else
         /* The redirect is read by on_authorization; the CIMD URL is used where advertised. */
         snprintf(buf, cap, "{\"redirect_uri\":\"http://localhost:3000/callback\","

@@ -750,18 +750,25 @@ impl Inner {
         };
         let io = self.auth_io();
         let (mut authorizations, mut step_ups) = (0u32, 0u32);
+        let mut dpop_nonce_retried = false;
         loop {
             let mut attempt = request
                 .try_clone()
                 .ok_or_else(|| Error::new(ErrorKind::Internal, format!("{what}: the request cannot be repeated")))?;
             let url = attempt.url().clone();
-            let used = auth.authorize_request(&io, &url, attempt.headers_mut()).await;
+            let method = attempt.method().clone();
+            let used = auth.authorize_request(&io, &method, &url, attempt.headers_mut()).await;
             let response = self.execute(attempt, what).await?;
             let status = response.status();
+            let challenge = Challenge::parse(challenge_values(&response));
+            // DPoP: keep the server's nonce; a 401 asking for it is sent again once, at once.
+            if auth.dpop_nonce_retry(&url, status.as_u16(), response.headers(), &challenge) && !dpop_nonce_retried {
+                dpop_nonce_retried = true;
+                continue;
+            }
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
                 return Ok(response);
             }
-            let challenge = Challenge::parse(challenge_values(&response));
             let header = www_authenticate(&response);
             let outcome = if status == StatusCode::UNAUTHORIZED {
                 if authorizations >= 2 {
@@ -821,8 +828,9 @@ impl Inner {
             return request;
         };
         let mut headers = HeaderMap::new();
+        let method = built.method().clone();
         if auth
-            .authorize_request(&self.auth_io(), built.url(), &mut headers)
+            .authorize_request(&self.auth_io(), &method, built.url(), &mut headers)
             .await
             .is_some()
         {
