@@ -84,6 +84,8 @@ struct Inner {
     http_status: Option<u16>,
     /// The `WWW-Authenticate` header of that answer (challenges carry no credentials).
     www_authenticate: Option<String>,
+    /// The registered OAuth error code an authorization server answered (`invalid_grant`, …).
+    oauth_error: Option<String>,
 }
 
 impl Error {
@@ -95,6 +97,7 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            oauth_error: None,
         }))
     }
 
@@ -111,6 +114,7 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            oauth_error: None,
         }))
     }
 
@@ -122,6 +126,7 @@ impl Error {
             input: Some(data),
             http_status: None,
             www_authenticate: None,
+            oauth_error: None,
         }))
     }
 
@@ -144,6 +149,18 @@ impl Error {
     /// The `WWW-Authenticate` header of that answer (for `AuthRequired`), if any.
     pub fn www_authenticate(&self) -> Option<&str> {
         self.0.www_authenticate.as_deref()
+    }
+
+    /// The registered OAuth error code behind an authorization failure (`invalid_grant`,
+    /// `invalid_scope`, `unauthorized_client`, …), if an authorization server answered one.
+    pub fn oauth_error(&self) -> Option<&str> {
+        self.0.oauth_error.as_deref()
+    }
+
+    /// The same error, recording the OAuth error code behind it.
+    pub(crate) fn with_oauth_error(mut self, code: Option<String>) -> Self {
+        self.0.oauth_error = code;
+        self
     }
 
     /// The same error, recording the HTTP status behind it.

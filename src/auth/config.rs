@@ -1,5 +1,6 @@
 //! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
 
+use super::assertion::AssertionSource;
 use super::dpop::DpopKeySource;
 use super::jwt::{Signer, ALGORITHMS};
 use crate::error::{Error, Result};
@@ -18,6 +19,10 @@ pub enum Grant {
     /// Machine to machine (`io.modelcontextprotocol/oauth-client-credentials`): the client's
     /// own credentials, `client_secret_basic`/`_post` or `private_key_jwt`.
     ClientCredentials,
+    /// Workload identity federation (RFC 7523, `io.modelcontextprotocol/auth/wif`): the
+    /// workload's JWT (`workload_jwt`, `workload_jwt_file` or the host's assertion provider) is
+    /// the grant.
+    JwtBearer,
 }
 
 /// `authorization_timeout_ms` beyond this (a day) is this.
@@ -83,6 +88,8 @@ pub struct OAuthConfig {
     pub deny_hosts: Vec<String>,
     /// DPoP (RFC 9449): the key proofs are signed with; `None`: plain bearer tokens.
     pub dpop: Option<DpopKeySource>,
+    /// `jwt_bearer`: the workload's JWT, or the file holding it (read before each request).
+    pub workload_jwt: Option<AssertionSource>,
 }
 
 impl Default for OAuthConfig {
@@ -110,6 +117,7 @@ impl Default for OAuthConfig {
             allow_hosts: Vec::new(),
             deny_hosts: Vec::new(),
             dpop: None,
+            workload_jwt: None,
         }
     }
 }
@@ -128,6 +136,7 @@ impl std::fmt::Debug for OAuthConfig {
             .field("scopes", &self.scopes)
             .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
             .field("dpop", &self.dpop)
+            .field("workload_jwt", &self.workload_jwt)
             .finish_non_exhaustive()
     }
 }
@@ -159,6 +168,8 @@ pub const KEYS: &[&str] = &[
     "dpop",
     "dpop_private_key_pem",
     "dpop_private_key_jwk",
+    "workload_jwt",
+    "workload_jwt_file",
 ];
 
 impl OAuthConfig {
@@ -181,7 +192,10 @@ impl OAuthConfig {
     ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges);
     /// - DPoP (RFC 9449): `dpop` (false; true: a key generated for the client), or the host's
     ///   P-256 key as `dpop_private_key_pem` (PKCS#8) or `dpop_private_key_jwk` (object or text),
-    ///   either of which turns DPoP on.
+    ///   either of which turns DPoP on;
+    /// - `grant` `jwt_bearer` (workload identity federation): `workload_jwt` (the JWT) or
+    ///   `workload_jwt_file` (re-read before every token request), else the host's assertion
+    ///   provider; `client_id` only when the authorization server expects one.
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -210,9 +224,10 @@ impl OAuthConfig {
             grant: match string("grant")?.as_deref() {
                 None | Some("authorization_code") => Grant::AuthorizationCode,
                 Some("client_credentials") => Grant::ClientCredentials,
+                Some("jwt_bearer") => Grant::JwtBearer,
                 Some(other) => {
                     return Err(Error::invalid(format!(
-                        "oauth.grant {other:?} is not authorization_code or client_credentials"
+                        "oauth.grant {other:?} is not authorization_code, client_credentials or jwt_bearer"
                     )))
                 }
             },
@@ -303,6 +318,12 @@ impl OAuthConfig {
             return Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem"));
         }
         cfg.dpop = dpop_key(obj, boolean("dpop")?)?;
+        cfg.workload_jwt = assertion_source(obj, "workload_jwt")?;
+        if cfg.workload_jwt.is_some() && cfg.grant != Grant::JwtBearer {
+            return Err(Error::invalid(
+                "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
+            ));
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -366,6 +387,19 @@ impl OAuthConfig {
             Url::parse(i).map_err(|_| Error::invalid("oauth.issuer is not a URL"))?;
         }
         Ok(())
+    }
+}
+
+/// `<key>` (the JWT itself) or `<key>_file` (a path), not both.
+fn assertion_source(obj: &Map<String, Value>, key: &str) -> Result<Option<AssertionSource>> {
+    match (string(obj, key)?, string(obj, &format!("{key}_file"))?) {
+        (Some(_), Some(_)) => Err(Error::invalid(format!(
+            "give oauth.{key} or oauth.{key}_file, not both"
+        ))),
+        (Some(v), None) if !v.is_empty() => Ok(Some(AssertionSource::Value(v))),
+        (None, Some(p)) if !p.is_empty() => Ok(Some(AssertionSource::File(p.into()))),
+        (None, None) => Ok(None),
+        _ => Err(Error::invalid(format!("oauth.{key} must not be empty"))),
     }
 }
 

@@ -99,26 +99,6 @@ async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(req
 /// §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the
 /// server wrote are never shown (security.md §1 S8).
 fn oauth_error(body: &[u8]) -> String {
-    const CODES: &[&str] = &[
-        "invalid_request",
-        "invalid_client",
-        "invalid_grant",
-        "unauthorized_client",
-        "unsupported_grant_type",
-        "invalid_scope",
-        "invalid_target",
-        "invalid_redirect_uri",
-        "invalid_client_metadata",
-        "invalid_software_statement",
-        "unapproved_software_statement",
-        "invalid_token",
-        "insufficient_scope",
-        "access_denied",
-        "server_error",
-        "temporarily_unavailable",
-        "use_dpop_nonce",
-        "invalid_dpop_proof",
-    ];
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     match v.get("error").and_then(Value::as_str) {
         Some(e) if CODES.contains(&e) => e.to_string(),
@@ -126,6 +106,37 @@ fn oauth_error(body: &[u8]) -> String {
         None => "no OAuth error in the answer".into(),
     }
 }
+
+/// The registered OAuth error code of an answer, if it has one (for `Error::oauth_error`).
+fn registered_error(body: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    v.get("error")
+        .and_then(Value::as_str)
+        .filter(|e| CODES.contains(e))
+        .map(str::to_string)
+}
+
+/// Registered OAuth error codes (RFC 6749, 7591, 6750, 8693, 9449).
+const CODES: &[&str] = &[
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "invalid_target",
+    "invalid_redirect_uri",
+    "invalid_client_metadata",
+    "invalid_software_statement",
+    "unapproved_software_statement",
+    "invalid_token",
+    "insufficient_scope",
+    "access_denied",
+    "server_error",
+    "temporarily_unavailable",
+    "use_dpop_nonce",
+    "invalid_dpop_proof",
+];
 
 /// The method a registration asks for: `none` (a public native client with PKCE) when the
 /// server allows it, else a secret-based one it supports.
@@ -382,6 +393,8 @@ pub(crate) async fn token_request(
             form.push(("client_assertion_type", JWT_BEARER_ASSERTION.into()));
             form.push(("client_assertion", signer.assertion(&client.client_id, &server.issuer)?));
         }
+        // An assertion grant without a configured client sends no client id at all.
+        _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", client.client_id.clone())),
     }
     let body = url::form_urlencoded::Serializer::new(String::new())
@@ -420,11 +433,13 @@ pub(crate) async fn token_request(
         break (status, body);
     };
     if !status.is_success() {
+        let code = oauth_error(&body);
+        let registered = registered_error(&body);
         return Err(Error::auth(format!(
-            "the token endpoint refused the {grant} request (HTTP {status}): {}",
-            oauth_error(&body)
+            "the token endpoint refused the {grant} request (HTTP {status}): {code}"
         ))
-        .with_http_status(status.as_u16()));
+        .with_http_status(status.as_u16())
+        .with_oauth_error(registered));
     }
     parse_tokens(&body, requested_scope, dpop.is_some())
 }

@@ -18,6 +18,7 @@
 //! tokens inside a record are per resource. One flow runs at a time per client; requests that
 //! hit a 401 meanwhile wait for it and use its token.
 
+mod assertion;
 mod challenge;
 mod code_grant;
 mod config;
@@ -31,6 +32,7 @@ mod handler;
 mod identity;
 mod io;
 mod jwt;
+mod jwt_bearer;
 mod loopback;
 mod pkce;
 mod recovery;
@@ -38,6 +40,7 @@ mod refresh;
 mod store;
 mod tokens;
 
+pub use assertion::{AssertionKind, AssertionProvider, AssertionRequest, AssertionSource};
 pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use dpop::DpopKeySource;
@@ -67,6 +70,10 @@ pub(crate) struct AuthContext {
     flow: tokio::sync::Mutex<()>,
     /// The client's DPoP key (`oauth.dpop`), generated here when the host gave none.
     dpop: Option<Arc<dpop::Dpop>>,
+    /// The host's source of assertions (workload JWTs, ID tokens) not in the configuration.
+    assertions: RwLock<Option<Arc<dyn AssertionProvider>>>,
+    /// Fingerprints of assertions an authorization server refused: never sent again.
+    refused_assertions: Mutex<Vec<[u8; 32]>>,
 }
 
 fn union(into: &mut Vec<String>, more: &[String]) {
@@ -105,6 +112,8 @@ impl AuthContext {
             state: Mutex::default(),
             flow: tokio::sync::Mutex::new(()),
             dpop,
+            assertions: RwLock::new(None),
+            refused_assertions: Mutex::default(),
         })
     }
 
@@ -119,6 +128,11 @@ impl AuthContext {
 
     pub fn set_handler(&self, handler: Option<Arc<dyn AuthorizationHandler>>) {
         let old = std::mem::replace(&mut *self.handler.write().unwrap(), handler);
+        drop(old); // outside the lock: dropping may run host code (userdata_free)
+    }
+
+    pub fn set_assertion_provider(&self, provider: Option<Arc<dyn AssertionProvider>>) {
+        let old = std::mem::replace(&mut *self.assertions.write().unwrap(), provider);
         drop(old); // outside the lock: dropping may run host code (userdata_free)
     }
 

@@ -465,6 +465,27 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
                     .get("scope")
                     .map(|s| s.split(' ').map(str::to_string).collect())
                     .unwrap_or_default(),
+                // RFC 7523: an assertion starting "good." is accepted; the scopes `rejected` and
+                // `unauthorized` force invalid_scope and unauthorized_client.
+                "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+                    let scopes: Vec<String> = f
+                        .get("scope")
+                        .map(|s| s.split(' ').map(str::to_string).collect())
+                        .unwrap_or_default();
+                    if !f.get("assertion").is_some_and(|a| a.starts_with("good.")) {
+                        return Reply::json_status(
+                            400,
+                            json!({"error": "invalid_grant", "error_description": "bad jwt"}),
+                        );
+                    }
+                    if scopes.iter().any(|s| s == "rejected") {
+                        return Reply::json_status(400, json!({"error": "invalid_scope"}));
+                    }
+                    if scopes.iter().any(|s| s == "unauthorized") {
+                        return Reply::json_status(400, json!({"error": "unauthorized_client"}));
+                    }
+                    scopes
+                }
                 _ => return Reply::json_status(400, json!({"error": "unsupported_grant_type"})),
             };
             rec.counter += 1;

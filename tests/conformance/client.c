@@ -203,7 +203,16 @@ static char *oauth_config(const char *context, const char *url) {
     if (!buf) return NULL;
     if (strstr(scenario, "client-credentials"))
         snprintf(buf, cap, "{\"grant\":\"client_credentials\"");
-    else if (strncmp(scenario, "auth/dpop", 9) == 0)
+    else if (strcmp(scenario, "auth/wif-jwt-bearer") == 0) {
+        /* Workload identity federation: the workload's JWT (the suite's valid one) is the grant. */
+        char *jwt = NULL;
+        if (!context || mcp_json_pointer(context, "/valid_jwt", &jwt, NULL) != MCP_OK) {
+            free(buf);
+            return NULL;
+        }
+        snprintf(buf, cap, "{\"grant\":\"jwt_bearer\",\"workload_jwt\":%s", jwt);
+        mcp_string_free(jwt);
+    } else if (strncmp(scenario, "auth/dpop", 9) == 0)
         /* DPoP (RFC 9449) is opt-in: a key generated for this client signs every proof. */
         snprintf(buf, cap, "{\"dpop\":true,\"redirect_uri\":\"http://localhost:3000/callback\"");
     else
