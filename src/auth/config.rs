@@ -2,6 +2,7 @@
 
 use super::assertion::AssertionSource;
 use super::dpop::DpopKeySource;
+use super::enterprise::IdpConfig;
 use super::jwt::{Signer, ALGORITHMS};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -23,6 +24,10 @@ pub enum Grant {
     /// workload's JWT (`workload_jwt`, `workload_jwt_file` or the host's assertion provider) is
     /// the grant.
     JwtBearer,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token (`id_token`,
+    /// `id_token_file` or the host's assertion provider) exchanged at the identity provider
+    /// (`idp_token_endpoint`) for an ID-JAG, then the JWT-bearer grant with the configured client.
+    Enterprise,
 }
 
 /// `authorization_timeout_ms` beyond this (a day) is this.
@@ -90,6 +95,10 @@ pub struct OAuthConfig {
     pub dpop: Option<DpopKeySource>,
     /// `jwt_bearer`: the workload's JWT, or the file holding it (read before each request).
     pub workload_jwt: Option<AssertionSource>,
+    /// `enterprise`: the user's ID token, or the file holding it.
+    pub id_token: Option<AssertionSource>,
+    /// `enterprise`: the identity provider's token endpoint and this client there.
+    pub idp: Option<IdpConfig>,
 }
 
 impl Default for OAuthConfig {
@@ -118,6 +127,8 @@ impl Default for OAuthConfig {
             deny_hosts: Vec::new(),
             dpop: None,
             workload_jwt: None,
+            id_token: None,
+            idp: None,
         }
     }
 }
@@ -137,6 +148,8 @@ impl std::fmt::Debug for OAuthConfig {
             .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
             .field("dpop", &self.dpop)
             .field("workload_jwt", &self.workload_jwt)
+            .field("id_token", &self.id_token)
+            .field("idp", &self.idp)
             .finish_non_exhaustive()
     }
 }
@@ -170,6 +183,11 @@ pub const KEYS: &[&str] = &[
     "dpop_private_key_jwk",
     "workload_jwt",
     "workload_jwt_file",
+    "id_token",
+    "id_token_file",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
 ];
 
 impl OAuthConfig {
@@ -195,7 +213,11 @@ impl OAuthConfig {
     ///   either of which turns DPoP on;
     /// - `grant` `jwt_bearer` (workload identity federation): `workload_jwt` (the JWT) or
     ///   `workload_jwt_file` (re-read before every token request), else the host's assertion
-    ///   provider; `client_id` only when the authorization server expects one.
+    ///   provider; `client_id` only when the authorization server expects one;
+    /// - `grant` `enterprise` (enterprise-managed authorization): `idp_token_endpoint`,
+    ///   `idp_client_id`, `idp_client_secret` (the identity provider), `id_token` or
+    ///   `id_token_file` (else the host's assertion provider), and `client_id` with
+    ///   `client_secret` or `private_key_pem` and `issuer` for the MCP authorization server.
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -225,9 +247,10 @@ impl OAuthConfig {
                 None | Some("authorization_code") => Grant::AuthorizationCode,
                 Some("client_credentials") => Grant::ClientCredentials,
                 Some("jwt_bearer") => Grant::JwtBearer,
+                Some("enterprise") => Grant::Enterprise,
                 Some(other) => {
                     return Err(Error::invalid(format!(
-                        "oauth.grant {other:?} is not authorization_code, client_credentials or jwt_bearer"
+                        "oauth.grant {other:?} is not authorization_code, client_credentials, jwt_bearer or enterprise"
                     )))
                 }
             },
@@ -322,6 +345,33 @@ impl OAuthConfig {
         if cfg.workload_jwt.is_some() && cfg.grant != Grant::JwtBearer {
             return Err(Error::invalid(
                 "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
+            ));
+        }
+        cfg.id_token = assertion_source(obj, "id_token")?;
+        if let Some(endpoint) = string("idp_token_endpoint")? {
+            cfg.idp = Some(IdpConfig {
+                token_endpoint: Url::parse(&endpoint)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .ok_or_else(|| Error::invalid("oauth.idp_token_endpoint is not an http(s) URL"))?,
+                client_id: string("idp_client_id")?,
+                client_secret: string("idp_client_secret")?,
+            });
+        } else if obj.keys().any(|k| k.starts_with("idp_")) {
+            return Err(Error::invalid(
+                "oauth.idp_client_id and oauth.idp_client_secret need oauth.idp_token_endpoint",
+            ));
+        }
+        let enterprise = cfg.grant == Grant::Enterprise;
+        if enterprise && (cfg.idp.is_none() || cfg.client_id.is_none()) {
+            return Err(Error::invalid(
+                "oauth.grant enterprise needs oauth.idp_token_endpoint and oauth.client_id (the client at the \
+                 MCP authorization server)",
+            ));
+        }
+        if !enterprise && (cfg.id_token.is_some() || cfg.idp.is_some()) {
+            return Err(Error::invalid(
+                "oauth.id_token* and oauth.idp_* need oauth.grant enterprise",
             ));
         }
         cfg.validate()?;

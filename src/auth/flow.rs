@@ -71,7 +71,7 @@ fn endpoint(value: &Option<String>, name: &str) -> Result<Url> {
 }
 
 /// Reads a bounded answer body.
-async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(reqwest::StatusCode, Vec<u8>)> {
+pub(super) async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(reqwest::StatusCode, Vec<u8>)> {
     let status = response.status();
     let mut body = Vec::new();
     loop {
@@ -98,7 +98,7 @@ async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(req
 /// The `error` code of an OAuth error answer when it is one of the registered codes (RFC 6749
 /// §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the
 /// server wrote are never shown (security.md §1 S8).
-fn oauth_error(body: &[u8]) -> String {
+pub(super) fn oauth_error(body: &[u8]) -> String {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     match v.get("error").and_then(Value::as_str) {
         Some(e) if CODES.contains(&e) => e.to_string(),
@@ -108,7 +108,7 @@ fn oauth_error(body: &[u8]) -> String {
 }
 
 /// The registered OAuth error code of an answer, if it has one (for `Error::oauth_error`).
-fn registered_error(body: &[u8]) -> Option<String> {
+pub(super) fn registered_error(body: &[u8]) -> Option<String> {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     v.get("error")
         .and_then(Value::as_str)
@@ -335,7 +335,7 @@ pub(crate) fn check_redirect(
 }
 
 /// `Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 §2.3.1), marked sensitive.
-fn basic(client_id: &str, secret: &str) -> Result<HeaderValue> {
+pub(super) fn basic(client_id: &str, secret: &str) -> Result<HeaderValue> {
     let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
     let raw = format!("{}:{}", enc(client_id), enc(secret));
     let mut value = HeaderValue::from_str(&format!(

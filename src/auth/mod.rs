@@ -27,6 +27,7 @@ pub use config::KEYS as CONFIG_KEYS;
 mod credentials;
 mod discovery;
 mod dpop;
+mod enterprise;
 mod flow;
 mod handler;
 mod identity;
@@ -44,6 +45,7 @@ pub use assertion::{AssertionKind, AssertionProvider, AssertionRequest, Assertio
 pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use dpop::DpopKeySource;
+pub use enterprise::IdpConfig;
 pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;
 pub use store::{MemoryTokenStore, StoreGuard, TokenStore};

@@ -162,6 +162,7 @@ impl AuthContext {
         let (client, tokens) = match self.cfg().grant {
             Grant::ClientCredentials => self.client_credentials(io, d, &scopes).await?,
             Grant::JwtBearer => self.jwt_bearer(io, d, &scopes).await?,
+            Grant::Enterprise => self.enterprise(io, d, &scopes).await?,
             Grant::AuthorizationCode => self.authorization_code(io, d, &scopes, record).await?,
         };
         self.install(&d.server, &d.resource, Some(client), tokens.clone(), scopes);

@@ -63,6 +63,8 @@ pub struct Knobs {
     pub prm_authorization_server: Option<String>,
     /// Also accept the tokens another world's authorization server issued.
     pub accept_from: Option<Arc<Mutex<Record>>>,
+    /// What a token exchange says it issued (default: an ID-JAG).
+    pub issued_token_type: Option<String>,
 }
 
 impl Default for Knobs {
@@ -89,6 +91,7 @@ impl Default for Knobs {
             redirect_call_to: None,
             prm_authorization_server: None,
             accept_from: None,
+            issued_token_type: None,
         }
     }
 }
@@ -485,6 +488,27 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
                         return Reply::json_status(400, json!({"error": "unauthorized_client"}));
                     }
                     scopes
+                }
+                // RFC 8693, as an enterprise identity provider: an ID token starting "good." is
+                // exchanged for an ID-JAG the jwt-bearer grant above accepts; the knob
+                // `issued_token_type` overrides what the answer says it issued.
+                "urn:ietf:params:oauth:grant-type:token-exchange" => {
+                    if !f.get("subject_token").is_some_and(|a| a.starts_with("good.")) {
+                        return Reply::json_status(400, json!({"error": "invalid_grant"}));
+                    }
+                    if f.get("audience").map(String::as_str) != Some(me) {
+                        return Reply::json_status(400, json!({"error": "invalid_target"}));
+                    }
+                    rec.counter += 1;
+                    let issued = k
+                        .issued_token_type
+                        .clone()
+                        .unwrap_or_else(|| "urn:ietf:params:oauth:token-type:id-jag".into());
+                    return Reply::json(json!({
+                        "access_token": format!("good.jag-{}.sig", rec.counter),
+                        "issued_token_type": issued,
+                        "token_type": "N_A",
+                    }));
                 }
                 _ => return Reply::json_status(400, json!({"error": "unsupported_grant_type"})),
             };
