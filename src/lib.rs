@@ -4,6 +4,11 @@
 //!
 //! Rust programs use [`Client`] directly; see `ARCHITECTURE.md` for the module map.
 
+// Every unsafe operation sits in its own block with a `// SAFETY:` comment saying why it holds
+// (the C boundary keeps them in `ffi::boundary` and the callback call sites).
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod auth;
 pub mod client;
 pub mod error;

@@ -2,9 +2,10 @@
 //! `mcp_auth_responder`, the token store callbacks, and a redirect-reading helper for tests and
 //! automation. Callbacks run on the client's dispatcher thread, like every other callback.
 
-use super::client::{with_client, FfiClient};
+use super::boundary::{ffi_boundary, handle_mut, handle_opt, into_handle, out, take_handle, Handle};
+use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{consume, guard, mcp_error, Failure};
+use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::responder::ResponderState;
 use super::status::{mcp_status, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
@@ -45,6 +46,13 @@ pub type mcp_token_load_fn =
 pub type mcp_token_save_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, record_json: *const c_char)>;
 
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle` (the authorization callback's
+// argument), taken back once by a reply or fail call or by the library after the callback.
+unsafe impl Handle for mcp_auth_responder {}
+// SAFETY: never boxed: the slot lives on the library's stack during the load callback, which
+// is the only time the host may pass it back (`mcp_token_slot_set` only borrows it).
+unsafe impl Handle for mcp_token_slot {}
+
 /// The handle an authorization callback completes. Owned by the library during the callback;
 /// after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
 pub struct mcp_auth_responder {
@@ -63,13 +71,13 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
-            let responder = Box::into_raw(Box::new(mcp_auth_responder { state: state.clone() }));
+            let responder = into_handle(mcp_auth_responder { state: state.clone() });
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
             let untouched = state.untouched();
             if untouched {
-                // SAFETY: neither consumed nor deferred, so the box is still live and ours.
-                drop(unsafe { Box::from_raw(responder) });
+                // Neither consumed nor deferred: the handle is still live and ours.
+                drop(take_handle(responder));
                 state.finish(if loopback {
                     Ok(None) // the loopback listener receives the redirect
                 } else {
@@ -103,17 +111,19 @@ pub unsafe extern "C" fn mcp_client_on_authorization(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let handler = callback.map(|callback| {
-            Arc::new(FfiAuthorizationHandler {
-                callback,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-            }) as Arc<dyn AuthorizationHandler>
-        });
-        fc.client.set_authorization_handler(handler);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let handler = callback.map(|callback| {
+                Arc::new(FfiAuthorizationHandler {
+                    callback,
+                    userdata,
+                    dispatcher: fc.dispatcher.clone(),
+                }) as Arc<dyn AuthorizationHandler>
+            });
+            fc.client.set_authorization_handler(handler);
+            Ok(())
+        })
     })
 }
 
@@ -126,7 +136,8 @@ pub unsafe extern "C" fn mcp_auth_responder_reply(
     redirect_url: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
+    ffi_boundary!(err_out, {
+        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
         match arg_str(redirect_url, "redirect_url") {
             Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
             Err(failure) => {
@@ -149,7 +160,8 @@ pub unsafe extern "C" fn mcp_auth_responder_fail(
     message: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
+    ffi_boundary!(err_out, {
+        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
         let message = opt_str(message, "message")
             .ok()
             .flatten()
@@ -163,16 +175,18 @@ pub unsafe extern "C" fn mcp_auth_responder_fail(
 /// Only valid inside the callback. A deferred responder must still be completed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_responder) {
-    if let Some(r) = responder.as_ref() {
-        r.state.defer();
-    }
+    ffi_boundary!({
+        if let Some(r) = handle_opt(responder) {
+            r.state.defer();
+        }
+    })
 }
 
 /// True once the answer is no longer wanted (the call was cancelled or timed out, the flow
 /// ended, or the client closed).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_auth_responder_is_cancelled(responder: *const mcp_auth_responder) -> bool {
-    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
+    ffi_boundary!({ handle_opt(responder).is_none_or(|r| r.state.is_cancelled()) })
 }
 
 /// Where a token load callback puts the record it found. Valid only during that callback.
@@ -188,8 +202,8 @@ pub unsafe extern "C" fn mcp_token_slot_set(
     record_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let slot = slot.as_mut().ok_or_else(|| Failure::null("slot"))?;
+    ffi_boundary!(err_out, {
+        let slot = handle_mut(slot, "slot")?;
         let text = arg_str(record_json, "record_json")?;
         let value: Value = serde_json::from_str(text)
             .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("record_json is not valid JSON: {e}")))?;
@@ -257,20 +271,22 @@ pub unsafe extern "C" fn mcp_client_set_token_store(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let store = match (load, save) {
-            (Some(load), Some(save)) => Some(Arc::new(FfiTokenStore {
-                load,
-                save,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-            }) as Arc<dyn TokenStore>),
-            (None, None) => None,
-            _ => return Err(Failure::invalid("give both load and save, or neither")),
-        };
-        fc.client.set_token_store(store);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let store = match (load, save) {
+                (Some(load), Some(save)) => Some(Arc::new(FfiTokenStore {
+                    load,
+                    save,
+                    userdata,
+                    dispatcher: fc.dispatcher.clone(),
+                }) as Arc<dyn TokenStore>),
+                (None, None) => None,
+                _ => return Err(Failure::invalid("give both load and save, or neither")),
+            };
+            fc.client.set_token_store(store);
+            Ok(())
+        })
     })
 }
 
@@ -286,11 +302,9 @@ pub unsafe extern "C" fn mcp_auth_fetch_redirect(
     redirect_url_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
+    ffi_boundary!(err_out, {
         let url = arg_str(authorization_url, "authorization_url")?;
-        if redirect_url_out.is_null() {
-            return Err(Failure::null("redirect_url_out"));
-        }
+        out(redirect_url_out, "redirect_url_out")?;
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
                 MCP_REENTRANT_CALL,

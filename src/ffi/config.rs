@@ -1,12 +1,12 @@
 //! `mcp_config`: the connection settings builder. It holds the flat JSON object that
 //! `ClientConfig::from_json` reads; the setters edit that object.
 
-use super::error::{guard, mcp_error, Failure};
+use super::boundary::{ffi_boundary, handle_mut, into_handle, out, take_handle, Handle};
+use super::error::{mcp_error, Failure};
 use super::status::mcp_status;
 use super::strings::{arg_str, opt_json};
 use serde_json::{json, Map, Value};
 use std::ffi::c_char;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Era modes for `mcp_config_set_mode`.
 pub const MCP_MODE_AUTO: i32 = 0;
@@ -23,6 +23,9 @@ pub const MCP_ENV_ALLOWLIST: i32 = 2;
 pub struct mcp_config {
     pub(crate) settings: Map<String, Value>,
 }
+
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_config_free`.
+unsafe impl Handle for mcp_config {}
 
 /// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
 /// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`), `allow_insecure_http`
@@ -41,52 +44,36 @@ pub unsafe extern "C" fn mcp_config_new(
     config_out: *mut *mut mcp_config,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        if config_out.is_null() {
-            return Err(Failure::null("config_out"));
-        }
+    ffi_boundary!(err_out, {
+        let config_out = out(config_out, "config_out")?;
         let settings = match opt_json(json, "json")? {
             None => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Failure::invalid("the configuration must be a JSON object")),
         };
-        *config_out = Box::into_raw(Box::new(mcp_config { settings }));
+        *config_out = into_handle(mcp_config { settings });
         Ok(())
     })
 }
 
-unsafe fn edit(
+fn edit(
     config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
     f: impl FnOnce(&mut Map<String, Value>) -> Result<(), Failure>,
-) -> mcp_status {
-    guard(err_out, || {
-        f(&mut config.as_mut().ok_or_else(|| Failure::null("config"))?.settings)
-    })
+) -> Result<(), Failure> {
+    f(&mut handle_mut(config, "config")?.settings)
 }
 
 /// Sets one setting to the value `value` computes (which may refuse the argument).
-unsafe fn set(
-    config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
-    key: &str,
-    value: impl FnOnce() -> Result<Value, Failure>,
-) -> mcp_status {
-    edit(config, err_out, |s| {
+fn set(config: *mut mcp_config, key: &str, value: impl FnOnce() -> Result<Value, Failure>) -> Result<(), Failure> {
+    edit(config, |s| {
         s.insert(key.into(), value()?);
         Ok(())
     })
 }
 
 /// Sets one string setting from a required C string argument.
-unsafe fn set_string(
-    config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
-    key: &str,
-    value: *const c_char,
-    name: &str,
-) -> mcp_status {
-    set(config, err_out, key, || Ok(json!(arg_str(value, name)?)))
+fn set_string(config: *mut mcp_config, key: &str, value: *const c_char, name: &str) -> Result<(), Failure> {
+    set(config, key, || Ok(json!(arg_str(value, name)?)))
 }
 
 /// The server command (stdio): a program name looked up in PATH, or a path.
@@ -96,7 +83,7 @@ pub unsafe extern "C" fn mcp_config_set_command(
     command: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "command", command, "command")
+    ffi_boundary!(err_out, { set_string(config, "command", command, "command") })
 }
 
 /// Appends one argument for the server command.
@@ -106,13 +93,15 @@ pub unsafe extern "C" fn mcp_config_add_arg(
     arg: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let arg = arg_str(arg, "arg")?;
-        match s.entry("args").or_insert_with(|| json!([])) {
-            Value::Array(a) => a.push(json!(arg)),
-            _ => return Err(Failure::invalid("args is not an array")),
-        }
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let arg = arg_str(arg, "arg")?;
+            match s.entry("args").or_insert_with(|| json!([])) {
+                Value::Array(a) => a.push(json!(arg)),
+                _ => return Err(Failure::invalid("args is not an array")),
+            }
+            Ok(())
+        })
     })
 }
 
@@ -124,14 +113,16 @@ pub unsafe extern "C" fn mcp_config_set_env(
     value: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
-        crate::client::check_env_name(name).map_err(|e| Failure::invalid(e.message()))?;
-        match s.entry("env").or_insert_with(|| json!({})) {
-            Value::Object(m) => m.insert(name.into(), json!(value)),
-            _ => return Err(Failure::invalid("env is not an object")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+            crate::client::check_env_name(name).map_err(|e| Failure::invalid(e.message()))?;
+            match s.entry("env").or_insert_with(|| json!({})) {
+                Value::Object(m) => m.insert(name.into(), json!(value)),
+                _ => return Err(Failure::invalid("env is not an object")),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -146,15 +137,17 @@ pub unsafe extern "C" fn mcp_config_set_env_mode(
     mode: i32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let mode = match mode {
-            MCP_ENV_INHERIT => "inherit",
-            MCP_ENV_REPLACE => "replace",
-            MCP_ENV_ALLOWLIST => "allowlist",
-            _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
-        };
-        s.insert("env_mode".into(), json!(mode));
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let mode = match mode {
+                MCP_ENV_INHERIT => "inherit",
+                MCP_ENV_REPLACE => "replace",
+                MCP_ENV_ALLOWLIST => "allowlist",
+                _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
+            };
+            s.insert("env_mode".into(), json!(mode));
+            Ok(())
+        })
     })
 }
 
@@ -165,7 +158,7 @@ pub unsafe extern "C" fn mcp_config_set_cwd(
     dir: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "cwd", dir, "dir")
+    ffi_boundary!(err_out, { set_string(config, "cwd", dir, "dir") })
 }
 
 /// The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
@@ -175,7 +168,7 @@ pub unsafe extern "C" fn mcp_config_set_url(
     url: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "url", url, "url")
+    ffi_boundary!(err_out, { set_string(config, "url", url, "url") })
 }
 
 /// Adds an HTTP header sent with every request (HTTP transports).
@@ -186,13 +179,15 @@ pub unsafe extern "C" fn mcp_config_add_header(
     value: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
-        match s.entry("headers").or_insert_with(|| json!({})) {
-            Value::Object(m) => m.insert(name.into(), json!(value)),
-            _ => return Err(Failure::invalid("headers is not an object")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+            match s.entry("headers").or_insert_with(|| json!({})) {
+                Value::Object(m) => m.insert(name.into(), json!(value)),
+                _ => return Err(Failure::invalid("headers is not an object")),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -206,7 +201,7 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
     token: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "bearer_token", token, "token")
+    ffi_boundary!(err_out, { set_string(config, "bearer_token", token, "token") })
 }
 
 /// OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
@@ -247,13 +242,15 @@ pub unsafe extern "C" fn mcp_config_set_oauth(
     oauth_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        match opt_json(oauth_json, "oauth_json")? {
-            Some(v @ Value::Object(_)) => s.insert("oauth".into(), v),
-            Some(_) => return Err(Failure::invalid("oauth_json must be a JSON object")),
-            None => return Err(Failure::null("oauth_json")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            match opt_json(oauth_json, "oauth_json")? {
+                Some(v @ Value::Object(_)) => s.insert("oauth".into(), v),
+                Some(_) => return Err(Failure::invalid("oauth_json must be a JSON object")),
+                None => return Err(Failure::null("oauth_json")),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -264,15 +261,17 @@ pub unsafe extern "C" fn mcp_config_set_mode(
     mode: i32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let mode = match mode {
-            MCP_MODE_AUTO => "auto",
-            MCP_MODE_MODERN => "modern",
-            MCP_MODE_LEGACY => "legacy",
-            _ => return Err(Failure::invalid(format!("unknown mode {mode}"))),
-        };
-        s.insert("mode".into(), json!(mode));
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let mode = match mode {
+                MCP_MODE_AUTO => "auto",
+                MCP_MODE_MODERN => "modern",
+                MCP_MODE_LEGACY => "legacy",
+                _ => return Err(Failure::invalid(format!("unknown mode {mode}"))),
+            };
+            s.insert("mode".into(), json!(mode));
+            Ok(())
+        })
     })
 }
 
@@ -283,7 +282,7 @@ pub unsafe extern "C" fn mcp_config_set_protocol_version(
     version: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "protocol_version", version, "version")
+    ffi_boundary!(err_out, { set_string(config, "protocol_version", version, "version") })
 }
 
 /// Default per-request timeout in milliseconds (default 60000; 0: none).
@@ -293,9 +292,11 @@ pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
     timeout_ms: u64,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "request_timeout_ms", || {
-        crate::client::timeout_ms("timeout_ms", timeout_ms).map_err(|e| Failure::invalid(e.message()))?;
-        Ok(json!(timeout_ms))
+    ffi_boundary!(err_out, {
+        set(config, "request_timeout_ms", || {
+            crate::client::timeout_ms("timeout_ms", timeout_ms).map_err(|e| Failure::invalid(e.message()))?;
+            Ok(json!(timeout_ms))
+        })
     })
 }
 
@@ -306,7 +307,9 @@ pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     rounds: u32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "input_required_max_rounds", || Ok(json!(rounds)))
+    ffi_boundary!(err_out, {
+        set(config, "input_required_max_rounds", || Ok(json!(rounds)))
+    })
 }
 
 /// Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
@@ -318,13 +321,11 @@ pub unsafe extern "C" fn mcp_config_set_skills(
     enabled: bool,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "skills", || Ok(json!(enabled)))
+    ffi_boundary!(err_out, { set(config, "skills", || Ok(json!(enabled))) })
 }
 
 /// Frees settings. NULL is a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_free(config: *mut mcp_config) {
-    if !config.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(config))));
-    }
+    ffi_boundary!({ drop(take_handle(config)) })
 }

@@ -2,7 +2,6 @@
 //! held. A slow callback therefore never stalls network I/O, and "no callback in flight" has
 //! one place to be waited for.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -37,7 +36,7 @@ impl Dispatcher {
             for job in rx {
                 if !flag.load(Ordering::SeqCst) {
                     // (stopped: queued callbacks are dropped, never run)
-                    let _ = catch_unwind(AssertUnwindSafe(job));
+                    super::boundary::contain(job);
                 }
                 in_queue.fetch_sub(1, Ordering::SeqCst);
             }

@@ -18,7 +18,6 @@
 //! and takes over (one hand-off, on the first call after an idle or busy period).
 
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
@@ -192,7 +191,7 @@ fn drive(s: &Shared) {
 fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     s.driving.store(true, SeqCst);
     if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
-        let _ = catch_unwind(AssertUnwindSafe(|| s.runtime.block_on(s.release.notified())));
+        super::boundary::contain(|| s.runtime.block_on(s.release.notified()));
     }
     s.driving.store(false, SeqCst);
 }

@@ -1,9 +1,10 @@
 //! Host callbacks: input handlers (elicitation, sampling, roots) answered through responders,
 //! and listeners for notifications and log lines. All run on the client's dispatcher thread.
 
-use super::client::{with_client, FfiClient};
+use super::boundary::{ffi_boundary, handle_opt, into_handle, take_handle, Handle};
+use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{consume, mcp_error, Failure};
+use super::error::{mcp_error, Failure};
 use super::responder::ResponderState;
 use super::status::{mcp_status, MCP_INVALID_JSON};
 use super::strings::{arg_str, opt_str, to_c};
@@ -49,6 +50,8 @@ pub(crate) struct Userdata {
 
 // SAFETY: the header requires userdata to be usable from the dispatcher thread.
 unsafe impl Send for Userdata {}
+// SAFETY: the library never reads through the pointer; it only hands it to host callbacks,
+// which the header requires to accept it from the dispatcher thread.
 unsafe impl Sync for Userdata {}
 
 impl Userdata {
@@ -75,6 +78,10 @@ pub struct mcp_responder {
     state: Arc<ResponderState<Value>>,
 }
 
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle` (the input callback's argument),
+// taken back once by a reply call or by the library after the callback.
+unsafe impl Handle for mcp_responder {}
+
 struct FfiInputHandler {
     callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
     userdata: Arc<Userdata>,
@@ -97,7 +104,7 @@ impl InputHandler for FfiInputHandler {
                 state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
                 return;
             }
-            let responder = Box::into_raw(Box::new(mcp_responder { state: state.clone() }));
+            let responder = into_handle(mcp_responder { state: state.clone() });
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(
@@ -110,8 +117,8 @@ impl InputHandler for FfiInputHandler {
             };
             if state.untouched() {
                 // Neither replied nor deferred: the responder is still ours; that means "declined".
-                // SAFETY: not consumed (phase unchanged), so the box is still live and ours.
-                drop(unsafe { Box::from_raw(responder) });
+                // Not consumed (phase unchanged): the handle is still live and ours.
+                drop(take_handle(responder));
                 state.finish(default_answer(kind));
             }
         }));
@@ -132,16 +139,15 @@ fn default_answer(kind: InputKind) -> Result<Value, HandlerError> {
     }
 }
 
-unsafe fn register(
+fn register(
     client: *const super::client::mcp_client,
     kind: InputKind,
     callback: mcp_input_fn,
     userdata: *mut c_void,
     userdata_free: mcp_userdata_free_fn,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
+) -> Result<(), Failure> {
     let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
+    on_client(client, move |fc: &FfiClient| {
         let handler = callback.map(|callback| {
             Arc::new(FfiInputHandler {
                 callback,
@@ -166,14 +172,9 @@ pub unsafe extern "C" fn mcp_client_on_elicitation(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(
-        client,
-        InputKind::Elicitation,
-        handler,
-        userdata,
-        userdata_free,
-        err_out,
-    )
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Elicitation, handler, userdata, userdata_free)
+    })
 }
 
 /// Registers the `sampling/createMessage` handler and declares `sampling`. As
@@ -186,7 +187,9 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(client, InputKind::Sampling, handler, userdata, userdata_free, err_out)
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Sampling, handler, userdata, userdata_free)
+    })
 }
 
 /// Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
@@ -198,7 +201,9 @@ pub unsafe extern "C" fn mcp_client_on_roots(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(client, InputKind::Roots, handler, userdata, userdata_free, err_out)
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Roots, handler, userdata, userdata_free)
+    })
 }
 
 /// Sets (NULL: removes) the notification listener. `userdata_free` runs exactly once.
@@ -210,20 +215,22 @@ pub unsafe extern "C" fn mcp_client_set_notification_handler(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |method: &str, params: &Value| {
-                let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
-                dispatcher.post_listener(Box::new(move || {
-                    // SAFETY: host callback; arguments borrowed for its duration.
-                    unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
-                }));
-            }) as NotificationFn
-        });
-        fc.client.on_notification(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |method: &str, params: &Value| {
+                    let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
+                    dispatcher.post_listener(Box::new(move || {
+                        // SAFETY: host callback; arguments borrowed for its duration.
+                        unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
+                    }));
+                }) as NotificationFn
+            });
+            fc.client.on_notification(listener);
+            Ok(())
+        })
     })
 }
 
@@ -236,22 +243,24 @@ pub unsafe extern "C" fn mcp_client_set_log_handler(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |line: &LogLine| {
-                let ud = userdata.clone();
-                let (level, source, message) =
-                    (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
-                dispatcher.post_listener(Box::new(move || {
-                    // SAFETY: host callback; arguments borrowed for its duration.
-                    unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
-                }));
-            }) as crate::client::LogFn
-        });
-        fc.client.on_log(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |line: &LogLine| {
+                    let ud = userdata.clone();
+                    let (level, source, message) =
+                        (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
+                    dispatcher.post_listener(Box::new(move || {
+                        // SAFETY: host callback; arguments borrowed for its duration.
+                        unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
+                    }));
+                }) as crate::client::LogFn
+            });
+            fc.client.on_log(listener);
+            Ok(())
+        })
     })
 }
 
@@ -265,7 +274,8 @@ pub unsafe extern "C" fn mcp_responder_reply_json(
     result_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
+    ffi_boundary!(err_out, {
+        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
         let parsed = arg_str(result_json, "result_json").and_then(|text| {
             serde_json::from_str::<Value>(text)
                 .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("result_json is not valid JSON: {e}")))
@@ -301,7 +311,8 @@ pub unsafe extern "C" fn mcp_responder_reply_error(
     message: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
+    ffi_boundary!(err_out, {
+        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
         let message = opt_str(message, "message")
             .ok()
             .flatten()
@@ -319,14 +330,16 @@ pub unsafe extern "C" fn mcp_responder_reply_error(
 /// Only valid inside the handler callback. A deferred responder must still be completed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_responder_defer(responder: *mut mcp_responder) {
-    if let Some(r) = responder.as_ref() {
-        r.state.defer();
-    }
+    ffi_boundary!({
+        if let Some(r) = handle_opt(responder) {
+            r.state.defer();
+        }
+    })
 }
 
 /// True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
 /// or the client closed).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_responder_is_cancelled(responder: *const mcp_responder) -> bool {
-    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
+    ffi_boundary!({ handle_opt(responder).is_none_or(|r| r.state.is_cancelled()) })
 }

@@ -1,5 +1,6 @@
 //! `mcp_call_opts`: per-call options, a versioned by-value struct.
 
+use super::boundary::{arg_opt, ffi_boundary, handle_opt, put};
 use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
@@ -49,24 +50,28 @@ pub struct mcp_call_opts {
 /// Fills `opts` with defaults. Call before setting fields.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
-    if let Some(o) = opts.as_mut() {
-        *o = mcp_call_opts {
-            version: MCP_CALL_OPTS_VERSION,
-            timeout_ms: 0,
-            max_total_ms: 0,
-            reset_timeout_on_progress: false,
-            cancel: std::ptr::null(),
-            meta_json: std::ptr::null(),
-            log_level: std::ptr::null(),
-            on_progress: None,
-            progress_userdata: std::ptr::null_mut(),
-        };
-    }
+    ffi_boundary!({
+        put(
+            opts,
+            mcp_call_opts {
+                version: MCP_CALL_OPTS_VERSION,
+                timeout_ms: 0,
+                max_total_ms: 0,
+                reset_timeout_on_progress: false,
+                cancel: std::ptr::null(),
+                meta_json: std::ptr::null(),
+                log_level: std::ptr::null(),
+                on_progress: None,
+                progress_userdata: std::ptr::null_mut(),
+            },
+        )
+    })
 }
 
 struct SendPtr(*mut c_void);
 // SAFETY: progress userdata is used on the dispatcher thread only while the call is running.
 unsafe impl Send for SendPtr {}
+// SAFETY: as for `Send`: the library never reads through the pointer, it only hands it back.
 unsafe impl Sync for SendPtr {}
 
 /// Closes the per-call progress gate when the call returns: no progress callback runs after.
@@ -94,11 +99,11 @@ impl Drop for ProgressGate {
 
 /// Converts C options (NULL: defaults) into core options plus the gate that must live until
 /// the call returns.
-pub(crate) unsafe fn request_options(
+pub(crate) fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
-    let Some(o) = opts.as_ref() else {
+    let Some(o) = arg_opt(opts) else {
         return Ok((RequestOptions::default(), None));
     };
     if o.version != MCP_CALL_OPTS_VERSION {
@@ -118,7 +123,7 @@ pub(crate) unsafe fn request_options(
             _ => None,
         },
         reset_timeout_on_progress: o.reset_timeout_on_progress,
-        cancel: o.cancel.as_ref().map(|c| c.token.clone()),
+        cancel: handle_opt(o.cancel).map(|c| c.token.clone()),
         log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
         ..RequestOptions::default()
     };

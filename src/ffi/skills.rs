@@ -1,6 +1,7 @@
 //! The skills extension (SEP-2640) in the C ABI: list, get, and the verified read of a skill
 //! file. The checks themselves live in `crate::client` (`skills.rs`).
 
+use super::boundary::ffi_boundary;
 use super::client::{call, mcp_client};
 use super::error::{mcp_error, Failure};
 use super::opts::mcp_call_opts;
@@ -25,8 +26,10 @@ pub unsafe extern "C" fn mcp_client_list_skills(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        Ok(async move { c.list_skills(&ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            Ok(async move { c.list_skills(&ro).await.map(Reply::from) })
+        })
     })
 }
 
@@ -42,9 +45,11 @@ pub unsafe extern "C" fn mcp_client_get_skill(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?;
-        Ok(async move { c.get_skill(uri, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let uri = arg_str(uri, "uri")?;
+            Ok(async move { c.get_skill(uri, &ro).await.map(Reply::from) })
+        })
     })
 }
 
@@ -68,9 +73,11 @@ pub unsafe extern "C" fn mcp_client_read_skill_file(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let entry = opt_json_object(entry_json, "entry_json")?.ok_or_else(|| Failure::null("entry_json"))?;
-        let file_uri = opt_str(file_uri, "file_uri")?;
-        Ok(async move { c.read_skill_file(&entry, file_uri, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let entry = opt_json_object(entry_json, "entry_json")?.ok_or_else(|| Failure::null("entry_json"))?;
+            let file_uri = opt_str(file_uri, "file_uri")?;
+            Ok(async move { c.read_skill_file(&entry, file_uri, &ro).await.map(Reply::from) })
+        })
     })
 }

@@ -1,5 +1,6 @@
 //! Status codes: stable numbers, grouped in ranges, never renumbered or reused.
 
+use super::boundary::ffi_boundary;
 use crate::error::ErrorKind;
 use std::ffi::c_char;
 
@@ -104,11 +105,11 @@ fn text(status: i32) -> &'static [u8] {
 /// Static, NUL-terminated English text for a status; never NULL, never freed.
 #[no_mangle]
 pub extern "C" fn mcp_status_str(status: i32) -> *const c_char {
-    text(status).as_ptr().cast()
+    ffi_boundary!({ text(status).as_ptr().cast() })
 }
 
 /// True for the transport range (100–199): the connection or the call's wait failed.
 #[no_mangle]
 pub extern "C" fn mcp_status_is_transport(status: i32) -> bool {
-    (100..200).contains(&status)
+    ffi_boundary!({ (100..200).contains(&status) })
 }
