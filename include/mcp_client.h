@@ -183,6 +183,11 @@
 #define MCP_ABI_VERSION 1
 
 /**
+ * Where an assertion callback puts the JWT. Valid only during that callback.
+ */
+typedef struct mcp_assertion_slot mcp_assertion_slot;
+
+/**
  * The handle an authorization callback completes. Owned by the library during the callback;
  * after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
  */
@@ -262,6 +267,26 @@ typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp
  * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
  */
 typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
+
+/**
+ * Asked for a JWT before each token request that needs one the configuration does not hold:
+ * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
+ * authorization), `audience` the authorization server (or identity provider) it is for; both
+ * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
+ * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
+ */
+typedef void (*mcp_assertion_fn)(void *userdata,
+                                 const char *kind,
+                                 const char *audience,
+                                 struct mcp_assertion_slot *slot);
+
+/**
+ * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
+ * held while a refresh token is spent and its successor saved, so that processes sharing the
+ * store never spend the same one (an advisory file lock, for instance). Taking it may block
+ * until it is free; releasing must not block.
+ */
+typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
 
 /**
  * Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
@@ -484,6 +509,44 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
                                    uint32_t timeout_ms,
                                    char **redirect_url_out,
                                    struct mcp_error **err_out);
+
+/**
+ * Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
+ */
+mcp_status mcp_assertion_slot_set(struct mcp_assertion_slot *slot,
+                                  const char *jwt,
+                                  struct mcp_error **err_out);
+
+/**
+ * Registers the host's source of assertions for `oauth.grant` `jwt_bearer` and `enterprise`
+ * (used when the configuration has no `workload_jwt*` / `id_token*`); NULL removes it.
+ * `userdata_free` runs exactly once, even when this call fails.
+ */
+mcp_status mcp_client_set_assertion_provider(struct mcp_client *client,
+                                             mcp_assertion_fn callback,
+                                             void *userdata,
+                                             mcp_userdata_free_fn userdata_free,
+                                             struct mcp_error **err_out);
+
+/**
+ * `mcp_client_set_token_store` with the store's lock (`lock` may be NULL: no lock). Both load
+ * and save NULL restores the in-memory default. `userdata_free` runs exactly once, even when
+ * this call fails.
+ */
+mcp_status mcp_client_set_locking_token_store(struct mcp_client *client,
+                                              mcp_token_load_fn load,
+                                              mcp_token_save_fn save,
+                                              mcp_token_lock_fn lock,
+                                              void *userdata,
+                                              mcp_userdata_free_fn userdata_free,
+                                              struct mcp_error **err_out);
+
+/**
+ * The registered OAuth error code behind an authorization failure (`invalid_grant`,
+ * `invalid_scope`, `unauthorized_client`, `access_denied`, `invalid_target`, …), or NULL.
+ * Borrowed from `error`.
+ */
+const char *mcp_error_oauth_error(const struct mcp_error *error);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.

@@ -63,6 +63,8 @@ pub struct mcp_error {
     result_json: Option<CString>,
     http_status: Option<u16>,
     www_authenticate: Option<CString>,
+    /// The registered OAuth error code behind an authorization failure.
+    oauth_error: Option<CString>,
 }
 
 // SAFETY: crosses the ABI only as a `Box` made by `into_handle` (`report`), freed by `mcp_error_free`.
@@ -101,7 +103,13 @@ impl mcp_error {
                 .as_ref()
                 .and_then(|e| e.www_authenticate())
                 .map(|w| to_c(w.to_string())),
+            oauth_error: f.source.as_ref().and_then(|e| e.oauth_error()).map(to_c),
         }
+    }
+
+    /// For `mcp_error_oauth_error` (`ffi::auth_ext`).
+    pub(super) fn oauth_error_ptr(&self) -> *const c_char {
+        borrow_str(&self.oauth_error)
     }
 }
 
