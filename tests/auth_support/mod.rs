@@ -65,6 +65,11 @@ pub struct Knobs {
     pub accept_from: Option<Arc<Mutex<Record>>>,
     /// What a token exchange says it issued (default: an ID-JAG).
     pub issued_token_type: Option<String>,
+    /// DPoP (RFC 9449): a token request with a proof gets a DPoP-bound token, which the MCP
+    /// server accepts only as `Authorization: DPoP` with a proof.
+    pub dpop: bool,
+    /// Both servers demand this nonce in proofs (400 / 401 `use_dpop_nonce` otherwise).
+    pub dpop_nonce: Option<String>,
 }
 
 impl Default for Knobs {
@@ -92,6 +97,8 @@ impl Default for Knobs {
             prm_authorization_server: None,
             accept_from: None,
             issued_token_type: None,
+            dpop: false,
+            dpop_nonce: None,
         }
     }
 }
@@ -147,6 +154,25 @@ fn bearer_of(req: &Request) -> Option<String> {
     req.header("authorization")
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_string)
+}
+
+/// The claims of a DPoP proof (unverified: the tests verify signatures themselves).
+pub fn proof_claims(proof: &str) -> Value {
+    proof
+        .split('.')
+        .nth(1)
+        .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The proof's nonce is not the one demanded.
+fn lacks_nonce(req: &Request, k: &Knobs) -> bool {
+    k.dpop_nonce.as_ref().is_some_and(|n| {
+        req.header("dpop")
+            .map(proof_claims)
+            .is_none_or(|c| c["nonce"].as_str() != Some(n))
+    })
 }
 
 impl World {
@@ -289,7 +315,19 @@ fn protected_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str, issuer
     let body = req.json();
     let id = req.id();
     let method = body["method"].as_str().unwrap_or_default().to_string();
-    let token = bearer_of(&req);
+    // DPoP-bound tokens come as `DPoP <token>` with a proof, never as Bearer.
+    let dpop_token = req
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("DPoP "))
+        .filter(|_| k.dpop && req.header("dpop").is_some())
+        .map(str::to_string);
+    if dpop_token.is_some() && lacks_nonce(&req, k) {
+        let nonce = k.dpop_nonce.clone().unwrap_or_default();
+        return Reply::json_status(401, json!({"error": "use_dpop_nonce"}))
+            .with_header("www-authenticate", "DPoP error=\"use_dpop_nonce\"")
+            .with_header("dpop-nonce", &nonce);
+    }
+    let token = if k.dpop { dpop_token } else { bearer_of(&req) };
     let lookup = |r: &Mutex<Record>| {
         let mut rec = r.lock().unwrap();
         match token.as_ref().and_then(|t| rec.tokens.get_mut(t)) {
@@ -442,6 +480,12 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
             if let Some(a) = req.header("authorization") {
                 f.insert("authorization".into(), a.to_string());
             }
+            if k.dpop && req.header("dpop").is_some() && lacks_nonce(&req, k) {
+                r.lock().unwrap().token_requests.push(f.clone());
+                let nonce = k.dpop_nonce.clone().unwrap_or_default();
+                return Reply::json_status(400, json!({"error": "use_dpop_nonce"})).with_header("dpop-nonce", &nonce);
+            }
+            let bound = k.dpop && req.header("dpop").is_some();
             let mut rec = r.lock().unwrap();
             rec.token_requests.push(f.clone());
             let grant = f.get("grant_type").cloned().unwrap_or_default();
@@ -515,7 +559,8 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
             rec.counter += 1;
             let access = format!("tok-{}", rec.counter);
             rec.tokens.insert(access.clone(), (scopes.clone(), k.token_uses));
-            let mut answer = json!({"access_token": access, "token_type": "Bearer", "expires_in": k.expires_in});
+            let token_type = if bound { "DPoP" } else { "Bearer" };
+            let mut answer = json!({"access_token": access, "token_type": token_type, "expires_in": k.expires_in});
             if !scopes.is_empty() {
                 answer["scope"] = json!(scopes.join(" "));
             }
