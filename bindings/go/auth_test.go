@@ -454,6 +454,10 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if !errors.Is(err, ErrAuthRequired) {
 		t.Fatalf("wrong secret: %v", err)
 	}
+	var e *Error
+	if !errors.As(err, &e) || e.OAuthError != "invalid_client" {
+		t.Fatalf("wrong secret: the OAuth error code is missing: %#v", err)
+	}
 }
 
 // Without OAuth a 401 is ErrAuthRequired with the status and the challenge.

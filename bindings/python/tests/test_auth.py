@@ -579,8 +579,11 @@ def test_client_credentials_with_a_wrong_secret(oauth_server, make_http):
     url = oauth_server("--oauth-client", "py-machine:py-secret")
     c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "wrong",
                               "issuer": url.removesuffix("/mcp")})
-    with pytest.raises(mcp_client.AuthRequiredError):
+    with pytest.raises(mcp_client.AuthRequiredError) as ei:
         c.call_tool("echo", {"text": "x"})
+    # The token endpoint's registered OAuth error code, and never the secret.
+    assert ei.value.oauth_error == "invalid_client"
+    assert "wrong" not in str(ei.value)
 
 
 def _post(url: str) -> dict:
