@@ -263,6 +263,16 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("echo", arguments: ["text": "m2m"])), "m2m")
         XCTAssertEqual(calls.get, 0)
         client.close()
+
+        // A wrong secret: .authRequired with the token endpoint's OAuth error code.
+        let bad = try self.client(server, oauth: ["grant": "client_credentials", "client_id": "swift-app",
+                                                  "client_secret": "wrong", "issuer": issuer(server)])
+        let refused = assertMCPError(try bad.callTool("echo", arguments: ["text": "x"])) {
+            if case .authRequired = $0 { return true }
+            return false
+        }
+        XCTAssertEqual(refused?.oauthError, "invalid_client")
+        bad.close()
     }
 
     /// A pre-registered client (authorization code) with one-second tokens: after expiry the
