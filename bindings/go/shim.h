@@ -16,6 +16,7 @@ mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_erro
 void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle);
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_token_store(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_assertion_provider(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out);
 
 #endif
