@@ -147,7 +147,8 @@ public:
     Error(mcp_status status, std::string message, std::optional<int64_t> jsonrpc_code = std::nullopt,
           std::optional<std::string> data_json = std::nullopt, std::optional<int> http_status = std::nullopt,
           std::optional<std::string> www_authenticate = std::nullopt,
-          std::optional<std::string> jsonrpc_message = std::nullopt)
+          std::optional<std::string> jsonrpc_message = std::nullopt,
+          std::optional<std::string> oauth_error = std::nullopt)
         : std::runtime_error(std::string(mcp_status_str(status)) + ": " + message),
           status_(status),
           message_(std::move(message)),
@@ -155,7 +156,8 @@ public:
           data_json_(std::move(data_json)),
           http_status_(http_status),
           www_authenticate_(std::move(www_authenticate)),
-          jsonrpc_message_(std::move(jsonrpc_message)) {}
+          jsonrpc_message_(std::move(jsonrpc_message)),
+          oauth_error_(std::move(oauth_error)) {}
 
     /// The library status (MCP_TIMEOUT, MCP_JSONRPC_ERROR, ...).
     mcp_status status() const noexcept { return status_; }
@@ -177,6 +179,9 @@ public:
     /// AuthRequiredError: the server's WWW-Authenticate challenge (several are joined with
     /// ", "), when it sent one. It never holds credentials.
     const std::optional<std::string>& www_authenticate() const noexcept { return www_authenticate_; }
+    /// AuthRequiredError: the registered OAuth error code an authorization server answered
+    /// (invalid_grant, invalid_scope, unauthorized_client, ...), when there is one.
+    const std::optional<std::string>& oauth_error() const noexcept { return oauth_error_; }
 
 private:
     mcp_status status_;
@@ -186,6 +191,7 @@ private:
     std::optional<int> http_status_;
     std::optional<std::string> www_authenticate_;
     std::optional<std::string> jsonrpc_message_;
+    std::optional<std::string> oauth_error_;
 };
 
 #define MCP_CPP_ERROR_CLASS(Name, Base) \
@@ -321,7 +327,7 @@ inline std::string shown(std::string s) {
     std::optional<int64_t> code;
     std::optional<std::string> data;
     std::optional<int> http;
-    std::optional<std::string> challenge, rpc_message;
+    std::optional<std::string> challenge, rpc_message, oauth_error;
     if (err) {
         int64_t c = 0;
         if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
@@ -330,6 +336,7 @@ inline std::string shown(std::string s) {
         uint16_t h = 0;
         if (mcp_error_http_status(err.get(), &h)) http = h;
         challenge = opt_string(mcp_error_www_authenticate(err.get()));
+        oauth_error = opt_string(mcp_error_oauth_error(err.get()));
     }
     std::string requests = "{}", result = "{}";
     std::optional<std::string> state;
@@ -352,7 +359,8 @@ inline std::string shown(std::string s) {
         case MCP_CANCELLED: throw CancelledError(status, message, code, data, http, challenge);
         case MCP_SERVER_EXITED: throw ServerExitedError(status, message, code, data, http, challenge);
         case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data, http, challenge);
-        case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data, http, challenge);
+        case MCP_AUTH_REQUIRED:
+            throw AuthRequiredError(status, message, code, data, http, challenge, std::nullopt, oauth_error);
         case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data, http, challenge);
         case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data, http, challenge);

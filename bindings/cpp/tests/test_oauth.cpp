@@ -412,6 +412,12 @@ TEST(oauth, client_credentials_grant) {
         oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"wrong","issuer":")" +
                       issuer_of(server) + R"("})"));
     EXPECT_THROW(mcp::Error, wrong.call_tool("echo", R"({"text":"x"})"));
+    try {
+        wrong.call_tool("echo", R"({"text":"x"})");
+        CHECK(false);
+    } catch (const mcp::AuthRequiredError& e) {
+        CHECK(e.oauth_error() == std::optional<std::string>("invalid_client"));
+    }
 }
 
 // A pre-registered client with the authorization-code grant, and short-lived tokens: after
