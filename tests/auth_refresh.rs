@@ -143,3 +143,31 @@ async fn two_clients_sharing_a_locking_store_spend_a_refresh_token_once() {
     a.close().await;
     b.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_sharing_a_token_store_dir_spend_a_refresh_token_once() {
+    // `oauth.token_store_dir`: files with an advisory lock, as two processes would share them.
+    let w = World::start(Knobs {
+        refresh: true,
+        ..Knobs::default()
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("mcp-refresh-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let cfg = json!({"redirect_uri": "http://localhost:3000/callback", "token_store_dir": dir});
+    let (a, b) = (w.client(cfg.clone()), w.client(cfg));
+    for c in [&a, &b] {
+        fetching_handler(c);
+    }
+    within(LIMIT, a.connect()).await.unwrap();
+    within(LIMIT, b.connect()).await.unwrap(); // the stored token: no second login
+    assert_eq!(w.authorizations().len(), 1);
+    w.revoke_access_tokens();
+    let before = refreshes(&w).len();
+    tokio::join!(storm(&a), storm(&b));
+    assert_eq!(refreshes(&w).len() - before, 1);
+    assert_eq!(w.authorizations().len(), 1);
+    a.close().await;
+    b.close().await;
+    std::fs::remove_dir_all(&dir).unwrap();
+}

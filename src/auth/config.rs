@@ -99,6 +99,9 @@ pub struct OAuthConfig {
     pub id_token: Option<AssertionSource>,
     /// `enterprise`: the identity provider's token endpoint and this client there.
     pub idp: Option<IdpConfig>,
+    /// Keep credentials in this directory ([`super::FileTokenStore`], locked across processes)
+    /// instead of memory, unless the host sets a store.
+    pub token_store_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for OAuthConfig {
@@ -129,6 +132,7 @@ impl Default for OAuthConfig {
             workload_jwt: None,
             id_token: None,
             idp: None,
+            token_store_dir: None,
         }
     }
 }
@@ -188,6 +192,7 @@ pub const KEYS: &[&str] = &[
     "idp_token_endpoint",
     "idp_client_id",
     "idp_client_secret",
+    "token_store_dir",
 ];
 
 impl OAuthConfig {
@@ -217,7 +222,8 @@ impl OAuthConfig {
     /// - `grant` `enterprise` (enterprise-managed authorization): `idp_token_endpoint`,
     ///   `idp_client_id`, `idp_client_secret` (the identity provider), `id_token` or
     ///   `id_token_file` (else the host's assertion provider), and `client_id` with
-    ///   `client_secret` or `private_key_pem` and `issuer` for the MCP authorization server.
+    ///   `client_secret` or `private_key_pem` and `issuer` for the MCP authorization server;
+    /// - `token_store_dir`: keep credentials in files there (0600), locked across processes.
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -347,6 +353,7 @@ impl OAuthConfig {
                 "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
             ));
         }
+        cfg.token_store_dir = string("token_store_dir")?.filter(|d| !d.is_empty()).map(Into::into);
         cfg.id_token = assertion_source(obj, "id_token")?;
         if let Some(endpoint) = string("idp_token_endpoint")? {
             cfg.idp = Some(IdpConfig {

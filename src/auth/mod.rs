@@ -28,6 +28,7 @@ mod credentials;
 mod discovery;
 mod dpop;
 mod enterprise;
+mod file_store;
 mod flow;
 mod handler;
 mod identity;
@@ -46,6 +47,7 @@ pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use dpop::DpopKeySource;
 pub use enterprise::IdpConfig;
+pub use file_store::FileTokenStore;
 pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;
 pub use store::{MemoryTokenStore, StoreGuard, TokenStore};
@@ -66,7 +68,8 @@ pub(crate) struct AuthContext {
     client_name: String,
     handler: RwLock<Option<Arc<dyn AuthorizationHandler>>>,
     store: RwLock<Option<Arc<dyn TokenStore>>>,
-    memory: Arc<MemoryTokenStore>,
+    /// The store used when the host sets none: in memory, or `oauth.token_store_dir`'s files.
+    memory: Arc<dyn TokenStore>,
     state: Mutex<State>,
     /// One flow at a time.
     flow: tokio::sync::Mutex<()>,
@@ -104,13 +107,17 @@ impl AuthContext {
             .and_then(|o| o.dpop.as_ref())
             .and_then(|source| dpop::Dpop::new(source).ok())
             .map(Arc::new);
+        let memory: Arc<dyn TokenStore> = match oauth.as_ref().and_then(|o| o.token_store_dir.clone()) {
+            Some(dir) => Arc::new(FileTokenStore::new(dir)),
+            None => Arc::new(MemoryTokenStore::default()),
+        };
         Arc::new(AuthContext {
             oauth,
             server,
             client_name,
             handler: RwLock::new(None),
             store: RwLock::new(None),
-            memory: Arc::default(),
+            memory,
             state: Mutex::default(),
             flow: tokio::sync::Mutex::new(()),
             dpop,
