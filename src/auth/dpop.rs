@@ -290,6 +290,19 @@ mod tests {
         assert_eq!(from_pem.thumbprint(), again.thumbprint());
         assert!(format!("{:?}", DpopKeySource::from_pem(&pem).unwrap()).contains("<private key>"));
         assert!(DpopKeySource::from_pem("nope").is_err());
+        // A host JWK (a P-256 key generated for this test): accepted as an object or as text,
+        // proofs carry its public half, and a JWK whose d does not match x and y is refused.
+        let jwk = json!({"kty": "EC", "crv": "P-256",
+            "d": "ubaqBGhFWu1Pa25GNZfiOQ3wkbIoPFPRYucZryHkPnA",
+            "x": "Se9bf_ANcYoBMXLcx54mp9-Lon5M9Mei-5CUI7lBjb4",
+            "y": "R09SFWtADb-qcZZLPr8RDX-CKfj6lP4LydzRMzFFWPA"});
+        let from_jwk = Dpop::new(&DpopKeySource::from_jwk(&jwk).unwrap()).unwrap();
+        assert_eq!(from_jwk.jwk["x"], jwk["x"]);
+        assert_eq!(from_jwk.jwk["y"], jwk["y"]);
+        assert!(DpopKeySource::from_jwk(&json!(jwk.to_string())).is_ok());
+        let mut mismatched = jwk.clone();
+        mismatched["d"] = json!("jpsQnnGQmL-YBIffH1136cLYbE7aMdV0D2XrvFI0AgA");
+        assert!(DpopKeySource::from_jwk(&mismatched).is_err());
         assert!(DpopKeySource::from_jwk(&json!({"kty": "EC", "crv": "P-384"})).is_err());
         assert!(
             DpopKeySource::from_jwk(&json!({"kty": "EC", "crv": "P-256", "x": "AA", "y": "AA", "d": "AA"})).is_err()
