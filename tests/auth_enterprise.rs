@@ -81,6 +81,9 @@ async fn refusals_keep_their_code_and_nothing_else_is_tried() {
     );
     assert!(!e.message().contains("bad.id.token"));
     assert_eq!(w.token_requests().len(), 1);
+    // The refused ID token is not sent again: a new sign-in is needed.
+    within(LIMIT, client.connect()).await.unwrap_err();
+    assert_eq!(w.token_requests().len(), 1);
     assert!(w.authorizations().is_empty() && w.registrations().is_empty());
 
     // The exchange issues something else than an ID-JAG: not used.

@@ -54,6 +54,7 @@ impl AuthContext {
         scope: Option<&str>,
     ) -> Result<String> {
         let url = &idp.token_endpoint;
+        let print = self.unrefused(&id_token)?;
         let mut form = vec![
             ("grant_type", TOKEN_EXCHANGE.to_string()),
             ("requested_token_type", ID_JAG.to_string()),
@@ -87,12 +88,16 @@ impl AuthContext {
             .map_err(|e| Io::send_error(e, &format!("the token exchange at {}", redact::url(url))))?;
         let (status, body) = flow::read_answer(response, "token exchange").await?;
         if !status.is_success() {
+            let code = flow::registered_error(&body);
+            if code.is_some() {
+                self.refused(print);
+            }
             return Err(Error::auth(format!(
                 "the identity provider refused the token exchange (HTTP {status}): {}",
                 flow::oauth_error(&body)
             ))
             .with_http_status(status.as_u16())
-            .with_oauth_error(flow::registered_error(&body)));
+            .with_oauth_error(code));
         }
         let v: Value =
             serde_json::from_slice(&body).map_err(|_| Error::auth("the identity provider's answer is not JSON"))?;

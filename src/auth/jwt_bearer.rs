@@ -46,13 +46,7 @@ impl AuthContext {
         scopes: &[String],
         resource: bool,
     ) -> Result<TokenSet> {
-        let print = fingerprint(&assertion);
-        if self.refused_assertions.lock().unwrap().contains(&print) {
-            return Err(Error::auth(
-                "the authorization server refused this assertion before; not sending it again \
-                 (a new one is needed)",
-            ));
-        }
+        let print = self.unrefused(&assertion)?;
         let scope = (!scopes.is_empty()).then(|| scopes.join(" "));
         let mut form = vec![("grant_type", JWT_BEARER_GRANT.to_string()), ("assertion", assertion)];
         if resource {
@@ -63,13 +57,29 @@ impl AuthContext {
         }
         let result = flow::token_request(io, &d.server, client, form, self.dpop.as_deref(), scope.as_deref()).await;
         if result.as_ref().is_err_and(|e| e.oauth_error().is_some()) {
-            let mut refused = self.refused_assertions.lock().unwrap();
-            if refused.len() >= 16 {
-                refused.remove(0);
-            }
-            refused.push(print);
+            self.refused(print);
         }
         result
+    }
+
+    /// The fingerprint of `jwt`, unless a server refused it before (then it is not sent again).
+    pub(super) fn unrefused(&self, jwt: &str) -> Result<[u8; 32]> {
+        let print = fingerprint(jwt);
+        if self.refused_assertions.lock().unwrap().contains(&print) {
+            return Err(Error::auth(
+                "this assertion was refused before; not sending it again (a new one is needed)",
+            ));
+        }
+        Ok(print)
+    }
+
+    /// Remembers a refused assertion (the last few).
+    pub(super) fn refused(&self, print: [u8; 32]) {
+        let mut refused = self.refused_assertions.lock().unwrap();
+        if refused.len() >= 16 {
+            refused.remove(0);
+        }
+        refused.push(print);
     }
 
     /// Workload identity federation: the workload's JWT for an access token.
