@@ -206,6 +206,23 @@ mod tests {
     }
 
     #[test]
+    fn dpop_challenges() {
+        // DPoP alone (the MCP DPoP extension's servers): its parameters are read.
+        let c = Challenge::parse(["DPoP resource_metadata=\"https://r.example/prm\", algs=\"ES256\""]);
+        assert!(c.dpop && !c.bearer);
+        assert_eq!(c.resource_metadata.as_deref(), Some("https://r.example/prm"));
+        // Beside Bearer: Bearer's parameters win, the DPoP error is kept apart.
+        let c = Challenge::parse([
+            "Bearer scope=\"a\"",
+            "DPoP error=\"use_dpop_nonce\", error_description=\"nonce\"",
+        ]);
+        assert!(c.bearer && c.dpop);
+        assert_eq!((c.scope.as_deref(), c.error.as_deref()), (Some("a"), None));
+        assert_eq!(c.dpop_error.as_deref(), Some("use_dpop_nonce"));
+        assert!(!Challenge::parse(["Basic realm=\"x\""]).dpop);
+    }
+
+    #[test]
     fn token68_and_escapes() {
         let c = Challenge::parse([r#"Basic dXNlcjpwYXNz==, Bearer error_description="a \"quoted\" word""#]);
         assert!(c.bearer);
