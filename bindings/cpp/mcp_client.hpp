@@ -950,6 +950,10 @@ using TokenLoader = std::function<std::optional<std::string>(const std::string& 
 /// Token store: keep `record_json` for `issuer` (it holds client credentials and tokens: keep it
 /// secret), or forget the issuer's record (nullopt).
 using TokenSaver = std::function<void(const std::string& issuer, const std::optional<std::string>& record_json)>;
+/// Supplies the JWT an assertion grant needs when the configuration holds none: `kind` is
+/// "workload_jwt" (grant "jwt_bearer") or "id_token" (grant "enterprise"), `audience` the
+/// authorization server or identity provider. nullopt (or an exception) ends that authorization.
+using AssertionProvider = std::function<std::optional<std::string>(const std::string& kind, const std::string& audience)>;
 
 /// FOR TESTS AND AUTOMATION ONLY: GETs `authorization_url` once without following redirects
 /// and returns the absolute Location it redirects to. Against an authorization server that
@@ -974,6 +978,9 @@ struct AuthBox {
 struct TokenStoreBox {
     TokenLoader load;
     TokenSaver save;
+};
+struct AssertionBox {
+    AssertionProvider provide;
 };
 
 inline std::string describe_exception(const char* prefix) noexcept {
@@ -1070,6 +1077,17 @@ inline void token_save_trampoline(void* userdata, const char* issuer, const char
         static_cast<TokenStoreBox*>(userdata)->save(issuer ? issuer : "", opt_string(record_json));
     } catch (...) {
         // Nothing to report to: the credentials stay usable for this client's lifetime.
+    }
+}
+
+inline void assertion_trampoline(void* userdata, const char* kind, const char* audience,
+                                 mcp_assertion_slot* slot) noexcept {
+    try {
+        std::optional<std::string> jwt =
+            static_cast<AssertionBox*>(userdata)->provide(kind ? kind : "", audience ? audience : "");
+        if (jwt && !jwt->empty()) mcp_assertion_slot_set(slot, jwt->c_str(), nullptr);
+    } catch (...) {
+        // No JWT: the authorization fails with AuthRequiredError.
     }
 }
 
@@ -1549,6 +1567,22 @@ public:
         detail::check([&](mcp_error** e) {
             return mcp_client_set_token_store(client_, &detail::token_load_trampoline, &detail::token_save_trampoline,
                                               box, &detail::free_box<detail::TokenStoreBox>, e);
+        });
+    }
+
+    /// Registers the source of the assertion grants' JWTs (an empty function removes it). Runs
+    /// on the dispatcher thread; read rotated tokens fresh each time.
+    void set_assertion_provider(AssertionProvider provide) {
+        if (!provide) {
+            detail::check([&](mcp_error** e) {
+                return mcp_client_set_assertion_provider(client_, nullptr, nullptr, nullptr, e);
+            });
+            return;
+        }
+        auto* box = new detail::AssertionBox{std::move(provide)};
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_assertion_provider(client_, &detail::assertion_trampoline, box,
+                                                     &detail::free_box<detail::AssertionBox>, e);
         });
     }
 
