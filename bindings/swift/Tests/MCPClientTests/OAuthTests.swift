@@ -275,6 +275,27 @@ final class OAuthTests: XCTestCase {
         bad.close()
     }
 
+    /// An assertion grant asks the provider for the workload's JWT; the fixture knows no
+    /// jwt-bearer grant, so the refusal carries its OAuth error code (and never the JWT).
+    func testAssertionProvider() throws {
+        let server = try fixture([])
+        let client = try client(server, oauth: ["grant": "jwt_bearer"])
+        let asked = Locked([String]())
+        try client.setAssertionProvider { kind, audience in
+            asked.with { $0.append("\(kind) \(audience)") }
+            return "eyJ.workload.sig"
+        }
+        let refused = assertMCPError(try client.callTool("echo", arguments: ["text": "x"])) {
+            if case .authRequired = $0 { return true }
+            return false
+        }
+        XCTAssertEqual(refused?.oauthError, "unsupported_grant_type")
+        XCTAssertFalse(refused?.message.contains("eyJ.workload.sig") ?? true)
+        XCTAssertEqual(asked.get, ["workload_jwt \(issuer(server))"])
+        try client.removeAssertionProvider()
+        client.close()
+    }
+
     /// A pre-registered client (authorization code) with one-second tokens: after expiry the
     /// library refreshes and saves the new token, without a second browser step.
     func testPreregisteredClientRefreshesAfterExpiry() throws {
