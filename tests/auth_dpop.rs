@@ -129,6 +129,55 @@ async fn both_servers_nonces_are_honoured_with_one_resend() {
     assert_eq!(granted, 1);
 }
 
+/// A store shared by two clients.
+#[derive(Default)]
+struct Shared(std::sync::Mutex<std::collections::HashMap<String, Value>>);
+
+impl mcp_client::auth::TokenStore for Shared {
+    fn load(&self, issuer: &str) -> mcp_client::transport::BoxFuture<'static, Option<Value>> {
+        let r = self.0.lock().unwrap().get(issuer).cloned();
+        Box::pin(async move { r })
+    }
+    fn save(&self, issuer: &str, record: Option<Value>) -> mcp_client::transport::BoxFuture<'static, ()> {
+        let mut m = self.0.lock().unwrap();
+        match record {
+            Some(r) => m.insert(issuer.to_string(), r),
+            None => m.remove(issuer),
+        };
+        Box::pin(async {})
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stored_bound_token_is_never_used_without_its_key() {
+    let w = World::start(Knobs {
+        dpop: true,
+        ..Knobs::default()
+    })
+    .await;
+    let store = std::sync::Arc::new(Shared::default());
+    let with_key = w.client(json!({"redirect_uri": "http://localhost:3000/callback", "dpop": true}));
+    let without = w.client(json!({"redirect_uri": "http://localhost:3000/callback"}));
+    for c in [&with_key, &without] {
+        c.set_token_store(Some(store.clone()));
+        fetching_handler(c);
+    }
+    within(LIMIT, with_key.call_tool("test-tool", None, &RequestOptions::default()))
+        .await
+        .unwrap();
+    let bound = w.issued();
+    within(LIMIT, without.call_tool("test-tool", None, &RequestOptions::default()))
+        .await
+        .unwrap();
+    // The second client authorized on its own, and never presented the bound token.
+    assert_eq!(w.authorizations().len(), 2);
+    assert!(w.mcp.posts().iter().all(|r| bound
+        .iter()
+        .all(|t| r.header("authorization") != Some(format!("Bearer {t}").as_str()))));
+    with_key.close().await;
+    without.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_dpop_configured_no_proof_is_sent() {
     // DPoP is opt-in: a client configured without it never presents a proof.

@@ -4,7 +4,7 @@
 use super::challenge::{self, Challenge};
 use super::config::Grant;
 use super::discovery::{self, Discovery};
-use super::store::Record;
+use super::store::{Record, TokenSet};
 use super::tokens::REFRESH_MARGIN_SECS;
 use super::{union, AuthContext, Io};
 use crate::error::{Error, Result};
@@ -75,7 +75,9 @@ impl AuthContext {
             }
         }
         // 2. A stored token for this resource that is not the one that failed.
-        if let Some(stored) = record.tokens.get(&d.resource).cloned() {
+        // (A DPoP-bound token, another client's with its key, is of no use without DPoP here.)
+        let usable = |t: &TokenSet| t.token_type != "DPoP" || self.dpop.is_some();
+        if let Some(stored) = record.tokens.get(&d.resource).filter(|t| usable(t)).cloned() {
             let is_failed = failed
                 .as_ref()
                 .is_some_and(|f| f.tokens.access_token == stored.access_token);

@@ -127,6 +127,8 @@ pub struct Record {
     pub registrations: Vec<Value>,
     pub counter: usize,
     pub step_ups: usize,
+    /// Access tokens bound to a DPoP key (never accepted as Bearer).
+    pub bound: std::collections::HashSet<String>,
 }
 
 pub struct World {
@@ -327,7 +329,8 @@ fn protected_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str, issuer
             .with_header("www-authenticate", "DPoP error=\"use_dpop_nonce\"")
             .with_header("dpop-nonce", &nonce);
     }
-    let token = if k.dpop { dpop_token } else { bearer_of(&req) };
+    let bearer = bearer_of(&req).filter(|t| !r.lock().unwrap().bound.contains(t));
+    let token = dpop_token.or(bearer);
     let lookup = |r: &Mutex<Record>| {
         let mut rec = r.lock().unwrap();
         match token.as_ref().and_then(|t| rec.tokens.get_mut(t)) {
@@ -559,6 +562,9 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
             rec.counter += 1;
             let access = format!("tok-{}", rec.counter);
             rec.tokens.insert(access.clone(), (scopes.clone(), k.token_uses));
+            if bound {
+                rec.bound.insert(access.clone());
+            }
             let token_type = if bound { "DPoP" } else { "Bearer" };
             let mut answer = json!({"access_token": access, "token_type": token_type, "expires_in": k.expires_in});
             if !scopes.is_empty() {
