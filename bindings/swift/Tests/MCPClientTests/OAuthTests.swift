@@ -291,7 +291,7 @@ final class OAuthTests: XCTestCase {
         }
         XCTAssertEqual(refused?.oauthError, "unsupported_grant_type")
         XCTAssertFalse(refused?.message.contains("eyJ.workload.sig") ?? true)
-        XCTAssertEqual(asked.get, ["workload_jwt \(issuer(server))"])
+        XCTAssertEqual(asked.get, ["workload_jwt \(server.url.dropLast("/mcp".count))"])
         try client.removeAssertionProvider()
         client.close()
     }
