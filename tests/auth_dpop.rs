@@ -133,12 +133,12 @@ async fn both_servers_nonces_are_honoured_with_one_resend() {
 #[derive(Default)]
 struct Shared(std::sync::Mutex<std::collections::HashMap<String, Value>>);
 
-impl mcp_client::auth::TokenStore for Shared {
-    fn load(&self, issuer: &str) -> mcp_client::transport::BoxFuture<'static, Option<Value>> {
+impl mcp_client::TokenStore for Shared {
+    fn load(&self, issuer: &str) -> mcp_client::BoxFuture<'static, Option<Value>> {
         let r = self.0.lock().unwrap().get(issuer).cloned();
         Box::pin(async move { r })
     }
-    fn save(&self, issuer: &str, record: Option<Value>) -> mcp_client::transport::BoxFuture<'static, ()> {
+    fn save(&self, issuer: &str, record: Option<Value>) -> mcp_client::BoxFuture<'static, ()> {
         let mut m = self.0.lock().unwrap();
         match record {
             Some(r) => m.insert(issuer.to_string(), r),

@@ -108,7 +108,7 @@ async fn refusals_keep_their_code_and_nothing_else_is_tried() {
 
 #[test]
 fn the_configuration_is_checked() {
-    use mcp_client::auth::OAuthConfig;
+    use mcp_client::OAuthConfig;
     for bad in [
         json!({"grant": "enterprise", "client_id": "c"}),
         json!({"grant": "enterprise", "idp_token_endpoint": "https://idp.example/token"}),

@@ -6,9 +6,9 @@ mod auth_support;
 
 use auth_support::http_support::within;
 use auth_support::*;
-use mcp_client::auth::{StoreGuard, TokenStore};
-use mcp_client::transport::BoxFuture;
+use mcp_client::BoxFuture;
 use mcp_client::{Client, RequestOptions};
+use mcp_client::{StoreGuard, TokenStore};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -7,7 +7,7 @@ mod auth_support;
 
 use auth_support::http_support::within;
 use auth_support::*;
-use mcp_client::auth::{AssertionKind, AssertionRequest};
+use mcp_client::{AssertionKind, AssertionRequest};
 use mcp_client::{ErrorKind, HandlerError, RequestOptions};
 use serde_json::json;
 use std::collections::HashMap;

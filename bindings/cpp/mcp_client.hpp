@@ -204,7 +204,8 @@ private:
 MCP_CPP_ERROR_CLASS(InvalidArgumentError, Error)  // MCP_NULL_ARG, MCP_INVALID_UTF8/JSON/ARG
 MCP_CPP_ERROR_CLASS(ClosedError, Error)           // MCP_CLOSED
 MCP_CPP_ERROR_CLASS(ReentrantCallError, Error)    // MCP_REENTRANT_CALL
-MCP_CPP_ERROR_CLASS(AlreadyUsedError, Error)      // MCP_ALREADY_USED (also: a responder replied twice)
+MCP_CPP_ERROR_CLASS(AlreadyUsedError, Error)      // binding-level: a Responder answered twice or moved from
+MCP_CPP_ERROR_CLASS(NotConnectedError, Error)     // MCP_NOT_CONNECTED
 MCP_CPP_ERROR_CLASS(UnsupportedError, Error)      // MCP_UNSUPPORTED
 MCP_CPP_ERROR_CLASS(ForkedError, Error)           // MCP_FORKED
 // Transport (100-199).
@@ -233,7 +234,7 @@ public:
 };
 
 MCP_CPP_ERROR_CLASS(CapabilityMissingError, RpcError)       // MCP_CAPABILITY_MISSING (-32021)
-MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042)
+MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042): data_json() holds "elicitations"
 
 #undef MCP_CPP_ERROR_CLASS
 
@@ -267,6 +268,20 @@ private:
 class InputRequiredError : public InputRequestsError {
 public:
     using InputRequestsError::InputRequestsError;
+    InputRequiredError(mcp_status status, std::string message, std::optional<int64_t> code,
+                       std::optional<std::string> data, std::string input_requests_json,
+                       std::optional<std::string> request_state, std::string result_json,
+                       std::string unanswered_json)
+        : InputRequestsError(status, std::move(message), code, std::move(data), std::move(input_requests_json),
+                             std::move(request_state), std::move(result_json)),
+          unanswered_json_(std::move(unanswered_json)) {}
+
+    /// The entries of input_requests_json() no registered handler answers (all of them with
+    /// "manual_input" and no handler), as a JSON object.
+    const std::string& unanswered_json() const noexcept { return unanswered_json_; }
+
+private:
+    std::string unanswered_json_ = "{}";
 };
 
 /// MCP_INPUT_ROUNDS_EXCEEDED: more input_required rounds than input_required_max_rounds.
@@ -338,10 +353,11 @@ inline std::string shown(std::string s) {
         challenge = opt_string(mcp_error_www_authenticate(err.get()));
         oauth_error = opt_string(mcp_error_oauth_error(err.get()));
     }
-    std::string requests = "{}", result = "{}";
+    std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
     if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
         if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
+        if (const char* r = mcp_error_unanswered_json(err.get())) unanswered = r;
         state = opt_string(mcp_error_request_state(err.get()));
         if (const char* r = mcp_error_result_json(err.get())) result = r;
     }
@@ -352,7 +368,7 @@ inline std::string shown(std::string s) {
         case MCP_INVALID_ARG: throw InvalidArgumentError(status, message, code, data, http, challenge);
         case MCP_CLOSED: throw ClosedError(status, message, code, data, http, challenge);
         case MCP_REENTRANT_CALL: throw ReentrantCallError(status, message, code, data, http, challenge);
-        case MCP_ALREADY_USED: throw AlreadyUsedError(status, message, code, data, http, challenge);
+        case MCP_NOT_CONNECTED: throw NotConnectedError(status, message, code, data, http, challenge);
         case MCP_UNSUPPORTED: throw UnsupportedError(status, message, code, data, http, challenge);
         case MCP_FORKED: throw ForkedError(status, message, code, data, http, challenge);
         case MCP_TIMEOUT: throw TimeoutError(status, message, code, data, http, challenge);
@@ -367,7 +383,8 @@ inline std::string shown(std::string s) {
         case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data, http, challenge);
         case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge, rpc_message);
         case MCP_INPUT_REQUIRED:
-            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
+            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result),
+                                     std::move(unanswered));
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
@@ -548,7 +565,8 @@ inline void progress_trampoline(void* userdata, double progress, double total, c
 /// The C options for `o`; borrows from `o`, which must outlive the call.
 inline mcp_call_opts native_opts(const CallOptions& o) {
     mcp_call_opts c;
-    mcp_call_opts_init(&c);
+    mcp_status st = mcp_call_opts_init(&c, MCP_CALL_OPTS_VERSION);
+    if (st != MCP_OK) throw InvalidArgumentError(st, "the library does not know this header's mcp_call_opts version");
     if (o.timeout) {
         int64_t ms = o.timeout->count();
         c.timeout_ms = ms < 0 ? -1 : ms;
@@ -584,14 +602,17 @@ struct ResponderCore {
 };
 
 inline void reply_error_quietly(mcp_responder* r, int64_t code, const char* message) noexcept {
-    if (r) mcp_responder_reply_error(r, code, message, nullptr);
+    if (!r) return;
+    mcp_status answered = mcp_responder_reply_error(r, code, message, nullptr);
+    (void)answered;  // quietly: nobody is left to tell
 }
 
 }  // namespace detail
 
-/// The answer to one input request (elicitation, sampling, roots). Move-only; may be moved to
-/// any thread and completed later, exactly once. Destroying it unanswered replies with an error
-/// (JSON-RPC -32603) so the call never hangs.
+/// The answer to one input request (elicitation, sampling, roots: reply_json, reply_error) or to
+/// the browser step of an OAuth flow (reply_url, fail). Move-only; may be moved to any thread and
+/// completed later, exactly once. Destroying it unanswered fails the request (JSON-RPC -32603;
+/// an authorization: AuthRequiredError) so the call never hangs.
 class Responder {
 public:
     Responder() = default;
@@ -631,6 +652,30 @@ public:
         return finish(st, err);
     }
 
+    /// Authorization only: completes the flow with the full URL the browser was redirected to
+    /// (with code, state and maybe iss); the library checks state and iss and exchanges the code.
+    /// Returns false when no longer wanted; throws InvalidArgumentError for an unusable string
+    /// or an input responder (that request then fails).
+    bool reply_url(const std::string& redirect_url) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_url(r, detail::c_arg(redirect_url), &err);
+        return finish(st, err);
+    }
+    /// Same as reply_url (the authorization responder's historical name).
+    bool reply(const std::string& redirect_url) { return reply_url(redirect_url); }
+
+    /// Authorization: ends the flow (the waiting call throws AuthRequiredError with `message`,
+    /// "" for a generic one). Input: fails it with JSON-RPC -32603.
+    bool fail(const std::string& message = std::string()) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_error(r, 0, detail::c_or_null(message), &err);
+        return finish(st, err);
+    }
+
     /// Elicitation only: replies {"action":"decline"}.
     bool decline() { return reply_json(R"({"action":"decline"})"); }
 
@@ -658,7 +703,7 @@ private:
             if (core_->raw) return std::exchange(core_->raw, nullptr);
             if (core_->auto_answered) return nullptr;
         }
-        throw AlreadyUsedError(MCP_ALREADY_USED, "this responder was already answered (or moved from)");
+        throw AlreadyUsedError(MCP_INVALID_ARG, "this responder was already answered (or moved from)");
     }
 
     static bool finish(mcp_status st, mcp_error* err) {
@@ -818,121 +863,9 @@ InputHandler to_input_handler(F&& f) {
 // OAuth: the authorization handler, its responder, the token store, fetch_redirect
 // ============================================================================================
 
-namespace detail {
-
-/// Shared between the authorization trampoline and the mcp::AuthResponder it hands out.
-struct AuthResponderCore {
-    explicit AuthResponderCore(mcp_auth_responder* r) : raw(r) {}
-    std::mutex mutex;
-    mcp_auth_responder* raw;          // NULL once a reply or fail consumed it
-    bool in_callback = true;          // the handler callback is still running
-    bool abandoned = false;           // the AuthResponder died (unanswered) while the callback ran
-    bool auto_answered = false;       // the trampoline failed it (the handler threw or dropped it)
-};
-
-inline void auth_fail_quietly(mcp_auth_responder* r, const char* message) noexcept {
-    if (r) mcp_auth_responder_fail(r, message, nullptr);
-}
-
-}  // namespace detail
-
-/// The answer to one authorization request (the browser step of an OAuth authorization-code
-/// flow). Move-only; may be moved to any thread and completed later, exactly once, with the URL
-/// the browser was redirected to (reply) or a failure (fail). Destroying it unanswered fails the
-/// authorization (the waiting call throws AuthRequiredError), so nothing hangs.
-class AuthResponder {
-public:
-    AuthResponder() = default;
-    explicit AuthResponder(std::shared_ptr<detail::AuthResponderCore> core) : core_(std::move(core)) {}
-    AuthResponder(AuthResponder&&) noexcept = default;
-    AuthResponder& operator=(AuthResponder&& other) noexcept {
-        if (this != &other) {
-            release();
-            core_ = std::move(other.core_);
-        }
-        return *this;
-    }
-    AuthResponder(const AuthResponder&) = delete;
-    AuthResponder& operator=(const AuthResponder&) = delete;
-    ~AuthResponder() { release(); }
-
-    /// Completes the authorization with the full URL the browser was redirected to (with code,
-    /// state and maybe iss); the library checks state and iss and exchanges the code. Returns
-    /// false when the answer is no longer wanted (the call ended, the client closed, the loopback
-    /// listener got the redirect first, or the handler threw and its failure was sent instead).
-    /// Throws InvalidArgumentError for an unusable string (the authorization then fails) and
-    /// AlreadyUsedError when already answered.
-    bool reply(const std::string& redirect_url) {
-        mcp_auth_responder* r = take_or_throw();
-        if (!r) return false;
-        mcp_error* err = nullptr;
-        mcp_status st = mcp_auth_responder_reply(r, detail::c_arg(redirect_url), &err);
-        return finish(st, err);
-    }
-
-    /// Ends the authorization (the user cancelled, no browser): the waiting call throws
-    /// AuthRequiredError with `message` ("" for a generic one). Returns false when no longer wanted.
-    bool fail(const std::string& message = std::string()) {
-        mcp_auth_responder* r = take_or_throw();
-        if (!r) return false;
-        mcp_error* err = nullptr;
-        mcp_status st = mcp_auth_responder_fail(r, detail::c_or_null(message), &err);
-        return finish(st, err);
-    }
-
-    /// True once the answer is no longer wanted, or after it was given.
-    bool is_cancelled() const {
-        if (!core_) return true;
-        std::lock_guard<std::mutex> lock(core_->mutex);
-        return !core_->raw || mcp_auth_responder_is_cancelled(core_->raw);
-    }
-
-    /// True while an answer is still owed.
-    bool pending() const {
-        if (!core_) return false;
-        std::lock_guard<std::mutex> lock(core_->mutex);
-        return core_->raw != nullptr;
-    }
-    explicit operator bool() const { return pending(); }
-
-private:
-    mcp_auth_responder* take_or_throw() {
-        if (core_) {
-            std::lock_guard<std::mutex> lock(core_->mutex);
-            if (core_->raw) return std::exchange(core_->raw, nullptr);
-            if (core_->auto_answered) return nullptr;
-        }
-        throw AlreadyUsedError(MCP_ALREADY_USED, "this authorization responder was already answered (or moved from)");
-    }
-
-    static bool finish(mcp_status st, mcp_error* err) {
-        if (st == MCP_OK) return true;
-        if (st == MCP_CANCELLED) {
-            mcp_error_free(err);
-            return false;
-        }
-        detail::throw_error(st, err);
-    }
-
-    void release() noexcept {
-        if (!core_) return;
-        mcp_auth_responder* r = nullptr;
-        {
-            std::lock_guard<std::mutex> lock(core_->mutex);
-            if (core_->raw) {
-                if (core_->in_callback) {
-                    core_->abandoned = true;  // the trampoline fails it when the callback ends
-                } else {
-                    r = std::exchange(core_->raw, nullptr);
-                }
-            }
-        }
-        detail::auth_fail_quietly(r, "the C++ authorization responder was destroyed without a reply");
-        core_.reset();
-    }
-
-    std::shared_ptr<detail::AuthResponderCore> core_;
-};
+/// The authorization callback's responder is the same type as an input handler's (one
+/// `mcp_responder` in the C API): answer it with reply_url or fail.
+using AuthResponder = Responder;
 
 /// The browser step, full form: open `authorization_url` (in a browser), then complete the
 /// responder, now or later from any thread, with the URL the browser was redirected to.
@@ -962,8 +895,7 @@ using AssertionProvider = std::function<std::optional<std::string>(const std::st
 /// the library default (30 s). Throws (e.g. TransportError) when there is no redirect.
 inline std::string fetch_redirect(const std::string& authorization_url,
                                   std::chrono::milliseconds timeout = std::chrono::milliseconds(30000)) {
-    long long ms = timeout.count();
-    uint32_t c_ms = ms <= 0 ? 0u : (ms > 0xFFFFFFFFLL ? 0xFFFFFFFFu : static_cast<uint32_t>(ms));
+    int64_t c_ms = timeout.count() <= 0 ? MCP_TIMEOUT_DEFAULT : static_cast<int64_t>(timeout.count());
     return detail::check_string([&](char** out, mcp_error** e) {
         return mcp_auth_fetch_redirect(detail::c_arg(authorization_url), c_ms, out, e);
     });
@@ -997,7 +929,7 @@ inline std::string describe_exception(const char* prefix) noexcept {
     }
 }
 
-inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url, mcp_auth_responder* raw) noexcept {
+inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url, mcp_responder* raw) noexcept {
     // Runs entirely inside the callback: the responder is never deferred.
     std::string redirect;
     try {
@@ -1005,34 +937,35 @@ inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url
     } catch (...) {
         std::string failure = describe_exception("the C++ authorization handler threw: ");
         failure = shown(failure);
-        auth_fail_quietly(raw, failure.empty() ? nullptr : failure.c_str());
+        reply_error_quietly(raw, 0, failure.empty() ? nullptr : failure.c_str());
         return;
     }
     if (redirect.find('\0') != std::string::npos) {
-        auth_fail_quietly(raw, "the redirect URL contains a NUL byte");
+        reply_error_quietly(raw, 0, "the redirect URL contains a NUL byte");
         return;
     }
     if (!redirect.empty()) {
-        mcp_auth_responder_reply(raw, redirect.c_str(), nullptr);  // an unusable URL fails the flow
+        mcp_status answered = mcp_responder_reply_url(raw, redirect.c_str(), nullptr);
+        (void)answered;  // an unusable URL fails the flow, which the waiting call reports
     }
     // "" leaves the responder untouched: the loopback listener receives the redirect (without
     // one the library ends the flow).
 }
 
 inline void authorization_trampoline(void* userdata, const char* url, const char* redirect_uri,
-                                     mcp_auth_responder* raw) noexcept {
+                                     mcp_responder* raw) noexcept {
     auto* box = static_cast<AuthBox*>(userdata);
     if (box->simple) {
         authorization_simple(box->simple, url, raw);
         return;
     }
     // Always deferred: the C++ side owns the responder and guarantees exactly one answer.
-    mcp_auth_responder_defer(raw);
-    std::shared_ptr<AuthResponderCore> core;
+    mcp_responder_defer(raw);
+    std::shared_ptr<ResponderCore> core;
     try {
-        core = std::make_shared<AuthResponderCore>(raw);
+        core = std::make_shared<ResponderCore>(raw);
     } catch (...) {
-        auth_fail_quietly(raw, "out of memory in the C++ authorization handler");
+        reply_error_quietly(raw, 0, "out of memory in the C++ authorization handler");
         return;
     }
     bool failed = false;
@@ -1045,7 +978,7 @@ inline void authorization_trampoline(void* userdata, const char* url, const char
         failed = true;
         failure = describe_exception("the C++ authorization handler threw: ");
     }
-    mcp_auth_responder* unanswered = nullptr;
+    mcp_responder* unanswered = nullptr;
     {
         std::lock_guard<std::mutex> lock(core->mutex);
         core->in_callback = false;
@@ -1058,7 +991,7 @@ inline void authorization_trampoline(void* userdata, const char* url, const char
         failure = shown(failure);
         const char* text = failed ? (failure.empty() ? nullptr : failure.c_str())
                                   : "the C++ authorization handler returned without replying";
-        auth_fail_quietly(unanswered, text);
+        reply_error_quietly(unanswered, 0, text);
     }
 }
 
@@ -1066,7 +999,10 @@ inline void token_load_trampoline(void* userdata, const char* issuer, mcp_token_
     try {
         std::optional<std::string> record = static_cast<TokenStoreBox*>(userdata)->load(issuer ? issuer : "");
         // An invalid record (not a JSON object) leaves the slot empty: nothing stored.
-        if (record) mcp_token_slot_set(slot, record->c_str(), nullptr);
+        if (record) {
+            mcp_status st = mcp_token_slot_set(slot, record->c_str(), nullptr);
+            (void)st;  // an unusable record reads as "nothing stored"
+        }
     } catch (...) {
         // A failing store counts as an empty one.
     }
@@ -1174,8 +1110,9 @@ public:
     Config& protocol_version(const std::string& v) {
         return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, detail::c_arg(v), e); });
     }
+    /// The per-request timeout: 0 the default (60 s), negative none (the C API's convention).
     Config& request_timeout(std::chrono::milliseconds t) {
-        auto ms = static_cast<uint64_t>(t.count() < 0 ? 0 : t.count());
+        auto ms = static_cast<int64_t>(t.count());
         return set([&](mcp_error** e) { return mcp_config_set_request_timeout_ms(config_, ms, e); });
     }
     Config& max_input_rounds(uint32_t rounds) {
@@ -1328,11 +1265,13 @@ public:
     // ---- lifecycle -----------------------------------------------------------------------
 
     /// Starts the server and settles the era. Idempotent. Returns the server info JSON
-    /// {"era","protocolVersion","capabilities","serverInfo","instructions","raw"}.
-    std::string connect() {
-        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_connect(client_, out, e); });
+    /// {"era","protocolVersion","capabilities","serverInfo","instructions","raw"}. Options as for
+    /// calls: a cancel token, and timeout / max_total capping the whole connect.
+    std::string connect(const CallOptions& opts = CallOptions()) {
+        mcp_call_opts c = detail::native_opts(opts);
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_connect(client_, &c, out, e); });
     }
-    /// The server info JSON (ClosedError before connecting).
+    /// The server info JSON (NotConnectedError before connecting).
     std::string server_info() const {
         return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_server_info(client_, out, e); });
     }

@@ -23,7 +23,7 @@ const (
 	StatusInvalidArg              Status = C.MCP_INVALID_ARG
 	StatusClosed                  Status = C.MCP_CLOSED
 	StatusReentrantCall           Status = C.MCP_REENTRANT_CALL
-	StatusAlreadyUsed             Status = C.MCP_ALREADY_USED
+	StatusNotConnected            Status = C.MCP_NOT_CONNECTED
 	StatusUnsupported             Status = C.MCP_UNSUPPORTED
 	StatusForked                  Status = C.MCP_FORKED
 	StatusIO                      Status = C.MCP_IO
@@ -112,6 +112,7 @@ var (
 	ErrAuthRequired        error = &statusSentinel{StatusAuthRequired}
 	ErrHTTPStatus          error = &statusSentinel{StatusHTTPStatus}
 	ErrClosed              error = &statusSentinel{StatusClosed}
+	ErrNotConnected        error = &statusSentinel{StatusNotConnected}
 	ErrTimeout             error = &statusSentinel{StatusTimeout}
 	ErrCancelled           error = &statusSentinel{StatusCancelled}
 	ErrServerExited        error = &statusSentinel{StatusServerExited}
@@ -132,6 +133,9 @@ type RPCError struct {
 	Code    int64
 	Message string          // error.message exactly as the server sent it
 	Data    json.RawMessage // nil when the server sent no data
+	// Elicitations: for StatusURLElicitationRequired (a legacy server's -32042), the
+	// data.elicitations array ({mode:"url", elicitationId, url, message} each); else nil.
+	Elicitations json.RawMessage
 }
 
 func (e *RPCError) Error() string {
@@ -146,6 +150,9 @@ type InputRequiredError struct {
 	RequestState    string          // byte-exact; valid when HasRequestState
 	HasRequestState bool
 	Result          json.RawMessage // the raw input_required result
+	// Unanswered: the entries of InputRequests no registered handler answers (all of them
+	// with WithManualInput and no handler).
+	Unanswered json.RawMessage
 }
 
 func (e *InputRequiredError) Error() string { return "mcpclient: input required" }
@@ -197,6 +204,9 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 		if d := C.mcp_error_data_json(cerr); d != nil {
 			rpc.Data = json.RawMessage(C.GoString(d))
 		}
+		if p := C.mcp_error_elicitations_json(cerr); p != nil {
+			rpc.Elicitations = json.RawMessage(C.GoString(p))
+		}
 		e.detail = rpc
 	}
 	switch e.Status {
@@ -213,7 +223,11 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 			state, has = C.GoString(p), true
 		}
 		if e.Status == StatusInputRequired {
-			e.detail = &InputRequiredError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
+			ir := &InputRequiredError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
+			if p := C.mcp_error_unanswered_json(cerr); p != nil {
+				ir.Unanswered = json.RawMessage(C.GoString(p))
+			}
+			e.detail = ir
 		} else {
 			e.detail = &RoundsExceededError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
 		}

@@ -87,14 +87,14 @@ func goMcpFreeHandle(ud C.uintptr_t) {
 // arguments, defer the responder, and run the Go handler on a goroutine.
 //
 //export goMcpAuthorization
-func goMcpAuthorization(ud C.uintptr_t, url *C.char, redirectURI *C.char, r *C.mcp_auth_responder) {
+func goMcpAuthorization(ud C.uintptr_t, url *C.char, redirectURI *C.char, r *C.mcp_responder) {
 	box, ok := cgo.Handle(ud).Value().(*authBox)
 	if !ok {
 		return // not ours: returning without replying leaves the redirect to the loopback listener
 	}
 	u, ru := C.GoString(url), C.GoString(redirectURI)
-	C.mcp_auth_responder_defer(r)
-	go box.serve(u, ru, &authResponder{ptr: r})
+	C.mcp_responder_defer(r)
+	go box.serve(u, ru, &responder{ptr: r})
 }
 
 // goMcpTokenLoad runs the Go store's Load synchronously on the dispatcher thread: the slot is

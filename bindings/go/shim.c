@@ -20,7 +20,7 @@ static void progress_trampoline(void *ud, double progress, double total, const c
 }
 
 static void authorization_trampoline(void *ud, const char *url, const char *redirect_uri,
-                                     mcp_auth_responder *r) {
+                                     mcp_responder *r) {
     goMcpAuthorization((uintptr_t)ud, (char *)url, (char *)redirect_uri, r);
 }
 

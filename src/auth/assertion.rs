@@ -27,6 +27,7 @@ pub enum AssertionKind {
 }
 
 impl AssertionKind {
+    /// The name the C ABI and the bindings use ("workload_jwt", "id_token").
     pub fn as_str(self) -> &'static str {
         match self {
             AssertionKind::WorkloadJwt => "workload_jwt",
@@ -38,6 +39,7 @@ impl AssertionKind {
 /// What the host is asked for.
 #[derive(Debug, Clone)]
 pub struct AssertionRequest {
+    /// Which JWT is wanted.
     pub kind: AssertionKind,
     /// The authorization server (or identity provider) it is for.
     pub audience: String,
@@ -46,6 +48,7 @@ pub struct AssertionRequest {
 /// The host's source of assertions, asked before each token request that needs one. An error
 /// ends the flow.
 pub trait AssertionProvider: Send + Sync + 'static {
+    /// The JWT for `request` (read fresh: platform tokens rotate).
     fn assertion(&self, request: AssertionRequest) -> BoxFuture<'static, Result<String, HandlerError>>;
 }
 

@@ -40,8 +40,15 @@ pub enum DpopKeySource {
     Generate,
     /// A PKCS#8 P-256 private key (DER).
     Pkcs8(Arc<Vec<u8>>),
-    /// A P-256 JWK's `d`, `x` and `y` (raw bytes).
-    Jwk { d: Arc<Vec<u8>>, x: Vec<u8>, y: Vec<u8> },
+    /// A P-256 JWK (raw bytes).
+    Jwk {
+        /// The private scalar.
+        d: Arc<Vec<u8>>,
+        /// The public point's x coordinate.
+        x: Vec<u8>,
+        /// The public point's y coordinate.
+        y: Vec<u8>,
+    },
 }
 
 impl std::fmt::Debug for DpopKeySource {

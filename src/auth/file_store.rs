@@ -14,11 +14,13 @@ use std::path::{Path, PathBuf};
 /// A record larger than this is not read (a store holds a client and a few tokens).
 const RECORD_MAX: u64 = 1024 * 1024;
 
+/// Token records in files under one directory, locked across processes (see the module).
 pub struct FileTokenStore {
     dir: PathBuf,
 }
 
 impl FileTokenStore {
+    /// A store in `dir` (created, 0700, on the first save or lock).
     pub fn new(dir: impl Into<PathBuf>) -> FileTokenStore {
         FileTokenStore { dir: dir.into() }
     }

@@ -1,9 +1,8 @@
 //! The host's part of an authorization-code flow: the browser step it is handed, and a helper
 //! for automation against authorization servers that redirect at once.
 
-use crate::client::{CancelToken, HandlerError};
+use crate::base::{BoxFuture, CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
-use crate::transport::BoxFuture;
 use std::future::Future;
 use std::time::Duration;
 use url::Url;
@@ -28,6 +27,7 @@ pub struct AuthorizationRequest {
 /// with the full URL the browser was redirected to (with `code`, `state` and maybe `iss`), or
 /// `Ok(None)` when the loopback listener receives it. An error ends the flow.
 pub trait AuthorizationHandler: Send + Sync + 'static {
+    /// Runs the browser step for `request`; see the trait's documentation for the answer.
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>>;
 }
 
@@ -50,7 +50,7 @@ pub async fn fetch_redirect(url: &str, timeout: Duration) -> Result<String> {
     if !matches!(target.scheme(), "http" | "https") {
         return Err(Error::invalid("the authorization URL must be http or https"));
     }
-    let http = crate::transport::http::plain_client(url, timeout)?;
+    let http = crate::net::tls::plain_client(url, timeout)?;
     let response = tokio::time::timeout(timeout, http.get(target.clone()).send())
         .await
         .map_err(|_| Error::new(ErrorKind::Timeout, "the authorization URL did not answer in time"))?

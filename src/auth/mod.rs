@@ -19,7 +19,7 @@
 //! hit a 401 meanwhile wait for it and use its token.
 
 mod assertion;
-mod challenge;
+mod authorizer;
 mod code_grant;
 mod config;
 #[cfg(feature = "fuzzing")]
@@ -42,8 +42,8 @@ mod refresh;
 mod store;
 mod tokens;
 
+pub use crate::transport::http::Challenge;
 pub use assertion::{AssertionKind, AssertionProvider, AssertionRequest, AssertionSource};
-pub use challenge::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use dpop::DpopKeySource;
 pub use enterprise::IdpConfig;
@@ -52,7 +52,7 @@ pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;
 pub use store::{MemoryTokenStore, StoreGuard, TokenStore};
 
-use crate::transport::TransportConfig;
+use crate::transport::http::challenge;
 use crate::untrusted::shown;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, RwLock};
@@ -90,10 +90,11 @@ fn union(into: &mut Vec<String>, more: &[String]) {
 }
 
 impl AuthContext {
-    pub fn new(transport: &TransportConfig, client_info: &Value) -> Arc<AuthContext> {
-        let (oauth, server) = match transport {
-            TransportConfig::Http(http) => (http.oauth.as_deref().cloned(), Url::parse(&http.url).ok()),
-            TransportConfig::Stdio(_) => (None, None),
+    /// `oauth`: the client's OAuth settings; `server`: the HTTP server's URL (`None`: stdio).
+    pub fn new(oauth: Option<&OAuthConfig>, server: Option<&str>, client_info: &Value) -> Arc<AuthContext> {
+        let (oauth, server) = match server {
+            Some(url) => (oauth.cloned(), Url::parse(url).ok()),
+            None => (None, None),
         };
         let client_name = oauth
             .as_ref()

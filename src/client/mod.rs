@@ -1,8 +1,9 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
-mod cancel;
+mod era_cache;
 mod handlers;
+mod input_modes;
 mod lifecycle;
 mod mrtr;
 mod options;
@@ -11,9 +12,13 @@ mod reply;
 mod session;
 mod skills;
 mod subscription;
+mod tasks;
 
-pub use cancel::CancelToken;
+use crate::base::cancel;
+pub use crate::base::CancelToken;
+pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
+pub use input_modes::{ElicitationModes, ManualInput};
 #[cfg(feature = "fuzzing")]
 pub use options::CONFIG_KEYS;
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
@@ -24,6 +29,7 @@ pub use session::SubscriptionEvent;
 pub use skills::fuzz as skills_fuzz;
 pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
+pub use tasks::{TaskStatusFn, TASKS_EXTENSION};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
@@ -40,12 +46,15 @@ use tokio::time::Instant;
 /// What the server told us about itself at connect time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerInfo {
+    /// The protocol era spoken on this connection.
     pub era: Era,
     /// The negotiated (legacy) or current (modern) protocol version.
     pub protocol_version: String,
+    /// The server's declared capabilities.
     pub capabilities: Value,
     /// The server's `Implementation` object, when it sent one.
     pub server_info: Option<Value>,
+    /// The server's instructions for the model, if it gave any.
     pub instructions: Option<String>,
     /// The raw `server/discover` or `initialize` result.
     pub raw: Value,
@@ -68,13 +77,18 @@ impl ServerInfo {
 /// The four paginated list methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
+    /// `tools/list`
     Tools,
+    /// `prompts/list`
     Prompts,
+    /// `resources/list`
     Resources,
+    /// `resources/templates/list`
     ResourceTemplates,
 }
 
 impl ListKind {
+    /// The list method's name.
     pub fn method(self) -> &'static str {
         match self {
             ListKind::Tools => methods::TOOLS_LIST,
@@ -131,6 +145,8 @@ struct Inner {
     /// A connect has succeeded once: later connects are reconnects (with a policy).
     ever_connected: AtomicBool,
     on_state: RwLock<Option<ConnectionStateFn>>,
+    /// The tasks extension's status listener (`Client::on_task_status`).
+    task_listener: RwLock<Option<TaskStatusFn>>,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -141,10 +157,11 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client for `config`; nothing is started until the first call or [`Client::connect`].
     pub fn new(config: ClientConfig) -> Client {
         Client {
             inner: Arc::new(Inner {
-                auth: crate::auth::AuthContext::new(&config.transport, &config.client_info),
+                auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
                 hooks: Arc::default(),
                 conn: RwLock::new(None),
@@ -155,10 +172,12 @@ impl Client {
                 log_level: RwLock::new(None),
                 ever_connected: AtomicBool::new(false),
                 on_state: RwLock::new(None),
+                task_listener: RwLock::new(None),
             }),
         }
     }
 
+    /// The configuration this client was made with.
     pub fn config(&self) -> &ClientConfig {
         &self.inner.config
     }
@@ -169,12 +188,25 @@ impl Client {
         self.inner.hooks.set_handler(kind, handler);
     }
 
+    /// Answers `elicitation/create` requests (and declares the capability).
     pub fn on_elicitation(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
     }
+    /// Registers the elicitation handler for the given modes and declares exactly those
+    /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
+    /// (`InputRequired`), like a kind without a handler.
+    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
+        self.set_elicitation_handler(Some(Arc::new(handler)), modes);
+    }
+    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it).
+    pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+        self.inner.hooks.set_elicitation(handler, modes);
+    }
+    /// Answers `sampling/createMessage` requests (and declares the capability).
     pub fn on_sampling(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
     }
+    /// Answers `roots/list` requests (and declares the capability).
     pub fn on_roots(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Roots, Some(Arc::new(handler)));
     }
@@ -196,22 +228,30 @@ impl Client {
             return caps.clone();
         }
         let hooks = &self.inner.hooks;
+        let manual = &self.inner.config.manual_input;
         let mut caps = Map::new();
-        if hooks.handler(InputKind::Elicitation).is_some() {
-            caps.insert("elicitation".into(), json!({"form": {}}));
+        if let Some(elicitation) = input_modes::elicitation_capability(hooks.elicitation_modes(), manual.elicitation) {
+            caps.insert("elicitation".into(), elicitation);
         }
-        if hooks.handler(InputKind::Sampling).is_some() {
+        if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
             caps.insert("sampling".into(), json!({}));
         }
-        if hooks.handler(InputKind::Roots).is_some() {
+        if hooks.handler(InputKind::Roots).is_some() || manual.roots {
             let roots = match era {
                 Era::Legacy => json!({"listChanged": true}),
                 Era::Modern => json!({}),
             };
             caps.insert("roots".into(), roots);
         }
+        let mut extensions = Map::new();
         if self.inner.config.skills {
-            caps.insert("extensions".into(), json!({ SKILLS_EXTENSION: {} }));
+            extensions.insert(SKILLS_EXTENSION.into(), json!({}));
+        }
+        if self.inner.config.tasks && era == Era::Modern {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -222,6 +262,7 @@ impl Client {
         self.inner.auth.set_handler(handler);
     }
 
+    /// As [`Client::set_authorization_handler`] with a handler.
     pub fn on_authorization(&self, handler: impl crate::auth::AuthorizationHandler) {
         self.set_authorization_handler(Some(Arc::new(handler)));
     }
@@ -253,6 +294,7 @@ impl Client {
         self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
     }
 
+    /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::SeqCst)
     }
@@ -357,6 +399,11 @@ impl Client {
                             "the server answered {method} with input_required"
                         )));
                     }
+                    if kind == ResultType::Task && !self.task_allowed(method) {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with a task, which this request did not declare it accepts"
+                        )));
+                    }
                     return Ok(result);
                 }
             }
@@ -422,6 +469,8 @@ impl Client {
         }
     }
 
+    /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with
+    /// `isError`, not an `Err`.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.call_tool_reply(name, arguments, opts).await?.into_value()
     }
@@ -445,6 +494,7 @@ impl Client {
             .await
     }
 
+    /// `prompts/get`: prompt `name` filled with `arguments`.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.get_prompt_reply(name, arguments, opts).await?.into_value()
     }
@@ -471,6 +521,7 @@ impl Client {
             .await
     }
 
+    /// `resources/read`: the contents of resource `uri`.
     pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<Value> {
         self.read_resource_reply(uri, opts).await?.into_value()
     }
@@ -593,6 +644,7 @@ impl Client {
             .await
     }
 
+    /// `resources/unsubscribe`: ends a subscription made with [`Client::subscribe_resource`].
     pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
         self.legacy_request(methods::RESOURCES_UNSUBSCRIBE, json!({"uri": uri}), opts)
             .await

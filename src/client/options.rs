@@ -46,9 +46,13 @@ pub enum ConnectMode {
     Pinned(String),
 }
 
+/// How a [`crate::Client`] reaches its server and behaves; [`ClientConfig::new`] gives the
+/// defaults, [`ClientConfig::from_json`] the flat JSON form the C ABI and the bindings use.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
+    /// How to reach the server.
     pub transport: TransportConfig,
+    /// How `connect` chooses the protocol era.
     pub mode: ConnectMode,
     /// `Implementation` object sent as `clientInfo`.
     pub client_info: Value,
@@ -70,6 +74,19 @@ pub struct ClientConfig {
     /// that see it stop offering their fallback tool for loading skills, which a host that
     /// does not load skills itself would then miss.
     pub skills: bool,
+    /// Input kinds declared without a handler, answered by the host from the `InputRequired`
+    /// error (manual input mode; JSON key `manual_input`).
+    pub manual_input: super::input_modes::ManualInput,
+    /// Declare the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): servers may then
+    /// answer `tools/call` with a task, which the call follows to its end. Opt-in.
+    pub tasks: bool,
+    /// OAuth 2.1 authorization of an HTTP server's requests (`crate::auth`): on a 401 the client
+    /// discovers the authorization server and obtains a token itself. Exclusive with the HTTP
+    /// transport's `bearer_token`; unused with stdio.
+    pub oauth: Option<Box<crate::auth::OAuthConfig>>,
+    /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
+    /// [`crate::EraCache::shared`]).
+    pub era_cache: super::EraCache,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -78,8 +95,11 @@ pub struct ClientConfig {
 /// (lists, reads, prompts/get, completion, discover, ping); a `tools/call` never is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconnectPolicy {
+    /// Connects tried before the connection stays lost.
     pub max_attempts: u32,
+    /// The wait before the second attempt (doubling after).
     pub initial_backoff: Duration,
+    /// The longest wait between attempts.
     pub max_backoff: Duration,
 }
 
@@ -140,6 +160,7 @@ impl ReconnectPolicy {
 }
 
 impl ClientConfig {
+    /// The defaults (auto era detection, 60 s timeouts) for `transport`.
     pub fn new(transport: TransportConfig) -> Self {
         ClientConfig {
             transport,
@@ -153,6 +174,18 @@ impl ClientConfig {
             connect_timeout: Duration::from_secs(60),
             reconnect: None,
             skills: false,
+            manual_input: Default::default(),
+            tasks: false,
+            oauth: None,
+            era_cache: super::EraCache::shared(),
+        }
+    }
+
+    /// The HTTP server's URL (`None` for stdio): what OAuth authorizes for.
+    pub(crate) fn http_url(&self) -> Option<&str> {
+        match &self.transport {
+            TransportConfig::Http(http) => Some(&http.url),
+            TransportConfig::Stdio(_) => None,
         }
     }
 }
@@ -160,11 +193,15 @@ impl ClientConfig {
 /// A progress notification for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
+    /// Progress so far (increases with each notification).
     pub progress: f64,
+    /// The total, when the server knows it.
     pub total: Option<f64>,
+    /// A human-readable note from the server.
     pub message: Option<String>,
 }
 
+/// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Options for one call. The default uses the client's timeout and nothing else.
@@ -176,7 +213,9 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Upper bound for the whole call, MRTR rounds and progress resets included.
     pub max_total: Option<Duration>,
+    /// Cancels the call (the server is told, in its era's way).
     pub cancel: Option<CancelToken>,
+    /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,
     /// Extra `_meta` entries (the protocol's reserved keys always win).
     pub meta: Option<Map<String, Value>>,
@@ -187,6 +226,9 @@ pub struct RequestOptions {
     pub input_responses: Option<Value>,
     /// Manual MRTR: the `requestState` to echo on the first leg.
     pub request_state: Option<String>,
+    /// Tasks extension: called with the task on creation and on every change of its status
+    /// (besides the client's own listener, [`super::Client::on_task_status`]).
+    pub on_task_status: Option<super::tasks::TaskStatusFn>,
 }
 
 impl std::fmt::Debug for RequestOptions {
@@ -227,6 +269,8 @@ pub const CONFIG_KEYS: &[&str] = &[
     "connect_timeout_ms",
     "reconnect",
     "skills",
+    "manual_input",
+    "tasks",
 ];
 
 impl ClientConfig {
@@ -243,7 +287,9 @@ impl ClientConfig {
     /// "request_timeout_ms": 60000, "probe_timeout_ms": 5000, "input_required_max_rounds": 10,
     /// "max_pages": 1000, "client_info": {..}, "capabilities": {..}, "max_message_bytes": ..,
     /// "connect_timeout_ms": 60000` (the whole connect; 0: none), `"skills": false` (true declares
-    /// the skills extension), and the opt-in
+    /// the skills extension), `"tasks": false` (true declares the tasks
+    /// extension), `"manual_input": ["elicitation", "elicitation.url", "sampling", "roots"]`
+    /// (kinds declared without a handler, answered by hand), and the opt-in
     /// `"reconnect": {"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`.
     pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
         use crate::error::Error;
@@ -279,6 +325,7 @@ impl ClientConfig {
         };
 
         let max_message_bytes = number("max_message_bytes")?.map(|n| (n as usize).max(1024));
+        let mut oauth = None;
         let transport = match (string("command")?, string("url")?) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid(
@@ -327,19 +374,20 @@ impl ClientConfig {
                     Some(_) => return Err(Error::invalid("allow_insecure_http must be true or false")),
                 };
                 http.resolve = resolve_from_json(obj.get("resolve"))?;
-                http.oauth = match obj.get("oauth") {
+                oauth = match obj.get("oauth") {
                     None | Some(Value::Null) => None,
                     Some(v) => Some(Box::new(crate::auth::OAuthConfig::from_json(v)?)),
                 };
                 if let Some(n) = max_message_bytes {
                     http.max_message_bytes = n;
                 }
-                http.validate()?;
+                http.validate_for(oauth.is_some())?;
                 TransportConfig::Http(http)
             }
         };
 
         let mut config = ClientConfig::new(transport);
+        config.oauth = oauth;
         config.mode = match (string("mode")?.as_deref(), string("protocol_version")?) {
             (_, Some(v)) => ConnectMode::Pinned(v),
             (None | Some("auto"), None) => ConnectMode::Auto,
@@ -375,6 +423,14 @@ impl ClientConfig {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
             Some(_) => return Err(Error::invalid("skills must be true or false")),
+        };
+        if let Some(v) = obj.get("manual_input").filter(|v| !v.is_null()) {
+            config.manual_input = super::input_modes::ManualInput::from_json(v)?;
+        }
+        config.tasks = match obj.get("tasks") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(_) => return Err(Error::invalid("tasks must be true or false")),
         };
         Ok(config)
     }

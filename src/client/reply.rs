@@ -147,7 +147,7 @@ mod tests {
             reply(r#"{"id":1,"result":[1]}"#).unwrap().result_type().unwrap(),
             ResultType::Complete
         );
-        let unknown = reply(r#"{"id":1,"result":{"resultType":"task"}}"#).unwrap();
+        let unknown = reply(r#"{"id":1,"result":{"resultType":"later"}}"#).unwrap();
         assert_eq!(unknown.result_type().unwrap_err().kind(), ErrorKind::ProtocolViolation);
     }
 

@@ -1,15 +1,16 @@
 //! OAuth host integration: the authorization callback (the browser step) answered through an
-//! `mcp_auth_responder`, the token store callbacks, and a redirect-reading helper for tests and
+//! `mcp_responder`, the token store callbacks, and a redirect-reading helper for tests and
 //! automation. Callbacks run on the client's dispatcher thread, like every other callback.
 
-use super::boundary::{ffi_boundary, handle_mut, handle_opt, into_handle, out, take_handle, Handle};
+use super::boundary::{ffi_boundary, handle_mut, out, Borrowable};
 use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::responder::ResponderState;
+use super::responders::mcp_responder;
 use super::status::{mcp_status, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give, opt_str, to_c};
+use super::strings::{arg_str, give, to_c};
 use crate::auth::{AuthorizationHandler, AuthorizationRequest, TokenStore};
 use crate::client::HandlerError;
 use crate::transport::BoxFuture;
@@ -22,8 +23,8 @@ use tokio::sync::oneshot;
 /// The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 /// for the callback) in a browser; the authorization server will redirect it to
 /// `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
-/// (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
-/// (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+/// (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+/// (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
 /// configured) the callback may just open the browser and return: the listener receives the
 /// redirect. Otherwise returning without replying or deferring ends the flow.
 pub type mcp_authorization_fn = Option<
@@ -31,7 +32,7 @@ pub type mcp_authorization_fn = Option<
         userdata: *mut c_void,
         authorization_url: *const c_char,
         redirect_uri: *const c_char,
-        responder: *mut mcp_auth_responder,
+        responder: *mut mcp_responder,
     ),
 >;
 
@@ -46,21 +47,12 @@ pub type mcp_token_load_fn =
 pub type mcp_token_save_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, record_json: *const c_char)>;
 
-// SAFETY: crosses the ABI only as a `Box` made by `into_handle` (the authorization callback's
-// argument), taken back once by a reply or fail call or by the library after the callback.
-unsafe impl Handle for mcp_auth_responder {}
 // SAFETY: never boxed: the slot lives on the library's stack during the load callback, which
 // is the only time the host may pass it back (`mcp_token_slot_set` only borrows it).
-unsafe impl Handle for mcp_token_slot {}
-
-/// The handle an authorization callback completes. Owned by the library during the callback;
-/// after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
-pub struct mcp_auth_responder {
-    state: Arc<ResponderState<Option<String>>>,
-}
+unsafe impl Borrowable for mcp_token_slot {}
 
 struct FfiAuthorizationHandler {
-    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_auth_responder),
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_responder),
     userdata: Arc<Userdata>,
     dispatcher: Arc<Dispatcher>,
 }
@@ -71,13 +63,13 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
-            let responder = into_handle(mcp_auth_responder { state: state.clone() });
+            let responder = mcp_responder::authorization(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
             let untouched = state.untouched();
             if untouched {
                 // Neither consumed nor deferred: the handle is still live and ours.
-                drop(take_handle(responder));
+                mcp_responder::release(responder);
                 state.finish(if loopback {
                     Ok(None) // the loopback listener receives the redirect
                 } else {
@@ -104,6 +96,7 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
 /// server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
 /// exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_authorization(
     client: *mut super::client::mcp_client,
     callback: mcp_authorization_fn,
@@ -127,68 +120,6 @@ pub unsafe extern "C" fn mcp_client_on_authorization(
     })
 }
 
-/// Completes the authorization with the full URL the browser was redirected to (copied): the
-/// library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
-/// (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_reply(
-    responder: *mut mcp_auth_responder,
-    redirect_url: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    ffi_boundary!(err_out, {
-        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
-        match arg_str(redirect_url, "redirect_url") {
-            Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
-            Err(failure) => {
-                responder.state.finish(Err(HandlerError::new(format!(
-                    "the authorization callback replied badly: {}",
-                    failure.message
-                ))));
-                Err(failure)
-            }
-        }
-    })
-}
-
-/// Ends the authorization (the user cancelled, the browser could not open): the waiting call
-/// fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
-/// `responder` (except NULL).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_fail(
-    responder: *mut mcp_auth_responder,
-    message: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    ffi_boundary!(err_out, {
-        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
-        let message = opt_str(message, "message")
-            .ok()
-            .flatten()
-            .unwrap_or("the host did not complete the authorization")
-            .to_string();
-        responder.state.reply(Err(HandlerError::new(message)))
-    })
-}
-
-/// Keeps `responder` alive after the callback returns, for a reply later from any thread.
-/// Only valid inside the callback. A deferred responder must still be completed.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_responder) {
-    ffi_boundary!({
-        if let Some(r) = handle_opt(responder) {
-            r.state.defer();
-        }
-    })
-}
-
-/// True once the answer is no longer wanted (the call was cancelled or timed out, the flow
-/// ended, or the client closed).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_is_cancelled(responder: *const mcp_auth_responder) -> bool {
-    ffi_boundary!({ handle_opt(responder).is_none_or(|r| r.state.is_cancelled()) })
-}
-
 /// Where a token load callback puts the record it found. Valid only during that callback.
 pub struct mcp_token_slot {
     value: Option<Value>,
@@ -197,6 +128,7 @@ pub struct mcp_token_slot {
 /// Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
 /// the save callback received it). Only valid inside the load callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_token_slot_set(
     slot: *mut mcp_token_slot,
     record_json: *const c_char,
@@ -263,6 +195,7 @@ impl TokenStore for FfiTokenStore {
 /// token. Both callbacks NULL restores the in-memory default (credentials live as long as the
 /// client). `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_token_store(
     client: *mut super::client::mcp_client,
     load: mcp_token_load_fn,
@@ -291,14 +224,16 @@ pub unsafe extern "C" fn mcp_client_set_token_store(
 }
 
 /// GETs `authorization_url` once, without following redirects, and returns the absolute
-/// `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+/// `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+/// `MCP_TIMEOUT_DEFAULT` (default: 30 s).
 /// FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
 /// conformance suite's), an authorization callback can reply with this. A real host opens a
 /// browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_auth_fetch_redirect(
     authorization_url: *const c_char,
-    timeout_ms: u32,
+    timeout_ms: i64,
     redirect_url_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
@@ -311,7 +246,11 @@ pub unsafe extern "C" fn mcp_auth_fetch_redirect(
                 "mcp_auth_fetch_redirect blocks; it cannot run on a runtime thread",
             ));
         }
-        let timeout = Duration::from_millis(if timeout_ms == 0 { 30_000 } else { u64::from(timeout_ms) });
+        let timeout = match timeout_ms {
+            0 => Duration::from_secs(30),
+            t if t < 0 => crate::client::timeout_ms("timeout_ms", crate::client::MAX_TIMEOUT_MS)?,
+            t => crate::client::timeout_ms("timeout_ms", t as u64)?,
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -5,7 +5,7 @@
 //! the library. Callbacks run on the client's dispatcher thread, like every other callback.
 
 use super::auth::{mcp_token_load_fn, mcp_token_save_fn, FfiTokenStore};
-use super::boundary::{ffi_boundary, handle_mut, handle_opt, Handle};
+use super::boundary::{ffi_boundary, handle_mut, handle_opt, Borrowable};
 use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{mcp_error, Failure};
@@ -45,9 +45,10 @@ pub struct mcp_assertion_slot {
     value: Option<String>,
 }
 
-// SAFETY: never boxed: the slot lives on the library's stack during the assertion callback, the
-// only time the host may pass it back (`mcp_assertion_slot_set` only borrows it).
-unsafe impl Handle for mcp_assertion_slot {}
+// SAFETY: never boxed (so not a `Handle`, never taken back): the slot lives on the library's
+// stack during the assertion callback, the only time the host may pass it back
+// (`mcp_assertion_slot_set` only borrows it).
+unsafe impl Borrowable for mcp_assertion_slot {}
 
 /// Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
 #[no_mangle]

@@ -7,7 +7,7 @@ use super::dispatcher::Dispatcher;
 use super::engine::Engine;
 use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
-use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_PANIC, MCP_REENTRANT_CALL};
+use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
@@ -141,6 +141,7 @@ fn ignore_sigpipe() {
 /// Creates a client from `config` (copied; the caller still frees it). Nothing is started until
 /// `mcp_client_connect` (or the first call, which connects). Free with `mcp_client_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_new(
     config: *const mcp_config,
     client_out: *mut *mut mcp_client,
@@ -178,28 +179,14 @@ pub unsafe extern "C" fn mcp_client_new(
 /// Connects: starts the server and settles the era (auto: `server/discover`, falling back to
 /// `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
 /// JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
+/// Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+/// `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+/// `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+/// configured timeouts, until the client is closed; with a token that is already cancelled
+/// nothing starts. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_connect(
-    client: *mut mcp_client,
-    server_info_json_out: *mut *mut c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    ffi_boundary!(err_out, {
-        on_client(client, |fc| {
-            let info = fc.block_on(fc.client.connect())?;
-            give_json(server_info_json_out, &info.to_json());
-            Ok(())
-        })
-    })
-}
-
-/// As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
-/// `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
-/// `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
-/// calls, bounded by the configured timeouts, until the client is closed; with a token that is
-/// already cancelled nothing starts. Any thread; not from a callback.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_client_connect_with(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     server_info_json_out: *mut *mut c_char,
@@ -216,8 +203,9 @@ pub unsafe extern "C" fn mcp_client_connect_with(
     })
 }
 
-/// The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+/// The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_server_info(
     client: *const mcp_client,
     server_info_json_out: *mut *mut c_char,
@@ -229,7 +217,7 @@ pub unsafe extern "C" fn mcp_client_server_info(
             let info = fc
                 .client
                 .server_info()
-                .ok_or_else(|| Failure::new(MCP_CLOSED, "not connected"))?;
+                .ok_or_else(|| Failure::new(MCP_NOT_CONNECTED, "call mcp_client_connect first"))?;
             give_json(server_info_json_out, &info.to_json());
             Ok(())
         })
@@ -292,6 +280,7 @@ fn list_kind(kind: i32) -> Result<ListKind, Failure> {
 /// One page of tools, prompts, resources or templates (`MCP_LIST_*`). `cursor` (may be NULL)
 /// is the previous page's `nextCursor`. Result: the raw list result JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list(
     client: *mut mcp_client,
     kind: i32,
@@ -311,6 +300,7 @@ pub unsafe extern "C" fn mcp_client_list(
 /// Every page of a list, merged: `{"tools": [...]}` (or prompts, resources,
 /// resourceTemplates). Bounded by the `max_pages` setting.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list_all(
     client: *mut mcp_client,
     kind: i32,
@@ -343,6 +333,7 @@ fn with_input(
 /// missing the call fails with `MCP_INPUT_REQUIRED` (see `mcp_error_input_requests_json`).
 /// A tool error (`isError: true`) is `MCP_OK` with the `CallToolResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_call_tool(
     client: *mut mcp_client,
     name: *const c_char,
@@ -366,6 +357,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
 /// `prompts/get`; `arguments_json` is an object of strings (may be NULL). MRTR as for
 /// `mcp_client_call_tool`. Result: the `GetPromptResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_get_prompt(
     client: *mut mcp_client,
     name: *const c_char,
@@ -388,6 +380,7 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
 
 /// `resources/read`. MRTR as for `mcp_client_call_tool`. Result: the `ReadResourceResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_read_resource(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -409,6 +402,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
 /// `completion/complete` with `params_json` `{ref, argument, context?}`. Result: the
 /// `CompleteResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_complete(
     client: *mut mcp_client,
     params_json: *const c_char,
@@ -427,6 +421,7 @@ pub unsafe extern "C" fn mcp_client_complete(
 /// Any request by method name, for methods this library does not model; `params_json` (a JSON
 /// object, may be NULL) gets the era's `_meta`. MRTR is driven for the three MRTR methods.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_request(
     client: *mut mcp_client,
     method: *const c_char,
@@ -445,7 +440,7 @@ pub unsafe extern "C" fn mcp_client_request(
 }
 
 /// Runs a call whose result is not JSON (its future on this thread's stack, as in `call`).
-fn act<'a, F: Future<Output = Result<(), Error>>>(
+pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
@@ -461,6 +456,7 @@ fn act<'a, F: Future<Output = Result<(), Error>>>(
 
 /// Legacy `ping` (`MCP_UNSUPPORTED` on modern servers, which removed it).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_ping(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
@@ -474,6 +470,7 @@ pub unsafe extern "C" fn mcp_client_ping(
 /// Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
 /// servers get it in every later request's `_meta`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_log_level(
     client: *mut mcp_client,
     level: *const c_char,
@@ -491,6 +488,7 @@ pub unsafe extern "C" fn mcp_client_set_log_level(
 /// Legacy `resources/subscribe`; updates arrive at the notification listener
 /// (modern servers: use `mcp_client_listen`).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_subscribe_resource(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -507,6 +505,7 @@ pub unsafe extern "C" fn mcp_client_subscribe_resource(
 
 /// Legacy `resources/unsubscribe`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -523,6 +522,7 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
 
 /// Tells a legacy server the host's roots changed (no-op on modern servers).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_notify_roots_changed(
     client: *mut mcp_client,
     err_out: *mut *mut mcp_error,

@@ -35,10 +35,13 @@ unsafe impl Handle for mcp_config {}
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
 /// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
 /// `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
-/// the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
+/// the skills extension, see `mcp_client_list_skills`), `tasks` (true declares the tasks
+/// extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
+/// and the opt-in `reconnect`
 /// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
 /// `mcp_client_on_connection_state`). Free with `mcp_config_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,
     config_out: *mut *mut mcp_config,
@@ -64,7 +67,11 @@ fn edit(
 }
 
 /// Sets one setting to the value `value` computes (which may refuse the argument).
-fn set(config: *mut mcp_config, key: &str, value: impl FnOnce() -> Result<Value, Failure>) -> Result<(), Failure> {
+pub(crate) fn set(
+    config: *mut mcp_config,
+    key: &str,
+    value: impl FnOnce() -> Result<Value, Failure>,
+) -> Result<(), Failure> {
     edit(config, |s| {
         s.insert(key.into(), value()?);
         Ok(())
@@ -78,6 +85,7 @@ fn set_string(config: *mut mcp_config, key: &str, value: *const c_char, name: &s
 
 /// The server command (stdio): a program name looked up in PATH, or a path.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_command(
     config: *mut mcp_config,
     command: *const c_char,
@@ -88,6 +96,7 @@ pub unsafe extern "C" fn mcp_config_set_command(
 
 /// Appends one argument for the server command.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_add_arg(
     config: *mut mcp_config,
     arg: *const c_char,
@@ -107,6 +116,7 @@ pub unsafe extern "C" fn mcp_config_add_arg(
 
 /// Sets one environment variable for the server process.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_env(
     config: *mut mcp_config,
     name: *const c_char,
@@ -132,6 +142,7 @@ pub unsafe extern "C" fn mcp_config_set_env(
 /// out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
 /// (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_env_mode(
     config: *mut mcp_config,
     mode: i32,
@@ -153,6 +164,7 @@ pub unsafe extern "C" fn mcp_config_set_env_mode(
 
 /// The server's working directory.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_cwd(
     config: *mut mcp_config,
     dir: *const c_char,
@@ -163,6 +175,7 @@ pub unsafe extern "C" fn mcp_config_set_cwd(
 
 /// The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_url(
     config: *mut mcp_config,
     url: *const c_char,
@@ -173,6 +186,7 @@ pub unsafe extern "C" fn mcp_config_set_url(
 
 /// Adds an HTTP header sent with every request (HTTP transports).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_add_header(
     config: *mut mcp_config,
     name: *const c_char,
@@ -196,6 +210,7 @@ pub unsafe extern "C" fn mcp_config_add_header(
 /// only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
 /// `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_bearer_token(
     config: *mut mcp_config,
     token: *const c_char,
@@ -249,6 +264,7 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// a refresh token twice). A refused grant fails with `MCP_AUTH_REQUIRED` and its OAuth error
 /// code in `mcp_error_oauth_error`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_oauth(
     config: *mut mcp_config,
     oauth_json: *const c_char,
@@ -268,6 +284,7 @@ pub unsafe extern "C" fn mcp_config_set_oauth(
 
 /// `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_mode(
     config: *mut mcp_config,
     mode: i32,
@@ -289,6 +306,7 @@ pub unsafe extern "C" fn mcp_config_set_mode(
 
 /// Pins one protocol version (e.g. "2025-06-18"); its era follows. Overrides the mode.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_protocol_version(
     config: *mut mcp_config,
     version: *const c_char,
@@ -297,23 +315,33 @@ pub unsafe extern "C" fn mcp_config_set_protocol_version(
     ffi_boundary!(err_out, { set_string(config, "protocol_version", version, "version") })
 }
 
-/// Default per-request timeout in milliseconds (default 60000; 0: none).
+/// The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+/// negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
     config: *mut mcp_config,
-    timeout_ms: u64,
+    timeout_ms: i64,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        set(config, "request_timeout_ms", || {
-            crate::client::timeout_ms("timeout_ms", timeout_ms).map_err(|e| Failure::invalid(e.message()))?;
-            Ok(json!(timeout_ms))
+        edit(config, |s| {
+            match timeout_ms {
+                0 => s.remove("request_timeout_ms"),
+                t if t < 0 => s.insert("request_timeout_ms".into(), json!(0)),
+                t => {
+                    crate::client::timeout_ms("timeout_ms", t as u64).map_err(|e| Failure::invalid(e.message()))?;
+                    s.insert("request_timeout_ms".into(), json!(t))
+                }
+            };
+            Ok(())
         })
     })
 }
 
 /// How many `input_required` rounds are driven automatically (default 10).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     config: *mut mcp_config,
     rounds: u32,
@@ -328,6 +356,7 @@ pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
 /// capabilities (default false). Only a host that loads skills itself should: servers seeing it
 /// stop offering their fallback tool for loading skills.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_skills(
     config: *mut mcp_config,
     enabled: bool,

@@ -32,6 +32,7 @@ pub type mcp_connection_state_fn =
 /// `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
 /// `MCP_CONNECTION_FAILED`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_connection_state(
     client: *mut super::client::mcp_client,
     listener: mcp_connection_state_fn,

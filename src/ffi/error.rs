@@ -65,6 +65,10 @@ pub struct mcp_error {
     www_authenticate: Option<CString>,
     /// The registered OAuth error code behind an authorization failure.
     oauth_error: Option<CString>,
+    /// `MCP_URL_ELICITATION_REQUIRED`: the server's `data.elicitations` (see `ffi::elicitation`).
+    pub(crate) elicitations_json: Option<CString>,
+    /// `MCP_INPUT_REQUIRED`: the requests no handler answers (see `ffi::elicitation`).
+    pub(crate) unanswered_json: Option<CString>,
 }
 
 // SAFETY: crosses the ABI only as a `Box` made by `into_handle` (`report`), freed by `mcp_error_free`.
@@ -104,6 +108,12 @@ impl mcp_error {
                 .and_then(|e| e.www_authenticate())
                 .map(|w| to_c(w.to_string())),
             oauth_error: f.source.as_ref().and_then(|e| e.oauth_error()).map(to_c),
+            elicitations_json: f
+                .source
+                .as_ref()
+                .and_then(|e| e.elicitations())
+                .map(|v| to_c(v.to_string())),
+            unanswered_json: input.map(|i| to_c(i.unanswered.to_string())),
         }
     }
 
@@ -122,12 +132,13 @@ pub(crate) fn report(err_out: *mut *mut mcp_error, failure: Failure) -> mcp_stat
     status
 }
 
-fn borrow_str(s: &Option<CString>) -> *const c_char {
+pub(crate) fn borrow_str(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }
 
 /// The error's status code (`MCP_INVALID_ARG` for a NULL error).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_error_status(error: *const mcp_error) -> mcp_status {
     ffi_boundary!({ handle_opt(error).map_or(MCP_INVALID_ARG, |e| e.status) })
 }

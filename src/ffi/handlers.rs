@@ -1,15 +1,15 @@
 //! Host callbacks: input handlers (elicitation, sampling, roots) answered through responders,
 //! and listeners for notifications and log lines. All run on the client's dispatcher thread.
 
-use super::boundary::{ffi_boundary, handle_opt, into_handle, take_handle, Handle};
+use super::boundary::ffi_boundary;
 use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
 use super::error::{mcp_error, Failure};
 use super::responder::ResponderState;
-use super::status::{mcp_status, MCP_INVALID_JSON};
-use super::strings::{arg_str, opt_str, to_c};
+use super::responders::mcp_responder;
+use super::status::mcp_status;
+use super::strings::to_c;
 use crate::client::{HandlerError, InputHandler, InputKind, InputRequest, LogLine, NotificationFn};
-use crate::protocol::codes;
 use crate::transport::BoxFuture;
 use serde_json::{json, Value};
 use std::ffi::{c_char, c_void};
@@ -72,16 +72,6 @@ impl Drop for Userdata {
     }
 }
 
-/// The handle an input handler completes. Owned by the library during the callback; after
-/// `mcp_responder_defer`, owned by the host until a reply call consumes it.
-pub struct mcp_responder {
-    state: Arc<ResponderState<Value>>,
-}
-
-// SAFETY: crosses the ABI only as a `Box` made by `into_handle` (the input callback's argument),
-// taken back once by a reply call or by the library after the callback.
-unsafe impl Handle for mcp_responder {}
-
 struct FfiInputHandler {
     callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
     userdata: Arc<Userdata>,
@@ -104,7 +94,7 @@ impl InputHandler for FfiInputHandler {
                 state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
                 return;
             }
-            let responder = into_handle(mcp_responder { state: state.clone() });
+            let responder = mcp_responder::input(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(
@@ -118,7 +108,7 @@ impl InputHandler for FfiInputHandler {
             if state.untouched() {
                 // Neither replied nor deferred: the responder is still ours; that means "declined".
                 // Not consumed (phase unchanged): the handle is still live and ours.
-                drop(take_handle(responder));
+                mcp_responder::release(responder);
                 state.finish(default_answer(kind));
             }
         }));
@@ -148,23 +138,32 @@ fn register(
 ) -> Result<(), Failure> {
     let userdata = Userdata::new(userdata, userdata_free);
     on_client(client, move |fc: &FfiClient| {
-        let handler = callback.map(|callback| {
-            Arc::new(FfiInputHandler {
-                callback,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-                kind,
-            }) as Arc<dyn InputHandler>
-        });
+        let handler = callback.map(|callback| input_handler(fc, kind, callback, userdata));
         fc.client.set_handler(kind, handler);
         Ok(())
     })
 }
 
+/// A C input handler as the client's `InputHandler` (also used by `mcp_client_on_elicitation_modes`).
+pub(crate) fn input_handler(
+    fc: &FfiClient,
+    kind: InputKind,
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
+    userdata: Arc<Userdata>,
+) -> Arc<dyn InputHandler> {
+    Arc::new(FfiInputHandler {
+        callback,
+        userdata,
+        dispatcher: fc.dispatcher.clone(),
+        kind,
+    })
+}
+
 /// Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-/// `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+/// `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
 /// `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_elicitation(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -180,6 +179,7 @@ pub unsafe extern "C" fn mcp_client_on_elicitation(
 /// Registers the `sampling/createMessage` handler and declares `sampling`. As
 /// `mcp_client_on_elicitation`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_sampling(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -194,6 +194,7 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
 
 /// Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_roots(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -208,6 +209,7 @@ pub unsafe extern "C" fn mcp_client_on_roots(
 
 /// Sets (NULL: removes) the notification listener. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_notification_handler(
     client: *mut super::client::mcp_client,
     listener: mcp_notification_fn,
@@ -236,6 +238,7 @@ pub unsafe extern "C" fn mcp_client_set_notification_handler(
 
 /// Sets (NULL: removes) the log listener. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_log_handler(
     client: *mut super::client::mcp_client,
     listener: mcp_log_fn,
@@ -262,84 +265,4 @@ pub unsafe extern "C" fn mcp_client_set_log_handler(
             Ok(())
         })
     })
-}
-
-/// Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
-/// `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
-/// `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
-/// when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_reply_json(
-    responder: *mut mcp_responder,
-    result_json: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    ffi_boundary!(err_out, {
-        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
-        let parsed = arg_str(result_json, "result_json").and_then(|text| {
-            serde_json::from_str::<Value>(text)
-                .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("result_json is not valid JSON: {e}")))
-                .and_then(|v| {
-                    if v.is_object() {
-                        Ok(v)
-                    } else {
-                        Err(Failure::invalid("result_json must be a JSON object"))
-                    }
-                })
-        });
-        match parsed {
-            Ok(value) => responder.state.reply(Ok(value)),
-            Err(failure) => {
-                responder.state.finish(Err(HandlerError::new(format!(
-                    "the handler replied badly: {}",
-                    failure.message
-                ))));
-                Err(failure)
-            }
-        }
-    })
-}
-
-/// Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
-/// constants name the usual ones) and `message` (NULL: a generic message). On a modern
-/// connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
-/// this error. Always consumes `responder` (except NULL).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_reply_error(
-    responder: *mut mcp_responder,
-    code: i64,
-    message: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    ffi_boundary!(err_out, {
-        let responder = take_handle(responder).ok_or_else(|| Failure::null("responder"))?;
-        let message = opt_str(message, "message")
-            .ok()
-            .flatten()
-            .unwrap_or("the handler refused")
-            .to_string();
-        let code = if code == 0 { codes::INTERNAL_ERROR } else { code };
-        responder.state.reply(Err(HandlerError {
-            code: Some(code),
-            message,
-        }))
-    })
-}
-
-/// Keeps `responder` alive after the callback returns, for a reply later from any thread.
-/// Only valid inside the handler callback. A deferred responder must still be completed.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_defer(responder: *mut mcp_responder) {
-    ffi_boundary!({
-        if let Some(r) = handle_opt(responder) {
-            r.state.defer();
-        }
-    })
-}
-
-/// True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
-/// or the client closed).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_is_cancelled(responder: *const mcp_responder) -> bool {
-    ffi_boundary!({ handle_opt(responder).is_none_or(|r| r.state.is_cancelled()) })
 }

@@ -21,6 +21,7 @@ fn lookup(json: *const c_char, pointer: *const c_char) -> Result<Value, Failure>
 /// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
 /// `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_json_pointer(
     json: *const c_char,
     pointer: *const c_char,
@@ -37,6 +38,7 @@ pub unsafe extern "C" fn mcp_json_pointer(
 /// The string at `pointer` in `json`, unquoted. `MCP_INVALID_ARG` when there is no such value
 /// or it is not a string. Free the output with `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_json_string(
     json: *const c_char,
     pointer: *const c_char,

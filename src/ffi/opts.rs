@@ -1,9 +1,10 @@
 //! `mcp_call_opts`: per-call options, a versioned by-value struct.
 
-use super::boundary::{arg_opt, ffi_boundary, handle_opt, put};
+use super::boundary::{arg_opt, ffi_boundary, handle_opt, out};
 use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
+use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{opt_json_object, opt_str};
 use crate::client::{timeout_ms, CancelToken, Progress, RequestOptions};
 use serde_json::Value;
@@ -11,8 +12,17 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The layout version `mcp_call_opts_init` writes.
+/// The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+/// fields, each new layout with a new version; the library reads only the fields of the version
+/// the caller initialised, so a program built against an older header keeps working.
 pub const MCP_CALL_OPTS_VERSION: u32 = 1;
+
+/// Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+/// milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+/// default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+pub const MCP_TIMEOUT_DEFAULT: i64 = 0;
+/// See `MCP_TIMEOUT_DEFAULT`.
+pub const MCP_TIMEOUT_NONE: i64 = -1;
 
 /// The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 /// about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
@@ -27,11 +37,12 @@ pub type mcp_progress_fn =
 /// borrowed for the duration of the call only.
 #[repr(C)]
 pub struct mcp_call_opts {
-    /// `MCP_CALL_OPTS_VERSION`, set by `mcp_call_opts_init`.
+    /// The layout version, set by `mcp_call_opts_init`; do not change it.
     pub version: u32,
-    /// Per-request timeout: 0 uses the client default, negative means none.
+    /// Per-request timeout (see `MCP_TIMEOUT_DEFAULT`; default: the client's request timeout).
     pub timeout_ms: i64,
-    /// Cap for the whole call (MRTR rounds and progress resets included); 0 or negative: none.
+    /// Cap for the whole call, MRTR rounds and progress resets included (see
+    /// `MCP_TIMEOUT_DEFAULT`; default: none).
     pub max_total_ms: i64,
     /// Restart the timeout on each progress notification (a progress token is sent).
     pub reset_timeout_on_progress: bool,
@@ -47,24 +58,32 @@ pub struct mcp_call_opts {
     pub progress_userdata: *mut c_void,
 }
 
-/// Fills `opts` with defaults. Call before setting fields.
+/// Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+/// setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+/// than the library): `opts` is then left unchanged and must not be used.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
+#[must_use]
+pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts, version: u32) -> mcp_status {
     ffi_boundary!({
-        put(
-            opts,
-            mcp_call_opts {
-                version: MCP_CALL_OPTS_VERSION,
-                timeout_ms: 0,
-                max_total_ms: 0,
-                reset_timeout_on_progress: false,
-                cancel: std::ptr::null(),
-                meta_json: std::ptr::null(),
-                log_level: std::ptr::null(),
-                on_progress: None,
-                progress_userdata: std::ptr::null_mut(),
-            },
-        )
+        if !(1..=MCP_CALL_OPTS_VERSION).contains(&version) {
+            return MCP_INVALID_ARG;
+        }
+        let Ok(opts) = out(opts, "opts") else {
+            return MCP_NULL_ARG;
+        };
+        // Version 1 is the whole struct; a later version writes only its own prefix here.
+        *opts = mcp_call_opts {
+            version: MCP_CALL_OPTS_VERSION,
+            timeout_ms: 0,
+            max_total_ms: 0,
+            reset_timeout_on_progress: false,
+            cancel: std::ptr::null(),
+            meta_json: std::ptr::null(),
+            log_level: std::ptr::null(),
+            on_progress: None,
+            progress_userdata: std::ptr::null_mut(),
+        };
+        MCP_OK
     })
 }
 
@@ -106,16 +125,16 @@ pub(crate) fn request_options(
     let Some(o) = arg_opt(opts) else {
         return Ok((RequestOptions::default(), None));
     };
-    if o.version != MCP_CALL_OPTS_VERSION {
+    if !(1..=MCP_CALL_OPTS_VERSION).contains(&o.version) {
         return Err(Failure::invalid(
-            "mcp_call_opts has an unknown version: call mcp_call_opts_init first",
+            "mcp_call_opts has an unknown version: initialise it with mcp_call_opts_init",
         ));
     }
     let ms = |key: &str, ms: i64| timeout_ms(key, ms as u64).map_err(|e| Failure::invalid(e.message()));
     let mut ro = RequestOptions {
         timeout: match o.timeout_ms {
-            0 => None,
-            t if t < 0 => Some(Duration::ZERO),
+            MCP_TIMEOUT_DEFAULT => None,
+            t if t <= MCP_TIMEOUT_NONE => Some(Duration::ZERO),
             t => Some(ms("timeout_ms", t)?),
         },
         max_total: match o.max_total_ms {

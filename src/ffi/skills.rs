@@ -20,6 +20,7 @@ use std::ffi::c_char;
 /// the `max_pages` setting. Any thread; not from a callback. Free the result with
 /// `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list_skills(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
@@ -38,6 +39,7 @@ pub unsafe extern "C" fn mcp_client_list_skills(
 /// skill's; `MCP_JSONRPC_ERROR` (-32602) for a URI the server does not serve; `MCP_UNSUPPORTED`
 /// as for `mcp_client_list_skills`. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_get_skill(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -65,6 +67,7 @@ pub unsafe extern "C" fn mcp_client_get_skill(
 /// `mcp_client_get_skill` and ask the user to approve again if its files changed. Nothing is
 /// cached. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_read_skill_file(
     client: *mut mcp_client,
     entry_json: *const c_char,

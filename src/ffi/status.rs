@@ -15,9 +15,12 @@ pub const MCP_INVALID_JSON: mcp_status = 3;
 pub const MCP_INVALID_ARG: mcp_status = 4;
 pub const MCP_CLOSED: mcp_status = 5;
 pub const MCP_REENTRANT_CALL: mcp_status = 6;
-pub const MCP_ALREADY_USED: mcp_status = 7;
+// 7 is retired (MCP_ALREADY_USED was never returned: a consumed handle cannot be detected).
 pub const MCP_UNSUPPORTED: mcp_status = 8;
 pub const MCP_FORKED: mcp_status = 9;
+/// The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+/// `MCP_CLOSED` is only for a client that was closed.
+pub const MCP_NOT_CONNECTED: mcp_status = 10;
 // 100–199: transport
 pub const MCP_IO: mcp_status = 100;
 pub const MCP_TIMEOUT: mcp_status = 101;
@@ -35,6 +38,8 @@ pub const MCP_CAPABILITY_MISSING: mcp_status = 203;
 pub const MCP_INPUT_REQUIRED: mcp_status = 300;
 pub const MCP_INPUT_ROUNDS_EXCEEDED: mcp_status = 301;
 pub const MCP_HANDLER_FAILED: mcp_status = 302;
+/// A legacy server answered -32042: the user must open the URLs of
+/// `mcp_error_elicitations_json`, then the call may be retried.
 pub const MCP_URL_ELICITATION_REQUIRED: mcp_status = 303;
 /// A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 /// the listed entry, or the entry breaks the structural rules. No content is returned.
@@ -63,6 +68,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::InputRoundsExceeded => MCP_INPUT_ROUNDS_EXCEEDED,
         ErrorKind::HandlerFailed => MCP_HANDLER_FAILED,
         ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
+        ErrorKind::UrlElicitationRequired => MCP_URL_ELICITATION_REQUIRED,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
@@ -77,9 +83,9 @@ fn text(status: i32) -> &'static [u8] {
         MCP_INVALID_ARG => b"invalid argument\0",
         MCP_CLOSED => b"the client is closed\0",
         MCP_REENTRANT_CALL => b"blocking call from a callback or runtime thread\0",
-        MCP_ALREADY_USED => b"the object was already used\0",
         MCP_UNSUPPORTED => b"not supported by this server, era or build\0",
         MCP_FORKED => b"the client was created before fork()\0",
+        MCP_NOT_CONNECTED => b"the client is not connected yet\0",
         MCP_IO => b"transport I/O error\0",
         MCP_TIMEOUT => b"timed out\0",
         MCP_CANCELLED => b"cancelled\0",

@@ -25,6 +25,7 @@ unsafe impl Handle for mcp_subscription {}
 /// `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
 /// server's acknowledgement. Free with `mcp_subscription_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_listen(
     client: *mut mcp_client,
     filter_json: *const c_char,
@@ -47,6 +48,7 @@ pub unsafe extern "C" fn mcp_client_listen(
 
 /// The filter the server acknowledged (the subset it honours), as JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_acknowledged(
     subscription: *const mcp_subscription,
     filter_json_out: *mut *mut c_char,
@@ -60,11 +62,13 @@ pub unsafe extern "C" fn mcp_subscription_acknowledged(
     })
 }
 
-/// Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+/// Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+/// notification and writes it as
 /// `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
 /// once the subscription ended gracefully; another status when it ended with an error
 /// (`MCP_IO` when 1024 events waited untaken and more came).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_next(
     subscription: *mut mcp_subscription,
     timeout_ms: i64,
@@ -104,6 +108,7 @@ pub unsafe extern "C" fn mcp_subscription_next(
 /// Ends the subscription (the server is told); pending and later `next` calls return
 /// `MCP_CANCELLED`/`MCP_CLOSED`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_cancel(
     subscription: *mut mcp_subscription,
     err_out: *mut *mut mcp_error,

@@ -4,7 +4,7 @@ use super::boundary::ffi_boundary;
 use std::ffi::c_char;
 
 /// Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
-pub const MCP_ABI_VERSION: u32 = 1;
+pub const MCP_ABI_VERSION: u32 = 2;
 
 /// "mcp_client/<semver>": static, never freed.
 #[no_mangle]

@@ -23,6 +23,7 @@ pub const ROOTS_LIST: &str = "roots/list";
 
 pub const NOTIFY_CANCELLED: &str = "notifications/cancelled";
 pub const NOTIFY_PROGRESS: &str = "notifications/progress";
+#[allow(dead_code)] // named with its siblings; it reaches the host as any notification does
 pub const NOTIFY_MESSAGE: &str = "notifications/message";
 pub const NOTIFY_ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
 

@@ -43,6 +43,8 @@ extern const struct test_case auth_tests[];
 extern const size_t auth_tests_count;
 extern const struct test_case skills_tests[];
 extern const size_t skills_tests_count;
+extern const struct test_case elicit_tasks_tests[];
+extern const size_t elicit_tasks_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 

@@ -215,7 +215,8 @@ static void answer_name(void *userdata, const char *method, const char *params,
     (void)len;
     struct name_handler *h = (struct name_handler *)userdata;
     AINC(&h->calls);
-    mcp_responder_reply_json(r, ACCEPT_NAME("Thread"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Thread"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void *mrtr_worker(void *arg)
@@ -327,7 +328,7 @@ static void *blocked_call(void *arg)
 {
     struct blocked *b = (struct blocked *)arg;
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    EXPECT(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = -1; /* no timeout: only close can end it */
     char *out = NULL;
     mcp_error *err = NULL;
@@ -385,7 +386,7 @@ static void *call_with_token(void *arg)
 {
     struct token_call *t = (struct token_call *)arg;
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    EXPECT(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = t->tok;
     opts.timeout_ms = -1;
     char *out = NULL;
@@ -439,7 +440,7 @@ static void test_shared_cancel_token(void)
     mcp_string_free(out);
     /* later calls with the cancelled token fail at once; others work */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = tok;
     out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -467,7 +468,7 @@ static void *connect_thread(void *arg)
 {
     struct connecting *k = (struct connecting *)arg;
     mcp_error *err = NULL;
-    k->st = mcp_client_connect(k->c, NULL, &err);
+    k->st = mcp_client_connect(k->c, NULL, NULL, &err);
     k->returned_at = now_ms();
     mcp_error_free(err);
     return NULL;
@@ -530,7 +531,7 @@ static void try_blocking_calls(struct reentry *r)
     TRY(call_tool, mcp_client_call_tool(r->c, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out,
                                         &err));
     TRY(list, mcp_client_list(r->c, MCP_LIST_TOOLS, NULL, NULL, &out, &err));
-    TRY(connect, mcp_client_connect(r->c, &out, &err));
+    TRY(connect, mcp_client_connect(r->c, NULL, &out, &err));
     TRY(ping, mcp_client_ping(r->c, NULL, &err));
     TRY(request, mcp_client_request(r->c, "tools/list", NULL, NULL, &out, &err));
     TRY(set_level, mcp_client_set_log_level(r->c, "info", NULL, &err));
@@ -578,7 +579,8 @@ static void reentrant_input(void *userdata, const char *method, const char *para
     (void)len;
     struct reentry *r = (struct reentry *)userdata;
     try_blocking_calls(r);
-    mcp_responder_reply_json(responder, ACCEPT_NAME("Reentrant"), NULL);
+    mcp_status answered = mcp_responder_reply_json(responder, ACCEPT_NAME("Reentrant"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void reentrant_progress(void *userdata, double p, double t, const char *m)
@@ -626,7 +628,7 @@ static void test_reentrant_calls(void)
     CHECK_STATUS(mcp_client_on_elicitation(c, reentrant_input, &in, NULL, &err), MCP_OK, err);
     CHECK_STATUS(mcp_client_set_notification_handler(c, reentrant_notification, &note, NULL, &err),
                  MCP_OK, err);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     mcp_subscription *sub = NULL;
     CHECK_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err), MCP_OK,
                  err);
@@ -640,7 +642,7 @@ static void test_reentrant_calls(void)
 
     /* from a progress callback */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.on_progress = reentrant_progress;
     opts.progress_userdata = &prog;
     opts.log_level = "info"; /* and from the notification listener (the log message) */
@@ -661,7 +663,7 @@ static void test_reentrant_calls(void)
     CHECK(c != NULL);
     reentry_init(&logr, c);
     CHECK_STATUS(mcp_client_set_log_handler(c, reentrant_log, &logr, NULL, &err), MCP_OK, err);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(wait_count(&logr.ran, 1, tscale(3000)));
     if (ALOAD(&logr.ran) >= 1)
         check_reentry("log listener", &logr, false, false); /* may run while connecting */
@@ -770,7 +772,7 @@ static void test_free_from_callback(void)
     mcp_error *err = NULL;
     CHECK_STATUS(mcp_client_set_log_handler(f.c, free_in_log, &f, freeing_free, &err), MCP_OK,
                  err);
-    mcp_status st = mcp_client_connect(f.c, NULL, &err);
+    mcp_status st = mcp_client_connect(f.c, NULL, NULL, &err);
     EXPECT_STATUS(st, MCP_OK, err);
     mcp_error_free(err);
     err = NULL;
@@ -806,7 +808,8 @@ static void input_noop(void *ud, const char *m, const char *p, size_t n, mcp_res
     (void)m;
     (void)p;
     (void)n;
-    mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    mcp_status answered = mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void notification_noop(void *ud, const char *m, const char *p, size_t n)
@@ -915,7 +918,8 @@ static void block_until_go(void *userdata, const char *m, const char *p, size_t 
     wait_count(&b->go, 1, tscale(3000));
     if (ALOAD(&b->ud.frees) != 0)
         b->ud.after_free++;
-    mcp_responder_reply_json(r, ACCEPT_NAME("Blocked"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Blocked"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void *call_elicit_once(void *arg)
@@ -1076,7 +1080,7 @@ static void test_no_log_callback_after_free(void)
     memset(&k, 0, sizeof k);
     k.delay_ms = 1;
     EXPECT_STATUS(mcp_client_set_log_handler(c, count_log, &k, counting_free, &err), MCP_OK, err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(wait_count(&k.count, 50, tscale(3000)));
     double t0 = now_ms();
     mcp_client_free(c);
@@ -1142,7 +1146,7 @@ static void child_uses_parent_client(void *arg)
     mcp_error_free(err);
     err = NULL;
     child_step(2);
-    if (mcp_client_connect(f->c, NULL, NULL) != MCP_FORKED)
+    if (mcp_client_connect(f->c, NULL, NULL, NULL) != MCP_FORKED)
         child_exit(11);
     child_step(3);
     if (mcp_client_listen(f->c, "{\"toolsListChanged\":true}", NULL, NULL, NULL) == MCP_OK)
@@ -1280,7 +1284,7 @@ static void child_writes_to_closed_pipe(void *arg)
         child_exit(21);
     mcp_config_free(cfg);
     sleep_ms(100); /* nothing yet: the server starts at connect */
-    mcp_status st = mcp_client_connect(c, NULL, NULL);
+    mcp_status st = mcp_client_connect(c, NULL, NULL, NULL);
     mcp_client_free(c);
     child_exit(st == MCP_OK ? 22 : 0);
 }
@@ -1324,7 +1328,7 @@ static void test_close_kills_process_group(void)
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
                   err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(collector_wait(col, "grandchild pid ", tscale(3000)));
     char *text = collector_text(col);
     long pid = 0;

@@ -34,6 +34,7 @@ TEST(http, connect_call_and_mrtr) {
     if (server.url().empty()) t::fail(__FILE__, __LINE__, "HTTP fixture did not start: " + server.error());
     mcp::Options options;
     options.bearer_token = "cpp-test-token";
+    options.extra_json = R"({"manual_input":["elicitation"]})";  // answered by hand below
     auto client = mcp::Client::http(server.url(), {{"X-Test-Header", "cpp"}}, options);
     std::string info = client.connect();
     CHECK_CONTAINS(info, "mcp-fixture-server");

@@ -31,7 +31,6 @@ from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._errors import (
-    AlreadyUsedError,
     AuthRequiredError,
     CancelledError,
     CapabilityMissingError,
@@ -46,6 +45,7 @@ from ._errors import (
     InternalError,
     InvalidArgumentError,
     MCPError,
+    NotConnectedError,
     MCPTimeoutError,
     MessageTooLargeError,
     PanicError,
@@ -89,10 +89,10 @@ __all__ = [
     "ReplyError",
     "fetch_redirect",
     "MCPError",
+    "NotConnectedError",
     "InvalidArgumentError",
     "ClosedError",
     "ReentrantCallError",
-    "AlreadyUsedError",
     "UnsupportedError",
     "ForkedError",
     "TransportError",

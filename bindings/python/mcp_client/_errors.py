@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from . import _ffi
 from ._library import lib
@@ -79,8 +79,8 @@ class ReentrantCallError(MCPError):
     """MCP_REENTRANT_CALL: a blocking call from a handler or listener on the same client."""
 
 
-class AlreadyUsedError(MCPError):
-    """MCP_ALREADY_USED."""
+class NotConnectedError(MCPError):
+    """MCP_NOT_CONNECTED: the client has not connected yet (``server_info`` before ``connect``)."""
 
 
 class UnsupportedError(MCPError):
@@ -178,7 +178,23 @@ class InputError(MCPError):
 
 class InputRequiredError(InputError):
     """MCP_INPUT_REQUIRED: no handler for an input request. Answer ``input_requests`` yourself
-    and retry the same call with ``input_responses=...`` and ``request_state=e.request_state``."""
+    and retry the same call with ``**e.retry_options(responses)`` (that is,
+    ``input_responses=...`` and ``request_state=e.request_state``). ``unanswered`` lists the
+    entries no registered handler answers (all of them in manual input mode: the
+    ``manual_input`` setting declares kinds you answer by hand, so servers ask for them)."""
+
+    def __init__(self, status: int, message: str, *, unanswered: dict[str, Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.unanswered: dict[str, Any] = unanswered if unanswered is not None else {}
+
+    def retry_options(self, input_responses: Mapping[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of the retry: ``input_responses`` plus this error's
+        ``request_state`` when the server sent one. Use as
+        ``client.call_tool(name, args, **e.retry_options({...}))``."""
+        options: dict[str, Any] = {"input_responses": dict(input_responses)}
+        if self.request_state is not None:
+            options["request_state"] = self.request_state
+        return options
 
 
 class InputRoundsExceededError(InputError):
@@ -190,8 +206,15 @@ class HandlerError(MCPError):
     """MCP_HANDLER_FAILED: an input handler failed (raised, or answered badly)."""
 
 
-class UrlElicitationRequiredError(MCPError):
-    """MCP_URL_ELICITATION_REQUIRED."""
+class UrlElicitationRequiredError(RpcError):
+    """MCP_URL_ELICITATION_REQUIRED: a legacy server's -32042. ``elicitations`` is its
+    ``data.elicitations`` list (each ``{"mode": "url", "elicitationId", "url", "message"}``):
+    have the user open the URLs, then retry the call. The completion may arrive as the
+    notification ``notifications/elicitation/complete`` (see ``Client.on_notification``)."""
+
+    def __init__(self, status: int, message: str, *, elicitations: list[Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.elicitations: list[Any] = elicitations if elicitations is not None else []
 
 
 class SkillVerificationError(MCPError):
@@ -218,7 +241,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_INVALID_ARG: InvalidArgumentError,
     _ffi.MCP_CLOSED: ClosedError,
     _ffi.MCP_REENTRANT_CALL: ReentrantCallError,
-    _ffi.MCP_ALREADY_USED: AlreadyUsedError,
+    _ffi.MCP_NOT_CONNECTED: NotConnectedError,
     _ffi.MCP_UNSUPPORTED: UnsupportedError,
     _ffi.MCP_FORKED: ForkedError,
     _ffi.MCP_IO: TransportError,
@@ -294,18 +317,26 @@ def take_error(status: int, err: Any) -> MCPError:
             http_status = http_out.value if lib.mcp_error_http_status(err, ctypes.byref(http_out)) else None
             www_authenticate = _text(lib.mcp_error_www_authenticate(err))
             oauth_error = _text(lib.mcp_error_oauth_error(err))
+            unanswered = _json(lib.mcp_error_unanswered_json(err))
+            elicitations = _json(lib.mcp_error_elicitations_json(err))
         else:
             message, code, data, requests, state, result = status_str(status), None, None, None, None, None
             rpc_message = None
             http_status, www_authenticate, oauth_error = None, None, None
+            unanswered, elicitations = None, None
     finally:
         if err:
             lib.mcp_error_free(err)
     cls = exception_class(status)
     kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate,
           "jsonrpc_message": rpc_message, "oauth_error": oauth_error}
+    if issubclass(cls, InputRequiredError):
+        return cls(status, message, input_requests=requests, request_state=state, result=result,
+                   unanswered=unanswered, **kw)
     if issubclass(cls, InputError):
         return cls(status, message, input_requests=requests, request_state=state, result=result, **kw)
+    if issubclass(cls, UrlElicitationRequiredError):
+        return cls(status, message, elicitations=elicitations, **kw)
     return cls(status, message, **kw)
 
 

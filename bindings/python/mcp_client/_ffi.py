@@ -44,7 +44,13 @@ __all__ = [
     'MCP_CONNECTION_DISCONNECTED',
     'MCP_CONNECTION_RECONNECTING',
     'MCP_CONNECTION_FAILED',
+    'MCP_ELICITATION_FORM',
+    'MCP_ELICITATION_URL',
+    'MCP_INPUT_SAMPLING',
+    'MCP_INPUT_ROOTS',
     'MCP_CALL_OPTS_VERSION',
+    'MCP_TIMEOUT_DEFAULT',
+    'MCP_TIMEOUT_NONE',
     'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
     'MCP_OK',
@@ -54,9 +60,9 @@ __all__ = [
     'MCP_INVALID_ARG',
     'MCP_CLOSED',
     'MCP_REENTRANT_CALL',
-    'MCP_ALREADY_USED',
     'MCP_UNSUPPORTED',
     'MCP_FORKED',
+    'MCP_NOT_CONNECTED',
     'MCP_IO',
     'MCP_TIMEOUT',
     'MCP_CANCELLED',
@@ -121,13 +127,30 @@ MCP_CONNECTION_DISCONNECTED = 2
 MCP_CONNECTION_RECONNECTING = 3
 # Every attempt of the policy failed; `detail` is the last error. The next call starts over.
 MCP_CONNECTION_FAILED = 4
-# The layout version `mcp_call_opts_init` writes.
+# Elicitation mode flag: form mode (`requestedSchema`, answered with `content`).
+MCP_ELICITATION_FORM = 1
+# Elicitation mode flag: URL mode (the user opens `url` out of band; `accept` carries no
+# content, and the library drops any the handler gives).
+MCP_ELICITATION_URL = 2
+# Manual input flag (`mcp_config_set_manual_input`): sampling.
+MCP_INPUT_SAMPLING = 4
+# Manual input flag (`mcp_config_set_manual_input`): roots.
+MCP_INPUT_ROOTS = 8
+# The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+# fields, each new layout with a new version; the library reads only the fields of the version
+# the caller initialised, so a program built against an older header keeps working.
 MCP_CALL_OPTS_VERSION = 1
+# Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+# milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+# default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+MCP_TIMEOUT_DEFAULT = 0
+# See `MCP_TIMEOUT_DEFAULT`.
+MCP_TIMEOUT_NONE = -1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 # about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
 MCP_MAX_TIMEOUT_MS = 1099511627776
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
-MCP_ABI_VERSION = 1
+MCP_ABI_VERSION = 2
 MCP_OK = 0
 MCP_NULL_ARG = 1
 MCP_INVALID_UTF8 = 2
@@ -135,9 +158,11 @@ MCP_INVALID_JSON = 3
 MCP_INVALID_ARG = 4
 MCP_CLOSED = 5
 MCP_REENTRANT_CALL = 6
-MCP_ALREADY_USED = 7
 MCP_UNSUPPORTED = 8
 MCP_FORKED = 9
+# The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+# `MCP_CLOSED` is only for a client that was closed.
+MCP_NOT_CONNECTED = 10
 MCP_IO = 100
 MCP_TIMEOUT = 101
 MCP_CANCELLED = 102
@@ -152,6 +177,8 @@ MCP_CAPABILITY_MISSING = 203
 MCP_INPUT_REQUIRED = 300
 MCP_INPUT_ROUNDS_EXCEEDED = 301
 MCP_HANDLER_FAILED = 302
+# A legacy server answered -32042: the user must open the URLs of
+# `mcp_error_elicitations_json`, then the call may be retried.
 MCP_URL_ELICITATION_REQUIRED = 303
 # A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 # the listed entry, or the entry breaks the structural rules. No content is returned.
@@ -163,11 +190,6 @@ MCP_PANIC = 901
 
 # Where an assertion callback puts the JWT. Valid only during that callback.
 class mcp_assertion_slot(ctypes.Structure):
-    """Opaque handle."""
-
-# The handle an authorization callback completes. Owned by the library during the callback;
-# after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
-class mcp_auth_responder(ctypes.Structure):
     """Opaque handle."""
 
 # Reference-counted; every clone cancels the same calls.
@@ -188,8 +210,8 @@ class mcp_config(ctypes.Structure):
 class mcp_error(ctypes.Structure):
     """Opaque handle."""
 
-# The handle an input handler completes. Owned by the library during the callback; after
-# `mcp_responder_defer`, owned by the host until a reply call consumes it.
+# The handle a callback completes. Owned by the library during the callback; after
+# `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
 class mcp_responder(ctypes.Structure):
     """Opaque handle."""
 
@@ -209,11 +231,11 @@ mcp_status = ctypes.c_int32
 # The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 # for the callback) in a browser; the authorization server will redirect it to
 # `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
-# (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
-# (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+# (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+# (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
 # configured) the callback may just open the browser and return: the listener receives the
 # redirect. Otherwise returning without replying or deferring ends the flow.
-mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_auth_responder))
+mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_responder))
 
 # Releases host userdata.
 mcp_userdata_free_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -275,6 +297,12 @@ mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, c
 # library's warnings (`source` "transport" or "client", level "warning").
 mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
 
+# A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
+# `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
+# `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
+# change of status or status message. Persist `taskId` to resume the task in a new process.
+mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
+
 # ----- functions: name -> (restype, argtypes) -----
 
 FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
@@ -285,36 +313,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_on_authorization': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_authorization_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Completes the authorization with the full URL the browser was redirected to (copied): the
-    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
-    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
-    # mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder, const char *redirect_url, struct mcp_error **err_out)
-    'mcp_auth_responder_reply': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Ends the authorization (the user cancelled, the browser could not open): the waiting call
-    # fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
-    # `responder` (except NULL).
-    # mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder, const char *message, struct mcp_error **err_out)
-    'mcp_auth_responder_fail': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the callback. A deferred responder must still be completed.
-    # void mcp_auth_responder_defer(struct mcp_auth_responder *responder)
-    'mcp_auth_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_auth_responder)],
-    ),
-    # True once the answer is no longer wanted (the call was cancelled or timed out, the flow
-    # ended, or the client closed).
-    # bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder)
-    'mcp_auth_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_auth_responder)],
     ),
     # Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
     # the save callback received it). Only valid inside the load callback.
@@ -333,14 +331,15 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client), mcp_token_load_fn, mcp_token_save_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # GETs `authorization_url` once, without following redirects, and returns the absolute
-    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+    # `MCP_TIMEOUT_DEFAULT` (default: 30 s).
     # FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
     # conformance suite's), an authorization callback can reply with this. A real host opens a
     # browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
-    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, uint32_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
+    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, int64_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
     'mcp_auth_fetch_redirect': (
         mcp_status,
-        [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
     # mcp_status mcp_assertion_slot_set(struct mcp_assertion_slot *slot, const char *jwt, struct mcp_error **err_out)
@@ -414,22 +413,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # Connects: starts the server and settles the era (auto: `server/discover`, falling back to
     # `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
     # JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
-    # mcp_status mcp_client_connect(struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
+    # Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+    # `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+    # `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+    # configured timeouts, until the client is closed; with a token that is already cancelled
+    # nothing starts. Any thread; not from a callback.
+    # mcp_status mcp_client_connect(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_connect': (
-        mcp_status,
-        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
-    # `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
-    # `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
-    # calls, bounded by the configured timeouts, until the client is closed; with a token that is
-    # already cancelled nothing starts. Any thread; not from a callback.
-    # mcp_status mcp_client_connect_with(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
-    'mcp_client_connect_with': (
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+    # The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
     # mcp_status mcp_client_server_info(const struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_server_info': (
         mcp_status,
@@ -558,7 +552,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
     # `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
     # `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
-    # the skills extension, see `mcp_client_list_skills`) and the opt-in `reconnect`
+    # the skills extension, see `mcp_client_list_skills`), `tasks` (true declares the tasks
+    # extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
+    # and the opt-in `reconnect`
     # policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
     # `mcp_client_on_connection_state`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
@@ -682,11 +678,12 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Default per-request timeout in milliseconds (default 60000; 0: none).
-    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, uint64_t timeout_ms, struct mcp_error **err_out)
+    # The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+    # negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, int64_t timeout_ms, struct mcp_error **err_out)
     'mcp_config_set_request_timeout_ms': (
         mcp_status,
-        [ctypes.POINTER(mcp_config), ctypes.c_uint64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.POINTER(mcp_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # How many `input_required` rounds are driven automatically (default 10).
     # mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config, uint32_t rounds, struct mcp_error **err_out)
@@ -717,6 +714,48 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_on_connection_state': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
+    # mode). A request in another mode is not handed to `handler`: the call fails with
+    # `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+    # servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
+    # adds `elicitationId`; the completion then arrives as the notification
+    # `notifications/elicitation/complete` on the notification listener). NULL `handler`
+    # unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client, uint32_t modes, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_elicitation_modes': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_uint32, mcp_input_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Manual input mode: declares the input kinds in `kinds` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, `MCP_INPUT_SAMPLING`, `MCP_INPUT_ROOTS`, or-ed; 0: none) without a
+    # handler, so servers that ask only for declared input (the official SDK servers answer
+    # -32021 otherwise) send their `input_required` round; the call then fails with
+    # `MCP_INPUT_REQUIRED` (`mcp_error_unanswered_json` lists what to answer) and the host retries
+    # with `input_responses_json` and the `requestState`. The JSON key is `manual_input`: an array
+    # of "elicitation", "elicitation.url", "sampling", "roots".
+    # mcp_status mcp_config_set_manual_input(struct mcp_config *config, uint32_t kinds, struct mcp_error **err_out)
+    'mcp_config_set_manual_input': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # For `MCP_URL_ELICITATION_REQUIRED` (a legacy server's -32042): the `data.elicitations` array
+    # as JSON, each `{"mode":"url","elicitationId","url","message"}`; show the URLs, then retry
+    # the call. NULL otherwise. Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_elicitations_json(const struct mcp_error *error)
+    'mcp_error_elicitations_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
+    ),
+    # For `MCP_INPUT_REQUIRED`: the entries of `mcp_error_input_requests_json` that no registered
+    # handler answers (key → request), as a JSON object — all of them in manual input mode (the
+    # `manual_input` configuration key). `{}` for `MCP_INPUT_ROUNDS_EXCEEDED`; NULL otherwise.
+    # Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_unanswered_json(const struct mcp_error *error)
+    'mcp_error_unanswered_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
     ),
     # The error's status code (`MCP_INVALID_ARG` for a NULL error).
     # mcp_status mcp_error_status(const struct mcp_error *error)
@@ -792,7 +831,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_error)],
     ),
     # Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-    # `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+    # `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
     # `userdata_free` runs exactly once, even when this call fails.
     # mcp_status mcp_client_on_elicitation(struct mcp_client *client, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_elicitation': (
@@ -824,38 +863,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_log_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
-    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
-    # `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
-    # when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
-    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
-    'mcp_responder_reply_json': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
-    # constants name the usual ones) and `message` (NULL: a generic message). On a modern
-    # connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
-    # this error. Always consumes `responder` (except NULL).
-    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
-    'mcp_responder_reply_error': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the handler callback. A deferred responder must still be completed.
-    # void mcp_responder_defer(struct mcp_responder *responder)
-    'mcp_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_responder)],
-    ),
-    # True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
-    # or the client closed).
-    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
-    'mcp_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_responder)],
-    ),
     # The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
     # `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
     # mcp_status mcp_json_pointer(const char *json, const char *pointer, char **value_json_out, struct mcp_error **err_out)
@@ -870,11 +877,57 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Fills `opts` with defaults. Call before setting fields.
-    # void mcp_call_opts_init(struct mcp_call_opts *opts)
+    # Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+    # setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+    # than the library): `opts` is then left unchanged and must not be used.
+    # mcp_status mcp_call_opts_init(struct mcp_call_opts *opts, uint32_t version)
     'mcp_call_opts_init': (
+        mcp_status,
+        [ctypes.POINTER(mcp_call_opts), ctypes.c_uint32],
+    ),
+    # Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,
+    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). `MCP_CANCELLED` when
+    # the answer is no longer wanted; `MCP_INVALID_JSON`/`MCP_INVALID_ARG` when `result_json` is
+    # unusable or `responder` is an authorization responder (the request then fails:
+    # `MCP_HANDLER_FAILED` for an input, `MCP_AUTH_REQUIRED` for an authorization).
+    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
+    'mcp_responder_reply_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Completes an authorization with the full URL the browser was redirected to (copied): the
+    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted; `MCP_INVALID_ARG` for an
+    # input responder (the input then fails).
+    # mcp_status mcp_responder_reply_url(struct mcp_responder *responder, const char *redirect_url, struct mcp_error **err_out)
+    'mcp_responder_reply_url': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Fails the request with `message` (NULL: a generic one). For an input: JSON-RPC `code` (0:
+    # `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*` constants name the usual ones); on a modern
+    # connection the call ends with `MCP_HANDLER_FAILED`, on a legacy one the server receives this
+    # error. For an authorization (`code` is ignored): the user cancelled or the browser could not
+    # open; the waiting call fails with `MCP_AUTH_REQUIRED`. Always consumes `responder` (except
+    # NULL).
+    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
+    'mcp_responder_reply_error': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
+    # Only valid inside the callback. A deferred responder must still be completed.
+    # void mcp_responder_defer(struct mcp_responder *responder)
+    'mcp_responder_defer': (
         None,
-        [ctypes.POINTER(mcp_call_opts)],
+        [ctypes.POINTER(mcp_responder)],
+    ),
+    # True once the answer is no longer wanted (the call was cancelled or timed out, a sibling
+    # input failed, the flow ended, or the client closed). True for NULL.
+    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
+    'mcp_responder_is_cancelled': (
+        ctypes.c_bool,
+        [ctypes.POINTER(mcp_responder)],
     ),
     # Every page of `skills/list`, checked against the extension's structural rules:
     # `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is
@@ -947,7 +1000,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_subscription), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+    # Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+    # notification and writes it as
     # `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
     # once the subscription ended gracefully; another status when it ended with an error
     # (`MCP_IO` when 1024 events waited untaken and more came).
@@ -968,6 +1022,55 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_subscription_free': (
         None,
         [ctypes.POINTER(mcp_subscription)],
+    ),
+    # Declares the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on every modern
+    # request (default false; JSON key `tasks`). Servers may then answer `mcp_client_call_tool`
+    # with a task, which the call follows to its end: it polls `tasks/get` at the task's
+    # `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
+    # key once, through `tasks/update`), returns the `completed` task's result, and sends
+    # `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
+    # task running: resume it with `mcp_client_resume_task`.
+    # mcp_status mcp_config_set_tasks(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_tasks': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
+    # every task any call follows. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_task_status(struct mcp_client *client, mcp_task_status_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_task_status': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_task_status_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Follows the task `task_id` (from a status listener, possibly of another process) to its end
+    # as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
+    # cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+    # A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
+    # an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
+    # true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
+    # mcp_status mcp_client_resume_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_resume_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
+    # mcp_status mcp_client_get_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_get_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
+    # mcp_status mcp_client_cancel_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_cancel_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/update` with `input_responses_json` (an object, key → answer) the host gathered
+    # itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
+    # mcp_status mcp_client_update_task(struct mcp_client *client, const char *task_id, const char *input_responses_json, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_update_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # "mcp_client/<semver>": static, never freed.
     # const char *mcp_version(void)

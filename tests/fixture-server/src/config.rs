@@ -35,6 +35,9 @@ pub struct Config {
     pub stderr_banner: Option<String>,
     pub page_size: Option<usize>,
     pub require_elicitation: bool,
+    /// `--lax-capabilities`: modern MRTR rounds ask for input the request's capabilities do not
+    /// declare (by default they answer -32021, as the official SDK servers do).
+    pub lax_capabilities: bool,
     pub ignore_stdin_eof: bool,
     pub spawn_grandchild: bool,
     /// `--http ADDR`: serve HTTP on ADDR instead of stdio.
@@ -66,6 +69,7 @@ impl Default for Config {
             stderr_banner: None,
             page_size: None,
             require_elicitation: false,
+            lax_capabilities: false,
             ignore_stdin_eof: false,
             spawn_grandchild: false,
             http: None,
@@ -94,7 +98,7 @@ impl Config {
 
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
-[--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
+[--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
 [--spawn-grandchild] [--fast] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
@@ -192,6 +196,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 }
             }
             "--require-elicitation" => cfg.require_elicitation = true,
+            "--lax-capabilities" => cfg.lax_capabilities = true,
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
             "--fast" => cfg.fast = true,

@@ -3,6 +3,7 @@
 //! `--legacy-sse`) speaking the modern (2026-07-28) and legacy eras, used by
 //! the mcp_client tests. See README.md for flags and tools.
 
+mod caps;
 mod catalog;
 mod config;
 mod flows;
@@ -23,7 +24,9 @@ mod sink;
 mod skills;
 mod state;
 mod streams;
+mod tasks;
 mod tools;
+mod url_elicit;
 mod wire;
 
 use std::io::{self, BufRead};

@@ -80,6 +80,12 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         let supported = cfg.supported_versions.clone();
         return version_error(supported, params.get("protocolVersion")).into();
     }
+    if crate::tasks::handles(method) {
+        return match meta_error(cfg, params) {
+            Some(err) => err.into(),
+            None => crate::tasks::handle(ctx, method, params),
+        };
+    }
     if !METHODS.contains(&method) && !skills::handles(cfg.skills, method) {
         return RpcError::method_not_found().into();
     }

@@ -76,13 +76,17 @@ public final class Client: @unchecked Sendable {
 
     // MARK: lifecycle
 
-    /// Connects (idempotent): starts the server and settles the era.
+    /// Connects (idempotent): starts the server and settles the era. `options` (a cancel token,
+    /// `timeout` and `maxTotal` capping the whole connect) bound this wait.
     @discardableResult
-    public func connect() throws -> ServerInfo {
-        ServerInfo(try checkJSON { mcp_client_connect(handle, $0, $1) })
+    public func connect(options: CallOptions = CallOptions()) throws -> ServerInfo {
+        try withCStrings { s in
+            try options.withC(s) { o in ServerInfo(try checkJSON { mcp_client_connect(handle, o, $0, $1) }) }
+        }
     }
 
-    /// The server info of a connected client (`MCPError.closed` before connecting).
+    /// The server info of a connected client (`MCPStatus.notConnected`, as `.other`, before
+    /// connecting).
     public func serverInfo() throws -> ServerInfo {
         ServerInfo(try checkJSON { mcp_client_server_info(handle, $0, $1) })
     }

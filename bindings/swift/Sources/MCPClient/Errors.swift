@@ -9,7 +9,8 @@ public enum MCPStatus {
     public static let invalidArg = MCP_INVALID_ARG
     public static let closed = MCP_CLOSED
     public static let reentrantCall = MCP_REENTRANT_CALL
-    public static let alreadyUsed = MCP_ALREADY_USED
+    /// The client has not connected yet (thrown as `.other`); distinct from `closed`.
+    public static let notConnected = MCP_NOT_CONNECTED
     public static let unsupported = MCP_UNSUPPORTED
     public static let forked = MCP_FORKED
     public static let io = MCP_IO

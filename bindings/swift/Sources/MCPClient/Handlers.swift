@@ -11,8 +11,10 @@ public enum InputKind: Sendable {
     case roots
 }
 
-/// Completes one server request, now or later, from any thread. Exactly one reply counts; a
-/// Responder released without a reply fails the input (`MCPError.handlerFailed` for the call).
+/// Completes one server request (an input: `reply`, `fail(code:message:)`) or one authorization
+/// (the OAuth browser step: `reply(redirectURL:)`, `fail(_:)`), now or later, from any thread.
+/// Exactly one reply counts; a Responder released without a reply fails the request
+/// (`MCPError.handlerFailed`, or `MCPError.authRequired` for an authorization).
 public final class Responder: @unchecked Sendable {
     private let lock = NSLock()
     private var handle: OpaquePointer?
@@ -49,6 +51,30 @@ public final class Responder: @unchecked Sendable {
         let h = try take()
         let clean = message.replacingOccurrences(of: "\u{0}", with: " ")
         try clean.withCString { text in try check { mcp_responder_reply_error(h, code, text, $0) } }
+    }
+
+    /// Authorization: completes the flow with the URL the browser was redirected to (with `code`,
+    /// `state` and maybe `iss`); the library checks `state` and `iss` and exchanges the code.
+    /// Throws `MCPError.cancelled` when the answer is no longer wanted; consumed either way.
+    public func reply(redirectURL: String) throws {
+        let h = try take()
+        if redirectURL.utf8.contains(0) {
+            _ = mcp_responder_reply_error(h, 0, "the redirect URL contained NUL", nil)
+            throw MCPError.invalid("the redirect URL contained NUL")
+        }
+        try redirectURL.withCString { url in try check { mcp_responder_reply_url(h, url, $0) } }
+    }
+
+    /// Authorization: ends the flow (the user cancelled, no browser could open); the waiting call
+    /// throws `MCPError.authRequired` with `message` (nil: a generic one).
+    public func fail(_ message: String? = nil) throws {
+        let h = try take()
+        guard let message else {
+            try check { mcp_responder_reply_error(h, 0, nil, $0) }
+            return
+        }
+        let clean = message.replacingOccurrences(of: "\u{0}", with: " ")
+        try clean.withCString { text in try check { mcp_responder_reply_error(h, 0, text, $0) } }
     }
 
     /// True once the answer is no longer wanted (or this responder was completed).

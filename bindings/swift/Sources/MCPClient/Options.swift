@@ -103,7 +103,10 @@ public struct CallOptions: @unchecked Sendable {
     /// Calls `body` with a C view of these options, valid for the duration of the call.
     func withC<R>(_ strings: CStrings, _ body: (UnsafePointer<mcp_call_opts>) throws -> R) throws -> R {
         var opts = mcp_call_opts()
-        mcp_call_opts_init(&opts)
+        let initialised = mcp_call_opts_init(&opts, UInt32(MCP_CALL_OPTS_VERSION))
+        if initialised != MCP_OK {
+            throw MCPError.invalid("the library does not know this header's mcp_call_opts version")
+        }
         opts.timeout_ms = milliseconds(timeout)
         opts.max_total_ms = maxTotal.map { max(1, Int64($0 * 1000)) } ?? 0
         opts.reset_timeout_on_progress = resetTimeoutOnProgress

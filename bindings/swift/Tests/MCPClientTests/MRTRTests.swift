@@ -63,8 +63,16 @@ final class MRTRTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("roots")), "roots: file:///a,file:///b")
     }
 
+    /// Input answered by hand is declared: the fixture, like the SDK servers, asks only for
+    /// declared input (-32021 otherwise).
+    private var manualInput: ClientOptions {
+        var options = ClientOptions()
+        options.extra = ["manual_input": ["elicitation"]]
+        return options
+    }
+
     func testManualElicitOnceWithRetry() throws {
-        let client = try fixtureClient()
+        let client = try fixtureClient(options: manualInput)
         let error = assertMCPError(try client.callTool("elicit_once")) {
             if case .inputRequired = $0 { return true } else { return false }
         }
@@ -91,7 +99,7 @@ final class MRTRTests: XCTestCase {
     }
 
     func testManualThreeRounds() throws {
-        let client = try fixtureClient()
+        let client = try fixtureClient(options: manualInput)
         func inputRequired(_ body: @autoclosure () throws -> JSON) -> InputRequiredError? {
             let e = assertMCPError(try body()) { if case .inputRequired = $0 { return true } else { return false } }
             if case .inputRequired(let input)? = e { return input }
