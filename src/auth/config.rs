@@ -1,5 +1,8 @@
 //! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
 
+use super::assertion::AssertionSource;
+use super::dpop::DpopKeySource;
+use super::enterprise::IdpConfig;
 use super::jwt::{Signer, ALGORITHMS};
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
@@ -17,6 +20,14 @@ pub enum Grant {
     /// Machine to machine (`io.modelcontextprotocol/oauth-client-credentials`): the client's
     /// own credentials, `client_secret_basic`/`_post` or `private_key_jwt`.
     ClientCredentials,
+    /// Workload identity federation (RFC 7523, `io.modelcontextprotocol/auth/wif`): the
+    /// workload's JWT (`workload_jwt`, `workload_jwt_file` or the host's assertion provider) is
+    /// the grant.
+    JwtBearer,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token (`id_token`,
+    /// `id_token_file` or the host's assertion provider) exchanged at the identity provider
+    /// (`idp_token_endpoint`) for an ID-JAG, then the JWT-bearer grant with the configured client.
+    Enterprise,
 }
 
 /// `authorization_timeout_ms` beyond this (a day) is this.
@@ -83,6 +94,17 @@ pub struct OAuthConfig {
     pub allow_hosts: Vec<String>,
     /// Hosts the flows never contact (same forms; a range also matches resolved addresses).
     pub deny_hosts: Vec<String>,
+    /// DPoP (RFC 9449): the key proofs are signed with; `None`: plain bearer tokens.
+    pub dpop: Option<DpopKeySource>,
+    /// `jwt_bearer`: the workload's JWT, or the file holding it (read before each request).
+    pub workload_jwt: Option<AssertionSource>,
+    /// `enterprise`: the user's ID token, or the file holding it.
+    pub id_token: Option<AssertionSource>,
+    /// `enterprise`: the identity provider's token endpoint and this client there.
+    pub idp: Option<IdpConfig>,
+    /// Keep credentials in this directory ([`super::FileTokenStore`], locked across processes)
+    /// instead of memory, unless the host sets a store.
+    pub token_store_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for OAuthConfig {
@@ -109,6 +131,11 @@ impl Default for OAuthConfig {
             allow_private_networks: false,
             allow_hosts: Vec::new(),
             deny_hosts: Vec::new(),
+            dpop: None,
+            workload_jwt: None,
+            id_token: None,
+            idp: None,
+            token_store_dir: None,
         }
     }
 }
@@ -126,6 +153,10 @@ impl std::fmt::Debug for OAuthConfig {
             .field("loopback_port", &self.loopback_port)
             .field("scopes", &self.scopes)
             .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
+            .field("dpop", &self.dpop)
+            .field("workload_jwt", &self.workload_jwt)
+            .field("id_token", &self.id_token)
+            .field("idp", &self.idp)
             .finish_non_exhaustive()
     }
 }
@@ -154,6 +185,17 @@ pub const KEYS: &[&str] = &[
     "allow_private_networks",
     "allow_hosts",
     "deny_hosts",
+    "dpop",
+    "dpop_private_key_pem",
+    "dpop_private_key_jwk",
+    "workload_jwt",
+    "workload_jwt_file",
+    "id_token",
+    "id_token_file",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_client_secret",
+    "token_store_dir",
 ];
 
 impl OAuthConfig {
@@ -173,7 +215,18 @@ impl OAuthConfig {
     ///   `authorization_timeout_ms` (300000, at most a day), `max_step_up` (2), `open_browser` (false),
     ///   `allow_http` (false);
     /// - where the flows may go (`crate::net::policy`): `allow_private_networks` (false),
-    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges).
+    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges);
+    /// - DPoP (RFC 9449): `dpop` (false; true: a key generated for the client), or the host's
+    ///   P-256 key as `dpop_private_key_pem` (PKCS#8) or `dpop_private_key_jwk` (object or text),
+    ///   either of which turns DPoP on;
+    /// - `grant` `jwt_bearer` (workload identity federation): `workload_jwt` (the JWT) or
+    ///   `workload_jwt_file` (re-read before every token request), else the host's assertion
+    ///   provider; `client_id` only when the authorization server expects one;
+    /// - `grant` `enterprise` (enterprise-managed authorization): `idp_token_endpoint`,
+    ///   `idp_client_id`, `idp_client_secret` (the identity provider), `id_token` or
+    ///   `id_token_file` (else the host's assertion provider), and `client_id` with
+    ///   `client_secret` or `private_key_pem` and `issuer` for the MCP authorization server;
+    /// - `token_store_dir`: keep credentials in files there (0600), locked across processes.
     pub fn from_json(value: &Value) -> Result<OAuthConfig> {
         let obj = value
             .as_object()
@@ -202,9 +255,11 @@ impl OAuthConfig {
             grant: match string("grant")?.as_deref() {
                 None | Some("authorization_code") => Grant::AuthorizationCode,
                 Some("client_credentials") => Grant::ClientCredentials,
+                Some("jwt_bearer") => Grant::JwtBearer,
+                Some("enterprise") => Grant::Enterprise,
                 Some(other) => {
                     return Err(Error::invalid(format!(
-                        "oauth.grant {other:?} is not authorization_code or client_credentials"
+                        "oauth.grant {other:?} is not authorization_code, client_credentials, jwt_bearer or enterprise"
                     )))
                 }
             },
@@ -294,6 +349,41 @@ impl OAuthConfig {
         } else if alg.is_some() {
             return Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem"));
         }
+        cfg.dpop = dpop_key(obj, boolean("dpop")?)?;
+        cfg.workload_jwt = assertion_source(obj, "workload_jwt")?;
+        if cfg.workload_jwt.is_some() && cfg.grant != Grant::JwtBearer {
+            return Err(Error::invalid(
+                "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
+            ));
+        }
+        cfg.token_store_dir = string("token_store_dir")?.filter(|d| !d.is_empty()).map(Into::into);
+        cfg.id_token = assertion_source(obj, "id_token")?;
+        if let Some(endpoint) = string("idp_token_endpoint")? {
+            cfg.idp = Some(IdpConfig {
+                token_endpoint: Url::parse(&endpoint)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .ok_or_else(|| Error::invalid("oauth.idp_token_endpoint is not an http(s) URL"))?,
+                client_id: string("idp_client_id")?,
+                client_secret: string("idp_client_secret")?,
+            });
+        } else if obj.keys().any(|k| k.starts_with("idp_")) {
+            return Err(Error::invalid(
+                "oauth.idp_client_id and oauth.idp_client_secret need oauth.idp_token_endpoint",
+            ));
+        }
+        let enterprise = cfg.grant == Grant::Enterprise;
+        if enterprise && (cfg.idp.is_none() || cfg.client_id.is_none()) {
+            return Err(Error::invalid(
+                "oauth.grant enterprise needs oauth.idp_token_endpoint and oauth.client_id (the client at the \
+                 MCP authorization server)",
+            ));
+        }
+        if !enterprise && (cfg.id_token.is_some() || cfg.idp.is_some()) {
+            return Err(Error::invalid(
+                "oauth.id_token* and oauth.idp_* need oauth.grant enterprise",
+            ));
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -360,6 +450,37 @@ impl OAuthConfig {
     }
 }
 
+/// `<key>` (the JWT itself) or `<key>_file` (a path), not both.
+fn assertion_source(obj: &Map<String, Value>, key: &str) -> Result<Option<AssertionSource>> {
+    match (string(obj, key)?, string(obj, &format!("{key}_file"))?) {
+        (Some(_), Some(_)) => Err(Error::invalid(format!(
+            "give oauth.{key} or oauth.{key}_file, not both"
+        ))),
+        (Some(v), None) if !v.is_empty() => Ok(Some(AssertionSource::Value(v))),
+        (None, Some(p)) if !p.is_empty() => Ok(Some(AssertionSource::File(p.into()))),
+        (None, None) => Ok(None),
+        _ => Err(Error::invalid(format!("oauth.{key} must not be empty"))),
+    }
+}
+
+/// The DPoP key the configuration asks for: the host's (PEM or JWK), a generated one
+/// (`dpop: true`), or none.
+fn dpop_key(obj: &Map<String, Value>, enabled: Option<bool>) -> Result<Option<DpopKeySource>> {
+    let pem = string(obj, "dpop_private_key_pem")?;
+    let jwk = obj.get("dpop_private_key_jwk").filter(|v| !v.is_null());
+    if enabled == Some(false) && (pem.is_some() || jwk.is_some()) {
+        return Err(Error::invalid("oauth.dpop is false but a DPoP key is given"));
+    }
+    match (pem, jwk) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "give oauth.dpop_private_key_pem or oauth.dpop_private_key_jwk, not both",
+        )),
+        (Some(pem), None) => DpopKeySource::from_pem(&pem).map(Some),
+        (None, Some(jwk)) => DpopKeySource::from_jwk(jwk).map(Some),
+        (None, None) => Ok((enabled == Some(true)).then_some(DpopKeySource::Generate)),
+    }
+}
+
 fn string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -401,6 +522,9 @@ mod tests {
             json!({"redirect_uri": "/relative"}),
             json!({"allow_hosts": "a.example"}),
             json!({"deny_hosts": ["ok.example", "not a host"]}),
+            json!({"dpop": "yes"}),
+            json!({"dpop_private_key_pem": "not a key"}),
+            json!({"dpop": false, "dpop_private_key_jwk": {"kty": "EC"}}),
         ] {
             assert!(OAuthConfig::from_json(&bad).is_err(), "{bad}");
         }
