@@ -121,7 +121,10 @@ def test_async_handler_runs_on_the_loop(fixture_server):
     loop_thread: list[int] = []
 
     async def main() -> None:
-        async with make(fixture_server) as client:
+        # manual_input declares elicitation also while no handler is set (the last step).
+        async with mcp_client.AsyncClient.stdio(
+            fixture_server, [], request_timeout_ms=REQUEST_TIMEOUT_MS, manual_input=["elicitation"]
+        ) as client:
             seen: list[int] = []
 
             async def ask(params: dict[str, Any]) -> dict[str, Any]:
