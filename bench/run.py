@@ -488,15 +488,18 @@ def stripped_bytes(binary: Path) -> int | None:
 
 def sizes() -> dict:
     """Item 6 of issue 19: what each client installs. Ours: the shipped shared library (`make
-    dist-lib`'s, else target/release's: the same release profile, fat LTO and stripped). rmcp is a
+    dist-lib`'s; run.py does not build it, it takes minutes). rmcp is a
     crate linked into its host, so its figure is the stripped bench runner (same harness code as
     our Rust API runner, whose stripped size is shown beside it). TypeScript: the npm prefix (the
     client and its dependencies); Python SDK: the venv's site-packages without pip/setuptools."""
     out: dict = {}
-    for so in (ROOT / "target" / "dist" / "release" / "libmcp_client.so", RELEASE / "libmcp_client.so"):
-        if so.exists():
-            out["cabi"] = {"bytes": so.stat().st_size, "what": str(so.relative_to(ROOT))}
-            break
+    dist, local = ROOT / "target" / "dist" / "release" / "libmcp_client.so", RELEASE / "libmcp_client.so"
+    if dist.exists():
+        out["cabi"] = {"bytes": dist.stat().st_size, "what": f"{dist.relative_to(ROOT)} (`make dist-lib`, installed)"}
+    elif local.exists():
+        # Built together with the fixture server, so with the union of both packages' features.
+        out["cabi"] = {"bytes": local.stat().st_size, "what": f"{local.relative_to(ROOT)} (no `make dist-lib` output: "
+                       "built with the fixture's features, larger than the installed library)"}
     for key in ("rust", "rmcp"):
         b = BENCH_RELEASE / f"mcp-bench-{key}"
         n = stripped_bytes(b) if b.exists() else None

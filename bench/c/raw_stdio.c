@@ -60,9 +60,8 @@ static void read_line(void) {
 }
 
 /* Spawns the server with its stdin and stdout on pipes (to_child, from_child). posix_spawn, as
- * Rust's std::process and libuv do (vfork-like: the parent waits until the exec), not fork: on a
- * loaded machine a forked child waits in the run queue for milliseconds, which would make this
- * baseline slower to connect than the clients it is the floor for. */
+ * Rust's std::process and libuv do (vfork-like: the parent waits until the exec), so that this
+ * floor starts its server the way the clients it is compared with do. */
 static pid_t spawn(char **cmd) {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) die("pipe failed");
