@@ -14,7 +14,8 @@
 
 static const char DISCOVER[] =
     "\"result\":{\"resultType\":\"complete\",\"supportedVersions\":[\"2026-07-28\"],"
-    "\"capabilities\":{\"tools\":{}},\"_meta\":{\"io.modelcontextprotocol/serverInfo\":"
+    "\"capabilities\":{\"tools\":{}},\"ttlMs\":0,\"cacheScope\":\"private\","
+    "\"_meta\":{\"io.modelcontextprotocol/serverInfo\":"
     "{\"name\":\"mini-server\",\"version\":\"0.1.0\"}}}}\n";
 static const char ECHO[] = "\"result\":{\"resultType\":\"complete\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n";
 static const char EMPTY[] = "\"result\":{}}\n";
