@@ -780,6 +780,11 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.append("- **rmcp:** both tokio runtimes are measured and shown: `current` (`new_current_thread`) and "
              "`multi` (`new_multi_thread` with 2 workers, tokio's default on this 2-core machine); targets against rmcp take the "
              "better of the two by median and list both.")
+    busy = mach.get("during_run", {}).get("busy_percent") or 0
+    if busy >= 90:
+        L.append(f"- **Saturated:** the CPUs were {busy}% busy during this run (other work on the machine): "
+                 "absolute figures and ratios are not comparable with a run on a quiet machine; rerun before "
+                 "quoting them.")
     L.append("")
     L.append("![headline ratios](latest.svg)")
     L.append("")
