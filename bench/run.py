@@ -5,12 +5,14 @@ Builds the release library, the fixture server, the Rust runners (bench/Cargo.to
 workspace: rmcp never enters the root workspace) and the C runners; installs the peers into a
 cache outside the repository; runs every measurement against the same server binary
 (`mcp-fixture-server --fast`) and the same tool (`echo`); writes bench/results/latest.json and
-bench/results/latest.md and prints the table with PASS/FAIL lines for the targets of issue 6.
+bench/results/latest.md and latest.svg and prints the table with PASS/FAIL lines for the targets of
+issues 6 and 19 (medians of interleaved rounds, with range and best round).
 
 Every run is bounded: each measurement loop stops after --duration seconds (or its call cap),
 each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
 
     python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
+    python3 bench/run.py --sections seq,conc,connect [--server minimal] [--warmup N]   (a subset)
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
