@@ -5,12 +5,14 @@ Builds the release library, the fixture server, the Rust runners (bench/Cargo.to
 workspace: rmcp never enters the root workspace) and the C runners; installs the peers into a
 cache outside the repository; runs every measurement against the same server binary
 (`mcp-fixture-server --fast`) and the same tool (`echo`); writes bench/results/latest.json and
-bench/results/latest.md and prints the table with PASS/FAIL lines for the targets of issue 6.
+bench/results/latest.md and latest.svg and prints the table with PASS/FAIL lines for the targets of
+issues 6 and 19 (medians of interleaved rounds, with range and best round).
 
 Every run is bounded: each measurement loop stops after --duration seconds (or its call cap),
 each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
 
     python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
+    python3 bench/run.py --sections seq,conc,connect [--server minimal] [--warmup N]   (a subset)
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
@@ -32,6 +34,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from chart import svg  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 RESULTS = BENCH / "results"
@@ -52,6 +57,8 @@ TS_CLIENT = ("@modelcontextprotocol/client", "2.4.0")
 
 FIXTURE = RELEASE / "mcp-fixture-server"
 STDIO_SERVER = [str(FIXTURE), "--fast"]
+# `--server minimal`: canned replies, no JSON work (bench/c/mini_server.c), to separate server cost.
+MINI_SERVER = [str(CBIN / "mini_server")]
 STATIC_LIBS = ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]
 
 # What the rows are called in the tables.
@@ -101,6 +108,13 @@ def build(skip: bool) -> None:
     sh([cc, *flags, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
     sh([cc, *flags, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"), str(BENCH / "c" / "cabi.c"),
         str(RELEASE / "libmcp_client.a"), *STATIC_LIBS])
+    build_mini_server()
+
+
+def build_mini_server() -> None:
+    CBIN.mkdir(parents=True, exist_ok=True)
+    sh([os.environ.get("CC", "cc"), "-O2", "-std=c11", "-D_POSIX_C_SOURCE=200809L", "-Wall", "-Wextra", "-Werror",
+        "-o", str(CBIN / "mini_server"), str(BENCH / "c" / "mini_server.c")])
 
 
 def ensure_python_sdk() -> str | None:
@@ -299,19 +313,24 @@ class Runners:
         return json.loads(lines[-1])
 
 
-def best(results: list[dict], key: str = "per_sec") -> dict:
-    """The least disturbed round: the one with the highest throughput (other load on a shared
-    machine only ever slows a round down). Keeps every round's figure for the record."""
+def summary(results: list[dict], key: str = "per_sec") -> dict:
+    """One client's interleaved rounds as one row: the median round (its latencies and CPU), with
+    `per_sec` the median over rounds, and the best round and the range beside it. Medians, not
+    the best round: the best round flatters whichever client happened to get a quiet second (a
+    second opinion then disagrees), while the median of interleaved rounds is what a rerun
+    reproduces. Keeps every round's figure for the record."""
     ok = [r for r in results if "error" not in r]
     if not ok:
         return results[-1] if results else {"error": "not run"}
-    top = dict(max(ok, key=lambda r: r.get(key, 0)))
-    top["rounds"] = [round(r.get(key, 0), 1) for r in ok]
+    vals = sorted(r.get(key, 0) for r in ok)
+    mid = statistics.median_low(vals)
+    row = dict(next(r for r in ok if r.get(key, 0) == mid))
+    row[key] = statistics.median(vals)
+    row["best_per_sec"], row["min_per_sec"], row["max_per_sec"] = vals[-1], vals[0], vals[-1]
+    row["rounds"] = [round(r.get(key, 0), 1) for r in ok]
     # In round order, failed rounds as None, so that rounds of two clients pair up.
-    top["round_values"] = [None if "error" in r else r.get(key) for r in results]
-    if len(ok) > 1:
-        top["median_per_sec"] = statistics.median(r.get(key, 0) for r in ok)
-    return top
+    row["round_values"] = [None if "error" in r else r.get(key) for r in results]
+    return row
 
 
 # ---------------------------------------------------------------- the measurements
@@ -319,85 +338,103 @@ def best(results: list[dict], key: str = "per_sec") -> dict:
 
 def measure(args: argparse.Namespace, r: Runners) -> dict:
     d = args.duration
-    dur = ["--duration", f"{d}"]
+    dur = ["--duration", f"{d}", "--warmup", str(args.warmup)]
     stdio = ["--", *STDIO_SERVER]
     budget = d * 2 + 30
     res: dict = {}
+    sections = set(args.sections.split(","))
     t0 = time.time()
 
-    # 1. Sequential round trips over stdio, interleaved rounds.
-    seq_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
-                 ("python", []), ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"]),
-                 ("ts", []), ("python-sdk", [])]
-    log(f"1/7 sequential stdio: {len(seq_cases)} clients x {args.rounds} rounds")
-    rounds: dict[str, list[dict]] = {}
-    for _ in range(args.rounds):
-        for runner, extra in seq_cases:
-            key = "/".join([runner, *extra[1:]])
-            rounds.setdefault(key, []).append(r.run(runner, "seq", stdio, [*extra, *dur], budget))
-    res["seq_stdio"] = {k: best(v) for k, v in rounds.items()}
+    if "seq" in sections:
+        # 1. Sequential round trips over stdio, interleaved rounds.
+        seq_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
+                     ("python", []), ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"]),
+                     ("ts", []), ("python-sdk", [])]
+        log(f"1/7 sequential stdio: {len(seq_cases)} clients x {args.rounds} rounds")
+        rounds: dict[str, list[dict]] = {}
+        for _ in range(args.rounds):
+            for runner, extra in seq_cases:
+                key = "/".join([runner, *extra[1:]])
+                rounds.setdefault(key, []).append(r.run(runner, "seq", stdio, [*extra, *dur], budget))
+        res["seq_stdio"] = {k: summary(v) for k, v in rounds.items()}
 
-    # 2. The same over Streamable HTTP (JSON and SSE responses).
-    http_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
-                  ("rmcp", ["--variant", "default"]), ("rmcp", ["--variant", "pooled"]), ("ts", []),
-                  ("python-sdk", [])]
-    for mode in ("json", "sse"):
-        log(f"2/7 sequential HTTP ({mode}): {len(http_cases)} clients x {args.http_rounds} rounds")
-        server = HttpServer(sse=(mode == "sse"))
-        try:
-            target = ["--url", server.url]
-            rounds = {}
-            for _ in range(args.http_rounds):
-                for runner, extra in http_cases:
-                    key = "/".join([runner, *extra[1:]])
-                    rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget))
-            res[f"seq_http_{mode}"] = {k: best(v) for k, v in rounds.items()}
-        finally:
-            server.close()
+    if "http" in sections:
+        # 2. The same over Streamable HTTP (JSON and SSE responses).
+        http_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
+                      ("rmcp", ["--variant", "default"]), ("rmcp", ["--variant", "pooled"]), ("ts", []),
+                      ("python-sdk", [])]
+        for mode in ("json", "sse"):
+            log(f"2/7 sequential HTTP ({mode}): {len(http_cases)} clients x {args.http_rounds} rounds")
+            server = HttpServer(sse=(mode == "sse"))
+            try:
+                target = ["--url", server.url]
+                rounds = {}
+                for _ in range(args.http_rounds):
+                    for runner, extra in http_cases:
+                        key = "/".join([runner, *extra[1:]])
+                        rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget))
+                res[f"seq_http_{mode}"] = {k: summary(v) for k, v in rounds.items()}
+            finally:
+                server.close()
 
-    # 3. Concurrency on one connection: threads (C ABI, Python binding), tasks (Rust, rmcp, TS,
-    # Python SDK).
-    log("3/7 concurrency: 1, 8 and 64 calls in flight on one connection")
-    conc_cases = [("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
-                  ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"])]
-    conc: dict = {}
-    # Interleaved rounds as for the sequential figures (every client alike): one round is at
-    # the mercy of whatever else the machine does in those seconds.
-    for n in (1, 8, 64):
+    if "conc" in sections:
+        # 3. Concurrency on one connection: threads (C ABI, Python binding), tasks (Rust, rmcp, TS,
+        # Python SDK).
+        log("3/7 concurrency: 1, 8 and 64 calls in flight on one connection")
+        conc_cases = [("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
+                      ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"])]
+        conc: dict = {}
+        # Interleaved rounds as for the sequential figures (every client alike): one round is at
+        # the mercy of whatever else the machine does in those seconds.
+        # Each round runs every depth of every client, so 1 and 64 in flight pair up within a round too.
         rounds = {}
         for _ in range(args.conc_rounds):
-            for runner, extra in conc_cases:
-                key = "/".join([runner, *extra[1:]])
-                rounds.setdefault(key, []).append(
-                    r.run(runner, "conc", stdio, [*extra, "--inflight", str(n), *dur], budget))
-        for key, v in rounds.items():
-            conc.setdefault(key, {})[str(n)] = best(v)
-    for runner in ("python", "ts", "python-sdk"):
-        conc.setdefault(runner, {})["64"] = r.run(runner, "conc", stdio, ["--inflight", "64", *dur], budget)
-    res["concurrency"] = conc
+            for n in (1, 8, 64):
+                for runner, extra in conc_cases:
+                    key = "/".join([runner, *extra[1:]])
+                    rounds.setdefault((key, str(n)), []).append(
+                        r.run(runner, "conc", stdio, [*extra, "--inflight", str(n), *dur], budget))
+        for (key, n), v in rounds.items():
+            conc.setdefault(key, {})[n] = summary(v)
+        for runner in ("python", "ts", "python-sdk"):
+            conc.setdefault(runner, {})["64"] = r.run(runner, "conc", stdio, ["--inflight", "64", *dur], budget)
+        res["concurrency"] = conc
 
-    # 4. MRTR: a call needing one elicitation round vs a plain call.
-    log("4/7 MRTR: elicit_once (one elicitation round) vs echo")
-    res["mrtr"] = {runner: r.run(runner, "mrtr", stdio, [*extra, *dur], budget)
-                   for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
-                                         ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
+    if "mrtr" in sections:
+        # 4. MRTR: a call needing one elicitation round vs a plain call.
+        log("4/7 MRTR: elicit_once (one elicitation round) vs echo")
+        res["mrtr"] = {runner: r.run(runner, "mrtr", stdio, [*extra, *dur], budget)
+                       for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
+                                             ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
 
-    # 5. Connect (spawn + discover) and close (until the child is reaped).
-    log("5/7 connect and close")
-    its = ["--iterations", str(args.connect_iterations), "--duration", f"{max(d, 2.0)}"]
-    res["connect"] = {runner: r.run(runner, "connect", stdio, [*extra, *its], budget + 30)
-                      for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
-                                            ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
+    if "connect" in sections:
+        # 5. Connect (spawn + discover) and close (until the child is reaped).
+        log("5/7 connect and close")
+        its = ["--iterations", str(args.connect_iterations), "--duration", f"{max(d, 2.0)}"]
+        raw_its = ["--connect", str(args.connect_iterations), "--duration", f"{max(d, 2.0)}"]
+        # Interleaved rounds like the throughput figures: spawn times swing with the machine's load.
+        cases = [("raw", raw_its), ("cabi", its), ("rust", ["--runtime", "current", *its]), ("python", its),
+                 ("rmcp", ["--runtime", "current", *its]), ("ts", its), ("python-sdk", its)]
+        rounds = {}
+        for _ in range(args.rounds):
+            for runner, extra in cases:
+                rounds.setdefault(runner, []).append(r.run(runner, "connect", stdio, extra, budget + 30))
+        res["connect"] = {k: latency_summary(v, "first_p50_us") for k, v in rounds.items()}
 
-    # 6. Memory: idle RSS and growth over N calls.
-    log(f"6/7 memory: growth over {args.mem_calls} calls")
-    mem_args = ["--calls", str(args.mem_calls), "--warmup", "2000", "--duration", "60"]
-    res["memory"] = {runner: r.run(runner, "mem", stdio, [*extra, *mem_args], 120)
-                     for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]),
-                                           ("rmcp", ["--runtime", "current"])]}
+    if "mem" in sections:
+        # 6. Memory: idle RSS and growth over N calls.
+        log(f"6/7 memory: growth over {args.mem_calls} calls")
+        mem_args = ["--calls", str(args.mem_calls), "--warmup", "2000", "--duration", "60"]
+        res["memory"] = {runner: r.run(runner, "mem", stdio, [*extra, *mem_args], 120)
+                         for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]),
+                                               ("rmcp", ["--runtime", "current"])]}
 
-    # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
-    res["async"] = measure_async(args, r)
+    if "connect" in sections:
+        res["sizes"] = sizes()
+
+    if "async" in sections:
+        # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
+        res["async"] = measure_async(args, r)
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -421,10 +458,62 @@ def measure_async(args: argparse.Namespace, r: Runners) -> dict:
     for _ in range(args.conc_rounds):
         for runner, test, extra, key in cases:
             rounds.setdefault(key, []).append(r.run(runner, test, stdio, [*extra, *dur], budget))
-    out: dict = {k: best(v) for k, v in rounds.items()}
+    out: dict = {k: summary(v) for k, v in rounds.items()}
     # Threads as calls in flight grow: one host thread starts them all.
     out["threads"] = {str(n): r.run("cabi", "started", stdio, ["--inflight", str(n), "--duration", "0.5"], budget)
                       for n in (1, 64, 1024)}
+    return out
+
+
+def tree_bytes(path: Path, skip: tuple[str, ...] = ()) -> int:
+    """Apparent size of the files under path (what an install puts on disk), skipping top-level
+    entries whose name starts with one of `skip`."""
+    total = 0
+    for top in (path.iterdir() if path.is_dir() else []):
+        if top.name.startswith(skip):
+            continue
+        if top.is_file():
+            total += top.stat().st_size
+        for dirpath, _, files in os.walk(top):
+            total += sum((Path(dirpath) / f).stat().st_size for f in files if not (Path(dirpath) / f).is_symlink())
+    return total
+
+
+def stripped_bytes(binary: Path) -> int | None:
+    tmp = LOGS / f"{binary.name}.stripped"
+    try:
+        sh(["strip", "-o", str(tmp), str(binary)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return tmp.stat().st_size
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def sizes() -> dict:
+    """Item 6 of issue 19: what each client installs. Ours: the shipped shared library (`make
+    dist-lib`'s; run.py does not build it, it takes minutes). rmcp is a
+    crate linked into its host, so its figure is the stripped bench runner (same harness code as
+    our Rust API runner, whose stripped size is shown beside it). TypeScript: the npm prefix (the
+    client and its dependencies); Python SDK: the venv's site-packages without pip/setuptools."""
+    out: dict = {}
+    dist, local = ROOT / "target" / "dist" / "release" / "libmcp_client.so", RELEASE / "libmcp_client.so"
+    if dist.exists():
+        out["cabi"] = {"bytes": dist.stat().st_size, "what": f"{dist.relative_to(ROOT)} (`make dist-lib`, installed)"}
+    elif local.exists():
+        # Built together with the fixture server, so with the union of both packages' features.
+        out["cabi"] = {"bytes": local.stat().st_size, "what": f"{local.relative_to(ROOT)} (no `make dist-lib` output: "
+                       "built with the fixture's features, larger than the installed library)"}
+    for key in ("rust", "rmcp"):
+        b = BENCH_RELEASE / f"mcp-bench-{key}"
+        n = stripped_bytes(b) if b.exists() else None
+        if n:
+            out[key] = {"bytes": n, "what": f"bench runner mcp-bench-{key}, stripped (whole program)"}
+    if (NPM / "node_modules").is_dir():
+        out["ts"] = {"bytes": tree_bytes(NPM / "node_modules"), "what": "npm node_modules (client + dependencies)"}
+    site = sorted(VENV.glob("lib/python*/site-packages"))
+    if site:
+        out["python-sdk"] = {"bytes": tree_bytes(site[0], ("pip", "setuptools", "pkg_resources", "_distutils_hack",
+                                                           "distutils-precedence")),
+                             "what": "venv site-packages (SDK + dependencies, without pip/setuptools)"}
     return out
 
 
@@ -443,19 +532,35 @@ def ratio(a: float | None, b: float | None) -> float | None:
     return a / b
 
 
-def paired(a: dict | None, b: dict | None, how=lambda x, y: x / y) -> float | None:
-    """Compares two clients under the same machine state: the median over rounds of the
-    per-round comparison (each round runs every client back to back). This VM's wake-up cost
-    swings several-fold within minutes (a raw round trip of 11 µs in one round, 57 µs in the
-    next); best round against best round would compare two different machines. Without
-    paired rounds: best against best."""
-    ra, rb = (a or {}).get("round_values") or [], (b or {}).get("round_values") or []
-    pairs = [how(x, y) for x, y in zip(ra, rb) if x and y]
-    if len(ra) == len(rb) and len(pairs) >= 2:
-        return statistics.median(pairs)
+def latency_summary(results: list[dict], key: str) -> dict:
+    """Rounds of a latency figure as one row: the median round by `key`, with every round's value
+    (`round_values`, in round order, failed rounds as None) for paired ratios."""
+    ok = [r for r in results if "error" not in r]
+    if not ok:
+        return results[-1] if results else {"error": "not run"}
+    mid = statistics.median_low(r[key] for r in ok)
+    row = dict(next(r for r in ok if r[key] == mid))
+    row["round_values"] = [None if "error" in r else r.get(key) for r in results]
+    return row
+
+
+def compare(a: dict | None, b: dict | None, how=lambda x, y: x / y) -> dict | None:
+    """A target's figure: `value` from medians of interleaved rounds (the median of the
+    within-round comparisons when both clients ran the same rounds, else the comparison of the two
+    medians), `lo`-`hi` the range over rounds, `best` the best round against the best round (what
+    this bench used to report, for comparison)."""
     if not per_sec(a) or not per_sec(b):
         return None
-    return how(per_sec(a), per_sec(b))
+    ra, rb = a.get("round_values") or [], b.get("round_values") or []
+    pairs = [how(x, y) for x, y in zip(ra, rb) if x and y] if len(ra) == len(rb) else []
+    if pairs:
+        value, lo, hi = statistics.median(pairs), min(pairs), max(pairs)
+    else:
+        ends = [how(x, y) for x in (a.get("min_per_sec") or per_sec(a), a.get("max_per_sec") or per_sec(a))
+                for y in (b.get("min_per_sec") or per_sec(b), b.get("max_per_sec") or per_sec(b))]
+        value, lo, hi = how(per_sec(a), per_sec(b)), min(ends), max(ends)
+    best = how(a.get("best_per_sec") or per_sec(a), b.get("best_per_sec") or per_sec(b))
+    return {"value": value, "lo": lo, "hi": hi, "best": best, "rounds": len(pairs) or 1}
 
 
 def added_us(a: float, b: float) -> float:
@@ -485,72 +590,108 @@ def label(key: str) -> str:
 
 def seq_table(rows: dict, ref_key: str = "cabi") -> list[str]:
     raw, ours = rows.get("raw"), rows.get(ref_key)
-    out = ["| client | calls/s | p50 µs | p99 µs | client CPU µs/call | ÷ raw | C ABI ÷ this |",
-           "|---|---:|---:|---:|---:|---:|---:|"]
+    out = ["| client | calls/s (median) | range | best round | p50 µs | p99 µs | client CPU µs/call | ÷ raw "
+           "(range) | C ABI ÷ this (range) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def cell(c: dict | None) -> str:
+        return "n/a" if not c else f"{c['value']:.2f} ({c['lo']:.2f}-{c['hi']:.2f})"
+
     for key, row in rows.items():
         if "error" in row:
-            out.append(f"| {label(key)} | not run: {row['error'][:120]} | | | | | |")
+            out.append(f"| {label(key)} | not run: {row['error'][:120]} | | | | | | | |")
             continue
-        ps = row.get("per_sec")
-        out.append(f"| {label(key)} | {fnum(ps)} | {fnum(row.get('p50_us'), 1)} | {fnum(row.get('p99_us'), 1)} | "
-                   f"{fnum(row.get('cpu_us_per_call'), 1)} | {fnum(paired(row, raw), 2)} | "
-                   f"{fnum(paired(ours, row), 2)} |")
+        out.append(f"| {label(key)} | {fnum(row.get('per_sec'))} | {fnum(row.get('min_per_sec'))}-"
+                   f"{fnum(row.get('max_per_sec'))} | {fnum(row.get('best_per_sec'))} | {fnum(row.get('p50_us'), 1)} | "
+                   f"{fnum(row.get('p99_us'), 1)} | {fnum(row.get('cpu_us_per_call'), 1)} | {cell(compare(row, raw))} | "
+                   f"{cell(compare(ours, row))} |")
     return out
 
 
 def targets(res: dict) -> list[dict]:
     t: list[dict] = []
 
-    def add(name: str, value: float | None, want: float, op: str, detail: str) -> None:
+    def add(name: str, value, want: float, op: str, detail: str) -> None:
+        """value: a number, or compare()'s dict (median, range, best round)."""
+        cmp = value if isinstance(value, dict) else None
+        value = cmp["value"] if cmp else value
         if value is None:
             t.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
             return
         ok = value >= want if op == ">=" else value < want
-        t.append({"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
-                  "detail": detail})
+        row = {"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
+               "detail": detail}
+        if cmp:
+            row.update(lo=round(cmp["lo"], 3), hi=round(cmp["hi"], 3), best=round(cmp["best"], 3),
+                       rounds=cmp["rounds"])
+        t.append(row)
 
     seq = res.get("seq_stdio", {})
-    cabi_row = seq.get("cabi")
-    cabi = per_sec(cabi_row)
-    rmcp_key, rmcp_best = best_of(seq, "rmcp")
-    add("C ABI stdio calls/s >= 1.2x best rmcp", paired(cabi_row, rmcp_best), 1.2, ">=",
-        f"C ABI {fnum(cabi)}/s vs {label(rmcp_key) if rmcp_key else 'rmcp'} {fnum(per_sec(rmcp_best))}/s")
-    add("C ABI stdio calls/s >= 2x TypeScript client", paired(cabi_row, seq.get("ts")), 2.0, ">=",
-        f"TypeScript {fnum(per_sec(seq.get('ts')))}/s")
-    add("C ABI stdio calls/s >= 3x Python SDK client", paired(cabi_row, seq.get("python-sdk")), 3.0, ">=",
-        f"Python SDK {fnum(per_sec(seq.get('python-sdk')))}/s")
-    raw = seq.get("raw")
-    per_round = [fnum(x / y, 2) for x, y in zip((cabi_row or {}).get("round_values") or [],
-                                                (raw or {}).get("round_values") or []) if x and y]
-    add("C ABI stdio calls/s >= 0.75x raw baseline", paired(cabi_row, raw), 0.75, ">=",
-        f"raw {fnum(per_sec(raw))}/s at best; per round {', '.join(per_round) or 'n/a'}")
-    add("library adds < 20 µs per stdio call (mean, vs raw)", paired(cabi_row, raw, added_us), 20.0, "<",
-        "mean round trip of the C ABI minus the raw baseline's")
+    if seq:
+        cabi_row = seq.get("cabi")
+        rmcp_key, rmcp_best = best_of(seq, "rmcp")
+        runtimes = "; ".join(f"{label(k)} {spread(seq.get(k))}, C ABI ÷ it {fnum((compare(cabi_row, seq.get(k)) or {}).get('value'), 2)}"
+                             for k in ("rmcp/current", "rmcp/multi") if k in seq)
+        add("C ABI stdio calls/s >= 1.2x best rmcp (either runtime)", compare(cabi_row, rmcp_best), 1.2, ">=",
+            f"C ABI {spread(cabi_row)}; {runtimes}")
+        add("C ABI stdio calls/s >= 2x TypeScript client", compare(cabi_row, seq.get("ts")), 2.0, ">=",
+            f"TypeScript {spread(seq.get('ts'))}")
+        add("C ABI stdio calls/s >= 3x Python SDK client", compare(cabi_row, seq.get("python-sdk")), 3.0, ">=",
+            f"Python SDK {spread(seq.get('python-sdk'))}")
+        raw = seq.get("raw")
+        add("C ABI stdio calls/s >= 0.75x raw baseline", compare(cabi_row, raw), 0.75, ">=", f"raw {spread(raw)}")
+        add("library adds < 20 µs per stdio call (mean, vs raw)", compare(cabi_row, raw, added_us), 20.0, "<",
+            "mean round trip of the C ABI minus the raw baseline's")
 
     conc = res.get("concurrency", {})
-    c64 = per_sec(conc.get("cabi", {}).get("64"))
-    _, rmcp64_row = best_of({k: v.get("64") for k, v in conc.items() if v.get("64")}, "rmcp")
-    rmcp64 = per_sec(rmcp64_row)
-    add("C ABI 64 in flight >= 1.5x rmcp 64 in flight", paired(conc.get("cabi", {}).get("64"), rmcp64_row), 1.5,
-        ">=", f"C ABI {fnum(c64)}/s vs best rmcp {fnum(rmcp64)}/s")
-    add("C ABI 64 in flight >= 3x its sequential calls/s", ratio(c64, cabi), 3.0, ">=",
-        f"{fnum(c64)}/s vs sequential {fnum(cabi)}/s")
+    if conc:
+        c64_row = conc.get("cabi", {}).get("64")
+        rmcp64_key, rmcp64_row = best_of({k: v.get("64") for k, v in conc.items() if v.get("64")}, "rmcp")
+        runtimes = "; ".join(f"{label(k)} {spread(conc.get(k, {}).get('64'))}" for k in ("rmcp/current", "rmcp/multi")
+                             if k in conc)
+        add("C ABI 64 in flight >= 1.5x rmcp 64 in flight (either runtime)", compare(c64_row, rmcp64_row), 1.5,
+            ">=", f"C ABI {spread(c64_row)}; {runtimes}")
+        c1_row = conc.get("cabi", {}).get("1")
+        vs_seq = compare(c64_row, seq.get("cabi"))
+        add("C ABI 64 in flight >= 3x its sequential calls/s (1 in flight, same rounds)", compare(c64_row, c1_row),
+            3.0, ">=", f"64 in flight {spread(c64_row)}; 1 in flight {spread(c1_row)}; against section 1's "
+            f"sequential median (other minutes): {fnum((vs_seq or {}).get('value'), 2)}")
 
     for mode in ("json", "sse"):
         rows = res.get(f"seq_http_{mode}", {})
-        for key in ("cabi", "rust/current"):
+        for key in ([] if not rows else ["cabi", "rust/current"]):
             row = rows.get(key)
             p99 = None if not row or "error" in row else row.get("p99_us")
             add(f"HTTP ({mode}) p99 < 2 ms, {label(key)}", None if p99 is None else p99 / 1000, 2.0, "<",
                 f"p99 {fnum(p99, 0)} µs, p50 {fnum(None if not row or 'error' in row else row.get('p50_us'), 0)} µs")
 
-    add("Python binding calls/s >= 2x Python SDK client",
-        paired(seq.get("python"), seq.get("python-sdk")), 2.0, ">=",
-        f"binding {fnum(per_sec(seq.get('python')))}/s vs SDK {fnum(per_sec(seq.get('python-sdk')))}/s")
+    if seq:
+        add("Python binding calls/s >= 2x Python SDK client", compare(seq.get("python"), seq.get("python-sdk")), 2.0,
+            ">=", f"binding {spread(seq.get('python'))}; SDK {spread(seq.get('python-sdk'))}")
 
-    t.extend(async_targets(res.get("async", {}), add))
+    con = res.get("connect", {})
+    if con:
+        def first(k: str) -> float | None:
+            row = con.get(k) or {}
+            return None if "error" in row else row.get("first_p50_us")
 
-    for key in ("cabi", "rust"):
+        def vs_raw(k: str) -> dict | None:
+            ra, rb = (con.get(k) or {}).get("round_values") or [], (con.get("raw") or {}).get("round_values") or []
+            pairs = [x / y for x, y in zip(ra, rb) if x and y]
+            if not pairs:
+                return None
+            return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
+                    "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+        others = "; ".join(f"{label(k)} {fnum(first(k))} µs ({fnum((vs_raw(k) or {}).get('value'), 2)}x raw)"
+                           for k in con if k not in ("raw", "cabi") and first(k))
+        add("connect + first call (spawn, discover, one call) within 1.2x raw baseline, C ABI (median over rounds "
+            "of the p50 ratio)", vs_raw("cabi"), 1.2, "<", f"C ABI {fnum(first('cabi'))} µs vs raw "
+            f"{fnum(first('raw'))} µs (median round's p50); {others}")
+
+    if res.get("async"):
+        t.extend(async_targets(res["async"], add))
+
+    for key in (("cabi", "rust") if res.get("memory") else ()):
         m = res.get("memory", {}).get(key)
         growth = None if not m or "error" in m else m.get("growth_kb") / 1024
         calls = None if not m or "error" in m else m.get("calls")
@@ -566,7 +707,7 @@ def spread(row: dict | None) -> str:
         return (row or {}).get("error", "not run")
     vals = sorted(v for v in row.get("round_values") or [] if v)
     if not vals:
-        return fnum(per_sec(row))
+        return f"{fnum(per_sec(row))}/s"
     return f"median {fnum(statistics.median(vals))}/s (range {fnum(vals[0])}-{fnum(vals[-1])}, {len(vals)} rounds)"
 
 
@@ -604,12 +745,15 @@ def async_targets(a: dict, add) -> list[dict]:
 
 def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Namespace) -> str:
     L: list[str] = []
+    # A run of some --sections leaves the others' tables empty.
+    res = {"seq_stdio": {}, "seq_http_json": {}, "seq_http_sse": {}, "concurrency": {}, "mrtr": {}, "connect": {},
+           "memory": {}, "sizes": {}, **res}
     L.append("# mcp_client benchmark results")
     L.append("")
     L.append(f"Run {mach['date']} by `make bench` (bench/run.py, {args.rounds} interleaved rounds of "
              f"{args.duration} s per sequential stdio figure, {args.http_rounds} per HTTP figure, {args.conc_rounds} per "
-             f"concurrency figure; the best round "
-             f"is shown, the others are in latest.json).")
+             f"concurrency figure; sections: {args.sections}). Every figure is the median over rounds, with the range "
+             "over rounds and the best round beside it; every round is in latest.json.")
     L.append("")
     L.append(f"- **Machine:** {mach['cores']} cores, {mach['cpu_model']}, {mach['memory']}, Linux {mach['kernel']}; "
              f"load average at start {', '.join(f'{x:.2f}' for x in mach['load_average_at_start'])}, at end "
@@ -620,21 +764,40 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
              f"{', uncommitted changes' if vers['git_dirty'] else ''}), rmcp {vers['rmcp']}, "
              f"TypeScript client {vers['typescript_client']}, Python SDK {vers['python_sdk']}; "
              f"{vers['rustc']}, node {vers['node']}, {vers['python']}.")
+    if args.server == "minimal":
+        L.append("- **Server (stdio):** `bench/c/mini_server.c` (`--server minimal`: canned replies, no JSON work).")
     L.append("- **Server:** `mcp-fixture-server --fast` (every request answered on the reading thread), tool "
              "`echo {\"text\":\"hi\"}`, modern era (2026-07-28) for every client; stdio child process, or "
              "Streamable HTTP on 127.0.0.1 (`--era modern`, JSON or `--sse-responses`).")
     L.append("- **Figures:** calls/s of sequential `tools/call` round trips; latency per call; client CPU is "
              "user+system time of the client process (all its threads) per call. Ratios: `÷ raw` is this "
              "client's calls/s over the raw baseline's; `C ABI ÷ this` is ours over this client's. Every ratio "
-             "is the median over rounds of the ratio within a round (a round runs every client back to back, "
-             "so it compares them under the same machine state); calls/s and latencies are the best round's.")
+             "(tables and targets) is the median over rounds of the ratio within a round (a round runs every "
+             "client back to back, so it compares them under the same machine state), with the range of those "
+             "per-round ratios and the best round against the best round beside it; latencies and CPU are the "
+             "median round's.")
+    L.append(f"- **Warm-up:** every runner connects, then makes {args.warmup} untimed calls (`--warmup`, the same for "
+             "every client, the raw baseline included) before its timed loop; connect timings are cold "
+             "(a new process per connection).")
+    L.append("- **rmcp:** both tokio runtimes are measured and shown: `current` (`new_current_thread`) and "
+             "`multi` (`new_multi_thread` with 2 workers, tokio's default on this 2-core machine); targets against rmcp take the "
+             "better of the two by median and list both.")
+    busy = mach.get("during_run", {}).get("busy_percent") or 0
+    if busy >= 90:
+        L.append(f"- **Saturated:** the CPUs were {busy}% busy during this run (other work on the machine): "
+                 "absolute figures and ratios are not comparable with a run on a quiet machine; rerun before "
+                 "quoting them.")
+    L.append("")
+    L.append("![headline ratios](latest.svg)")
     L.append("")
     L.append("## Targets")
     L.append("")
-    L.append("| target | result | value | detail |")
-    L.append("|---|---|---:|---|")
+    L.append("| target | result | median | range over rounds | best round | detail |")
+    L.append("|---|---|---:|---:|---:|---|")
     for t in tgs:
-        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {t['detail']} |")
+        rng = f"{t['lo']:.2f} to {t['hi']:.2f}" if "lo" in t else ""
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {rng} | "
+                 f"{fnum(t.get('best'), 2) if 'best' in t else ''} | {t['detail']} |")
     L.append("")
     L.append("## 1. Sequential tools/call over stdio")
     L.append("")
@@ -648,7 +811,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.append("rmcp `default` is its own reqwest client (`pool_max_idle_per_host(0)`: a new TCP connection per "
              "request); `pooled` passes a plain `reqwest::Client` (keep-alive).")
     L.append("")
-    L.append("## 3. Concurrency: calls in flight on one stdio connection (calls/s)")
+    L.append("## 3. Concurrency: calls in flight on one stdio connection (calls/s, median over rounds)")
     L.append("")
     L.append("| client | 1 | 8 | 64 | 64 ÷ 1 | p99 µs at 64 |")
     L.append("|---|---:|---:|---:|---:|---:|")
@@ -673,16 +836,30 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.append("")
     L.append("## 5. Connect and close over stdio")
     L.append("")
-    L.append("Connect: spawn the server + `server/discover`. Close: until the child has exited and been reaped.")
+    L.append("Connect: spawn the server + `server/discover`. First call: spawn, discover and one `echo` call, until "
+             "its result (a new process and connection each time, no warm-up). Close: after that call, until the "
+             "child has exited and been reaped. The raw baseline writes the pre-encoded discover and call lines.")
     L.append("")
-    L.append("| client | connections | connect p50 µs | connect p99 µs | close p50 µs | close p99 µs |")
-    L.append("|---|---:|---:|---:|---:|---:|")
+    L.append("| client | connections | connect p50 µs | connect p99 µs | connect + first call p50 µs | p99 µs | "
+             "÷ raw (p50) | close p50 µs | close p99 µs |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    raw_first = (res["connect"].get("raw") or {}).get("first_p50_us")
     for key, row in res["connect"].items():
         if "error" in row:
-            L.append(f"| {label(key)} | not run: {row['error'][:100]} | | | | |")
+            L.append(f"| {label(key)} | not run: {row['error'][:100]} | | | | | | | |")
             continue
         L.append(f"| {label(key)} | {row['iterations']} | {fnum(row['connect_p50_us'])} | "
-                 f"{fnum(row['connect_p99_us'])} | {fnum(row['close_p50_us'])} | {fnum(row['close_p99_us'])} |")
+                 f"{fnum(row['connect_p99_us'])} | {fnum(row.get('first_p50_us'))} | {fnum(row.get('first_p99_us'))} | "
+                 f"{fnum(ratio(row.get('first_p50_us'), raw_first), 2)} | {fnum(row['close_p50_us'])} | "
+                 f"{fnum(row['close_p99_us'])} |")
+    if res["sizes"]:
+        L.append("")
+        L.append("Installed size (issue 19 item 6):")
+        L.append("")
+        L.append("| client | bytes | MiB | what |")
+        L.append("|---|---:|---:|---|")
+        for key, row in res["sizes"].items():
+            L.append(f"| {label(key)} | {fnum(row['bytes'])} | {row['bytes'] / 2**20:.2f} | {row['what']} |")
     L.append("")
     L.append("## 6. Memory")
     L.append("")
@@ -769,6 +946,20 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
+ALL_SECTIONS = "seq,http,conc,mrtr,connect,mem,async"
+
+
+def chart(res: dict, mach: dict) -> str:
+    seq = res.get("seq_stdio", {})
+    raw, ours = seq.get("raw"), seq.get("cabi")
+    rows = [(label(k), compare(v, raw), None if k == "cabi" else compare(ours, v))
+            for k, v in seq.items() if k != "raw" and "error" not in v]
+    load = mach.get("during_run", {})
+    return svg(rows, f"{mach['date']}, {mach['cores']} cores, CPUs {load.get('busy_percent', '?')}% busy during the "
+                     f"run; mcp-fixture-server --fast, echo, {len((raw or {}).get('round_values') or [])} interleaved "
+                     "rounds")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per sequential stdio figure")
@@ -782,6 +973,12 @@ def main() -> int:
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
     ap.add_argument("--only", choices=["all", "cache", "async"], default="all",
                     help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json})")
+    ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
+                    help="stdio server: mcp-fixture-server --fast (default) or bench/c/mini_server.c (canned replies)")
+    ap.add_argument("--warmup", type=int, default=500, help="untimed calls before each timed loop")
+    ap.add_argument("--sections", default=ALL_SECTIONS,
+                    help=f"comma-separated subset of {ALL_SECTIONS}; a subset writes target/bench-logs/sections.{{md,json,svg}} "
+                         "instead of bench/results/latest.*")
     ap.add_argument("--lib", help="--only cache: the libmcp_client.a to link (default target/release)")
     ap.add_argument("--fixture", help="--only cache: the fixture server (default target/release)")
     args = ap.parse_args()
@@ -793,6 +990,10 @@ def main() -> int:
 
     started = time.time()
     build(args.skip_build)
+    global STDIO_SERVER
+    if args.server == "minimal":
+        build_mini_server()
+        STDIO_SERVER = MINI_SERVER
     peers: dict[str, str | None] = {}
     if args.no_peers:
         peers = {"ts": "--no-peers", "python-sdk": "--no-peers"}
@@ -808,15 +1009,21 @@ def main() -> int:
     mach["load_average_at_end"] = list(os.getloadavg())
     tgs = targets(res)
     md = report(res, mach, vers, tgs, args)
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "latest.md").write_text(md)
+    full = set(args.sections.split(",")) >= set(ALL_SECTIONS.split(","))
+    dest, stem = (RESULTS, "latest") if full else (LOGS, "sections")
+    dest.mkdir(parents=True, exist_ok=True)
+    if not full:
+        md = md.replace("](latest.svg)", f"]({stem}.svg)")
+    (dest / f"{stem}.md").write_text(md)
+    (dest / f"{stem}.svg").write_text(chart(res, mach))
     doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": res, "targets": tgs,
            "seconds": round(time.time() - started, 1)}
-    (RESULTS / "latest.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (dest / f"{stem}.json").write_text(json.dumps(doc, indent=1) + "\n")
     print(md)
     for t in tgs:
-        print(f"{t['status']}: {t['target']} ({fnum(t['value'], 2)}; {t['detail']})")
-    print(f"\nwrote {RESULTS / 'latest.md'} and {RESULTS / 'latest.json'} in {time.time() - started:.0f} s")
+        rng = f", range {t['lo']:.2f} to {t['hi']:.2f}, best round {t['best']:.2f}" if "lo" in t else ""
+        print(f"{t['status']}: {t['target']} (median {fnum(t['value'], 2)}{rng}; {t['detail']})")
+    print(f"\nwrote {dest}/{stem}.{{md,json,svg}} in {time.time() - started:.0f} s")
     return 0
 
 

@@ -1,17 +1,21 @@
 /* The raw stdio baseline: spawn the server with pipes, write a pre-encoded tools/call line and
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
- *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] -- SERVER [ARGS...]
+ *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N] -- SERVER [ARGS...]
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
  * read lets one more request go): the in-flight baseline for one connection (test "conc").
  */
 #include "common.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #define META                                                                                       \
     "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","                       \
@@ -55,36 +59,74 @@ static void read_line(void) {
     }
 }
 
+/* Spawns the server with its stdin and stdout on pipes (to_child, from_child). posix_spawn, as
+ * Rust's std::process and libuv do (vfork-like: the parent waits until the exec), so that this
+ * floor starts its server the way the clients it is compared with do. */
+static pid_t spawn(char **cmd) {
+    int in[2], out[2];
+    if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) die("pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    pid_t pid;
+    if (posix_spawnp(&pid, cmd[0], &fa, NULL, cmd, environ)) die("spawn failed");
+    posix_spawn_file_actions_destroy(&fa);
+    close(in[0]), close(out[1]);
+    to_child = in[1];
+    from_child = out[0];
+    have = 0;
+    return pid;
+}
+
+/* Test "connect" (--connect N): N times spawn + discover, one call, close + reap; the floor for
+ * every client's connect and first-call times. */
+static int connect_loop(char **cmd, long n, double duration) {
+    samples conn, first, close_;
+    samples_init(&conn, (size_t)n), samples_init(&first, (size_t)n), samples_init(&close_, (size_t)n);
+    uint64_t deadline = now_ns() + (uint64_t)(duration * 1e9);
+    long k = 0;
+    for (; k < n && now_ns() < deadline; k++) {
+        uint64_t t0 = now_ns();
+        pid_t pid = spawn(cmd);
+        write_all(DISCOVER, sizeof DISCOVER - 1);
+        read_line();
+        uint64_t t1 = now_ns();
+        write_all(CALL, sizeof CALL - 1);
+        read_line();
+        uint64_t tf = now_ns();
+        close(to_child), close(from_child);
+        int status;
+        waitpid(pid, &status, 0);
+        uint64_t t2 = now_ns();
+        samples_add(&conn, t1 - t0), samples_add(&first, tf - t0), samples_add(&close_, t2 - tf);
+    }
+    printf("{\"runner\":\"raw\",\"test\":\"connect\",\"iterations\":%ld,\"connect_p50_us\":%.1f,"
+           "\"connect_p99_us\":%.1f,\"first_p50_us\":%.1f,\"first_p99_us\":%.1f,\"close_p50_us\":%.1f,"
+           "\"close_p99_us\":%.1f}\n",
+           k, samples_pct_us(&conn, 50), samples_pct_us(&conn, 99), samples_pct_us(&first, 50),
+           samples_pct_us(&first, 99), samples_pct_us(&close_, 50), samples_pct_us(&close_, 99));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000, inflight = 1;
+    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atol(argv[++i]);
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
         else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--connect") && i + 1 < argc) connects = atol(argv[++i]);
         else die("usage: raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]");
     }
     if (i + 1 >= argc) die("no server command");
     char **cmd = argv + i + 1;
 
-    int in[2], out[2];
-    if (pipe(in) || pipe(out)) die("pipe failed");
-    pid_t pid = fork();
-    if (pid < 0) die("fork failed");
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        execvp(cmd[0], cmd);
-        _exit(127);
-    }
-    close(in[0]), close(out[1]);
-    to_child = in[1];
-    from_child = out[0];
     signal(SIGPIPE, SIG_IGN);
-
+    if (connects > 0) return connect_loop(cmd, connects, duration);
+    pid_t pid = spawn(cmd);
     write_all(DISCOVER, sizeof DISCOVER - 1);
     read_line();
     for (long k = 0; k < warmup; k++) {

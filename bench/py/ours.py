@@ -105,19 +105,25 @@ def main() -> None:
         client.close()
     elif a.test == "connect":
         conn: list[int] = []
+        first: list[int] = []
         close: list[int] = []
         deadline = time.perf_counter_ns() + int(a.duration * 1e9)
         while len(conn) < a.iterations and time.perf_counter_ns() < deadline:
             t0 = time.perf_counter_ns()
             client = connected(a)
             t1 = time.perf_counter_ns()
+            client.call_tool("echo", ARGS)  # spawn to first result
+            tf = time.perf_counter_ns()
             client.close()
             t2 = time.perf_counter_ns()
             conn.append(t1 - t0)
-            close.append(t2 - t1)
+            first.append(tf - t0)
+            close.append(t2 - tf)
         c = harness.series("connect_", conn, len(conn), 0)
         d = harness.series("close_", close, len(close), 0)
+        f = harness.series("first_", first, len(first), 0)
         out = {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
+               "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
                "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
     else:
         raise SystemExit(f"bench: unknown test {a.test}")

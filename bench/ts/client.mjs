@@ -117,19 +117,23 @@ async function main() {
     out = { ...series('plain_', p.lat, p.calls, p.seconds), ...series('mrtr_', m.lat, m.calls, m.seconds) };
     await client.close();
   } else if (args.test === 'connect') {
-    const conn = [], close = [];
+    const conn = [], first = [], close = [];
     const deadline = nowNs() + BigInt(Math.round(args.duration * 1e9));
     while (conn.length < args.iterations && nowNs() < deadline) {
       const t0 = nowNs();
       const client = await connected(false);
       const t1 = nowNs();
+      await call(client, 'echo'); // spawn to first result
+      const tf = nowNs();
       await client.close();
       const t2 = nowNs();
       conn.push(t1 - t0);
-      close.push(t2 - t1);
+      first.push(tf - t0);
+      close.push(t2 - tf);
     }
     const c = series('connect_', conn, conn.length, 0), d = series('close_', close, close.length, 0);
-    out = { iterations: conn.length, connect_p50_us: c.connect_p50_us, connect_p99_us: c.connect_p99_us, close_p50_us: d.close_p50_us, close_p99_us: d.close_p99_us };
+    const f = series('first_', first, first.length, 0);
+    out = { iterations: conn.length, connect_p50_us: c.connect_p50_us, connect_p99_us: c.connect_p99_us, first_p50_us: f.first_p50_us, first_p99_us: f.first_p99_us, close_p50_us: d.close_p50_us, close_p99_us: d.close_p99_us };
   } else {
     throw new Error(`unknown test ${args.test}`);
   }

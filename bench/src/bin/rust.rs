@@ -81,17 +81,22 @@ async fn bench(args: Args) -> Value {
             client.close().await;
         }
         "connect" => {
-            let (mut conn, mut close) = (Vec::new(), Vec::new());
+            let (mut conn, mut first, mut close) = (Vec::new(), Vec::new(), Vec::new());
             let deadline = Instant::now() + args.duration;
             while conn.len() < args.iterations && Instant::now() < deadline {
                 let t0 = Instant::now();
                 let client = connected(&args, false).await;
                 let t1 = Instant::now();
+                call(&client, "echo", &opts).await; // spawn to first result
+                let tf = Instant::now();
                 client.close().await; // returns once the child is reaped
                 let t2 = Instant::now();
                 conn.push((t1 - t0).as_nanos() as u64);
-                close.push((t2 - t1).as_nanos() as u64);
+                first.push((tf - t0).as_nanos() as u64);
+                close.push((t2 - tf).as_nanos() as u64);
             }
+            out.insert("first_p50_us".into(), json!(pct_us(&mut first, 50.0)));
+            out.insert("first_p99_us".into(), json!(pct_us(&mut first, 99.0)));
             out.insert("iterations".into(), json!(conn.len()));
             out.insert("connect_p50_us".into(), json!(pct_us(&mut conn, 50.0)));
             out.insert("connect_p99_us".into(), json!(pct_us(&mut conn, 99.0)));
