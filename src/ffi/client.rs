@@ -168,7 +168,7 @@ pub unsafe extern "C" fn mcp_client_new(
         let config_settings = &config.settings;
         let config = ClientConfig::from_json(&Value::Object(config_settings.clone()))?;
         ignore_sigpipe();
-        if super::shared_rt::wants_shared(&config_settings) {
+        if super::shared_rt::wants_shared(config_settings) {
             let pool = super::shared_rt::pool()
                 .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the shared runtime: {e}")))?;
             let dispatcher = Dispatcher::on_shared(&pool);

@@ -154,11 +154,12 @@ impl OwnEngine {
     }
 }
 
-/// A client's runtime: its own (isolated, the default) or a pinned runtime of the shared set
-/// (`ffi/shared_rt`), which its drivers drive for good, so callers only wait.
+/// A client's runtime: its own (isolated, the default) or one of the shared set
+/// (`ffi/shared_rt`), pinned for the client's life. A shared runtime works as an own one (a
+/// lone caller drives it, the driver thread otherwise), its callers being any of its clients'.
 pub(crate) enum Engine {
     Own(OwnEngine),
-    Shared(Handle),
+    Shared(Arc<OwnEngine>),
 }
 
 impl Engine {
@@ -169,7 +170,7 @@ impl Engine {
     pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
         match self {
             Engine::Own(e) => e.block_on(fut),
-            Engine::Shared(h) => h.block_on(fut),
+            Engine::Shared(e) => e.block_on(fut),
         }
     }
 
@@ -180,7 +181,7 @@ impl Engine {
     {
         match self {
             Engine::Own(e) => e.spawn(fut),
-            Engine::Shared(h) => drop(h.spawn(fut)),
+            Engine::Shared(e) => e.spawn(fut),
         }
     }
 
@@ -190,11 +191,11 @@ impl Engine {
     {
         match self {
             Engine::Own(e) => e.spawn_call(fut),
-            Engine::Shared(h) => drop(h.spawn(fut)),
+            Engine::Shared(e) => e.spawn_call(fut),
         }
     }
 
-    /// A shared runtime outlives its clients: the client's tasks end with its close.
+    /// A shared runtime outlives its clients (the client's tasks end with its close).
     pub fn shutdown(self, timeout: Duration) {
         if let Engine::Own(e) = self {
             e.shutdown(timeout)

@@ -1,13 +1,13 @@
 //! The shared runtime (issue 19): clients created with `"runtime": "shared"` (or
 //! `mcp_config_set_runtime(config, MCP_RUNTIME_SHARED)`) use a process-wide set of
-//! [`DRIVERS`] current-thread tokio runtimes, each driven for good by its own thread, and one
-//! dispatcher thread for all their callbacks. Library threads then stay flat however many
+//! [`RUNTIMES`] engines (`ffi/engine`: a current-thread runtime and its driver thread each) and
+//! one dispatcher thread for all their callbacks. Library threads then stay flat however many
 //! clients a host connects (an isolated client owns two threads and ~210 KiB).
 //!
-//! A client is pinned to one runtime (round robin) for its life, so its tasks, pipes and timers
-//! stay on one thread. Callers never drive a shared runtime: they wait in `Handle::block_on`
-//! and are woken by the driver (the second thread hand-off per call that isolated clients avoid,
-//! see ARCHITECTURE.md "Shared runtime"). One dispatcher thread runs every shared client's
+//! A client is pinned to one engine (round robin) for its life, so its tasks, pipes and timers
+//! stay on one runtime. The engine works as for an isolated client: a caller alone in a call on
+//! that runtime (whichever client it calls) drives it, so the reply is read on its own thread;
+//! the driver thread drives while calls overlap and between calls. One dispatcher thread runs every shared client's
 //! callbacks in the order they were posted, so each client's callbacks stay serial; a slow
 //! callback delays other clients' callbacks too (that is what isolation is for).
 //!
@@ -17,24 +17,24 @@
 use super::boundary::{contain, ffi_boundary, handle_mut};
 use super::config::mcp_config;
 use super::dispatcher::Job;
+use super::engine::OwnEngine;
 use super::error::{mcp_error, Failure};
 use super::status::{mcp_status, MCP_INVALID_ARG};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::ThreadId;
-use tokio::runtime::Handle;
 
 /// Each client owns its runtime and dispatcher threads (the default).
 pub const MCP_RUNTIME_ISOLATED: i32 = 0;
 /// The client shares the process-wide runtime threads and dispatcher thread.
 pub const MCP_RUNTIME_SHARED: i32 = 1;
 
-/// Runtime threads of the shared set: enough that one busy runtime does not serialize every
-/// client's I/O, few enough that a 2-core host is not oversubscribed.
-const DRIVERS: usize = 2;
+/// Engines of the shared set: enough that one busy runtime does not serialize every client's
+/// I/O, few enough that a 2-core host is not oversubscribed.
+const RUNTIMES: usize = 2;
 
 /// The process-wide set for one fork generation.
 pub(crate) struct Pool {
-    runtimes: Vec<Handle>,
+    runtimes: Vec<Arc<OwnEngine>>,
     next: Mutex<usize>,
     dispatch_tx: Mutex<mpsc::Sender<Job>>,
     dispatch_thread: ThreadId,
@@ -42,18 +42,10 @@ pub(crate) struct Pool {
 
 impl Pool {
     fn start() -> std::io::Result<Pool> {
-        let mut runtimes = Vec::with_capacity(DRIVERS);
-        for i in 0..DRIVERS {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-            runtimes.push(runtime.handle().clone());
-            std::thread::Builder::new()
-                .name(format!("mcp-shared-rt-{i}"))
-                .spawn(move || loop {
-                    // Drives for the life of the process; a panicking task is contained and
-                    // driving resumes.
-                    contain(|| runtime.block_on(std::future::pending::<()>()));
-                })?;
-        }
+        // Never shut down: they live as long as the process (or are leaked in a forked child).
+        let runtimes = (0..RUNTIMES)
+            .map(|_| OwnEngine::start().map(Arc::new))
+            .collect::<std::io::Result<Vec<_>>>()?;
         let (tx, rx) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new()
             .name("mcp-shared-dispatch".into())
@@ -70,8 +62,8 @@ impl Pool {
         })
     }
 
-    /// The runtime a new client is pinned to.
-    pub fn runtime(&self) -> Handle {
+    /// The engine a new client is pinned to.
+    pub fn runtime(&self) -> Arc<OwnEngine> {
         let mut next = self.next.lock().unwrap();
         *next = (*next + 1) % self.runtimes.len();
         self.runtimes[*next].clone()

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int threads_now(void)
 {
@@ -252,6 +255,52 @@ static void test_free_from_callback(void)
     mcp_client_free(o.client);
 }
 
+/* After fork the parent's shared clients fail with MCP_FORKED, and the child gets shared
+ * threads of its own: a new shared client works there. */
+static void test_fork(void)
+{
+    mcp_client *parent = shared_client();
+    CHECK(parent != NULL);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        int code = 0;
+        char *out = NULL;
+        mcp_error *err = NULL;
+        if (mcp_client_call_tool(parent, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out, &err) != MCP_FORKED)
+            code = 1;
+        mcp_error_free(err);
+        mcp_client *c = code ? NULL : shared_client();
+        err = NULL;
+        if (!c || mcp_client_call_tool(c, "echo", "{\"text\":\"child\"}", NULL, NULL, NULL, &out, &err) != MCP_OK)
+            code = code ? code : 2;
+        mcp_string_free(out);
+        mcp_error_free(err);
+        if (c)
+            mcp_client_free(c);
+        /* exec ends the image without exit-time leak checks (the parent's client is inherited). */
+        char script[32];
+        snprintf(script, sizeof script, "exit %d", code);
+        execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+        _exit(code);
+    }
+    int status = 0;
+    double end = now_ms() + tscale(20000);
+    pid_t got = 0;
+    while ((got = waitpid(pid, &status, WNOHANG)) == 0 && now_ms() < end)
+        sleep_ms(5);
+    if (got == 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+    }
+    EXPECT_MSG(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: got %d, status %d", (int)got,
+               status);
+    mcp_string_free(tool_ok(parent, "echo", "{\"text\":\"parent\"}"));
+    mcp_client_free(parent);
+}
+
 static void test_runtime_setting_checked(void)
 {
     mcp_config *cfg = fixture_config(NULL);
@@ -285,6 +334,7 @@ const struct test_case shared_rt_tests[] = {
     {"shared/callbacks_serial_per_client", test_callbacks_serial_per_client},
     {"shared/free_one_keeps_others", test_free_one_keeps_others},
     {"shared/free_from_callback", test_free_from_callback},
+    {"shared/fork", test_fork},
     {"shared/many_clients_threads_flat", test_many_clients_threads_flat},
 };
 const size_t shared_rt_tests_count = sizeof shared_rt_tests / sizeof shared_rt_tests[0];
