@@ -14,6 +14,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
     python3 bench/run.py --sections seq,conc,connect [--server minimal] [--warmup N]   (a subset)
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+    python3 bench/run.py --only many [--clients 200] [--rounds 3] [--duration S] [--lib ARCHIVE] [--fixture PATH]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -960,6 +961,78 @@ def chart(res: dict, mach: dict) -> str:
                      "rounds")
 
 
+def bench_many(args) -> int:
+    """Issue 19: --clients clients, each connected to its own fixture server, isolated vs on the
+    shared runtime: library threads, RSS per idle client (this process only: the servers are
+    other processes), connect time per client, and calls/s spread over all clients vs one."""
+    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
+    fixture = Path(args.fixture) if args.fixture else FIXTURE
+    if not args.skip_build and not args.lib:
+        log("building the release library and fixture server")
+        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
+    CBIN.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    sh([cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
+        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+    runs: dict[str, list[dict]] = {}
+    for rnd in range(args.rounds):
+        for host_threads in (1, 4):
+            for runtime in ("isolated", "shared"):  # interleaved, so drift hits both alike
+                log(f"many: round {rnd + 1}/{args.rounds}, {runtime}, {host_threads} host thread(s)")
+                cmd = [str(CBIN / "cabi"), "many", "--clients", str(args.clients), "--runtime", runtime,
+                       "--inflight", str(host_threads), "--duration", str(args.duration), "--", str(fixture), "--fast"]
+                out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, timeout=600, check=True, cwd=ROOT).stdout
+                runs.setdefault(f"{runtime}/{host_threads}", []).append(json.loads(out.strip().splitlines()[-1]))
+
+    def med(key: str, field: str) -> float:
+        return statistics.median(r[field] for r in runs[key])
+
+    def cell(key: str, field: str, fmt: str = "{:.0f}") -> str:
+        vals = [r[field] for r in runs[key]]
+        return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))}–{fmt.format(max(vals))})"
+
+    L = [
+        "# Many clients (issue 19): isolated vs shared runtime",
+        "",
+        f"C ABI (`bench/c/cabi.c many`), {args.clients} clients each connected to its own fixture server "
+        f"(`--fast`), each client made one call before the idle figures; {args.rounds} interleaved rounds, "
+        f"{args.duration} s per throughput series; median (min–max). "
+        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
+        "",
+        "| runtime | host threads | threads: before / 1 client / all | RSS KiB per idle client (after malloc_trim) | connect p50 ms "
+        "| connect p99 ms | calls/s on 1 client | calls/s over all clients | all ÷ one | free all ms |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for key in sorted(runs):
+        rt, ht = key.split("/")
+        ratios = [r["all_clients_per_sec"] / r["one_client_per_sec"] for r in runs[key]]
+        th = runs[key][0]
+        L.append(f"| {rt} | {ht} | {th['threads_before']} / {th['threads_one']} / {th['threads_all']} | "
+                 f"{cell(key, 'rss_per_client_kb', '{:.1f}')} ({cell(key, 'rss_per_client_trimmed_kb', '{:.1f}')}) | "
+                 f"{cell(key, 'connect_p50_ms', '{:.2f}')} | "
+                 f"{cell(key, 'connect_p99_ms', '{:.2f}')} | {cell(key, 'one_client_per_sec')} | "
+                 f"{cell(key, 'all_clients_per_sec')} | {statistics.median(ratios):.2f} "
+                 f"({min(ratios):.2f}–{max(ratios):.2f}) | {cell(key, 'free_all_ms')} |")
+    shared = [k for k in runs if k.startswith("shared/")]
+    ok_threads = all(r["threads_all"] <= r["threads_one"] for k in shared for r in runs[k])
+    ok_rss = all(med(k, "rss_per_client_trimmed_kb") <= 64 for k in shared)
+    # Throughput: over all shared clients vs one isolated client (the baseline a host has today).
+    ok_tp = all(med(k, "all_clients_per_sec") >= 0.9 * med("isolated/" + k.split("/")[1], "one_client_per_sec")
+                for k in shared)
+    L += ["",
+          f"{'PASS' if ok_threads else 'FAIL'}: shared threads independent of the client count; "
+          f"{'PASS' if ok_rss else 'FAIL'}: ≤ 64 KiB per idle shared client (after malloc_trim); "
+          f"{'PASS' if ok_tp else 'FAIL'}: calls/s over all shared clients ≥ 90% of one isolated client's "
+          "(same host threads).", ""]
+    md = "\n".join(L)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "many.md").write_text(md)
+    (RESULTS / "many.json").write_text(json.dumps(runs, indent=1) + "\n")
+    print(md)
+    return 0 if ok_threads and ok_rss and ok_tp else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per sequential stdio figure")
@@ -971,8 +1044,10 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
-    ap.add_argument("--only", choices=["all", "cache", "async"], default="all",
-                    help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json})")
+    ap.add_argument("--only", choices=["all", "cache", "async", "many"], default="all",
+                    help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json}); "
+                         "many: only issue 19's many-clients target (results/many.{md,json})")
+    ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server)")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
                     help="stdio server: mcp-fixture-server --fast (default) or bench/c/mini_server.c (canned replies)")
     ap.add_argument("--warmup", type=int, default=500, help="untimed calls before each timed loop")
@@ -984,6 +1059,8 @@ def main() -> int:
     args = ap.parse_args()
     if args.only == "cache":
         return bench_cache(args)
+    if args.only == "many":
+        return bench_many(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10

@@ -289,6 +289,16 @@
 #define MCP_MAX_TIMEOUT_MS 1099511627776
 
 /**
+ * Each client owns its runtime and dispatcher threads (the default).
+ */
+#define MCP_RUNTIME_ISOLATED 0
+
+/**
+ * The client shares the process-wide runtime threads and dispatcher thread.
+ */
+#define MCP_RUNTIME_SHARED 1
+
+/**
  * Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
  */
 #define MCP_ABI_VERSION 2
@@ -1670,6 +1680,20 @@ MCP_API void mcp_responder_defer(struct mcp_responder *responder);
  * input failed, the flow ended, or the client closed). True for NULL.
  */
 MCP_API bool mcp_responder_is_cancelled(const struct mcp_responder *responder);
+
+/**
+ * `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and a dispatcher thread,
+ * and a lone caller drives the runtime itself: lowest latency) or `MCP_RUNTIME_SHARED` (the
+ * client uses the process-wide runtime and dispatcher threads: threads stay flat as clients
+ * grow; every shared client's callbacks run on one thread, in order, so a slow callback
+ * delays other shared clients' callbacks, and a blocking call from any shared client's
+ * callback is `MCP_REENTRANT_CALL`). Same as the `"runtime": "isolated" | "shared"` key.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_runtime(struct mcp_config *config,
+                                  int32_t runtime,
+                                  struct mcp_error **err_out);
 
 /**
  * Every page of `skills/list`, checked against the extension's structural rules:

@@ -10,19 +10,25 @@
  * e.g. --cache-ttl-ms 600000, and the driver counts what reached it in its --record file),
  * started (--inflight
  * started calls kept in flight from ONE thread: host-loop mode, poll() on the client's descriptor
- * and mcp_client_dispatch; reports the process's thread count at the end).
+ * and mcp_client_dispatch; reports the process's thread count at the end), many (--clients
+ * clients, each with its own server, on --runtime shared|isolated: threads, RSS per idle client,
+ * connect time per client, then calls/s from --inflight threads on one client vs spread over
+ * all clients).
  */
 #include "common.h"
 #include "mcp_client.h"
 #include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
+#include <malloc.h>
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
 
 static double duration = 2.0;
 static long warmup = 500, max_calls = 200000, inflight = 1, iterations = 50, mem_calls = 100000;
 static char *config_json;
+static long n_clients = 200;
+static int32_t runtime = MCP_RUNTIME_ISOLATED;
 
 static void check(mcp_status st, mcp_error *err, const char *what) {
     if (st != MCP_OK) {
@@ -352,6 +358,104 @@ static void append(char **out, size_t *len, size_t *cap, const char *s) {
     *len += n;
 }
 
+/* ---- many: clients spread over servers (issue 19) ------------------------------------------ */
+
+static int task_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+typedef struct {
+    mcp_client **clients;
+    long first, step, count; /* this thread calls clients first, first+step, .. round robin */
+    pthread_barrier_t *go;
+    double secs;
+    size_t calls;
+} spread_arg;
+
+static void *spread_thread(void *p) {
+    spread_arg *a = (spread_arg *)p;
+    pthread_barrier_wait(a->go);
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(duration * 1e9), t = start;
+    long k = a->first;
+    while (t < deadline) {
+        call(a->clients[k], "echo");
+        k += a->step;
+        if (k >= a->count) k = a->first;
+        a->calls++;
+        if ((a->calls & 15) == 0) t = now_ns();
+    }
+    a->secs = (double)(now_ns() - start) / 1e9;
+    return NULL;
+}
+
+/* Aggregate calls/s of `threads` host threads over `count` clients (thread i: i, i+threads, ..). */
+static double spread(mcp_client **clients, long count, long threads) {
+    pthread_t th[64];
+    spread_arg args[64];
+    pthread_barrier_t go;
+    if (threads > 64) threads = 64;
+    pthread_barrier_init(&go, NULL, (unsigned)threads);
+    for (long i = 0; i < threads; i++) {
+        args[i] = (spread_arg){clients, count > 1 ? i % count : 0, count > 1 ? threads : 1, count, &go, 0, 0};
+        pthread_create(&th[i], NULL, spread_thread, &args[i]);
+    }
+    double total = 0;
+    for (long i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        total += (double)args[i].calls / args[i].secs;
+    }
+    pthread_barrier_destroy(&go);
+    return total;
+}
+
+static int test_many(void) {
+    mcp_client **clients = calloc((size_t)n_clients, sizeof *clients);
+    samples connect;
+    samples_init(&connect, (size_t)n_clients);
+    int threads0 = task_count(), threads1 = 0;
+    long rss1 = 0;
+    for (long i = 0; i < n_clients; i++) {
+        mcp_config *cfg = NULL;
+        mcp_error *err = NULL;
+        uint64_t t = now_ns();
+        check(mcp_config_new(config_json, &cfg, &err), err, "mcp_config_new");
+        check(mcp_config_set_runtime(cfg, runtime, &err), err, "mcp_config_set_runtime");
+        check(mcp_client_new(cfg, &clients[i], &err), err, "mcp_client_new");
+        mcp_config_free(cfg);
+        check(mcp_client_connect(clients[i], NULL, NULL, &err), err, "mcp_client_connect");
+        samples_add(&connect, now_ns() - t);
+        call(clients[i], "echo"); /* each client has made a call: what an idle one holds */
+        if (i == 0) threads1 = task_count(), malloc_trim(0), rss1 = rss_kb();
+    }
+    int threads_n = task_count();
+    long rss_n = rss_kb();
+    /* The same after giving free heap pages back: what the clients hold, not connect's garbage. */
+    malloc_trim(0);
+    long rss_n_trim = rss_kb();
+    double one = spread(clients, 1, inflight);
+    double all = spread(clients, n_clients, inflight);
+    uint64_t t = now_ns();
+    for (long i = 0; i < n_clients; i++) mcp_client_free(clients[i]);
+    double free_ms = (double)(now_ns() - t) / 1e6;
+    printf("{\"runner\":\"cabi\",\"test\":\"many\",\"runtime\":\"%s\",\"clients\":%ld,\"host_threads\":%ld,"
+           "\"threads_before\":%d,\"threads_one\":%d,\"threads_all\":%d,\"rss_one_kb\":%ld,\"rss_all_kb\":%ld,"
+           "\"rss_per_client_kb\":%.1f,\"connect_p50_ms\":%.3f,\"connect_p99_ms\":%.3f,\"connect_mean_ms\":%.3f,"
+           "\"rss_per_client_trimmed_kb\":%.1f,\"one_client_per_sec\":%.1f,\"all_clients_per_sec\":%.1f,"
+           "\"free_all_ms\":%.1f}\n",
+           runtime == MCP_RUNTIME_SHARED ? "shared" : "isolated", n_clients, inflight, threads0, threads1,
+           threads_n, rss1, rss_n, n_clients > 1 ? (double)(rss_n - rss1) / (double)(n_clients - 1) : 0.0,
+           samples_pct_us(&connect, 50) / 1e3, samples_pct_us(&connect, 99) / 1e3, samples_mean_us(&connect) / 1e3,
+           n_clients > 1 ? (double)(rss_n_trim - rss1) / (double)(n_clients - 1) : 0.0, one, all, free_ms);
+    free(clients);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) die("usage: cabi seq|conc|mrtr|connect|mem [options] (--url URL | -- SERVER ARGS...)");
     const char *test = argv[1];
@@ -365,6 +469,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc) mem_calls = atol(argv[++i]);
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
+        else if (!strcmp(argv[i], "--clients") && i + 1 < argc) n_clients = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)
+            runtime = !strcmp(argv[++i], "shared") ? MCP_RUNTIME_SHARED : MCP_RUNTIME_ISOLATED;
         else die("unknown option");
     }
     size_t len = 0, cap = 256;
@@ -393,6 +500,7 @@ int main(int argc, char **argv) {
     if (!strcmp(test, "mem")) return test_mem();
     if (!strcmp(test, "cache")) return test_cache();
     if (!strcmp(test, "started")) return test_started();
+    if (!strcmp(test, "many")) return test_many();
     die("unknown test");
     return 2;
 }

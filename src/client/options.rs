@@ -257,6 +257,7 @@ impl std::fmt::Debug for RequestOptions {
 
 /// Keys `ClientConfig::from_json` accepts; anything else is rejected so typos surface.
 pub const CONFIG_KEYS: &[&str] = &[
+    "runtime",
     "command",
     "url",
     "headers",
@@ -340,6 +341,15 @@ impl ClientConfig {
             }
         };
 
+        // The C ABI's runtime choice (`ffi/shared_rt`); the core client does not use it.
+        match string("runtime")?.as_deref() {
+            None | Some("isolated" | "shared") => {}
+            Some(other) => {
+                return Err(Error::invalid(format!(
+                    "runtime must be \"isolated\" or \"shared\", not {other:?}"
+                )))
+            }
+        }
         let max_message_bytes = number("max_message_bytes")?.map(|n| (n as usize).max(1024));
         let mut oauth = None;
         let transport = match (string("command")?, string("url")?) {

@@ -84,6 +84,19 @@ impl FfiClient {
     }
 }
 
+impl FfiClient {
+    fn new(engine: Engine, config: ClientConfig, dispatcher: Arc<Dispatcher>) -> Arc<FfiClient> {
+        Arc::new(FfiClient {
+            engine: Some(engine),
+            client: Client::new(config),
+            calls: super::call::Registry::new(dispatcher.clone()),
+            dispatcher,
+            fork_generation: super::fork::generation(),
+            poisoned: AtomicBool::new(false),
+        })
+    }
+}
+
 impl Drop for FfiClient {
     fn drop(&mut self) {
         if let Some(engine) = self.engine.take() {
@@ -152,8 +165,18 @@ pub unsafe extern "C" fn mcp_client_new(
     ffi_boundary!(err_out, {
         let config = handle(config, "config")?;
         let client_out = out(client_out, "client_out")?;
-        let config = ClientConfig::from_json(&Value::Object(config.settings.clone()))?;
+        let config_settings = &config.settings;
+        let config = ClientConfig::from_json(&Value::Object(config_settings.clone()))?;
         ignore_sigpipe();
+        if super::shared_rt::wants_shared(config_settings) {
+            let pool = super::shared_rt::pool()
+                .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the shared runtime: {e}")))?;
+            let dispatcher = Dispatcher::on_shared(&pool);
+            *client_out = into_handle(mcp_client {
+                shared: FfiClient::new(Engine::Shared(pool.runtime()), config, dispatcher),
+            });
+            return Ok(());
+        }
         let engine = Engine::start()
             .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the runtime: {e}")))?;
         let dispatcher = match Dispatcher::start() {
@@ -166,14 +189,7 @@ pub unsafe extern "C" fn mcp_client_new(
                 ));
             }
         };
-        let shared = Arc::new(FfiClient {
-            engine: Some(engine),
-            client: Client::new(config),
-            calls: super::call::Registry::new(dispatcher.clone()),
-            dispatcher,
-            fork_generation: super::fork::generation(),
-            poisoned: AtomicBool::new(false),
-        });
+        let shared = FfiClient::new(engine, config, dispatcher);
         *client_out = into_handle(mcp_client { shared });
         Ok(())
     })

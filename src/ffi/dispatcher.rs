@@ -27,6 +27,9 @@ pub(crate) struct Dispatcher {
     dropped: AtomicU64,
     /// Host-loop mode (`ffi/event_loop`): jobs go to the host's queue instead of the thread.
     host: OnceLock<Arc<HostQueue>>,
+    /// On the shared dispatcher thread (`ffi/shared_rt`): `stop` waits for this client's jobs
+    /// already queued there instead of joining a thread of its own.
+    shared: bool,
 }
 
 impl Dispatcher {
@@ -53,7 +56,24 @@ impl Dispatcher {
             queued,
             dropped: AtomicU64::new(0),
             host: OnceLock::new(),
+            shared: false,
         }))
+    }
+
+    /// A client's dispatcher on the shared thread: its jobs run there in posting order among
+    /// every shared client's (so this client's stay serial), skipped once it stopped.
+    pub fn on_shared(pool: &super::shared_rt::Pool) -> Arc<Dispatcher> {
+        let (tx, thread_id) = pool.dispatcher();
+        Arc::new(Dispatcher {
+            tx: Mutex::new(Some(tx)),
+            thread: Mutex::new(None),
+            thread_id,
+            stopped: Arc::new(AtomicBool::new(false)),
+            queued: Arc::new(AtomicUsize::new(0)),
+            dropped: AtomicU64::new(0),
+            host: OnceLock::new(),
+            shared: true,
+        })
     }
 
     /// Queues a callback; false once stopped (the job is dropped unrun).
@@ -71,11 +91,24 @@ impl Dispatcher {
                 }))
                 .is_ok();
         }
+        let job = if self.shared {
+            // What the own thread's loop does around each job.
+            let (stopped, done) = (self.stopped.clone(), Queued(self.queued.clone()));
+            Box::new(move || {
+                let _done = done;
+                if !stopped.load(Ordering::SeqCst) {
+                    job()
+                }
+            })
+        } else {
+            job
+        };
         let sent = match self.tx.lock().unwrap().as_ref() {
             Some(tx) => tx.send(job).is_ok(),
             None => false,
         };
-        if !sent {
+        if !sent && !self.shared {
+            // (a shared job's own `Queued` gave its count back as it dropped)
             self.queued.fetch_sub(1, Ordering::SeqCst);
         }
         sent
@@ -120,7 +153,26 @@ impl Dispatcher {
         if let Some(host) = self.host.get() {
             host.close();
         }
-        self.tx.lock().unwrap().take();
+        let tx = self.tx.lock().unwrap().take();
+        if self.shared {
+            // Every job of this client queued before `stopped` was set runs (or is dropped
+            // unrun, completing started calls as it drops) before this marker.
+            if let Some(tx) = tx {
+                if std::thread::current().id() != self.thread_id {
+                    let (done_tx, done) = mpsc::channel::<()>();
+                    if tx
+                        .send(Box::new(move || {
+                            let _ = done_tx.send(());
+                        }))
+                        .is_ok()
+                    {
+                        let _ = done.recv();
+                    }
+                }
+            }
+            return;
+        }
+        drop(tx);
         let thread = self.thread.lock().unwrap().take();
         if let Some(thread) = thread {
             if thread.thread().id() != std::thread::current().id() {

@@ -54,13 +54,13 @@ impl Shared {
     }
 }
 
-pub(crate) struct Engine {
+pub(crate) struct OwnEngine {
     shared: Arc<Shared>,
     driver: Option<JoinHandle<()>>,
 }
 
-impl Engine {
-    pub fn start() -> std::io::Result<Engine> {
+impl OwnEngine {
+    pub fn start() -> std::io::Result<OwnEngine> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
@@ -78,7 +78,7 @@ impl Engine {
             .name("mcp-runtime".into())
             .spawn(move || drive(&for_driver))?;
         let _ = shared.driver.set(driver.thread().clone());
-        Ok(Engine {
+        Ok(OwnEngine {
             shared,
             driver: Some(driver),
         })
@@ -137,7 +137,7 @@ impl Engine {
     /// Stops the driver thread, then the runtime (waiting at most `timeout` for blocking work).
     /// Not from a thread inside `block_on`. Every engine ends here or in `leak`.
     pub fn shutdown(self, timeout: Duration) {
-        let Engine { shared, driver } = self;
+        let OwnEngine { shared, driver } = self;
         shared.stop.store(true, SeqCst);
         // A stored permit if the driver is not waiting yet: it then sees `stop` and returns.
         shared.release.notify_one();
@@ -152,8 +152,57 @@ impl Engine {
             shared.runtime.shutdown_timeout(timeout);
         }
     }
+}
 
-    /// In a forked child: the driver thread does not exist there; leave everything as it is.
+/// A client's runtime: its own (isolated, the default) or one of the shared set
+/// (`ffi/shared_rt`), pinned for the client's life. A shared runtime works as an own one (a
+/// lone caller drives it, the driver thread otherwise), its callers being any of its clients'.
+pub(crate) enum Engine {
+    Own(OwnEngine),
+    Shared(Arc<OwnEngine>),
+}
+
+impl Engine {
+    pub fn start() -> std::io::Result<Engine> {
+        OwnEngine::start().map(Engine::Own)
+    }
+
+    pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
+        match self {
+            Engine::Own(e) => e.block_on(fut),
+            Engine::Shared(e) => e.block_on(fut),
+        }
+    }
+
+    pub fn spawn<F>(&self, fut: F)
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        match self {
+            Engine::Own(e) => e.spawn(fut),
+            Engine::Shared(e) => e.spawn(fut),
+        }
+    }
+
+    pub fn spawn_call<F>(&self, fut: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        match self {
+            Engine::Own(e) => e.spawn_call(fut),
+            Engine::Shared(e) => e.spawn_call(fut),
+        }
+    }
+
+    /// A shared runtime outlives its clients (the client's tasks end with its close).
+    pub fn shutdown(self, timeout: Duration) {
+        if let Engine::Own(e) = self {
+            e.shutdown(timeout)
+        }
+    }
+
+    /// In a forked child: the driver threads do not exist there; leave everything as it is.
     pub fn leak(self) {
         std::mem::forget(self);
     }

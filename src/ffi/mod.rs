@@ -29,6 +29,7 @@ pub mod json;
 pub mod opts;
 mod responder;
 pub mod responders;
+pub mod shared_rt;
 pub mod skills;
 pub mod status;
 pub mod strings;

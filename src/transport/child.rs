@@ -40,13 +40,16 @@ pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
         Ok::<_, io::Error>((stdout, stderr))
     })();
     let (exit_tx, exit) = watch::channel(None);
-    // Reaped on its own thread whatever happens next, so no zombie is left behind.
-    std::thread::Builder::new()
-        .name("mcp-child-wait".into())
-        .spawn(move || {
-            let status = child.wait().ok();
-            let _ = exit_tx.send(status);
-        })?;
+    // Reaped whatever happens next, so no zombie is left behind: by the process's one reaper
+    // thread (`reaper`), else on a thread of its own.
+    if let Err((mut child, exit_tx)) = super::reaper::watch(child, exit_tx) {
+        std::thread::Builder::new()
+            .name("mcp-child-wait".into())
+            .spawn(move || {
+                let status = child.wait().ok();
+                let _ = exit_tx.send(status);
+            })?;
+    }
     let (stdout, stderr) = match pipes {
         Ok(p) => p,
         Err(e) => {

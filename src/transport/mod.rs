@@ -7,6 +7,7 @@ mod child;
 pub mod framing;
 pub mod http;
 mod line_writer;
+mod reaper;
 pub mod sse;
 pub mod stdio;
 

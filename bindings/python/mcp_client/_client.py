@@ -322,7 +322,10 @@ class Client:
         :meth:`on_connection_state`), ``skills`` (True declares the skills extension), ``tasks``
         (True declares the tasks extension: a ``call_tool`` answered with a task follows it to
         its result), ``manual_input`` (kinds declared without a handler and answered by hand:
-        ``["elicitation", "elicitation.url", "sampling", "roots"]``).
+        ``["elicitation", "elicitation.url", "sampling", "roots"]``), ``runtime`` ("isolated", the
+        default: the client owns a runtime thread and a callback thread; "shared": it uses the
+        process-wide runtime and callback threads, so threads stay flat over many clients; all
+        shared clients' callbacks then run one at a time on one thread).
         Unknown keys raise InvalidArgumentError.
         """
         config = {

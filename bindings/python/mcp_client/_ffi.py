@@ -55,6 +55,8 @@ __all__ = [
     'MCP_TIMEOUT_DEFAULT',
     'MCP_TIMEOUT_NONE',
     'MCP_MAX_TIMEOUT_MS',
+    'MCP_RUNTIME_ISOLATED',
+    'MCP_RUNTIME_SHARED',
     'MCP_ABI_VERSION',
     'MCP_OK',
     'MCP_NULL_ARG',
@@ -159,6 +161,10 @@ MCP_TIMEOUT_NONE = -1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 # about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
 MCP_MAX_TIMEOUT_MS = 1099511627776
+# Each client owns its runtime and dispatcher threads (the default).
+MCP_RUNTIME_ISOLATED = 0
+# The client shares the process-wide runtime threads and dispatcher thread.
+MCP_RUNTIME_SHARED = 1
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 MCP_ABI_VERSION = 2
 MCP_OK = 0
@@ -1130,6 +1136,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_responder_is_cancelled': (
         ctypes.c_bool,
         [ctypes.POINTER(mcp_responder)],
+    ),
+    # `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and a dispatcher thread,
+    # and a lone caller drives the runtime itself: lowest latency) or `MCP_RUNTIME_SHARED` (the
+    # client uses the process-wide runtime and dispatcher threads: threads stay flat as clients
+    # grow; every shared client's callbacks run on one thread, in order, so a slow callback
+    # delays other shared clients' callbacks, and a blocking call from any shared client's
+    # callback is `MCP_REENTRANT_CALL`). Same as the `"runtime": "isolated" | "shared"` key.
+    # mcp_status mcp_config_set_runtime(struct mcp_config *config, int32_t runtime, struct mcp_error **err_out)
+    'mcp_config_set_runtime': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_int32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Every page of `skills/list`, checked against the extension's structural rules:
     # `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is

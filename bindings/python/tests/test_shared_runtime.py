@@ -1,0 +1,41 @@
+"""The shared runtime (issue 19): ``runtime="shared"`` clients keep the process's thread count
+flat however many are connected, and each still works on its own."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import mcp_client
+from conftest import text_of
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_shared_clients_keep_threads_flat(make_client):
+    first = make_client(runtime="shared")
+    first.connect()
+    assert text_of(first.call_tool("echo", {"text": "0"})) == "0"
+    one = _threads()
+    clients = [make_client(runtime="shared") for _ in range(30)]
+    for i, c in enumerate(clients):
+        c.connect()
+        assert text_of(c.call_tool("echo", {"text": str(i)})) == str(i)
+    assert _threads() <= one
+    clients[3].close()  # one gone, the others unaffected
+    assert text_of(clients[4].call_tool("echo", {"text": "still"})) == "still"
+
+
+def test_isolated_client_owns_threads(make_client):
+    before = _threads()
+    c = make_client(runtime="isolated")
+    c.connect()
+    assert _threads() >= before + 2  # its runtime driver and its dispatcher
+
+
+def test_runtime_setting_checked(fixture_server):
+    with pytest.raises(mcp_client.InvalidArgumentError, match="runtime"):
+        mcp_client.Client.stdio(fixture_server, runtime="pooled")
