@@ -7,7 +7,7 @@ mod auth_support;
 
 use auth_support::http_support::within;
 use auth_support::*;
-use mcp_client::{ErrorKind, RequestOptions};
+use mcp_client::{Era, ErrorKind, RequestOptions};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -64,6 +64,13 @@ async fn the_id_token_becomes_an_id_jag_then_an_access_token() {
     assert!(bearer["assertion"].starts_with("good.jag-"), "{bearer:?}");
     assert!(bearer["authorization"].starts_with("Basic "), "{bearer:?}");
     assert!(w.authorizations().is_empty() && w.registrations().is_empty());
+    // SEP-990: the client declares the extension in every request's capabilities.
+    let caps = client.capabilities(Era::Modern);
+    assert_eq!(
+        caps["extensions"]["io.modelcontextprotocol/enterprise-managed-authorization"],
+        json!({}),
+        "{caps}"
+    );
     client.close().await;
 }
 

@@ -18,6 +18,9 @@ use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use serde_json::Value;
 use url::Url;
 
+/// The extension a client using this grant declares in `clientCapabilities.extensions`.
+pub const ENTERPRISE_AUTH_EXTENSION: &str = "io.modelcontextprotocol/enterprise-managed-authorization";
+
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";

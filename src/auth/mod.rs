@@ -46,7 +46,7 @@ pub use crate::transport::http::Challenge;
 pub use assertion::{AssertionKind, AssertionProvider, AssertionRequest, AssertionSource};
 pub use config::{Grant, OAuthConfig};
 pub use dpop::DpopKeySource;
-pub use enterprise::IdpConfig;
+pub use enterprise::{IdpConfig, ENTERPRISE_AUTH_EXTENSION};
 pub use file_store::FileTokenStore;
 pub use handler::{fetch_redirect, AuthorizationHandler, AuthorizationRequest};
 pub(crate) use io::Io;

@@ -264,6 +264,16 @@ impl Client {
         if self.inner.config.tasks && era == Era::Modern {
             extensions.insert(TASKS_EXTENSION.into(), json!({}));
         }
+        // SEP-990: a client authorizing through the enterprise IdP says so.
+        if self
+            .inner
+            .config
+            .oauth
+            .as_ref()
+            .is_some_and(|o| o.grant == crate::auth::Grant::Enterprise)
+        {
+            extensions.insert(crate::auth::ENTERPRISE_AUTH_EXTENSION.into(), json!({}));
+        }
         if !extensions.is_empty() {
             caps.insert("extensions".into(), Value::Object(extensions));
         }
