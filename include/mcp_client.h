@@ -757,6 +757,16 @@ mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
                                                  struct mcp_error **err_out);
 
 /**
+ * Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
+ * the process's, shared by every client), so the next connect to such an origin probes
+ * `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_clear_era_cache(struct mcp_client *client,
+                                      struct mcp_error **err_out);
+
+/**
  * Started `mcp_client_connect`: completes with the server info JSON. Calls started
  * before the connection is up wait for it (each call connects lazily).
  */

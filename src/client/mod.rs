@@ -607,6 +607,12 @@ impl Client {
         self.inner.cache.clear();
     }
 
+    /// The cache of eras `auto` detected per HTTP origin that this client reads and fills
+    /// (`ClientConfig::era_cache`; the process's shared one unless the host gave another).
+    pub fn era_cache(&self) -> &EraCache {
+        &self.inner.config.era_cache
+    }
+
     /// `prompts/get`: prompt `name` filled with `arguments`.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.get_prompt_reply(name, arguments, opts).await?.into_value()

@@ -1,6 +1,7 @@
 //! Response caching (SEP-2549) in the C ABI: the per-call modes for `mcp_call_opts.cache_mode`
 //! and the client's cache controls; the configuration switches of both issue-17 features
 //! (response caching, output schema validation). The cache itself is `crate::client`'s (`cache.rs`).
+//! Also the era cache's clear (what `auto` learnt per HTTP origin).
 
 use super::boundary::ffi_boundary;
 use super::client::{mcp_client, on_client};
@@ -92,5 +93,22 @@ pub unsafe extern "C" fn mcp_config_set_validate_output_schema(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         set(config, "validate_output_schema", || Ok(json!(enabled)))
+    })
+}
+
+/// Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
+/// the process's, shared by every client), so the next connect to such an origin probes
+/// `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_client_clear_era_cache(
+    client: *mut mcp_client,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            fc.client.era_cache().clear();
+            Ok(())
+        })
     })
 }

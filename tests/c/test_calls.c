@@ -1737,6 +1737,46 @@ static void http_round_trip(const char *era, int want_era)
     http_fixture_stop(&h);
 }
 
+/* Occurrences of `needle` in the fixture's record file. */
+static int record_count(const char *record, const char *needle)
+{
+    char *rec = slurp(record, NULL);
+    int n = 0;
+    for (const char *at = rec; at && (at = strstr(at, needle)) != NULL; at += strlen(needle))
+        n++;
+    free(rec);
+    return n;
+}
+
+/* `auto` remembers a legacy origin (the process's era cache): the second client skips the
+ * server/discover probe; after mcp_client_clear_era_cache the next one probes again. */
+static void test_http_era_cache_clear(void)
+{
+    struct http_fixture h;
+    bool started = http_fixture_start(&h, "legacy");
+    EXPECT(started);
+    const char *probe = "\"method\":\"server/discover\"";
+    for (int round = 0; started && round < 3; round++) {
+        mcp_client *c = http_client(&h);
+        CHECK(c != NULL);
+        mcp_error *err = NULL;
+        if (round == 2) {
+            EXPECT_STATUS(mcp_client_clear_era_cache(c, &err), MCP_OK, err);
+        }
+        EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+        EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
+        mcp_error_free(err);
+        mcp_client_free(c);
+        int want = round == 0 ? 1 : round == 1 ? 1 : 2; /* probed first, not second, again after clear */
+        EXPECT_MSG(record_count(h.record, probe) == want, "round %d: %d probes", round,
+                   record_count(h.record, probe));
+    }
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_clear_era_cache(NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    http_fixture_stop(&h);
+}
+
 static void test_http_transport(void)
 {
     http_round_trip("dual", MCP_ERA_MODERN);
@@ -1782,5 +1822,6 @@ const struct test_case call_tests[] = {
     {"calls/connect_with_options", test_connect_with_options},
     {"calls/max_pages", test_max_pages},
     {"calls/http_transport", test_http_transport},
+    {"calls/http_era_cache_clear", test_http_era_cache_clear},
 };
 const size_t call_tests_count = sizeof call_tests / sizeof call_tests[0];

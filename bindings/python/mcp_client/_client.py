@@ -455,6 +455,11 @@ class Client:
         """Empties the response cache (SEP-2549)."""
         self._run(lambda c, out, err: lib.mcp_client_clear_cache(c, err), result=False)
 
+    def clear_era_cache(self) -> None:
+        """Forgets the eras ``auto`` detected per HTTP origin (the process's cache by default),
+        so the next connect to such an origin probes ``server/discover`` again."""
+        self._run(lambda c, out, err: lib.mcp_client_clear_era_cache(c, err), result=False)
+
     @property
     def dropped_callbacks(self) -> int:
         """Listener and progress callbacks dropped, not run, because 4096 already waited

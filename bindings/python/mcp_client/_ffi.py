@@ -447,6 +447,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
+    # the process's, shared by every client), so the next connect to such an origin probes
+    # `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+    # mcp_status mcp_client_clear_era_cache(struct mcp_client *client, struct mcp_error **err_out)
+    'mcp_client_clear_era_cache': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Started `mcp_client_connect`: completes with the server info JSON. Calls started
     # before the connection is up wait for it (each call connects lazily).
     # mcp_status mcp_client_connect_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)

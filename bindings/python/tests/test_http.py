@@ -145,3 +145,18 @@ def test_library_warnings_go_to_logging(start_http, catch):
         assert record.levelno == logging.WARNING
         assert record.mcp_source == "transport"
         assert "HTTP 404" in record.getMessage()
+
+
+def test_clear_era_cache_makes_the_next_connect_probe(start_http, tmp_path):
+    record = tmp_path / "record.jsonl"
+    url = start_http("--era", "legacy", "--record", str(record))
+
+    def probes() -> int:
+        return record.read_text().count('"method":"server/discover"')
+
+    for round_, want in enumerate((1, 1, 2)):  # probed, remembered, probed again after the clear
+        with mcp_client.Client.http(url, request_timeout_ms=REQUEST_TIMEOUT_MS) as client:
+            if round_ == 2:
+                client.clear_era_cache()
+            assert client.connect()["era"] == "legacy"
+        assert probes() == want, f"round {round_}"
