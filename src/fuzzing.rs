@@ -1,9 +1,7 @@
 //! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
 //! `fuzzing` cargo feature (never in a shipped build): the parts of the header encoder that the
 //! public `transport::http` re-exports leave out, the skills entry rules and `SKILL.md`
-//! frontmatter parser, and the configuration parsers' key lists (so the fuzzer follows new keys). Everything else the fuzzers reach is public.
+//! frontmatter parser. Everything else the fuzzers reach is public.
 
-pub use crate::auth::CONFIG_KEYS as OAUTH_CONFIG_KEYS;
 pub use crate::client::skills_fuzz::{check_entry as check_skill_entry, parse_frontmatter as parse_skill_frontmatter};
-pub use crate::client::CONFIG_KEYS as CLIENT_CONFIG_KEYS;
 pub use crate::transport::http::headers::{name_for, param_headers, param_value, ToolCache};

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod config;
 pub mod error;
 pub mod ffi;
 #[cfg(feature = "fuzzing")]

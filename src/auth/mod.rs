@@ -19,9 +19,7 @@
 //! hit a 401 meanwhile wait for it and use its token.
 
 mod challenge;
-mod config;
-#[cfg(feature = "fuzzing")]
-pub use config::KEYS as CONFIG_KEYS;
+pub(crate) mod config;
 mod discovery;
 mod flow;
 mod jwt;

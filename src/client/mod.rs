@@ -14,8 +14,6 @@ mod subscription;
 
 pub use cancel::CancelToken;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
-#[cfg(feature = "fuzzing")]
-pub use options::CONFIG_KEYS;
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};

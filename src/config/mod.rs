@@ -1,0 +1,329 @@
+//! The JSON configuration, typed: the one definition of every key the C ABI (`mcp_config_new`),
+//! the bindings and [`crate::ClientConfig::from_json`] take.
+//!
+//! The serde structs here are the JSON-facing form only: serde checks key names
+//! (`deny_unknown_fields`) and types and fills in defaults; [`convert`] turns them into the
+//! internal types (`ClientConfig`, `StdioConfig`, `HttpConfig`, `OAuthConfig`, `ReconnectPolicy`)
+//! and applies the checks that span keys. The doc comments are the schema's descriptions:
+//! [`schema`] derives `schema/config.schema.json` from these types (tests/config_schema.rs keeps
+//! the committed file and the bindings' generated type hints in step).
+//!
+//! Adding a key: one field here (doc comment, serde default if it has one), one line in
+//! [`convert`] moving it onto the internal type; the schema, the fuzzer's key lists and the
+//! bindings' types follow (run `cargo test --test config_schema` and commit what it rewrites).
+
+mod convert;
+mod parse;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+pub(crate) use parse::parse_oauth;
+pub use parse::{keys, parse, schema};
+
+/// The longest timeout (or total cap, or grace period) the library takes, in milliseconds:
+/// 2^40 ms, about 34.8 years. Longer values are refused, not wrapped or clamped (a host
+/// converting seconds to milliseconds can overflow).
+pub const MAX_TIMEOUT_MS: u64 = 1 << 40;
+
+/// Defaults of the keys that have one; the internal types' constructors use the same values.
+pub mod defaults {
+    pub const REQUEST_TIMEOUT_MS: u64 = 60_000;
+    pub const PROBE_TIMEOUT_MS: u64 = 5_000;
+    pub const CONNECT_TIMEOUT_MS: u64 = 60_000;
+    pub const INPUT_REQUIRED_MAX_ROUNDS: u32 = 10;
+    pub const MAX_PAGES: u64 = 1000;
+    pub const MAX_MESSAGE_BYTES: u64 = 8 * 1024 * 1024;
+    pub const STDERR_TAIL_LINES: u64 = 20;
+    pub const SHUTDOWN_GRACE_MS: u64 = 2_000;
+    pub const RECONNECT_MAX_ATTEMPTS: u32 = 5;
+    pub const RECONNECT_INITIAL_BACKOFF_MS: u64 = 100;
+    pub const RECONNECT_MAX_BACKOFF_MS: u64 = 5_000;
+    pub const LOOPBACK_PATH: &str = "/callback";
+    pub const AUTHORIZATION_TIMEOUT_MS: u64 = 300_000;
+    pub const MAX_STEP_UP: u64 = 2;
+}
+
+// serde's `default = "..."` takes a path to a function.
+mod d {
+    use super::defaults as v;
+    pub fn request_timeout_ms() -> u64 {
+        v::REQUEST_TIMEOUT_MS
+    }
+    pub fn probe_timeout_ms() -> u64 {
+        v::PROBE_TIMEOUT_MS
+    }
+    pub fn connect_timeout_ms() -> u64 {
+        v::CONNECT_TIMEOUT_MS
+    }
+    pub fn input_required_max_rounds() -> u32 {
+        v::INPUT_REQUIRED_MAX_ROUNDS
+    }
+    pub fn max_pages() -> u64 {
+        v::MAX_PAGES
+    }
+    pub fn max_message_bytes() -> u64 {
+        v::MAX_MESSAGE_BYTES
+    }
+    pub fn max_attempts() -> u32 {
+        v::RECONNECT_MAX_ATTEMPTS
+    }
+    pub fn initial_backoff_ms() -> u64 {
+        v::RECONNECT_INITIAL_BACKOFF_MS
+    }
+    pub fn max_backoff_ms() -> u64 {
+        v::RECONNECT_MAX_BACKOFF_MS
+    }
+    pub fn loopback_path() -> String {
+        v::LOOPBACK_PATH.into()
+    }
+    pub fn authorization_timeout_ms() -> u64 {
+        v::AUTHORIZATION_TIMEOUT_MS
+    }
+    pub fn max_step_up() -> u64 {
+        v::MAX_STEP_UP
+    }
+    pub fn yes() -> bool {
+        true
+    }
+}
+
+/// The connection settings of one client: a flat JSON object with exactly one of `command`
+/// (a stdio server) or `url` (a Streamable HTTP server). A key set to null counts as absent.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "mcp_client configuration")]
+pub struct Config {
+    // --- stdio ---
+    /// stdio: the server program, looked up in PATH, or a path.
+    pub command: Option<String>,
+    /// stdio: the server's arguments.
+    pub args: Option<Vec<String>>,
+    /// stdio: environment variables set for the server (on top of what `env_mode` passes on).
+    pub env: Option<BTreeMap<String, String>>,
+    /// stdio: which of the host's environment variables the server gets.
+    pub env_mode: Option<EnvMode>,
+    /// stdio: the server's working directory.
+    pub cwd: Option<String>,
+    /// stdio: how many of the server's last stderr lines error messages quote (at most 1000).
+    #[schemars(range(max = 1000), extend("default" = defaults::STDERR_TAIL_LINES))]
+    pub stderr_tail_lines: Option<u64>,
+    /// stdio: each shutdown step (stdin closed, SIGTERM, SIGKILL) waits this long, in ms.
+    #[schemars(range(max = MAX_TIMEOUT_MS), extend("default" = defaults::SHUTDOWN_GRACE_MS))]
+    pub shutdown_grace_ms: Option<u64>,
+
+    // --- HTTP ---
+    /// HTTP: the server's endpoint, `https://` (or `http://`), without credentials.
+    pub url: Option<String>,
+    /// HTTP: extra request headers, name to value.
+    pub headers: Option<BTreeMap<String, String>>,
+    /// HTTP: a static bearer token (excludes `oauth`).
+    pub bearer_token: Option<String>,
+    /// HTTP: OAuth 2.1 authorization (excludes `bearer_token`).
+    pub oauth: Option<OAuth>,
+    /// HTTP: let tokens go over plain http to hosts that are not loopback.
+    #[schemars(extend("default" = false))]
+    pub allow_insecure_http: Option<bool>,
+    /// HTTP: host names pinned to an IP address or a non-empty array of them (like curl's
+    /// --resolve; the OAuth address checks still apply).
+    pub resolve: Option<BTreeMap<String, Addresses>>,
+
+    // --- both ---
+    /// Bound on one incoming message, in bytes (at least 1024: smaller values are raised).
+    #[serde(default = "d::max_message_bytes")]
+    pub max_message_bytes: u64,
+    /// How `connect` chooses the protocol era (ignored when `protocol_version` is set).
+    pub mode: Option<Mode>,
+    /// Exactly this protocol version (its era follows from it).
+    pub protocol_version: Option<String>,
+    /// The `Implementation` object sent as `clientInfo` (default: this library's name and version).
+    pub client_info: Option<Map<String, Value>>,
+    /// Declared client capabilities (default: derived from the registered handlers).
+    pub capabilities: Option<Map<String, Value>>,
+    /// Default per-request timeout in ms; 0: none.
+    #[serde(default = "d::request_timeout_ms")]
+    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    pub request_timeout_ms: u64,
+    /// How long `auto` waits for the `server/discover` probe before trying `initialize`, in ms.
+    #[serde(default = "d::probe_timeout_ms")]
+    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    pub probe_timeout_ms: u64,
+    /// Rounds of `input_required` driven automatically before giving up.
+    #[serde(default = "d::input_required_max_rounds")]
+    pub input_required_max_rounds: u32,
+    /// Page cap for the all-pages list calls.
+    #[serde(default = "d::max_pages")]
+    pub max_pages: u64,
+    /// Bound on a whole connect (process start, era detection, handshake) in ms; 0: none.
+    #[serde(default = "d::connect_timeout_ms")]
+    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    pub connect_timeout_ms: u64,
+    /// Opt-in: reconnect after the connection is lost (absent: a lost connection stays lost).
+    pub reconnect: Option<Reconnect>,
+    /// Declare the skills extension (SEP-2640) in the derived capabilities.
+    #[serde(default)]
+    pub skills: bool,
+}
+
+/// Which of the host's environment variables a stdio server gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvMode {
+    /// The default: HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG and LC_* only.
+    Allowlist,
+    /// All of them (an explicit choice).
+    Inherit,
+    /// None.
+    Replace,
+}
+
+/// How `connect` chooses the protocol era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The default: probe with `server/discover`, fall back to `initialize`.
+    Auto,
+    /// 2026-07-28 only.
+    Modern,
+    /// `initialize` at the newest legacy version.
+    Legacy,
+}
+
+/// One IP address or a non-empty array of them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged, expecting = "an IP address or an array of them")]
+pub enum Addresses {
+    One(String),
+    Many(Vec<String>),
+}
+
+/// The reconnect policy: up to `max_attempts` connects with exponential backoff between them.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reconnect {
+    /// Connects tried per loss (at least 1).
+    #[serde(default = "d::max_attempts")]
+    #[schemars(range(min = 1))]
+    pub max_attempts: u32,
+    /// The wait before the second attempt, in ms; it doubles for each further one.
+    #[serde(default = "d::initial_backoff_ms")]
+    pub initial_backoff_ms: u64,
+    /// The longest wait between attempts, in ms.
+    #[serde(default = "d::max_backoff_ms")]
+    pub max_backoff_ms: u64,
+}
+
+/// OAuth 2.1 settings for an HTTP server that requires authorization.
+#[derive(Clone, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OAuth {
+    /// How tokens are obtained.
+    #[serde(default)]
+    pub grant: Grant,
+    /// A pre-registered client id (authorization code), or the client-credentials client.
+    pub client_id: Option<String>,
+    /// The pre-registered client's secret (needs `client_id` and `issuer`).
+    pub client_secret: Option<String>,
+    /// Forces a token endpoint authentication method (otherwise the registration answer or the
+    /// server's metadata decides).
+    pub token_endpoint_auth_method: Option<AuthMethod>,
+    /// The authorization server the pre-registered credentials belong to: required with a
+    /// secret or key, which go to that issuer only.
+    pub issuer: Option<String>,
+    /// A Client ID Metadata Document URL (https, with a path).
+    pub client_metadata_url: Option<String>,
+    /// `client_name` for dynamic registration (default: `client_info.name`).
+    pub client_name: Option<String>,
+    /// `application_type` for dynamic registration.
+    #[serde(default)]
+    pub application_type: ApplicationType,
+    /// A redirect URI the host receives itself; unset: the built-in loopback listener.
+    pub redirect_uri: Option<String>,
+    /// The loopback listener's port; 0: an ephemeral one.
+    #[serde(default)]
+    pub loopback_port: u16,
+    /// The loopback listener's path (starts with /).
+    #[serde(default = "d::loopback_path")]
+    pub loopback_path: String,
+    /// Scopes added to those the protocol's rules choose: an array, or a space-separated string.
+    pub scopes: Option<Scopes>,
+    /// Ask for `offline_access` (a refresh token) when the authorization server lists it.
+    #[serde(default = "d::yes")]
+    pub offline_access: bool,
+    /// `private_key_jwt`: the signing key, PEM (PKCS#8, or PKCS#1 RSA).
+    pub private_key_pem: Option<String>,
+    /// The JWS algorithm for `private_key_pem` (ES256, ES384, RS256..512, PS256..512, EdDSA);
+    /// default: from the key.
+    pub signing_algorithm: Option<String>,
+    /// How long the host has to complete a browser authorization, in ms (1 to a day).
+    #[serde(default = "d::authorization_timeout_ms")]
+    pub authorization_timeout_ms: u64,
+    /// Re-authorizations for more scope (403 `insufficient_scope`) per request (at most 10).
+    #[serde(default = "d::max_step_up")]
+    pub max_step_up: u64,
+    /// Without an authorization callback, open the system browser on the authorization URL.
+    #[serde(default)]
+    pub open_browser: bool,
+    /// Allow authorization servers (and metadata) on plain http:// outside loopback hosts.
+    #[serde(default)]
+    pub allow_http: bool,
+    /// Let the flows contact loopback, private and carrier-grade NAT addresses.
+    #[serde(default)]
+    pub allow_private_networks: bool,
+    /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses,
+    /// ranges (`10.0.0.0/8`).
+    pub allow_hosts: Option<Vec<String>>,
+    /// Hosts the flows never contact (same forms).
+    pub deny_hosts: Option<Vec<String>>,
+}
+
+// Secrets stay out of debug output.
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth")
+            .field("grant", &self.grant)
+            .field("client_id", &self.client_id)
+            .field("issuer", &self.issuer)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How OAuth tokens are obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Grant {
+    /// Authorization code with PKCE, through a browser.
+    #[default]
+    AuthorizationCode,
+    /// Machine to machine: the client's own credentials.
+    ClientCredentials,
+}
+
+/// Token endpoint authentication methods this client implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMethod {
+    ClientSecretBasic,
+    ClientSecretPost,
+    None,
+    PrivateKeyJwt,
+}
+
+/// `application_type` for dynamic client registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicationType {
+    #[default]
+    Native,
+    Web,
+}
+
+/// OAuth scopes: an array of scope strings, or one space-separated string.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged, expecting = "an array of scope strings or a space-separated string")]
+pub enum Scopes {
+    List(Vec<String>),
+    Text(String),
+}
