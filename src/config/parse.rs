@@ -75,16 +75,42 @@ fn plain(message: &str) -> String {
     m
 }
 
-/// The JSON Schema (draft 2020-12) of the configuration, from the types in [`super`].
+/// The JSON Schema (draft 2020-12) of the configuration, from the types in [`super`]. It
+/// lists each key's non-null form: null, which the parser takes as "absent", is left out so
+/// the bindings' type hints say "omit the key" rather than "null".
 pub fn schema() -> Value {
     let mut schema = schemars::schema_for!(Config).to_value();
-    if let Value::Object(obj) = &mut schema {
-        obj.insert(
-            "$id".into(),
-            Value::from("https://modelcontextprotocol.io/mcp_client/config.schema.json"),
-        );
-    }
+    drop_null(&mut schema);
     schema
+}
+
+/// `"type": ["string", "null"]` → `"type": "string"`; `"anyOf": [{"$ref": ..}, {"type": "null"}]`
+/// → `"$ref": ..`; everywhere in the schema.
+fn drop_null(schema: &mut Value) {
+    match schema {
+        Value::Object(obj) => {
+            if let Some(Value::Array(types)) = obj.get_mut("type") {
+                types.retain(|t| t != "null");
+                if types.len() == 1 {
+                    let only = types.remove(0);
+                    obj.insert("type".into(), only);
+                }
+            }
+            let is_null = |v: &Value| v.get("type").is_some_and(|t| t == "null");
+            if let Some(Value::Array(alts)) = obj.get_mut("anyOf") {
+                alts.retain(|a| !is_null(a));
+                if alts.len() == 1 {
+                    if let Some(Value::Object(only)) = alts.pop() {
+                        obj.remove("anyOf");
+                        obj.extend(only);
+                    }
+                }
+            }
+            obj.values_mut().for_each(drop_null);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null),
+        _ => {}
+    }
 }
 
 /// The keys of the top-level object, and of each nested settings object by its key (from the
@@ -106,8 +132,7 @@ pub fn keys() -> Vec<(String, Vec<String>)> {
     out
 }
 
-/// The definition a property refers to when it is a settings object (a `$ref`, possibly
-/// inside `anyOf` with null).
+/// The definition a property refers to when it is a settings object.
 fn nested_def<'a>(schema: &'a Value, prop: &'a Value) -> Option<&'a Value> {
     let reference = prop["$ref"]
         .as_str()
