@@ -30,6 +30,7 @@ from . import _ffi
 from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
+from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AlreadyUsedError,
     AuthRequiredError,
@@ -88,6 +89,9 @@ __all__ = [
     "Deferred",
     "ReplyError",
     "fetch_redirect",
+    "Config",
+    "OAuthConfig",
+    "ReconnectConfig",
     "MCPError",
     "InvalidArgumentError",
     "ClosedError",
