@@ -3,7 +3,7 @@
 use super::Config;
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The keys whose value is itself a settings object (so null there too means absent). A unit
 /// test checks this against the schema.
@@ -42,19 +42,49 @@ pub(crate) fn parse_oauth(value: &Value) -> Result<super::OAuth> {
 
 /// `T` from `value`; an error says where (`oauth.client_id: ...`).
 fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T> {
-    serde_path_to_error::deserialize(value).map_err(|e| {
-        let path = e.path().to_string();
-        let message = e.inner().to_string();
-        // "unknown field `x`, expected one of ..." → `unknown oauth key "x"`: short, and the
-        // form the bindings' tests and users already know.
-        if let Some(rest) = message.strip_prefix("unknown field `") {
-            let key = rest.split('`').next().unwrap_or_default();
-            // The path ends with the unknown key itself; what is before it names the object.
-            let section = path.rsplit_once('.').map_or("configuration", |(parent, _)| parent);
-            return Error::invalid(format!("unknown {section} key {key:?}"));
+    T::deserialize(&value).map_err(|e| locate::<T>(&value, e))
+}
+
+/// The error about `value`, with the key it is about. serde's errors from a `Value` carry no
+/// position, so the key is found by deserializing smaller parts of `value`: each top-level key
+/// alone, then each key of the first failing one's object under it. This runs only when the
+/// configuration is bad, and keeps one deserializer in the shipped library (a path-tracking
+/// wrapper would double the deserialization code).
+fn locate<T: DeserializeOwned>(value: &Value, err: serde_json::Error) -> Error {
+    let alone = |key: &str, v: Value| Value::Object(Map::from_iter([(key.to_string(), v)]));
+    let fails = |v: Value| T::deserialize(&v).err();
+    let mut path: Vec<&str> = Vec::new();
+    let mut message = err.to_string();
+    if let Value::Object(top) = value {
+        if let Some((key, v, e)) = top.iter().find_map(|(k, v)| Some((k, v, fails(alone(k, v.clone()))?))) {
+            path.push(key);
+            message = e.to_string();
+            if let Value::Object(inner) = v {
+                let found = inner.iter().find_map(|(ik, iv)| {
+                    let e = fails(alone(key, alone(ik, iv.clone())))?;
+                    Some((ik, e))
+                });
+                if let Some((ik, e)) = found {
+                    path.push(ik);
+                    message = e.to_string();
+                }
+            }
         }
-        Error::invalid(format!("{path}: {}", plain(&message)))
-    })
+    }
+    // "unknown field `x`, expected one of ..." → `unknown oauth key "x"`: short, and the form
+    // the bindings' tests and users already know.
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let key = rest.split('`').next().unwrap_or_default();
+        let section = match &path[..path.len().saturating_sub(1)] {
+            [] => "configuration".to_string(),
+            parents => parents.join("."),
+        };
+        return Error::invalid(format!("unknown {section} key {key:?}"));
+    }
+    match path.is_empty() {
+        true => Error::invalid(plain(&message)),
+        false => Error::invalid(format!("{}: {}", path.join("."), plain(&message))),
+    }
 }
 
 /// serde's Rust type names in messages, in the words of the JSON a host writes.
