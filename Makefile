@@ -63,6 +63,8 @@ test: lint header-check rust-test fuzz-smoke docs-test c-test faults-test confor
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets --all-features --locked -- -D warnings
+	# The default build too: features open modules, so code only they use would hide as dead.
+	$(CARGO) clippy --lib --locked -- -D warnings
 
 # The build regenerates include/mcp_client.h; a committed header that differs is ABI drift.
 header-check: build
@@ -70,8 +72,9 @@ header-check: build
 	  git diff --exit-code -- include/mcp_client.h || { echo "include/mcp_client.h is stale: commit the regenerated header"; exit 1; }; \
 	else echo "header-check: not a git checkout, skipped"; fi
 
+# `testing` opens the C ABI module to the Rust tests that call it (Cargo.toml).
 rust-test: build
-	$(CARGO) test --workspace --locked
+	$(CARGO) test --workspace --locked --features testing
 
 # Every code block of the READMEs compiled, and run against the fixture server where it talks to
 # one (conventions at the top of tests/docs/check.py; README.md's Rust blocks are doctests).
@@ -157,6 +160,11 @@ update-schemas:
 .PHONY: bench
 bench:
 	python3 bench/run.py $(BENCH_ARGS)
+
+# One small target: a cached tools/list (SEP-2549) costs no round trip (bench/results/cache.md).
+.PHONY: bench-cache
+bench-cache:
+	python3 bench/run.py --only cache $(BENCH_ARGS)
 
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as

@@ -11,6 +11,11 @@ Every run is bounded: each measurement loop stops after --duration seconds (or i
 each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
 
     python3 bench/run.py [--rounds N] [--duration S] [--quick] [--skip-build] [--no-peers]
+    python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+
+`--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
+(SEP-2549 response cache) against the same call sent to the server, and checks from the
+server's `--record` file that the cached calls cost no round trip (bench/results/cache.md).
 """
 
 from __future__ import annotations
@@ -392,8 +397,35 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
                                            ("rmcp", ["--runtime", "current"])]}
 
     # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
+    res["async"] = measure_async(args, r)
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
+
+
+def measure_async(args: argparse.Namespace, r: Runners) -> dict:
+    """Issue 16: started calls from ONE host thread (C ABI host-loop mode) vs rmcp's 64 tasks
+    and the raw in-flight window; the Python AsyncClient vs the Python SDK's gather; the
+    process's thread count as calls in flight grow. Interleaved rounds; median and spread."""
+    d = args.duration
+    dur = ["--duration", f"{d}"]
+    stdio = ["--", *STDIO_SERVER]
+    budget = d * 2 + 30
+    log(f"async: started calls, raw window, rmcp, Python asyncio x {args.conc_rounds} rounds")
+    cases = [("cabi", "started", ["--inflight", "64"], "cabi-started/64"),
+             ("raw", "conc", ["--inflight", "64"], "raw/64"),
+             ("rmcp", "conc", ["--runtime", "current", "--inflight", "64"], "rmcp/current/64"),
+             ("rmcp", "conc", ["--runtime", "multi", "--inflight", "64"], "rmcp/multi/64"),
+             ("python", "aconc", ["--inflight", "64"], "python-async/64"),
+             ("python-sdk", "conc", ["--inflight", "64"], "python-sdk/64")]
+    rounds: dict[str, list[dict]] = {}
+    for _ in range(args.conc_rounds):
+        for runner, test, extra, key in cases:
+            rounds.setdefault(key, []).append(r.run(runner, test, stdio, [*extra, *dur], budget))
+    out: dict = {k: best(v) for k, v in rounds.items()}
+    # Threads as calls in flight grow: one host thread starts them all.
+    out["threads"] = {str(n): r.run("cabi", "started", stdio, ["--inflight", str(n), "--duration", "0.5"], budget)
+                      for n in (1, 64, 1024)}
+    return out
 
 
 # ---------------------------------------------------------------- report
@@ -516,6 +548,8 @@ def targets(res: dict) -> list[dict]:
         paired(seq.get("python"), seq.get("python-sdk")), 2.0, ">=",
         f"binding {fnum(per_sec(seq.get('python')))}/s vs SDK {fnum(per_sec(seq.get('python-sdk')))}/s")
 
+    t.extend(async_targets(res.get("async", {}), add))
+
     for key in ("cabi", "rust"):
         m = res.get("memory", {}).get(key)
         growth = None if not m or "error" in m else m.get("growth_kb") / 1024
@@ -524,6 +558,48 @@ def targets(res: dict) -> list[dict]:
             growth if calls and calls >= 100_000 else None, 1.0, "<",
             f"{fnum(growth, 2)} MiB over {fnum(calls)} calls")
     return t
+
+
+def spread(row: dict | None) -> str:
+    """Median and range of a row's rounds, for a loaded machine."""
+    if not row or "error" in row:
+        return (row or {}).get("error", "not run")
+    vals = sorted(v for v in row.get("round_values") or [] if v)
+    if not vals:
+        return fnum(per_sec(row))
+    return f"median {fnum(statistics.median(vals))}/s (range {fnum(vals[0])}-{fnum(vals[-1])}, {len(vals)} rounds)"
+
+
+def async_targets(a: dict, add) -> list[dict]:
+    """Issue 16's targets; ratios of medians over interleaved rounds (pairs would need equal
+    round counts; medians resist one disturbed round either way)."""
+    def med(row: dict | None) -> float | None:
+        if not row or "error" in row:
+            return None
+        vals = [v for v in row.get("round_values") or [] if v]
+        return statistics.median(vals) if vals else per_sec(row)
+
+    started = a.get("cabi-started/64")
+    rmcp_key = max((k for k in ("rmcp/current/64", "rmcp/multi/64") if med(a.get(k))), key=lambda k: med(a.get(k)) or 0,
+                   default=None)
+    rmcp = a.get(rmcp_key) if rmcp_key else None
+    add("C ABI started calls, 64 in flight from one thread >= 2x rmcp 64 tasks", ratio(med(started), med(rmcp)), 2.0,
+        ">=", f"started {spread(started)}; {rmcp_key or 'rmcp'} {spread(rmcp)}")
+    raw = a.get("raw/64")
+    add("C ABI started calls, 64 in flight >= 0.5x raw in-flight baseline", ratio(med(started), med(raw)), 0.5, ">=",
+        f"raw window of 64 {spread(raw)}")
+    py, sdk = a.get("python-async/64"), a.get("python-sdk/64")
+    add("Python AsyncClient 64 concurrent >= 3x Python SDK gather of 64", ratio(med(py), med(sdk)), 3.0, ">=",
+        f"AsyncClient {spread(py)}; SDK {spread(sdk)}")
+    th = a.get("threads", {})
+    lo, hi = th.get("1") or {}, th.get("1024") or {}
+    flat = None
+    if "threads_max" in lo and "threads_max" in hi:
+        flat = float(hi["threads_max"] - lo["threads_max"])
+    add("host threads flat as started calls grow (1 -> 1024 in flight: added threads)", flat, 0.5, "<",
+        f"threads {lo.get('threads_max')} at 1, {(th.get('64') or {}).get('threads_max')} at 64, "
+        f"{hi.get('threads_max')} at 1024 in flight")
+    return []
 
 
 def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Namespace) -> str:
@@ -645,6 +721,54 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     return "\n".join(L) + "\n"
 
 
+def bench_cache(args) -> int:
+    """The response-cache target: C ABI `tools/list` from the cache vs with MCP_CACHE_BYPASS."""
+    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
+    fixture = Path(args.fixture) if args.fixture else FIXTURE
+    if not args.skip_build and not args.lib:
+        log("building the release library and fixture server")
+        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
+    CBIN.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC", "cc")
+    sh([cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
+        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+    LOGS.mkdir(parents=True, exist_ok=True)
+    record = LOGS / "cache-record.jsonl"
+    record.unlink(missing_ok=True)
+    cmd = [str(CBIN / "cabi"), "cache", "--duration", str(args.duration), "--max-calls", "200000", "--",
+           str(fixture), "--fast", "--cache-ttl-ms", "600000", "--record", str(record)]
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, timeout=120, check=True, cwd=ROOT).stdout
+    res = json.loads(out.strip().splitlines()[-1])
+    lists = sum(1 for line in record.read_text().splitlines() if '"tools/list"' in line)
+    # Every bypassed call reaches the server, and of the cached series only its first (the fill).
+    round_trips = lists - res["sent_calls"]
+    ok = round_trips == 1 and res["cached_p50_us"] < res["sent_p50_us"]
+    md = "\n".join([
+        "# Response cache (SEP-2549): a cached tools/list",
+        "",
+        f"C ABI (`bench/c/cabi.c cache`), library `{lib.relative_to(ROOT) if lib.is_relative_to(ROOT) else lib}`, "
+        f"fixture `--fast --cache-ttl-ms 600000`, {args.duration} s per series, "
+        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
+        "",
+        "| series | calls | calls/s | p50 µs | p99 µs | requests the server received |",
+        "|---|---|---|---|---|---|",
+        f"| `MCP_CACHE_BYPASS` (sent) | {res['sent_calls']} | {res['sent_per_sec']:.0f} | {res['sent_p50_us']:.1f} | "
+        f"{res['sent_p99_us']:.1f} | {res['sent_calls']} |",
+        f"| `MCP_CACHE_USE` (cached) | {res['cached_calls']} | {res['cached_per_sec']:.0f} | "
+        f"{res['cached_p50_us']:.1f} | {res['cached_p99_us']:.1f} | {round_trips} (the fill) |",
+        "",
+        f"{'PASS' if ok else 'FAIL'}: a cached tools/list costs no round trip "
+        f"({res['cached_calls'] - 1} of {res['cached_calls']} cached calls sent nothing; "
+        f"p50 {res['cached_p50_us']:.1f} µs vs {res['sent_p50_us']:.1f} µs sent)",
+        "",
+    ])
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "cache.md").write_text(md)
+    print(md)
+    return 0 if ok else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds per sequential stdio figure")
@@ -656,7 +780,13 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
+    ap.add_argument("--only", choices=["all", "cache", "async"], default="all",
+                    help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json})")
+    ap.add_argument("--lib", help="--only cache: the libmcp_client.a to link (default target/release)")
+    ap.add_argument("--fixture", help="--only cache: the fixture server (default target/release)")
     args = ap.parse_args()
+    if args.only == "cache":
+        return bench_cache(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10
@@ -671,6 +801,8 @@ def main() -> int:
         peers["ts"] = ensure_ts_client() if shutil.which("node") and shutil.which("npm") else "node/npm not found"
     mach, vers = machine(), versions()
     cpu0 = cpu_times()
+    if args.only == "async":
+        return only_async(args, Runners(args.duration, peers), mach, vers, cpu0, started)
     res = measure(args, Runners(args.duration, peers))
     mach["during_run"] = busy_share(cpu0, cpu_times())
     mach["load_average_at_end"] = list(os.getloadavg())
@@ -685,6 +817,34 @@ def main() -> int:
     for t in tgs:
         print(f"{t['status']}: {t['target']} ({fnum(t['value'], 2)}; {t['detail']})")
     print(f"\nwrote {RESULTS / 'latest.md'} and {RESULTS / 'latest.json'} in {time.time() - started:.0f} s")
+    return 0
+
+
+def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu0: list[int], started: float) -> int:
+    res = {"async": measure_async(args, r)}
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    mach["load_average_at_end"] = list(os.getloadavg())
+    tgs: list[dict] = []
+
+    def add(name: str, value: float | None, want: float, op: str, detail: str) -> None:
+        if value is None:
+            tgs.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
+            return
+        ok = value >= want if op == ">=" else value < want
+        tgs.append({"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
+                    "detail": detail})
+
+    async_targets(res["async"], add)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    lines = ["# Issue 16 (started calls) bench", "",
+             f"Load average at end {mach['load_average_at_end']}; during the run {mach['during_run']}.", "",
+             "| target | status | value | detail |", "|---|---|---|---|"]
+    lines += [f"| {t['target']} | {t['status']} | {fnum(t['value'], 2)} | {t['detail']} |" for t in tgs]
+    (RESULTS / "async.md").write_text("\n".join(lines) + "\n")
+    doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": res, "targets": tgs,
+           "seconds": round(time.time() - started, 1)}
+    (RESULTS / "async.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print("\n".join(lines))
     return 0
 
 

@@ -26,6 +26,33 @@
  *   MCP_INPUT_REQUIRED, whose error object carries the inputRequests JSON, the requestState and
  *   the raw result; retry the same call with `input_responses_json` and `request_state`.
  * - Every `_free(NULL)` is a no-op. Objects may be freed in any order.
+ * - Pointers: every pointer argument is NULL (where the function allows it) or valid for its
+ *   type for the duration of the call; handles are ones this library returned and not yet freed.
+ *   The library checks for NULL, never for a dangling pointer.
+ * - Option structs are versioned so they can grow: initialise with
+ *   `mcp_call_opts o; mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION);`, then set fields. The
+ *   library reads only the fields of the version the struct was initialised with, and accepts
+ *   every older version; a version newer than the library's is MCP_INVALID_ARG.
+ * - Timeouts: every `int64_t ..._ms` argument or field is milliseconds; a positive value is the
+ *   limit (at most MCP_MAX_TIMEOUT_MS), MCP_TIMEOUT_DEFAULT (0) takes the default the function
+ *   documents, MCP_TIMEOUT_NONE (any negative value) means no limit. (Keys `*_ms` of the JSON
+ *   configuration keep their own documented meaning: 0 is "none" there.)
+ * - Byte-exact strings: a string the library returns never holds a NUL byte before its
+ *   terminator, so strlen() is its length; the library guarantees it (JSON escapes U+0000, and a
+ *   requestState or string value holding U+0000 is refused, never cut, see below).
+ *
+ * OWNERSHIP (who frees what)
+ * - mcp_config, mcp_client, mcp_subscription, mcp_cancel_token, mcp_error: made by the library,
+ *   owned by the caller, released once with their `_free`. `char *` outputs: mcp_string_free.
+ * - Borrowed results (mcp_error_* strings, mcp_status_str, mcp_version) live as long as their
+ *   owner (the error object; static text) and are never freed by the caller.
+ * - mcp_responder (input handlers and the authorization callback alike): owned by the library
+ *   while the callback runs; answered by exactly one mcp_responder_reply_* call, which always
+ *   consumes it, even when it fails. After mcp_responder_defer the host owns it until that reply
+ *   (from any thread). A callback that neither replies nor defers declines (see each handler).
+ * - mcp_token_slot and every callback argument: borrowed for the callback's duration only.
+ * - userdata: the host's; the library calls its `userdata_free` exactly once, even when the
+ *   registering call fails, and only once no callback can use it any more.
  *
  * THREADING
  * - Every function may be called from any thread. An mcp_client is fully thread-safe except
@@ -58,7 +85,41 @@
  *   MCP_PROTOCOL_VIOLATION, other messages are skipped. Results are always readable by
  *   mcp_json_pointer.
  * - Timeouts past MCP_MAX_TIMEOUT_MS are refused (MCP_INVALID_ARG), never wrapped.
+ *
+ * RESPONSE CACHING (SEP-2549) AND OUTPUT SCHEMAS (both on by default)
+ * - Results of server/discover, the list calls and resources/read are cached while the server's
+ *   ttlMs lasts (absent or negative: 0, i.e. not cached; capped at 24 h): a fresh entry answers
+ *   without a round trip. Each page is its own entry. `private` (or unscoped) entries belong to
+ *   the authorization context set with mcp_client_set_cache_partition, `public` ones are shared.
+ *   list_changed and resources/updated notifications (listen or legacy) evict before any
+ *   listener sees them; input_required results and MRTR retries are never stored; at most
+ *   `response_cache_max_entries` (512) entries. Per call: mcp_call_opts.cache_mode
+ *   (MCP_CACHE_USE, MCP_CACHE_REFRESH, MCP_CACHE_BYPASS); client-wide: mcp_config_set_response_cache.
+ * - A tools/call result's structuredContent is checked against the outputSchema its tool
+ *   declared in the last tools/list (JSON Schema 2020-12 assertions; $refs resolve inside the
+ *   schema only, nothing is fetched; `pattern` and `format` are not checked); a mismatch or a missing structuredContent is MCP_OUTPUT_SCHEMA_INVALID
+ *   (mcp_error_result_json: the raw result). A client without a tools/list lists the tools once
+ *   when the first structured result arrives. Off per call (mcp_call_opts.skip_output_validation)
+ *   or per client (mcp_config_set_validate_output_schema).
  */
+/* MCP_API marks the library's exported functions (default visibility, so a host building with
+ * -fvisibility=hidden still links them). MCP_WARN_UNUSED_RESULT marks functions returning an
+ * mcp_status: ignoring one is a bug (to ignore a status on purpose, assign it). Define either
+ * before including this header to override it. */
+#ifndef MCP_API
+#  if defined(__GNUC__) || defined(__clang__)
+#    define MCP_API __attribute__((visibility("default")))
+#  else
+#    define MCP_API
+#  endif
+#endif
+#ifndef MCP_WARN_UNUSED_RESULT
+#  if defined(__GNUC__) || defined(__clang__)
+#    define MCP_WARN_UNUSED_RESULT __attribute__((warn_unused_result))
+#  else
+#    define MCP_WARN_UNUSED_RESULT
+#  endif
+#endif
 
 
 #ifndef MCP_CLIENT_H
@@ -77,6 +138,21 @@
 #define MCP_RESULT_TYPE_COMPLETE "complete"
 #define MCP_RESULT_TYPE_INPUT_REQUIRED "input_required"
 
+
+/**
+ * `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
+ */
+#define MCP_CACHE_USE 0
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server, then store its answer.
+ */
+#define MCP_CACHE_REFRESH 1
+
+/**
+ * `mcp_call_opts.cache_mode`: always ask the server and store nothing.
+ */
+#define MCP_CACHE_BYPASS 2
 
 /**
  * List kinds for `mcp_client_list` and `mcp_client_list_all`.
@@ -167,9 +243,44 @@
 #define MCP_CONNECTION_FAILED 4
 
 /**
- * The layout version `mcp_call_opts_init` writes.
+ * Elicitation mode flag: form mode (`requestedSchema`, answered with `content`).
+ */
+#define MCP_ELICITATION_FORM 1
+
+/**
+ * Elicitation mode flag: URL mode (the user opens `url` out of band; `accept` carries no
+ * content, and the library drops any the handler gives).
+ */
+#define MCP_ELICITATION_URL 2
+
+/**
+ * Manual input flag (`mcp_config_set_manual_input`): sampling.
+ */
+#define MCP_INPUT_SAMPLING 4
+
+/**
+ * Manual input flag (`mcp_config_set_manual_input`): roots.
+ */
+#define MCP_INPUT_ROOTS 8
+
+/**
+ * The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+ * fields, each new layout with a new version; the library reads only the fields of the version
+ * the caller initialised, so a program built against an older header keeps working.
  */
 #define MCP_CALL_OPTS_VERSION 1
+
+/**
+ * Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+ * milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+ * default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+ */
+#define MCP_TIMEOUT_DEFAULT 0
+
+/**
+ * See `MCP_TIMEOUT_DEFAULT`.
+ */
+#define MCP_TIMEOUT_NONE -1
 
 /**
  * The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
@@ -180,13 +291,14 @@
 /**
  * Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
  */
-#define MCP_ABI_VERSION 1
+#define MCP_ABI_VERSION 2
 
 /**
- * The handle an authorization callback completes. Owned by the library during the callback;
- * after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
+ * A started call. Owned by the caller (when `call_out` was given) and freed with
+ * `mcp_call_free`, before or after its completion, from any thread (its own completion
+ * callback included).
  */
-typedef struct mcp_auth_responder mcp_auth_responder;
+typedef struct mcp_call mcp_call;
 
 /**
  * Reference-counted; every clone cancels the same calls.
@@ -211,8 +323,8 @@ typedef struct mcp_config mcp_config;
 typedef struct mcp_error mcp_error;
 
 /**
- * The handle an input handler completes. Owned by the library during the callback; after
- * `mcp_responder_defer`, owned by the host until a reply call consumes it.
+ * The handle a callback completes. Owned by the library during the callback; after
+ * `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
  */
 typedef struct mcp_responder mcp_responder;
 
@@ -235,15 +347,15 @@ typedef int32_t mcp_status;
  * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
  * for the callback) in a browser; the authorization server will redirect it to
  * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
- * (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
- * (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+ * (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+ * (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
  * configured) the callback may just open the browser and return: the listener receives the
  * redirect. Otherwise returning without replying or deferring ends the flow.
  */
 typedef void (*mcp_authorization_fn)(void *userdata,
                                      const char *authorization_url,
                                      const char *redirect_uri,
-                                     struct mcp_auth_responder *responder);
+                                     struct mcp_responder *responder);
 
 /**
  * Releases host userdata.
@@ -274,15 +386,16 @@ typedef void (*mcp_progress_fn)(void *userdata, double progress, double total, c
  */
 typedef struct mcp_call_opts {
   /**
-   * `MCP_CALL_OPTS_VERSION`, set by `mcp_call_opts_init`.
+   * The layout version, set by `mcp_call_opts_init`; do not change it.
    */
   uint32_t version;
   /**
-   * Per-request timeout: 0 uses the client default, negative means none.
+   * Per-request timeout (see `MCP_TIMEOUT_DEFAULT`; default: the client's request timeout).
    */
   int64_t timeout_ms;
   /**
-   * Cap for the whole call (MRTR rounds and progress resets included); 0 or negative: none.
+   * Cap for the whole call, MRTR rounds and progress resets included (see
+   * `MCP_TIMEOUT_DEFAULT`; default: none).
    */
   int64_t max_total_ms;
   /**
@@ -307,7 +420,35 @@ typedef struct mcp_call_opts {
    */
   mcp_progress_fn on_progress;
   void *progress_userdata;
+  /**
+   * Response cache use (SEP-2549) for `server/discover`, the list calls and
+   * `resources/read`: `MCP_CACHE_USE` (default), `MCP_CACHE_REFRESH` or `MCP_CACHE_BYPASS`.
+   */
+  uint32_t cache_mode;
+  /**
+   * `mcp_client_call_tool`: do not check `structuredContent` against the tool's
+   * `outputSchema` for this call (no `MCP_OUTPUT_SCHEMA_INVALID`).
+   */
+  bool skip_output_validation;
 } mcp_call_opts;
+
+/**
+ * A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+ * NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+ * `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+ * once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+ * (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+ */
+typedef void (*mcp_call_done_fn)(void *userdata,
+                                 mcp_status status,
+                                 const char *result_json,
+                                 size_t result_len,
+                                 const struct mcp_error *error);
+
+/**
+ * A responder's cancel hook (`mcp_responder_on_cancel`).
+ */
+typedef void (*mcp_responder_cancel_fn)(void *userdata);
 
 /**
  * A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
@@ -330,6 +471,13 @@ typedef void (*mcp_input_fn)(void *userdata,
                              struct mcp_responder *responder);
 
 /**
+ * Called (on a library thread, no library lock held) when the queue goes from empty to
+ * non-empty: it must only signal the host's loop (e.g. `uv_async_send`,
+ * `loop.call_soon_threadsafe`), never dispatch itself.
+ */
+typedef void (*mcp_wakeup_fn)(void *userdata);
+
+/**
  * A notification listener: every server notification except progress (which goes to the
  * call's own progress callback). Arguments are borrowed for the callback's duration.
  */
@@ -347,6 +495,14 @@ typedef void (*mcp_log_fn)(void *userdata,
                            const char *source,
                            const char *message);
 
+/**
+ * A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
+ * `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
+ * `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
+ * change of status or status message. Persist `taskId` to resume the task in a new process.
+ */
+typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t task_len);
+
 #define MCP_OK 0
 
 #define MCP_NULL_ARG 1
@@ -361,11 +517,15 @@ typedef void (*mcp_log_fn)(void *userdata,
 
 #define MCP_REENTRANT_CALL 6
 
-#define MCP_ALREADY_USED 7
-
 #define MCP_UNSUPPORTED 8
 
 #define MCP_FORKED 9
+
+/**
+ * The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+ * `MCP_CLOSED` is only for a client that was closed.
+ */
+#define MCP_NOT_CONNECTED 10
 
 #define MCP_IO 100
 
@@ -395,6 +555,10 @@ typedef void (*mcp_log_fn)(void *userdata,
 
 #define MCP_HANDLER_FAILED 302
 
+/**
+ * A legacy server answered -32042: the user must open the URLs of
+ * `mcp_error_elicitations_json`, then the call may be retried.
+ */
 #define MCP_URL_ELICITATION_REQUIRED 303
 
 /**
@@ -402,6 +566,14 @@ typedef void (*mcp_log_fn)(void *userdata,
  * the listed entry, or the entry breaks the structural rules. No content is returned.
  */
 #define MCP_SKILL_VERIFICATION_FAILED 304
+
+/**
+ * A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+ * declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+ * raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+ * (`mcp_call_opts.skip_output_validation`).
+ */
+#define MCP_OUTPUT_SCHEMA_INVALID 305
 
 #define MCP_INTERNAL 900
 
@@ -416,6 +588,8 @@ extern "C" {
  * server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
  * exactly once, even when this call fails.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_authorization(struct mcp_client *client,
                                        mcp_authorization_fn callback,
                                        void *userdata,
@@ -423,39 +597,11 @@ mcp_status mcp_client_on_authorization(struct mcp_client *client,
                                        struct mcp_error **err_out);
 
 /**
- * Completes the authorization with the full URL the browser was redirected to (copied): the
- * library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
- * (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
- */
-mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder,
-                                    const char *redirect_url,
-                                    struct mcp_error **err_out);
-
-/**
- * Ends the authorization (the user cancelled, the browser could not open): the waiting call
- * fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
- * `responder` (except NULL).
- */
-mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder,
-                                   const char *message,
-                                   struct mcp_error **err_out);
-
-/**
- * Keeps `responder` alive after the callback returns, for a reply later from any thread.
- * Only valid inside the callback. A deferred responder must still be completed.
- */
-void mcp_auth_responder_defer(struct mcp_auth_responder *responder);
-
-/**
- * True once the answer is no longer wanted (the call was cancelled or timed out, the flow
- * ended, or the client closed).
- */
-bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder);
-
-/**
  * Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
  * the save callback received it). Only valid inside the load callback.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_token_slot_set(struct mcp_token_slot *slot,
                               const char *record_json,
                               struct mcp_error **err_out);
@@ -466,6 +612,8 @@ mcp_status mcp_token_slot_set(struct mcp_token_slot *slot,
  * token. Both callbacks NULL restores the in-memory default (credentials live as long as the
  * client). `userdata_free` runs exactly once, even when this call fails.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_token_store(struct mcp_client *client,
                                       mcp_token_load_fn load,
                                       mcp_token_save_fn save,
@@ -475,25 +623,239 @@ mcp_status mcp_client_set_token_store(struct mcp_client *client,
 
 /**
  * GETs `authorization_url` once, without following redirects, and returns the absolute
- * `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+ * `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+ * `MCP_TIMEOUT_DEFAULT` (default: 30 s).
  * FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
  * conformance suite's), an authorization callback can reply with this. A real host opens a
  * browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
-                                   uint32_t timeout_ms,
+                                   int64_t timeout_ms,
                                    char **redirect_url_out,
+                                   struct mcp_error **err_out);
+
+/**
+ * Sets the authorization context the response cache files `private` entries under (the
+ * host's name for the current principal, e.g. issuer plus subject; "" at creation). A new
+ * value drops the previous context's private entries; `public` entries stay shared. Any
+ * thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_cache_partition(struct mcp_client *client,
+                                          const char *partition,
+                                          struct mcp_error **err_out);
+
+/**
+ * Empties the client's response cache. Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_clear_cache(struct mcp_client *client,
+                                  struct mcp_error **err_out);
+
+/**
+ * Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+ * results of `server/discover`, the list calls and `resources/read` are served without a round
+ * trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+ * notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_response_cache(struct mcp_config *config,
+                                         bool enabled,
+                                         uint32_t max_entries,
+                                         struct mcp_error **err_out);
+
+/**
+ * Output schema validation for the whole client (default on): a tool result whose
+ * `structuredContent` does not match the tool's `outputSchema` fails with
+ * `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
+                                                 bool enabled,
+                                                 struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_connect`: completes with the server info JSON. Calls started
+ * before the connection is up wait for it (each call connects lazily).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_connect_start(struct mcp_client *client,
+                                    const struct mcp_call_opts *opts,
+                                    mcp_call_done_fn done,
+                                    void *userdata,
+                                    struct mcp_call **call_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
+ * answered by the registered handlers, whose callbacks run on the delivery path like the
+ * completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_call_tool_start(struct mcp_client *client,
+                                      const char *name,
+                                      const char *arguments_json,
+                                      const char *input_responses_json,
+                                      const char *request_state,
+                                      const struct mcp_call_opts *opts,
+                                      mcp_call_done_fn done,
+                                      void *userdata,
+                                      struct mcp_call **call_out,
+                                      struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_get_prompt`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_get_prompt_start(struct mcp_client *client,
+                                       const char *name,
+                                       const char *arguments_json,
+                                       const char *input_responses_json,
+                                       const char *request_state,
+                                       const struct mcp_call_opts *opts,
+                                       mcp_call_done_fn done,
+                                       void *userdata,
+                                       struct mcp_call **call_out,
+                                       struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_read_resource`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_resource_start(struct mcp_client *client,
+                                          const char *uri,
+                                          const char *input_responses_json,
+                                          const char *request_state,
+                                          const struct mcp_call_opts *opts,
+                                          mcp_call_done_fn done,
+                                          void *userdata,
+                                          struct mcp_call **call_out,
+                                          struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_list` (one page).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_list_start(struct mcp_client *client,
+                                 int32_t kind,
+                                 const char *cursor,
+                                 const struct mcp_call_opts *opts,
+                                 mcp_call_done_fn done,
+                                 void *userdata,
+                                 struct mcp_call **call_out,
+                                 struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_list_all` (every page, merged).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_list_all_start(struct mcp_client *client,
+                                     int32_t kind,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_complete`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_complete_start(struct mcp_client *client,
+                                     const char *params_json,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_request_start(struct mcp_client *client,
+                                    const char *method,
+                                    const char *params_json,
+                                    const struct mcp_call_opts *opts,
+                                    mcp_call_done_fn done,
+                                    void *userdata,
+                                    struct mcp_call **call_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Started `mcp_subscription_next`: completes with the next notification
+ * (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
+ * `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
+ * subscription; the subscription may be freed while one is in flight (it then completes with
+ * `MCP_CLOSED` or `MCP_CANCELLED`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription,
+                                       int64_t timeout_ms,
+                                       mcp_call_done_fn done,
+                                       void *userdata,
+                                       struct mcp_call **call_out,
+                                       struct mcp_error **err_out);
+
+/**
+ * Cancels a started call: unless it already completed, its completion runs (soon, on the
+ * delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
+ * (not even a running one of this call); any thread, callbacks included. After completion a
+ * no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+ */
+MCP_API MCP_WARN_UNUSED_RESULT mcp_status mcp_call_cancel(struct mcp_call *call);
+
+/**
+ * Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
+ * completion still runs exactly once, so free userdata there. NULL is a no-op.
+ */
+MCP_API void mcp_call_free(struct mcp_call *call);
+
+/**
+ * Pushed cancellation for an input handler or the authorization callback: `on_cancel(userdata)`
+ * runs once, on the delivery path (the dispatcher thread, or the host's loop), when the answer
+ * stops being wanted (the call was cancelled, timed out or closed, a sibling input failed, or
+ * the authorization flow ended) — at once if that
+ * already happened — so a handler answering later need not poll
+ * `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
+ * consume the responder, which must still be completed (a reply then returns
+ * `MCP_CANCELLED`); it must not touch a responder another thread may have completed. Only
+ * while the host owns the responder (in the handler, or deferred). One hook per responder (a
+ * new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
+ * run.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_responder_on_cancel(struct mcp_responder *responder,
+                                   mcp_responder_cancel_fn on_cancel,
+                                   void *userdata,
+                                   mcp_userdata_free_fn userdata_free,
                                    struct mcp_error **err_out);
 
 /**
  * A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
  */
-struct mcp_cancel_token *mcp_cancel_token_new(void);
+MCP_API struct mcp_cancel_token *mcp_cancel_token_new(void);
 
 /**
  * Another handle on the same token (free each handle once). NULL for NULL.
  */
-struct mcp_cancel_token *mcp_cancel_token_clone(const struct mcp_cancel_token *token);
+MCP_API struct mcp_cancel_token *mcp_cancel_token_clone(const struct mcp_cancel_token *token);
 
 /**
  * Cancels every call using this token, now and later. Idempotent; any thread; callbacks too.
@@ -501,19 +863,21 @@ struct mcp_cancel_token *mcp_cancel_token_clone(const struct mcp_cancel_token *t
  * thread, and none starts afterwards, so the host may then free what they use. Called from
  * such a callback, it does not wait for that callback itself.
  */
-void mcp_cancel_token_cancel(const struct mcp_cancel_token *token);
+MCP_API void mcp_cancel_token_cancel(const struct mcp_cancel_token *token);
 
-bool mcp_cancel_token_is_cancelled(const struct mcp_cancel_token *token);
+MCP_API bool mcp_cancel_token_is_cancelled(const struct mcp_cancel_token *token);
 
 /**
  * Releases this handle. NULL is a no-op.
  */
-void mcp_cancel_token_free(struct mcp_cancel_token *token);
+MCP_API void mcp_cancel_token_free(struct mcp_cancel_token *token);
 
 /**
  * Creates a client from `config` (copied; the caller still frees it). Nothing is started until
  * `mcp_client_connect` (or the first call, which connects). Free with `mcp_client_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_new(const struct mcp_config *config,
                           struct mcp_client **client_out,
                           struct mcp_error **err_out);
@@ -522,26 +886,24 @@ mcp_status mcp_client_new(const struct mcp_config *config,
  * Connects: starts the server and settles the era (auto: `server/discover`, falling back to
  * `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
  * JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
+ * Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+ * `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+ * `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+ * configured timeouts, until the client is closed; with a token that is already cancelled
+ * nothing starts. Any thread; not from a callback.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_connect(struct mcp_client *client,
+                              const struct mcp_call_opts *opts,
                               char **server_info_json_out,
                               struct mcp_error **err_out);
 
 /**
- * As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
- * `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
- * `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
- * calls, bounded by the configured timeouts, until the client is closed; with a token that is
- * already cancelled nothing starts. Any thread; not from a callback.
+ * The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
  */
-mcp_status mcp_client_connect_with(struct mcp_client *client,
-                                   const struct mcp_call_opts *opts,
-                                   char **server_info_json_out,
-                                   struct mcp_error **err_out);
-
-/**
- * The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
- */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_server_info(const struct mcp_client *client,
                                   char **server_info_json_out,
                                   struct mcp_error **err_out);
@@ -551,17 +913,19 @@ mcp_status mcp_client_server_info(const struct mcp_client *client,
  * already waited for the dispatcher thread (host callbacks slower than the server's flow; the
  * queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
  */
-uint64_t mcp_client_dropped_callbacks(const struct mcp_client *client);
+MCP_API uint64_t mcp_client_dropped_callbacks(const struct mcp_client *client);
 
 /**
  * `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
  */
-int32_t mcp_client_era(const struct mcp_client *client);
+MCP_API int32_t mcp_client_era(const struct mcp_client *client);
 
 /**
  * One page of tools, prompts, resources or templates (`MCP_LIST_*`). `cursor` (may be NULL)
  * is the previous page's `nextCursor`. Result: the raw list result JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_list(struct mcp_client *client,
                            int32_t kind,
                            const char *cursor,
@@ -573,6 +937,8 @@ mcp_status mcp_client_list(struct mcp_client *client,
  * Every page of a list, merged: `{"tools": [...]}` (or prompts, resources,
  * resourceTemplates). Bounded by the `max_pages` setting.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_list_all(struct mcp_client *client,
                                int32_t kind,
                                const struct mcp_call_opts *opts,
@@ -586,6 +952,8 @@ mcp_status mcp_client_list_all(struct mcp_client *client,
  * missing the call fails with `MCP_INPUT_REQUIRED` (see `mcp_error_input_requests_json`).
  * A tool error (`isError: true`) is `MCP_OK` with the `CallToolResult` JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_call_tool(struct mcp_client *client,
                                 const char *name,
                                 const char *arguments_json,
@@ -599,6 +967,8 @@ mcp_status mcp_client_call_tool(struct mcp_client *client,
  * `prompts/get`; `arguments_json` is an object of strings (may be NULL). MRTR as for
  * `mcp_client_call_tool`. Result: the `GetPromptResult` JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_get_prompt(struct mcp_client *client,
                                  const char *name,
                                  const char *arguments_json,
@@ -611,6 +981,8 @@ mcp_status mcp_client_get_prompt(struct mcp_client *client,
 /**
  * `resources/read`. MRTR as for `mcp_client_call_tool`. Result: the `ReadResourceResult` JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_read_resource(struct mcp_client *client,
                                     const char *uri,
                                     const char *input_responses_json,
@@ -623,6 +995,8 @@ mcp_status mcp_client_read_resource(struct mcp_client *client,
  * `completion/complete` with `params_json` `{ref, argument, context?}`. Result: the
  * `CompleteResult` JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_complete(struct mcp_client *client,
                                const char *params_json,
                                const struct mcp_call_opts *opts,
@@ -633,6 +1007,8 @@ mcp_status mcp_client_complete(struct mcp_client *client,
  * Any request by method name, for methods this library does not model; `params_json` (a JSON
  * object, may be NULL) gets the era's `_meta`. MRTR is driven for the three MRTR methods.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_request(struct mcp_client *client,
                               const char *method,
                               const char *params_json,
@@ -643,6 +1019,8 @@ mcp_status mcp_client_request(struct mcp_client *client,
 /**
  * Legacy `ping` (`MCP_UNSUPPORTED` on modern servers, which removed it).
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_ping(struct mcp_client *client,
                            const struct mcp_call_opts *opts,
                            struct mcp_error **err_out);
@@ -651,6 +1029,8 @@ mcp_status mcp_client_ping(struct mcp_client *client,
  * Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
  * servers get it in every later request's `_meta`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_log_level(struct mcp_client *client,
                                     const char *level,
                                     const struct mcp_call_opts *opts,
@@ -660,6 +1040,8 @@ mcp_status mcp_client_set_log_level(struct mcp_client *client,
  * Legacy `resources/subscribe`; updates arrive at the notification listener
  * (modern servers: use `mcp_client_listen`).
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_subscribe_resource(struct mcp_client *client,
                                          const char *uri,
                                          const struct mcp_call_opts *opts,
@@ -668,6 +1050,8 @@ mcp_status mcp_client_subscribe_resource(struct mcp_client *client,
 /**
  * Legacy `resources/unsubscribe`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_unsubscribe_resource(struct mcp_client *client,
                                            const char *uri,
                                            const struct mcp_call_opts *opts,
@@ -676,7 +1060,10 @@ mcp_status mcp_client_unsubscribe_resource(struct mcp_client *client,
 /**
  * Tells a legacy server the host's roots changed (no-op on modern servers).
  */
-mcp_status mcp_client_notify_roots_changed(struct mcp_client *client, struct mcp_error **err_out);
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_notify_roots_changed(struct mcp_client *client,
+                                           struct mcp_error **err_out);
 
 /**
  * Closes the connection: every blocked call returns `MCP_CLOSED`, subscriptions end, the
@@ -684,7 +1071,7 @@ mcp_status mcp_client_notify_roots_changed(struct mcp_client *client, struct mcp
  * Idempotent; any thread, callbacks included (from a callback it does not wait for the
  * server to exit). Later calls return `MCP_CLOSED`.
  */
-void mcp_client_close(struct mcp_client *client);
+MCP_API void mcp_client_close(struct mcp_client *client);
 
 /**
  * Closes (as `mcp_client_close`), stops the dispatcher and releases handlers: after it returns
@@ -692,7 +1079,7 @@ void mcp_client_close(struct mcp_client *client);
  * subscription has run. NULL is a no-op. Subscriptions and deferred responders stay valid and
  * must still be freed/completed. Calling it from a callback is allowed.
  */
-void mcp_client_free(struct mcp_client *client);
+MCP_API void mcp_client_free(struct mcp_client *client);
 
 /**
  * Creates settings from a JSON object (NULL: empty). The keys, their types, defaults and
@@ -702,12 +1089,17 @@ void mcp_client_free(struct mcp_client *client);
  * (HTTP: `headers`, `bearer_token` or `oauth` (see `mcp_config_set_oauth`),
  * `allow_insecure_http`, `resolve`), and for both `mode`, `protocol_version`, `client_info`,
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
- * `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` and the opt-in
- * `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent.
- * An unknown key or a wrong type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a
- * message naming the key (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with
- * `mcp_config_free`.
+ * `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
+ * `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
+ * `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+ * `response_cache_max_entries` (512), `validate_output_schema` (true; see
+ * `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
+ * `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+ * type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
+ * (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_new(const char *json,
                           struct mcp_config **config_out,
                           struct mcp_error **err_out);
@@ -715,6 +1107,8 @@ mcp_status mcp_config_new(const char *json,
 /**
  * The server command (stdio): a program name looked up in PATH, or a path.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_command(struct mcp_config *config,
                                   const char *command,
                                   struct mcp_error **err_out);
@@ -722,6 +1116,8 @@ mcp_status mcp_config_set_command(struct mcp_config *config,
 /**
  * Appends one argument for the server command.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_add_arg(struct mcp_config *config,
                               const char *arg,
                               struct mcp_error **err_out);
@@ -729,6 +1125,8 @@ mcp_status mcp_config_add_arg(struct mcp_config *config,
 /**
  * Sets one environment variable for the server process.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_env(struct mcp_config *config,
                               const char *name,
                               const char *value,
@@ -741,6 +1139,8 @@ mcp_status mcp_config_set_env(struct mcp_config *config,
  * out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
  * (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_env_mode(struct mcp_config *config,
                                    int32_t mode,
                                    struct mcp_error **err_out);
@@ -748,6 +1148,8 @@ mcp_status mcp_config_set_env_mode(struct mcp_config *config,
 /**
  * The server's working directory.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_cwd(struct mcp_config *config,
                               const char *dir,
                               struct mcp_error **err_out);
@@ -755,6 +1157,8 @@ mcp_status mcp_config_set_cwd(struct mcp_config *config,
 /**
  * The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_url(struct mcp_config *config,
                               const char *url,
                               struct mcp_error **err_out);
@@ -762,6 +1166,8 @@ mcp_status mcp_config_set_url(struct mcp_config *config,
 /**
  * Adds an HTTP header sent with every request (HTTP transports).
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_add_header(struct mcp_config *config,
                                  const char *name,
                                  const char *value,
@@ -773,6 +1179,8 @@ mcp_status mcp_config_add_header(struct mcp_config *config,
  * only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
  * `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
                                        const char *token,
                                        struct mcp_error **err_out);
@@ -811,6 +1219,8 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * contacted (a range also matches resolved addresses). The MCP server's own origin is always
  * allowed. Errors never quote what a fetched document says.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_oauth(struct mcp_config *config,
                                 const char *oauth_json,
                                 struct mcp_error **err_out);
@@ -818,25 +1228,36 @@ mcp_status mcp_config_set_oauth(struct mcp_config *config,
 /**
  * `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.
  */
-mcp_status mcp_config_set_mode(struct mcp_config *config, int32_t mode, struct mcp_error **err_out);
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_mode(struct mcp_config *config,
+                               int32_t mode,
+                               struct mcp_error **err_out);
 
 /**
  * Pins one protocol version (e.g. "2025-06-18"); its era follows. Overrides the mode.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_protocol_version(struct mcp_config *config,
                                            const char *version,
                                            struct mcp_error **err_out);
 
 /**
- * Default per-request timeout in milliseconds (default 60000; 0: none).
+ * The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+ * negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config,
-                                             uint64_t timeout_ms,
+                                             int64_t timeout_ms,
                                              struct mcp_error **err_out);
 
 /**
  * How many `input_required` rounds are driven automatically (default 10).
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config,
                                                     uint32_t rounds,
                                                     struct mcp_error **err_out);
@@ -846,6 +1267,8 @@ mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config,
  * capabilities (default false). Only a host that loads skills itself should: servers seeing it
  * stop offering their fallback tool for loading skills.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_skills(struct mcp_config *config,
                                  bool enabled,
                                  struct mcp_error **err_out);
@@ -853,7 +1276,7 @@ mcp_status mcp_config_set_skills(struct mcp_config *config,
 /**
  * Frees settings. NULL is a no-op.
  */
-void mcp_config_free(struct mcp_config *config);
+MCP_API void mcp_config_free(struct mcp_config *config);
 
 /**
  * Sets (NULL: removes) the connection-state listener. `userdata_free` runs exactly once.
@@ -862,6 +1285,8 @@ void mcp_config_free(struct mcp_config *config);
  * `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
  * `MCP_CONNECTION_FAILED`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_connection_state(struct mcp_client *client,
                                           mcp_connection_state_fn listener,
                                           void *userdata,
@@ -869,72 +1294,170 @@ mcp_status mcp_client_on_connection_state(struct mcp_client *client,
                                           struct mcp_error **err_out);
 
 /**
+ * Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
+ * `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
+ * mode). A request in another mode is not handed to `handler`: the call fails with
+ * `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+ * servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
+ * adds `elicitationId`; the completion then arrives as the notification
+ * `notifications/elicitation/complete` on the notification listener). NULL `handler`
+ * unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+ */
+MCP_API
+mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client,
+                                           uint32_t modes,
+                                           mcp_input_fn handler,
+                                           void *userdata,
+                                           mcp_userdata_free_fn userdata_free,
+                                           struct mcp_error **err_out);
+
+/**
+ * Manual input mode: declares the input kinds in `kinds` (`MCP_ELICITATION_FORM`,
+ * `MCP_ELICITATION_URL`, `MCP_INPUT_SAMPLING`, `MCP_INPUT_ROOTS`, or-ed; 0: none) without a
+ * handler, so servers that ask only for declared input (the official SDK servers answer
+ * -32021 otherwise) send their `input_required` round; the call then fails with
+ * `MCP_INPUT_REQUIRED` (`mcp_error_unanswered_json` lists what to answer) and the host retries
+ * with `input_responses_json` and the `requestState`. The JSON key is `manual_input`: an array
+ * of "elicitation", "elicitation.url", "sampling", "roots".
+ */
+MCP_API
+mcp_status mcp_config_set_manual_input(struct mcp_config *config,
+                                       uint32_t kinds,
+                                       struct mcp_error **err_out);
+
+/**
+ * For `MCP_URL_ELICITATION_REQUIRED` (a legacy server's -32042): the `data.elicitations` array
+ * as JSON, each `{"mode":"url","elicitationId","url","message"}`; show the URLs, then retry
+ * the call. NULL otherwise. Borrowed, valid until `mcp_error_free`.
+ */
+MCP_API const char *mcp_error_elicitations_json(const struct mcp_error *error);
+
+/**
+ * For `MCP_INPUT_REQUIRED`: the entries of `mcp_error_input_requests_json` that no registered
+ * handler answers (key → request), as a JSON object — all of them in manual input mode (the
+ * `manual_input` configuration key). `{}` for `MCP_INPUT_ROUNDS_EXCEEDED`; NULL otherwise.
+ * Borrowed, valid until `mcp_error_free`.
+ */
+MCP_API const char *mcp_error_unanswered_json(const struct mcp_error *error);
+
+/**
  * The error's status code (`MCP_INVALID_ARG` for a NULL error).
  */
-mcp_status mcp_error_status(const struct mcp_error *error);
+MCP_API MCP_WARN_UNUSED_RESULT mcp_status mcp_error_status(const struct mcp_error *error);
 
 /**
  * UTF-8 message; borrowed, valid until `mcp_error_free`. Never NULL for a non-NULL error.
  */
-const char *mcp_error_message(const struct mcp_error *error);
+MCP_API const char *mcp_error_message(const struct mcp_error *error);
 
 /**
  * The JSON-RPC `error.code` when the server answered with an error object; false otherwise.
  */
-bool mcp_error_jsonrpc_code(const struct mcp_error *error, int64_t *code_out);
+MCP_API bool mcp_error_jsonrpc_code(const struct mcp_error *error, int64_t *code_out);
 
 /**
  * The JSON-RPC `error.message` exactly as the server sent it (`mcp_error_message` adds
  * context), or NULL when the server did not answer with an error object. Borrowed.
  */
-const char *mcp_error_jsonrpc_message(const struct mcp_error *error);
+MCP_API const char *mcp_error_jsonrpc_message(const struct mcp_error *error);
 
 /**
  * The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
  */
-const char *mcp_error_data_json(const struct mcp_error *error);
+MCP_API const char *mcp_error_data_json(const struct mcp_error *error);
 
 /**
  * For `MCP_INPUT_REQUIRED` and `MCP_INPUT_ROUNDS_EXCEEDED`: the `inputRequests` map as JSON
  * (`{}` when the server sent none); NULL otherwise. Borrowed.
  */
-const char *mcp_error_input_requests_json(const struct mcp_error *error);
+MCP_API const char *mcp_error_input_requests_json(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
  * server sent none — or sent one holding U+0000, which a C string cannot carry (the message
  * then says so; it is never handed over shortened). Borrowed.
  */
-const char *mcp_error_request_state(const struct mcp_error *error);
+MCP_API const char *mcp_error_request_state(const struct mcp_error *error);
 
 /**
  * For the input-required statuses: the raw `input_required` result as JSON (the last one for
- * `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+ * `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+ * otherwise. Borrowed.
  */
-const char *mcp_error_result_json(const struct mcp_error *error);
+MCP_API const char *mcp_error_result_json(const struct mcp_error *error);
 
 /**
  * The HTTP status of the answer that caused the error (`MCP_AUTH_REQUIRED`, and transport
  * errors caused by an HTTP status) in `*status_out`; false when there is none.
  */
-bool mcp_error_http_status(const struct mcp_error *error, uint16_t *status_out);
+MCP_API bool mcp_error_http_status(const struct mcp_error *error, uint16_t *status_out);
 
 /**
  * For `MCP_AUTH_REQUIRED`: the server's `WWW-Authenticate` challenge (several are joined with
  * ", "), or NULL. It never holds credentials. Borrowed.
  */
-const char *mcp_error_www_authenticate(const struct mcp_error *error);
+MCP_API const char *mcp_error_www_authenticate(const struct mcp_error *error);
 
 /**
  * Frees an error. NULL is a no-op.
  */
-void mcp_error_free(struct mcp_error *error);
+MCP_API void mcp_error_free(struct mcp_error *error);
+
+/**
+ * Switches `client` to host-loop delivery and writes the descriptor to watch for reading
+ * (an eventfd on Linux, a pipe elsewhere; owned by the client, closed by `mcp_client_free`,
+ * so stop watching it before freeing). From then on every callback of this client —
+ * completions of started calls, input handlers, listeners, progress — runs only inside
+ * `mcp_client_dispatch` on the host's thread, never on a library thread. Call it once, right
+ * after `mcp_client_new` (callbacks already queued for the dispatcher thread still run there);
+ * again it returns the same descriptor. Blocking calls stay usable, but an input handler or
+ * progress callback they need runs only when the host dispatches: host-loop programs should
+ * use the started calls (`*_start`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_use_host_loop(struct mcp_client *client,
+                                    int *fd_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Optional for host-loop clients: `wakeup` runs (on a library thread, no lock held) each time
+ * work is queued onto an empty queue; use it where the descriptor cannot be watched (e.g. to
+ * call `uv_async_send`). Wakeups coalesce: on each, dispatch until nothing remains. NULL
+ * removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
+ * `mcp_client_use_host_loop`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_wakeup(struct mcp_client *client,
+                                 mcp_wakeup_fn wakeup,
+                                 void *userdata,
+                                 mcp_userdata_free_fn userdata_free,
+                                 struct mcp_error **err_out);
+
+/**
+ * Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
+ * started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
+ * descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
+ * dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+ * close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
+ * does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
+ * client not in host-loop mode.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_dispatch(struct mcp_client *client,
+                               uint32_t max,
+                               size_t *remaining_out,
+                               struct mcp_error **err_out);
 
 /**
  * Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
- * `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+ * `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
  * `userdata_free` runs exactly once, even when this call fails.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_elicitation(struct mcp_client *client,
                                      mcp_input_fn handler,
                                      void *userdata,
@@ -945,6 +1468,8 @@ mcp_status mcp_client_on_elicitation(struct mcp_client *client,
  * Registers the `sampling/createMessage` handler and declares `sampling`. As
  * `mcp_client_on_elicitation`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_sampling(struct mcp_client *client,
                                   mcp_input_fn handler,
                                   void *userdata,
@@ -954,6 +1479,8 @@ mcp_status mcp_client_on_sampling(struct mcp_client *client,
 /**
  * Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_roots(struct mcp_client *client,
                                mcp_input_fn handler,
                                void *userdata,
@@ -963,6 +1490,8 @@ mcp_status mcp_client_on_roots(struct mcp_client *client,
 /**
  * Sets (NULL: removes) the notification listener. `userdata_free` runs exactly once.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_notification_handler(struct mcp_client *client,
                                                mcp_notification_fn listener,
                                                void *userdata,
@@ -972,6 +1501,8 @@ mcp_status mcp_client_set_notification_handler(struct mcp_client *client,
 /**
  * Sets (NULL: removes) the log listener. `userdata_free` runs exactly once.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_log_handler(struct mcp_client *client,
                                       mcp_log_fn listener,
                                       void *userdata,
@@ -979,42 +1510,11 @@ mcp_status mcp_client_set_log_handler(struct mcp_client *client,
                                       struct mcp_error **err_out);
 
 /**
- * Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
- * `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
- * `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
- * when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
- */
-mcp_status mcp_responder_reply_json(struct mcp_responder *responder,
-                                    const char *result_json,
-                                    struct mcp_error **err_out);
-
-/**
- * Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
- * constants name the usual ones) and `message` (NULL: a generic message). On a modern
- * connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
- * this error. Always consumes `responder` (except NULL).
- */
-mcp_status mcp_responder_reply_error(struct mcp_responder *responder,
-                                     int64_t code,
-                                     const char *message,
-                                     struct mcp_error **err_out);
-
-/**
- * Keeps `responder` alive after the callback returns, for a reply later from any thread.
- * Only valid inside the handler callback. A deferred responder must still be completed.
- */
-void mcp_responder_defer(struct mcp_responder *responder);
-
-/**
- * True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
- * or the client closed).
- */
-bool mcp_responder_is_cancelled(const struct mcp_responder *responder);
-
-/**
  * The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
  * `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_json_pointer(const char *json,
                             const char *pointer,
                             char **value_json_out,
@@ -1024,15 +1524,74 @@ mcp_status mcp_json_pointer(const char *json,
  * The string at `pointer` in `json`, unquoted. `MCP_INVALID_ARG` when there is no such value
  * or it is not a string. Free the output with `mcp_string_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_json_string(const char *json,
                            const char *pointer,
                            char **value_out,
                            struct mcp_error **err_out);
 
 /**
- * Fills `opts` with defaults. Call before setting fields.
+ * Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+ * setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+ * than the library): `opts` is then left unchanged and must not be used.
  */
-void mcp_call_opts_init(struct mcp_call_opts *opts);
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_call_opts_init(struct mcp_call_opts *opts,
+                              uint32_t version);
+
+/**
+ * Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,
+ * `ListRootsResult`), copied. Always consumes `responder` (except NULL). `MCP_CANCELLED` when
+ * the answer is no longer wanted; `MCP_INVALID_JSON`/`MCP_INVALID_ARG` when `result_json` is
+ * unusable or `responder` is an authorization responder (the request then fails:
+ * `MCP_HANDLER_FAILED` for an input, `MCP_AUTH_REQUIRED` for an authorization).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_responder_reply_json(struct mcp_responder *responder,
+                                    const char *result_json,
+                                    struct mcp_error **err_out);
+
+/**
+ * Completes an authorization with the full URL the browser was redirected to (copied): the
+ * library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+ * (except NULL). `MCP_CANCELLED` when the answer is no longer wanted; `MCP_INVALID_ARG` for an
+ * input responder (the input then fails).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_responder_reply_url(struct mcp_responder *responder,
+                                   const char *redirect_url,
+                                   struct mcp_error **err_out);
+
+/**
+ * Fails the request with `message` (NULL: a generic one). For an input: JSON-RPC `code` (0:
+ * `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*` constants name the usual ones); on a modern
+ * connection the call ends with `MCP_HANDLER_FAILED`, on a legacy one the server receives this
+ * error. For an authorization (`code` is ignored): the user cancelled or the browser could not
+ * open; the waiting call fails with `MCP_AUTH_REQUIRED`. Always consumes `responder` (except
+ * NULL).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_responder_reply_error(struct mcp_responder *responder,
+                                     int64_t code,
+                                     const char *message,
+                                     struct mcp_error **err_out);
+
+/**
+ * Keeps `responder` alive after the callback returns, for a reply later from any thread.
+ * Only valid inside the callback. A deferred responder must still be completed.
+ */
+MCP_API void mcp_responder_defer(struct mcp_responder *responder);
+
+/**
+ * True once the answer is no longer wanted (the call was cancelled or timed out, a sibling
+ * input failed, the flow ended, or the client closed). True for NULL.
+ */
+MCP_API bool mcp_responder_is_cancelled(const struct mcp_responder *responder);
 
 /**
  * Every page of `skills/list`, checked against the extension's structural rules:
@@ -1045,6 +1604,8 @@ void mcp_call_opts_init(struct mcp_call_opts *opts);
  * the `max_pages` setting. Any thread; not from a callback. Free the result with
  * `mcp_string_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_list_skills(struct mcp_client *client,
                                   const struct mcp_call_opts *opts,
                                   char **result_json_out,
@@ -1056,6 +1617,8 @@ mcp_status mcp_client_list_skills(struct mcp_client *client,
  * skill's; `MCP_JSONRPC_ERROR` (-32602) for a URI the server does not serve; `MCP_UNSUPPORTED`
  * as for `mcp_client_list_skills`. Any thread; not from a callback.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_get_skill(struct mcp_client *client,
                                 const char *uri,
                                 const struct mcp_call_opts *opts,
@@ -1075,6 +1638,8 @@ mcp_status mcp_client_get_skill(struct mcp_client *client,
  * `mcp_client_get_skill` and ask the user to approve again if its files changed. Nothing is
  * cached. Any thread; not from a callback.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_read_skill_file(struct mcp_client *client,
                                       const char *entry_json,
                                       const char *file_uri,
@@ -1085,23 +1650,25 @@ mcp_status mcp_client_read_skill_file(struct mcp_client *client,
 /**
  * Static, NUL-terminated English text for a status; never NULL, never freed.
  */
-const char *mcp_status_str(int32_t status);
+MCP_API const char *mcp_status_str(int32_t status);
 
 /**
  * True for the transport range (100–199): the connection or the call's wait failed.
  */
-bool mcp_status_is_transport(int32_t status);
+MCP_API bool mcp_status_is_transport(int32_t status);
 
 /**
  * Frees a string the library returned. NULL is a no-op.
  */
-void mcp_string_free(char *s);
+MCP_API void mcp_string_free(char *s);
 
 /**
  * Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
  * `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
  * server's acknowledgement. Free with `mcp_subscription_free`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_listen(struct mcp_client *client,
                              const char *filter_json,
                              const struct mcp_call_opts *opts,
@@ -1111,16 +1678,21 @@ mcp_status mcp_client_listen(struct mcp_client *client,
 /**
  * The filter the server acknowledged (the subset it honours), as JSON.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_subscription_acknowledged(const struct mcp_subscription *subscription,
                                          char **filter_json_out,
                                          struct mcp_error **err_out);
 
 /**
- * Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+ * Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+ * notification and writes it as
  * `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
  * once the subscription ended gracefully; another status when it ended with an error
  * (`MCP_IO` when 1024 events waited untaken and more came).
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_subscription_next(struct mcp_subscription *subscription,
                                  int64_t timeout_ms,
                                  char **event_json_out,
@@ -1130,23 +1702,95 @@ mcp_status mcp_subscription_next(struct mcp_subscription *subscription,
  * Ends the subscription (the server is told); pending and later `next` calls return
  * `MCP_CANCELLED`/`MCP_CLOSED`.
  */
+MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_subscription_cancel(struct mcp_subscription *subscription,
                                    struct mcp_error **err_out);
 
 /**
  * Cancels (if still open) and frees. NULL is a no-op.
  */
-void mcp_subscription_free(struct mcp_subscription *subscription);
+MCP_API void mcp_subscription_free(struct mcp_subscription *subscription);
+
+/**
+ * Declares the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on every modern
+ * request (default false; JSON key `tasks`). Servers may then answer `mcp_client_call_tool`
+ * with a task, which the call follows to its end: it polls `tasks/get` at the task's
+ * `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
+ * key once, through `tasks/update`), returns the `completed` task's result, and sends
+ * `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
+ * task running: resume it with `mcp_client_resume_task`.
+ */
+MCP_API
+mcp_status mcp_config_set_tasks(struct mcp_config *config,
+                                bool enabled,
+                                struct mcp_error **err_out);
+
+/**
+ * Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
+ * every task any call follows. `userdata_free` runs exactly once.
+ */
+MCP_API
+mcp_status mcp_client_on_task_status(struct mcp_client *client,
+                                     mcp_task_status_fn listener,
+                                     void *userdata,
+                                     mcp_userdata_free_fn userdata_free,
+                                     struct mcp_error **err_out);
+
+/**
+ * Follows the task `task_id` (from a status listener, possibly of another process) to its end
+ * as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
+ * cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+ * A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
+ * an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
+ * true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
+ */
+MCP_API
+mcp_status mcp_client_resume_task(struct mcp_client *client,
+                                  const char *task_id,
+                                  const struct mcp_call_opts *opts,
+                                  char **result_json_out,
+                                  struct mcp_error **err_out);
+
+/**
+ * One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
+ */
+MCP_API
+mcp_status mcp_client_get_task(struct mcp_client *client,
+                               const char *task_id,
+                               const struct mcp_call_opts *opts,
+                               char **result_json_out,
+                               struct mcp_error **err_out);
+
+/**
+ * `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
+ */
+MCP_API
+mcp_status mcp_client_cancel_task(struct mcp_client *client,
+                                  const char *task_id,
+                                  const struct mcp_call_opts *opts,
+                                  struct mcp_error **err_out);
+
+/**
+ * `tasks/update` with `input_responses_json` (an object, key → answer) the host gathered
+ * itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
+ */
+MCP_API
+mcp_status mcp_client_update_task(struct mcp_client *client,
+                                  const char *task_id,
+                                  const char *input_responses_json,
+                                  const struct mcp_call_opts *opts,
+                                  struct mcp_error **err_out);
 
 /**
  * "mcp_client/<semver>": static, never freed.
  */
-const char *mcp_version(void);
+MCP_API const char *mcp_version(void);
 
 /**
  * The ABI version this library implements (compare with the header's `MCP_ABI_VERSION`).
  */
-uint32_t mcp_abi_version(void);
+MCP_API uint32_t mcp_abi_version(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -42,9 +42,15 @@ pub enum ErrorKind {
     InputRoundsExceeded,
     /// An input handler failed or refused.
     HandlerFailed,
+    /// A legacy server answered -32042: the user must complete the URL elicitations in
+    /// `data.elicitations` (see [`Error::elicitations`]), then the call may be retried.
+    UrlElicitationRequired,
     /// A skill file or entry failed SEP-2640 verification (size, digest, frontmatter, or the
     /// entry's structural rules); nothing unverified was returned.
     SkillVerificationFailed,
+    /// A tool's `structuredContent` does not match the `outputSchema` it declared (or is missing);
+    /// the message says where, [`Error::result`] holds the raw result.
+    OutputSchemaInvalid,
     /// A blocking call was made from a context where it would deadlock.
     Reentrant,
     /// A bug in this library.
@@ -54,8 +60,11 @@ pub enum ErrorKind {
 /// The JSON-RPC error object a server returned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RpcErrorData {
+    /// The error code (`-32601`: method not found, …).
     pub code: i64,
+    /// The server's message.
     pub message: String,
+    /// The server's `data`, if any.
     pub data: Option<Value>,
 }
 
@@ -66,8 +75,11 @@ pub struct InputRequiredData {
     pub input_requests: Value,
     /// The opaque `requestState`, exactly as received.
     pub request_state: Option<String>,
-    /// The raw `input_required` result.
+    /// The raw `input_required` result (for a task: the task as `tasks/get` returned it).
     pub result: Value,
+    /// The entries of `input_requests` no registered handler answers (key → request): all of
+    /// them in manual mode, `{}` when the rounds cap was reached.
+    pub unanswered: Value,
 }
 
 /// Boxed so `Result<T, Error>` stays one pointer wide on the hot path.
@@ -84,9 +96,12 @@ struct Inner {
     http_status: Option<u16>,
     /// The `WWW-Authenticate` header of that answer (challenges carry no credentials).
     www_authenticate: Option<String>,
+    /// The raw result behind the failure (`OutputSchemaInvalid`).
+    result: Option<Value>,
 }
 
 impl Error {
+    /// An error of `kind` saying `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
         Error(Box::new(Inner {
             kind,
@@ -95,13 +110,15 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
     /// A JSON-RPC error answer; -32021 and -32022 get their own kinds.
     pub fn rpc(code: i64, message: String, data: Option<Value>) -> Self {
         let kind = match code {
-            crate::protocol::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
+            crate::base::codes::MISSING_REQUIRED_CLIENT_CAPABILITY => ErrorKind::CapabilityMissing,
+            crate::base::codes::URL_ELICITATION_REQUIRED => ErrorKind::UrlElicitationRequired,
             _ => ErrorKind::Rpc,
         };
         Error(Box::new(Inner {
@@ -111,9 +128,11 @@ impl Error {
             input: None,
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
+    /// An error carrying the `input_required` result it stopped at.
     pub fn input_required(kind: ErrorKind, message: impl Into<String>, data: InputRequiredData) -> Self {
         Error(Box::new(Inner {
             kind,
@@ -122,20 +141,44 @@ impl Error {
             input: Some(data),
             http_status: None,
             www_authenticate: None,
+            result: None,
         }))
     }
 
+    /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind
     }
+    /// The message, saying what failed and, where it helps, what to check.
     pub fn message(&self) -> &str {
         &self.0.message
     }
+    /// The server's JSON-RPC error, when the failure is one.
     pub fn rpc_error(&self) -> Option<&RpcErrorData> {
         self.0.rpc.as_ref()
     }
+    /// The unanswered input requests, for [`ErrorKind::InputRequired`] and its kin.
     pub fn input_required_data(&self) -> Option<&InputRequiredData> {
         self.0.input.as_ref()
+    }
+    /// For [`ErrorKind::UrlElicitationRequired`]: the server's `data.elicitations` array (each
+    /// `{mode: "url", elicitationId, url, message}`), or `None`.
+    pub fn elicitations(&self) -> Option<&Value> {
+        if self.0.kind != ErrorKind::UrlElicitationRequired {
+            return None;
+        }
+        self.0
+            .rpc
+            .as_ref()?
+            .data
+            .as_ref()?
+            .get("elicitations")
+            .filter(|e| e.is_array())
+    }
+    /// The raw result that failed a check (`OutputSchemaInvalid`); for the input-required kinds
+    /// see [`Error::input_required_data`].
+    pub fn result(&self) -> Option<&Value> {
+        self.0.result.as_ref()
     }
     /// The HTTP status of the answer that caused this error, if any.
     pub fn http_status(&self) -> Option<u16> {
@@ -144,6 +187,12 @@ impl Error {
     /// The `WWW-Authenticate` header of that answer (for `AuthRequired`), if any.
     pub fn www_authenticate(&self) -> Option<&str> {
         self.0.www_authenticate.as_deref()
+    }
+
+    /// The same error, carrying the raw result that failed a check.
+    pub(crate) fn with_result(mut self, result: Value) -> Self {
+        self.0.result = Some(result);
+        self
     }
 
     /// The same error, recording the HTTP status behind it.
@@ -203,4 +252,5 @@ impl PartialEq for Error {
     }
 }
 
+/// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

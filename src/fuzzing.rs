@@ -1,7 +1,11 @@
 //! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
-//! `fuzzing` cargo feature (never in a shipped build): the parts of the header encoder that the
-//! public `transport::http` re-exports leave out, the skills entry rules and `SKILL.md`
-//! frontmatter parser. Everything else the fuzzers reach is public.
+//! `fuzzing` cargo feature (never in a shipped build): the framer and id scans, the SSE parser,
+//! the header encoder, the `WWW-Authenticate` parser, the skills entry rules and `SKILL.md`
+//! frontmatter parser. (The configuration's keys come from `config::keys`.)
 
 pub use crate::client::skills_fuzz::{check_entry as check_skill_entry, parse_frontmatter as parse_skill_frontmatter};
-pub use crate::transport::http::headers::{name_for, param_headers, param_value, ToolCache};
+pub use crate::transport::http::headers::{
+    encode_value as encode_header_value, name_for, param_headers, param_value, tool_headers, ToolCache, ToolHeaders,
+};
+pub use crate::transport::http::Challenge;
+pub use crate::transport::{framing, sse};

@@ -8,6 +8,7 @@ use ::mcp_client::ffi::auth::*;
 use ::mcp_client::ffi::client::*;
 use ::mcp_client::ffi::config::*;
 use ::mcp_client::ffi::error::*;
+use ::mcp_client::ffi::responders::*;
 use ::mcp_client::ffi::status::*;
 use ::mcp_client::ffi::strings::mcp_string_free;
 use auth_support::{Iss, Knobs, World};
@@ -47,7 +48,7 @@ unsafe fn new_client(url: &str, oauth: &str) -> Result<*mut mcp_client, (mcp_sta
 /// Connects; on failure the status, message, HTTP status and challenge.
 unsafe fn connect(client: *mut mcp_client) -> Result<(), (mcp_status, String, Option<u16>, Option<String>)> {
     let mut err = ptr::null_mut();
-    let st = mcp_client_connect(client, ptr::null_mut(), &mut err);
+    let st = mcp_client_connect(client, ptr::null(), ptr::null_mut(), &mut err);
     if st == MCP_OK {
         return Ok(());
     }
@@ -77,7 +78,7 @@ unsafe extern "C" fn count_free(_ud: *mut c_void) {
     FREED.fetch_add(1, Ordering::SeqCst);
 }
 
-struct SendPtr(*mut mcp_auth_responder);
+struct SendPtr(*mut mcp_responder);
 unsafe impl Send for SendPtr {}
 
 /// Defers, then answers from another thread with the redirect read by the helper. `ud`: an
@@ -86,41 +87,49 @@ unsafe extern "C" fn deferring(
     ud: *mut c_void,
     url: *const c_char,
     redirect_uri: *const c_char,
-    responder: *mut mcp_auth_responder,
+    responder: *mut mcp_responder,
 ) {
     if let Some(calls) = (ud as *const AtomicUsize).as_ref() {
         calls.fetch_add(1, Ordering::SeqCst);
     }
     assert_eq!(text(redirect_uri), "http://localhost:3000/callback");
-    assert!(!mcp_auth_responder_is_cancelled(responder));
-    mcp_auth_responder_defer(responder);
+    assert!(!mcp_responder_is_cancelled(responder));
+    mcp_responder_defer(responder);
     let (url, r) = (text(url), SendPtr(responder));
     std::thread::spawn(move || {
         let r = r;
         let mut location = ptr::null_mut();
         let st = mcp_auth_fetch_redirect(cstr(&url).as_ptr(), 5000, &mut location, ptr::null_mut());
         assert_eq!(st, MCP_OK);
-        assert_eq!(mcp_auth_responder_reply(r.0, location, ptr::null_mut()), MCP_OK);
+        assert_eq!(mcp_responder_reply_url(r.0, location, ptr::null_mut()), MCP_OK);
         mcp_string_free(location);
     });
 }
 
-unsafe extern "C" fn failing(
-    _ud: *mut c_void,
-    _url: *const c_char,
-    _r: *const c_char,
-    responder: *mut mcp_auth_responder,
-) {
-    mcp_auth_responder_fail(responder, cstr("the user closed the browser").as_ptr(), ptr::null_mut());
+unsafe extern "C" fn failing(_ud: *mut c_void, _url: *const c_char, _r: *const c_char, responder: *mut mcp_responder) {
+    let _ = mcp_responder_reply_error(
+        responder,
+        0,
+        cstr("the user closed the browser").as_ptr(),
+        ptr::null_mut(),
+    );
 }
 
-unsafe extern "C" fn silent(
+/// Answers the authorization with a JSON result, the input handlers' reply: refused as the wrong
+/// kind (the status is kept for the test in `WRONG_KIND`), which ends the flow.
+static WRONG_KIND: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+unsafe extern "C" fn wrong_kind(
     _ud: *mut c_void,
     _url: *const c_char,
     _r: *const c_char,
-    _responder: *mut mcp_auth_responder,
+    responder: *mut mcp_responder,
 ) {
+    let st = mcp_responder_reply_json(responder, cstr("{}").as_ptr(), ptr::null_mut());
+    WRONG_KIND.store(st as usize, Ordering::SeqCst);
 }
+
+unsafe extern "C" fn silent(_ud: *mut c_void, _url: *const c_char, _r: *const c_char, _responder: *mut mcp_responder) {}
 
 /// The token store: issuer → record JSON.
 static STORE: Mutex<Option<HashMap<String, String>>> = Mutex::new(None);
@@ -197,8 +206,14 @@ fn authorization_callback_token_store_and_error_accessors() {
 
         // A new client with the same store: loaded, no authorization callback.
         let client = new_client(&w.mcp_url(), OAUTH).unwrap();
-        mcp_client_on_authorization(client, Some(deferring), calls(), None, ptr::null_mut());
-        mcp_client_set_token_store(client, Some(load), Some(save), ptr::null_mut(), None, ptr::null_mut());
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(deferring), calls(), None, ptr::null_mut()),
+            MCP_OK
+        );
+        assert_eq!(
+            mcp_client_set_token_store(client, Some(load), Some(save), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
         let loads = LOADS.load(Ordering::SeqCst);
         connect(client).unwrap();
         assert_eq!(CALLS.load(Ordering::SeqCst), 1);
@@ -219,7 +234,10 @@ fn authorization_callback_token_store_and_error_accessors() {
         assert_eq!((st, FREED.load(Ordering::SeqCst)), (MCP_INVALID_ARG, freed + 1));
 
         // A host that fails the responder: MCP_AUTH_REQUIRED with the challenge and status.
-        mcp_client_on_authorization(client, Some(failing), ptr::null_mut(), None, ptr::null_mut());
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(failing), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
         let (st, message, http, challenge) = connect(client).unwrap_err();
         assert_eq!(st, MCP_AUTH_REQUIRED);
         assert!(message.contains("the user closed the browser"), "{message}");
@@ -229,10 +247,26 @@ fn authorization_callback_token_store_and_error_accessors() {
 
         // A callback that returns without replying or deferring ends the flow.
         let client = new_client(&w.mcp_url(), OAUTH).unwrap();
-        mcp_client_on_authorization(client, Some(silent), ptr::null_mut(), None, ptr::null_mut());
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(silent), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
         let (st, message, _, _) = connect(client).unwrap_err();
         assert_eq!(st, MCP_AUTH_REQUIRED);
         assert!(message.contains("without replying"), "{message}");
+        mcp_client_free(client);
+
+        // One responder type, two kinds of answer: a JSON result for an authorization is refused
+        // (MCP_INVALID_ARG to the callback) and fails the flow instead of hanging it.
+        let client = new_client(&w.mcp_url(), OAUTH).unwrap();
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(wrong_kind), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
+        let (st, message, _, _) = connect(client).unwrap_err();
+        assert_eq!(st, MCP_AUTH_REQUIRED);
+        assert!(message.contains("mcp_responder_reply_url"), "{message}");
+        assert_eq!(WRONG_KIND.load(Ordering::SeqCst), MCP_INVALID_ARG as usize);
         mcp_client_free(client);
     }
 }
@@ -247,7 +281,10 @@ fn refusals_configuration_and_the_helper() {
     unsafe {
         // A wrong iss: refused, and no token request was made.
         let client = new_client(&w.mcp_url(), OAUTH).unwrap();
-        mcp_client_on_authorization(client, Some(deferring), ptr::null_mut(), None, ptr::null_mut());
+        assert_eq!(
+            mcp_client_on_authorization(client, Some(deferring), ptr::null_mut(), None, ptr::null_mut()),
+            MCP_OK
+        );
         let (st, message, _, _) = connect(client).unwrap_err();
         assert_eq!(st, MCP_AUTH_REQUIRED);
         assert!(message.contains("iss"), "{message}");
@@ -264,7 +301,7 @@ fn refusals_configuration_and_the_helper() {
             assert_eq!(st, MCP_INVALID_ARG, "{bad}");
         }
         let mut cfg = ptr::null_mut();
-        mcp_config_new(ptr::null(), &mut cfg, ptr::null_mut());
+        let _ = mcp_config_new(ptr::null(), &mut cfg, ptr::null_mut());
         assert_eq!(
             mcp_config_set_oauth(cfg, cstr("[]").as_ptr(), ptr::null_mut()),
             MCP_INVALID_ARG
@@ -289,14 +326,14 @@ fn refusals_configuration_and_the_helper() {
         assert!(!mcp_error_http_status(ptr::null(), &mut status));
         assert!(mcp_error_www_authenticate(ptr::null()).is_null());
         assert_eq!(
-            mcp_auth_responder_reply(ptr::null_mut(), ptr::null(), ptr::null_mut()),
+            mcp_responder_reply_url(ptr::null_mut(), ptr::null(), ptr::null_mut()),
             MCP_NULL_ARG
         );
         assert_eq!(
-            mcp_auth_responder_fail(ptr::null_mut(), ptr::null(), ptr::null_mut()),
+            mcp_responder_reply_error(ptr::null_mut(), 0, ptr::null(), ptr::null_mut()),
             MCP_NULL_ARG
         );
-        assert!(mcp_auth_responder_is_cancelled(ptr::null()));
-        mcp_auth_responder_defer(ptr::null_mut());
+        assert!(mcp_responder_is_cancelled(ptr::null()));
+        mcp_responder_defer(ptr::null_mut());
     }
 }

@@ -7,8 +7,8 @@ mod auth_support;
 
 use auth_support::http_support::{within, Logs};
 use auth_support::*;
-use mcp_client::auth::{AuthorizationRequest, TokenStore};
-use mcp_client::transport::BoxFuture;
+use mcp_client::BoxFuture;
+use mcp_client::{AuthorizationRequest, TokenStore};
 use mcp_client::{ErrorKind, HandlerError, RequestOptions};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -114,7 +114,7 @@ async fn the_loopback_listener_receives_the_redirect() {
         let s = s.clone();
         async move {
             s.lock().unwrap().push((req.redirect_uri.clone(), req.loopback));
-            let location = mcp_client::auth::fetch_redirect(&req.url, Duration::from_secs(5))
+            let location = mcp_client::testing::fetch_redirect(&req.url, Duration::from_secs(5))
                 .await
                 .map_err(|e| HandlerError::new(e.message()))?;
             assert!(browser_get(&location).await.starts_with("HTTP/1.1 200"));
@@ -155,7 +155,7 @@ async fn a_static_bearer_token_still_works() {
         .unwrap()
         .tokens
         .insert("static-token".into(), (vec![], None));
-    let mut http = mcp_client::transport::http::HttpConfig::new(w.mcp_url());
+    let mut http = mcp_client::HttpConfig::new(w.mcp_url());
     http.bearer_token = Some("static-token".into());
     let mut cfg = mcp_client::ClientConfig::new(mcp_client::TransportConfig::Http(http.clone()));
     cfg.mode = mcp_client::ConnectMode::Modern;
@@ -717,7 +717,7 @@ async fn an_authorization_holds_the_request_timeout() {
     client.on_authorization(|req: AuthorizationRequest| async move {
         // A person at a browser, slower than the request timeout.
         tokio::time::sleep(Duration::from_millis(1200)).await;
-        mcp_client::auth::fetch_redirect(&req.url, Duration::from_secs(5))
+        mcp_client::testing::fetch_redirect(&req.url, Duration::from_secs(5))
             .await
             .map(Some)
             .map_err(|e| HandlerError::new(e.message()))
@@ -729,6 +729,7 @@ async fn an_authorization_holds_the_request_timeout() {
     let w = World::start(Knobs::default()).await;
     let client = w.client(json!({"redirect_uri": "http://localhost:3000/callback", "authorization_timeout_ms": 200}));
     client.on_authorization(|_req: AuthorizationRequest| async move {
+        // A host slower than authorization_timeout_ms: the bound under test.
         tokio::time::sleep(Duration::from_secs(5)).await;
         Ok(None)
     });

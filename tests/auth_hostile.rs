@@ -10,6 +10,7 @@ use ::mcp_client::ffi::client::*;
 use ::mcp_client::ffi::config::*;
 use ::mcp_client::ffi::error::*;
 use ::mcp_client::ffi::handlers::mcp_client_set_log_handler;
+use ::mcp_client::ffi::responders::*;
 use ::mcp_client::ffi::status::*;
 use ::mcp_client::ffi::strings::mcp_string_free;
 use base64::Engine;
@@ -110,7 +111,7 @@ unsafe fn new_client(url: &str, oauth: &str) -> Result<*mut mcp_client, (mcp_sta
 
 unsafe fn connect(client: *mut mcp_client) -> Result<(), (mcp_status, String)> {
     let mut err = ptr::null_mut();
-    let st = mcp_client_connect(client, ptr::null_mut(), &mut err);
+    let st = mcp_client_connect(client, ptr::null(), ptr::null_mut(), &mut err);
     if st == MCP_OK {
         return Ok(());
     }
@@ -172,12 +173,7 @@ unsafe extern "C" fn on_log(ud: *mut c_void, _level: *const c_char, source: *con
 }
 
 /// A headless browser: reads the authorization server's immediate redirect and replies with it.
-unsafe extern "C" fn browse(
-    ud: *mut c_void,
-    url: *const c_char,
-    _r: *const c_char,
-    responder: *mut mcp_auth_responder,
-) {
+unsafe extern "C" fn browse(ud: *mut c_void, url: *const c_char, _r: *const c_char, responder: *mut mcp_responder) {
     let mut location = ptr::null_mut();
     let st = mcp_auth_fetch_redirect(url, 5000, &mut location, ptr::null_mut());
     {
@@ -188,10 +184,10 @@ unsafe extern "C" fn browse(
         }
     }
     if st != MCP_OK {
-        mcp_auth_responder_fail(responder, cstr("no redirect").as_ptr(), ptr::null_mut());
+        let _ = mcp_responder_reply_error(responder, 0, cstr("no redirect").as_ptr(), ptr::null_mut());
         return;
     }
-    mcp_auth_responder_reply(responder, location, ptr::null_mut());
+    let _ = mcp_responder_reply_url(responder, location, ptr::null_mut());
     mcp_string_free(location);
 }
 
@@ -299,7 +295,7 @@ unsafe extern "C" fn load_planted(_ud: *mut c_void, issuer: *const c_char, slot:
     if text(issuer) == base {
         let record = serde_json::json!({"tokens": {resource: {
             "access_token": "stale", "refresh_token": "rt-planted", "expires_at": 1}}});
-        mcp_token_slot_set(slot, cstr(&record.to_string()).as_ptr(), ptr::null_mut());
+        let _ = mcp_token_slot_set(slot, cstr(&record.to_string()).as_ptr(), ptr::null_mut());
     }
 }
 
@@ -355,7 +351,7 @@ unsafe extern "C" fn crowded_browser(
     ud: *mut c_void,
     url: *const c_char,
     redirect_uri: *const c_char,
-    _responder: *mut mcp_auth_responder,
+    _responder: *mut mcp_responder,
 ) {
     let (url, redirect_uri) = (text(url), text(redirect_uri));
     seen(ud).lock().unwrap().urls.push(url.clone());

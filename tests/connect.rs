@@ -224,14 +224,19 @@ async fn connect_with_ends_the_wait_on_its_cancel_token_or_time_caps() {
         cancel: Some(token.clone()),
         ..Default::default()
     };
-    let canceller = tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(150)).await;
+    // Cancelled once the connect waits (join! polls it first, until it pends) on a probe that
+    // reached the (silent) server.
+    let canceller = async {
+        fx.wire
+            .wait_for("the discover probe", |lines| {
+                lines.iter().any(|m| m["method"] == "server/discover")
+            })
+            .await;
         token.cancel();
-    });
-    let (result, elapsed) = timed(Duration::from_secs(5), client.connect_with(&opts)).await;
+    };
+    let ((result, elapsed), ()) = tokio::join!(timed(Duration::from_secs(5), client.connect_with(&opts)), canceller);
     assert_kind(&expect_err(result, "cancelled"), ErrorKind::Cancelled);
     assert!(elapsed < Duration::from_secs(2), "took {elapsed:?}");
-    canceller.await.unwrap();
     client.close().await;
 
     // A token cancelled before the call: nothing is started at all.
@@ -247,6 +252,7 @@ async fn connect_with_ends_the_wait_on_its_cancel_token_or_time_caps() {
         &expect_err(fresh.connect_with(&opts).await, "pre-cancelled"),
         ErrorKind::Cancelled,
     );
+    // An absence window (nothing was spawned or sent): nothing to wait on but time.
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(untouched.wire.raw().is_empty(), "{:?}", untouched.wire.raw());
     // Without a cancellation the same client connects.

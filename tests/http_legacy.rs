@@ -31,6 +31,25 @@ struct Legacy {
     get_feeders: Mutex<Vec<UnboundedSender<Vec<u8>>>>,
     /// Responses the client POSTed to server→client requests.
     answers: Mutex<Vec<Value>>,
+    /// Woken at each answer.
+    answered: tokio::sync::Notify,
+}
+
+impl Legacy {
+    /// The client's answer to the server→client request `id`, once it arrives (None after 5 s).
+    async fn answer_to(&self, id: i64) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            // Registered before the check, so an answer landing in between still wakes us.
+            let woken = self.answered.notified();
+            tokio::pin!(woken);
+            woken.as_mut().enable();
+            if let Some(answer) = self.answers.lock().unwrap().iter().find(|a| a["id"] == id) {
+                return Some(answer.clone());
+            }
+            tokio::time::timeout_at(deadline, woken).await.ok()?;
+        }
+    }
 }
 
 impl Legacy {
@@ -63,6 +82,7 @@ impl Legacy {
             Some(_) if req.is_notification() => Some(Reply::status(202)),
             None => {
                 self.answers.lock().unwrap().push(body);
+                self.answered.notify_waiters();
                 Some(Reply::status(202))
             }
             _ => None,
@@ -199,15 +219,10 @@ async fn server_requests_on_a_post_stream_are_answered_before_the_result() {
                 "params": {"message": "defaults?", "requestedSchema": {"type": "object", "properties": {}}}});
             tx.send(event(&elicit).into_bytes()).unwrap();
             tokio::spawn(async move {
-                for _ in 0..500 {
-                    let answer = s.answers.lock().unwrap().iter().find(|a| a["id"] == 77).cloned();
-                    if let Some(answer) = answer {
-                        let name = answer["result"]["content"]["name"].clone();
-                        let done = result(&call_id, json!({"content": [{"type": "text", "text": name}]}));
-                        let _ = tx.send(event(&done).into_bytes());
-                        return;
-                    }
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                if let Some(answer) = s.answer_to(77).await {
+                    let name = answer["result"]["content"]["name"].clone();
+                    let done = result(&call_id, json!({"content": [{"type": "text", "text": name}]}));
+                    let _ = tx.send(event(&done).into_bytes());
                 }
             });
             reply
@@ -363,6 +378,7 @@ async fn the_get_stream_reconnects_after_the_retry_interval_with_last_event_id()
             };
             let close_soon = |tx: UnboundedSender<Vec<u8>>| {
                 tokio::spawn(async move {
+                    // The conformance server's timing, which the retry measurement includes.
                     tokio::time::sleep(Duration::from_millis(100)).await;
                     drop(tx);
                 });
@@ -479,6 +495,8 @@ async fn sse_2024_server() -> (Server, Arc<Mutex<Option<UnboundedSender<Vec<u8>>
                     let body = req.json();
                     let answer = match body["method"].as_str() {
                         Some("initialize") => Some(result(&req.id(), initialize_result("2024-11-05"))),
+                        // Never answered: a call that stays in flight.
+                        Some("tools/call") if body["params"]["name"] == "hang" => None,
                         Some("tools/call") => Some(result(
                             &req.id(),
                             json!({"content": [{"type": "text", "text": "over sse"}]}),
@@ -544,8 +562,21 @@ async fn the_end_of_the_http_sse_stream_closes_the_connection() {
     let (server, stream) = sse_2024_server().await;
     let client = client_for(http_config(&server.url("/sse")), ConnectMode::Legacy);
     client.connect().await.unwrap();
+    // A call in flight (its POST reached the server, which never answers it) when the stream
+    // ends: the end wakes it with the stream's error, and later calls get the same.
+    let pending = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("hang", None, &none()).await }
+    });
+    server
+        .wait_until(Duration::from_secs(5), "the hang call's POST", |s| {
+            !s.posts_of("tools/call").is_empty()
+        })
+        .await;
     stream.lock().unwrap().take();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let e = within(Duration::from_secs(5), pending).await.unwrap().unwrap_err();
+    assert!(matches!(e.kind(), ErrorKind::Io | ErrorKind::Closed), "{e:?}");
+    assert!(e.message().contains("HTTP+SSE stream"), "{}", e.message());
     let e = client.call_tool("echo", None, &none()).await.unwrap_err();
     assert!(matches!(e.kind(), ErrorKind::Io | ErrorKind::Closed), "{e:?}");
     assert!(e.message().contains("HTTP+SSE stream"), "{}", e.message());

@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use mcp_client::{CancelToken, Client, ErrorKind, HandlerError, InputRequest, RequestOptions};
+use mcp_client::{CancelToken, Client, ErrorKind, HandlerError, InputRequest, ManualInput, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -257,7 +257,8 @@ async fn the_default_cap_is_ten_rounds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_handler_the_call_returns_input_required_after_one_request() {
     let fx = Fixture::modern(&[]).tapped();
-    let client = fx.client();
+    // Declared as answered by hand: the fixture, like SDK servers, asks only for what is declared.
+    let client = fx.client_with(|c| c.manual_input = ManualInput::from_json(&json!(["elicitation"])).unwrap());
     let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "elicit_once");
     assert_kind(&err, ErrorKind::InputRequired);
     let data = err.input_required_data().expect("input required data");
@@ -274,7 +275,8 @@ async fn without_a_handler_the_call_returns_input_required_after_one_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_round_with_one_unhandled_kind_runs_no_handler_at_all() {
     let fx = Fixture::modern(&[]);
-    let client = fx.client();
+    // Sampling is declared as answered by hand, elicitation by a handler.
+    let client = fx.client_with(|c| c.manual_input = ManualInput::from_json(&json!(["sampling"])).unwrap());
     let calls = accept_elicitation(&client, json!({"confirmed": true}));
     let err = expect_err(
         client.call_tool("elicit_and_sample", None, &none()).await,
@@ -300,7 +302,8 @@ async fn a_round_with_one_unhandled_kind_runs_no_handler_at_all() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn manual_driving_finishes_the_call() {
     let fx = Fixture::modern(&[]);
-    let client = fx.client();
+    // Declared as answered by hand: the fixture, like SDK servers, asks only for what is declared.
+    let client = fx.client_with(|c| c.manual_input = ManualInput::from_json(&json!(["elicitation"])).unwrap());
     let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "first leg");
     let data = err.input_required_data().unwrap().clone();
     let responses = json!({"name": {"action": "accept", "content": {"name": "Manual"}}});
@@ -321,7 +324,8 @@ async fn manual_driving_finishes_the_call() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn manual_first_leg_then_automatic_rounds_drop_the_manual_fields() {
     let fx = Fixture::modern(&[]);
-    let client = fx.client();
+    // Declared as answered by hand: the fixture, like SDK servers, asks only for what is declared.
+    let client = fx.client_with(|c| c.manual_input = ManualInput::from_json(&json!(["elicitation"])).unwrap());
     let err = expect_err(client.call_tool("three_rounds", None, &none()).await, "first leg");
     let data = err.input_required_data().unwrap().clone();
     answer_steps(&client);

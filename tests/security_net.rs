@@ -53,7 +53,7 @@ unsafe fn new_client(config: &Value) -> Result<*mut mcp_client, (mcp_status, Str
 unsafe fn connect_once(config: &Value) -> Result<(), (mcp_status, String)> {
     let client = new_client(config)?;
     let mut err = ptr::null_mut();
-    let st = mcp_client_connect(client, ptr::null_mut(), &mut err);
+    let st = mcp_client_connect(client, ptr::null(), ptr::null_mut(), &mut err);
     mcp_client_free(client);
     if st == MCP_OK {
         Ok(())

@@ -73,7 +73,7 @@ fn the_authorization_client_uses_no_proxy() {
         assert_eq!(mcp_config_new(json.as_ptr(), &mut cfg, ptr::null_mut()), MCP_OK);
         assert_eq!(mcp_client_new(cfg, &mut client, ptr::null_mut()), MCP_OK);
         mcp_config_free(cfg);
-        let st = mcp_client_connect(client, ptr::null_mut(), &mut err);
+        let st = mcp_client_connect(client, ptr::null(), ptr::null_mut(), &mut err);
         let message = CStr::from_ptr(mcp_error_message(err)).to_string_lossy().into_owned();
         mcp_error_free(err);
         mcp_client_free(client);

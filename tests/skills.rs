@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_client::transport::http::HttpConfig;
+use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, ConnectMode, ErrorKind, TransportConfig, SKILLS_EXTENSION};
 use serde_json::{json, Value};
 

@@ -14,7 +14,7 @@ mod common;
 
 use common::*;
 use jsonschema::{Draft, Validator};
-use mcp_client::client::InputKind;
+use mcp_client::InputKind;
 use mcp_client::{CancelToken, Client, ListKind, RequestOptions};
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};

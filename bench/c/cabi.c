@@ -5,10 +5,17 @@
  *
  * TEST: seq (sequential tools/call echo), conc (--inflight threads on one client), mrtr (a
  * call needing one elicitation round vs a plain call), connect (new + connect, then free until
- * the child is reaped), mem (RSS idle, then growth over --calls calls).
+ * the child is reaped), mem (RSS idle, then growth over --calls calls), cache (tools/list
+ * answered from the response cache vs sent with MCP_CACHE_BYPASS; the server needs a TTL,
+ * e.g. --cache-ttl-ms 600000, and the driver counts what reached it in its --record file),
+ * started (--inflight
+ * started calls kept in flight from ONE thread: host-loop mode, poll() on the client's descriptor
+ * and mcp_client_dispatch; reports the process's thread count at the end).
  */
 #include "common.h"
 #include "mcp_client.h"
+#include <dirent.h>
+#include <poll.h>
 #include <pthread.h>
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
@@ -31,7 +38,7 @@ static mcp_client *open_client(int connect) {
     check(mcp_config_new(config_json, &cfg, &err), err, "mcp_config_new");
     check(mcp_client_new(cfg, &c, &err), err, "mcp_client_new");
     mcp_config_free(cfg);
-    if (connect) check(mcp_client_connect(c, NULL, &err), err, "mcp_client_connect");
+    if (connect) check(mcp_client_connect(c, NULL, NULL, &err), err, "mcp_client_connect");
     return c;
 }
 
@@ -44,7 +51,8 @@ static void call(mcp_client *c, const char *tool) {
 
 static void on_elicit(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
     (void)ud, (void)method, (void)params, (void)len;
-    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"bench\"}}", NULL);
+    if (mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"bench\"}}", NULL) != MCP_OK)
+        fprintf(stderr, "bench: the elicitation reply failed\n");
 }
 
 /* Calls `tool` for `secs` (or max_calls), recording each latency. */
@@ -75,6 +83,45 @@ static int test_seq(void) {
     printf("{\"runner\":\"cabi\",\"test\":\"seq\",");
     print_series("", calls, secs, &s);
     printf(",\"cpu_us_per_call\":%.2f,\"rss_kb\":%ld}\n", calls ? cpu / (double)calls : 0.0, rss);
+    return 0;
+}
+
+/* tools/list for `secs` (or max_calls) with one cache mode, recording each latency. */
+static size_t list_loop(mcp_client *c, uint32_t mode, double secs, samples *s, double *elapsed) {
+    mcp_call_opts opts;
+    if (mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) != MCP_OK) die("mcp_call_opts_init");
+    opts.cache_mode = mode;
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(secs * 1e9), t = start;
+    size_t calls = 0;
+    while (calls < (size_t)max_calls && t < deadline) {
+        char *res = NULL;
+        mcp_error *err = NULL;
+        check(mcp_client_list(c, MCP_LIST_TOOLS, NULL, &opts, &res, &err), err, "list tools");
+        mcp_string_free(res);
+        uint64_t t2 = now_ns();
+        samples_add(s, t2 - t);
+        t = t2;
+        calls++;
+    }
+    *elapsed = (double)(t - start) / 1e9;
+    return calls;
+}
+
+static int test_cache(void) {
+    mcp_client *c = open_client(1);
+    samples cached, sent;
+    samples_init(&cached, (size_t)max_calls);
+    samples_init(&sent, (size_t)max_calls);
+    double cached_secs, sent_secs;
+    /* The bypass series first: the cache's one fill is the last request the server sees. */
+    size_t sent_calls = list_loop(c, MCP_CACHE_BYPASS, duration, &sent, &sent_secs);
+    size_t cached_calls = list_loop(c, MCP_CACHE_USE, duration, &cached, &cached_secs);
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"cache\",");
+    print_series("cached_", cached_calls, cached_secs, &cached);
+    printf(",");
+    print_series("sent_", sent_calls, sent_secs, &sent);
+    printf("}\n");
     return 0;
 }
 
@@ -133,11 +180,95 @@ static int test_conc(void) {
     return 0;
 }
 
+/* ---- started calls from one thread ---- */
+
+typedef struct {
+    mcp_client *c;
+    uint64_t deadline;
+    size_t calls, outstanding;
+    samples s;
+} started_run;
+
+typedef struct {
+    started_run *run;
+    uint64_t t0;
+} started_call;
+
+static void start_one(started_run *r, started_call *sc);
+
+static void on_started_done(void *ud, mcp_status st, const char *result, size_t len, const mcp_error *err) {
+    (void)result, (void)len;
+    started_call *sc = (started_call *)ud;
+    started_run *r = sc->run;
+    if (st != MCP_OK) check(st, (mcp_error *)err, "started call");
+    uint64_t t = now_ns();
+    samples_add(&r->s, t - sc->t0);
+    r->calls++;
+    r->outstanding--;
+    if (t < r->deadline && r->calls + r->outstanding < (size_t)max_calls) start_one(r, sc); /* reuses sc */
+    else free(sc);
+}
+
+static void start_one(started_run *r, started_call *sc) {
+    mcp_error *err = NULL;
+    sc->run = r;
+    sc->t0 = now_ns();
+    check(mcp_client_call_tool_start(r->c, "echo", ECHO_ARGS, NULL, NULL, NULL, on_started_done, sc, NULL, &err),
+          err, "call_tool_start");
+    r->outstanding++;
+}
+
+static int thread_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    int n = 0;
+    if (!d) return -1;
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (e->d_name[0] != '.') n++;
+    closedir(d);
+    return n;
+}
+
+static int test_started(void) {
+    mcp_client *c = open_client(1);
+    int fd = -1;
+    mcp_error *err = NULL;
+    check(mcp_client_use_host_loop(c, &fd, &err), err, "use_host_loop");
+    for (long k = 0; k < warmup; k++) call(c, "echo");
+    started_run r = {0};
+    r.c = c;
+    samples_init(&r.s, (size_t)max_calls + (size_t)inflight);
+    int threads_before = thread_count(), threads_max = threads_before;
+    double cpu0 = cpu_us();
+    uint64_t start = now_ns();
+    r.deadline = start + (uint64_t)(duration * 1e9);
+    for (long k = 0; k < inflight; k++) start_one(&r, (started_call *)malloc(sizeof(started_call)));
+    {
+        int n = thread_count(); /* every call started, none dispatched yet */
+        if (n > threads_max) threads_max = n;
+    }
+    while (r.outstanding > 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        poll(&p, 1, 1000);
+        check(mcp_client_dispatch(c, 0, NULL, &err), err, "dispatch");
+        if ((r.calls & 1023) == 0) {
+            int n = thread_count();
+            if (n > threads_max) threads_max = n;
+        }
+    }
+    double secs = (double)(now_ns() - start) / 1e9, cpu = cpu_us() - cpu0;
+    mcp_client_free(c);
+    printf("{\"runner\":\"cabi\",\"test\":\"started\",\"inflight\":%ld,", inflight);
+    print_series("", r.calls, secs, &r.s);
+    printf(",\"cpu_us_per_call\":%.2f,\"threads_before\":%d,\"threads_max\":%d}\n",
+           r.calls ? cpu / (double)r.calls : 0.0, threads_before, threads_max);
+    return 0;
+}
+
 static int test_mrtr(void) {
     mcp_client *c = open_client(0);
     mcp_error *err = NULL;
     check(mcp_client_on_elicitation(c, on_elicit, NULL, NULL, &err), err, "on_elicitation");
-    check(mcp_client_connect(c, NULL, &err), err, "connect");
+    check(mcp_client_connect(c, NULL, NULL, &err), err, "connect");
     for (long k = 0; k < warmup; k++) call(c, "echo"), call(c, "elicit_once");
     samples plain, mrtr;
     samples_init(&plain, (size_t)max_calls);
@@ -255,6 +386,8 @@ int main(int argc, char **argv) {
     if (!strcmp(test, "mrtr")) return test_mrtr();
     if (!strcmp(test, "connect")) return test_connect();
     if (!strcmp(test, "mem")) return test_mem();
+    if (!strcmp(test, "cache")) return test_cache();
+    if (!strcmp(test, "started")) return test_started();
     die("unknown test");
     return 2;
 }

@@ -1,7 +1,10 @@
 /* The raw stdio baseline: spawn the server with pipes, write a pre-encoded tools/call line and
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
- *   raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]
+ *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] -- SERVER [ARGS...]
+ *
+ * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
+ * read lets one more request go): the in-flight baseline for one connection (test "conc").
  */
 #include "common.h"
 #include <errno.h>
@@ -54,12 +57,13 @@ static void read_line(void) {
 
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000;
+    long warmup = 500, max_calls = 200000, inflight = 1;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atol(argv[++i]);
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
         else die("usage: raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]");
     }
     if (i + 1 >= argc) die("no server command");
@@ -89,6 +93,40 @@ int main(int argc, char **argv) {
     }
     samples s;
     samples_init(&s, (size_t)max_calls);
+    if (inflight > 1) {
+        /* Window of `inflight` requests; each sample is one request's write-to-reply time
+         * (replies come in order from the --fast fixture, so a FIFO of send times suffices). */
+        uint64_t *sent = calloc((size_t)inflight, sizeof(uint64_t));
+        size_t head = 0, tail = 0, out = 0, calls = 0;
+        uint64_t start = now_ns(), deadline = start + (uint64_t)(duration * 1e9), t = start;
+        for (; out < (size_t)inflight; out++) {
+            sent[tail] = now_ns();
+            tail = (tail + 1) % (size_t)inflight;
+            write_all(CALL, sizeof CALL - 1);
+        }
+        while (out > 0) {
+            read_line();
+            t = now_ns();
+            samples_add(&s, t - sent[head]);
+            head = (head + 1) % (size_t)inflight;
+            out--;
+            calls++;
+            if (t < deadline && calls + out < (size_t)max_calls) {
+                sent[tail] = t;
+                tail = (tail + 1) % (size_t)inflight;
+                write_all(CALL, sizeof CALL - 1);
+                out++;
+            }
+        }
+        double secs = (double)(t - start) / 1e9;
+        close(to_child);
+        int status;
+        waitpid(pid, &status, 0);
+        printf("{\"runner\":\"raw\",\"test\":\"conc\",\"inflight\":%ld,", inflight);
+        print_series("", calls, secs, &s);
+        printf("}\n");
+        return 0;
+    }
     double cpu0 = cpu_us();
     uint64_t start = now_ns(), deadline = start + (uint64_t)(duration * 1e9);
     size_t calls = 0;

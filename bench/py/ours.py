@@ -1,8 +1,10 @@
 """Our Python binding (bindings/python, ctypes over libmcp_client) under the bench tests: seq,
-conc (threads on one client), mrtr, connect. MCP_CLIENT_LIB selects the library."""
+conc (threads on one client), aconc (AsyncClient: asyncio tasks on one client, one loop thread),
+mrtr, connect. MCP_CLIENT_LIB selects the library."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -12,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-from mcp_client import Client  # noqa: E402
+from mcp_client import AsyncClient, Client  # noqa: E402
 
 ARGS = {"text": "hi"}
 
@@ -23,6 +25,32 @@ def connected(a: harness.Args, elicitation: bool = False) -> Client:
         client.on_elicitation(lambda params: {"action": "accept", "content": {"name": "bench"}})
     client.connect()
     return client
+
+
+async def aconc(a: harness.Args) -> dict:
+    """As the Python SDK runner's conc: ``a.inflight`` tasks calling in a loop, gathered."""
+    client = AsyncClient(Client.http(a.url) if a.url else Client.stdio(a.cmd[0], a.cmd[1:]))
+    async with client:
+        await client.connect()
+        for _ in range(a.warmup):
+            await client.call_tool("echo", ARGS)
+        start = time.perf_counter_ns()
+        deadline = start + int(a.duration * 1e9)
+
+        async def work() -> list[int]:
+            lat: list[int] = []
+            t = time.perf_counter_ns()
+            while t < deadline:
+                await client.call_tool("echo", ARGS)
+                t2 = time.perf_counter_ns()
+                lat.append(t2 - t)
+                t = t2
+            return lat
+
+        lats = await asyncio.gather(*(work() for _ in range(a.inflight)))
+        all_lat = [x for lat in lats for x in lat]
+        return {"inflight": a.inflight, "threads": threading.active_count(),
+                **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
 
 
 def main() -> None:
@@ -64,6 +92,8 @@ def main() -> None:
         all_lat = [x for lat in lats for x in lat]
         out = {"inflight": a.inflight, **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
         client.close()
+    elif a.test == "aconc":
+        out = asyncio.run(aconc(a))
     elif a.test == "mrtr":
         client = connected(a, elicitation=True)
         for _ in range(a.warmup):

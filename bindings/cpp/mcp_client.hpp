@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -198,7 +199,8 @@ private:
 MCP_CPP_ERROR_CLASS(InvalidArgumentError, Error)  // MCP_NULL_ARG, MCP_INVALID_UTF8/JSON/ARG
 MCP_CPP_ERROR_CLASS(ClosedError, Error)           // MCP_CLOSED
 MCP_CPP_ERROR_CLASS(ReentrantCallError, Error)    // MCP_REENTRANT_CALL
-MCP_CPP_ERROR_CLASS(AlreadyUsedError, Error)      // MCP_ALREADY_USED (also: a responder replied twice)
+MCP_CPP_ERROR_CLASS(AlreadyUsedError, Error)      // binding-level: a Responder answered twice or moved from
+MCP_CPP_ERROR_CLASS(NotConnectedError, Error)     // MCP_NOT_CONNECTED
 MCP_CPP_ERROR_CLASS(UnsupportedError, Error)      // MCP_UNSUPPORTED
 MCP_CPP_ERROR_CLASS(ForkedError, Error)           // MCP_FORKED
 // Transport (100-199).
@@ -227,9 +229,24 @@ public:
 };
 
 MCP_CPP_ERROR_CLASS(CapabilityMissingError, RpcError)       // MCP_CAPABILITY_MISSING (-32021)
-MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042)
+MCP_CPP_ERROR_CLASS(UrlElicitationRequiredError, RpcError)  // MCP_URL_ELICITATION_REQUIRED (-32042): data_json() holds "elicitations"
 
 #undef MCP_CPP_ERROR_CLASS
+
+/// MCP_OUTPUT_SCHEMA_INVALID: a tool's structuredContent does not match the outputSchema its
+/// tools/list entry declared (or is missing). what() says where; result_json() is the tool's
+/// raw CallToolResult. Off per client (Config::validate_output_schema) or per call
+/// (CallOptions::validate_output = false).
+class OutputSchemaError : public Error {
+public:
+    OutputSchemaError(mcp_status status, std::string message, std::optional<int64_t> code,
+                      std::optional<std::string> data, std::string result_json)
+        : Error(status, std::move(message), code, std::move(data)), result_json_(std::move(result_json)) {}
+    const std::string& result_json() const noexcept { return result_json_; }
+
+private:
+    std::string result_json_;
+};
 
 /// Common base of the two input-required failures: the server's inputRequests, its opaque
 /// requestState (byte-exact) and the raw input_required result.
@@ -261,6 +278,20 @@ private:
 class InputRequiredError : public InputRequestsError {
 public:
     using InputRequestsError::InputRequestsError;
+    InputRequiredError(mcp_status status, std::string message, std::optional<int64_t> code,
+                       std::optional<std::string> data, std::string input_requests_json,
+                       std::optional<std::string> request_state, std::string result_json,
+                       std::string unanswered_json)
+        : InputRequestsError(status, std::move(message), code, std::move(data), std::move(input_requests_json),
+                             std::move(request_state), std::move(result_json)),
+          unanswered_json_(std::move(unanswered_json)) {}
+
+    /// The entries of input_requests_json() no registered handler answers (all of them with
+    /// "manual_input" and no handler), as a JSON object.
+    const std::string& unanswered_json() const noexcept { return unanswered_json_; }
+
+private:
+    std::string unanswered_json_ = "{}";
 };
 
 /// MCP_INPUT_ROUNDS_EXCEEDED: more input_required rounds than input_required_max_rounds.
@@ -313,30 +344,33 @@ inline std::string shown(std::string s) {
     return s;
 }
 
-/// Throws the exception for `status`, built from (and freeing) `raw`.
-[[noreturn]] inline void throw_error(mcp_status status, mcp_error* raw) {
-    ErrorPtr err(raw);
-    if (err) status = mcp_error_status(err.get());
-    std::string message = err ? std::string(mcp_error_message(err.get())) : std::string(mcp_status_str(status));
+/// Throws the exception for `status`, built from `err` (borrowed; may be NULL).
+[[noreturn]] inline void throw_borrowed(mcp_status status, const mcp_error* err) {
+    if (err) status = mcp_error_status(err);
+    std::string message = err ? std::string(mcp_error_message(err)) : std::string(mcp_status_str(status));
     std::optional<int64_t> code;
     std::optional<std::string> data;
     std::optional<int> http;
     std::optional<std::string> challenge, rpc_message;
     if (err) {
         int64_t c = 0;
-        if (mcp_error_jsonrpc_code(err.get(), &c)) code = c;
-        rpc_message = opt_string(mcp_error_jsonrpc_message(err.get()));
-        data = opt_string(mcp_error_data_json(err.get()));
+        if (mcp_error_jsonrpc_code(err, &c)) code = c;
+        rpc_message = opt_string(mcp_error_jsonrpc_message(err));
+        data = opt_string(mcp_error_data_json(err));
         uint16_t h = 0;
-        if (mcp_error_http_status(err.get(), &h)) http = h;
-        challenge = opt_string(mcp_error_www_authenticate(err.get()));
+        if (mcp_error_http_status(err, &h)) http = h;
+        challenge = opt_string(mcp_error_www_authenticate(err));
     }
-    std::string requests = "{}", result = "{}";
+    std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
+    if (err && status == MCP_OUTPUT_SCHEMA_INVALID) {
+        if (const char* r = mcp_error_result_json(err)) result = r;
+    }
     if (err && (status == MCP_INPUT_REQUIRED || status == MCP_INPUT_ROUNDS_EXCEEDED)) {
-        if (const char* r = mcp_error_input_requests_json(err.get())) requests = r;
-        state = opt_string(mcp_error_request_state(err.get()));
-        if (const char* r = mcp_error_result_json(err.get())) result = r;
+        if (const char* r = mcp_error_input_requests_json(err)) requests = r;
+        if (const char* r = mcp_error_unanswered_json(err)) unanswered = r;
+        state = opt_string(mcp_error_request_state(err));
+        if (const char* r = mcp_error_result_json(err)) result = r;
     }
     switch (status) {
         case MCP_NULL_ARG:
@@ -345,7 +379,7 @@ inline std::string shown(std::string s) {
         case MCP_INVALID_ARG: throw InvalidArgumentError(status, message, code, data, http, challenge);
         case MCP_CLOSED: throw ClosedError(status, message, code, data, http, challenge);
         case MCP_REENTRANT_CALL: throw ReentrantCallError(status, message, code, data, http, challenge);
-        case MCP_ALREADY_USED: throw AlreadyUsedError(status, message, code, data, http, challenge);
+        case MCP_NOT_CONNECTED: throw NotConnectedError(status, message, code, data, http, challenge);
         case MCP_UNSUPPORTED: throw UnsupportedError(status, message, code, data, http, challenge);
         case MCP_FORKED: throw ForkedError(status, message, code, data, http, challenge);
         case MCP_TIMEOUT: throw TimeoutError(status, message, code, data, http, challenge);
@@ -359,17 +393,34 @@ inline std::string shown(std::string s) {
         case MCP_VERSION_MISMATCH: throw VersionMismatchError(status, message, code, data, http, challenge);
         case MCP_CAPABILITY_MISSING: throw CapabilityMissingError(status, message, code, data, http, challenge, rpc_message);
         case MCP_INPUT_REQUIRED:
-            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
+            throw InputRequiredError(status, message, code, data, std::move(requests), std::move(state), std::move(result),
+                                     std::move(unanswered));
         case MCP_INPUT_ROUNDS_EXCEEDED:
             throw RoundsExceededError(status, message, code, data, std::move(requests), std::move(state), std::move(result));
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
         case MCP_SKILL_VERIFICATION_FAILED: throw SkillVerificationError(status, message, code, data, http, challenge);
+        case MCP_OUTPUT_SCHEMA_INVALID: throw OutputSchemaError(status, message, code, data, std::move(result));
         case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
             if (mcp_status_is_transport(status)) throw TransportError(status, message, code, data, http, challenge);
             if (status >= 900) throw InternalError(status, message, code, data, http, challenge);
             throw Error(status, message, code, data, http, challenge);
+    }
+}
+
+/// Throws the exception for `status`, built from (and freeing) `raw`.
+[[noreturn]] inline void throw_error(mcp_status status, mcp_error* raw) {
+    ErrorPtr err(raw);
+    throw_borrowed(status, raw);
+}
+
+/// The exception for a started call's failure, as an exception_ptr (the error is borrowed).
+inline std::exception_ptr error_ptr(mcp_status status, const mcp_error* err) {
+    try {
+        throw_borrowed(status, err);
+    } catch (...) {
+        return std::current_exception();
     }
 }
 
@@ -518,6 +569,11 @@ struct CallOptions {
     std::optional<std::string> input_responses_json;
     /// Manual MRTR: InputRequiredError::request_state(), verbatim.
     std::optional<std::string> request_state;
+    /// Response cache use (SEP-2549) for discover, the lists and read_resource:
+    /// MCP_CACHE_USE (default), MCP_CACHE_REFRESH or MCP_CACHE_BYPASS.
+    uint32_t cache_mode = MCP_CACHE_USE;
+    /// call_tool: false skips the check of structuredContent against the tool's outputSchema.
+    bool validate_output = true;
 
     static constexpr std::chrono::milliseconds no_timeout{-1};
 };
@@ -540,7 +596,8 @@ inline void progress_trampoline(void* userdata, double progress, double total, c
 /// The C options for `o`; borrows from `o`, which must outlive the call.
 inline mcp_call_opts native_opts(const CallOptions& o) {
     mcp_call_opts c;
-    mcp_call_opts_init(&c);
+    mcp_status st = mcp_call_opts_init(&c, MCP_CALL_OPTS_VERSION);
+    if (st != MCP_OK) throw InvalidArgumentError(st, "the library does not know this header's mcp_call_opts version");
     if (o.timeout) {
         int64_t ms = o.timeout->count();
         c.timeout_ms = ms < 0 ? -1 : ms;
@@ -550,6 +607,8 @@ inline mcp_call_opts native_opts(const CallOptions& o) {
     c.cancel = o.cancel ? o.cancel->native() : nullptr;
     c.meta_json = c_or_null(o.meta_json);
     c.log_level = c_or_null(o.log_level);
+    c.cache_mode = o.cache_mode;
+    c.skip_output_validation = !o.validate_output;
     if (o.on_progress) {
         c.on_progress = &progress_trampoline;
         c.progress_userdata = const_cast<void*>(static_cast<const void*>(&o.on_progress));
@@ -576,14 +635,17 @@ struct ResponderCore {
 };
 
 inline void reply_error_quietly(mcp_responder* r, int64_t code, const char* message) noexcept {
-    if (r) mcp_responder_reply_error(r, code, message, nullptr);
+    if (!r) return;
+    mcp_status answered = mcp_responder_reply_error(r, code, message, nullptr);
+    (void)answered;  // quietly: nobody is left to tell
 }
 
 }  // namespace detail
 
-/// The answer to one input request (elicitation, sampling, roots). Move-only; may be moved to
-/// any thread and completed later, exactly once. Destroying it unanswered replies with an error
-/// (JSON-RPC -32603) so the call never hangs.
+/// The answer to one input request (elicitation, sampling, roots: reply_json, reply_error) or to
+/// the browser step of an OAuth flow (reply_url, fail). Move-only; may be moved to any thread and
+/// completed later, exactly once. Destroying it unanswered fails the request (JSON-RPC -32603;
+/// an authorization: AuthRequiredError) so the call never hangs.
 class Responder {
 public:
     Responder() = default;
@@ -623,6 +685,30 @@ public:
         return finish(st, err);
     }
 
+    /// Authorization only: completes the flow with the full URL the browser was redirected to
+    /// (with code, state and maybe iss); the library checks state and iss and exchanges the code.
+    /// Returns false when no longer wanted; throws InvalidArgumentError for an unusable string
+    /// or an input responder (that request then fails).
+    bool reply_url(const std::string& redirect_url) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_url(r, detail::c_arg(redirect_url), &err);
+        return finish(st, err);
+    }
+    /// Same as reply_url (the authorization responder's historical name).
+    bool reply(const std::string& redirect_url) { return reply_url(redirect_url); }
+
+    /// Authorization: ends the flow (the waiting call throws AuthRequiredError with `message`,
+    /// "" for a generic one). Input: fails it with JSON-RPC -32603.
+    bool fail(const std::string& message = std::string()) {
+        mcp_responder* r = take_or_throw();
+        if (!r) return false;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_responder_reply_error(r, 0, detail::c_or_null(message), &err);
+        return finish(st, err);
+    }
+
     /// Elicitation only: replies {"action":"decline"}.
     bool decline() { return reply_json(R"({"action":"decline"})"); }
 
@@ -650,7 +736,7 @@ private:
             if (core_->raw) return std::exchange(core_->raw, nullptr);
             if (core_->auto_answered) return nullptr;
         }
-        throw AlreadyUsedError(MCP_ALREADY_USED, "this responder was already answered (or moved from)");
+        throw AlreadyUsedError(MCP_INVALID_ARG, "this responder was already answered (or moved from)");
     }
 
     static bool finish(mcp_status st, mcp_error* err) {
@@ -810,121 +896,9 @@ InputHandler to_input_handler(F&& f) {
 // OAuth: the authorization handler, its responder, the token store, fetch_redirect
 // ============================================================================================
 
-namespace detail {
-
-/// Shared between the authorization trampoline and the mcp::AuthResponder it hands out.
-struct AuthResponderCore {
-    explicit AuthResponderCore(mcp_auth_responder* r) : raw(r) {}
-    std::mutex mutex;
-    mcp_auth_responder* raw;          // NULL once a reply or fail consumed it
-    bool in_callback = true;          // the handler callback is still running
-    bool abandoned = false;           // the AuthResponder died (unanswered) while the callback ran
-    bool auto_answered = false;       // the trampoline failed it (the handler threw or dropped it)
-};
-
-inline void auth_fail_quietly(mcp_auth_responder* r, const char* message) noexcept {
-    if (r) mcp_auth_responder_fail(r, message, nullptr);
-}
-
-}  // namespace detail
-
-/// The answer to one authorization request (the browser step of an OAuth authorization-code
-/// flow). Move-only; may be moved to any thread and completed later, exactly once, with the URL
-/// the browser was redirected to (reply) or a failure (fail). Destroying it unanswered fails the
-/// authorization (the waiting call throws AuthRequiredError), so nothing hangs.
-class AuthResponder {
-public:
-    AuthResponder() = default;
-    explicit AuthResponder(std::shared_ptr<detail::AuthResponderCore> core) : core_(std::move(core)) {}
-    AuthResponder(AuthResponder&&) noexcept = default;
-    AuthResponder& operator=(AuthResponder&& other) noexcept {
-        if (this != &other) {
-            release();
-            core_ = std::move(other.core_);
-        }
-        return *this;
-    }
-    AuthResponder(const AuthResponder&) = delete;
-    AuthResponder& operator=(const AuthResponder&) = delete;
-    ~AuthResponder() { release(); }
-
-    /// Completes the authorization with the full URL the browser was redirected to (with code,
-    /// state and maybe iss); the library checks state and iss and exchanges the code. Returns
-    /// false when the answer is no longer wanted (the call ended, the client closed, the loopback
-    /// listener got the redirect first, or the handler threw and its failure was sent instead).
-    /// Throws InvalidArgumentError for an unusable string (the authorization then fails) and
-    /// AlreadyUsedError when already answered.
-    bool reply(const std::string& redirect_url) {
-        mcp_auth_responder* r = take_or_throw();
-        if (!r) return false;
-        mcp_error* err = nullptr;
-        mcp_status st = mcp_auth_responder_reply(r, detail::c_arg(redirect_url), &err);
-        return finish(st, err);
-    }
-
-    /// Ends the authorization (the user cancelled, no browser): the waiting call throws
-    /// AuthRequiredError with `message` ("" for a generic one). Returns false when no longer wanted.
-    bool fail(const std::string& message = std::string()) {
-        mcp_auth_responder* r = take_or_throw();
-        if (!r) return false;
-        mcp_error* err = nullptr;
-        mcp_status st = mcp_auth_responder_fail(r, detail::c_or_null(message), &err);
-        return finish(st, err);
-    }
-
-    /// True once the answer is no longer wanted, or after it was given.
-    bool is_cancelled() const {
-        if (!core_) return true;
-        std::lock_guard<std::mutex> lock(core_->mutex);
-        return !core_->raw || mcp_auth_responder_is_cancelled(core_->raw);
-    }
-
-    /// True while an answer is still owed.
-    bool pending() const {
-        if (!core_) return false;
-        std::lock_guard<std::mutex> lock(core_->mutex);
-        return core_->raw != nullptr;
-    }
-    explicit operator bool() const { return pending(); }
-
-private:
-    mcp_auth_responder* take_or_throw() {
-        if (core_) {
-            std::lock_guard<std::mutex> lock(core_->mutex);
-            if (core_->raw) return std::exchange(core_->raw, nullptr);
-            if (core_->auto_answered) return nullptr;
-        }
-        throw AlreadyUsedError(MCP_ALREADY_USED, "this authorization responder was already answered (or moved from)");
-    }
-
-    static bool finish(mcp_status st, mcp_error* err) {
-        if (st == MCP_OK) return true;
-        if (st == MCP_CANCELLED) {
-            mcp_error_free(err);
-            return false;
-        }
-        detail::throw_error(st, err);
-    }
-
-    void release() noexcept {
-        if (!core_) return;
-        mcp_auth_responder* r = nullptr;
-        {
-            std::lock_guard<std::mutex> lock(core_->mutex);
-            if (core_->raw) {
-                if (core_->in_callback) {
-                    core_->abandoned = true;  // the trampoline fails it when the callback ends
-                } else {
-                    r = std::exchange(core_->raw, nullptr);
-                }
-            }
-        }
-        detail::auth_fail_quietly(r, "the C++ authorization responder was destroyed without a reply");
-        core_.reset();
-    }
-
-    std::shared_ptr<detail::AuthResponderCore> core_;
-};
+/// The authorization callback's responder is the same type as an input handler's (one
+/// `mcp_responder` in the C API): answer it with reply_url or fail.
+using AuthResponder = Responder;
 
 /// The browser step, full form: open `authorization_url` (in a browser), then complete the
 /// responder, now or later from any thread, with the URL the browser was redirected to.
@@ -950,8 +924,7 @@ using TokenSaver = std::function<void(const std::string& issuer, const std::opti
 /// the library default (30 s). Throws (e.g. TransportError) when there is no redirect.
 inline std::string fetch_redirect(const std::string& authorization_url,
                                   std::chrono::milliseconds timeout = std::chrono::milliseconds(30000)) {
-    long long ms = timeout.count();
-    uint32_t c_ms = ms <= 0 ? 0u : (ms > 0xFFFFFFFFLL ? 0xFFFFFFFFu : static_cast<uint32_t>(ms));
+    int64_t c_ms = timeout.count() <= 0 ? MCP_TIMEOUT_DEFAULT : static_cast<int64_t>(timeout.count());
     return detail::check_string([&](char** out, mcp_error** e) {
         return mcp_auth_fetch_redirect(detail::c_arg(authorization_url), c_ms, out, e);
     });
@@ -982,7 +955,7 @@ inline std::string describe_exception(const char* prefix) noexcept {
     }
 }
 
-inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url, mcp_auth_responder* raw) noexcept {
+inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url, mcp_responder* raw) noexcept {
     // Runs entirely inside the callback: the responder is never deferred.
     std::string redirect;
     try {
@@ -990,34 +963,35 @@ inline void authorization_simple(SimpleAuthorizationHandler& fn, const char* url
     } catch (...) {
         std::string failure = describe_exception("the C++ authorization handler threw: ");
         failure = shown(failure);
-        auth_fail_quietly(raw, failure.empty() ? nullptr : failure.c_str());
+        reply_error_quietly(raw, 0, failure.empty() ? nullptr : failure.c_str());
         return;
     }
     if (redirect.find('\0') != std::string::npos) {
-        auth_fail_quietly(raw, "the redirect URL contains a NUL byte");
+        reply_error_quietly(raw, 0, "the redirect URL contains a NUL byte");
         return;
     }
     if (!redirect.empty()) {
-        mcp_auth_responder_reply(raw, redirect.c_str(), nullptr);  // an unusable URL fails the flow
+        mcp_status answered = mcp_responder_reply_url(raw, redirect.c_str(), nullptr);
+        (void)answered;  // an unusable URL fails the flow, which the waiting call reports
     }
     // "" leaves the responder untouched: the loopback listener receives the redirect (without
     // one the library ends the flow).
 }
 
 inline void authorization_trampoline(void* userdata, const char* url, const char* redirect_uri,
-                                     mcp_auth_responder* raw) noexcept {
+                                     mcp_responder* raw) noexcept {
     auto* box = static_cast<AuthBox*>(userdata);
     if (box->simple) {
         authorization_simple(box->simple, url, raw);
         return;
     }
     // Always deferred: the C++ side owns the responder and guarantees exactly one answer.
-    mcp_auth_responder_defer(raw);
-    std::shared_ptr<AuthResponderCore> core;
+    mcp_responder_defer(raw);
+    std::shared_ptr<ResponderCore> core;
     try {
-        core = std::make_shared<AuthResponderCore>(raw);
+        core = std::make_shared<ResponderCore>(raw);
     } catch (...) {
-        auth_fail_quietly(raw, "out of memory in the C++ authorization handler");
+        reply_error_quietly(raw, 0, "out of memory in the C++ authorization handler");
         return;
     }
     bool failed = false;
@@ -1030,7 +1004,7 @@ inline void authorization_trampoline(void* userdata, const char* url, const char
         failed = true;
         failure = describe_exception("the C++ authorization handler threw: ");
     }
-    mcp_auth_responder* unanswered = nullptr;
+    mcp_responder* unanswered = nullptr;
     {
         std::lock_guard<std::mutex> lock(core->mutex);
         core->in_callback = false;
@@ -1043,7 +1017,7 @@ inline void authorization_trampoline(void* userdata, const char* url, const char
         failure = shown(failure);
         const char* text = failed ? (failure.empty() ? nullptr : failure.c_str())
                                   : "the C++ authorization handler returned without replying";
-        auth_fail_quietly(unanswered, text);
+        reply_error_quietly(unanswered, 0, text);
     }
 }
 
@@ -1051,7 +1025,10 @@ inline void token_load_trampoline(void* userdata, const char* issuer, mcp_token_
     try {
         std::optional<std::string> record = static_cast<TokenStoreBox*>(userdata)->load(issuer ? issuer : "");
         // An invalid record (not a JSON object) leaves the slot empty: nothing stored.
-        if (record) mcp_token_slot_set(slot, record->c_str(), nullptr);
+        if (record) {
+            mcp_status st = mcp_token_slot_set(slot, record->c_str(), nullptr);
+            (void)st;  // an unusable record reads as "nothing stored"
+        }
     } catch (...) {
         // A failing store counts as an empty one.
     }
@@ -1148,12 +1125,21 @@ public:
     Config& protocol_version(const std::string& v) {
         return set([&](mcp_error** e) { return mcp_config_set_protocol_version(config_, detail::c_arg(v), e); });
     }
+    /// The per-request timeout: 0 the default (60 s), negative none (the C API's convention).
     Config& request_timeout(std::chrono::milliseconds t) {
-        auto ms = static_cast<uint64_t>(t.count() < 0 ? 0 : t.count());
+        auto ms = static_cast<int64_t>(t.count());
         return set([&](mcp_error** e) { return mcp_config_set_request_timeout_ms(config_, ms, e); });
     }
     Config& max_input_rounds(uint32_t rounds) {
         return set([&](mcp_error** e) { return mcp_config_set_input_required_max_rounds(config_, rounds, e); });
+    }
+    /// Response caching (SEP-2549; default on, 512 entries); false or 0 entries turn it off.
+    Config& response_cache(bool enabled, uint32_t max_entries = 512) {
+        return set([&](mcp_error** e) { return mcp_config_set_response_cache(config_, enabled, max_entries, e); });
+    }
+    /// Output schema validation of tool results (default on).
+    Config& validate_output_schema(bool enabled) {
+        return set([&](mcp_error** e) { return mcp_config_set_validate_output_schema(config_, enabled, e); });
     }
 
     const mcp_config* native() const noexcept { return config_; }
@@ -1253,6 +1239,99 @@ private:
 // ============================================================================================
 
 /// An MCP client. Move-only. Calls block the calling thread; many threads may call at once.
+// ============================================================================================
+// Started calls (non-blocking): a callback or a std::future over the C ABI's *_start calls
+// ============================================================================================
+
+/// The outcome of a started call, handed to its callback: the result JSON, or the error.
+struct Outcome {
+    mcp_status status = MCP_OK;
+    /// The result JSON when ok().
+    std::string result;
+    /// The mcp::Error subclass the blocking call would have thrown, otherwise.
+    std::exception_ptr error;
+    bool ok() const noexcept { return status == MCP_OK; }
+    /// The result, or throws the error.
+    std::string get() const {
+        if (error) std::rethrow_exception(error);
+        return result;
+    }
+};
+
+/// A started call's completion: runs exactly once (on the dispatcher thread, or inside
+/// Client::dispatch() in host-loop mode), also when the call is cancelled (CancelledError),
+/// times out or the client closes (ClosedError). Exceptions it throws are swallowed.
+/// Calling future.get() or a blocking call of the same client from it deadlocks or throws
+/// ReentrantCallError: hand work to your own executor instead.
+using Completion = std::function<void(Outcome)>;
+
+/// Tag selecting the std::future overloads: client.call_tool("echo", args, {}, mcp::use_future).
+struct use_future_t {};
+inline constexpr use_future_t use_future{};
+
+namespace detail {
+
+struct CallState {
+    std::mutex mutex;
+    mcp_call* handle = nullptr;  // NULL once completed (the completion frees it)
+};
+
+/// Lives from the start until the completion: what the C options point to, and the callback.
+struct StartedBox {
+    CallOptions options;
+    Completion done;
+    std::shared_ptr<CallState> state;
+};
+
+inline void started_trampoline(void* userdata, mcp_status status, const char* result, size_t result_len,
+                               const mcp_error* error) noexcept {
+    std::unique_ptr<StartedBox> box(static_cast<StartedBox*>(userdata));
+    mcp_call* handle = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(box->state->mutex);
+        handle = std::exchange(box->state->handle, nullptr);
+    }
+    mcp_call_free(handle);  // completed: freeing cancels nothing
+    try {
+        Outcome o;
+        o.status = status;
+        if (status == MCP_OK) {
+            o.result.assign(result, result_len);
+        } else {
+            o.error = error_ptr(status, error);
+        }
+        box->done(std::move(o));
+    } catch (...) {
+        // A completion must not unwind into the library.
+    }
+}
+
+}  // namespace detail
+
+/// A started call. cancel() cancels it (from any thread; its completion still runs once, with
+/// CancelledError, unless it had already completed). Dropping a Call does not cancel.
+class Call {
+public:
+    Call() = default;
+    explicit Call(std::shared_ptr<detail::CallState> state) : state_(std::move(state)) {}
+    void cancel() noexcept {
+        if (!state_) return;
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        if (state_->handle && mcp_call_cancel(state_->handle) != MCP_OK) {
+            // only MCP_NULL_ARG, excluded by the check above
+        }
+    }
+    /// True once the completion started.
+    bool done() const noexcept {
+        if (!state_) return true;
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        return state_->handle == nullptr;
+    }
+
+private:
+    std::shared_ptr<detail::CallState> state_;
+};
+
 class Client {
 public:
     /// A client for `config` (copied). Nothing starts until connect() or the first call.
@@ -1302,11 +1381,13 @@ public:
     // ---- lifecycle -----------------------------------------------------------------------
 
     /// Starts the server and settles the era. Idempotent. Returns the server info JSON
-    /// {"era","protocolVersion","capabilities","serverInfo","instructions","raw"}.
-    std::string connect() {
-        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_connect(client_, out, e); });
+    /// {"era","protocolVersion","capabilities","serverInfo","instructions","raw"}. Options as for
+    /// calls: a cancel token, and timeout / max_total capping the whole connect.
+    std::string connect(const CallOptions& opts = CallOptions()) {
+        mcp_call_opts c = detail::native_opts(opts);
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_connect(client_, &c, out, e); });
     }
-    /// The server info JSON (ClosedError before connecting).
+    /// The server info JSON (NotConnectedError before connecting).
     std::string server_info() const {
         return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_server_info(client_, out, e); });
     }
@@ -1315,6 +1396,16 @@ public:
     /// Wakes every blocked call (ClosedError), ends subscriptions, shuts the server down.
     /// Idempotent; any thread, callbacks included.
     void close() noexcept { mcp_client_close(client_); }
+
+    /// The authorization context the response cache files private entries under; a new value
+    /// drops the old context's private entries (public ones stay shared).
+    void set_cache_partition(const std::string& partition) {
+        detail::check([&](mcp_error** e) { return mcp_client_set_cache_partition(client_, detail::c_arg(partition), e); });
+    }
+    /// Empties the response cache.
+    void clear_cache() {
+        detail::check([&](mcp_error** e) { return mcp_client_clear_cache(client_, e); });
+    }
 
     // ---- requests ------------------------------------------------------------------------
 
@@ -1412,6 +1503,112 @@ public:
         return detail::check_string([&](char** out, mcp_error** e) {
             return mcp_client_request(client_, detail::c_arg(method), detail::c_or_null(params_json), &o, out, e);
         });
+    }
+
+    // ---- started calls (callback or std::future; see Completion) ---------------------------
+
+    /// Started connect: the server info JSON.
+    Call connect(const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_connect_start(client_, o, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> connect(const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return connect(options, std::move(d)); });
+    }
+    /// Started call_tool (options.input_responses_json / request_state as for the blocking one).
+    Call call_tool(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                   Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_call_tool_start(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
+                                              detail::c_or_null(options.input_responses_json),
+                                              detail::c_or_null(options.request_state), o,
+                                              &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> call_tool(const std::string& name, const std::string& arguments_json,
+                                       const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return call_tool(name, arguments_json, options, std::move(d)); });
+    }
+    Call get_prompt(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                    Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_get_prompt_start(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
+                                               detail::c_or_null(options.input_responses_json),
+                                               detail::c_or_null(options.request_state), o,
+                                               &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> get_prompt(const std::string& name, const std::string& arguments_json,
+                                        const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return get_prompt(name, arguments_json, options, std::move(d)); });
+    }
+    Call read_resource(const std::string& uri, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_read_resource_start(client_, detail::c_arg(uri),
+                                                  detail::c_or_null(options.input_responses_json),
+                                                  detail::c_or_null(options.request_state), o,
+                                                  &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> read_resource(const std::string& uri, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return read_resource(uri, options, std::move(d)); });
+    }
+    Call list(ListKind kind, const std::optional<std::string>& cursor, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_list_start(client_, static_cast<int32_t>(kind), detail::c_or_null(cursor), o,
+                                         &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> list(ListKind kind, const std::optional<std::string>& cursor, const CallOptions& options,
+                                  use_future_t) {
+        return as_future([&](Completion d) { return list(kind, cursor, options, std::move(d)); });
+    }
+    Call list_all(ListKind kind, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_list_all_start(client_, static_cast<int32_t>(kind), o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> list_all(ListKind kind, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return list_all(kind, options, std::move(d)); });
+    }
+    Call complete(const std::string& params_json, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_complete_start(client_, detail::c_arg(params_json), o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> complete(const std::string& params_json, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return complete(params_json, options, std::move(d)); });
+    }
+    Call request(const std::string& method, const std::string& params_json, const CallOptions& options,
+                 Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_request_start(client_, detail::c_arg(method), detail::c_or_null(params_json), o,
+                                            &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> request(const std::string& method, const std::string& params_json,
+                                     const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return request(method, params_json, options, std::move(d)); });
+    }
+
+    // ---- host-loop mode ------------------------------------------------------------------
+
+    /// Moves every callback of this client (completions, handlers, listeners, progress) to the
+    /// host's thread: watch the returned descriptor for reading (asio::posix::stream_descriptor,
+    /// uv_poll, poll()) and call dispatch() when it is readable. Call right after construction.
+    int use_host_loop() {
+        int fd = -1;
+        detail::check([&](mcp_error** e) { return mcp_client_use_host_loop(client_, &fd, e); });
+        return fd;
+    }
+    /// Runs queued callbacks on this thread (at most `max`, 0: those queued now); how many wait.
+    size_t dispatch(uint32_t max = 0) {
+        size_t remaining = 0;
+        detail::check([&](mcp_error** e) { return mcp_client_dispatch(client_, max, &remaining, e); });
+        return remaining;
     }
 
     /// Legacy ping (UnsupportedError on modern servers).
@@ -1553,6 +1750,39 @@ public:
     mcp_client* native() const noexcept { return client_; }
 
 private:
+    template <class Start>
+    Call start(const CallOptions& options, Completion done, Start&& start_call) {
+        auto box = std::make_unique<detail::StartedBox>();
+        box->options = options;
+        box->done = std::move(done);
+        box->state = std::make_shared<detail::CallState>();
+        std::shared_ptr<detail::CallState> state = box->state;
+        mcp_call_opts o = detail::native_opts(box->options);
+        mcp_error* err = nullptr;
+        mcp_status st;
+        {
+            // The completion (another thread) waits for the handle to be stored.
+            std::lock_guard<std::mutex> lock(state->mutex);
+            st = start_call(&o, box.get(), &state->handle, &err);
+        }
+        if (st != MCP_OK) detail::throw_error(st, err);  // nothing started: the box goes here
+        box.release();                                   // the completion owns it now
+        return Call(std::move(state));
+    }
+
+    template <class Starter>
+    static std::future<std::string> as_future(Starter&& starter) {
+        auto promise = std::make_shared<std::promise<std::string>>();
+        std::future<std::string> future = promise->get_future();
+        starter([promise](Outcome o) {
+            if (o.error) {
+                promise->set_exception(o.error);
+            } else {
+                promise->set_value(std::move(o.result));
+            }
+        });
+        return future;
+    }
     static Config base_config(const Options& options) {
         Config config(options.extra_json);
         if (options.mode != Mode::Auto) config.mode(options.mode);

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -113,54 +112,11 @@ type authBox struct {
 	loopback bool // the library's loopback listener waits for the redirect too
 }
 
-// authResponder owns a deferred mcp_auth_responder until one reply or fail consumes it.
-type authResponder struct {
-	mu  sync.Mutex
-	ptr *C.mcp_auth_responder
-}
-
-func (r *authResponder) cancelled() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ptr == nil || bool(C.mcp_auth_responder_is_cancelled(r.ptr))
-}
-
-func (r *authResponder) take() *C.mcp_auth_responder {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	p := r.ptr
-	r.ptr = nil
-	return p
-}
-
 // serve runs the Go handler on its own goroutine and completes the (already deferred)
-// responder with its outcome.
-func (b *authBox) serve(url, redirectURI string, r *authResponder) {
-	ctx, cancel := context.WithCancel(b.base)
+// responder with its outcome. ctx ends when the flow no longer wants the answer.
+func (b *authBox) serve(ctx context.Context, cancel context.CancelFunc, url, redirectURI string, r *responder) {
 	defer cancel()
-	done := make(chan struct{})
-	watcherDone := make(chan struct{})
-	go func() { // ends the handler's context once the answer is no longer wanted
-		defer close(watcherDone)
-		t := time.NewTicker(pollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if r.cancelled() {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
 	redirect, err := b.call(ctx, url, redirectURI)
-	close(done)
-	<-watcherDone
 	switch {
 	case err != nil:
 		authFail(r.take(), err.Error())
@@ -171,30 +127,16 @@ func (b *authBox) serve(url, redirectURI string, r *authResponder) {
 		defer freeC(c)
 		// MCP_CANCELLED (nobody waits any more) is fine: the responder is consumed either way.
 		// A redirect the library rejects (state, iss, error=...) fails the waiting call.
-		C.mcp_auth_responder_reply(r.take(), c, nil)
+		_ = C.mcp_responder_reply_url(r.take(), c, nil)
 	case b.loopback:
 		// The listener receives the redirect. The C API has no "leave it to the listener"
 		// answer for a deferred responder (failing it would end the flow), so keep it until
 		// the flow no longer wants it, then release it (the fail is then a no-op, CANCELLED).
-		b.awaitUnwanted(r)
+		<-ctx.Done() // the flow ended, timed out, or the client closed (pushed, not polled)
 		authFail(r.take(), "")
 	default:
 		authFail(r.take(), "the authorization handler returned no redirect URL, but oauth.redirect_uri is set: "+
 			"the handler must return the URL the browser was redirected to")
-	}
-}
-
-// awaitUnwanted waits until the flow no longer wants an answer (it ended, timed out, or the
-// client closed).
-func (b *authBox) awaitUnwanted(r *authResponder) {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for !r.cancelled() {
-		select {
-		case <-b.base.Done():
-			return
-		case <-t.C:
-		}
 	}
 }
 
@@ -207,8 +149,8 @@ func (b *authBox) call(ctx context.Context, url, redirectURI string) (redirect s
 	return b.fn(ctx, url, redirectURI)
 }
 
-// authFail consumes p with mcp_auth_responder_fail (message "": the library's generic one).
-func authFail(p *C.mcp_auth_responder, message string) {
+// authFail consumes p with mcp_responder_reply_error (message "": the library's generic one).
+func authFail(p *C.mcp_responder, message string) {
 	if p == nil {
 		return
 	}
@@ -217,7 +159,7 @@ func authFail(p *C.mcp_auth_responder, message string) {
 		cmsg = cstr(shown(message))
 		defer freeC(cmsg)
 	}
-	C.mcp_auth_responder_fail(p, cmsg, nil)
+	_ = C.mcp_responder_reply_error(p, 0, cmsg, nil)
 }
 
 // TokenStore keeps OAuth credentials between clients and processes (a keychain, a file): one
@@ -338,9 +280,6 @@ func fetchRedirect(authorizationURL string, timeout time.Duration) (string, erro
 	if t <= 0 {
 		t = 1
 	}
-	if t > 0xFFFFFFFF {
-		t = 0xFFFFFFFF
-	}
 	if err := noNUL("authorizationURL", authorizationURL); err != nil {
 		return "", err
 	}
@@ -348,7 +287,7 @@ func fetchRedirect(authorizationURL string, timeout time.Duration) (string, erro
 	defer freeC(cu)
 	var out *C.char
 	var cerr *C.mcp_error
-	if st := C.mcp_auth_fetch_redirect(cu, C.uint32_t(t), &out, &cerr); st != C.MCP_OK {
+	if st := C.mcp_auth_fetch_redirect(cu, C.int64_t(t), &out, &cerr); st != C.MCP_OK {
 		return "", fromC(st, cerr)
 	}
 	return takeString(out), nil

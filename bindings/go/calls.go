@@ -9,6 +9,7 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"unsafe"
 )
 
 // ListKind selects what List and ListAll list.
@@ -40,8 +41,8 @@ func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ..
 		ccur = cstr(cursor)
 		defer freeC(ccur)
 	}
-	page, err := c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_list(p, C.int32_t(kind), ccur, pr.opts, out, cerr)
+	page, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_list_start(p, C.int32_t(kind), ccur, pr.opts, done, ud, call, cerr)
 	})
 	if err != nil {
 		return nil, "", err
@@ -56,8 +57,8 @@ func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ..
 // ListAll fetches every page and merges them: {"tools": [...]} (or prompts, resources,
 // resourceTemplates).
 func (c *Client) ListAll(ctx context.Context, kind ListKind, opts ...CallOption) (json.RawMessage, error) {
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_list_all(p, C.int32_t(kind), pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_list_all_start(p, C.int32_t(kind), pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -76,8 +77,8 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
-	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_call_tool(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_call_tool_start(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -97,8 +98,8 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
-	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_get_prompt(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_get_prompt_start(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -109,8 +110,8 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOptio
 	}
 	curi := cstr(uri)
 	defer freeC(curi)
-	return c.runJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_read_resource(p, curi, pr.inputResponses, pr.requestState, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_read_resource_start(p, curi, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -126,8 +127,8 @@ func (c *Client) Complete(ctx context.Context, params any, opts ...CallOption) (
 	}
 	cparams := optStr(a)
 	defer freeC(cparams)
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_complete(p, cparams, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_complete_start(p, cparams, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -144,8 +145,8 @@ func (c *Client) Request(ctx context.Context, method string, params any, opts ..
 	cmethod, cparams := cstr(method), optStr(a)
 	defer freeC(cmethod)
 	defer freeC(cparams)
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_request(p, cmethod, cparams, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_request_start(p, cmethod, cparams, pr.opts, done, ud, call, cerr)
 	})
 }
 

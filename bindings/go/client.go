@@ -169,54 +169,26 @@ func parseServerInfo(s string) (*ServerInfo, error) {
 }
 
 // Connect starts the server and settles the era (auto: server/discover, falling back to
-// initialize). Idempotent. The library's connect takes no cancellation token: when ctx ends
-// first, Connect returns its error at once and the attempt finishes in the background
-// (bounded by the probe and request timeouts; Close interrupts it).
-func (c *Client) Connect(ctx context.Context) (*ServerInfo, error) {
+// initialize). Idempotent. ctx and the options (WithTimeout, WithMaxTotal) bound this wait:
+// when ctx ends first, the started connect is cancelled and Connect returns at once with the
+// context's error.
+func (c *Client) Connect(ctx context.Context, opts ...CallOption) (*ServerInfo, error) {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx)
 	}
-	p, e := c.core.acquire()
-	if e != nil {
-		return nil, e
+	out, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn,
+		ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_connect_start(p, pr.opts, done, ud, call, cerr)
+	})
+	if err != nil {
+		return nil, err
 	}
-	type outcome struct {
-		info string
-		err  *Error
-	}
-	run := func() outcome {
-		var out *C.char
-		var cerr *C.mcp_error
-		if st := C.mcp_client_connect(p, &out, &cerr); st != C.MCP_OK {
-			return outcome{err: fromC(st, cerr)}
-		}
-		return outcome{info: takeString(out)}
-	}
-	var r outcome
-	if ctx.Done() == nil {
-		r = run()
-		c.core.release()
-	} else {
-		ch := make(chan outcome, 1)
-		go func() {
-			defer c.core.release()
-			ch <- run()
-		}()
-		select {
-		case r = <-ch:
-		case <-ctx.Done():
-			return nil, ctxError(ctx)
-		}
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return parseServerInfo(r.info)
+	return parseServerInfo(string(out))
 }
 
-// ServerInfo returns the server info of the connection (ErrClosed before connecting).
+// ServerInfo returns the server info of the connection (ErrNotConnected before connecting).
 func (c *Client) ServerInfo() (*ServerInfo, error) {
 	defer runtime.KeepAlive(c)
 	p, e := c.core.acquire()
@@ -283,9 +255,14 @@ func (p *prepared) free() {
 	C.free(unsafe.Pointer(p.opts))
 }
 
-func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error) {
+// prepare builds a call's C options; withToken maps ctx onto a cancel token (blocking calls;
+// a started call is cancelled through its handle instead).
+func (c *core) prepare(ctx context.Context, s *callSettings, withToken bool) (*prepared, *Error) {
 	pr := &prepared{opts: (*C.mcp_call_opts)(C.calloc(1, C.sizeof_mcp_call_opts))}
-	C.mcp_call_opts_init(pr.opts)
+	if st := C.mcp_call_opts_init(pr.opts, C.MCP_CALL_OPTS_VERSION); st != C.MCP_OK {
+		pr.free() // a library older than this binding's header
+		return nil, &Error{Status: Status(st), Message: "the library does not know this binding's mcp_call_opts version"}
+	}
 	switch {
 	case s.noTimeout:
 		pr.opts.timeout_ms = -1
@@ -330,7 +307,9 @@ func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error)
 		}
 		pr.requestState = str(*s.requestState)
 	}
-	if ctx.Done() != nil {
+	pr.opts.cache_mode = C.uint32_t(s.cacheMode)
+	pr.opts.skip_output_validation = C.bool(s.skipValidation)
+	if withToken && ctx.Done() != nil {
 		pr.token = C.mcp_cancel_token_new()
 		pr.opts.cancel = pr.token
 	}
@@ -365,32 +344,28 @@ func watch(ctx context.Context, tok *C.mcp_cancel_token) (stop func()) {
 // cfn is one C call: the client, the prepared options and the error out-pointer.
 type cfn func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status
 
-// run performs one blocking library call with ctx mapped onto a cancel token and max_total_ms.
+// run performs one blocking library call (those without a started form: ping, log level,
+// legacy subscriptions, listen) with ctx mapped onto a cancel token and max_total_ms.
 func (c *Client) run(ctx context.Context, opts []CallOption, mrtr bool, fn cfn) error {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
 		return ctxError(ctx)
 	}
-	var s callSettings
-	for _, o := range opts {
-		o(&s)
+	s, e := settings(opts, mrtr)
+	if e != nil {
+		return e
 	}
-	if !mrtr && (s.inputResponses != nil || s.requestState != nil) {
-		return &Error{Status: StatusInvalidArg, Message: "WithInputResponses and WithRequestState apply to CallTool, GetPrompt and ReadResource only"}
-	}
-	// The library's implicit connect (first call) honours neither the cancel token nor
-	// max_total_ms; connect through Connect, which stops waiting when ctx ends.
-	if connectFirst.Load() && ctx.Done() != nil && c.Era() == EraNone {
-		if _, err := c.Connect(ctx); err != nil {
-			return err
-		}
-	}
+	return c.invoke(ctx, &s, fn)
+}
+
+// invoke runs one library call under the options s and ctx (its cancel token and deadline).
+func (c *Client) invoke(ctx context.Context, s *callSettings, fn cfn) error {
 	p, e := c.core.acquire()
 	if e != nil {
 		return e
 	}
-	pr, e := c.core.prepare(ctx, &s)
+	pr, e := c.core.prepare(ctx, s, true)
 	if e != nil {
 		c.core.release()
 		return e
@@ -431,7 +406,7 @@ func withContext(ctx context.Context, e *Error) *Error {
 	return e
 }
 
-// runJSON is run for calls with a JSON result.
+// runJSON is run for blocking calls with a JSON result (the skills extension).
 func (c *Client) runJSON(ctx context.Context, opts []CallOption, mrtr bool,
 	fn func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status) (json.RawMessage, error) {
 	var out *C.char
@@ -469,12 +444,6 @@ func marshalArg(v any, what string) (*string, error) {
 }
 
 var liveHandles atomic.Int64
-
-// connectFirst enables the explicit connect before a call with a cancellable context (off
-// only in the test that shows the library's behaviour).
-var connectFirst atomic.Bool
-
-func init() { connectFirst.Store(true) }
 
 func newHandle(v any) cgo.Handle {
 	liveHandles.Add(1)

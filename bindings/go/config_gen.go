@@ -118,4 +118,14 @@ type Config struct {
 	Reconnect *ReconnectConfig `json:"reconnect,omitempty"`
 	// Skills Declare the skills extension (SEP-2640) in the derived capabilities. Default: false.
 	Skills *bool `json:"skills,omitempty"`
+	// ManualInput Manual input mode: input kinds declared without a handler; the host answers them itself from the `InputRequired` error and retries with the responses and the `requestState`.
+	ManualInput []string `json:"manual_input,omitempty"`
+	// Tasks Declare the tasks extension (SEP-2663): servers may answer `tools/call` with a task, which the call follows to its end. Default: false.
+	Tasks *bool `json:"tasks,omitempty"`
+	// ResponseCache Response caching (SEP-2549) for the whole client; false turns it off. Default: true.
+	ResponseCache *bool `json:"response_cache,omitempty"`
+	// ResponseCacheMaxEntries Bound on the response cache's entries (0 turns caching off; at most 2^20). Default: 512.
+	ResponseCacheMaxEntries *uint64 `json:"response_cache_max_entries,omitempty"`
+	// ValidateOutputSchema Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
+	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
 }

@@ -23,7 +23,7 @@ const (
 	StatusInvalidArg              Status = C.MCP_INVALID_ARG
 	StatusClosed                  Status = C.MCP_CLOSED
 	StatusReentrantCall           Status = C.MCP_REENTRANT_CALL
-	StatusAlreadyUsed             Status = C.MCP_ALREADY_USED
+	StatusNotConnected            Status = C.MCP_NOT_CONNECTED
 	StatusUnsupported             Status = C.MCP_UNSUPPORTED
 	StatusForked                  Status = C.MCP_FORKED
 	StatusIO                      Status = C.MCP_IO
@@ -42,6 +42,7 @@ const (
 	StatusHandlerFailed           Status = C.MCP_HANDLER_FAILED
 	StatusURLElicitationRequired  Status = C.MCP_URL_ELICITATION_REQUIRED
 	StatusSkillVerificationFailed Status = C.MCP_SKILL_VERIFICATION_FAILED
+	StatusOutputSchemaInvalid     Status = C.MCP_OUTPUT_SCHEMA_INVALID
 	StatusInternal                Status = C.MCP_INTERNAL
 	StatusPanic                   Status = C.MCP_PANIC
 )
@@ -109,6 +110,7 @@ var (
 	ErrAuthRequired        error = &statusSentinel{StatusAuthRequired}
 	ErrHTTPStatus          error = &statusSentinel{StatusHTTPStatus}
 	ErrClosed              error = &statusSentinel{StatusClosed}
+	ErrNotConnected        error = &statusSentinel{StatusNotConnected}
 	ErrTimeout             error = &statusSentinel{StatusTimeout}
 	ErrCancelled           error = &statusSentinel{StatusCancelled}
 	ErrServerExited        error = &statusSentinel{StatusServerExited}
@@ -121,7 +123,20 @@ var (
 	// ErrSkillVerificationFailed: a skill file or entry failed the SEP-2640 checks; no content
 	// was returned.
 	ErrSkillVerificationFailed error = &statusSentinel{StatusSkillVerificationFailed}
+	// ErrOutputSchemaInvalid: a tool's structuredContent does not match the outputSchema its
+	// tools/list entry declared (errors.As into *OutputSchemaError for the raw result).
+	ErrOutputSchemaInvalid error = &statusSentinel{StatusOutputSchemaInvalid}
 )
+
+// OutputSchemaError carries the tool result that failed output schema validation
+// (StatusOutputSchemaInvalid); Error.Message says where it failed.
+type OutputSchemaError struct {
+	Result json.RawMessage // the raw CallToolResult
+}
+
+func (e *OutputSchemaError) Error() string {
+	return "mcpclient: tool result does not match its output schema"
+}
 
 // RPCError is the JSON-RPC error object the server answered with (status
 // StatusJSONRPCError, or StatusCapabilityMissing for -32021).
@@ -129,6 +144,9 @@ type RPCError struct {
 	Code    int64
 	Message string          // error.message exactly as the server sent it
 	Data    json.RawMessage // nil when the server sent no data
+	// Elicitations: for StatusURLElicitationRequired (a legacy server's -32042), the
+	// data.elicitations array ({mode:"url", elicitationId, url, message} each); else nil.
+	Elicitations json.RawMessage
 }
 
 func (e *RPCError) Error() string {
@@ -143,6 +161,9 @@ type InputRequiredError struct {
 	RequestState    string          // byte-exact; valid when HasRequestState
 	HasRequestState bool
 	Result          json.RawMessage // the raw input_required result
+	// Unanswered: the entries of InputRequests no registered handler answers (all of them
+	// with WithManualInput and no handler).
+	Unanswered json.RawMessage
 }
 
 func (e *InputRequiredError) Error() string { return "mcpclient: input required" }
@@ -170,10 +191,17 @@ func (e *RoundsExceededError) Error() string { return "mcpclient: too many input
 
 // fromC converts (and frees) a library error. st is the call's status, used when err is NULL.
 func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
+	if cerr != nil {
+		defer C.mcp_error_free(cerr)
+	}
+	return readError(st, cerr)
+}
+
+// readError converts a library error without freeing it (a completion's error is borrowed).
+func readError(st C.mcp_status, cerr *C.mcp_error) *Error {
 	if cerr == nil {
 		return &Error{Status: Status(st)}
 	}
-	defer C.mcp_error_free(cerr)
 	e := &Error{Status: Status(C.mcp_error_status(cerr)), Message: C.GoString(C.mcp_error_message(cerr))}
 	var hs C.uint16_t
 	if C.mcp_error_http_status(cerr, &hs) {
@@ -191,9 +219,18 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 		if d := C.mcp_error_data_json(cerr); d != nil {
 			rpc.Data = json.RawMessage(C.GoString(d))
 		}
+		if p := C.mcp_error_elicitations_json(cerr); p != nil {
+			rpc.Elicitations = json.RawMessage(C.GoString(p))
+		}
 		e.detail = rpc
 	}
 	switch e.Status {
+	case StatusOutputSchemaInvalid:
+		detail := &OutputSchemaError{}
+		if p := C.mcp_error_result_json(cerr); p != nil {
+			detail.Result = json.RawMessage(C.GoString(p))
+		}
+		e.detail = detail
 	case StatusInputRequired, StatusInputRoundsExceeded:
 		var reqs, result json.RawMessage
 		if p := C.mcp_error_input_requests_json(cerr); p != nil {
@@ -207,7 +244,11 @@ func fromC(st C.mcp_status, cerr *C.mcp_error) *Error {
 			state, has = C.GoString(p), true
 		}
 		if e.Status == StatusInputRequired {
-			e.detail = &InputRequiredError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
+			ir := &InputRequiredError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
+			if p := C.mcp_error_unanswered_json(cerr); p != nil {
+				ir.Unanswered = json.RawMessage(C.GoString(p))
+			}
+			e.detail = ir
 		} else {
 			e.detail = &RoundsExceededError{InputRequests: reqs, RequestState: state, HasRequestState: has, Result: result}
 		}

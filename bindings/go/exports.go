@@ -7,17 +7,20 @@ package mcpclient
 #include <stddef.h>
 #include <stdint.h>
 #include "mcp_client.h"
+#include "shim.h"
 */
 import "C"
 
 import (
+	"context"
 	"encoding/json"
 	"runtime/cgo"
 	"unsafe"
 )
 
 // goMcpInput runs on the library's dispatcher thread: copy the borrowed arguments, defer the
-// responder, and hand the work to a goroutine so the dispatcher is never blocked by Go code.
+// responder, tie the handler's context to the library's pushed cancellation, and hand the
+// work to a goroutine so the dispatcher is never blocked by Go code.
 //
 //export goMcpInput
 func goMcpInput(ud C.uintptr_t, method *C.char, params *C.char, n C.size_t, r *C.mcp_responder) {
@@ -27,7 +30,39 @@ func goMcpInput(ud C.uintptr_t, method *C.char, params *C.char, n C.size_t, r *C
 	}
 	p := json.RawMessage(C.GoBytes(unsafe.Pointer(params), C.int(n)))
 	C.mcp_responder_defer(r)
-	go box.serve(p, &responder{ptr: r})
+	ctx, cancel := unwantedContext(box.base, r)
+	go box.serve(ctx, cancel, p, &responder{ptr: r})
+}
+
+// goMcpResponderCancelled is a responder's cancel hook: the answer is no longer wanted.
+//
+//export goMcpResponderCancelled
+func goMcpResponderCancelled(ud C.uintptr_t) {
+	if cancel, ok := cgo.Handle(ud).Value().(context.CancelFunc); ok {
+		cancel()
+	}
+}
+
+// goMcpCallDone is every started call's completion, on the dispatcher thread: copy the
+// borrowed result or error and hand them to the waiting goroutine. It runs exactly once per
+// started call, so the handle goes here.
+//
+//export goMcpCallDone
+func goMcpCallDone(ud C.uintptr_t, st C.mcp_status, result *C.char, n C.size_t, cerr *C.mcp_error) {
+	h := cgo.Handle(ud)
+	box, ok := h.Value().(*callBox)
+	if !ok {
+		return
+	}
+	var o outcome
+	if st == C.MCP_OK {
+		o.result = C.GoStringN(result, C.int(n))
+	} else {
+		o.err = readError(st, cerr)
+	}
+	deleteHandle(h)
+	startedInFlight.Add(-1)
+	box.ch <- o // buffered: never blocks the dispatcher
 }
 
 //export goMcpNotification
@@ -87,14 +122,15 @@ func goMcpFreeHandle(ud C.uintptr_t) {
 // arguments, defer the responder, and run the Go handler on a goroutine.
 //
 //export goMcpAuthorization
-func goMcpAuthorization(ud C.uintptr_t, url *C.char, redirectURI *C.char, r *C.mcp_auth_responder) {
+func goMcpAuthorization(ud C.uintptr_t, url *C.char, redirectURI *C.char, r *C.mcp_responder) {
 	box, ok := cgo.Handle(ud).Value().(*authBox)
 	if !ok {
 		return // not ours: returning without replying leaves the redirect to the loopback listener
 	}
 	u, ru := C.GoString(url), C.GoString(redirectURI)
-	C.mcp_auth_responder_defer(r)
-	go box.serve(u, ru, &authResponder{ptr: r})
+	C.mcp_responder_defer(r)
+	ctx, cancel := unwantedContext(box.base, r)
+	go box.serve(ctx, cancel, u, ru, &responder{ptr: r})
 }
 
 // goMcpTokenLoad runs the Go store's Load synchronously on the dispatcher thread: the slot is

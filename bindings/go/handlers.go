@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"time"
 )
 
 // HandlerFunc answers one server input request (elicitation/create, sampling/createMessage,
@@ -178,13 +177,6 @@ type responder struct {
 	ptr *C.mcp_responder
 }
 
-// cancelled reports whether the library no longer wants the answer.
-func (r *responder) cancelled() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ptr == nil || bool(C.mcp_responder_is_cancelled(r.ptr))
-}
-
 // take hands the responder to exactly one reply.
 func (r *responder) take() *C.mcp_responder {
 	r.mu.Lock()
@@ -194,37 +186,22 @@ func (r *responder) take() *C.mcp_responder {
 	return p
 }
 
-// pollInterval is how often a running handler's responder is checked for cancellation.
-const pollInterval = 25 * time.Millisecond
+// unwantedContext is a handler's context: cancelled by the library's pushed cancellation
+// (mcp_responder_on_cancel: the call was cancelled or timed out, a sibling input failed, the
+// flow ended) or when the client closes. Registered in the callback, before the responder can
+// be answered.
+func unwantedContext(base context.Context, r *C.mcp_responder) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(base)
+	// The library deletes the handle (userdata_free) once the hook ran or can no longer run.
+	_ = C.mcpgo_responder_on_cancel(r, C.uintptr_t(newHandle(cancel)), nil)
+	return ctx, cancel
+}
 
-// serve runs the Go handler for one request on its own goroutine and completes the
-// (already deferred) responder with its outcome.
-func (b *inputBox) serve(params json.RawMessage, r *responder) {
-	ctx, cancel := context.WithCancel(b.base)
+// serve runs the Go handler for one request on its own goroutine and completes the (already
+// deferred) responder with its outcome.
+func (b *inputBox) serve(ctx context.Context, cancel context.CancelFunc, params json.RawMessage, r *responder) {
 	defer cancel()
-	done := make(chan struct{})
-	watcherDone := make(chan struct{})
-	go func() { // ends the handler's context once the answer is no longer wanted
-		defer close(watcherDone)
-		t := time.NewTicker(pollInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if r.cancelled() {
-					cancel()
-					return
-				}
-			}
-		}
-	}()
 	result, err := b.call(ctx, params)
-	close(done)
-	<-watcherDone
 	b.reply(r.take(), result, err)
 }
 

@@ -12,8 +12,7 @@ import (
 )
 
 // startHTTPFixture runs `mcp-fixture-server --http 127.0.0.1:0 --record <file> args...` and
-// returns its URL and the record file. The server lives while its stdin is open. A fixture
-// without --http (exit status 2, usage) skips the test.
+// returns its URL and the record file. The server lives while its stdin is open.
 func startHTTPFixture(t *testing.T, args ...string) (url, record string) {
 	t.Helper()
 	record = filepath.Join(t.TempDir(), "record.jsonl")
@@ -55,10 +54,6 @@ func startHTTPFixture(t *testing.T, args ...string) (url, record string) {
 	case url = <-lines:
 		return url, record
 	case err := <-exited:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 2 {
-			t.Skipf("this fixture has no --http yet: %s", stderr.String())
-		}
 		t.Fatalf("HTTP fixture exited: %v: %s", err, stderr.String())
 	case <-time.After(10 * time.Second):
 		t.Fatal("the HTTP fixture printed no URL")

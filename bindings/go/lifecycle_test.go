@@ -6,14 +6,20 @@ import (
 	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 func TestContextCancel(t *testing.T) {
-	c := connected(t, nil)
+	sig := newSignal(t)
+	c := connected(t, sig.Args())
 	ctx, cancel := context.WithCancel(testCtx(t))
-	time.AfterFunc(100*time.Millisecond, cancel)
+	// Cancelled once the call reached the server (which never answers it).
+	go func() {
+		_ = sig.wait("request tools/call hang", 1, 10*time.Second)
+		cancel()
+	}()
 	start := time.Now()
 	_, err := c.CallTool(ctx, "hang", nil)
 	if !errors.Is(err, ErrCancelled) || !errors.Is(err, context.Canceled) {
@@ -23,16 +29,9 @@ func TestContextCancel(t *testing.T) {
 		t.Fatalf("cancellation took %v", d)
 	}
 	// The server was told (stdio: notifications/cancelled for that request id).
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		got := callText(t, c, "cancelled_ids", nil)
-		if got != "[]" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server never received notifications/cancelled")
-		}
-		time.Sleep(20 * time.Millisecond)
+	sig.Wait(t, "notification notifications/cancelled", 1)
+	if got := callText(t, c, "cancelled_ids", nil); got == "[]" {
+		t.Fatal("the server never recorded notifications/cancelled")
 	}
 	// A context cancelled before the call: nothing is sent.
 	_, err = c.CallTool(ctx, "echo", map[string]any{"text": "x"})
@@ -60,7 +59,7 @@ func TestContextDeadline(t *testing.T) {
 	}
 	// The deadline covers every MRTR round (max_total_ms), handler time included.
 	if err := c.OnElicitation(func(ctx context.Context, p json.RawMessage) (json.RawMessage, error) {
-		time.Sleep(80 * time.Millisecond)
+		time.Sleep(80 * time.Millisecond) // a deliberately slow handler: its time counts
 		return answerForm(ctx, p)
 	}); err != nil {
 		t.Fatal(err)
@@ -100,7 +99,6 @@ func TestWatcherGoroutinesEnd(t *testing.T) {
 	c := connected(t, nil)
 	callText(t, c, "echo", map[string]any{"text": "warm"})
 	runtime.GC()
-	time.Sleep(50 * time.Millisecond)
 	before := runtime.NumGoroutine()
 	for i := 0; i < 50; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -109,14 +107,19 @@ func TestWatcherGoroutinesEnd(t *testing.T) {
 		}
 		cancel()
 	}
-	time.Sleep(50 * time.Millisecond)
+	// The watchers end after their calls return: polled, goroutine ends have no event.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
 	if after := runtime.NumGoroutine(); after > before+2 {
 		t.Fatalf("goroutines %d → %d after 50 calls with contexts", before, after)
 	}
 }
 
 func TestCloseWithCallsInFlight(t *testing.T) {
-	c := connected(t, nil)
+	sig := newSignal(t)
+	c := connected(t, sig.Args())
 	handlerStarted := make(chan struct{})
 	handlerCtxEnded := make(chan struct{})
 	if err := c.OnElicitation(func(ctx context.Context, _ json.RawMessage) (json.RawMessage, error) {
@@ -146,12 +149,16 @@ func TestCloseWithCallsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 	nextErr := make(chan error, 1)
+	var nextThread atomic.Int64
 	go func() {
+		nextThread.Store(int64(lockedThreadID()))
 		_, err := sub.Next(context.Background())
 		nextErr <- err
 	}()
 	<-handlerStarted
-	time.Sleep(100 * time.Millisecond) // the calls are inside the library
+	// Every call reached the server (which answers none of them in time), and Next waits.
+	sig.Wait(t, "request tools/call ", 4)
+	waitParked(t, &nextThread)
 	start := time.Now()
 	// Close from several goroutines at once; all return after the first finished.
 	var closers sync.WaitGroup

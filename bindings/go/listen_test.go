@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -69,11 +70,13 @@ func TestListenCloseWakesNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan error, 1)
+	var nextThread atomic.Int64
 	go func() {
+		nextThread.Store(int64(lockedThreadID()))
 		_, err := sub.Next(context.Background()) // no deadline: blocks inside the library
 		got <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	waitParked(t, &nextThread)
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
 		wg.Add(1)
@@ -95,7 +98,8 @@ func TestListenCloseWakesNext(t *testing.T) {
 }
 
 func TestLegacyEra(t *testing.T) {
-	c := newFixture(t, []string{"--era", "legacy"})
+	sig := newSignal(t)
+	c := newFixture(t, append([]string{"--era", "legacy"}, sig.Args()...))
 	notes := make(chan string, 32)
 	if err := c.OnNotification(func(method string, params json.RawMessage) {
 		notes <- method + " " + string(params)
@@ -156,12 +160,9 @@ func TestLegacyEra(t *testing.T) {
 	if err := c.NotifyRootsChanged(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for callText(t, c, "roots_changed_count", nil) != "1" {
-		if time.Now().After(deadline) {
-			t.Fatal("roots_changed_count never reached 1")
-		}
-		time.Sleep(20 * time.Millisecond)
+	sig.Wait(t, "notification notifications/roots/list_changed", 1)
+	if got := callText(t, c, "roots_changed_count", nil); got != "1" {
+		t.Fatalf("roots_changed_count: %q", got)
 	}
 	if _, err := c.Listen(ctx, map[string]any{"toolsListChanged": true}); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("Listen on legacy: %v", err)

@@ -141,7 +141,7 @@ func TestHandlerAnswersLaterFromAnotherGoroutine(t *testing.T) {
 			t.Fatalf("only %d handlers started concurrently", len(pending))
 		}
 	}
-	time.Sleep(50 * time.Millisecond) // answer "later"
+	// Both handlers are waiting for their answers: they come later by construction.
 	for i, a := range pending {
 		go func() {
 			a.reply <- json.RawMessage(fmt.Sprintf(`{"action":"accept","content":{"name":"N%d"}}`, i))
@@ -254,7 +254,7 @@ func TestHandlerContextEndsWhenCallCancelled(t *testing.T) {
 }
 
 func TestMRTRManual(t *testing.T) {
-	c := connected(t, nil)
+	c := connected(t, nil, WithManualInput("elicitation", "sampling", "roots")) // answered by hand, so declared
 	ctx := testCtx(t)
 	_, err := c.CallTool(ctx, "elicit_once", nil)
 	var ir *InputRequiredError
@@ -379,7 +379,8 @@ func TestHandlerReplacement(t *testing.T) {
 	if err := c.OnElicitation(nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(testCtx(t), "elicit_once", nil); !errors.Is(err, ErrInputRequired) {
+	// Nothing declares elicitation any more: the fixture, like the SDK servers, answers -32021.
+	if _, err := c.CallTool(testCtx(t), "elicit_once", nil); !errors.Is(err, &statusSentinel{StatusCapabilityMissing}) {
 		t.Fatalf("after removal: %v", err)
 	}
 	c.Close()

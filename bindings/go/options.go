@@ -215,6 +215,8 @@ type callSettings struct {
 	progress        func(progress, total float64, message string)
 	inputResponses  json.RawMessage
 	requestState    *string
+	cacheMode       CacheMode
+	skipValidation  bool
 }
 
 // WithTimeout sets this call's per-request timeout (each MRTR round is one request); a

@@ -20,7 +20,7 @@ static void progress_trampoline(void *ud, double progress, double total, const c
 }
 
 static void authorization_trampoline(void *ud, const char *url, const char *redirect_uri,
-                                     mcp_auth_responder *r) {
+                                     mcp_responder *r) {
     goMcpAuthorization((uintptr_t)ud, (char *)url, (char *)redirect_uri, r);
 }
 
@@ -38,6 +38,25 @@ static void state_trampoline(void *ud, int32_t state, uint32_t attempt, const ch
 
 static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
+}
+
+static void responder_cancel_trampoline(void *ud) {
+    goMcpResponderCancelled((uintptr_t)ud);
+}
+
+/* Pushed cancellation: the handler's context is cancelled from the delivery path. */
+mcp_status mcpgo_responder_on_cancel(mcp_responder *r, uintptr_t handle, mcp_error **err_out) {
+    return mcp_responder_on_cancel(r, responder_cancel_trampoline, (void *)handle, free_trampoline, err_out);
+}
+
+/* Every started call's completion (mcp_call_done_fn): userdata is the call's cgo.Handle. */
+void mcpgo_call_done(void *ud, mcp_status st, const char *result, size_t len, const mcp_error *err) {
+    goMcpCallDone((uintptr_t)ud, st, (char *)result, len, (mcp_error *)err);
+}
+
+/* A handle as a started call's userdata (converted here, never typed as a pointer in Go). */
+void *mcpgo_userdata(uintptr_t handle) {
+    return (void *)handle;
 }
 
 mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out) {

@@ -16,6 +16,9 @@ mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_erro
 void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle);
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_token_store(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_responder_on_cancel(mcp_responder *r, uintptr_t handle, mcp_error **err_out);
+void mcpgo_call_done(void *ud, mcp_status st, const char *result, size_t len, const mcp_error *err);
+void *mcpgo_userdata(uintptr_t handle);
 int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out);
 
 #endif

@@ -3,6 +3,7 @@ package mcpclient
 /*
 #include <stdlib.h>
 #include "mcp_client.h"
+#include "shim.h"
 */
 import "C"
 
@@ -11,7 +12,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sync"
-	"time"
+	"unsafe"
 )
 
 // Subscription is a subscriptions/listen stream (modern servers). Next serves one reader at
@@ -84,16 +85,16 @@ func (c *Client) Listen(ctx context.Context, filter any, opts ...CallOption) (*S
 // Acknowledged is the filter the server acknowledged (the subset it honours).
 func (s *Subscription) Acknowledged() json.RawMessage { return s.s.ack }
 
-// nextSlice is how long one library wait lasts while ctx can end: ctx is checked between
-// slices (the library's wait takes no cancel token).
-const nextSlice = 50 * time.Millisecond
-
 // Next waits for the next notification. It returns an error matching ErrClosed once the
 // subscription ended (the server ended it, Close, or the client closed), ErrCancelled when
-// it was cancelled, or the context's error (as an *Error) when ctx ends first.
+// it was cancelled, or the context's error (as an *Error) when ctx ends first. The wait is a
+// started read (mcp_subscription_next_start): an ending ctx cancels it at once.
 func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	defer runtime.KeepAlive(s)
 	ctx = orBackground(ctx)
+	if ctx.Err() != nil {
+		return Event{}, ctxError(ctx)
+	}
 	sc := s.s
 	sc.readMu.Lock()
 	defer sc.readMu.Unlock()
@@ -106,36 +107,20 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	p := sc.ptr
 	sc.mu.Unlock()
 	defer sc.inflight.Done()
-	for {
-		if ctx.Err() != nil {
-			return Event{}, ctxError(ctx)
-		}
-		timeout := int64(-1)
-		if ctx.Done() != nil {
-			timeout = ms(nextSlice)
-			if dl, ok := ctx.Deadline(); ok {
-				if rem := ms(time.Until(dl)); rem < timeout {
-					timeout = rem
-				}
-			}
-		}
-		var out *C.char
-		var cerr *C.mcp_error
-		st := C.mcp_subscription_next(p, C.int64_t(timeout), &out, &cerr)
-		switch {
-		case st == C.MCP_OK:
-			var ev Event
-			if err := json.Unmarshal([]byte(takeString(out)), &ev); err != nil {
-				return Event{}, &Error{Status: StatusInternal, Message: "unreadable event: " + err.Error(), cause: err}
-			}
-			return ev, nil
-		case st == C.MCP_TIMEOUT && timeout >= 0:
-			C.mcp_error_free(cerr)
-			continue
-		default:
-			return Event{}, fromC(st, cerr)
-		}
+	var ev Event
+	box, call, st, cerr := startWith(func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_subscription_next_start(p, -1, C.mcp_call_done_fn(C.mcpgo_call_done), ud, call, cerr)
+	})
+	if st != C.MCP_OK {
+		return Event{}, withContext(ctx, fromC(st, cerr))
 	}
+	// No library timeout: a deadline ends ctx, which cancels the read (reported as StatusTimeout).
+	if o := await(ctx, box, call); o.err != nil {
+		return Event{}, withContext(ctx, o.err)
+	} else if err := json.Unmarshal([]byte(o.result), &ev); err != nil {
+		return Event{}, &Error{Status: StatusInternal, Message: "unreadable event: " + err.Error(), cause: err}
+	}
+	return ev, nil
 }
 
 // Close ends the subscription (the server is told) and releases it. A Next in progress

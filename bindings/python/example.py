@@ -28,13 +28,14 @@ with Client.stdio(server, request_timeout_ms=10_000) as client:
     print(client.call_tool("elicit_once")["content"][0]["text"])  # Hello, Ada!
     print(client.call_tool("sample_only")["content"][0]["text"])  # sampled: hi
 
-    # Without a handler, the call raises with what the server asked; answer and retry.
-    client.on_elicitation(None)
+# Input answered by hand: declare the kind (manual_input) so servers ask for it; the call
+# raises with what is unanswered; answer, then retry with the error's retry options.
+with Client.stdio(server, manual_input=["elicitation"], request_timeout_ms=10_000) as client:
     try:
         client.call_tool("elicit_once")
     except InputRequiredError as e:
-        [(key, request)] = e.input_requests.items()
+        [(key, request)] = e.unanswered.items()
         print("the server asks:", request["params"]["message"])
         answer = {key: {"action": "accept", "content": {"name": "Grace"}}}
-        result = client.call_tool("elicit_once", input_responses=answer, request_state=e.request_state)
+        result = client.call_tool("elicit_once", **e.retry_options(answer))
         print(result["content"][0]["text"])  # Hello, Grace!

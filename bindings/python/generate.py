@@ -120,6 +120,11 @@ class Header:
         self.order: list[tuple[str, str]] = []  # (kind, name) of typedef-like items, header order
 
 
+# Declaration attribute macros the header defines (visibility, warn_unused_result): their
+# definitions are not constants, and they are dropped from the front of declarations.
+ATTRIBUTE_MACROS = ("MCP_API", "MCP_WARN_UNUSED_RESULT")
+
+
 def parse(text: str) -> Header:
     clean, comments = strip_comments(text)
     hdr = Header()
@@ -147,8 +152,8 @@ def parse(text: str) -> Header:
         if not dm:
             continue  # #include, #ifndef, #endif, #ifdef __cplusplus ...
         name, value = dm.group(1), (dm.group(2) or "").strip()
-        if not value:
-            continue  # include guards and flags
+        if not value or name in ATTRIBUTE_MACROS:
+            continue  # include guards, flags and attribute macros
         hdr.defines.append((name, python_literal(name, value), doc_before(m.start())))
     body_chunks.append((pos, clean[pos:]))
 
@@ -216,6 +221,8 @@ def split_name(decl: str) -> tuple[str, str]:
 
 
 def parse_decl(hdr: Header, decl: str, doc: str) -> None:
+    while decl.split(None, 1)[0] in ATTRIBUTE_MACROS:
+        decl = decl.split(None, 1)[1]
     # opaque handle: typedef struct x x
     m = re.fullmatch(r"typedef struct (\w+) (\w+)", decl)
     if m and m.group(1) == m.group(2):

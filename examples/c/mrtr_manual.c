@@ -1,11 +1,12 @@
-/* Manual Multi Round-Trip Requests: with no handler registered, a call that needs input fails
- * with MCP_INPUT_REQUIRED; the error carries the server's input requests and its opaque
+/* Manual Multi Round-Trip Requests: elicitation is declared as answered by hand (servers ask
+ * only for declared input) and no handler is registered, so a call that needs input fails
+ * with MCP_INPUT_REQUIRED; the error carries the unanswered input requests and the opaque
  * requestState. The host answers them itself and retries the same call with both.
  * Usage: mrtr_manual <server command> [args...]   (expects the fixture's `elicit_once` tool) */
 #include "common.h"
 
 int main(int argc, char **argv) {
-    mcp_client *client = connect_from_args(argc, argv);
+    mcp_client *client = connect_from_args_manual(argc, argv, MCP_ELICITATION_FORM);
     if (!client) return 1;
 
     printf("calling elicit_once with no handler registered\n");
@@ -19,7 +20,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("  status: %s\n", mcp_status_str(st));
-    printf("  input requests: %s\n", mcp_error_input_requests_json(err));
+    printf("  unanswered requests: %s\n", mcp_error_unanswered_json(err));
     printf("  request state:  %s\n", mcp_error_request_state(err));
 
     /* Answer the request under its key ("name"), then retry with the byte-exact state. */

@@ -27,9 +27,11 @@ pub const AUTH_METHODS: &[&str] = &["client_secret_basic", "client_secret_post",
 /// printed (`Debug` redacts them).
 #[derive(Clone)]
 pub struct OAuthConfig {
+    /// The grant that obtains tokens (authorization code, the default, or client credentials).
     pub grant: Grant,
     /// Pre-registered client id (authorization code), or the client-credentials client.
     pub client_id: Option<String>,
+    /// The pre-registered client's secret (needs `issuer`: it goes to that server only).
     pub client_secret: Option<String>,
     /// Forces a token endpoint authentication method; otherwise the registration answer or
     /// the server's metadata decides.
@@ -52,6 +54,7 @@ pub struct OAuthConfig {
     pub redirect_uri: Option<String>,
     /// 0: an ephemeral port.
     pub loopback_port: u16,
+    /// The path of the loopback listener's redirect URI.
     pub loopback_path: String,
     /// Scopes added to those chosen by the protocol's rules (challenge, else the resource's
     /// `scopes_supported`).

@@ -18,7 +18,7 @@
 //! tokens inside a record are per resource. One flow runs at a time per client; requests that
 //! hit a 401 meanwhile wait for it and use its token.
 
-mod challenge;
+mod authorizer;
 pub(crate) mod config;
 mod discovery;
 mod flow;
@@ -27,14 +27,14 @@ mod loopback;
 mod pkce;
 mod store;
 
-pub use challenge::Challenge;
+pub use crate::transport::http::Challenge;
 pub use config::{Grant, OAuthConfig};
 pub use store::{MemoryTokenStore, TokenStore};
 
-use crate::client::{CancelToken, HandlerError};
+use crate::base::{BoxFuture, CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::policy::Guard;
-use crate::transport::{BoxFuture, TransportConfig};
+use crate::transport::http::challenge;
 use crate::untrusted::shown;
 use discovery::{AuthServer, Discovery};
 use flow::ClientAuth;
@@ -70,6 +70,7 @@ pub struct AuthorizationRequest {
 /// with the full URL the browser was redirected to (with `code`, `state` and maybe `iss`), or
 /// `Ok(None)` when the loopback listener receives it. An error ends the flow.
 pub trait AuthorizationHandler: Send + Sync + 'static {
+    /// Runs the browser step for `request`; see the trait's documentation for the answer.
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>>;
 }
 
@@ -92,7 +93,7 @@ pub async fn fetch_redirect(url: &str, timeout: Duration) -> Result<String> {
     if !matches!(target.scheme(), "http" | "https") {
         return Err(Error::invalid("the authorization URL must be http or https"));
     }
-    let http = crate::transport::http::plain_client(url, timeout)?;
+    let http = crate::net::tls::plain_client(url, timeout)?;
     let response = tokio::time::timeout(timeout, http.get(target.clone()).send())
         .await
         .map_err(|_| Error::new(ErrorKind::Timeout, "the authorization URL did not answer in time"))?
@@ -244,10 +245,11 @@ fn union(into: &mut Vec<String>, more: &[String]) {
 }
 
 impl AuthContext {
-    pub fn new(transport: &TransportConfig, client_info: &Value) -> Arc<AuthContext> {
-        let (oauth, server) = match transport {
-            TransportConfig::Http(http) => (http.oauth.as_deref().cloned(), Url::parse(&http.url).ok()),
-            TransportConfig::Stdio(_) => (None, None),
+    /// `oauth`: the client's OAuth settings; `server`: the HTTP server's URL (`None`: stdio).
+    pub fn new(oauth: Option<&OAuthConfig>, server: Option<&str>, client_info: &Value) -> Arc<AuthContext> {
+        let (oauth, server) = match server {
+            Some(url) => (oauth.cloned(), Url::parse(url).ok()),
+            None => (None, None),
         };
         let client_name = oauth
             .as_ref()

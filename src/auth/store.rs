@@ -8,7 +8,7 @@
 //!   "tokens": {"<resource>": {"access_token", "token_type", "refresh_token"?, "expires_at"?, "scope"?}}}`
 //! (`expires_at` in seconds since the Unix epoch).
 
-use crate::transport::BoxFuture;
+use crate::base::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -18,7 +18,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// Where credentials are kept between flows (and processes): `load`/`save` one record per
 /// authorization-server issuer. `save(issuer, None)` forgets the issuer's record.
 pub trait TokenStore: Send + Sync + 'static {
+    /// The record saved for `issuer`, if any.
     fn load(&self, issuer: &str) -> BoxFuture<'static, Option<Value>>;
+    /// Saves the record for `issuer`; `None` deletes it.
     fn save(&self, issuer: &str, record: Option<Value>) -> BoxFuture<'static, ()>;
 }
 

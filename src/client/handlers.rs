@@ -2,8 +2,9 @@
 //! routes: MRTR `inputRequests` (modern) and real server→client requests (legacy).
 
 use super::cancel::CancelToken;
+use super::input_modes::ElicitationModes;
+use crate::base::BoxFuture;
 use crate::protocol::methods;
-use crate::transport::BoxFuture;
 use serde_json::Value;
 use std::future::Future;
 use std::sync::{Arc, RwLock};
@@ -19,22 +20,10 @@ pub struct InputRequest {
     pub cancel: CancelToken,
 }
 
-/// A handler's refusal; `code` becomes the JSON-RPC error code on legacy connections.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandlerError {
-    pub code: Option<i64>,
-    pub message: String,
-}
+pub use crate::base::HandlerError;
 
-impl HandlerError {
-    pub fn new(message: impl Into<String>) -> Self {
-        HandlerError {
-            code: None,
-            message: message.into(),
-        }
-    }
-}
-
+/// Answers a server's request for input (elicitation, sampling, roots), from an MRTR round or
+/// a legacy server→client request. Closures `Fn(InputRequest) -> impl Future` implement it.
 pub trait InputHandler: Send + Sync + 'static {
     /// Answers with the bare result object (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`).
     fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>>;
@@ -53,12 +42,16 @@ where
 /// The kinds of input a server may ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputKind {
+    /// `elicitation/create`: ask the user.
     Elicitation,
+    /// `sampling/createMessage`: ask the host's model.
     Sampling,
+    /// `roots/list`: the host's roots.
     Roots,
 }
 
 impl InputKind {
+    /// The kind a request method asks for; `None` for other methods.
     pub fn of_method(method: &str) -> Option<InputKind> {
         match method {
             methods::ELICITATION_CREATE => Some(InputKind::Elicitation),
@@ -76,10 +69,13 @@ pub struct LogLine {
     pub source: String,
     /// `info` for stderr lines, `warning` for library warnings.
     pub level: &'static str,
+    /// The line, with the server's text made safe to show.
     pub message: String,
 }
 
+/// A listener for server notifications: the method and its params.
 pub type NotificationFn = Arc<dyn Fn(&str, &Value) + Send + Sync>;
+/// A listener for log lines (server stderr, library diagnostics).
 pub type LogFn = Arc<dyn Fn(&LogLine) + Send + Sync>;
 
 /// Handlers and listeners, shared by the client and its live session. Callbacks are cloned out
@@ -87,13 +83,25 @@ pub type LogFn = Arc<dyn Fn(&LogLine) + Send + Sync>;
 #[derive(Default)]
 pub(crate) struct Hooks {
     elicitation: RwLock<Option<Arc<dyn InputHandler>>>,
+    /// The modes the elicitation handler answers (form only unless registered with URL).
+    elicitation_modes: RwLock<ElicitationModes>,
     sampling: RwLock<Option<Arc<dyn InputHandler>>>,
     roots: RwLock<Option<Arc<dyn InputHandler>>>,
     notification: RwLock<Option<NotificationFn>>,
     log: RwLock<Option<LogFn>>,
+    /// Told of every notification first: list_changed and updated invalidate its entries.
+    cache: Option<Arc<super::cache::ResponseCache>>,
 }
 
 impl Hooks {
+    /// Hooks that keep `cache` in step with the server's notifications.
+    pub fn with_cache(cache: Arc<super::cache::ResponseCache>) -> Hooks {
+        Hooks {
+            cache: Some(cache),
+            ..Hooks::default()
+        }
+    }
+
     fn slot(&self, kind: InputKind) -> &RwLock<Option<Arc<dyn InputHandler>>> {
         match kind {
             InputKind::Elicitation => &self.elicitation,
@@ -103,12 +111,39 @@ impl Hooks {
     }
 
     pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
+        if kind == InputKind::Elicitation {
+            *self.elicitation_modes.write().unwrap() = ElicitationModes::default();
+        }
         let old = std::mem::replace(&mut *self.slot(kind).write().unwrap(), handler);
         drop(old); // outside the lock: dropping may run host code (userdata_free)
     }
 
     pub fn handler(&self, kind: InputKind) -> Option<Arc<dyn InputHandler>> {
         self.slot(kind).read().unwrap().clone()
+    }
+
+    /// Registers the elicitation handler with the modes it answers.
+    pub fn set_elicitation(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+        self.set_handler(InputKind::Elicitation, handler);
+        *self.elicitation_modes.write().unwrap() = modes;
+    }
+
+    /// The modes of the registered elicitation handler, `None` without one.
+    pub fn elicitation_modes(&self) -> Option<ElicitationModes> {
+        self.handler(InputKind::Elicitation)
+            .map(|_| *self.elicitation_modes.read().unwrap())
+    }
+
+    /// The handler for one request: as [`Hooks::handler_for`], and `None` for an elicitation
+    /// in a mode the handler was not registered for (so it is left to the host, never
+    /// answered by a form handler that cannot open a URL).
+    pub fn handler_for_request(&self, method: &str, params: Option<&Value>) -> Option<Arc<dyn InputHandler>> {
+        if InputKind::of_method(method) == Some(InputKind::Elicitation)
+            && !self.elicitation_modes.read().unwrap().accepts(params)
+        {
+            return None;
+        }
+        self.handler_for(method)
     }
 
     /// The handler for an input method. Elicitation answers get the schema defaults of
@@ -130,6 +165,15 @@ impl Hooks {
     pub fn set_log(&self, f: Option<LogFn>) {
         let old = std::mem::replace(&mut *self.log.write().unwrap(), f);
         drop(old);
+    }
+
+    /// Lets the response cache drop what a notification makes stale; runs before the
+    /// notification reaches a listener or subscription, so a host reacting to it never reads
+    /// the stale entry.
+    pub fn invalidate(&self, method: &str, params: &Value) {
+        if let Some(cache) = &self.cache {
+            cache.on_notification(method, params);
+        }
     }
 
     pub fn notify(&self, method: &str, params: &Value) {
@@ -160,16 +204,23 @@ impl Hooks {
     }
 }
 
-/// Fills the `default` of every requested field the user left out of an accepted elicitation.
+/// Fills the `default` of every requested field the user left out of an accepted elicitation;
+/// a URL-mode answer loses any `content` (its `accept` only says the user agreed to open it).
 struct ElicitationDefaults(Arc<dyn InputHandler>);
 
 impl InputHandler for ElicitationDefaults {
     fn handle(&self, request: InputRequest) -> BoxFuture<'static, Result<Value, HandlerError>> {
-        let schema = request.params.as_ref().and_then(|p| p.get("requestedSchema")).cloned();
+        let params = request.params.as_ref();
+        let url_mode = params.and_then(|p| p.get("mode")).and_then(Value::as_str) == Some("url");
+        let schema = params.and_then(|p| p.get("requestedSchema")).cloned();
         let answer = self.0.handle(request);
         Box::pin(async move {
             let mut answer = answer.await?;
-            if let Some(schema) = schema {
+            if url_mode {
+                if let Some(obj) = answer.as_object_mut() {
+                    obj.remove("content");
+                }
+            } else if let Some(schema) = schema {
                 fill_defaults(&mut answer, &schema);
             }
             Ok(answer)

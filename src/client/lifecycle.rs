@@ -8,16 +8,10 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era, LATEST_LEGACY_VERSION, MODERN_VERSION};
 use crate::protocol::{codes, meta, methods, ResultType};
 use crate::transport::TransportConfig;
-use once_cell::sync::Lazy;
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
 use std::sync::atomic::Ordering::SeqCst;
-use std::sync::Mutex;
 use std::sync::{Arc, RwLock};
 use tokio::time::Instant;
-
-/// Eras `auto` detected per HTTP origin in this process (spec: cache the era per origin).
-static HTTP_ERAS: Lazy<Mutex<HashMap<String, Era>>> = Lazy::new(Default::default);
 
 /// What `server/discover` found.
 enum Discovered {
@@ -87,6 +81,8 @@ impl Client {
             self.establish_bounded().await?
         };
         let info = conn.info();
+        // A new connection (a restarted server, maybe another era) starts with an empty cache.
+        self.inner.cache.clear();
         *self.inner.conn.write().unwrap() = Some(conn.clone());
         if self.is_closed() {
             // close() ran while we were connecting: it could not see this connection.
@@ -160,7 +156,7 @@ impl Client {
             .inner
             .config
             .transport
-            .start_with_auth(tx, Some(self.inner.auth.clone()))
+            .start(tx, Some(self.inner.auth.clone()))
             .await?;
         let session = Session::start(transport, rx, self.inner.hooks.clone());
         *self.inner.connecting.lock().unwrap() = Some(session.clone());
@@ -230,17 +226,13 @@ impl Client {
 
     fn known_http_era(&self) -> Option<Era> {
         self.http_origin()
-            .and_then(|origin| HTTP_ERAS.lock().unwrap().get(&origin).copied())
+            .and_then(|origin| self.inner.config.era_cache.get(&origin))
     }
 
     /// Caches what `auto` found for this origin; a failure forgets it, so the next connect probes.
     fn remember_http_era(&self, era: Option<Era>) {
         if let Some(origin) = self.http_origin() {
-            let mut eras = HTTP_ERAS.lock().unwrap();
-            match era {
-                Some(era) => eras.insert(origin, era),
-                None => eras.remove(&origin),
-            };
+            self.inner.config.era_cache.remember(origin, era);
         }
     }
 

@@ -1,19 +1,28 @@
 //! The client: connection lifecycle, the request path (envelope stamping, version retry,
 //! `resultType` checks), the MRTR driver, and the public Rust API.
 
-mod cancel;
+mod cache;
+mod era_cache;
 mod handlers;
+mod input_modes;
+mod json_schema;
 mod lifecycle;
 mod mrtr;
 mod options;
+mod output_schema;
 mod reconnect;
 mod reply;
 mod session;
 mod skills;
 mod subscription;
+mod tasks;
 
-pub use cancel::CancelToken;
+use crate::base::cancel;
+pub use crate::base::CancelToken;
+pub use cache::CacheMode;
+pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
+pub use input_modes::{ElicitationModes, ManualInput};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};
@@ -22,6 +31,7 @@ pub use session::SubscriptionEvent;
 pub use skills::fuzz as skills_fuzz;
 pub use skills::SKILLS_EXTENSION;
 pub use subscription::Subscription;
+pub use tasks::{TaskStatusFn, TASKS_EXTENSION};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
@@ -38,12 +48,15 @@ use tokio::time::Instant;
 /// What the server told us about itself at connect time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerInfo {
+    /// The protocol era spoken on this connection.
     pub era: Era,
     /// The negotiated (legacy) or current (modern) protocol version.
     pub protocol_version: String,
+    /// The server's declared capabilities.
     pub capabilities: Value,
     /// The server's `Implementation` object, when it sent one.
     pub server_info: Option<Value>,
+    /// The server's instructions for the model, if it gave any.
     pub instructions: Option<String>,
     /// The raw `server/discover` or `initialize` result.
     pub raw: Value,
@@ -66,13 +79,18 @@ impl ServerInfo {
 /// The four paginated list methods.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ListKind {
+    /// `tools/list`
     Tools,
+    /// `prompts/list`
     Prompts,
+    /// `resources/list`
     Resources,
+    /// `resources/templates/list`
     ResourceTemplates,
 }
 
 impl ListKind {
+    /// The list method's name.
     pub fn method(self) -> &'static str {
         match self {
             ListKind::Tools => methods::TOOLS_LIST,
@@ -129,6 +147,12 @@ struct Inner {
     /// A connect has succeeded once: later connects are reconnects (with a policy).
     ever_connected: AtomicBool,
     on_state: RwLock<Option<ConnectionStateFn>>,
+    /// The tasks extension's status listener (`Client::on_task_status`).
+    task_listener: RwLock<Option<TaskStatusFn>>,
+    /// SEP-2549 response cache (`client/cache`).
+    cache: Arc<cache::ResponseCache>,
+    /// Output schemas from the last `tools/list` (`client/output_schema`).
+    tool_schemas: output_schema::ToolSchemas,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -139,12 +163,19 @@ pub struct Client {
 }
 
 impl Client {
+    /// A client for `config`; nothing is started until the first call or [`Client::connect`].
     pub fn new(config: ClientConfig) -> Client {
+        let cache = Arc::new(cache::ResponseCache::new(
+            config.response_cache,
+            config.response_cache_max_entries,
+        ));
         Client {
             inner: Arc::new(Inner {
-                auth: crate::auth::AuthContext::new(&config.transport, &config.client_info),
+                auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
-                hooks: Arc::default(),
+                hooks: Arc::new(Hooks::with_cache(cache.clone())),
+                cache,
+                tool_schemas: output_schema::ToolSchemas::default(),
                 conn: RwLock::new(None),
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
@@ -153,10 +184,12 @@ impl Client {
                 log_level: RwLock::new(None),
                 ever_connected: AtomicBool::new(false),
                 on_state: RwLock::new(None),
+                task_listener: RwLock::new(None),
             }),
         }
     }
 
+    /// The configuration this client was made with.
     pub fn config(&self) -> &ClientConfig {
         &self.inner.config
     }
@@ -167,12 +200,25 @@ impl Client {
         self.inner.hooks.set_handler(kind, handler);
     }
 
+    /// Answers `elicitation/create` requests (and declares the capability).
     pub fn on_elicitation(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
     }
+    /// Registers the elicitation handler for the given modes and declares exactly those
+    /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
+    /// (`InputRequired`), like a kind without a handler.
+    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
+        self.set_elicitation_handler(Some(Arc::new(handler)), modes);
+    }
+    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it).
+    pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+        self.inner.hooks.set_elicitation(handler, modes);
+    }
+    /// Answers `sampling/createMessage` requests (and declares the capability).
     pub fn on_sampling(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
     }
+    /// Answers `roots/list` requests (and declares the capability).
     pub fn on_roots(&self, handler: impl InputHandler) {
         self.set_handler(InputKind::Roots, Some(Arc::new(handler)));
     }
@@ -194,22 +240,30 @@ impl Client {
             return caps.clone();
         }
         let hooks = &self.inner.hooks;
+        let manual = &self.inner.config.manual_input;
         let mut caps = Map::new();
-        if hooks.handler(InputKind::Elicitation).is_some() {
-            caps.insert("elicitation".into(), json!({"form": {}}));
+        if let Some(elicitation) = input_modes::elicitation_capability(hooks.elicitation_modes(), manual.elicitation) {
+            caps.insert("elicitation".into(), elicitation);
         }
-        if hooks.handler(InputKind::Sampling).is_some() {
+        if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
             caps.insert("sampling".into(), json!({}));
         }
-        if hooks.handler(InputKind::Roots).is_some() {
+        if hooks.handler(InputKind::Roots).is_some() || manual.roots {
             let roots = match era {
                 Era::Legacy => json!({"listChanged": true}),
                 Era::Modern => json!({}),
             };
             caps.insert("roots".into(), roots);
         }
+        let mut extensions = Map::new();
         if self.inner.config.skills {
-            caps.insert("extensions".into(), json!({ SKILLS_EXTENSION: {} }));
+            extensions.insert(SKILLS_EXTENSION.into(), json!({}));
+        }
+        if self.inner.config.tasks && era == Era::Modern {
+            extensions.insert(TASKS_EXTENSION.into(), json!({}));
+        }
+        if !extensions.is_empty() {
+            caps.insert("extensions".into(), Value::Object(extensions));
         }
         Value::Object(caps)
     }
@@ -220,6 +274,7 @@ impl Client {
         self.inner.auth.set_handler(handler);
     }
 
+    /// As [`Client::set_authorization_handler`] with a handler.
     pub fn on_authorization(&self, handler: impl crate::auth::AuthorizationHandler) {
         self.set_authorization_handler(Some(Arc::new(handler)));
     }
@@ -244,6 +299,7 @@ impl Client {
         self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
     }
 
+    /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::SeqCst)
     }
@@ -348,6 +404,11 @@ impl Client {
                             "the server answered {method} with input_required"
                         )));
                     }
+                    if kind == ResultType::Task && !self.task_allowed(method) {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with a task, which this request did not declare it accepts"
+                        )));
+                    }
                     return Ok(result);
                 }
             }
@@ -360,17 +421,54 @@ impl Client {
     }
 
     /// As [`Client::request`], the result decoded only as far as the client needed it.
+    /// Cacheable methods (SEP-2549, `client/cache`) are answered from a fresh entry when there
+    /// is one; every `tools/list` answer updates the tools' output schemas.
     pub(crate) async fn request_reply(
         &self,
         method: &str,
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let mut params = match params {
+        let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Error::invalid("params must be a JSON object")),
         };
+        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
+        let lookup = match opts.cache {
+            CacheMode::Bypass => None,
+            _ if manual => None,
+            _ => self.inner.cache.lookup(method, &params),
+        };
+        if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
+            if let Some(hit) = self.inner.cache.get(at) {
+                return Ok(hit);
+            }
+        }
+        let first_page = !params.contains_key("cursor");
+        let (reply, retried) = self.request_fresh(method, params, opts).await?;
+        // Tool schemas are only kept for output validation.
+        let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
+        if (lookup.is_some() && !retried) || lists_tools {
+            // Results reaching here are complete (input_required ends as an error).
+            let json = reply.json_text();
+            if let Some(at) = lookup.filter(|_| !retried) {
+                self.inner.cache.put(&at, json.as_bytes());
+            }
+            if lists_tools {
+                self.inner.tool_schemas.absorb(json.as_bytes(), first_page);
+            }
+        }
+        Ok(reply)
+    }
+
+    /// The uncached request path; the flag says whether the result answered an MRTR retry.
+    async fn request_fresh(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Result<(Reply, bool)> {
         let wait = self.wait_for(opts);
         // With a reconnect policy an idempotent request that lost its connection goes again on
         // the new one (bounded: each round is a reconnect, which has its own attempt limit).
@@ -397,7 +495,9 @@ impl Client {
                     "{method} does not take inputResponses or requestState"
                 )))
             } else {
-                self.exchange(&conn, method, &params, opts, &wait).await
+                self.exchange(&conn, method, &params, opts, &wait)
+                    .await
+                    .map(|r| (r, false))
             };
             match outcome {
                 Err(e) if self.lost(&conn, &e) && self.drop_lost(&conn, &e).await => {
@@ -413,6 +513,8 @@ impl Client {
         }
     }
 
+    /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with
+    /// `isError`, not an `Err`.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.call_tool_reply(name, arguments, opts).await?.into_value()
     }
@@ -432,10 +534,61 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
         }
-        self.request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
-            .await
+        let reply = self
+            .request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
+            .await?;
+        if self.inner.config.validate_output_schema && !opts.skip_output_validation {
+            self.check_output(name, &reply, opts).await?;
+        }
+        Ok(reply)
     }
 
+    /// Checks a tool's result against its declared `outputSchema`. A result with
+    /// `structuredContent` from a client that has not seen a `tools/list` yet lists the tools
+    /// once first; a result without it is only checked against schemas already known (it has
+    /// nothing to validate, and listing for it would add a round trip to every first call).
+    /// Results of tools without a schema are not decoded (the C fast path keeps the bytes).
+    async fn check_output(&self, name: &str, reply: &Reply, opts: &RequestOptions) -> Result<()> {
+        let schemas = &self.inner.tool_schemas;
+        if !schemas.known() {
+            if !output_schema::has_structured_content(&reply.json_text()) {
+                return Ok(());
+            }
+            let list_opts = RequestOptions {
+                timeout: opts.timeout,
+                max_total: opts.max_total,
+                cancel: opts.cancel.clone(),
+                ..RequestOptions::default()
+            };
+            if let Err(e) = self.list_all(ListKind::Tools, &list_opts).await {
+                // The call itself succeeded; without the schemas it cannot be checked.
+                self.inner.hooks.log(
+                    "client",
+                    "warning",
+                    &format!("tools/list for output schema validation failed, result of {name} not checked: {e}"),
+                );
+                return Ok(());
+            }
+        }
+        if !schemas.declares(name) {
+            return Ok(());
+        }
+        schemas.check(name, reply.value()?.as_ref())
+    }
+
+    /// The authorization context the response cache files `private` entries under (SEP-2549:
+    /// "new principal, new cache"). Changing it drops the previous context's private entries;
+    /// `public` ones stay shared.
+    pub fn set_cache_partition(&self, partition: &str) {
+        self.inner.cache.set_partition(partition);
+    }
+
+    /// Empties the response cache.
+    pub fn clear_cache(&self) {
+        self.inner.cache.clear();
+    }
+
+    /// `prompts/get`: prompt `name` filled with `arguments`.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         self.get_prompt_reply(name, arguments, opts).await?.into_value()
     }
@@ -462,6 +615,7 @@ impl Client {
             .await
     }
 
+    /// `resources/read`: the contents of resource `uri`.
     pub async fn read_resource(&self, uri: &str, opts: &RequestOptions) -> Result<Value> {
         self.read_resource_reply(uri, opts).await?.into_value()
     }
@@ -584,6 +738,7 @@ impl Client {
             .await
     }
 
+    /// `resources/unsubscribe`: ends a subscription made with [`Client::subscribe_resource`].
     pub async fn unsubscribe_resource(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
         self.legacy_request(methods::RESOURCES_UNSUBSCRIBE, json!({"uri": uri}), opts)
             .await

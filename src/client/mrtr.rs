@@ -21,7 +21,9 @@ const INPUT_RESPONSES: &str = "inputResponses";
 const REQUEST_STATE: &str = "requestState";
 
 impl Client {
-    /// Sends `method` and drives `input_required` results to a final one.
+    /// Sends `method` and drives `input_required` results to a final one. The flag says whether
+    /// the final result answered a leg carrying `inputResponses` or `requestState` (such
+    /// results are never cached).
     pub(super) async fn drive(
         &self,
         conn: &Connection,
@@ -29,7 +31,7 @@ impl Client {
         mut base: Map<String, Value>,
         opts: &RequestOptions,
         wait: &Wait,
-    ) -> Result<Reply> {
+    ) -> Result<(Reply, bool)> {
         if conn.era == Era::Legacy && (opts.input_responses.is_some() || opts.request_state.is_some()) {
             // Legacy servers ask through requests of their own and would ignore these.
             return Err(Error::invalid(format!(
@@ -58,6 +60,7 @@ impl Client {
             manual = leg;
             &manual
         };
+        let mut retried = opts.input_responses.is_some() || opts.request_state.is_some();
         let mut reply = self.exchange(conn, method, first, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
@@ -85,35 +88,55 @@ impl Client {
             if let Some(state) = &round.state {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
+            retried = true;
             reply = self.exchange(conn, method, &retry, opts, wait).await?;
         }
-        Ok(reply)
+        if reply.result_type()? == ResultType::Task {
+            // Tasks extension: the work goes on server-side; follow it to its result (never
+            // cached: it comes from `tools/call`).
+            return Ok((self.follow_task(conn, reply.into_value()?, opts, wait).await?, true));
+        }
+        Ok((reply, retried))
     }
 
     /// Answers every entry of one round, concurrently; the first failure cancels the rest.
-    async fn fulfil(&self, round: &Round, result: &Value, wait: &Wait) -> Result<Map<String, Value>> {
+    pub(super) async fn fulfil(&self, round: &Round, result: &Value, wait: &Wait) -> Result<Map<String, Value>> {
         // Every entry must have a handler before any handler runs: no half-answered rounds.
         let mut jobs = Vec::with_capacity(round.requests.len());
+        let mut unanswered = Map::new();
         for (key, entry) in &round.requests {
             let method = entry.get("method").and_then(Value::as_str);
-            let handler = method.and_then(|m| self.inner.hooks.handler_for(m));
+            let params = entry.get("params").filter(|p| !p.is_null()).cloned();
+            let handler = method.and_then(|m| self.inner.hooks.handler_for_request(m, params.as_ref()));
             match (method, handler) {
-                (Some(method), Some(handler)) => {
-                    let params = entry.get("params").filter(|p| !p.is_null()).cloned();
-                    jobs.push((key.clone(), method.to_string(), params, handler));
-                }
+                (Some(method), Some(handler)) => jobs.push((key.clone(), method.to_string(), params, handler)),
                 _ => {
-                    let what = method.map_or_else(|| "an entry without a method".to_string(), |m| format!("{m:?}"));
-                    return Err(Error::input_required(
-                        ErrorKind::InputRequired,
-                        format!(
-                            "the server asked for {what} (key {key:?}) and no matching handler is registered; \
-                             answer the input requests yourself and retry with input_responses and request_state"
-                        ),
-                        round.clone().into_data(result.clone()),
-                    ));
+                    unanswered.insert(key.clone(), entry.clone());
                 }
             }
+        }
+        if !unanswered.is_empty() {
+            let what: Vec<String> = unanswered
+                .iter()
+                .map(|(key, entry)| {
+                    let method = entry.get("method").and_then(Value::as_str).unwrap_or("(no method)");
+                    match entry.get("params").and_then(|p| p.get("mode")).and_then(Value::as_str) {
+                        Some(mode) => format!("{key:?} ({method}, mode {mode})"),
+                        None => format!("{key:?} ({method})"),
+                    }
+                })
+                .collect();
+            let mut data = round.clone().into_data(result.clone());
+            data.unanswered = Value::Object(unanswered);
+            return Err(Error::input_required(
+                ErrorKind::InputRequired,
+                format!(
+                    "no registered handler answers {}; answer the input requests yourself and retry \
+                     with input_responses and request_state",
+                    what.join(", ")
+                ),
+                data,
+            ));
         }
         // The round's callbacks are the call's: cancelling the call's token waits for them.
         let round_cancel = CancelToken::child(wait.cancel.as_ref());
@@ -164,11 +187,11 @@ impl Client {
     }
 }
 
-/// One `input_required` result, parsed.
+/// One `input_required` result, parsed (or one poll's new task input requests).
 #[derive(Clone)]
-struct Round {
-    requests: Map<String, Value>,
-    state: Option<String>,
+pub(super) struct Round {
+    pub requests: Map<String, Value>,
+    pub state: Option<String>,
 }
 
 impl Round {
@@ -191,17 +214,18 @@ impl Round {
         Ok(Round { requests, state })
     }
 
-    fn into_data(self, result: Value) -> InputRequiredData {
+    pub(super) fn into_data(self, result: Value) -> InputRequiredData {
         InputRequiredData {
             input_requests: Value::Object(self.requests),
             request_state: self.state,
             result,
+            unanswered: Value::Object(Map::new()),
         }
     }
 }
 
 /// The pause before a state-only retry; cancellation and the call's deadline cut it short.
-async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<()> {
+pub(super) async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<()> {
     let until = Instant::now() + delay;
     if wait.deadline.is_some_and(|d| d < until) {
         return Err(Error::new(

@@ -44,9 +44,13 @@ pub enum ConnectMode {
     Pinned(String),
 }
 
+/// How a [`crate::Client`] reaches its server and behaves; [`ClientConfig::new`] gives the
+/// defaults, [`ClientConfig::from_json`] the flat JSON form the C ABI and the bindings use.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
+    /// How to reach the server.
     pub transport: TransportConfig,
+    /// How `connect` chooses the protocol era.
     pub mode: ConnectMode,
     /// `Implementation` object sent as `clientInfo`.
     pub client_info: Value,
@@ -68,6 +72,25 @@ pub struct ClientConfig {
     /// that see it stop offering their fallback tool for loading skills, which a host that
     /// does not load skills itself would then miss.
     pub skills: bool,
+    /// Input kinds declared without a handler, answered by the host from the `InputRequired`
+    /// error (manual input mode; JSON key `manual_input`).
+    pub manual_input: super::input_modes::ManualInput,
+    /// Declare the tasks extension (SEP-2663, `io.modelcontextprotocol/tasks`): servers may then
+    /// answer `tools/call` with a task, which the call follows to its end. Opt-in.
+    pub tasks: bool,
+    /// OAuth 2.1 authorization of an HTTP server's requests (`crate::auth`): on a 401 the client
+    /// discovers the authorization server and obtains a token itself. Exclusive with the HTTP
+    /// transport's `bearer_token`; unused with stdio.
+    pub oauth: Option<Box<crate::auth::OAuthConfig>>,
+    /// Where `auto` keeps the era it detected per HTTP origin (default: the process's
+    /// [`crate::EraCache::shared`]).
+    pub era_cache: super::EraCache,
+    /// Response caching (SEP-2549); on by default, `false` turns it off client-wide.
+    pub response_cache: bool,
+    /// Bound on the response cache's entries (0 turns caching off).
+    pub response_cache_max_entries: usize,
+    /// Check `structuredContent` against the tool's declared `outputSchema`; on by default.
+    pub validate_output_schema: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -76,8 +99,11 @@ pub struct ClientConfig {
 /// (lists, reads, prompts/get, completion, discover, ping); a `tools/call` never is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReconnectPolicy {
+    /// Connects tried before the connection stays lost.
     pub max_attempts: u32,
+    /// The wait before the second attempt (doubling after).
     pub initial_backoff: Duration,
+    /// The longest wait between attempts.
     pub max_backoff: Duration,
 }
 
@@ -103,6 +129,7 @@ impl ReconnectPolicy {
 }
 
 impl ClientConfig {
+    /// The defaults (auto era detection, 60 s timeouts) for `transport`.
     pub fn new(transport: TransportConfig) -> Self {
         ClientConfig {
             transport,
@@ -116,6 +143,21 @@ impl ClientConfig {
             connect_timeout: Duration::from_millis(defaults::CONNECT_TIMEOUT_MS),
             reconnect: None,
             skills: false,
+            manual_input: Default::default(),
+            tasks: false,
+            oauth: None,
+            era_cache: super::EraCache::shared(),
+            response_cache: true,
+            response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
+            validate_output_schema: true,
+        }
+    }
+
+    /// The HTTP server's URL (`None` for stdio): what OAuth authorizes for.
+    pub(crate) fn http_url(&self) -> Option<&str> {
+        match &self.transport {
+            TransportConfig::Http(http) => Some(&http.url),
+            TransportConfig::Stdio(_) => None,
         }
     }
 }
@@ -123,11 +165,15 @@ impl ClientConfig {
 /// A progress notification for one request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
+    /// Progress so far (increases with each notification).
     pub progress: f64,
+    /// The total, when the server knows it.
     pub total: Option<f64>,
+    /// A human-readable note from the server.
     pub message: Option<String>,
 }
 
+/// A progress callback for one request.
 pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Options for one call. The default uses the client's timeout and nothing else.
@@ -139,7 +185,9 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Upper bound for the whole call, MRTR rounds and progress resets included.
     pub max_total: Option<Duration>,
+    /// Cancels the call (the server is told, in its era's way).
     pub cancel: Option<CancelToken>,
+    /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,
     /// Extra `_meta` entries (the protocol's reserved keys always win).
     pub meta: Option<Map<String, Value>>,
@@ -150,6 +198,13 @@ pub struct RequestOptions {
     pub input_responses: Option<Value>,
     /// Manual MRTR: the `requestState` to echo on the first leg.
     pub request_state: Option<String>,
+    /// Tasks extension: called with the task on creation and on every change of its status
+    /// (besides the client's own listener, [`super::Client::on_task_status`]).
+    pub on_task_status: Option<super::tasks::TaskStatusFn>,
+    /// How this call uses the response cache (cacheable methods only).
+    pub cache: super::cache::CacheMode,
+    /// `tools/call`: skip the output schema check for this call.
+    pub skip_output_validation: bool,
 }
 
 impl std::fmt::Debug for RequestOptions {

@@ -25,6 +25,7 @@ pub enum ConnectionState {
     Failed(String),
 }
 
+/// A listener for [`ConnectionState`] changes.
 pub type ConnectionStateFn = Arc<dyn Fn(&ConnectionState) + Send + Sync>;
 
 /// Requests that may be sent again after a lost answer: reading has no effect on the server.

@@ -95,6 +95,24 @@ impl Reply {
         }
     }
 
+    /// The result as JSON text without consuming it (the cache keeps a copy).
+    pub fn json_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Reply::Value(v) => v.to_string().into(),
+            Reply::Line { line, result } => Self::raw(line, result).into(),
+        }
+    }
+
+    /// The result as a `Value` without consuming it (a check that must not cost the bytes).
+    pub fn value(&self) -> Result<std::borrow::Cow<'_, Value>> {
+        match self {
+            Reply::Value(v) => Ok(std::borrow::Cow::Borrowed(v)),
+            Reply::Line { line, result } => serde_json::from_str(Self::raw(line, result))
+                .map(std::borrow::Cow::Owned)
+                .map_err(|e| Error::protocol(format!("the server's result is not JSON: {e}"))),
+        }
+    }
+
     /// The result as JSON text: the server's own bytes when it was never decoded.
     pub fn into_json(self) -> Vec<u8> {
         match self {
@@ -147,7 +165,7 @@ mod tests {
             reply(r#"{"id":1,"result":[1]}"#).unwrap().result_type().unwrap(),
             ResultType::Complete
         );
-        let unknown = reply(r#"{"id":1,"result":{"resultType":"task"}}"#).unwrap();
+        let unknown = reply(r#"{"id":1,"result":{"resultType":"later"}}"#).unwrap();
         assert_eq!(unknown.result_type().unwrap_err().kind(), ErrorKind::ProtocolViolation);
     }
 

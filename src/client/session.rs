@@ -20,7 +20,12 @@ use tokio::time::Instant;
 #[derive(Debug, Clone, PartialEq)]
 pub enum SubscriptionEvent {
     /// A notification tagged with this subscription's id (the acknowledgement included).
-    Notification { method: String, params: Value },
+    Notification {
+        /// The notification's method.
+        method: String,
+        /// Its params (`null` when it had none).
+        params: Value,
+    },
     /// The subscription ended: by the server (`None`), or with an error.
     Closed(Option<Error>),
 }
@@ -403,6 +408,7 @@ impl Session {
     }
 
     fn on_notification(self: &Arc<Self>, method: String, params: Value) {
+        self.hooks.invalidate(&method, &params);
         match method.as_str() {
             // Progress belongs to its call's progress callback, not to the listener.
             methods::NOTIFY_PROGRESS => return self.on_progress(&params),
@@ -519,7 +525,7 @@ impl Session {
     async fn answer_server_request(&self, id: RequestId, method: String, params: Value) {
         let reply = match method.as_str() {
             methods::PING => jsonrpc::result_response(&id, json!({})),
-            _ => match self.hooks.handler_for(&method) {
+            _ => match self.hooks.handler_for_request(&method, Some(&params)) {
                 None => jsonrpc::error_response(&id, codes::METHOD_NOT_FOUND, &format!("Method not found: {method}")),
                 Some(handler) => {
                     let params = (!params.is_null()).then_some(params);

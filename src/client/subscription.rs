@@ -21,6 +21,7 @@ pub struct Subscription {
 }
 
 impl Subscription {
+    /// The id of the `subscriptions/listen` request that carries this subscription.
     pub fn id(&self) -> &RequestId {
         &self.id
     }

@@ -3,7 +3,7 @@
 
 use super::{Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, Mode, OAuth, Reconnect, Scopes};
 use crate::auth::OAuthConfig;
-use crate::client::{check_env_name, timeout_ms, ClientConfig, ConnectMode, ReconnectPolicy};
+use crate::client::{check_env_name, timeout_ms, ClientConfig, ConnectMode, ManualInput, ReconnectPolicy};
 use crate::error::{Error, Result};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::{self, StdioConfig};
@@ -18,6 +18,7 @@ impl Config {
     /// The internal client configuration these settings describe.
     pub fn into_client_config(self) -> Result<ClientConfig> {
         let max_message_bytes = usize::try_from(self.max_message_bytes).unwrap_or(usize::MAX).max(1024);
+        let mut oauth = None;
         let transport = match (&self.command, &self.url) {
             (Some(_), Some(_)) => {
                 return Err(Error::invalid(
@@ -30,7 +31,16 @@ impl Config {
                 ))
             }
             (Some(_), None) => TransportConfig::Stdio(self.stdio(max_message_bytes)?),
-            (None, Some(_)) => TransportConfig::Http(self.http(max_message_bytes)?),
+            (None, Some(_)) => {
+                let http = self.http(max_message_bytes)?;
+                oauth = self
+                    .oauth
+                    .clone()
+                    .map(|o| o.into_oauth_config().map(Box::new))
+                    .transpose()?;
+                http.validate_for(oauth.is_some())?;
+                TransportConfig::Http(http)
+            }
         };
         let mut config = ClientConfig::new(transport);
         config.mode = match (self.mode, self.protocol_version) {
@@ -50,6 +60,19 @@ impl Config {
         config.connect_timeout = timeout_ms("connect_timeout_ms", self.connect_timeout_ms)?;
         config.reconnect = self.reconnect.map(Reconnect::into_policy).transpose()?;
         config.skills = self.skills;
+        if let Some(kinds) = &self.manual_input {
+            config.manual_input = ManualInput::from_kinds(kinds);
+        }
+        config.tasks = self.tasks;
+        config.response_cache = self.response_cache;
+        if self.response_cache_max_entries > super::MAX_RESPONSE_CACHE_ENTRIES {
+            return Err(Error::invalid(
+                "response_cache_max_entries must be an integer from 0 to 2^20",
+            ));
+        }
+        config.response_cache_max_entries = self.response_cache_max_entries as usize;
+        config.validate_output_schema = self.validate_output_schema;
+        config.oauth = oauth;
         Ok(config)
     }
 
@@ -114,13 +137,7 @@ impl Config {
             .flatten()
             .map(resolve_entry)
             .collect::<Result<_>>()?;
-        http.oauth = self
-            .oauth
-            .clone()
-            .map(|o| o.into_oauth_config().map(Box::new))
-            .transpose()?;
         http.max_message_bytes = max_message_bytes;
-        http.validate()?;
         Ok(http)
     }
 }

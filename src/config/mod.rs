@@ -20,8 +20,8 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-pub(crate) use parse::parse_oauth;
 pub use parse::{keys, parse, schema};
+pub(crate) use parse::{parse_key, parse_oauth};
 
 /// The longest timeout (or total cap, or grace period) the library takes, in milliseconds:
 /// 2^40 ms, about 34.8 years. Longer values are refused, not wrapped or clamped (a host
@@ -29,6 +29,7 @@ pub use parse::{keys, parse, schema};
 pub const MAX_TIMEOUT_MS: u64 = 1 << 40;
 
 /// Defaults of the keys that have one; the internal types' constructors use the same values.
+#[allow(missing_docs)] // each is named after its key
 pub mod defaults {
     pub const REQUEST_TIMEOUT_MS: u64 = 60_000;
     pub const PROBE_TIMEOUT_MS: u64 = 5_000;
@@ -44,6 +45,7 @@ pub mod defaults {
     pub const LOOPBACK_PATH: &str = "/callback";
     pub const AUTHORIZATION_TIMEOUT_MS: u64 = 300_000;
     pub const MAX_STEP_UP: u64 = 2;
+    pub const RESPONSE_CACHE_MAX_ENTRIES: u64 = 512;
 }
 
 // serde's `default = "..."` takes a path to a function.
@@ -84,6 +86,9 @@ mod d {
     }
     pub fn max_step_up() -> u64 {
         v::MAX_STEP_UP
+    }
+    pub fn response_cache_max_entries() -> u64 {
+        v::RESPONSE_CACHE_MAX_ENTRIES
     }
     pub fn yes() -> bool {
         true
@@ -165,6 +170,46 @@ pub struct Config {
     /// Declare the skills extension (SEP-2640) in the derived capabilities.
     #[serde(default)]
     pub skills: bool,
+    /// Manual input mode: input kinds declared without a handler; the host answers them itself
+    /// from the `InputRequired` error and retries with the responses and the `requestState`.
+    pub manual_input: Option<Vec<InputKind>>,
+    /// Declare the tasks extension (SEP-2663): servers may answer `tools/call` with a task,
+    /// which the call follows to its end.
+    #[serde(default)]
+    pub tasks: bool,
+    /// Response caching (SEP-2549) for the whole client; false turns it off.
+    #[serde(default = "d::yes")]
+    pub response_cache: bool,
+    /// Bound on the response cache's entries (0 turns caching off; at most 2^20).
+    #[serde(default = "d::response_cache_max_entries")]
+    #[schemars(range(max = MAX_RESPONSE_CACHE_ENTRIES))]
+    pub response_cache_max_entries: u64,
+    /// Check a tool result's `structuredContent` against the tool's `outputSchema`.
+    #[serde(default = "d::yes")]
+    pub validate_output_schema: bool,
+}
+
+/// The most entries `response_cache_max_entries` may ask for.
+pub const MAX_RESPONSE_CACHE_ENTRIES: u64 = 1 << 20;
+
+/// An input kind a host answers by hand (`manual_input`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum InputKind {
+    /// Elicitation, form mode (the same as `elicitation.form`).
+    #[serde(rename = "elicitation")]
+    Elicitation,
+    /// Elicitation, form mode.
+    #[serde(rename = "elicitation.form")]
+    ElicitationForm,
+    /// Elicitation, URL mode (the user opens a URL out of band).
+    #[serde(rename = "elicitation.url")]
+    ElicitationUrl,
+    /// `sampling/createMessage`.
+    #[serde(rename = "sampling")]
+    Sampling,
+    /// `roots/list`.
+    #[serde(rename = "roots")]
+    Roots,
 }
 
 /// Which of the host's environment variables a stdio server gets.
@@ -192,6 +237,7 @@ pub enum Mode {
 }
 
 /// One IP address or a non-empty array of them.
+#[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, expecting = "an IP address or an array of them")]
 pub enum Addresses {
@@ -302,6 +348,7 @@ pub enum Grant {
 }
 
 /// Token endpoint authentication methods this client implements.
+#[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMethod {
@@ -312,6 +359,7 @@ pub enum AuthMethod {
 }
 
 /// `application_type` for dynamic client registration.
+#[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ApplicationType {
@@ -321,6 +369,7 @@ pub enum ApplicationType {
 }
 
 /// OAuth scopes: an array of scope strings, or one space-separated string.
+#[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(untagged, expecting = "an array of scope strings or a space-separated string")]
 pub enum Scopes {

@@ -40,6 +40,11 @@ pub(crate) fn parse_oauth(value: &Value) -> Result<super::OAuth> {
     Ok(deserialize::<Wrap>(serde_json::json!({ "oauth": obj }))?.oauth)
 }
 
+/// The value of one key alone (errors say `key: ...`).
+pub(crate) fn parse_key<T: DeserializeOwned>(key: &str, value: &Value) -> Result<T> {
+    T::deserialize(value).map_err(|e| Error::invalid(format!("{key}: {}", plain(&e.to_string()))))
+}
+
 /// `T` from `value`; an error says where (`oauth.client_id: ...`).
 fn deserialize<T: DeserializeOwned>(value: Value) -> Result<T> {
     T::deserialize(&value).map_err(|e| locate::<T>(&value, e))

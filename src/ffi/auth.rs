@@ -1,14 +1,16 @@
 //! OAuth host integration: the authorization callback (the browser step) answered through an
-//! `mcp_auth_responder`, the token store callbacks, and a redirect-reading helper for tests and
+//! `mcp_responder`, the token store callbacks, and a redirect-reading helper for tests and
 //! automation. Callbacks run on the client's dispatcher thread, like every other callback.
 
-use super::client::{with_client, FfiClient};
+use super::boundary::{ffi_boundary, handle_mut, out, Borrowable};
+use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{consume, guard, mcp_error, Failure};
+use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::responder::ResponderState;
+use super::responders::mcp_responder;
 use super::status::{mcp_status, MCP_INVALID_JSON, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give, opt_str, to_c};
+use super::strings::{arg_str, give, to_c};
 use crate::auth::{AuthorizationHandler, AuthorizationRequest, TokenStore};
 use crate::client::HandlerError;
 use crate::transport::BoxFuture;
@@ -21,8 +23,8 @@ use tokio::sync::oneshot;
 /// The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 /// for the callback) in a browser; the authorization server will redirect it to
 /// `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
-/// (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
-/// (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+/// (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+/// (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
 /// configured) the callback may just open the browser and return: the listener receives the
 /// redirect. Otherwise returning without replying or deferring ends the flow.
 pub type mcp_authorization_fn = Option<
@@ -30,7 +32,7 @@ pub type mcp_authorization_fn = Option<
         userdata: *mut c_void,
         authorization_url: *const c_char,
         redirect_uri: *const c_char,
-        responder: *mut mcp_auth_responder,
+        responder: *mut mcp_responder,
     ),
 >;
 
@@ -45,14 +47,12 @@ pub type mcp_token_load_fn =
 pub type mcp_token_save_fn =
     Option<unsafe extern "C" fn(userdata: *mut c_void, issuer: *const c_char, record_json: *const c_char)>;
 
-/// The handle an authorization callback completes. Owned by the library during the callback;
-/// after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
-pub struct mcp_auth_responder {
-    state: Arc<ResponderState<Option<String>>>,
-}
+// SAFETY: never boxed: the slot lives on the library's stack during the load callback, which
+// is the only time the host may pass it back (`mcp_token_slot_set` only borrows it).
+unsafe impl Borrowable for mcp_token_slot {}
 
 struct FfiAuthorizationHandler {
-    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_auth_responder),
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, *mut mcp_responder),
     userdata: Arc<Userdata>,
     dispatcher: Arc<Dispatcher>,
 }
@@ -61,15 +61,17 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
     fn authorize(&self, request: AuthorizationRequest) -> BoxFuture<'static, Result<Option<String>, HandlerError>> {
         let (state, rx) = ResponderState::new(request.cancel.clone());
         let (callback, userdata, loopback) = (self.callback, self.userdata.clone(), request.loopback);
+        state.set_hook_poster(self.dispatcher.clone());
+        let watch = super::handlers::Unwanted(state.clone(), self.dispatcher.clone(), request.cancel.clone());
         let (url, redirect_uri) = (to_c(request.url), to_c(request.redirect_uri));
         let posted = self.dispatcher.post(Box::new(move || {
-            let responder = Box::into_raw(Box::new(mcp_auth_responder { state: state.clone() }));
+            let responder = mcp_responder::authorization(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe { callback(userdata.ptr(), url.as_ptr(), redirect_uri.as_ptr(), responder) };
             let untouched = state.untouched();
             if untouched {
-                // SAFETY: neither consumed nor deferred, so the box is still live and ours.
-                drop(unsafe { Box::from_raw(responder) });
+                // Neither consumed nor deferred: the handle is still live and ours.
+                mcp_responder::release(responder);
                 state.finish(if loopback {
                     Ok(None) // the loopback listener receives the redirect
                 } else {
@@ -79,11 +81,20 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
                 });
             }
         }));
+        let mut rx = rx;
         Box::pin(async move {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await.unwrap_or_else(|_| {
+            let answer = tokio::select! {
+                answer = &mut rx => answer,
+                _ = watch.2.cancelled() => {
+                    watch.announce();
+                    rx.await
+                }
+            };
+            drop(watch);
+            answer.unwrap_or_else(|_| {
                 Err(HandlerError::new(
                     "the authorization callback finished without answering",
                 ))
@@ -96,6 +107,7 @@ impl AuthorizationHandler for FfiAuthorizationHandler {
 /// server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
 /// exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_authorization(
     client: *mut super::client::mcp_client,
     callback: mcp_authorization_fn,
@@ -103,76 +115,20 @@ pub unsafe extern "C" fn mcp_client_on_authorization(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let handler = callback.map(|callback| {
-            Arc::new(FfiAuthorizationHandler {
-                callback,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-            }) as Arc<dyn AuthorizationHandler>
-        });
-        fc.client.set_authorization_handler(handler);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let handler = callback.map(|callback| {
+                Arc::new(FfiAuthorizationHandler {
+                    callback,
+                    userdata,
+                    dispatcher: fc.dispatcher.clone(),
+                }) as Arc<dyn AuthorizationHandler>
+            });
+            fc.client.set_authorization_handler(handler);
+            Ok(())
+        })
     })
-}
-
-/// Completes the authorization with the full URL the browser was redirected to (copied): the
-/// library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
-/// (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_reply(
-    responder: *mut mcp_auth_responder,
-    redirect_url: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
-        match arg_str(redirect_url, "redirect_url") {
-            Ok(url) => responder.state.reply(Ok(Some(url.to_string()))),
-            Err(failure) => {
-                responder.state.finish(Err(HandlerError::new(format!(
-                    "the authorization callback replied badly: {}",
-                    failure.message
-                ))));
-                Err(failure)
-            }
-        }
-    })
-}
-
-/// Ends the authorization (the user cancelled, the browser could not open): the waiting call
-/// fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
-/// `responder` (except NULL).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_fail(
-    responder: *mut mcp_auth_responder,
-    message: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
-        let message = opt_str(message, "message")
-            .ok()
-            .flatten()
-            .unwrap_or("the host did not complete the authorization")
-            .to_string();
-        responder.state.reply(Err(HandlerError::new(message)))
-    })
-}
-
-/// Keeps `responder` alive after the callback returns, for a reply later from any thread.
-/// Only valid inside the callback. A deferred responder must still be completed.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_defer(responder: *mut mcp_auth_responder) {
-    if let Some(r) = responder.as_ref() {
-        r.state.defer();
-    }
-}
-
-/// True once the answer is no longer wanted (the call was cancelled or timed out, the flow
-/// ended, or the client closed).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_auth_responder_is_cancelled(responder: *const mcp_auth_responder) -> bool {
-    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
 }
 
 /// Where a token load callback puts the record it found. Valid only during that callback.
@@ -183,13 +139,14 @@ pub struct mcp_token_slot {
 /// Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
 /// the save callback received it). Only valid inside the load callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_token_slot_set(
     slot: *mut mcp_token_slot,
     record_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let slot = slot.as_mut().ok_or_else(|| Failure::null("slot"))?;
+    ffi_boundary!(err_out, {
+        let slot = handle_mut(slot, "slot")?;
         let text = arg_str(record_json, "record_json")?;
         let value: Value = serde_json::from_str(text)
             .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("record_json is not valid JSON: {e}")))?;
@@ -249,6 +206,7 @@ impl TokenStore for FfiTokenStore {
 /// token. Both callbacks NULL restores the in-memory default (credentials live as long as the
 /// client). `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_token_store(
     client: *mut super::client::mcp_client,
     load: mcp_token_load_fn,
@@ -257,47 +215,53 @@ pub unsafe extern "C" fn mcp_client_set_token_store(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let store = match (load, save) {
-            (Some(load), Some(save)) => Some(Arc::new(FfiTokenStore {
-                load,
-                save,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-            }) as Arc<dyn TokenStore>),
-            (None, None) => None,
-            _ => return Err(Failure::invalid("give both load and save, or neither")),
-        };
-        fc.client.set_token_store(store);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let store = match (load, save) {
+                (Some(load), Some(save)) => Some(Arc::new(FfiTokenStore {
+                    load,
+                    save,
+                    userdata,
+                    dispatcher: fc.dispatcher.clone(),
+                }) as Arc<dyn TokenStore>),
+                (None, None) => None,
+                _ => return Err(Failure::invalid("give both load and save, or neither")),
+            };
+            fc.client.set_token_store(store);
+            Ok(())
+        })
     })
 }
 
 /// GETs `authorization_url` once, without following redirects, and returns the absolute
-/// `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+/// `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+/// `MCP_TIMEOUT_DEFAULT` (default: 30 s).
 /// FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
 /// conformance suite's), an authorization callback can reply with this. A real host opens a
 /// browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_auth_fetch_redirect(
     authorization_url: *const c_char,
-    timeout_ms: u32,
+    timeout_ms: i64,
     redirect_url_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
+    ffi_boundary!(err_out, {
         let url = arg_str(authorization_url, "authorization_url")?;
-        if redirect_url_out.is_null() {
-            return Err(Failure::null("redirect_url_out"));
-        }
+        out(redirect_url_out, "redirect_url_out")?;
         if tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
                 MCP_REENTRANT_CALL,
                 "mcp_auth_fetch_redirect blocks; it cannot run on a runtime thread",
             ));
         }
-        let timeout = Duration::from_millis(if timeout_ms == 0 { 30_000 } else { u64::from(timeout_ms) });
+        let timeout = match timeout_ms {
+            0 => Duration::from_secs(30),
+            t if t < 0 => crate::client::timeout_ms("timeout_ms", crate::client::MAX_TIMEOUT_MS)?,
+            t => crate::client::timeout_ms("timeout_ms", t as u64)?,
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -1,12 +1,13 @@
 //! `mcp_client`: creation, connection, calls, close and free. Each call blocks the calling
 //! thread on the client's own runtime; callbacks run on the client's dispatcher thread.
 
+use super::boundary::{ffi_boundary, handle, handle_opt, into_handle, out, take_handle, Handle};
 use super::config::mcp_config;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
-use super::error::{guard, mcp_error, Failure};
+use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
-use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_PANIC, MCP_REENTRANT_CALL};
+use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
@@ -14,7 +15,6 @@ use crate::protocol::Era;
 use serde_json::Value;
 use std::ffi::c_char;
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,12 +37,14 @@ pub struct mcp_client {
 
 pub(crate) struct FfiClient {
     /// The client's runtime and its driver thread (see `engine`).
-    engine: Option<Engine>,
+    pub(crate) engine: Option<Engine>,
     pub(crate) client: Client,
     pub(crate) dispatcher: Arc<Dispatcher>,
     /// `fork::generation()` when created: another value means this is a forked child.
     fork_generation: u64,
     poisoned: AtomicBool,
+    /// Started calls not yet completed (`ffi/call`).
+    pub(crate) calls: Arc<super::call::Registry>,
 }
 
 impl FfiClient {
@@ -94,21 +96,31 @@ impl Drop for FfiClient {
     }
 }
 
-/// The panic boundary for functions on a client: checks the handle, poisons it on panic.
-/// `'a` is the caller's promise that `client` outlives the call.
-pub(crate) unsafe fn with_client<'a>(
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_client_free`.
+unsafe impl Handle for mcp_client {}
+
+/// Runs `body` on a client argument (inside `ffi_boundary!`): NULL is `MCP_NULL_ARG`, a forked
+/// or poisoned client fails, and a panic in `body` poisons the client on its way to the boundary.
+pub(crate) fn on_client<'a, R>(
     client: *const mcp_client,
-    err_out: *mut *mut mcp_error,
-    body: impl FnOnce(&'a FfiClient) -> Result<(), Failure>,
-) -> mcp_status {
-    guard(err_out, || {
-        let fc = &client.as_ref().ok_or_else(|| Failure::null("client"))?.shared;
-        fc.check()?;
-        catch_unwind(AssertUnwindSafe(|| body(fc))).unwrap_or_else(|payload| {
-            fc.poisoned.store(true, Ordering::SeqCst);
-            Err(Failure::panic(payload))
-        })
-    })
+    body: impl FnOnce(&'a FfiClient) -> Result<R, Failure>,
+) -> Result<R, Failure> {
+    let fc: &'a FfiClient = &handle(client, "client")?.shared;
+    fc.check()?;
+    let poison = PoisonOnUnwind(fc);
+    let result = body(fc);
+    std::mem::forget(poison);
+    result
+}
+
+/// Poisons its client when dropped, which only happens while a panic unwinds (`on_client`
+/// forgets it on the normal path).
+struct PoisonOnUnwind<'a>(&'a FfiClient);
+
+impl Drop for PoisonOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.poisoned.store(true, Ordering::SeqCst);
+    }
 }
 
 pub(crate) fn shared(client: &mcp_client) -> Arc<FfiClient> {
@@ -131,16 +143,15 @@ fn ignore_sigpipe() {
 /// Creates a client from `config` (copied; the caller still frees it). Nothing is started until
 /// `mcp_client_connect` (or the first call, which connects). Free with `mcp_client_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_new(
     config: *const mcp_config,
     client_out: *mut *mut mcp_client,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let config = config.as_ref().ok_or_else(|| Failure::null("config"))?;
-        if client_out.is_null() {
-            return Err(Failure::null("client_out"));
-        }
+    ffi_boundary!(err_out, {
+        let config = handle(config, "config")?;
+        let client_out = out(client_out, "client_out")?;
         let config = ClientConfig::from_json(&Value::Object(config.settings.clone()))?;
         ignore_sigpipe();
         let engine = Engine::start()
@@ -158,11 +169,12 @@ pub unsafe extern "C" fn mcp_client_new(
         let shared = Arc::new(FfiClient {
             engine: Some(engine),
             client: Client::new(config),
+            calls: super::call::Registry::new(dispatcher.clone()),
             dispatcher,
             fork_generation: super::fork::generation(),
             poisoned: AtomicBool::new(false),
         });
-        *client_out = Box::into_raw(Box::new(mcp_client { shared }));
+        *client_out = into_handle(mcp_client { shared });
         Ok(())
     })
 }
@@ -170,57 +182,48 @@ pub unsafe extern "C" fn mcp_client_new(
 /// Connects: starts the server and settles the era (auto: `server/discover`, falling back to
 /// `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
 /// JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
+/// Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+/// `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+/// `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+/// configured timeouts, until the client is closed; with a token that is already cancelled
+/// nothing starts. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_connect(
-    client: *mut mcp_client,
-    server_info_json_out: *mut *mut c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        let info = fc.block_on(fc.client.connect())?;
-        give_json(server_info_json_out, &info.to_json());
-        Ok(())
-    })
-}
-
-/// As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
-/// `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
-/// `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
-/// calls, bounded by the configured timeouts, until the client is closed; with a token that is
-/// already cancelled nothing starts. Any thread; not from a callback.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_client_connect_with(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     server_info_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        let (ro, gate) = request_options(opts, &fc.dispatcher)?;
-        let info = fc.block_on(fc.client.connect_with(&ro));
-        drop(gate);
-        give_json(server_info_json_out, &info?.to_json());
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            let (ro, gate) = request_options(opts, &fc.dispatcher)?;
+            let info = fc.block_on(fc.client.connect_with(&ro));
+            drop(gate);
+            give_json(server_info_json_out, &info?.to_json());
+            Ok(())
+        })
     })
 }
 
-/// The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+/// The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_server_info(
     client: *const mcp_client,
     server_info_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        if server_info_json_out.is_null() {
-            return Err(Failure::null("server_info_json_out"));
-        }
-        let info = fc
-            .client
-            .server_info()
-            .ok_or_else(|| Failure::new(MCP_CLOSED, "not connected"))?;
-        give_json(server_info_json_out, &info.to_json());
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            out(server_info_json_out, "server_info_json_out")?;
+            let info = fc
+                .client
+                .server_info()
+                .ok_or_else(|| Failure::new(MCP_NOT_CONNECTED, "call mcp_client_connect first"))?;
+            give_json(server_info_json_out, &info.to_json());
+            Ok(())
+        })
     })
 }
 
@@ -229,49 +232,45 @@ pub unsafe extern "C" fn mcp_client_server_info(
 /// queue is bounded so memory stays bounded). 0 for NULL. Input handlers are never dropped.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_dropped_callbacks(client: *const mcp_client) -> u64 {
-    client.as_ref().map_or(0, |c| c.shared.dispatcher.dropped())
+    ffi_boundary!({ handle_opt(client).map_or(0, |c| c.shared.dispatcher.dropped()) })
 }
 
 /// `MCP_ERA_MODERN`, `MCP_ERA_LEGACY`, or `MCP_ERA_NONE` before connecting (or for NULL).
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
-    let era = catch_unwind(AssertUnwindSafe(|| {
-        client
-            .as_ref()
+    ffi_boundary!(fallback = MCP_ERA_NONE, {
+        match handle_opt(client)
             .and_then(|c| c.shared.client.server_info())
             .map(|i| i.era)
-    }));
-    match era.ok().flatten() {
-        Some(Era::Modern) => MCP_ERA_MODERN,
-        Some(Era::Legacy) => MCP_ERA_LEGACY,
-        None => MCP_ERA_NONE,
-    }
+        {
+            Some(Era::Modern) => MCP_ERA_MODERN,
+            Some(Era::Legacy) => MCP_ERA_LEGACY,
+            None => MCP_ERA_NONE,
+        }
+    })
 }
 
 /// Runs one blocking call with per-call options. The call's future stays on this thread's
 /// stack: boxing it (a few KiB, above malloc's per-thread cache) cost an arena allocation per
 /// call, which many host threads at once contend on.
-pub(crate) unsafe fn call<'a, F: Future<Output = Result<Reply, Error>>>(
+pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
-    out: *mut *mut c_char,
-    err_out: *mut *mut mcp_error,
+    result_out: *mut *mut c_char,
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
-) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        if out.is_null() {
-            return Err(Failure::null("result_json_out"));
-        }
+) -> Result<(), Failure> {
+    on_client(client, |fc| {
+        out(result_out, "result_json_out")?;
         let (ro, gate): (RequestOptions, Option<ProgressGate>) = request_options(opts, &fc.dispatcher)?;
         let fut = make(&fc.client, ro)?;
         let result = fc.block_on(fut);
         drop(gate);
-        give_json_bytes(out, result?.into_json());
+        give_json_bytes(result_out, result?.into_json());
         Ok(())
     })
 }
 
-fn list_kind(kind: i32) -> Result<ListKind, Failure> {
+pub(crate) fn list_kind(kind: i32) -> Result<ListKind, Failure> {
     match kind {
         MCP_LIST_TOOLS => Ok(ListKind::Tools),
         MCP_LIST_PROMPTS => Ok(ListKind::Prompts),
@@ -284,6 +283,7 @@ fn list_kind(kind: i32) -> Result<ListKind, Failure> {
 /// One page of tools, prompts, resources or templates (`MCP_LIST_*`). `cursor` (may be NULL)
 /// is the previous page's `nextCursor`. Result: the raw list result JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list(
     client: *mut mcp_client,
     kind: i32,
@@ -292,15 +292,18 @@ pub unsafe extern "C" fn mcp_client_list(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
-        Ok(async move { c.list_reply(kind, cursor, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
+            Ok(async move { c.list_reply(kind, cursor, &ro).await })
+        })
     })
 }
 
 /// Every page of a list, merged: `{"tools": [...]}` (or prompts, resources,
 /// resourceTemplates). Bounded by the `max_pages` setting.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list_all(
     client: *mut mcp_client,
     kind: i32,
@@ -308,14 +311,16 @@ pub unsafe extern "C" fn mcp_client_list_all(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let kind = list_kind(kind)?;
-        Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let kind = list_kind(kind)?;
+            Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+        })
     })
 }
 
 /// Manual MRTR fields for the first leg.
-unsafe fn with_input(
+fn with_input(
     mut ro: RequestOptions,
     input_responses_json: *const c_char,
     request_state: *const c_char,
@@ -331,6 +336,7 @@ unsafe fn with_input(
 /// missing the call fails with `MCP_INPUT_REQUIRED` (see `mcp_error_input_requests_json`).
 /// A tool error (`isError: true`) is `MCP_OK` with the `CallToolResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_call_tool(
     client: *mut mcp_client,
     name: *const c_char,
@@ -341,17 +347,20 @@ pub unsafe extern "C" fn mcp_client_call_tool(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let name = arg_str(name, "name")?;
-        let args = opt_json_object(arguments_json, "arguments_json")?;
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.call_tool_reply(name, args, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let name = arg_str(name, "name")?;
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.call_tool_reply(name, args, &ro).await })
+        })
     })
 }
 
 /// `prompts/get`; `arguments_json` is an object of strings (may be NULL). MRTR as for
 /// `mcp_client_call_tool`. Result: the `GetPromptResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_get_prompt(
     client: *mut mcp_client,
     name: *const c_char,
@@ -362,16 +371,19 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let name = arg_str(name, "name")?;
-        let args = opt_json_object(arguments_json, "arguments_json")?;
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.get_prompt_reply(name, args, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let name = arg_str(name, "name")?;
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.get_prompt_reply(name, args, &ro).await })
+        })
     })
 }
 
 /// `resources/read`. MRTR as for `mcp_client_call_tool`. Result: the `ReadResourceResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_read_resource(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -381,16 +393,19 @@ pub unsafe extern "C" fn mcp_client_read_resource(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?;
-        let ro = with_input(ro, input_responses_json, request_state)?;
-        Ok(async move { c.read_resource_reply(uri, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let uri = arg_str(uri, "uri")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.read_resource_reply(uri, &ro).await })
+        })
     })
 }
 
 /// `completion/complete` with `params_json` `{ref, argument, context?}`. Result: the
 /// `CompleteResult` JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_complete(
     client: *mut mcp_client,
     params_json: *const c_char,
@@ -398,15 +413,18 @@ pub unsafe extern "C" fn mcp_client_complete(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
-        Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
+            Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+        })
     })
 }
 
 /// Any request by method name, for methods this library does not model; `params_json` (a JSON
 /// object, may be NULL) gets the era's `_meta`. MRTR is driven for the three MRTR methods.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_request(
     client: *mut mcp_client,
     method: *const c_char,
@@ -415,21 +433,22 @@ pub unsafe extern "C" fn mcp_client_request(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let method = arg_str(method, "method")?;
-        let params = opt_json(params_json, "params_json")?;
-        Ok(async move { c.request_reply(method, params, &ro).await })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let method = arg_str(method, "method")?;
+            let params = opt_json(params_json, "params_json")?;
+            Ok(async move { c.request_reply(method, params, &ro).await })
+        })
     })
 }
 
 /// Runs a call whose result is not JSON (its future on this thread's stack, as in `call`).
-unsafe fn act<'a, F: Future<Output = Result<(), Error>>>(
+pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
     client: *const mcp_client,
     opts: *const mcp_call_opts,
-    err_out: *mut *mut mcp_error,
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
-) -> mcp_status {
-    with_client(client, err_out, |fc| {
+) -> Result<(), Failure> {
+    on_client(client, |fc| {
         let (ro, gate) = request_options(opts, &fc.dispatcher)?;
         let fut = make(&fc.client, ro)?;
         let result = fc.block_on(fut);
@@ -440,66 +459,81 @@ unsafe fn act<'a, F: Future<Output = Result<(), Error>>>(
 
 /// Legacy `ping` (`MCP_UNSUPPORTED` on modern servers, which removed it).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_ping(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| Ok(async move { c.ping(&ro).await }))
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| Ok(async move { c.ping(&ro).await }))
+    })
 }
 
 /// Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
 /// servers get it in every later request's `_meta`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_log_level(
     client: *mut mcp_client,
     level: *const c_char,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        let level = arg_str(level, "level")?;
-        Ok(async move { c.set_log_level(level, &ro).await })
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| {
+            let level = arg_str(level, "level")?;
+            Ok(async move { c.set_log_level(level, &ro).await })
+        })
     })
 }
 
 /// Legacy `resources/subscribe`; updates arrive at the notification listener
 /// (modern servers: use `mcp_client_listen`).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_subscribe_resource(
     client: *mut mcp_client,
     uri: *const c_char,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?;
-        Ok(async move { c.subscribe_resource(uri, &ro).await })
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| {
+            let uri = arg_str(uri, "uri")?;
+            Ok(async move { c.subscribe_resource(uri, &ro).await })
+        })
     })
 }
 
 /// Legacy `resources/unsubscribe`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
     client: *mut mcp_client,
     uri: *const c_char,
     opts: *const mcp_call_opts,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, opts, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?;
-        Ok(async move { c.unsubscribe_resource(uri, &ro).await })
+    ffi_boundary!(err_out, {
+        act(client, opts, |c, ro| {
+            let uri = arg_str(uri, "uri")?;
+            Ok(async move { c.unsubscribe_resource(uri, &ro).await })
+        })
     })
 }
 
 /// Tells a legacy server the host's roots changed (no-op on modern servers).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_notify_roots_changed(
     client: *mut mcp_client,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    act(client, std::ptr::null(), err_out, |c, _| {
-        Ok(async move { c.notify_roots_changed().await })
+    ffi_boundary!(err_out, {
+        act(client, std::ptr::null(), |c, _| {
+            Ok(async move { c.notify_roots_changed().await })
+        })
     })
 }
 
@@ -509,11 +543,11 @@ pub unsafe extern "C" fn mcp_client_notify_roots_changed(
 /// server to exit). Later calls return `MCP_CLOSED`.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_close(client: *mut mcp_client) {
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        if let Some(c) = client.as_ref() {
+    ffi_boundary!({
+        if let Some(c) = handle_opt(client) {
             close(&c.shared);
         }
-    }));
+    })
 }
 
 fn close(fc: &Arc<FfiClient>) {
@@ -525,6 +559,7 @@ fn close(fc: &Arc<FfiClient>) {
     };
     let client = fc.client.clone();
     client.mark_closed();
+    fc.calls.close_all();
     if fc.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
         engine.spawn(async move { client.close().await });
     } else {
@@ -538,35 +573,35 @@ fn close(fc: &Arc<FfiClient>) {
 /// must still be freed/completed. Calling it from a callback is allowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_client_free(client: *mut mcp_client) {
-    if client.is_null() {
-        return;
-    }
-    let client = Box::from_raw(client);
-    if client.shared.forked() {
-        // Inherited through fork(): its threads and its server belong to the parent. Touching
-        // them (joining, signalling the server's group) would harm the parent: leak instead.
-        std::mem::forget(client);
-        return;
-    }
-    let release = move || {
-        let _ = catch_unwind(AssertUnwindSafe(|| {
+    ffi_boundary!({
+        let Some(client) = take_handle(client) else {
+            return;
+        };
+        if client.shared.forked() {
+            // Inherited through fork(): its threads and its server belong to the parent. Touching
+            // them (joining, signalling the server's group) would harm the parent: leak instead.
+            std::mem::forget(client);
+            return;
+        }
+        let release = move || {
             close(&client.shared);
             client.shared.dispatcher.stop();
             client.shared.client.clear_handlers();
             drop(client);
-        }));
-    };
-    if thread_exiting() {
-        // Called from a thread-exit destructor (a pthread key's, a C++ thread_local's): this
-        // thread's Rust thread-locals, tokio's runtime context among them, may already be gone,
-        // and driving the runtime here would panic and skip the graceful close. A fresh thread
-        // has them all; joining it keeps `free` synchronous.
-        if let Ok(helper) = std::thread::Builder::new().name("mcp-free".into()).spawn(release) {
-            let _ = helper.join();
+        };
+        if thread_exiting() {
+            // Called from a thread-exit destructor (a pthread key's, a C++ thread_local's): this
+            // thread's Rust thread-locals, tokio's runtime context among them, may already be
+            // gone, and driving the runtime here would panic and skip the graceful close. A fresh
+            // thread has them all; joining it keeps `free` synchronous (the helper thread's own
+            // panic stays on it: `join` returns it as an error).
+            if let Ok(helper) = std::thread::Builder::new().name("mcp-free".into()).spawn(release) {
+                let _ = helper.join();
+            }
+            return;
         }
-        return;
-    }
-    release();
+        release();
+    })
 }
 
 /// Whether this thread is running its thread-local destructors (tokio's context is gone).

@@ -1,6 +1,8 @@
 //! JSON-RPC and MCP error codes for C hosts, with the `MCP_JSONRPC_` prefix (for
 //! `mcp_responder_reply_error` and for reading `mcp_error_jsonrpc_code`). cbindgen needs literal
 //! values; a test keeps them equal to `crate::protocol::codes`, the one definition the library uses.
+// Read by cbindgen for the header, not by Rust code.
+#![allow(dead_code)]
 
 pub const MCP_JSONRPC_PARSE_ERROR: i64 = -32700;
 pub const MCP_JSONRPC_INVALID_REQUEST: i64 = -32600;

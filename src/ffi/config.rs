@@ -1,12 +1,12 @@
 //! `mcp_config`: the connection settings builder. It holds the flat JSON object that
 //! `ClientConfig::from_json` reads; the setters edit that object.
 
-use super::error::{guard, mcp_error, Failure};
+use super::boundary::{ffi_boundary, handle_mut, into_handle, out, take_handle, Handle};
+use super::error::{mcp_error, Failure};
 use super::status::mcp_status;
 use super::strings::{arg_str, opt_json};
 use serde_json::{json, Map, Value};
 use std::ffi::c_char;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Era modes for `mcp_config_set_mode`.
 pub const MCP_MODE_AUTO: i32 = 0;
@@ -24,6 +24,9 @@ pub struct mcp_config {
     pub(crate) settings: Map<String, Value>,
 }
 
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_config_free`.
+unsafe impl Handle for mcp_config {}
+
 /// Creates settings from a JSON object (NULL: empty). The keys, their types, defaults and
 /// meaning are in the JSON Schema `mcp_client.config.schema.json`, installed beside this header
 /// and generated from the library's configuration types. In short: exactly one of `command`
@@ -31,108 +34,107 @@ pub struct mcp_config {
 /// (HTTP: `headers`, `bearer_token` or `oauth` (see `mcp_config_set_oauth`),
 /// `allow_insecure_http`, `resolve`), and for both `mode`, `protocol_version`, `client_info`,
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
-/// `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` and the opt-in
-/// `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent.
-/// An unknown key or a wrong type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a
-/// message naming the key (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with
-/// `mcp_config_free`.
+/// `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
+/// `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
+/// `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+/// `response_cache_max_entries` (512), `validate_output_schema` (true; see
+/// `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
+/// `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+/// type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
+/// (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_new(
     json: *const c_char,
     config_out: *mut *mut mcp_config,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        if config_out.is_null() {
-            return Err(Failure::null("config_out"));
-        }
+    ffi_boundary!(err_out, {
+        let config_out = out(config_out, "config_out")?;
         let settings = match opt_json(json, "json")? {
             None => Map::new(),
             Some(Value::Object(m)) => m,
             Some(_) => return Err(Failure::invalid("the configuration must be a JSON object")),
         };
-        *config_out = Box::into_raw(Box::new(mcp_config { settings }));
+        *config_out = into_handle(mcp_config { settings });
         Ok(())
     })
 }
 
-unsafe fn edit(
+fn edit(
     config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
     f: impl FnOnce(&mut Map<String, Value>) -> Result<(), Failure>,
-) -> mcp_status {
-    guard(err_out, || {
-        f(&mut config.as_mut().ok_or_else(|| Failure::null("config"))?.settings)
-    })
+) -> Result<(), Failure> {
+    f(&mut handle_mut(config, "config")?.settings)
 }
 
 /// Sets one setting to the value `value` computes (which may refuse the argument).
-unsafe fn set(
+pub(crate) fn set(
     config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
     key: &str,
     value: impl FnOnce() -> Result<Value, Failure>,
-) -> mcp_status {
-    edit(config, err_out, |s| {
+) -> Result<(), Failure> {
+    edit(config, |s| {
         s.insert(key.into(), value()?);
         Ok(())
     })
 }
 
 /// Sets one string setting from a required C string argument.
-unsafe fn set_string(
-    config: *mut mcp_config,
-    err_out: *mut *mut mcp_error,
-    key: &str,
-    value: *const c_char,
-    name: &str,
-) -> mcp_status {
-    set(config, err_out, key, || Ok(json!(arg_str(value, name)?)))
+fn set_string(config: *mut mcp_config, key: &str, value: *const c_char, name: &str) -> Result<(), Failure> {
+    set(config, key, || Ok(json!(arg_str(value, name)?)))
 }
 
 /// The server command (stdio): a program name looked up in PATH, or a path.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_command(
     config: *mut mcp_config,
     command: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "command", command, "command")
+    ffi_boundary!(err_out, { set_string(config, "command", command, "command") })
 }
 
 /// Appends one argument for the server command.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_add_arg(
     config: *mut mcp_config,
     arg: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let arg = arg_str(arg, "arg")?;
-        match s.entry("args").or_insert_with(|| json!([])) {
-            Value::Array(a) => a.push(json!(arg)),
-            _ => return Err(Failure::invalid("args is not an array")),
-        }
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let arg = arg_str(arg, "arg")?;
+            match s.entry("args").or_insert_with(|| json!([])) {
+                Value::Array(a) => a.push(json!(arg)),
+                _ => return Err(Failure::invalid("args is not an array")),
+            }
+            Ok(())
+        })
     })
 }
 
 /// Sets one environment variable for the server process.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_env(
     config: *mut mcp_config,
     name: *const c_char,
     value: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
-        crate::client::check_env_name(name).map_err(|e| Failure::invalid(e.message()))?;
-        match s.entry("env").or_insert_with(|| json!({})) {
-            Value::Object(m) => m.insert(name.into(), json!(value)),
-            _ => return Err(Failure::invalid("env is not an object")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+            crate::client::check_env_name(name).map_err(|e| Failure::invalid(e.message()))?;
+            match s.entry("env").or_insert_with(|| json!({})) {
+                Value::Object(m) => m.insert(name.into(), json!(value)),
+                _ => return Err(Failure::invalid("env is not an object")),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -142,58 +144,66 @@ pub unsafe extern "C" fn mcp_config_set_env(
 /// out of servers), `MCP_ENV_INHERIT` (all of them: an explicit choice) or `MCP_ENV_REPLACE`
 /// (none). JSON key `env_mode`: "allowlist", "inherit" or "replace".
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_env_mode(
     config: *mut mcp_config,
     mode: i32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let mode = match mode {
-            MCP_ENV_INHERIT => "inherit",
-            MCP_ENV_REPLACE => "replace",
-            MCP_ENV_ALLOWLIST => "allowlist",
-            _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
-        };
-        s.insert("env_mode".into(), json!(mode));
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let mode = match mode {
+                MCP_ENV_INHERIT => "inherit",
+                MCP_ENV_REPLACE => "replace",
+                MCP_ENV_ALLOWLIST => "allowlist",
+                _ => return Err(Failure::invalid(format!("unknown environment mode {mode}"))),
+            };
+            s.insert("env_mode".into(), json!(mode));
+            Ok(())
+        })
     })
 }
 
 /// The server's working directory.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_cwd(
     config: *mut mcp_config,
     dir: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "cwd", dir, "dir")
+    ffi_boundary!(err_out, { set_string(config, "cwd", dir, "dir") })
 }
 
 /// The server URL (Streamable HTTP; http or https). A configuration has a URL or a command.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_url(
     config: *mut mcp_config,
     url: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "url", url, "url")
+    ffi_boundary!(err_out, { set_string(config, "url", url, "url") })
 }
 
 /// Adds an HTTP header sent with every request (HTTP transports).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_add_header(
     config: *mut mcp_config,
     name: *const c_char,
     value: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
-        match s.entry("headers").or_insert_with(|| json!({})) {
-            Value::Object(m) => m.insert(name.into(), json!(value)),
-            _ => return Err(Failure::invalid("headers is not an object")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let (name, value) = (arg_str(name, "name")?, arg_str(value, "value")?);
+            match s.entry("headers").or_insert_with(|| json!({})) {
+                Value::Object(m) => m.insert(name.into(), json!(value)),
+                _ => return Err(Failure::invalid("headers is not an object")),
+            };
+            Ok(())
+        })
     })
 }
 
@@ -202,12 +212,13 @@ pub unsafe extern "C" fn mcp_config_add_header(
 /// only to a loopback host (127.0.0.0/8, ::1, localhost): `mcp_client_new` refuses an
 /// `http://` URL on another host unless the JSON key `allow_insecure_http` is true.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_bearer_token(
     config: *mut mcp_config,
     token: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "bearer_token", token, "token")
+    ffi_boundary!(err_out, { set_string(config, "bearer_token", token, "token") })
 }
 
 /// OAuth 2.1 authorization for an HTTP server (instead of a static bearer token):
@@ -243,89 +254,109 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// contacted (a range also matches resolved addresses). The MCP server's own origin is always
 /// allowed. Errors never quote what a fetched document says.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_oauth(
     config: *mut mcp_config,
     oauth_json: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        match opt_json(oauth_json, "oauth_json")? {
-            Some(v @ Value::Object(_)) => s.insert("oauth".into(), v),
-            Some(_) => return Err(Failure::invalid("oauth_json must be a JSON object")),
-            None => return Err(Failure::null("oauth_json")),
-        };
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            match opt_json(oauth_json, "oauth_json")? {
+                Some(v @ Value::Object(_)) => s.insert("oauth".into(), v),
+                Some(_) => return Err(Failure::invalid("oauth_json must be a JSON object")),
+                None => return Err(Failure::null("oauth_json")),
+            };
+            Ok(())
+        })
     })
 }
 
 /// `MCP_MODE_AUTO` (default), `MCP_MODE_MODERN` or `MCP_MODE_LEGACY`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_mode(
     config: *mut mcp_config,
     mode: i32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    edit(config, err_out, |s| {
-        let mode = match mode {
-            MCP_MODE_AUTO => "auto",
-            MCP_MODE_MODERN => "modern",
-            MCP_MODE_LEGACY => "legacy",
-            _ => return Err(Failure::invalid(format!("unknown mode {mode}"))),
-        };
-        s.insert("mode".into(), json!(mode));
-        Ok(())
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            let mode = match mode {
+                MCP_MODE_AUTO => "auto",
+                MCP_MODE_MODERN => "modern",
+                MCP_MODE_LEGACY => "legacy",
+                _ => return Err(Failure::invalid(format!("unknown mode {mode}"))),
+            };
+            s.insert("mode".into(), json!(mode));
+            Ok(())
+        })
     })
 }
 
 /// Pins one protocol version (e.g. "2025-06-18"); its era follows. Overrides the mode.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_protocol_version(
     config: *mut mcp_config,
     version: *const c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set_string(config, err_out, "protocol_version", version, "version")
+    ffi_boundary!(err_out, { set_string(config, "protocol_version", version, "version") })
 }
 
-/// Default per-request timeout in milliseconds (default 60000; 0: none).
+/// The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+/// negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(
     config: *mut mcp_config,
-    timeout_ms: u64,
+    timeout_ms: i64,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "request_timeout_ms", || {
-        crate::client::timeout_ms("timeout_ms", timeout_ms).map_err(|e| Failure::invalid(e.message()))?;
-        Ok(json!(timeout_ms))
+    ffi_boundary!(err_out, {
+        edit(config, |s| {
+            match timeout_ms {
+                0 => s.remove("request_timeout_ms"),
+                t if t < 0 => s.insert("request_timeout_ms".into(), json!(0)),
+                t => {
+                    crate::client::timeout_ms("timeout_ms", t as u64).map_err(|e| Failure::invalid(e.message()))?;
+                    s.insert("request_timeout_ms".into(), json!(t))
+                }
+            };
+            Ok(())
+        })
     })
 }
 
 /// How many `input_required` rounds are driven automatically (default 10).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_input_required_max_rounds(
     config: *mut mcp_config,
     rounds: u32,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "input_required_max_rounds", || Ok(json!(rounds)))
+    ffi_boundary!(err_out, {
+        set(config, "input_required_max_rounds", || Ok(json!(rounds)))
+    })
 }
 
 /// Declares the skills extension (`io.modelcontextprotocol/skills`, SEP-2640) in the derived
 /// capabilities (default false). Only a host that loads skills itself should: servers seeing it
 /// stop offering their fallback tool for loading skills.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_skills(
     config: *mut mcp_config,
     enabled: bool,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    set(config, err_out, "skills", || Ok(json!(enabled)))
+    ffi_boundary!(err_out, { set(config, "skills", || Ok(json!(enabled))) })
 }
 
 /// Frees settings. NULL is a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_config_free(config: *mut mcp_config) {
-    if !config.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(config))));
-    }
+    ffi_boundary!({ drop(take_handle(config)) })
 }

@@ -1,7 +1,8 @@
 //! The connection-state listener (`mcp_client_on_connection_state`), for the opt-in reconnect
 //! policy (the `reconnect` configuration key).
 
-use super::client::with_client;
+use super::boundary::ffi_boundary;
+use super::client::on_client;
 use super::error::mcp_error;
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
@@ -31,6 +32,7 @@ pub type mcp_connection_state_fn =
 /// `MCP_CONNECTION_RECONNECTING` per attempt, then `MCP_CONNECTION_CONNECTED` or
 /// `MCP_CONNECTION_FAILED`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_connection_state(
     client: *mut super::client::mcp_client,
     listener: mcp_connection_state_fn,
@@ -38,25 +40,27 @@ pub unsafe extern "C" fn mcp_client_on_connection_state(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |state: &ConnectionState| {
-                let (code, attempt, detail) = match state {
-                    ConnectionState::Connected => (MCP_CONNECTION_CONNECTED, 0, String::new()),
-                    ConnectionState::Disconnected(why) => (MCP_CONNECTION_DISCONNECTED, 0, why.clone()),
-                    ConnectionState::Reconnecting(n) => (MCP_CONNECTION_RECONNECTING, *n, String::new()),
-                    ConnectionState::Failed(why) => (MCP_CONNECTION_FAILED, 0, why.clone()),
-                };
-                let (ud, detail) = (userdata.clone(), to_c(detail));
-                dispatcher.post(Box::new(move || {
-                    // SAFETY: host callback; `detail` borrowed for its duration.
-                    unsafe { f(ud.ptr(), code, attempt, detail.as_ptr()) }
-                }));
-            }) as crate::client::ConnectionStateFn
-        });
-        fc.client.on_connection_state(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |state: &ConnectionState| {
+                    let (code, attempt, detail) = match state {
+                        ConnectionState::Connected => (MCP_CONNECTION_CONNECTED, 0, String::new()),
+                        ConnectionState::Disconnected(why) => (MCP_CONNECTION_DISCONNECTED, 0, why.clone()),
+                        ConnectionState::Reconnecting(n) => (MCP_CONNECTION_RECONNECTING, *n, String::new()),
+                        ConnectionState::Failed(why) => (MCP_CONNECTION_FAILED, 0, why.clone()),
+                    };
+                    let (ud, detail) = (userdata.clone(), to_c(detail));
+                    dispatcher.post(Box::new(move || {
+                        // SAFETY: host callback; `detail` borrowed for its duration.
+                        unsafe { f(ud.ptr(), code, attempt, detail.as_ptr()) }
+                    }));
+                }) as crate::client::ConnectionStateFn
+            });
+            fc.client.on_connection_state(listener);
+            Ok(())
+        })
     })
 }

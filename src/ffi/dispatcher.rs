@@ -2,11 +2,12 @@
 //! held. A slow callback therefore never stalls network I/O, and "no callback in flight" has
 //! one place to be waited for.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::{JoinHandle, ThreadId};
+
+use super::event_loop::HostQueue;
 
 pub(crate) type Job = Box<dyn FnOnce() + Send>;
 
@@ -24,6 +25,8 @@ pub(crate) struct Dispatcher {
     /// Jobs posted and not yet finished.
     queued: Arc<AtomicUsize>,
     dropped: AtomicU64,
+    /// Host-loop mode (`ffi/event_loop`): jobs go to the host's queue instead of the thread.
+    host: OnceLock<Arc<HostQueue>>,
 }
 
 impl Dispatcher {
@@ -37,7 +40,7 @@ impl Dispatcher {
             for job in rx {
                 if !flag.load(Ordering::SeqCst) {
                     // (stopped: queued callbacks are dropped, never run)
-                    let _ = catch_unwind(AssertUnwindSafe(job));
+                    super::boundary::contain(job);
                 }
                 in_queue.fetch_sub(1, Ordering::SeqCst);
             }
@@ -49,6 +52,7 @@ impl Dispatcher {
             stopped,
             queued,
             dropped: AtomicU64::new(0),
+            host: OnceLock::new(),
         }))
     }
 
@@ -58,6 +62,15 @@ impl Dispatcher {
             return false;
         }
         self.queued.fetch_add(1, Ordering::SeqCst);
+        if let Some(host) = self.host.get() {
+            let done = Queued(self.queued.clone());
+            return host
+                .push(Box::new(move || {
+                    let _done = done;
+                    job()
+                }))
+                .is_ok();
+        }
         let sent = match self.tx.lock().unwrap().as_ref() {
             Some(tx) => tx.send(job).is_ok(),
             None => false,
@@ -84,12 +97,29 @@ impl Dispatcher {
     }
 
     pub fn is_current(&self) -> bool {
-        std::thread::current().id() == self.thread_id
+        std::thread::current().id() == self.thread_id || self.host.get().is_some_and(|h| h.is_current())
+    }
+
+    /// The host's queue, once in host-loop mode.
+    pub fn host(&self) -> Option<&Arc<HostQueue>> {
+        self.host.get()
+    }
+
+    /// Switches to host-loop mode (once; later calls return the same queue).
+    pub fn use_host(&self, make: impl FnOnce() -> std::io::Result<HostQueue>) -> std::io::Result<Arc<HostQueue>> {
+        if let Some(host) = self.host.get() {
+            return Ok(host.clone());
+        }
+        let queue = Arc::new(make()?);
+        Ok(self.host.get_or_init(|| queue).clone())
     }
 
     /// No callback starts after this returns; waits for a running one unless called from it.
     pub fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
+        if let Some(host) = self.host.get() {
+            host.close();
+        }
         self.tx.lock().unwrap().take();
         let thread = self.thread.lock().unwrap().take();
         if let Some(thread) = thread {
@@ -97,5 +127,14 @@ impl Dispatcher {
                 let _ = thread.join();
             }
         }
+    }
+}
+
+/// Counts a host-loop job as waiting until it ran or was dropped.
+struct Queued(Arc<AtomicUsize>);
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }

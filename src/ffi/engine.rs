@@ -18,7 +18,6 @@
 //! and takes over (one hand-off, on the first call after an idle or busy period).
 
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
@@ -33,8 +32,8 @@ const IDLE_GRACE: Duration = Duration::from_millis(5);
 struct Shared {
     runtime: Runtime,
     handle: Handle,
-    /// Host threads inside `block_on`.
-    active: AtomicUsize,
+    /// Host threads inside `block_on`, plus started calls in flight (shared with their tasks).
+    active: Arc<AtomicUsize>,
     /// Calls started so far (tells the driver whether calls came and went while it slept).
     entries: AtomicU64,
     /// A caller drives the runtime (or is about to).
@@ -66,7 +65,7 @@ impl Engine {
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
             runtime,
-            active: AtomicUsize::new(0),
+            active: Arc::new(AtomicUsize::new(0)),
             entries: AtomicU64::new(0),
             caller_drives: AtomicBool::new(false),
             driving: AtomicBool::new(false),
@@ -118,6 +117,23 @@ impl Engine {
         self.shared.runtime.spawn(fut);
     }
 
+    /// Starts a started call's task (`ffi/call`): it counts as a call in progress until it ends,
+    /// so the driver thread drives at once (no caller drives for it) and a blocking caller
+    /// arriving meanwhile waits instead of taking the runtime from the driver.
+    pub fn spawn_call<F>(&self, fut: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        let s = &*self.shared;
+        s.active.fetch_add(1, SeqCst);
+        let started = InFlight(s.active.clone());
+        s.runtime.spawn(async move {
+            let _in_flight = started;
+            fut.await
+        });
+        s.wake_driver();
+    }
+
     /// Stops the driver thread, then the runtime (waiting at most `timeout` for blocking work).
     /// Not from a thread inside `block_on`. Every engine ends here or in `leak`.
     pub fn shutdown(self, timeout: Duration) {
@@ -140,6 +156,15 @@ impl Engine {
     /// In a forked child: the driver thread does not exist there; leave everything as it is.
     pub fn leak(self) {
         std::mem::forget(self);
+    }
+}
+
+/// A started call's share of `active`, given back when its task ends or is dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, SeqCst);
     }
 }
 
@@ -192,7 +217,7 @@ fn drive(s: &Shared) {
 fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     s.driving.store(true, SeqCst);
     if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
-        let _ = catch_unwind(AssertUnwindSafe(|| s.runtime.block_on(s.release.notified())));
+        super::boundary::contain(|| s.runtime.block_on(s.release.notified()));
     }
     s.driving.store(false, SeqCst);
 }

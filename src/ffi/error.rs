@@ -1,11 +1,11 @@
 //! `mcp_error` objects, the `Failure` carried inside the FFI layer, and the panic boundary.
 
-use super::status::{self, mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK, MCP_PANIC};
+use super::boundary::{ffi_boundary, handle_opt, into_handle, out, put, take_handle, Handle};
+use super::status::{self, mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_PANIC};
 use super::strings::{has_nul, to_c};
 use crate::error::Error;
 use std::any::Any;
 use std::ffi::{c_char, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
 /// Why an FFI call failed: a status, a message, and the core error when there is one.
@@ -63,10 +63,17 @@ pub struct mcp_error {
     result_json: Option<CString>,
     http_status: Option<u16>,
     www_authenticate: Option<CString>,
+    /// `MCP_URL_ELICITATION_REQUIRED`: the server's `data.elicitations` (see `ffi::elicitation`).
+    pub(crate) elicitations_json: Option<CString>,
+    /// `MCP_INPUT_REQUIRED`: the requests no handler answers (see `ffi::elicitation`).
+    pub(crate) unanswered_json: Option<CString>,
 }
 
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle` (`report`), freed by `mcp_error_free`.
+unsafe impl Handle for mcp_error {}
+
 impl mcp_error {
-    fn from_failure(f: Failure) -> Self {
+    pub(crate) fn from_failure(f: Failure) -> Self {
         let rpc = f.source.as_ref().and_then(|e| e.rpc_error());
         let input = f.source.as_ref().and_then(|e| e.input_required_data());
         // A requestState is handed back byte-exact or not at all: one holding U+0000 cannot be a
@@ -91,99 +98,87 @@ impl mcp_error {
             data_json: rpc.and_then(|r| r.data.as_ref()).map(|d| to_c(d.to_string())),
             input_requests_json: input.map(|i| to_c(i.input_requests.to_string())),
             request_state: state.map(to_c),
-            result_json: input.map(|i| to_c(i.result.to_string())),
+            result_json: input
+                .map(|i| &i.result)
+                .or_else(|| f.source.as_ref().and_then(|e| e.result()))
+                .map(|r| to_c(r.to_string())),
             http_status: f.source.as_ref().and_then(|e| e.http_status()),
             www_authenticate: f
                 .source
                 .as_ref()
                 .and_then(|e| e.www_authenticate())
                 .map(|w| to_c(w.to_string())),
+            elicitations_json: f
+                .source
+                .as_ref()
+                .and_then(|e| e.elicitations())
+                .map(|v| to_c(v.to_string())),
+            unanswered_json: input.map(|i| to_c(i.unanswered.to_string())),
         }
     }
 }
 
 /// Stores a failure in `*err_out` (when the caller asked for it) and returns its status.
-pub(crate) unsafe fn report(err_out: *mut *mut mcp_error, failure: Failure) -> mcp_status {
+pub(crate) fn report(err_out: *mut *mut mcp_error, failure: Failure) -> mcp_status {
     let status = failure.status;
     if !err_out.is_null() {
-        *err_out = Box::into_raw(Box::new(mcp_error::from_failure(failure)));
+        put(err_out, into_handle(mcp_error::from_failure(failure)));
     }
     status
 }
 
-/// The panic boundary for fallible functions: runs `body`, maps its failure or panic to a
-/// status and an optional error object.
-pub(crate) unsafe fn guard(err_out: *mut *mut mcp_error, body: impl FnOnce() -> Result<(), Failure>) -> mcp_status {
-    let outcome = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|p| Err(Failure::panic(p)));
-    match outcome {
-        Ok(()) => MCP_OK,
-        Err(failure) => report(err_out, failure),
-    }
-}
-
-/// The panic boundary for functions that consume a handle (`responder` replies): NULL is
-/// `MCP_NULL_ARG`; otherwise the handle is taken over whatever `body` returns.
-pub(crate) unsafe fn consume<T>(
-    handle: *mut T,
-    name: &str,
-    err_out: *mut *mut mcp_error,
-    body: impl FnOnce(Box<T>) -> Result<(), Failure>,
-) -> mcp_status {
-    if handle.is_null() {
-        return guard(err_out, || Err(Failure::null(name)));
-    }
-    let handle = Box::from_raw(handle);
-    guard(err_out, move || body(handle))
-}
-
-unsafe fn borrow_str(s: &Option<CString>) -> *const c_char {
+pub(crate) fn borrow_str(s: &Option<CString>) -> *const c_char {
     s.as_ref().map_or(ptr::null(), |c| c.as_ptr())
 }
 
 /// The error's status code (`MCP_INVALID_ARG` for a NULL error).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_error_status(error: *const mcp_error) -> mcp_status {
-    error.as_ref().map_or(MCP_INVALID_ARG, |e| e.status)
+    ffi_boundary!({ handle_opt(error).map_or(MCP_INVALID_ARG, |e| e.status) })
 }
 
 /// UTF-8 message; borrowed, valid until `mcp_error_free`. Never NULL for a non-NULL error.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_message(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| e.message.as_ptr())
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| e.message.as_ptr()) })
 }
 
 /// The JSON-RPC `error.code` when the server answered with an error object; false otherwise.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_jsonrpc_code(error: *const mcp_error, code_out: *mut i64) -> bool {
-    match (error.as_ref().and_then(|e| e.jsonrpc_code), code_out.is_null()) {
-        (Some(code), false) => {
-            *code_out = code;
-            true
+    ffi_boundary!({
+        match (
+            handle_opt(error).and_then(|e| e.jsonrpc_code),
+            out(code_out, "code_out"),
+        ) {
+            (Some(code), Ok(slot)) => {
+                *slot = code;
+                true
+            }
+            _ => false,
         }
-        _ => false,
-    }
+    })
 }
 
 /// The JSON-RPC `error.message` exactly as the server sent it (`mcp_error_message` adds
 /// context), or NULL when the server did not answer with an error object. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_jsonrpc_message(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.jsonrpc_message))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.jsonrpc_message)) })
 }
 
 /// The JSON-RPC `error.data` as JSON, or NULL. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_data_json(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.data_json))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.data_json)) })
 }
 
 /// For `MCP_INPUT_REQUIRED` and `MCP_INPUT_ROUNDS_EXCEEDED`: the `inputRequests` map as JSON
 /// (`{}` when the server sent none); NULL otherwise. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) -> *const c_char {
-    error
-        .as_ref()
-        .map_or(ptr::null(), |e| borrow_str(&e.input_requests_json))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.input_requests_json)) })
 }
 
 /// For the input-required statuses: the opaque `requestState`, byte-exact, or NULL when the
@@ -191,40 +186,44 @@ pub unsafe extern "C" fn mcp_error_input_requests_json(error: *const mcp_error) 
 /// then says so; it is never handed over shortened). Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_request_state(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.request_state))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.request_state)) })
 }
 
 /// For the input-required statuses: the raw `input_required` result as JSON (the last one for
-/// `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+/// `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+/// otherwise. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_result_json(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.result_json))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.result_json)) })
 }
 
 /// The HTTP status of the answer that caused the error (`MCP_AUTH_REQUIRED`, and transport
 /// errors caused by an HTTP status) in `*status_out`; false when there is none.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_http_status(error: *const mcp_error, status_out: *mut u16) -> bool {
-    match (error.as_ref().and_then(|e| e.http_status), status_out.is_null()) {
-        (Some(status), false) => {
-            *status_out = status;
-            true
+    ffi_boundary!({
+        match (
+            handle_opt(error).and_then(|e| e.http_status),
+            out(status_out, "status_out"),
+        ) {
+            (Some(status), Ok(slot)) => {
+                *slot = status;
+                true
+            }
+            _ => false,
         }
-        _ => false,
-    }
+    })
 }
 
 /// For `MCP_AUTH_REQUIRED`: the server's `WWW-Authenticate` challenge (several are joined with
 /// ", "), or NULL. It never holds credentials. Borrowed.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_www_authenticate(error: *const mcp_error) -> *const c_char {
-    error.as_ref().map_or(ptr::null(), |e| borrow_str(&e.www_authenticate))
+    ffi_boundary!({ handle_opt(error).map_or(ptr::null(), |e| borrow_str(&e.www_authenticate)) })
 }
 
 /// Frees an error. NULL is a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_error_free(error: *mut mcp_error) {
-    if !error.is_null() {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(Box::from_raw(error))));
-    }
+    ffi_boundary!({ drop(take_handle(error)) })
 }

@@ -2,13 +2,14 @@
 //! forks, and each client remembers the count it was created under (`getpid` per call cost a
 //! system call on every blocking call).
 
+use super::boundary::ffi_boundary;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Once;
 
 static FORKS: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn on_fork_child() {
-    FORKS.fetch_add(1, Ordering::SeqCst);
+    ffi_boundary!({ FORKS.fetch_add(1, Ordering::SeqCst) });
 }
 
 /// How many times this process image was forked since the first client (compare, never read

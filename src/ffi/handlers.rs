@@ -1,14 +1,15 @@
 //! Host callbacks: input handlers (elicitation, sampling, roots) answered through responders,
 //! and listeners for notifications and log lines. All run on the client's dispatcher thread.
 
-use super::client::{with_client, FfiClient};
+use super::boundary::ffi_boundary;
+use super::client::{on_client, FfiClient};
 use super::dispatcher::Dispatcher;
-use super::error::{consume, mcp_error, Failure};
+use super::error::{mcp_error, Failure};
 use super::responder::ResponderState;
-use super::status::{mcp_status, MCP_INVALID_JSON};
-use super::strings::{arg_str, opt_str, to_c};
+use super::responders::mcp_responder;
+use super::status::mcp_status;
+use super::strings::to_c;
 use crate::client::{HandlerError, InputHandler, InputKind, InputRequest, LogLine, NotificationFn};
-use crate::protocol::codes;
 use crate::transport::BoxFuture;
 use serde_json::{json, Value};
 use std::ffi::{c_char, c_void};
@@ -49,6 +50,8 @@ pub(crate) struct Userdata {
 
 // SAFETY: the header requires userdata to be usable from the dispatcher thread.
 unsafe impl Send for Userdata {}
+// SAFETY: the library never reads through the pointer; it only hands it to host callbacks,
+// which the header requires to accept it from the dispatcher thread.
 unsafe impl Sync for Userdata {}
 
 impl Userdata {
@@ -69,12 +72,6 @@ impl Drop for Userdata {
     }
 }
 
-/// The handle an input handler completes. Owned by the library during the callback; after
-/// `mcp_responder_defer`, owned by the host until a reply call consumes it.
-pub struct mcp_responder {
-    state: Arc<ResponderState<Value>>,
-}
-
 struct FfiInputHandler {
     callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
     userdata: Arc<Userdata>,
@@ -89,6 +86,8 @@ impl InputHandler for FfiInputHandler {
         let method = to_c(request.method);
         let params = to_c(request.params.unwrap_or_else(|| json!({})).to_string());
         let cancel = request.cancel;
+        state.set_hook_poster(self.dispatcher.clone());
+        let watch = Unwanted(state.clone(), self.dispatcher.clone(), cancel.clone());
         let posted = self.dispatcher.post(Box::new(move || {
             // Cancelling the call's token waits for this callback; once it is cancelled, the
             // host is not called at all (mcp_cancel_token_cancel's promise).
@@ -97,7 +96,7 @@ impl InputHandler for FfiInputHandler {
                 state.finish(Err(HandlerError::new("the call was cancelled before the handler ran")));
                 return;
             }
-            let responder = Box::into_raw(Box::new(mcp_responder { state: state.clone() }));
+            let responder = mcp_responder::input(state.clone());
             // SAFETY: host callback with the documented arguments; all borrowed for the call.
             unsafe {
                 callback(
@@ -110,18 +109,49 @@ impl InputHandler for FfiInputHandler {
             };
             if state.untouched() {
                 // Neither replied nor deferred: the responder is still ours; that means "declined".
-                // SAFETY: not consumed (phase unchanged), so the box is still live and ours.
-                drop(unsafe { Box::from_raw(responder) });
+                // Not consumed (phase unchanged): the handle is still live and ours.
+                mcp_responder::release(responder);
                 state.finish(default_answer(kind));
             }
         }));
+        let mut rx = rx;
         Box::pin(async move {
             if !posted {
                 return Err(HandlerError::new("the client is shutting down"));
             }
-            rx.await
-                .unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
+            let answer = tokio::select! {
+                answer = &mut rx => answer,
+                _ = watch.2.cancelled() => {
+                    watch.announce();
+                    rx.await
+                }
+            };
+            drop(watch);
+            answer.unwrap_or_else(|_| Err(HandlerError::new("the handler finished without answering")))
         })
+    }
+}
+
+/// Announces "no longer wanted" to a responder's cancel hook: when its call's token is
+/// cancelled, or when the call stops waiting (drops this) before the answer came.
+/// Input handlers and the authorization callback share it.
+pub(crate) struct Unwanted<T>(
+    pub(crate) Arc<ResponderState<T>>,
+    pub(crate) Arc<Dispatcher>,
+    pub(crate) crate::client::CancelToken,
+);
+
+impl<T> Unwanted<T> {
+    pub(crate) fn announce(&self) {
+        if let Some(hook) = self.0.unwanted() {
+            self.1.post(hook);
+        }
+    }
+}
+
+impl<T> Drop for Unwanted<T> {
+    fn drop(&mut self) {
+        self.announce();
     }
 }
 
@@ -132,33 +162,41 @@ fn default_answer(kind: InputKind) -> Result<Value, HandlerError> {
     }
 }
 
-unsafe fn register(
+fn register(
     client: *const super::client::mcp_client,
     kind: InputKind,
     callback: mcp_input_fn,
     userdata: *mut c_void,
     userdata_free: mcp_userdata_free_fn,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
+) -> Result<(), Failure> {
     let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc: &FfiClient| {
-        let handler = callback.map(|callback| {
-            Arc::new(FfiInputHandler {
-                callback,
-                userdata,
-                dispatcher: fc.dispatcher.clone(),
-                kind,
-            }) as Arc<dyn InputHandler>
-        });
+    on_client(client, move |fc: &FfiClient| {
+        let handler = callback.map(|callback| input_handler(fc, kind, callback, userdata));
         fc.client.set_handler(kind, handler);
         Ok(())
     })
 }
 
+/// A C input handler as the client's `InputHandler` (also used by `mcp_client_on_elicitation_modes`).
+pub(crate) fn input_handler(
+    fc: &FfiClient,
+    kind: InputKind,
+    callback: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char, usize, *mut mcp_responder),
+    userdata: Arc<Userdata>,
+) -> Arc<dyn InputHandler> {
+    Arc::new(FfiInputHandler {
+        callback,
+        userdata,
+        dispatcher: fc.dispatcher.clone(),
+        kind,
+    })
+}
+
 /// Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-/// `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+/// `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
 /// `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_elicitation(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -166,19 +204,15 @@ pub unsafe extern "C" fn mcp_client_on_elicitation(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(
-        client,
-        InputKind::Elicitation,
-        handler,
-        userdata,
-        userdata_free,
-        err_out,
-    )
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Elicitation, handler, userdata, userdata_free)
+    })
 }
 
 /// Registers the `sampling/createMessage` handler and declares `sampling`. As
 /// `mcp_client_on_elicitation`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_sampling(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -186,11 +220,14 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(client, InputKind::Sampling, handler, userdata, userdata_free, err_out)
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Sampling, handler, userdata, userdata_free)
+    })
 }
 
 /// Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_roots(
     client: *mut super::client::mcp_client,
     handler: mcp_input_fn,
@@ -198,11 +235,14 @@ pub unsafe extern "C" fn mcp_client_on_roots(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    register(client, InputKind::Roots, handler, userdata, userdata_free, err_out)
+    ffi_boundary!(err_out, {
+        register(client, InputKind::Roots, handler, userdata, userdata_free)
+    })
 }
 
 /// Sets (NULL: removes) the notification listener. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_notification_handler(
     client: *mut super::client::mcp_client,
     listener: mcp_notification_fn,
@@ -210,25 +250,28 @@ pub unsafe extern "C" fn mcp_client_set_notification_handler(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |method: &str, params: &Value| {
-                let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
-                dispatcher.post_listener(Box::new(move || {
-                    // SAFETY: host callback; arguments borrowed for its duration.
-                    unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
-                }));
-            }) as NotificationFn
-        });
-        fc.client.on_notification(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |method: &str, params: &Value| {
+                    let (ud, method, params) = (userdata.clone(), to_c(method), to_c(params.to_string()));
+                    dispatcher.post_listener(Box::new(move || {
+                        // SAFETY: host callback; arguments borrowed for its duration.
+                        unsafe { f(ud.ptr(), method.as_ptr(), params.as_ptr(), params.as_bytes().len()) }
+                    }));
+                }) as NotificationFn
+            });
+            fc.client.on_notification(listener);
+            Ok(())
+        })
     })
 }
 
 /// Sets (NULL: removes) the log listener. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_log_handler(
     client: *mut super::client::mcp_client,
     listener: mcp_log_fn,
@@ -236,97 +279,23 @@ pub unsafe extern "C" fn mcp_client_set_log_handler(
     userdata_free: mcp_userdata_free_fn,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    let userdata = Userdata::new(userdata, userdata_free);
-    with_client(client, err_out, move |fc| {
-        let listener = listener.map(|f| {
-            let dispatcher = fc.dispatcher.clone();
-            Arc::new(move |line: &LogLine| {
-                let ud = userdata.clone();
-                let (level, source, message) =
-                    (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
-                dispatcher.post_listener(Box::new(move || {
-                    // SAFETY: host callback; arguments borrowed for its duration.
-                    unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
-                }));
-            }) as crate::client::LogFn
-        });
-        fc.client.on_log(listener);
-        Ok(())
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let listener = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |line: &LogLine| {
+                    let ud = userdata.clone();
+                    let (level, source, message) =
+                        (to_c(line.level), to_c(line.source.clone()), to_c(line.message.clone()));
+                    dispatcher.post_listener(Box::new(move || {
+                        // SAFETY: host callback; arguments borrowed for its duration.
+                        unsafe { f(ud.ptr(), level.as_ptr(), source.as_ptr(), message.as_ptr()) }
+                    }));
+                }) as crate::client::LogFn
+            });
+            fc.client.on_log(listener);
+            Ok(())
+        })
     })
-}
-
-/// Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
-/// `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
-/// `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
-/// when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_reply_json(
-    responder: *mut mcp_responder,
-    result_json: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
-        let parsed = arg_str(result_json, "result_json").and_then(|text| {
-            serde_json::from_str::<Value>(text)
-                .map_err(|e| Failure::new(MCP_INVALID_JSON, format!("result_json is not valid JSON: {e}")))
-                .and_then(|v| {
-                    if v.is_object() {
-                        Ok(v)
-                    } else {
-                        Err(Failure::invalid("result_json must be a JSON object"))
-                    }
-                })
-        });
-        match parsed {
-            Ok(value) => responder.state.reply(Ok(value)),
-            Err(failure) => {
-                responder.state.finish(Err(HandlerError::new(format!(
-                    "the handler replied badly: {}",
-                    failure.message
-                ))));
-                Err(failure)
-            }
-        }
-    })
-}
-
-/// Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
-/// constants name the usual ones) and `message` (NULL: a generic message). On a modern
-/// connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
-/// this error. Always consumes `responder` (except NULL).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_reply_error(
-    responder: *mut mcp_responder,
-    code: i64,
-    message: *const c_char,
-    err_out: *mut *mut mcp_error,
-) -> mcp_status {
-    consume(responder, "responder", err_out, move |responder| {
-        let message = opt_str(message, "message")
-            .ok()
-            .flatten()
-            .unwrap_or("the handler refused")
-            .to_string();
-        let code = if code == 0 { codes::INTERNAL_ERROR } else { code };
-        responder.state.reply(Err(HandlerError {
-            code: Some(code),
-            message,
-        }))
-    })
-}
-
-/// Keeps `responder` alive after the callback returns, for a reply later from any thread.
-/// Only valid inside the handler callback. A deferred responder must still be completed.
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_defer(responder: *mut mcp_responder) {
-    if let Some(r) = responder.as_ref() {
-        r.state.defer();
-    }
-}
-
-/// True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
-/// or the client closed).
-#[no_mangle]
-pub unsafe extern "C" fn mcp_responder_is_cancelled(responder: *const mcp_responder) -> bool {
-    responder.as_ref().is_none_or(|r| r.state.is_cancelled())
 }

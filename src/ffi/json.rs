@@ -1,13 +1,14 @@
 //! JSON helpers for hosts without a JSON library: read one value out of a JSON document by
 //! RFC 6901 pointer (e.g. "/content/0/text").
 
-use super::error::{guard, mcp_error, Failure};
+use super::boundary::{ffi_boundary, out};
+use super::error::{mcp_error, Failure};
 use super::status::{mcp_status, MCP_INVALID_JSON};
 use super::strings::{arg_str, give, give_json, has_nul};
 use serde_json::Value;
 use std::ffi::c_char;
 
-unsafe fn lookup(json: *const c_char, pointer: *const c_char) -> Result<Value, Failure> {
+fn lookup(json: *const c_char, pointer: *const c_char) -> Result<Value, Failure> {
     let text = arg_str(json, "json")?;
     let pointer = arg_str(pointer, "pointer")?;
     let doc: Value = serde_json::from_str(text)
@@ -20,16 +21,15 @@ unsafe fn lookup(json: *const c_char, pointer: *const c_char) -> Result<Value, F
 /// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
 /// `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_json_pointer(
     json: *const c_char,
     pointer: *const c_char,
     value_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        if value_json_out.is_null() {
-            return Err(Failure::null("value_json_out"));
-        }
+    ffi_boundary!(err_out, {
+        out(value_json_out, "value_json_out")?;
         give_json(value_json_out, &lookup(json, pointer)?);
         Ok(())
     })
@@ -38,16 +38,15 @@ pub unsafe extern "C" fn mcp_json_pointer(
 /// The string at `pointer` in `json`, unquoted. `MCP_INVALID_ARG` when there is no such value
 /// or it is not a string. Free the output with `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_json_string(
     json: *const c_char,
     pointer: *const c_char,
     value_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        if value_out.is_null() {
-            return Err(Failure::null("value_out"));
-        }
+    ffi_boundary!(err_out, {
+        out(value_out, "value_out")?;
         match lookup(json, pointer)? {
             // Handed over whole or refused: a C string would end at an embedded U+0000.
             Value::String(s) if has_nul(s.as_bytes()) => Err(Failure::invalid(

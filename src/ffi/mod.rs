@@ -9,21 +9,28 @@
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
 pub mod auth;
+pub(crate) mod boundary;
+pub mod cache;
+pub mod call;
 pub mod cancel;
 pub mod client;
 pub mod codes;
 pub mod config;
 pub mod connection;
 pub mod dispatcher;
+pub mod elicitation;
 mod engine;
 pub mod error;
+pub mod event_loop;
 mod fork;
 pub mod handlers;
 pub mod json;
 pub mod opts;
 mod responder;
+pub mod responders;
 pub mod skills;
 pub mod status;
 pub mod strings;
 pub mod subscription;
+pub mod tasks;
 pub mod version;

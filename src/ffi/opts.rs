@@ -1,8 +1,10 @@
 //! `mcp_call_opts`: per-call options, a versioned by-value struct.
 
+use super::boundary::{arg_opt, ffi_boundary, handle_opt, out};
 use super::cancel::mcp_cancel_token;
 use super::dispatcher::Dispatcher;
 use super::error::Failure;
+use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{opt_json_object, opt_str};
 use crate::client::{timeout_ms, CancelToken, Progress, RequestOptions};
 use serde_json::Value;
@@ -10,8 +12,17 @@ use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The layout version `mcp_call_opts_init` writes.
+/// The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+/// fields, each new layout with a new version; the library reads only the fields of the version
+/// the caller initialised, so a program built against an older header keeps working.
 pub const MCP_CALL_OPTS_VERSION: u32 = 1;
+
+/// Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+/// milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+/// default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+pub const MCP_TIMEOUT_DEFAULT: i64 = 0;
+/// See `MCP_TIMEOUT_DEFAULT`.
+pub const MCP_TIMEOUT_NONE: i64 = -1;
 
 /// The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 /// about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
@@ -26,11 +37,12 @@ pub type mcp_progress_fn =
 /// borrowed for the duration of the call only.
 #[repr(C)]
 pub struct mcp_call_opts {
-    /// `MCP_CALL_OPTS_VERSION`, set by `mcp_call_opts_init`.
+    /// The layout version, set by `mcp_call_opts_init`; do not change it.
     pub version: u32,
-    /// Per-request timeout: 0 uses the client default, negative means none.
+    /// Per-request timeout (see `MCP_TIMEOUT_DEFAULT`; default: the client's request timeout).
     pub timeout_ms: i64,
-    /// Cap for the whole call (MRTR rounds and progress resets included); 0 or negative: none.
+    /// Cap for the whole call, MRTR rounds and progress resets included (see
+    /// `MCP_TIMEOUT_DEFAULT`; default: none).
     pub max_total_ms: i64,
     /// Restart the timeout on each progress notification (a progress token is sent).
     pub reset_timeout_on_progress: bool,
@@ -44,13 +56,29 @@ pub struct mcp_call_opts {
     /// returns. May be NULL.
     pub on_progress: mcp_progress_fn,
     pub progress_userdata: *mut c_void,
+    /// Response cache use (SEP-2549) for `server/discover`, the list calls and
+    /// `resources/read`: `MCP_CACHE_USE` (default), `MCP_CACHE_REFRESH` or `MCP_CACHE_BYPASS`.
+    pub cache_mode: u32,
+    /// `mcp_client_call_tool`: do not check `structuredContent` against the tool's
+    /// `outputSchema` for this call (no `MCP_OUTPUT_SCHEMA_INVALID`).
+    pub skip_output_validation: bool,
 }
 
-/// Fills `opts` with defaults. Call before setting fields.
+/// Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+/// setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+/// than the library): `opts` is then left unchanged and must not be used.
 #[no_mangle]
-pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
-    if let Some(o) = opts.as_mut() {
-        *o = mcp_call_opts {
+#[must_use]
+pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts, version: u32) -> mcp_status {
+    ffi_boundary!({
+        if !(1..=MCP_CALL_OPTS_VERSION).contains(&version) {
+            return MCP_INVALID_ARG;
+        }
+        let Ok(opts) = out(opts, "opts") else {
+            return MCP_NULL_ARG;
+        };
+        // Version 1 is the whole struct; a later version writes only its own prefix here.
+        *opts = mcp_call_opts {
             version: MCP_CALL_OPTS_VERSION,
             timeout_ms: 0,
             max_total_ms: 0,
@@ -60,31 +88,51 @@ pub unsafe extern "C" fn mcp_call_opts_init(opts: *mut mcp_call_opts) {
             log_level: std::ptr::null(),
             on_progress: None,
             progress_userdata: std::ptr::null_mut(),
+            cache_mode: super::cache::MCP_CACHE_USE,
+            skip_output_validation: false,
         };
-    }
+        MCP_OK
+    })
 }
 
 struct SendPtr(*mut c_void);
 // SAFETY: progress userdata is used on the dispatcher thread only while the call is running.
 unsafe impl Send for SendPtr {}
+// SAFETY: as for `Send`: the library never reads through the pointer, it only hands it back.
 unsafe impl Sync for SendPtr {}
 
 /// Closes the per-call progress gate when the call returns: no progress callback runs after.
 /// Closes the per-call progress gate when the call returns: every progress notification that
 /// arrived before the answer is delivered first, and none after.
-pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Arc<Dispatcher>);
+/// (The dispatcher is `None` once `into_flag` took the gate over.)
+pub(crate) struct ProgressGate(Arc<Mutex<bool>>, Option<Arc<Dispatcher>>);
+
+impl ProgressGate {
+    /// The gate's flag without the blocking drop: a started call closes it as its completion
+    /// runs on the same serial queue, so no flush is needed (`ffi/call`).
+    pub(crate) fn into_flag(mut self) -> Arc<Mutex<bool>> {
+        self.1 = None;
+        self.0.clone()
+    }
+}
 
 /// How long a returning call waits for its queued progress callbacks.
 const PROGRESS_FLUSH: Duration = Duration::from_secs(1);
 
 impl Drop for ProgressGate {
     fn drop(&mut self) {
+        let Some(dispatcher) = self.1.take() else {
+            return; // a started call's gate: its completion closes it
+        };
         // The dispatcher runs jobs in order: once this marker runs, earlier progress jobs ran.
         // (Never called on the dispatcher itself: blocking calls are refused there.)
         let (tx, rx) = std::sync::mpsc::channel();
-        if self.1.post(Box::new(move || {
-            let _ = tx.send(());
-        })) {
+        // In host-loop mode the host dispatches only between its calls: no flush to wait for.
+        if dispatcher.host().is_none()
+            && dispatcher.post(Box::new(move || {
+                let _ = tx.send(());
+            }))
+        {
             let _ = rx.recv_timeout(PROGRESS_FLUSH);
         }
         // Taking the lock waits for a callback in flight.
@@ -94,23 +142,23 @@ impl Drop for ProgressGate {
 
 /// Converts C options (NULL: defaults) into core options plus the gate that must live until
 /// the call returns.
-pub(crate) unsafe fn request_options(
+pub(crate) fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
-    let Some(o) = opts.as_ref() else {
+    let Some(o) = arg_opt(opts) else {
         return Ok((RequestOptions::default(), None));
     };
-    if o.version != MCP_CALL_OPTS_VERSION {
+    if !(1..=MCP_CALL_OPTS_VERSION).contains(&o.version) {
         return Err(Failure::invalid(
-            "mcp_call_opts has an unknown version: call mcp_call_opts_init first",
+            "mcp_call_opts has an unknown version: initialise it with mcp_call_opts_init",
         ));
     }
     let ms = |key: &str, ms: i64| timeout_ms(key, ms as u64).map_err(|e| Failure::invalid(e.message()));
     let mut ro = RequestOptions {
         timeout: match o.timeout_ms {
-            0 => None,
-            t if t < 0 => Some(Duration::ZERO),
+            MCP_TIMEOUT_DEFAULT => None,
+            t if t <= MCP_TIMEOUT_NONE => Some(Duration::ZERO),
             t => Some(ms("timeout_ms", t)?),
         },
         max_total: match o.max_total_ms {
@@ -118,8 +166,10 @@ pub(crate) unsafe fn request_options(
             _ => None,
         },
         reset_timeout_on_progress: o.reset_timeout_on_progress,
-        cancel: o.cancel.as_ref().map(|c| c.token.clone()),
+        cancel: handle_opt(o.cancel).map(|c| c.token.clone()),
         log_level: opt_str(o.log_level, "log_level")?.map(str::to_string),
+        cache: super::cache::mode(o.cache_mode)?,
+        skip_output_validation: o.skip_output_validation,
         ..RequestOptions::default()
     };
     if let Some(Value::Object(meta)) = opt_json_object(o.meta_json, "meta_json")? {
@@ -149,7 +199,7 @@ pub(crate) unsafe fn request_options(
                 }
             }));
         }));
-        gate = Some(ProgressGate(open, dispatcher_for_gate));
+        gate = Some(ProgressGate(open, Some(dispatcher_for_gate)));
     }
     Ok((ro, gate))
 }

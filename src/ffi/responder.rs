@@ -17,9 +17,16 @@ enum Phase {
 
 type Answer<T> = Result<T, HandlerError>;
 
+/// A host callback to run once the answer is no longer wanted (`mcp_responder_on_cancel`).
+pub(crate) type CancelHook = Box<dyn FnOnce() + Send>;
+
 pub(crate) struct ResponderState<T> {
     answer: Mutex<(Phase, Option<oneshot::Sender<Answer<T>>>)>,
     cancel: CancelToken,
+    /// Whether "no longer wanted" was announced, and the hook waiting for it.
+    hook: Mutex<(bool, Option<CancelHook>)>,
+    /// Where a hook due at registration is queued (set by the input handler that made this).
+    poster: std::sync::OnceLock<Arc<super::dispatcher::Dispatcher>>,
 }
 
 impl<T> ResponderState<T> {
@@ -30,6 +37,8 @@ impl<T> ResponderState<T> {
             Arc::new(ResponderState {
                 answer: Mutex::new((Phase::InCallback, Some(tx))),
                 cancel,
+                hook: Mutex::new((false, None)),
+                poster: std::sync::OnceLock::new(),
             }),
             rx,
         )
@@ -71,6 +80,45 @@ impl<T> ResponderState<T> {
     /// True when the callback returned without answering or deferring.
     pub fn untouched(&self) -> bool {
         self.answer.lock().unwrap().0 == Phase::InCallback
+    }
+
+    /// Registers the cancel hook; hands it back when the answer is already unwanted (the caller
+    /// queues it at once). Replaces an earlier hook.
+    pub fn on_cancel(&self, hook: CancelHook) -> Option<CancelHook> {
+        let mut h = self.hook.lock().unwrap();
+        if h.0 || self.is_cancelled() {
+            h.0 = true;
+            return Some(hook);
+        }
+        h.1 = Some(hook);
+        None
+    }
+
+    /// Sets where hooks due at registration are queued (once).
+    pub fn set_hook_poster(&self, dispatcher: Arc<super::dispatcher::Dispatcher>) {
+        let _ = self.poster.set(dispatcher);
+    }
+
+    /// Registers the hook, queueing it at once when the answer is already unwanted; false when
+    /// this responder has nowhere to queue hooks.
+    pub fn register_hook(&self, hook: CancelHook) -> bool {
+        let Some(poster) = self.poster.get() else {
+            return false;
+        };
+        if let Some(hook) = self.on_cancel(hook) {
+            poster.post(hook);
+        }
+        true
+    }
+
+    /// The answer is no longer wanted: the hook to queue, unless it was answered or announced.
+    pub fn unwanted(&self) -> Option<CancelHook> {
+        if self.answer.lock().unwrap().0 == Phase::Done {
+            return None;
+        }
+        let mut h = self.hook.lock().unwrap();
+        h.0 = true;
+        h.1.take()
     }
 
     pub fn is_cancelled(&self) -> bool {

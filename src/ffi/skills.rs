@@ -1,6 +1,7 @@
 //! The skills extension (SEP-2640) in the C ABI: list, get, and the verified read of a skill
 //! file. The checks themselves live in `crate::client` (`skills.rs`).
 
+use super::boundary::ffi_boundary;
 use super::client::{call, mcp_client};
 use super::error::{mcp_error, Failure};
 use super::opts::mcp_call_opts;
@@ -19,14 +20,17 @@ use std::ffi::c_char;
 /// the `max_pages` setting. Any thread; not from a callback. Free the result with
 /// `mcp_string_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_list_skills(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        Ok(async move { c.list_skills(&ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            Ok(async move { c.list_skills(&ro).await.map(Reply::from) })
+        })
     })
 }
 
@@ -35,6 +39,7 @@ pub unsafe extern "C" fn mcp_client_list_skills(
 /// skill's; `MCP_JSONRPC_ERROR` (-32602) for a URI the server does not serve; `MCP_UNSUPPORTED`
 /// as for `mcp_client_list_skills`. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_get_skill(
     client: *mut mcp_client,
     uri: *const c_char,
@@ -42,9 +47,11 @@ pub unsafe extern "C" fn mcp_client_get_skill(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let uri = arg_str(uri, "uri")?;
-        Ok(async move { c.get_skill(uri, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let uri = arg_str(uri, "uri")?;
+            Ok(async move { c.get_skill(uri, &ro).await.map(Reply::from) })
+        })
     })
 }
 
@@ -60,6 +67,7 @@ pub unsafe extern "C" fn mcp_client_get_skill(
 /// `mcp_client_get_skill` and ask the user to approve again if its files changed. Nothing is
 /// cached. Any thread; not from a callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_read_skill_file(
     client: *mut mcp_client,
     entry_json: *const c_char,
@@ -68,9 +76,11 @@ pub unsafe extern "C" fn mcp_client_read_skill_file(
     result_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    call(client, opts, result_json_out, err_out, |c, ro| {
-        let entry = opt_json_object(entry_json, "entry_json")?.ok_or_else(|| Failure::null("entry_json"))?;
-        let file_uri = opt_str(file_uri, "file_uri")?;
-        Ok(async move { c.read_skill_file(&entry, file_uri, &ro).await.map(Reply::from) })
+    ffi_boundary!(err_out, {
+        call(client, opts, result_json_out, |c, ro| {
+            let entry = opt_json_object(entry_json, "entry_json")?.ok_or_else(|| Failure::null("entry_json"))?;
+            let file_uri = opt_str(file_uri, "file_uri")?;
+            Ok(async move { c.read_skill_file(&entry, file_uri, &ro).await.map(Reply::from) })
+        })
     })
 }

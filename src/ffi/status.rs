@@ -1,5 +1,6 @@
 //! Status codes: stable numbers, grouped in ranges, never renumbered or reused.
 
+use super::boundary::ffi_boundary;
 use crate::error::ErrorKind;
 use std::ffi::c_char;
 
@@ -14,9 +15,12 @@ pub const MCP_INVALID_JSON: mcp_status = 3;
 pub const MCP_INVALID_ARG: mcp_status = 4;
 pub const MCP_CLOSED: mcp_status = 5;
 pub const MCP_REENTRANT_CALL: mcp_status = 6;
-pub const MCP_ALREADY_USED: mcp_status = 7;
+// 7 is retired (MCP_ALREADY_USED was never returned: a consumed handle cannot be detected).
 pub const MCP_UNSUPPORTED: mcp_status = 8;
 pub const MCP_FORKED: mcp_status = 9;
+/// The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+/// `MCP_CLOSED` is only for a client that was closed.
+pub const MCP_NOT_CONNECTED: mcp_status = 10;
 // 100–199: transport
 pub const MCP_IO: mcp_status = 100;
 pub const MCP_TIMEOUT: mcp_status = 101;
@@ -34,10 +38,17 @@ pub const MCP_CAPABILITY_MISSING: mcp_status = 203;
 pub const MCP_INPUT_REQUIRED: mcp_status = 300;
 pub const MCP_INPUT_ROUNDS_EXCEEDED: mcp_status = 301;
 pub const MCP_HANDLER_FAILED: mcp_status = 302;
+/// A legacy server answered -32042: the user must open the URLs of
+/// `mcp_error_elicitations_json`, then the call may be retried.
 pub const MCP_URL_ELICITATION_REQUIRED: mcp_status = 303;
 /// A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 /// the listed entry, or the entry breaks the structural rules. No content is returned.
 pub const MCP_SKILL_VERIFICATION_FAILED: mcp_status = 304;
+/// A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+/// declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+/// raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+/// (`mcp_call_opts.skip_output_validation`).
+pub const MCP_OUTPUT_SCHEMA_INVALID: mcp_status = 305;
 // 900–999: internal
 pub const MCP_INTERNAL: mcp_status = 900;
 pub const MCP_PANIC: mcp_status = 901;
@@ -62,6 +73,8 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::InputRoundsExceeded => MCP_INPUT_ROUNDS_EXCEEDED,
         ErrorKind::HandlerFailed => MCP_HANDLER_FAILED,
         ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
+        ErrorKind::UrlElicitationRequired => MCP_URL_ELICITATION_REQUIRED,
+        ErrorKind::OutputSchemaInvalid => MCP_OUTPUT_SCHEMA_INVALID,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
@@ -76,9 +89,9 @@ fn text(status: i32) -> &'static [u8] {
         MCP_INVALID_ARG => b"invalid argument\0",
         MCP_CLOSED => b"the client is closed\0",
         MCP_REENTRANT_CALL => b"blocking call from a callback or runtime thread\0",
-        MCP_ALREADY_USED => b"the object was already used\0",
         MCP_UNSUPPORTED => b"not supported by this server, era or build\0",
         MCP_FORKED => b"the client was created before fork()\0",
+        MCP_NOT_CONNECTED => b"the client is not connected yet\0",
         MCP_IO => b"transport I/O error\0",
         MCP_TIMEOUT => b"timed out\0",
         MCP_CANCELLED => b"cancelled\0",
@@ -95,6 +108,7 @@ fn text(status: i32) -> &'static [u8] {
         MCP_HANDLER_FAILED => b"an input handler failed\0",
         MCP_URL_ELICITATION_REQUIRED => b"URL elicitation required\0",
         MCP_SKILL_VERIFICATION_FAILED => b"a skill failed verification\0",
+        MCP_OUTPUT_SCHEMA_INVALID => b"a tool result does not match its output schema\0",
         MCP_INTERNAL => b"internal error\0",
         MCP_PANIC => b"internal panic (the client is poisoned)\0",
         _ => b"unknown status\0",
@@ -104,11 +118,11 @@ fn text(status: i32) -> &'static [u8] {
 /// Static, NUL-terminated English text for a status; never NULL, never freed.
 #[no_mangle]
 pub extern "C" fn mcp_status_str(status: i32) -> *const c_char {
-    text(status).as_ptr().cast()
+    ffi_boundary!({ text(status).as_ptr().cast() })
 }
 
 /// True for the transport range (100–199): the connection or the call's wait failed.
 #[no_mangle]
 pub extern "C" fn mcp_status_is_transport(status: i32) -> bool {
-    (100..200).contains(&status)
+    ffi_boundary!({ (100..200).contains(&status) })
 }

@@ -1,22 +1,25 @@
 //! Strings across the boundary: borrowed NUL-terminated UTF-8 in, library-allocated out.
 
+use super::boundary::{ffi_boundary, put, take_string};
 use super::error::Failure;
 use super::status::{MCP_INVALID_JSON, MCP_INVALID_UTF8, MCP_NULL_ARG};
 use serde_json::Value;
 use std::ffi::{c_char, CStr, CString};
 
-/// A required string argument.
-pub(crate) unsafe fn arg_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Failure> {
+/// A required string argument (one that came across the C ABI, see `boundary`).
+pub(crate) fn arg_str<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Failure> {
     if ptr.is_null() {
         return Err(Failure::new(MCP_NULL_ARG, format!("{name} is NULL")));
     }
-    CStr::from_ptr(ptr)
-        .to_str()
+    // SAFETY: the header's contract: a non-NULL string argument is NUL-terminated and stays
+    // valid and unchanged for the duration of the call.
+    let text = unsafe { CStr::from_ptr(ptr) };
+    text.to_str()
         .map_err(|e| Failure::new(MCP_INVALID_UTF8, format!("{name} is not UTF-8: {e}")))
 }
 
 /// An optional string argument (NULL → `None`).
-pub(crate) unsafe fn opt_str<'a>(ptr: *const c_char, name: &str) -> Result<Option<&'a str>, Failure> {
+pub(crate) fn opt_str<'a>(ptr: *const c_char, name: &str) -> Result<Option<&'a str>, Failure> {
     if ptr.is_null() {
         Ok(None)
     } else {
@@ -25,7 +28,7 @@ pub(crate) unsafe fn opt_str<'a>(ptr: *const c_char, name: &str) -> Result<Optio
 }
 
 /// An optional JSON argument (NULL → `None`); bad UTF-8 or JSON fails before anything is sent.
-pub(crate) unsafe fn opt_json(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
+pub(crate) fn opt_json(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
     match opt_str(ptr, name)? {
         None => Ok(None),
         Some(text) => serde_json::from_str(text)
@@ -35,7 +38,7 @@ pub(crate) unsafe fn opt_json(ptr: *const c_char, name: &str) -> Result<Option<V
 }
 
 /// An optional JSON object argument.
-pub(crate) unsafe fn opt_json_object(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
+pub(crate) fn opt_json_object(ptr: *const c_char, name: &str) -> Result<Option<Value>, Failure> {
     match opt_json(ptr, name)? {
         Some(v) if !v.is_object() => Err(Failure::invalid(format!("{name} must be a JSON object"))),
         other => Ok(other),
@@ -68,13 +71,13 @@ pub(crate) fn has_nul(bytes: &[u8]) -> bool {
 }
 
 /// Hands a string to the caller through `out` (which may be NULL when the caller wants none).
-pub(crate) unsafe fn give(out: *mut *mut c_char, text: impl Into<Vec<u8>>) {
+pub(crate) fn give(out: *mut *mut c_char, text: impl Into<Vec<u8>>) {
     if !out.is_null() {
-        *out = to_c(text).into_raw();
+        put(out, to_c(text).into_raw());
     }
 }
 
-pub(crate) unsafe fn give_json(out: *mut *mut c_char, value: &Value) {
+pub(crate) fn give_json(out: *mut *mut c_char, value: &Value) {
     if out.is_null() {
         return;
     }
@@ -89,19 +92,19 @@ pub(crate) unsafe fn give_json(out: *mut *mut c_char, value: &Value) {
 /// Hands over JSON text that was serialised or validated as JSON: it never holds a NUL byte
 /// (JSON escapes every control character inside strings and allows none outside), so it is
 /// terminated and handed over without another scan or copy.
-pub(crate) unsafe fn give_json_bytes(out: *mut *mut c_char, mut bytes: Vec<u8>) {
+pub(crate) fn give_json_bytes(out: *mut *mut c_char, mut bytes: Vec<u8>) {
     if out.is_null() {
         return;
     }
     bytes.push(0);
     debug_assert!(!bytes[..bytes.len() - 1].contains(&0));
-    *out = CString::from_vec_with_nul_unchecked(bytes).into_raw();
+    // SAFETY: JSON text holds no NUL byte (see above) and `bytes` now ends with one.
+    let text = unsafe { CString::from_vec_with_nul_unchecked(bytes) };
+    put(out, text.into_raw());
 }
 
 /// Frees a string the library returned. NULL is a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_string_free(s: *mut c_char) {
-    if !s.is_null() {
-        let _ = std::panic::catch_unwind(|| drop(CString::from_raw(s)));
-    }
+    ffi_boundary!({ drop(take_string(s)) })
 }

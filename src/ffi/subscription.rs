@@ -1,27 +1,38 @@
 //! `mcp_subscription`: a `subscriptions/listen` stream (modern servers), read by polling.
 
-use super::client::{mcp_client, shared, with_client, FfiClient};
-use super::error::{guard, mcp_error, Failure};
+use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
+use super::client::{mcp_client, on_client, shared, FfiClient};
+use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CLOSED, MCP_TIMEOUT};
 use super::strings::{give_json, opt_json_object};
 use crate::client::{Subscription, SubscriptionEvent};
 use serde_json::json;
 use std::ffi::c_char;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// A live subscription. Safe to use from any thread, one reader at a time.
 pub struct mcp_subscription {
     client: Arc<FfiClient>,
-    subscription: Subscription,
+    subscription: Arc<Subscription>,
 }
+
+impl mcp_subscription {
+    /// The client and the stream, for a started `next` (`ffi/call`).
+    pub(crate) fn parts(&self) -> (&FfiClient, Arc<Subscription>) {
+        (&self.client, self.subscription.clone())
+    }
+}
+
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_subscription_free`.
+unsafe impl Handle for mcp_subscription {}
 
 /// Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
 /// `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
 /// server's acknowledgement. Free with `mcp_subscription_free`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_listen(
     client: *mut mcp_client,
     filter_json: *const c_char,
@@ -29,53 +40,55 @@ pub unsafe extern "C" fn mcp_client_listen(
     subscription_out: *mut *mut mcp_subscription,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    with_client(client, err_out, |fc| {
-        if subscription_out.is_null() {
-            return Err(Failure::null("subscription_out"));
-        }
-        let filter = opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
-        let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
-        let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
-        let client = shared(&*client);
-        *subscription_out = Box::into_raw(Box::new(mcp_subscription { client, subscription }));
-        Ok(())
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            let subscription_out = out(subscription_out, "subscription_out")?;
+            let filter = opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
+            let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
+            let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
+            let client = shared(handle(client, "client")?);
+            *subscription_out = into_handle(mcp_subscription {
+                client,
+                subscription: Arc::new(subscription),
+            });
+            Ok(())
+        })
     })
 }
 
 /// The filter the server acknowledged (the subset it honours), as JSON.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_acknowledged(
     subscription: *const mcp_subscription,
     filter_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
-        if filter_json_out.is_null() {
-            return Err(Failure::null("filter_json_out"));
-        }
+    ffi_boundary!(err_out, {
+        let sub = handle(subscription, "subscription")?;
+        out(filter_json_out, "filter_json_out")?;
         give_json(filter_json_out, sub.subscription.acknowledged());
         Ok(())
     })
 }
 
-/// Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+/// Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+/// notification and writes it as
 /// `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
 /// once the subscription ended gracefully; another status when it ended with an error
 /// (`MCP_IO` when 1024 events waited untaken and more came).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_next(
     subscription: *mut mcp_subscription,
     timeout_ms: i64,
     event_json_out: *mut *mut c_char,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
+    ffi_boundary!(err_out, {
+        let sub = handle(subscription, "subscription")?;
         sub.client.check()?;
-        if event_json_out.is_null() {
-            return Err(Failure::null("event_json_out"));
-        }
+        out(event_json_out, "event_json_out")?;
         if timeout_ms >= 0 {
             crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
@@ -105,12 +118,13 @@ pub unsafe extern "C" fn mcp_subscription_next(
 /// Ends the subscription (the server is told); pending and later `next` calls return
 /// `MCP_CANCELLED`/`MCP_CLOSED`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_subscription_cancel(
     subscription: *mut mcp_subscription,
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
-    guard(err_out, || {
-        let sub = subscription.as_ref().ok_or_else(|| Failure::null("subscription"))?;
+    ffi_boundary!(err_out, {
+        let sub = handle(subscription, "subscription")?;
         sub.client.check()?;
         sub.client.block_on(async {
             sub.subscription.cancel().await;
@@ -122,19 +136,18 @@ pub unsafe extern "C" fn mcp_subscription_cancel(
 /// Cancels (if still open) and frees. NULL is a no-op.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_subscription_free(subscription: *mut mcp_subscription) {
-    if subscription.is_null() {
-        return;
-    }
-    let sub = Box::from_raw(subscription);
-    if sub.client.forked() {
-        std::mem::forget(sub); // inherited through fork(): see mcp_client_free
-        return;
-    }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
+    ffi_boundary!({
+        let Some(sub) = take_handle(subscription) else {
+            return;
+        };
+        if sub.client.forked() {
+            std::mem::forget(sub); // inherited through fork(): see mcp_client_free
+            return;
+        }
         let _ = sub.client.block_on(async {
             sub.subscription.cancel().await;
             Ok(())
         });
         drop(sub);
-    }));
+    })
 }

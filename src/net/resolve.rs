@@ -12,6 +12,16 @@ use std::sync::Arc;
 /// Host names pinned to addresses by the host (lowercase, no trailing dot).
 pub type Overrides = HashMap<String, Vec<IpAddr>>;
 
+/// The host's pinned names (`resolve` in the configuration), as the resolver reads them.
+pub(crate) fn pinned(resolve: &[(String, Vec<IpAddr>)]) -> Arc<Overrides> {
+    Arc::new(
+        resolve
+            .iter()
+            .map(|(name, addrs)| (normalize(name), addrs.clone()))
+            .collect(),
+    )
+}
+
 #[derive(Clone)]
 pub(crate) struct Resolver {
     overrides: Arc<Overrides>,

@@ -9,9 +9,12 @@ pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26",
 /// The version offered in `initialize` unless one is pinned.
 pub const LATEST_LEGACY_VERSION: &str = LEGACY_VERSIONS[0];
 
+/// The protocol era of a connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Era {
+    /// 2026-07-28: stateless, every request carries its version in `_meta`.
     Modern,
+    /// 2024-11-05 … 2025-11-25: a session opened by `initialize`.
     Legacy,
 }
 
@@ -27,6 +30,7 @@ impl Era {
         }
     }
 
+    /// `"modern"` or `"legacy"`.
     pub fn as_str(self) -> &'static str {
         match self {
             Era::Modern => "modern",

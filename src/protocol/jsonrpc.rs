@@ -6,11 +6,14 @@ use std::fmt;
 /// A JSON-RPC id: the client issues integers; servers may use strings.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum RequestId {
+    /// An integer id.
     Num(i64),
+    /// A string id.
     Str(String),
 }
 
 impl RequestId {
+    /// The id in a message's `id` member; `None` when it is neither an integer nor a string.
     pub fn from_value(v: &Value) -> Option<RequestId> {
         match v {
             Value::Number(n) => n.as_i64().map(RequestId::Num),
@@ -18,6 +21,7 @@ impl RequestId {
             _ => None,
         }
     }
+    /// The id as JSON.
     pub fn to_value(&self) -> Value {
         match self {
             RequestId::Num(n) => json!(n),
@@ -103,6 +107,22 @@ impl Incoming {
             _ => Err("neither a request, a notification nor a response".into()),
         }
     }
+}
+
+/// Whether `message` is an answer (a `result` or an `error`, and no `method`), without
+/// classifying it further: how a transport finds the answer among the messages of a reply.
+pub fn is_response(message: &Value) -> bool {
+    message.get("method").is_none() && (message.get("result").is_some() || message.get("error").is_some())
+}
+
+/// Whether `message` is a JSON-RPC error answer (`jsonrpc` and an integer `error.code`): how the
+/// body of an HTTP error status is told from any other JSON.
+pub fn is_error_answer(message: &Value) -> bool {
+    message.get("jsonrpc").is_some()
+        && message
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .is_some_and(Value::is_i64)
 }
 
 pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {

@@ -23,8 +23,13 @@ pub const ROOTS_LIST: &str = "roots/list";
 
 pub const NOTIFY_CANCELLED: &str = "notifications/cancelled";
 pub const NOTIFY_PROGRESS: &str = "notifications/progress";
+#[allow(dead_code)] // named with its siblings; it reaches the host as any notification does
 pub const NOTIFY_MESSAGE: &str = "notifications/message";
 pub const NOTIFY_ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+pub const NOTIFY_TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+pub const NOTIFY_PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+pub const NOTIFY_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+pub const NOTIFY_RESOURCES_UPDATED: &str = "notifications/resources/updated";
 
 /// The methods whose results may be `input_required` (SEP-2322).
 pub fn allows_input_required(method: &str) -> bool {

@@ -1,7 +1,7 @@
 //! Wire vocabulary: JSON-RPC framing, protocol eras and versions, `_meta` keys, method names,
 //! error codes and result types. No I/O here.
 
-pub mod codes;
+pub use crate::base::codes;
 pub mod era;
 pub mod jsonrpc;
 pub mod meta;

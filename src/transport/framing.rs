@@ -8,12 +8,18 @@ pub use crate::protocol::MAX_JSON_DEPTH;
 /// How much of an oversized line is kept, to find its request id.
 const OVERSIZE_PREFIX: usize = 4096;
 
+/// One line read by the bounded framer.
 #[derive(Debug, PartialEq)]
 pub enum Line {
     /// A complete line, without its terminator.
     Data(Vec<u8>),
     /// A line longer than the bound: its start, and its full length.
-    TooLong { prefix: Vec<u8>, len: usize },
+    TooLong {
+        /// The line's first bytes (enough to find its id).
+        prefix: Vec<u8>,
+        /// Its full length in bytes.
+        len: usize,
+    },
     /// The stream ended inside this line (no terminator): the writer died mid-message, or
     /// wrote its last line without a newline.
     Cut(Vec<u8>),
@@ -80,6 +86,7 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
 /// `"method"`), found without decoding it: the reader hands answers to their waiting callers
 /// undecoded, and each caller decodes its own on its own thread. Anything else (requests,
 /// notifications, odd spellings such as escaped keys) gets `None` and is decoded by the reader.
+#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // the fuzzer checks it against the depth walk
 pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
     scan_answer(line).map(|(id, _)| id)
 }

@@ -219,6 +219,7 @@ mod tests {
         let mut fds = [0; 2];
         // SAFETY: pipe(2) fills both descriptors, which are then owned here.
         assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors are fresh from pipe(2) and owned by nothing else.
         unsafe { (std::fs::File::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
     }
 

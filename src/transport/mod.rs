@@ -13,13 +13,11 @@ pub mod stdio;
 use crate::error::{Error, Result};
 use crate::protocol::RequestId;
 use serde_json::Value;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, Notify};
 
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::base::BoxFuture;
 
 /// What a transport hands to the session.
 #[derive(Debug)]
@@ -170,26 +168,23 @@ pub trait Transport: Send + Sync + 'static {
 /// How to reach a server.
 #[derive(Debug, Clone)]
 pub enum TransportConfig {
+    /// A child process speaking over its stdin and stdout.
     Stdio(stdio::StdioConfig),
+    /// An HTTP endpoint (Streamable HTTP, either era, or the 2024-11-05 HTTP+SSE fallback).
     Http(http::HttpConfig),
 }
 
 impl TransportConfig {
-    /// Starts a new connection, delivering what it receives to `inbound`.
-    pub async fn start(&self, inbound: InboundSender) -> Result<Box<dyn Transport>> {
-        self.start_with_auth(inbound, None).await
-    }
-
-    /// As [`TransportConfig::start`], sharing the client's authorization state with an HTTP
-    /// transport.
-    pub(crate) async fn start_with_auth(
+    /// Starts a new connection, delivering what it receives to `inbound`; an HTTP transport's
+    /// requests are authorized by `auth` (the client's).
+    pub(crate) async fn start(
         &self,
         inbound: InboundSender,
-        auth: Option<std::sync::Arc<crate::auth::AuthContext>>,
+        auth: Option<Arc<dyn http::Authorizer>>,
     ) -> Result<Box<dyn Transport>> {
         match self {
             TransportConfig::Stdio(cfg) => Ok(Box::new(stdio::StdioTransport::spawn(cfg, inbound)?)),
-            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start_with_auth(cfg, inbound, auth)?)),
+            TransportConfig::Http(cfg) => Ok(Box::new(http::HttpTransport::start(cfg, inbound, auth)?)),
         }
     }
 

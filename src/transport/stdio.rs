@@ -55,13 +55,18 @@ fn allowlisted(name: &std::ffi::OsStr, value: &std::ffi::OsStr) -> bool {
     listed && !value.as_encoded_bytes().starts_with(b"()")
 }
 
+/// How to start a stdio server.
 #[derive(Debug, Clone)]
 pub struct StdioConfig {
+    /// The program (looked up on `PATH` when it has no slash).
     pub command: String,
+    /// Its arguments.
     pub args: Vec<String>,
     /// Variables to set (on top of what `env_mode` passes on from the host).
     pub env: Vec<(String, String)>,
+    /// Which of the host's environment variables the server inherits.
     pub env_mode: EnvMode,
+    /// Its working directory (default: the host's).
     pub cwd: Option<PathBuf>,
     /// Bound on one incoming message (one line), in bytes.
     pub max_message_bytes: usize,
@@ -72,6 +77,7 @@ pub struct StdioConfig {
 }
 
 impl StdioConfig {
+    /// The defaults (allowlisted environment, 8 MiB messages) for `command`.
     pub fn new(command: impl Into<String>) -> Self {
         StdioConfig {
             command: command.into(),
@@ -85,6 +91,7 @@ impl StdioConfig {
         }
     }
 
+    /// Sets the arguments.
     pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
         self.args = args.into_iter().map(Into::into).collect();
         self
@@ -209,11 +216,6 @@ impl StdioTransport {
             close_done: Notify::new(),
             tasks: Mutex::new(tasks),
         })
-    }
-
-    /// The child's process id (also its process-group id).
-    pub fn pid(&self) -> i32 {
-        self.pgid
     }
 
     /// Writes one message without waiting for the server to read it: what the pipe does not

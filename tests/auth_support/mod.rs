@@ -9,8 +9,8 @@ pub mod http_support;
 
 use base64::Engine;
 pub use http_support::{discover_result, result, text_result, Reply, Request, Server};
-use mcp_client::auth::AuthorizationRequest;
-use mcp_client::transport::http::HttpConfig;
+use mcp_client::AuthorizationRequest;
+use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, ConnectMode, HandlerError, TransportConfig};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -238,7 +238,7 @@ pub fn plain_client(url: &str) -> Client {
 /// the Location.
 pub fn fetching_handler(client: &Client) {
     client.on_authorization(|req: AuthorizationRequest| async move {
-        mcp_client::auth::fetch_redirect(&req.url, Duration::from_secs(5))
+        mcp_client::testing::fetch_redirect(&req.url, Duration::from_secs(5))
             .await
             .map(Some)
             .map_err(|e| HandlerError::new(e.message()))

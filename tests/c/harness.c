@@ -140,7 +140,7 @@ static mcp_config *config_va(const char *first, va_list ap)
     }
     st = mcp_config_set_command(cfg, fixture_path(), NULL);
     if (st == MCP_OK)
-        st = mcp_config_set_request_timeout_ms(cfg, (uint64_t)tscale(5000), NULL);
+        st = mcp_config_set_request_timeout_ms(cfg, (int64_t)tscale(5000), NULL);
     for (const char *a = first; st == MCP_OK && a != NULL; a = va_arg(ap, const char *))
         st = mcp_config_add_arg(cfg, a, NULL);
     if (st != MCP_OK) {
@@ -195,7 +195,7 @@ mcp_client *connected_client(const char *first_arg, ...)
     if (client == NULL)
         return NULL;
     mcp_error *err = NULL;
-    mcp_status st = mcp_client_connect(client, NULL, &err);
+    mcp_status st = mcp_client_connect(client, NULL, NULL, &err);
     if (st != MCP_OK) {
         t_status(__FILE__, __LINE__, "mcp_client_connect", st, MCP_OK, err);
         mcp_error_free(err);
@@ -526,6 +526,9 @@ int main(int argc, char **argv)
     run_suite(thread_tests, thread_tests_count, argc, argv);
     run_suite(auth_tests, auth_tests_count, argc, argv);
     run_suite(skills_tests, skills_tests_count, argc, argv);
+    run_suite(elicit_tasks_tests, elicit_tasks_tests_count, argc, argv);
+    run_suite(cache_tests, cache_tests_count, argc, argv);
+    run_suite(async_tests, async_tests_count, argc, argv);
     fflush(stdout);
     summary_line(passed_total, failed_total);
     return failed_total == 0 && passed_total > 0 ? 0 : 1;

@@ -43,6 +43,12 @@ extern const struct test_case auth_tests[];
 extern const size_t auth_tests_count;
 extern const struct test_case skills_tests[];
 extern const size_t skills_tests_count;
+extern const struct test_case elicit_tasks_tests[];
+extern const size_t elicit_tasks_tests_count;
+extern const struct test_case cache_tests[];
+extern const size_t cache_tests_count;
+extern const struct test_case async_tests[];
+extern const size_t async_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 
@@ -127,7 +133,8 @@ double now_ms(void);
 /* A time bound scaled for slow runs (valgrind sets MCP_TEST_SLOW=1: bounds x8). */
 int tscale(int ms);
 void sleep_ms(int ms);
-/* Polls until *counter >= at_least or timeout_ms passes; true on success. */
+/* Polls until *counter >= at_least or timeout_ms passes; true on success. For events a
+ * callback counts (the library ran it): a wait on the event, polled, never a guessed time. */
 bool wait_count(const int *counter, int at_least, int timeout_ms);
 
 /* ---- the fixture server ------------------------------------------------------------------ */
@@ -159,6 +166,34 @@ bool first_text(const char *result_json, char *buf, size_t n);
 bool json_string(const char *json, const char *key, char *buf, size_t n);
 
 int count_occurrences(const char *hay, const char *needle);
+
+/* ---- fixture signals (fixture_signal.c) ------------------------------------------------------ */
+
+/* The fixture's --signal FIFO: the server writes "request <method> <name>" when it reads a
+ * request and "notification <method>" after a notification took effect. Pass `path` as
+ * "--signal", path to the fixture; wait instead of sleeping until another thread's request
+ * reached the server. */
+struct fixture_signal {
+    char dir[256];
+    char path[300];
+    int fd;
+    size_t len;
+    char buf[4096];
+};
+/* Makes and opens the FIFO (before the fixture starts); false on error. */
+bool fixture_signal_open(struct fixture_signal *s);
+/* Consumes lines until `count` of them started with `prefix` (true), or timeout_ms passes. */
+bool fixture_signal_wait(struct fixture_signal *s, const char *prefix, int count, int timeout_ms);
+void fixture_signal_close(struct fixture_signal *s);
+
+/* ---- threads parked in the library (blocked.c) ------------------------------------------------ */
+
+/* The calling thread's kernel id (store it where wait_thread_parked can read it). */
+long test_thread_id(void);
+/* Waits until the thread whose id *tid holds (0: not yet known) sleeps in the kernel in a
+ * futex or epoll wait, i.e. is parked inside the library; false after timeout_ms. For waits
+ * no fixture signal can mark (mcp_subscription_next). */
+bool wait_thread_parked(const long *tid, int timeout_ms);
 
 /* ---- files --------------------------------------------------------------------------------- */
 

@@ -27,7 +27,9 @@ STATIC_ASSERT(offsetof(mcp_call_opts, meta_json) == 40, "meta_json offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, log_level) == 48, "log_level offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, on_progress) == 56, "on_progress offset");
 STATIC_ASSERT(offsetof(mcp_call_opts, progress_userdata) == 64, "progress_userdata offset");
-STATIC_ASSERT(sizeof(mcp_call_opts) == 72, "mcp_call_opts size");
+STATIC_ASSERT(offsetof(mcp_call_opts, cache_mode) == 72, "cache_mode offset");
+STATIC_ASSERT(offsetof(mcp_call_opts, skip_output_validation) == 76, "skip_output_validation offset");
+STATIC_ASSERT(sizeof(mcp_call_opts) == 80, "mcp_call_opts size");
 #endif
 STATIC_ASSERT(sizeof(mcp_status) == 4, "mcp_status is int32_t");
 STATIC_ASSERT(MCP_OK == 0, "MCP_OK is 0");
@@ -41,7 +43,7 @@ static char sentinel_byte;
 
 static const mcp_status all_statuses[] = {
     MCP_OK, MCP_NULL_ARG, MCP_INVALID_UTF8, MCP_INVALID_JSON, MCP_INVALID_ARG, MCP_CLOSED,
-    MCP_REENTRANT_CALL, MCP_ALREADY_USED, MCP_UNSUPPORTED, MCP_FORKED, MCP_IO, MCP_TIMEOUT,
+    MCP_REENTRANT_CALL, MCP_UNSUPPORTED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_IO, MCP_TIMEOUT,
     MCP_CANCELLED, MCP_SERVER_EXITED, MCP_HTTP_STATUS, MCP_AUTH_REQUIRED, MCP_MESSAGE_TOO_LARGE,
     MCP_JSONRPC_ERROR, MCP_PROTOCOL_VIOLATION, MCP_VERSION_MISMATCH, MCP_CAPABILITY_MISSING,
     MCP_INPUT_REQUIRED, MCP_INPUT_ROUNDS_EXCEEDED, MCP_HANDLER_FAILED,
@@ -111,7 +113,7 @@ static void test_free_null_is_noop(void)
     mcp_cancel_token_free(NULL);
     /* Other NULL-tolerant entry points. */
     mcp_client_close(NULL);
-    mcp_call_opts_init(NULL);
+    CHECK(mcp_call_opts_init(NULL, MCP_CALL_OPTS_VERSION) == MCP_NULL_ARG);
     mcp_responder_defer(NULL);
     mcp_cancel_token_cancel(NULL);
     CHECK(!mcp_cancel_token_is_cancelled(NULL));
@@ -171,7 +173,7 @@ static void test_call_opts_init(void)
 {
     mcp_call_opts opts;
     memset(&opts, 0xAB, sizeof opts);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     CHECK(opts.version == MCP_CALL_OPTS_VERSION);
     CHECK(opts.timeout_ms == 0);
     CHECK(opts.max_total_ms == 0);
@@ -181,6 +183,18 @@ static void test_call_opts_init(void)
     CHECK(opts.log_level == NULL);
     CHECK(opts.on_progress == NULL);
     CHECK(opts.progress_userdata == NULL);
+
+    /* A version the library does not know (0, or a header newer than the library) is refused
+     * and the struct is left as it was; every version up to the current one is accepted. */
+    memset(&opts, 0xAB, sizeof opts);
+    CHECK(mcp_call_opts_init(&opts, 0) == MCP_INVALID_ARG);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION + 1) == MCP_INVALID_ARG);
+    CHECK(opts.timeout_ms == (int64_t)0xABABABABABABABABull);
+    for (uint32_t v = 1; v <= MCP_CALL_OPTS_VERSION; v++) {
+        CHECK(mcp_call_opts_init(&opts, v) == MCP_OK);
+        CHECK(opts.version == v);
+    }
+    CHECK(MCP_TIMEOUT_DEFAULT == 0 && MCP_TIMEOUT_NONE < 0);
 }
 
 static void test_cancel_token(void)
@@ -229,7 +243,12 @@ static void test_config_builder(void)
     CHECK_STATUS(mcp_config_set_mode(cfg, MCP_MODE_MODERN, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_mode(cfg, MCP_MODE_AUTO, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, 4000, &err), MCP_OK, err);
-    CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, 0, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, MCP_TIMEOUT_DEFAULT, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, MCP_TIMEOUT_NONE, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_config_set_request_timeout_ms(cfg, MCP_MAX_TIMEOUT_MS + 1, &err),
+                  MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
     CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, 5000, &err), MCP_OK, err);
     CHECK_STATUS(mcp_config_set_input_required_max_rounds(cfg, 3, &err), MCP_OK, err);
     CHECK(err == NULL);
@@ -242,7 +261,7 @@ static void test_config_builder(void)
     CHECK(client != NULL);
     CHECK(mcp_client_era(client) == MCP_ERA_NONE);
     char *out = NULL;
-    mcp_status st = mcp_client_connect(client, NULL, &err);
+    mcp_status st = mcp_client_connect(client, NULL, NULL, &err);
     EXPECT_STATUS(st, MCP_OK, err);
     mcp_error_free(err);
     err = NULL;
@@ -271,7 +290,7 @@ static void test_config_from_json(void)
     mcp_client *client = client_from_config(cfg);
     CHECK(client != NULL);
     char *info = NULL;
-    mcp_status st = mcp_client_connect(client, &info, &err);
+    mcp_status st = mcp_client_connect(client, NULL, &info, &err);
     EXPECT_STATUS(st, MCP_OK, err);
     mcp_error_free(err);
     EXPECT(mcp_client_era(client) == MCP_ERA_LEGACY);
@@ -449,7 +468,7 @@ static void test_config_http_settings(void)
     }
     double t0 = now_ms();
     char *info = SENTINEL_STR;
-    st = mcp_client_connect(client, &info, &err);
+    st = mcp_client_connect(client, NULL, &info, &err);
     EXPECT_MSG(mcp_status_is_transport(st), "connect to a closed port: status %d (%s)", (int)st,
                err ? mcp_error_message(err) : "");
     EXPECT(now_ms() - t0 < tscale(4000));
@@ -468,7 +487,7 @@ static void test_spawn_failure(void)
     mcp_client *client = client_from_config(cfg);
     CHECK(client != NULL);
     char *info = SENTINEL_STR;
-    mcp_status st = mcp_client_connect(client, &info, &err);
+    mcp_status st = mcp_client_connect(client, NULL, &info, &err);
     EXPECT(st != MCP_OK);
     EXPECT(err != NULL && mcp_error_status(err) == st);
     EXPECT(info == SENTINEL_STR);
@@ -490,7 +509,7 @@ static void test_null_client(void)
         EXPECT(e_ != NULL && mcp_error_status(e_) == MCP_NULL_ARG);                            \
         mcp_error_free(e_);                                                                    \
     } while (0)
-    NULL_CLIENT(mcp_client_connect(NULL, &out, &e_));
+    NULL_CLIENT(mcp_client_connect(NULL, NULL, &out, &e_));
     NULL_CLIENT(mcp_client_server_info(NULL, &out, &e_));
     NULL_CLIENT(mcp_client_list(NULL, MCP_LIST_TOOLS, NULL, NULL, &out, &e_));
     NULL_CLIENT(mcp_client_list_all(NULL, MCP_LIST_TOOLS, NULL, &out, &e_));
@@ -532,7 +551,7 @@ static void test_null_client(void)
     CHECK(out == SENTINEL_STR);
 #undef NULL_CLIENT
     /* With err_out NULL too. */
-    CHECK(mcp_client_connect(NULL, NULL, NULL) == MCP_NULL_ARG);
+    CHECK(mcp_client_connect(NULL, NULL, NULL, NULL) == MCP_NULL_ARG);
     CHECK(mcp_client_call_tool(NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL) == MCP_NULL_ARG);
 }
 
@@ -583,7 +602,8 @@ static void test_server_info_before_connect(void)
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_server_info(c, &out, &err), MCP_CLOSED, err);
+    /* Not connected yet is its own status, distinct from a closed client. */
+    EXPECT_STATUS(mcp_client_server_info(c, &out, &err), MCP_NOT_CONNECTED, err);
     EXPECT(out == SENTINEL_STR);
     EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
     mcp_error_free(err);
@@ -635,7 +655,7 @@ static void test_invalid_input_nothing_sent(void)
     REFUSED(mcp_client_call_tool(c, "echo", "{}", NULL, BAD_UTF8, NULL, &out, &e_),
             MCP_INVALID_UTF8);
     /* Bad options. */
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.meta_json = BAD_JSON;
     REFUSED(mcp_client_call_tool(c, "echo", "{}", NULL, NULL, &opts, &out, &e_),
             MCP_INVALID_JSON);
@@ -645,11 +665,11 @@ static void test_invalid_input_nothing_sent(void)
     opts.meta_json = "[1]";
     REFUSED(mcp_client_call_tool(c, "echo", "{}", NULL, NULL, &opts, &out, &e_),
             MCP_INVALID_ARG);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.log_level = BAD_UTF8;
     REFUSED(mcp_client_call_tool(c, "echo", "{}", NULL, NULL, &opts, &out, &e_),
             MCP_INVALID_UTF8);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.version = 999; /* not initialised by mcp_call_opts_init */
     REFUSED(mcp_client_call_tool(c, "echo", "{}", NULL, NULL, &opts, &out, &e_),
             MCP_INVALID_ARG);
@@ -724,7 +744,7 @@ static void test_closed_client(void)
         EXPECT(e_ != NULL && mcp_error_status(e_) == MCP_CLOSED);                              \
         mcp_error_free(e_);                                                                    \
     } while (0)
-    CLOSED(mcp_client_connect(c, &out, &e_));
+    CLOSED(mcp_client_connect(c, NULL, &out, &e_));
     CLOSED(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &e_));
     CLOSED(mcp_client_list_all(c, MCP_LIST_PROMPTS, NULL, &out, &e_));
     CLOSED(mcp_client_call_tool(c, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out, &e_));
@@ -751,7 +771,7 @@ static void test_closed_client(void)
     CHECK(c != NULL);
     mcp_client_close(c);
     e_ = NULL;
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &e_), MCP_CLOSED, e_);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &e_), MCP_CLOSED, e_);
     mcp_error_free(e_);
     EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
     mcp_client_free(c);

@@ -31,7 +31,7 @@ static void test_connect_modern(void)
     CHECK(c != NULL);
     char *info = NULL, *again = NULL, *info2 = NULL;
     mcp_error *err = NULL;
-    mcp_status st = mcp_client_connect(c, &info, &err);
+    mcp_status st = mcp_client_connect(c, NULL, &info, &err);
     EXPECT_STATUS(st, MCP_OK, err);
     EXPECT(err == NULL);
     EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
@@ -43,8 +43,8 @@ static void test_connect_modern(void)
     EXPECT_CONTAINS(info, "\"raw\":{");
     EXPECT_CONTAINS(info, "supportedVersions");
     /* Idempotent, and server_info returns the same document. */
-    EXPECT_STATUS(mcp_client_connect(c, &again, &err), MCP_OK, err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &again, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_server_info(c, &info2, &err), MCP_OK, err);
     EXPECT(info && again && strcmp(info, again) == 0);
     EXPECT(info && info2 && strcmp(info, info2) == 0);
@@ -74,7 +74,7 @@ static void test_connect_legacy_fallback(void)
     CHECK(c != NULL);
     char *info = NULL;
     mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &info, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     EXPECT_CONTAINS(info, "\"era\":\"legacy\"");
     EXPECT_CONTAINS(info, "\"protocolVersion\":\"2025-11-25\"");
@@ -113,26 +113,26 @@ static void test_config_mode(void)
     /* legacy on a dual server */
     mcp_client *c = client_with_mode(MCP_MODE_LEGACY, NULL, NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     mcp_client_free(c);
     /* modern on a dual server */
     c = client_with_mode(MCP_MODE_MODERN, NULL, NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
     mcp_client_free(c);
     /* auto on a modern-only server */
     c = client_with_mode(MCP_MODE_AUTO, NULL, "modern");
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
     mcp_client_free(c);
     /* modern against a legacy-only server: no common era, a clean failure */
     c = client_with_mode(MCP_MODE_MODERN, NULL, "legacy");
     CHECK(c != NULL);
     info = SENTINEL_STR;
-    mcp_status st = mcp_client_connect(c, &info, &err);
+    mcp_status st = mcp_client_connect(c, NULL, &info, &err);
     EXPECT(st != MCP_OK);
     EXPECT(err != NULL && mcp_error_status(err) == st);
     EXPECT(info == SENTINEL_STR);
@@ -143,7 +143,7 @@ static void test_config_mode(void)
     /* legacy against a modern-only server */
     c = client_with_mode(MCP_MODE_LEGACY, NULL, "modern");
     CHECK(c != NULL);
-    st = mcp_client_connect(c, NULL, &err);
+    st = mcp_client_connect(c, NULL, NULL, &err);
     EXPECT(st != MCP_OK);
     EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
     mcp_error_free(err);
@@ -156,7 +156,7 @@ static void test_config_protocol_version(void)
     mcp_error *err = NULL;
     mcp_client *c = client_with_mode(-1, "2025-06-18", NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &info, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     EXPECT_CONTAINS(info, "\"protocolVersion\":\"2025-06-18\"");
     mcp_string_free(info);
@@ -165,7 +165,7 @@ static void test_config_protocol_version(void)
     /* The pinned version overrides the mode. */
     c = client_with_mode(MCP_MODE_LEGACY, "2026-07-28", NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, &info, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &info, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
     EXPECT_CONTAINS(info, "\"protocolVersion\":\"2026-07-28\"");
     mcp_string_free(info);
@@ -188,7 +188,7 @@ static void test_probe_timeout_fallback(void)
     mcp_client *c = client_from_config(cfg);
     CHECK(c != NULL);
     double t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     double took = now_ms() - t0;
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     EXPECT_MSG(took >= 250 && took < tscale(3000), "connect took %.0f ms", took);
@@ -244,7 +244,7 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
     mcp_client *c = client_from_config(cfg);
     char *text = NULL;
     if (c != NULL) {
-        st = mcp_client_connect(c, NULL, &err);
+        st = mcp_client_connect(c, NULL, NULL, &err);
         EXPECT_STATUS(st, MCP_OK, err);
         mcp_error_free(err);
         if (st == MCP_OK) {
@@ -663,10 +663,12 @@ static void test_raw_request(void)
 
 static void test_opts_timeout(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 200;
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -682,16 +684,14 @@ static void test_opts_timeout(void)
     out = tool_ok(c, "echo", ECHO_ARGS);
     EXPECT(out != NULL);
     mcp_string_free(out);
-    out = NULL;
-    double end = now_ms() + tscale(2000);
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "cancelled_ids", NULL);
-    } while (out && strstr(out, "\"text\":\"[]\"") && now_ms() < end && (sleep_ms(10), 1));
+    EXPECT_MSG(fixture_signal_wait(&sig, "notification notifications/cancelled", 1, tscale(2000)),
+               "no notifications/cancelled reached the server");
+    out = tool_ok(c, "cancelled_ids", NULL);
     EXPECT_MSG(out && !strstr(out, "\"text\":\"[]\""), "no notifications/cancelled: %s",
                out ? out : "(null)");
     mcp_string_free(out);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 static void test_config_request_timeout(void)
@@ -702,7 +702,7 @@ static void test_config_request_timeout(void)
     CHECK_STATUS(mcp_config_set_request_timeout_ms(cfg, 250, &err), MCP_OK, err);
     mcp_client *c = client_from_config(cfg);
     CHECK(c != NULL);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     char *out = SENTINEL_STR;
     double t0 = now_ms();
     mcp_status st = mcp_client_call_tool(c, "hang", NULL, NULL, NULL, NULL, &out, &err);
@@ -713,7 +713,7 @@ static void test_config_request_timeout(void)
     err = NULL;
     /* A per-call timeout overrides the default: slow 400 ms passes with 3 s. */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 3000;
     out = NULL;
     EXPECT_STATUS(mcp_client_call_tool(c, "slow", "{\"ms\":400}", NULL, NULL, &opts, &out, &err),
@@ -757,7 +757,7 @@ static void test_opts_progress(void)
     pthread_mutex_init(&log.lock, NULL);
     log.caller = pthread_self();
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     /* 4 steps 100 ms apart (400 ms in all) under a 250 ms timeout: only progress resets let the
      * call finish. */
     opts.timeout_ms = 250;
@@ -784,7 +784,7 @@ static void test_opts_progress(void)
     }
     EXPECT(log.on_caller_thread == 0); /* callbacks run on the dispatcher thread */
     pthread_mutex_unlock(&log.lock);
-    /* Never after the call returned. */
+    /* Never after the call returned: an absence window, nothing to wait on but time. */
     sleep_ms(50);
     EXPECT(ALOAD(&log.count) == count);
 
@@ -798,7 +798,8 @@ static void test_opts_progress(void)
     mcp_error_free(err);
     err = NULL;
     int after_timeout = ALOAD(&log.count);
-    sleep_ms(tscale(200)); /* the server still sends steps 3 and 4: not delivered */
+    /* An absence window: the server still sends steps 3 and 4 (100 ms apart), none delivered. */
+    sleep_ms(tscale(200));
     EXPECT(ALOAD(&log.count) == after_timeout);
 
     /* max_total_ms caps the whole call even while progress keeps resetting the timeout. */
@@ -821,7 +822,7 @@ static void test_opts_meta(void)
     mcp_client *c = connected_client(NULL);
     CHECK(c != NULL);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.meta_json = "{\"com.example/trace\":\"abc-123\",\"n\":7,"
                      "\"io.modelcontextprotocol/protocolVersion\":\"1999-01-01\"}";
     char *out = NULL;
@@ -836,7 +837,7 @@ static void test_opts_meta(void)
     mcp_string_free(out);
     out = NULL;
     /* log_level goes into _meta too */
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.log_level = "debug";
     EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, &opts, &out, &err),
                   MCP_OK, err);
@@ -863,7 +864,7 @@ static void test_opts_log_level(void)
         mcp_client_set_notification_handler(c, collect_notification, col, collector_free, &err),
         MCP_OK, err);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.log_level = "info";
     char *out = NULL;
     EXPECT_STATUS(mcp_client_call_tool(c, "progress", "{\"steps\":1,\"delay_ms\":1}", NULL, NULL,
@@ -922,7 +923,7 @@ static void test_log_handler_stderr(void)
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
                   err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(collector_wait(col, "info stderr banner: hello from the fixture", tscale(3000)));
     EXPECT(col->ud.frees == 0);
     /* Removing the listener releases its userdata; later lines go nowhere. */
@@ -945,7 +946,8 @@ static void noop_roots(void *ud, const char *method, const char *params, size_t 
     (void)method;
     (void)params;
     (void)len;
-    mcp_responder_reply_json(r, "{\"roots\":[]}", NULL);
+    mcp_status answered = mcp_responder_reply_json(r, "{\"roots\":[]}", NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void test_legacy_calls(void)
@@ -954,11 +956,11 @@ static void test_legacy_calls(void)
     CHECK(c != NULL);
     mcp_error *err = NULL;
     char *out = NULL;
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     CHECK(mcp_client_era(c) == MCP_ERA_LEGACY);
     EXPECT_STATUS(mcp_client_ping(c, NULL, &err), MCP_OK, err);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 2000;
     EXPECT_STATUS(mcp_client_ping(c, &opts, &err), MCP_OK, err);
 
@@ -990,22 +992,22 @@ static void test_legacy_calls(void)
     mcp_client_free(c);
 
     /* With a roots handler (declared at initialize), the notification reaches the server. */
-    c = fixture_client("--era", "legacy", (const char *)NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    c = fixture_client("--era", "legacy", "--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     EXPECT_STATUS(mcp_client_on_roots(c, noop_roots, NULL, NULL, &err), MCP_OK, err);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_notify_roots_changed(c, &err), MCP_OK, err);
-    double end = now_ms() + tscale(2000);
-    out = NULL;
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "roots_changed_count", NULL);
-    } while (out && !strstr(out, "\"text\":\"2\"") && now_ms() < end && (sleep_ms(5), 1));
+    EXPECT(fixture_signal_wait(&sig, "notification notifications/roots/list_changed", 2,
+                               tscale(2000)));
+    out = tool_ok(c, "roots_changed_count", NULL);
     EXPECT_CONTAINS(out, "\"text\":\"2\"");
     mcp_string_free(out);
     mcp_error_free(err);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 static void test_legacy_subscribe_and_notifications(void)
@@ -1019,7 +1021,7 @@ static void test_legacy_subscribe_and_notifications(void)
     EXPECT_STATUS(
         mcp_client_set_notification_handler(c, collect_notification, col, collector_free, &err),
         MCP_OK, err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT_STATUS(mcp_client_subscribe_resource(c, "fixture://static", NULL, &err), MCP_OK, err);
     char *out = tool_ok(c, "touch", "{\"uri\":\"fixture://static\"}");
     EXPECT_CONTAINS(out, "touched");
@@ -1184,11 +1186,13 @@ struct next_waiter {
     mcp_status st;
     double took;
     int done;
+    long tid;
 };
 
 static void *wait_next(void *arg)
 {
     struct next_waiter *w = (struct next_waiter *)arg;
+    ASTORE(&w->tid, test_thread_id());
     char *ev = NULL;
     mcp_error *err = NULL;
     double t0 = now_ms();
@@ -1214,7 +1218,8 @@ static void test_listen_close_wakes_next(void)
     w.sub = sub;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
-    sleep_ms(100);
+    EXPECT_MSG(wait_thread_parked(&w.tid, tscale(3000)), "no thread parked in next");
+    EXPECT(ALOAD(&w.done) == 0);
     double t0 = now_ms();
     mcp_client_close(c);
     EXPECT(now_ms() - t0 < tscale(3000));
@@ -1351,7 +1356,8 @@ static void capability_handler(void *ud, const char *m, const char *p, size_t n,
     (void)m;
     (void)p;
     (void)n;
-    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Cap\"}}", NULL);
+    mcp_status answered = mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Cap\"}}", NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void test_capability_missing(void)
@@ -1382,7 +1388,7 @@ static void test_era_detection_variants(void)
     /* the server exits on the probe: restarted, then initialize */
     mcp_client *c = fixture_client("--on-discover", "exit", (const char *)NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     char *out = tool_ok(c, "echo", ECHO_ARGS);
     EXPECT(out != NULL);
@@ -1391,13 +1397,13 @@ static void test_era_detection_variants(void)
     /* discover is "Method not found": legacy */
     c = fixture_client("--on-discover", "not-found", (const char *)NULL);
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     mcp_client_free(c);
     /* no common modern version: auto falls back to legacy ... */
     c = json_config_client(",\"args\":[\"--supported-versions\",\"2099-01-01\"]");
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(mcp_client_era(c) == MCP_ERA_LEGACY);
     mcp_client_free(c);
     /* ... and modern mode fails with MCP_VERSION_MISMATCH */
@@ -1405,7 +1411,7 @@ static void test_era_detection_variants(void)
                            "\"--supported-versions\",\"2099-01-01\"]");
     CHECK(c != NULL);
     out = SENTINEL_STR;
-    EXPECT_STATUS(mcp_client_connect(c, &out, &err), MCP_VERSION_MISMATCH, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &out, &err), MCP_VERSION_MISMATCH, err);
     EXPECT_CONTAINS(mcp_error_message(err), "2099-01-01");
     EXPECT(out == SENTINEL_STR);
     EXPECT(mcp_client_era(c) == MCP_ERA_NONE);
@@ -1417,7 +1423,7 @@ static void test_era_detection_variants(void)
                            "\"args\":[\"--on-discover\",\"silent\"]");
     CHECK(c != NULL);
     double t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_TIMEOUT, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_TIMEOUT, err);
     EXPECT(now_ms() - t0 < tscale(2000));
     mcp_error_free(err);
     err = NULL;
@@ -1425,23 +1431,24 @@ static void test_era_detection_variants(void)
     /* a pinned version this client does not speak */
     c = json_config_client(",\"protocol_version\":\"1999-01-01\"");
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_INVALID_ARG, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_INVALID_ARG, err);
     mcp_error_free(err);
     mcp_client_free(c);
 }
 
-/* mcp_client_connect_with: the per-call cancel token and time caps end a connect that hangs
+/* mcp_client_connect with call options: the per-call cancel token and time caps end a connect that hangs
  * (a silent server in modern mode, with a long configured timeout), and NULL options connect
  * as mcp_client_connect does. */
 struct cancel_later {
     mcp_cancel_token *token;
-    int after_ms;
+    struct fixture_signal *sig;
 };
 
+/* Cancels once the probe reached the (silent) server, so the connect is surely waiting. */
 static void *cancel_later_run(void *arg)
 {
     struct cancel_later *cl = (struct cancel_later *)arg;
-    sleep_ms(cl->after_ms);
+    EXPECT(fixture_signal_wait(cl->sig, "request server/discover", 1, tscale(3000)));
     mcp_cancel_token_cancel(cl->token);
     return NULL;
 }
@@ -1457,51 +1464,59 @@ static void test_connect_with_options(void)
     /* a total cap */
     mcp_client *c = json_config_client(silent);
     CHECK(c != NULL);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.max_total_ms = 200;
     double t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect_with(c, &opts, &out, &err), MCP_TIMEOUT, err);
+    EXPECT_STATUS(mcp_client_connect(c, &opts, &out, &err), MCP_TIMEOUT, err);
     EXPECT(now_ms() - t0 < tscale(2000));
     EXPECT(out == SENTINEL_STR);
     mcp_error_free(err);
     err = NULL;
     /* timeout_ms caps the whole connect too */
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 200;
     t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_TIMEOUT, err);
+    EXPECT_STATUS(mcp_client_connect(c, &opts, NULL, &err), MCP_TIMEOUT, err);
     EXPECT(now_ms() - t0 < tscale(2000));
     mcp_error_free(err);
     err = NULL;
     mcp_client_free(c);
 
     /* a token cancelled from another thread */
-    c = json_config_client(silent);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    char signalled[512];
+    snprintf(signalled, sizeof signalled,
+             ",\"mode\":\"modern\",\"request_timeout_ms\":20000,"
+             "\"args\":[\"--on-discover\",\"silent\",\"--signal\",\"%s\"]",
+             sig.path);
+    c = json_config_client(signalled);
     CHECK(c != NULL);
-    struct cancel_later cl = {mcp_cancel_token_new(), 150};
-    mcp_call_opts_init(&opts);
+    struct cancel_later cl = {mcp_cancel_token_new(), &sig};
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = cl.token;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, cancel_later_run, &cl) == 0);
     t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_CANCELLED, err);
+    EXPECT_STATUS(mcp_client_connect(c, &opts, NULL, &err), MCP_CANCELLED, err);
     EXPECT(now_ms() - t0 < tscale(2000));
     pthread_join(th, NULL);
     mcp_error_free(err);
     err = NULL;
     /* already cancelled: fails at once */
     t0 = now_ms();
-    EXPECT_STATUS(mcp_client_connect_with(c, &opts, NULL, &err), MCP_CANCELLED, err);
+    EXPECT_STATUS(mcp_client_connect(c, &opts, NULL, &err), MCP_CANCELLED, err);
     EXPECT(now_ms() - t0 < tscale(500));
     mcp_error_free(err);
     err = NULL;
     mcp_cancel_token_free(cl.token);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 
     /* NULL options: a plain connect */
     c = json_config_client("");
     CHECK(c != NULL);
-    EXPECT_STATUS(mcp_client_connect_with(c, NULL, &out, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, &out, &err), MCP_OK, err);
     EXPECT_CONTAINS(out, "protocolVersion");
     mcp_string_free(out);
     mcp_client_free(c);
@@ -1541,7 +1556,8 @@ static void test_listen_free_client_wakes_next(void)
     w.sub = sub;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, wait_next, &w) == 0);
-    sleep_ms(100);
+    EXPECT_MSG(wait_thread_parked(&w.tid, tscale(3000)), "no thread parked in next");
+    EXPECT(ALOAD(&w.done) == 0);
     double t0 = now_ms();
     mcp_client_free(c);
     double took = now_ms() - t0;
@@ -1682,7 +1698,8 @@ static void http_handler(void *ud, const char *m, const char *p, size_t n, mcp_r
     (void)m;
     (void)p;
     (void)n;
-    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Http\"}}", NULL);
+    mcp_status answered = mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"name\":\"Http\"}}", NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void http_round_trip(const char *era, int want_era)
@@ -1695,7 +1712,7 @@ static void http_round_trip(const char *era, int want_era)
         mcp_error *err = NULL;
         EXPECT_STATUS(mcp_client_on_elicitation(c, http_handler, NULL, NULL, &err), MCP_OK, err);
         char *info = NULL;
-        mcp_status st = mcp_client_connect(c, &info, &err);
+        mcp_status st = mcp_client_connect(c, NULL, &info, &err);
         EXPECT_STATUS(st, MCP_OK, err);
         mcp_error_free(err);
         err = NULL;

@@ -35,7 +35,7 @@ static const char STATE_RESOURCE[] = STATE("resource:needs-input", 1, "", "6e57a
 
 /* ---- a scriptable input handler --------------------------------------------------------------- */
 
-enum script_mode { SCRIPT_REPLY, SCRIPT_ERROR, SCRIPT_SILENT, SCRIPT_DEFER };
+enum script_mode { SCRIPT_REPLY, SCRIPT_ERROR, SCRIPT_SILENT, SCRIPT_DEFER, SCRIPT_URL };
 
 struct script {
     enum script_mode mode;
@@ -88,6 +88,9 @@ static void script_handler(void *userdata, const char *method, const char *param
         st = mcp_responder_reply_error(responder, s->error_code, s->error_message, NULL);
         break;
     case SCRIPT_SILENT:
+        break;
+    case SCRIPT_URL: /* the authorization callback's answer, given to an input responder */
+        st = mcp_responder_reply_url(responder, "http://127.0.0.1:1/cb?code=x", NULL);
         break;
     case SCRIPT_DEFER:
         mcp_responder_defer(responder);
@@ -355,7 +358,27 @@ static void test_reply_bad_json(void)
     mcp_client_free(c);
 }
 
-/* The handler defers; a thread answers 50 ms later. */
+/* One responder type serves input handlers and the authorization callback: an input answered
+ * with a redirect URL is refused (MCP_INVALID_ARG to the handler) and the call fails at once. */
+static void test_reply_of_the_wrong_kind(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct script s;
+    script_init(&s, SCRIPT_URL);
+    CHECK(register_input(c, "elicitation", &s));
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_HANDLER_FAILED, err);
+    EXPECT(out == SENTINEL_STR);
+    EXPECT(settled(&s, 1));
+    EXPECT_MSG(s.reply_status[0] == MCP_INVALID_ARG, "status %d", (int)s.reply_status[0]);
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* The handler defers; a thread answers once the handler returned (the call is then waiting). */
 struct later_ctx {
     struct script *s;
     const char *reply;
@@ -371,7 +394,7 @@ static void *answer_later(void *arg)
     if (r == NULL)
         return NULL;
     ASTORE(&l->got, 1);
-    sleep_ms(50);
+    wait_count(&l->s->done, 1, tscale(3000)); /* the handler returned without an answer */
     l->was_cancelled = mcp_responder_is_cancelled(r);
     mcp_error *err = NULL;
     l->st = mcp_responder_reply_json(r, l->reply, &err);
@@ -440,7 +463,7 @@ static void *close_when_deferred(void *arg)
     struct closer_ctx *x = (struct closer_ctx *)arg;
     if (wait_deferred(x->s, tscale(3000)) == NULL)
         return NULL;
-    sleep_ms(50);
+    wait_count(&x->s->done, 1, tscale(3000)); /* the handler returned: the call waits */
     x->closed_at = now_ms();
     mcp_client_close(x->c);
     ASTORE(&x->closed, 1);
@@ -494,7 +517,7 @@ static void *cancel_when_deferred(void *arg)
     struct cancel_ctx *x = (struct cancel_ctx *)arg;
     if (wait_deferred(x->s, tscale(3000)) == NULL)
         return NULL;
-    sleep_ms(30);
+    wait_count(&x->s->done, 1, tscale(3000)); /* the handler returned: the call waits */
     x->cancelled_at = now_ms();
     mcp_cancel_token_cancel(x->token);
     return NULL;
@@ -512,7 +535,7 @@ static void test_reply_after_cancel(void)
     x.s = &s;
     x.token = mcp_cancel_token_new();
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = x.token;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, cancel_when_deferred, &x) == 0);
@@ -535,7 +558,7 @@ static void test_reply_after_cancel(void)
 
     /* Same after a timeout, with reply_error. */
     script_init(&s, SCRIPT_DEFER);
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = 200;
     EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, &opts, &out, &err),
                   MCP_TIMEOUT, err);
@@ -564,7 +587,7 @@ static void test_precancelled_token(void)
     mcp_cancel_token *tok = mcp_cancel_token_new();
     mcp_cancel_token_cancel(tok);
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = tok;
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -598,9 +621,10 @@ static void slow_handler_cb(void *userdata, const char *method, const char *para
     if (h->self_cancel)
         mcp_cancel_token_cancel(h->token); /* must not wait for this very callback */
     else
-        sleep_ms(300);
+        sleep_ms(300); /* deliberately slow: the cancel under test must wait for it */
     ASTORE(&h->finished, 1);
-    mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
+    mcp_status answered = mcp_responder_reply_json(responder, ACCEPT_NAME("Slow"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 struct slow_call {
@@ -629,7 +653,7 @@ static void test_cancel_waits_for_running_handler(void)
         mcp_error *err = NULL;
         EXPECT_STATUS(mcp_client_on_elicitation(c, slow_handler_cb, &h, NULL, &err), MCP_OK, err);
         mcp_call_opts opts;
-        mcp_call_opts_init(&opts);
+        CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
         opts.cancel = h.token;
         struct slow_call sc = {c, &opts, -1};
         pthread_t th;
@@ -641,10 +665,12 @@ static void test_cancel_waits_for_running_handler(void)
             EXPECT(ALOAD(&h.finished) == 1);
         }
         pthread_join(th, NULL);
-        EXPECT(ALOAD(&h.finished) == 1);
         EXPECT_STATUS(sc.st, MCP_CANCELLED, NULL);
-        mcp_cancel_token_free(h.token);
+        /* A self-cancelled call returns while its handler still runs (cancel does not wait for
+         * the calling callback); mcp_client_free waits for it. */
         mcp_client_free(c);
+        EXPECT(ALOAD(&h.finished) == 1);
+        mcp_cancel_token_free(h.token);
     }
 }
 
@@ -692,7 +718,8 @@ static void defer_then_reply(void *userdata, const char *m, const char *p, size_
     *was_cancelled = mcp_responder_is_cancelled(r) ? 1 : 0;
     mcp_responder_defer(r);
     mcp_responder_defer(r); /* idempotent */
-    mcp_responder_reply_json(r, ACCEPT_NAME("Deferred inline"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Deferred inline"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void test_defer_then_reply_inline(void)
@@ -711,6 +738,25 @@ static void test_defer_then_reply_inline(void)
 }
 
 /* ---- manual driving ------------------------------------------------------------------------- */
+
+/* A fixture client declaring `kinds` as answered by hand (mcp_config_set_manual_input): the
+ * fixture, like the SDK servers, only asks for declared input. `record` may be NULL. */
+static mcp_client *manual_client(uint32_t kinds, const char *record)
+{
+    mcp_config *cfg = record ? fixture_config("--record", record, (const char *)NULL)
+                             : fixture_config((const char *)NULL);
+    if (cfg == NULL) return NULL;
+    mcp_error *err = NULL;
+    if (mcp_config_set_manual_input(cfg, kinds, &err) != MCP_OK) {
+        t_fail(__FILE__, __LINE__, "manual_input: %s", mcp_error_message(err));
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+#define ALL_MANUAL (MCP_ELICITATION_FORM | MCP_INPUT_SAMPLING | MCP_INPUT_ROOTS)
 
 /* Expects MCP_INPUT_REQUIRED with `state` (NULL: none) and an inputRequests key; copies the
  * state out. */
@@ -753,7 +799,7 @@ static void test_manual_elicit_once(void)
 {
     char rec[512];
     CHECK(temp_file(rec, sizeof rec, "mrtr"));
-    mcp_client *c = connected_client("--record", rec, (const char *)NULL);
+    mcp_client *c = manual_client(ALL_MANUAL, rec);
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -794,7 +840,7 @@ static void test_manual_elicit_once(void)
 
 static void test_manual_other_flows(void)
 {
-    mcp_client *c = connected_client(NULL);
+    mcp_client *c = manual_client(ALL_MANUAL, NULL);
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -878,7 +924,7 @@ static void test_manual_other_flows(void)
  * surfaces MCP_INPUT_REQUIRED. */
 static void test_manual_partial_handlers(void)
 {
-    mcp_client *c = connected_client(NULL);
+    mcp_client *c = manual_client(MCP_INPUT_SAMPLING, NULL);
     CHECK(c != NULL);
     struct script s;
     script_init(&s, SCRIPT_REPLY);
@@ -931,7 +977,7 @@ static void test_rounds_exceeded(void)
     err = NULL;
     /* Manual driving from the last state continues the count. */
     mcp_client_free(c);
-    c = connected_client(NULL);
+    c = manual_client(MCP_ELICITATION_FORM, NULL);
     CHECK(c != NULL);
     st = mcp_client_call_tool(c, "always_input", NULL,
                               "{\"again\":{\"action\":\"accept\",\"content\":{\"value\":\"v\"}}}",
@@ -949,6 +995,7 @@ const struct test_case mrtr_tests[] = {
     {"mrtr/sampling_and_roots_legacy", test_sampling_and_roots_legacy},
     {"mrtr/handler_returns_without_reply", test_handler_returns_without_reply},
     {"mrtr/reply_error", test_reply_error},
+    {"mrtr/reply_of_the_wrong_kind", test_reply_of_the_wrong_kind},
     {"mrtr/reply_bad_json", test_reply_bad_json},
     {"mrtr/defer_reply_from_thread", test_defer_reply_from_thread},
     {"mrtr/close_unblocks_pending_input", test_close_unblocks_pending_input},

@@ -106,7 +106,7 @@ static int run_in_child(void (*fn)(void *), void *arg, int timeout_ms)
             result = -1;
             break;
         }
-        sleep_ms(5);
+        sleep_ms(5); /* polling the child's exit, bounded (waitpid has no timeout) */
     }
     unsigned char buf[64];
     ssize_t n;
@@ -215,7 +215,8 @@ static void answer_name(void *userdata, const char *method, const char *params,
     (void)len;
     struct name_handler *h = (struct name_handler *)userdata;
     AINC(&h->calls);
-    mcp_responder_reply_json(r, ACCEPT_NAME("Thread"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Thread"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void *mrtr_worker(void *arg)
@@ -327,7 +328,7 @@ static void *blocked_call(void *arg)
 {
     struct blocked *b = (struct blocked *)arg;
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    EXPECT(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = -1; /* no timeout: only close can end it */
     char *out = NULL;
     mcp_error *err = NULL;
@@ -341,7 +342,9 @@ static void *blocked_call(void *arg)
 
 static void test_close_wakes_blocked_callers(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     enum { N = 4 };
     pthread_t th[N];
@@ -356,11 +359,13 @@ static void test_close_wakes_blocked_callers(void)
             break;
         started++;
     }
-    sleep_ms(150);
+    /* Every call reached the server, which never answers `hang`: all are blocked. */
+    EXPECT(fixture_signal_wait(&sig, "request tools/call hang", started, tscale(3000)));
     for (int i = 0; i < started; i++)
         EXPECT(ALOAD(&b[i].done) == 0);
     double t0 = now_ms();
     mcp_client_close(c);
+    fixture_signal_close(&sig);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     EXPECT(started == N);
@@ -385,7 +390,7 @@ static void *call_with_token(void *arg)
 {
     struct token_call *t = (struct token_call *)arg;
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    EXPECT(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = t->tok;
     opts.timeout_ms = -1;
     char *out = NULL;
@@ -399,7 +404,9 @@ static void *call_with_token(void *arg)
 
 static void test_shared_cancel_token(void)
 {
-    mcp_client *c = connected_client(NULL);
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    mcp_client *c = connected_client("--signal", sig.path, (const char *)NULL);
     CHECK(c != NULL);
     mcp_cancel_token *tok = mcp_cancel_token_new();
     mcp_cancel_token *clone = mcp_cancel_token_clone(tok);
@@ -416,7 +423,8 @@ static void test_shared_cancel_token(void)
             break;
         started++;
     }
-    sleep_ms(100);
+    /* Cancel only once every call is in flight (the server got it and never answers). */
+    EXPECT(fixture_signal_wait(&sig, "request tools/call hang", started, tscale(3000)));
     double t0 = now_ms();
     mcp_cancel_token_cancel(clone);
     for (int i = 0; i < started; i++)
@@ -428,18 +436,14 @@ static void test_shared_cancel_token(void)
                    t[i].returned_at - t0);
     }
     /* the server heard about each abandoned request */
-    char *out = NULL;
-    double end = now_ms() + tscale(2000);
-    do {
-        mcp_string_free(out);
-        out = tool_ok(c, "cancelled_ids", NULL);
-    } while (out && count_occurrences(out, ",") < N - 1 && now_ms() < end && (sleep_ms(10), 1));
+    EXPECT(fixture_signal_wait(&sig, "notification notifications/cancelled", N, tscale(2000)));
+    char *out = tool_ok(c, "cancelled_ids", NULL);
     EXPECT_MSG(out && count_occurrences(out, ",") >= N - 1, "cancelled ids: %s",
                out ? out : "(null)");
     mcp_string_free(out);
     /* later calls with the cancelled token fail at once; others work */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.cancel = tok;
     out = SENTINEL_STR;
     mcp_error *err = NULL;
@@ -454,6 +458,7 @@ static void test_shared_cancel_token(void)
     mcp_cancel_token_free(tok);
     mcp_cancel_token_free(clone);
     mcp_client_free(c);
+    fixture_signal_close(&sig);
 }
 
 /* Close while another thread is still connecting (the server never answers the probe). */
@@ -467,7 +472,7 @@ static void *connect_thread(void *arg)
 {
     struct connecting *k = (struct connecting *)arg;
     mcp_error *err = NULL;
-    k->st = mcp_client_connect(k->c, NULL, &err);
+    k->st = mcp_client_connect(k->c, NULL, NULL, &err);
     k->returned_at = now_ms();
     mcp_error_free(err);
     return NULL;
@@ -475,7 +480,9 @@ static void *connect_thread(void *arg)
 
 static void test_close_during_connect(void)
 {
-    const char *args[] = {"--on-discover", "silent", NULL};
+    struct fixture_signal sig;
+    CHECK(fixture_signal_open(&sig));
+    const char *args[] = {"--on-discover", "silent", "--signal", sig.path, NULL};
     mcp_client *c = json_client("\"probe_timeout_ms\":5000", args);
     CHECK(c != NULL);
     struct connecting k;
@@ -484,7 +491,9 @@ static void test_close_during_connect(void)
     k.st = -1;
     pthread_t th;
     CHECK(pthread_create(&th, NULL, connect_thread, &k) == 0);
-    sleep_ms(150);
+    /* The probe reached the (silent) server: the connect is blocked waiting for its answer. */
+    EXPECT(fixture_signal_wait(&sig, "request server/discover", 1, tscale(3000)));
+    fixture_signal_close(&sig);
     double t0 = now_ms();
     mcp_client_close(c);
     pthread_join(th, NULL);
@@ -530,7 +539,7 @@ static void try_blocking_calls(struct reentry *r)
     TRY(call_tool, mcp_client_call_tool(r->c, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out,
                                         &err));
     TRY(list, mcp_client_list(r->c, MCP_LIST_TOOLS, NULL, NULL, &out, &err));
-    TRY(connect, mcp_client_connect(r->c, &out, &err));
+    TRY(connect, mcp_client_connect(r->c, NULL, &out, &err));
     TRY(ping, mcp_client_ping(r->c, NULL, &err));
     TRY(request, mcp_client_request(r->c, "tools/list", NULL, NULL, &out, &err));
     TRY(set_level, mcp_client_set_log_level(r->c, "info", NULL, &err));
@@ -578,7 +587,8 @@ static void reentrant_input(void *userdata, const char *method, const char *para
     (void)len;
     struct reentry *r = (struct reentry *)userdata;
     try_blocking_calls(r);
-    mcp_responder_reply_json(responder, ACCEPT_NAME("Reentrant"), NULL);
+    mcp_status answered = mcp_responder_reply_json(responder, ACCEPT_NAME("Reentrant"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void reentrant_progress(void *userdata, double p, double t, const char *m)
@@ -626,7 +636,7 @@ static void test_reentrant_calls(void)
     CHECK_STATUS(mcp_client_on_elicitation(c, reentrant_input, &in, NULL, &err), MCP_OK, err);
     CHECK_STATUS(mcp_client_set_notification_handler(c, reentrant_notification, &note, NULL, &err),
                  MCP_OK, err);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     mcp_subscription *sub = NULL;
     CHECK_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err), MCP_OK,
                  err);
@@ -640,7 +650,7 @@ static void test_reentrant_calls(void)
 
     /* from a progress callback */
     mcp_call_opts opts;
-    mcp_call_opts_init(&opts);
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.on_progress = reentrant_progress;
     opts.progress_userdata = &prog;
     opts.log_level = "info"; /* and from the notification listener (the log message) */
@@ -661,7 +671,7 @@ static void test_reentrant_calls(void)
     CHECK(c != NULL);
     reentry_init(&logr, c);
     CHECK_STATUS(mcp_client_set_log_handler(c, reentrant_log, &logr, NULL, &err), MCP_OK, err);
-    CHECK_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(wait_count(&logr.ran, 1, tscale(3000)));
     if (ALOAD(&logr.ran) >= 1)
         check_reentry("log listener", &logr, false, false); /* may run while connecting */
@@ -770,14 +780,14 @@ static void test_free_from_callback(void)
     mcp_error *err = NULL;
     CHECK_STATUS(mcp_client_set_log_handler(f.c, free_in_log, &f, freeing_free, &err), MCP_OK,
                  err);
-    mcp_status st = mcp_client_connect(f.c, NULL, &err);
+    mcp_status st = mcp_client_connect(f.c, NULL, NULL, &err);
     EXPECT_STATUS(st, MCP_OK, err);
     mcp_error_free(err);
     err = NULL;
     ASTORE(&f.may_free, 1); /* from here on the test does not touch f.c */
     EXPECT(wait_count(&f.freed, 2, tscale(5000)));
     EXPECT(wait_count(&f.ud.frees, 1, tscale(2000)));
-    sleep_ms(20);
+    sleep_ms(20); /* an absence window (no second free): nothing to wait on but time */
     EXPECT(f.ud.frees == 1);
     EXPECT_MSG(f.took < tscale(2500), "mcp_client_free inside a callback took %.0f ms", f.took);
 
@@ -794,7 +804,7 @@ static void test_free_from_callback(void)
     ASTORE(&f.may_free, 1);
     EXPECT(wait_count(&f.freed, 2, tscale(5000)));
     EXPECT(wait_count(&f.ud.frees, 1, tscale(2000)));
-    sleep_ms(20);
+    sleep_ms(20); /* an absence window (no second free): nothing to wait on but time */
     EXPECT(f.ud.frees == 1);
 }
 
@@ -806,7 +816,8 @@ static void input_noop(void *ud, const char *m, const char *p, size_t n, mcp_res
     (void)m;
     (void)p;
     (void)n;
-    mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    mcp_status answered = mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void notification_noop(void *ud, const char *m, const char *p, size_t n)
@@ -877,7 +888,7 @@ static void test_userdata_free_once(void)
         /* NULL userdata and NULL userdata_free are fine */
         EXPECT(register_kind(c, k, true, NULL) == MCP_OK);
         EXPECT(register_kind(c, k, true, &last) == MCP_OK);
-        sleep_ms(10);
+        sleep_ms(10); /* an absence window (no early free): nothing to wait on but time */
         EXPECT(last.frees == 0);
         mcp_client_close(c);
         /* Registering on a closed client: whatever the status, freed exactly once. */
@@ -915,7 +926,8 @@ static void block_until_go(void *userdata, const char *m, const char *p, size_t 
     wait_count(&b->go, 1, tscale(3000));
     if (ALOAD(&b->ud.frees) != 0)
         b->ud.after_free++;
-    mcp_responder_reply_json(r, ACCEPT_NAME("Blocked"), NULL);
+    mcp_status answered = mcp_responder_reply_json(r, ACCEPT_NAME("Blocked"), NULL);
+    (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
 static void *call_elicit_once(void *arg)
@@ -950,7 +962,7 @@ static void test_userdata_released_when_idle(void)
     /* replace while a's callback runs */
     EXPECT_STATUS(mcp_client_on_elicitation(c, block_until_go, &b, blocking_free, &err), MCP_OK,
                   err);
-    sleep_ms(50);
+    sleep_ms(50); /* an absence window (no free while a's callback runs): only time shows it */
     EXPECT_MSG(ALOAD(&a.ud.frees) == 0, "userdata freed while its callback runs");
     ASTORE(&a.go, 1);
     pthread_join(th, NULL);
@@ -1040,7 +1052,7 @@ static void count_log(void *userdata, const char *l, const char *s, const char *
         AINC(&k->after_free);
     AINC(&k->count);
     if (k->delay_ms)
-        sleep_ms(k->delay_ms);
+        sleep_ms(k->delay_ms); /* a deliberately slow listener, so work queues up behind it */
 }
 
 static void count_notification(void *userdata, const char *m, const char *p, size_t n)
@@ -1076,14 +1088,14 @@ static void test_no_log_callback_after_free(void)
     memset(&k, 0, sizeof k);
     k.delay_ms = 1;
     EXPECT_STATUS(mcp_client_set_log_handler(c, count_log, &k, counting_free, &err), MCP_OK, err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(wait_count(&k.count, 50, tscale(3000)));
     double t0 = now_ms();
     mcp_client_free(c);
     double took = now_ms() - t0;
     int at_free = ALOAD(&k.count);
     EXPECT(k.frees == 1);
-    sleep_ms(150);
+    sleep_ms(150); /* an absence window (no callback after free): nothing to wait on but time */
     EXPECT_MSG(ALOAD(&k.count) == at_free, "%d callbacks after mcp_client_free returned",
                ALOAD(&k.count) - at_free);
     EXPECT(k.after_free == 0);
@@ -1114,7 +1126,7 @@ static void test_no_notification_after_free(void)
     mcp_client_free(c);
     int at_free = ALOAD(&k.count);
     EXPECT(k.frees == 1);
-    sleep_ms(150);
+    sleep_ms(150); /* an absence window (no callback after free): nothing to wait on but time */
     EXPECT_MSG(ALOAD(&k.count) == at_free, "%d callbacks after mcp_client_free returned",
                ALOAD(&k.count) - at_free);
     EXPECT(k.after_free == 0);
@@ -1142,7 +1154,7 @@ static void child_uses_parent_client(void *arg)
     mcp_error_free(err);
     err = NULL;
     child_step(2);
-    if (mcp_client_connect(f->c, NULL, NULL) != MCP_FORKED)
+    if (mcp_client_connect(f->c, NULL, NULL, NULL) != MCP_FORKED)
         child_exit(11);
     child_step(3);
     if (mcp_client_listen(f->c, "{\"toolsListChanged\":true}", NULL, NULL, NULL) == MCP_OK)
@@ -1279,8 +1291,7 @@ static void child_writes_to_closed_pipe(void *arg)
     if (mcp_client_new(cfg, &c, NULL) != MCP_OK)
         child_exit(21);
     mcp_config_free(cfg);
-    sleep_ms(100); /* nothing yet: the server starts at connect */
-    mcp_status st = mcp_client_connect(c, NULL, NULL);
+    mcp_status st = mcp_client_connect(c, NULL, NULL, NULL);
     mcp_client_free(c);
     child_exit(st == MCP_OK ? 22 : 0);
 }
@@ -1324,7 +1335,7 @@ static void test_close_kills_process_group(void)
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
                   err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     EXPECT(collector_wait(col, "grandchild pid ", tscale(3000)));
     char *text = collector_text(col);
     long pid = 0;

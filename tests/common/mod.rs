@@ -10,11 +10,11 @@
 // Each test binary uses a different subset of the helpers.
 #![allow(dead_code)]
 
-use mcp_client::client::{LogFn, NotificationFn};
 use mcp_client::{
     Client, ClientConfig, ConnectMode, Error, ErrorKind, HandlerError, InputRequest, LogLine, RequestOptions,
     StdioConfig, TransportConfig,
 };
+use mcp_client::{LogFn, NotificationFn};
 use serde_json::{json, Value};
 use std::future::Future;
 use std::path::{Path, PathBuf};

@@ -15,6 +15,12 @@
 static mcp_client *client;
 static const char *scenario = "";
 
+/* A reply the library refused (other than "no longer wanted") fails the scenario: say why. */
+static void answered(mcp_status st) {
+    if (st != MCP_OK && st != MCP_CANCELLED)
+        fprintf(stderr, "conformance client: a reply was refused: %s\n", mcp_status_str(st));
+}
+
 static int fail(const char *what, mcp_status st, mcp_error *err) {
     fprintf(stderr, "conformance client: %s failed: %s (%d): %s\n", what, mcp_status_str(st), st,
             err ? mcp_error_message(err) : "");
@@ -51,7 +57,7 @@ static void *call_unrelated_then_reply(void *responder) {
     /* sep-2322: an unrelated call between the input_required answer and the retry must carry
      * neither inputResponses nor requestState. */
     call_tool("test_mrtr_unrelated", "{}");
-    mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL);
+    answered(mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL));
     return NULL;
 }
 
@@ -71,22 +77,22 @@ static void on_elicitation(void *ud, const char *method, const char *params, siz
         return;
     }
     if (strcmp(scenario, "sep-2322-client-request-state") == 0) {
-        mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL);
+        answered(mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{\"confirmed\":true}}", NULL));
         return;
     }
     /* Accept; the library fills omitted fields from the schema defaults (SEP-1034). */
-    mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{}}", NULL);
+    answered(mcp_responder_reply_json(r, "{\"action\":\"accept\",\"content\":{}}", NULL));
 }
 
 static void on_sampling(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
     (void)ud; (void)method; (void)params; (void)len;
-    mcp_responder_reply_json(r, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"ok\"},"
-                                "\"model\":\"conformance-client\",\"stopReason\":\"endTurn\"}", NULL);
+    answered(mcp_responder_reply_json(r, "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"ok\"},"
+                                         "\"model\":\"conformance-client\",\"stopReason\":\"endTurn\"}", NULL));
 }
 
 static void on_roots(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
     (void)ud; (void)method; (void)params; (void)len;
-    mcp_responder_reply_json(r, "{\"roots\":[{\"uri\":\"file:///test/root\",\"name\":\"Test Root\"}]}", NULL);
+    answered(mcp_responder_reply_json(r, "{\"roots\":[{\"uri\":\"file:///test/root\",\"name\":\"Test Root\"}]}", NULL));
 }
 
 /* ---- OAuth (the auth scenarios) ------------------------------------------------------- */
@@ -94,7 +100,7 @@ static void on_roots(void *ud, const char *method, const char *params, size_t le
 /* The suite's authorization servers redirect at once, without a login page: the client must GET
  * the authorization URL itself, without following the redirect, and read code, state and iss
  * from Location (spec digest section 17.3). A real host opens a browser here instead. */
-static void on_authorization(void *ud, const char *url, const char *redirect_uri, mcp_auth_responder *r) {
+static void on_authorization(void *ud, const char *url, const char *redirect_uri, mcp_responder *r) {
     (void)ud;
     char *location = NULL;
     mcp_error *err = NULL;
@@ -102,11 +108,11 @@ static void on_authorization(void *ud, const char *url, const char *redirect_uri
     mcp_status st = mcp_auth_fetch_redirect(url, 10000, &location, &err);
     if (st != MCP_OK) {
         fprintf(stderr, "authorization: %s\n", mcp_error_message(err));
-        mcp_auth_responder_fail(r, mcp_error_message(err), NULL);
+        answered(mcp_responder_reply_error(r, 0, mcp_error_message(err), NULL));
         mcp_error_free(err);
         return;
     }
-    mcp_auth_responder_reply(r, location, NULL);
+    answered(mcp_responder_reply_url(r, location, NULL));
     mcp_string_free(location);
 }
 
@@ -418,7 +424,7 @@ int main(int argc, char **argv) {
         return fail("registering handlers", st, err);
 
     char *info = NULL;
-    st = mcp_client_connect(client, &info, &err);
+    st = mcp_client_connect(client, NULL, &info, &err);
     if (st != MCP_OK && err && mcp_error_www_authenticate(err))
         fprintf(stderr, "WWW-Authenticate: %s\n", mcp_error_www_authenticate(err));
     int failed = st != MCP_OK ? fail("connect", st, err) : 0;

@@ -1,6 +1,6 @@
 //! The `WWW-Authenticate` parser.
 
-use mcp_client::auth::Challenge;
+use mcp_client::fuzzing::Challenge;
 use proptest::prelude::*;
 
 /// Header-shaped text: schemes, parameters, quotes, escapes, commas, token68 padding.

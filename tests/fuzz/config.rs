@@ -2,9 +2,9 @@
 //! JSON is accepted or refused with an error, never a panic, and an accepted configuration
 //! never makes the transports' parsers misbehave.
 
-use mcp_client::auth::OAuthConfig;
-use mcp_client::transport::sse::{SseItem, SseParser};
+use mcp_client::fuzzing::sse::{SseItem, SseParser};
 use mcp_client::ClientConfig;
+use mcp_client::OAuthConfig;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 

@@ -1,6 +1,6 @@
 //! The stdio line framer (`read_line`) and the id scans over a line or an oversized prefix.
 
-use mcp_client::transport::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
+use mcp_client::fuzzing::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;

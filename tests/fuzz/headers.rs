@@ -1,8 +1,8 @@
 //! The HTTP header encoder: `Mcp-Name`/`Mcp-Param-*` values and the `x-mcp-header` annotations.
 
 use base64::Engine;
+use mcp_client::fuzzing::{encode_header_value, tool_headers, ToolHeaders};
 use mcp_client::fuzzing::{name_for, param_headers, param_value, ToolCache};
-use mcp_client::transport::http::{encode_header_value, tool_headers, ToolHeaders};
 use proptest::prelude::*;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::{json, Value};

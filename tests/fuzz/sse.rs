@@ -1,6 +1,6 @@
 //! The SSE parser: any split of the byte stream, bounded events, and serialise → parse.
 
-use mcp_client::transport::sse::{SseEvent, SseItem, SseParser};
+use mcp_client::fuzzing::sse::{SseEvent, SseItem, SseParser};
 use proptest::prelude::*;
 
 /// What the parser keeps of an oversized event's data.

@@ -9,7 +9,7 @@
 // Each test binary uses a different subset of the helpers.
 #![allow(dead_code)]
 
-use mcp_client::transport::http::HttpConfig;
+use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, ConnectMode, TransportConfig};
 use serde_json::{json, Value};
 use std::future::Future;

@@ -74,6 +74,7 @@ class Notes:
                 pass
 
     def drain(self, settle=0.3):
+        # An absence window: what arrives within `settle` (nothing marks "no more will come").
         time.sleep(settle)
         while True:
             try:

@@ -257,12 +257,13 @@ def check_state(target: Target, state: str, plain: str) -> None:
         assert state == plain
 
 
-# A host that answers by hand declares the capabilities itself (servers check them).
-MANUAL_CAPS = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
+# A host that answers by hand declares what it answers (servers check the capabilities): the
+# manual_input setting, no capabilities override needed.
+MANUAL_INPUT = ["elicitation", "sampling", "roots"]
 
 
 def test_manual_driving_round_trips_the_state(target, new_client):
-    c = new_client(capabilities=MANUAL_CAPS)  # no handlers: every input request comes back to us
+    c = new_client(manual_input=MANUAL_INPUT)  # no handlers: every input request comes back to us
     with pytest.raises(mcp_client.InputRequiredError) as info:
         c.call_tool("greet")
     e = info.value
@@ -301,7 +302,7 @@ def test_manual_driving_round_trips_the_state(target, new_client):
 def test_manual_prompt_resource_and_state_only_rounds(target, new_client):
     # With a cap of 0 rounds every input_required result comes back to the host
     # (InputRoundsExceededError, with the same accessors), state-only rounds included.
-    c = new_client(capabilities=MANUAL_CAPS, input_required_max_rounds=0)
+    c = new_client(manual_input=MANUAL_INPUT, input_required_max_rounds=0)
     with pytest.raises(mcp_client.InputRoundsExceededError) as info:
         c.get_prompt("haiku", {"topic": "rain"})
     e = info.value
@@ -341,7 +342,7 @@ def test_python_sealed_state_is_verified(transport, start_http, make_client):
     (The TypeScript SDK passes requestState through unsealed: the exact strings are checked
     above.)"""
     server = py_stdio() if transport == "stdio" else start_http("python")
-    c = make_client(server, capabilities=MANUAL_CAPS)
+    c = make_client(server, manual_input=MANUAL_INPUT)
     with pytest.raises(mcp_client.InputRequiredError) as info:
         c.call_tool("greet")
     state = info.value.request_state
@@ -401,12 +402,13 @@ def test_missing_handler_is_checked_before_any_handler_runs(target, new_client):
 
     # A host that declares sampling but registered no handler for it: the server asks for both,
     # and the library refuses the round before running any handler, handing back both requests.
-    c = new_client(capabilities=MANUAL_CAPS)
+    c = new_client(manual_input=MANUAL_INPUT)
     c.on_elicitation(elicit)
     with pytest.raises(mcp_client.InputRequiredError) as info:
         c.call_tool("confirm_and_summarize")
     assert sorted(info.value.input_requests) == sorted(target.expect.confirm_keys)
     assert "sampling/createMessage" in info.value.message
+    assert [r["method"] for r in info.value.unanswered.values()] == ["sampling/createMessage"]
     assert elicited == []
 
 

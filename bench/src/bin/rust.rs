@@ -1,6 +1,6 @@
 //! Our Rust API (`mcp_client::Client`) under the bench tests: seq, conc, mrtr, connect, mem.
 use mcp_bench::{concurrent, cpu_us, fail, parse_args, pct_us, result, rss_kb, run, timed, Args, Target};
-use mcp_client::transport::http::HttpConfig;
+use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, InputRequest, RequestOptions, StdioConfig, TransportConfig};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;

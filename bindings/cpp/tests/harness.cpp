@@ -121,13 +121,12 @@ HttpFixture::HttpFixture(const std::vector<std::string>& extra_args) {
         char buf[512];
         ssize_t got = read(fds[0], buf, sizeof buf);
         if (got <= 0) {
+            // stdout closed: the fixture is exiting; its status says why.
             int status = 0;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-            if (waitpid(pid_, &status, WNOHANG) == pid_) {
+            if (waitpid(pid_, &status, 0) == pid_) {
                 pid_ = -1;
                 error_ = "the fixture exited (status " +
-                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                         ") without listening: it may not support --http yet";
+                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ") without listening";
             } else {
                 error_ = "the fixture closed stdout without listening";
             }

@@ -9,6 +9,7 @@
 
 #include "mcp_client.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -75,6 +76,31 @@ long long elapsed_ms(std::chrono::steady_clock::time_point start);
 
 /// Waits (bounded) until `pred` holds, polling.
 bool wait_until(const std::function<bool()>& pred, std::chrono::milliseconds bound = std::chrono::milliseconds(3000));
+
+/// The fixture server's --signal FIFO (waits.cpp): the server writes "request <method> <name>"
+/// when it reads a request and "notification <method>" after a notification took effect. Pass
+/// args() to the fixture; wait() instead of sleeping until another thread's call reached it.
+class FixtureSignal {
+public:
+    FixtureSignal();
+    ~FixtureSignal();
+    FixtureSignal(const FixtureSignal&) = delete;
+    FixtureSignal& operator=(const FixtureSignal&) = delete;
+    std::vector<std::string> args() const { return {"--signal", path_}; }
+    /// Consumes lines until `count` of them started with `prefix` (true), or `bound` passes.
+    bool wait(const std::string& prefix, int count = 1,
+              std::chrono::milliseconds bound = std::chrono::milliseconds(5000));
+
+private:
+    std::string dir_, path_, buf_;
+    int fd_ = -1;
+};
+
+/// The calling thread's kernel id (for wait_parked).
+long thread_id();
+/// Waits (bounded) until thread `tid` (0: not yet known) sleeps in a futex or epoll wait, i.e.
+/// is parked inside the library: for waits no fixture signal marks (Subscription::next).
+bool wait_parked(const std::atomic<long>& tid, std::chrono::milliseconds bound = std::chrono::milliseconds(5000));
 
 /// A fixture server started with `--http 127.0.0.1:0`; url() is the endpoint it printed.
 class HttpFixture {

@@ -22,7 +22,7 @@ TEST(basic, json_helpers) {
 TEST(basic, connect_stdio_modern) {
     auto client = t::fixture();
     CHECK(client.era() == mcp::Era::None);
-    EXPECT_THROW(mcp::ClosedError, client.server_info());
+    EXPECT_THROW(mcp::NotConnectedError, client.server_info());
     std::string info = client.connect();
     CHECK_CONTAINS(info, "\"era\":\"modern\"");
     CHECK_CONTAINS(info, "2026-07-28");

@@ -49,7 +49,10 @@ TEST(edges, client_default_timeout) {
 TEST(edges, close_interrupts_connect) {
     mcp::Options o;
     o.extra_json = R"({"probe_timeout_ms": 10000})";
-    auto client = t::fixture({"--on-discover", "silent"}, o);
+    t::FixtureSignal signal;
+    auto args = signal.args();
+    args.insert(args.begin(), {"--on-discover", "silent"});
+    auto client = t::fixture(args, o);
     std::atomic<int> outcome{-1};
     std::thread connector([&] {
         try {
@@ -59,7 +62,7 @@ TEST(edges, close_interrupts_connect) {
             outcome = e.status();
         }
     });
-    std::this_thread::sleep_for(200ms);
+    CHECK(signal.wait("request server/discover"));  // the connect waits for the silent server
     auto start = std::chrono::steady_clock::now();
     client.close();
     connector.join();
@@ -79,7 +82,9 @@ TEST(edges, destroying_client_wakes_subscription_reader) {
     auto sub = client->listen(R"({"toolsListChanged":true})");
     std::atomic<int> status{-1};
     std::atomic<long long> waited{-1};
+    std::atomic<long> reader_id{0};
     std::thread reader([&] {
+        reader_id = t::thread_id();
         auto start = std::chrono::steady_clock::now();
         try {
             auto ev = sub.next(10000ms);
@@ -89,7 +94,7 @@ TEST(edges, destroying_client_wakes_subscription_reader) {
         }
         waited = t::elapsed_ms(start);
     });
-    std::this_thread::sleep_for(150ms);
+    CHECK(t::wait_parked(reader_id));  // the reader waits in next()
     client.reset();  // mcp_client_free: closes, so the reader wakes
     reader.join();
     CHECK(status.load() != 0);

@@ -34,6 +34,7 @@ TEST(http, connect_call_and_mrtr) {
     if (server.url().empty()) t::fail(__FILE__, __LINE__, "HTTP fixture did not start: " + server.error());
     mcp::Options options;
     options.bearer_token = "cpp-test-token";
+    options.extra_json = R"({"manual_input":["elicitation"]})";  // answered by hand below
     auto client = mcp::Client::http(server.url(), {{"X-Test-Header", "cpp"}}, options);
     std::string info = client.connect();
     CHECK_CONTAINS(info, "mcp-fixture-server");
@@ -60,7 +61,8 @@ TEST(http, connect_call_and_mrtr) {
 }
 
 TEST(http, timeout_cancel_and_close_in_flight) {
-    t::HttpFixture server;
+    t::FixtureSignal signal;
+    t::HttpFixture server(signal.args());
     if (server.url().empty()) t::fail(__FILE__, __LINE__, "HTTP fixture did not start: " + server.error());
     auto client = mcp::Client::http(server.url());
     client.connect();
@@ -73,8 +75,8 @@ TEST(http, timeout_cancel_and_close_in_flight) {
     mcp::CancelToken token;
     mcp::CallOptions cancellable;
     cancellable.cancel = token;
-    std::thread canceller([token] {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::thread canceller([token, &signal] {
+        signal.wait("request tools/call hang", 2);  // the second hang reached the server
         token.cancel();
     });
     start = std::chrono::steady_clock::now();
@@ -98,7 +100,7 @@ TEST(http, timeout_cancel_and_close_in_flight) {
         } catch (...) {
         }
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    CHECK(signal.wait("request tools/call hang"));  // the third hang is in flight
     start = std::chrono::steady_clock::now();
     client.close();
     caller.join();
@@ -113,7 +115,7 @@ TEST(http, listen_and_deferred_handler) {
     auto client = mcp::Client::http(server.url());
     client.on_elicitation([&](const std::string&, mcp::Responder r) {
         workers.spawn([r = std::move(r)]() mutable {
-            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));  // a deliberately late reply
             r.reply_json(kAcceptAda);
         });
     });

@@ -35,8 +35,9 @@ TEST(listen, list_changed_and_resource_updates) {
 TEST(listen, cancel_from_another_thread) {
     auto client = t::fixture();
     auto sub = client.listen(R"({"toolsListChanged":true})");
+    std::atomic<long> me{t::thread_id()};
     std::thread canceller([&] {
-        std::this_thread::sleep_for(150ms);
+        t::wait_parked(me);  // this thread waits in next() (below)
         sub.cancel();
     });
     auto start = std::chrono::steady_clock::now();

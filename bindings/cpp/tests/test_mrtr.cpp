@@ -23,6 +23,14 @@ const std::string kPromptState =
 
 const char* kAcceptAda = R"({"action":"accept","content":{"name":"Ada"}})";
 
+// Input answered by hand is declared ("manual_input"): the fixture, like the SDK servers, asks
+// only for declared input.
+mcp::Options manual(const char* kinds = R"(["elicitation","sampling","roots"])") {
+    mcp::Options options;
+    options.extra_json = std::string(R"({"manual_input":)") + kinds + "}";
+    return options;
+}
+
 }  // namespace
 
 TEST(mrtr, auto_elicit_once_full_handler) {
@@ -106,7 +114,7 @@ TEST(mrtr, auto_prompt_and_resource) {
 }
 
 TEST(mrtr, manual_elicit_once) {
-    auto client = t::fixture();
+    auto client = t::fixture({}, manual());
     auto e = EXPECT_THROW(mcp::InputRequiredError, client.call_tool("elicit_once"));
     CHECK_EQ(e.status(), MCP_INPUT_REQUIRED);
     CHECK(e.request_state().has_value());
@@ -127,7 +135,7 @@ TEST(mrtr, manual_elicit_once) {
 }
 
 TEST(mrtr, manual_three_rounds) {
-    auto client = t::fixture();
+    auto client = t::fixture({}, manual());
     auto r1 = EXPECT_THROW(mcp::InputRequiredError, client.call_tool("three_rounds"));
     CHECK_EQ(r1.request_state().value_or(""), kThreeRounds1);
     CHECK_CONTAINS(r1.input_requests_json(), "step1");
@@ -150,7 +158,7 @@ TEST(mrtr, manual_three_rounds) {
 }
 
 TEST(mrtr, manual_roots_prompt_and_no_state) {
-    auto client = t::fixture();
+    auto client = t::fixture({}, manual());
     auto roots = EXPECT_THROW(mcp::InputRequiredError, client.call_tool("roots"));
     CHECK_EQ(roots.request_state().value_or(""), kRootsState);
     mcp::CallOptions o;
@@ -175,7 +183,7 @@ TEST(mrtr, missing_handler_for_one_method) {
     // An elicitation handler alone cannot answer elicit_and_sample: nothing runs, the whole
     // request set comes back.
     std::atomic<int> calls{0};
-    auto client = t::fixture();
+    auto client = t::fixture({}, manual(R"(["sampling"])"));
     client.on_elicitation([&](const std::string&) {
         calls++;
         return std::string(R"({"action":"accept","content":{"confirmed":true}})");
@@ -183,6 +191,8 @@ TEST(mrtr, missing_handler_for_one_method) {
     auto e = EXPECT_THROW(mcp::InputRequiredError, client.call_tool("elicit_and_sample"));
     CHECK_CONTAINS(e.input_requests_json(), "confirm");
     CHECK_CONTAINS(e.input_requests_json(), "summary");
+    CHECK_CONTAINS(e.unanswered_json(), "summary");  // sampling is answered by hand
+    CHECK(e.unanswered_json().find("\"confirm\"") == std::string::npos);
     CHECK_EQ(calls.load(), 0);
 }
 
@@ -299,11 +309,11 @@ TEST(mrtr, unregister_handler) {
     auto client = t::fixture();
     client.on_elicitation([](const std::string&) { return std::string(kAcceptAda); });
     client.on_elicitation(nullptr);
-    EXPECT_THROW(mcp::InputRequiredError, client.call_tool("elicit_once"));
+    EXPECT_THROW(mcp::CapabilityMissingError, client.call_tool("elicit_once"));  // nothing declared
     client.on_elicitation([](const std::string&) { return std::string(kAcceptAda); });
     CHECK_EQ(t::text(client.call_tool("elicit_once")), std::string("Hello, Ada!"));
     client.on_elicitation(mcp::InputHandler());  // an empty std::function unregisters too
-    EXPECT_THROW(mcp::InputRequiredError, client.call_tool("elicit_once"));
+    EXPECT_THROW(mcp::CapabilityMissingError, client.call_tool("elicit_once"));  // nothing declared
 }
 
 TEST(mrtr, capability_required) {

@@ -93,7 +93,7 @@ TEST(oauth, authorization_code_flow_deferred_responder) {
             seen_redirect = redirect_uri;
         }
         workers.spawn([url, r = std::move(responder), &replied]() mutable {
-            std::this_thread::sleep_for(30ms);
+            std::this_thread::sleep_for(30ms);  // a deliberately late reply
             try {
                 replied = r.reply(mcp::fetch_redirect(url, 5000ms));
             } catch (const std::exception& e) {
@@ -307,7 +307,7 @@ TEST(oauth, handler_failures_fail_the_call_with_auth_error) {
         auto client = mcp::Client::http(server.url(), {}, o);
         client.on_authorization([&](const std::string&, const std::optional<std::string>&, mcp::AuthResponder r) {
             workers.spawn([r = std::move(r)]() mutable {
-                std::this_thread::sleep_for(50ms);
+                std::this_thread::sleep_for(50ms);  // a deliberately late failure
                 r.fail("denied later");
             });
         });
@@ -436,7 +436,7 @@ TEST(oauth, preregistered_client_and_refresh_after_expiry) {
     CHECK(preregistered_id.load());
     auto before = store.snapshot();
     CHECK_EQ(before.size(), static_cast<size_t>(1));
-    std::this_thread::sleep_for(1500ms);
+    std::this_thread::sleep_for(1500ms);  // the token's lifetime runs out: the expiry under test
     CHECK_EQ(t::text(client.call_tool("echo", R"({"text":"after expiry"})")), std::string("after expiry"));
     CHECK_EQ(calls.load(), 1);
     auto after = store.snapshot();

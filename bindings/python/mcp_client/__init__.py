@@ -30,9 +30,9 @@ from . import _ffi
 from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
+from ._aio import AsyncClient
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
-    AlreadyUsedError,
     AuthRequiredError,
     CancelledError,
     CapabilityMissingError,
@@ -47,6 +47,7 @@ from ._errors import (
     InternalError,
     InvalidArgumentError,
     MCPError,
+    NotConnectedError,
     MCPTimeoutError,
     MessageTooLargeError,
     PanicError,
@@ -57,6 +58,7 @@ from ._errors import (
     TransportError,
     UnsupportedError,
     SkillVerificationError,
+    OutputSchemaError,
     UrlElicitationRequiredError,
     VersionMismatchError,
     exception_class,
@@ -87,16 +89,17 @@ __all__ = [
     "Subscription",
     "CancelToken",
     "Deferred",
+    "AsyncClient",
     "ReplyError",
     "fetch_redirect",
     "Config",
     "OAuthConfig",
     "ReconnectConfig",
     "MCPError",
+    "NotConnectedError",
     "InvalidArgumentError",
     "ClosedError",
     "ReentrantCallError",
-    "AlreadyUsedError",
     "UnsupportedError",
     "ForkedError",
     "TransportError",
@@ -117,6 +120,7 @@ __all__ = [
     "HandlerError",
     "UrlElicitationRequiredError",
     "SkillVerificationError",
+    "OutputSchemaError",
     "InternalError",
     "PanicError",
     "exception_class",

@@ -91,9 +91,24 @@ def _error_of(exc: BaseException) -> tuple[int, str]:
     return code, (str(exc) or type(exc).__name__)
 
 
+def _log_error(what: str, err: Any) -> None:
+    """Logs (and frees) an ``mcp_error`` a callback cannot raise."""
+    try:
+        if err:
+            msg = (lib.mcp_error_message(err) or b"").decode("utf-8", "replace")
+            log.warning("%s failed: %s", what, msg)
+    except BaseException:  # noqa: BLE001
+        pass
+    finally:
+        if err:
+            lib.mcp_error_free(err)
+
+
 class _Reply:
-    """A responder completed at most once, from any thread. Holds the raw pointer until a reply
-    consumes it; every later attempt is a no-op (a consumed responder is freed memory)."""
+    """An ``mcp_responder`` (input handlers and the authorization callback alike) completed at
+    most once, from any thread. Holds the raw pointer until a reply consumes it; every later
+    attempt is a no-op (a consumed responder is freed memory). ``kind`` is the input kind
+    ("elicitation", "sampling", "roots") or "authorization"."""
 
     __slots__ = ("_lock", "_ptr", "kind", "__weakref__")
 
@@ -121,7 +136,10 @@ class _Reply:
             return True if self._ptr is None else bool(lib.mcp_responder_is_cancelled(self._ptr))
 
     def value(self, result: Any) -> bool:
-        """Replies with a result object (a Mapping); anything unusable fails the input."""
+        """Replies with a result object (a Mapping), or for an authorization the redirect URL
+        (a str); anything unusable fails the input or the authorization."""
+        if self.kind == "authorization":
+            return self._url(result)
         if result is None and self.kind == "elicitation":
             result = {"action": "decline"}
         if not isinstance(result, Mapping):
@@ -150,9 +168,32 @@ class _Reply:
             msg = b"the handler failed"
         return bool(lib.mcp_responder_reply_error(ptr, code, msg, None) == _ffi.MCP_OK)
 
+    def fail(self, message: str) -> bool:
+        return self.error(0, message)
+
     def exception(self, exc: BaseException) -> bool:
         code, message = _error_of(exc)
         return self.error(code, message)
+
+    def _url(self, result: Any) -> bool:
+        if not isinstance(result, str):
+            return self.fail(
+                f"the authorization callback's answer is {type(result).__name__}; expected the redirect URL (str)"
+            )
+        if "\x00" in result:
+            return self.fail("the redirect URL contains a NUL character (U+0000)")
+        try:
+            url = result.encode("utf-8")
+        except UnicodeError as e:
+            return self.fail(f"the redirect URL is not valid text: {e}")
+        ptr = self._take()
+        if not ptr:
+            return False
+        err = ctypes.POINTER(_ffi.mcp_error)()
+        st = lib.mcp_responder_reply_url(ptr, url, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            _log_error("replying to the authorization", err)
+        return bool(st == _ffi.MCP_OK)
 
 
 class Deferred(_FutureBase):
@@ -166,7 +207,7 @@ class Deferred(_FutureBase):
     A plain ``concurrent.futures.Future`` works too; this subclass only adds ``wanted``.
     """
 
-    _mcp_reply: _Reply | _AuthReply | None = None
+    _mcp_reply: _Reply | None = None
 
     @property
     def wanted(self) -> bool:
@@ -233,6 +274,11 @@ class InputEntry:
                 )
             elif _is_future(result):
                 lib.mcp_responder_defer(responder)
+                # Pushed cancellation for AsyncClient's handler futures: when the answer stops
+                # being wanted the library cancels the future, and with it the handler's task
+                # (host futures are left alone: their owners may still complete them).
+                if getattr(result, "_mcp_cancel_when_unwanted", False):
+                    lib.mcp_responder_on_cancel(responder, CANCEL_THUNK, register(result), FREE_THUNK, None)
                 if isinstance(result, Deferred):
                     result._mcp_reply = reply
                 owner = self.owner()
@@ -248,87 +294,6 @@ class InputEntry:
                 pass
 
 
-class _AuthReply:
-    """An ``mcp_auth_responder`` completed at most once, from any thread (the authorization
-    counterpart of :class:`_Reply`, with the same ``value`` / ``error`` / ``exception``
-    interface so that futures and client shutdown treat both alike)."""
-
-    __slots__ = ("_lock", "_ptr", "kind", "__weakref__")
-
-    def __init__(self, ptr: Any):
-        self._lock = threading.Lock()
-        self._ptr = ptr
-        self.kind = "authorization"
-
-    def _take(self) -> Any:
-        with self._lock:
-            ptr, self._ptr = self._ptr, None
-        return ptr
-
-    def release(self) -> None:
-        """The callback returned without replying or deferring: the library owns it again."""
-        self._take()
-
-    @property
-    def done(self) -> bool:
-        with self._lock:
-            return self._ptr is None
-
-    def is_cancelled(self) -> bool:
-        with self._lock:
-            return True if self._ptr is None else bool(lib.mcp_auth_responder_is_cancelled(self._ptr))
-
-    def value(self, result: Any) -> bool:
-        """Replies with the redirect URL (a str); anything else fails the authorization."""
-        if not isinstance(result, str):
-            return self.fail(
-                f"the authorization callback's answer is {type(result).__name__}; expected the redirect URL (str)"
-            )
-        if "\x00" in result:
-            return self.fail("the redirect URL contains a NUL character (U+0000)")
-        try:
-            url = result.encode("utf-8")
-        except UnicodeError as e:
-            return self.fail(f"the redirect URL is not valid text: {e}")
-        ptr = self._take()
-        if not ptr:
-            return False
-        err = ctypes.POINTER(_ffi.mcp_error)()
-        st = lib.mcp_auth_responder_reply(ptr, url, ctypes.byref(err))
-        if st != _ffi.MCP_OK:
-            _log_error("replying to the authorization", err)
-        return bool(st == _ffi.MCP_OK)
-
-    def fail(self, message: str) -> bool:
-        ptr = self._take()
-        if not ptr:
-            return False
-        try:
-            msg = message.replace("\x00", "\\u0000").encode("utf-8", "replace")
-        except Exception:  # noqa: BLE001 - never fail while replying
-            msg = b"the authorization callback failed"
-        return bool(lib.mcp_auth_responder_fail(ptr, msg, None) == _ffi.MCP_OK)
-
-    def error(self, _code: int, message: str) -> bool:
-        return self.fail(message)
-
-    def exception(self, exc: BaseException) -> bool:
-        return self.fail(str(exc) or type(exc).__name__)
-
-
-def _log_error(what: str, err: Any) -> None:
-    """Logs (and frees) an ``mcp_error`` a callback cannot raise."""
-    try:
-        if err:
-            msg = (lib.mcp_error_message(err) or b"").decode("utf-8", "replace")
-            log.warning("%s failed: %s", what, msg)
-    except BaseException:  # noqa: BLE001
-        pass
-    finally:
-        if err:
-            lib.mcp_error_free(err)
-
-
 class AuthEntry:
     """An authorization callback registration:
     ``fn(authorization_url, redirect_uri) -> str | None | Future``."""
@@ -338,7 +303,7 @@ class AuthEntry:
         self.owner = weakref.ref(owner)
 
     def run(self, url_raw: bytes | None, redirect_raw: bytes | None, responder: Any) -> None:
-        reply = _AuthReply(responder)
+        reply = _Reply(responder, "authorization")
         try:
             try:
                 url = url_raw.decode("utf-8", "replace") if url_raw else ""
@@ -358,7 +323,7 @@ class AuthEntry:
                     "the authorization callback is a coroutine function; return a concurrent.futures.Future instead"
                 )
             elif _is_future(result):
-                lib.mcp_auth_responder_defer(responder)
+                lib.mcp_responder_defer(responder)
                 if isinstance(result, Deferred):
                     result._mcp_reply = reply
                 owner = self.owner()
@@ -445,6 +410,15 @@ def _input_trampoline(
         pass
 
 
+def _cancel_trampoline(userdata: int | None) -> None:
+    try:
+        future = _lookup(userdata)
+        if future is not None:
+            future.cancel()
+    except BaseException:  # noqa: BLE001
+        pass
+
+
 def _notification_trampoline(userdata: int | None, method: bytes | None, params: bytes | None, params_len: int) -> None:
     try:
         entry = _lookup(userdata)
@@ -481,7 +455,7 @@ def _authorization_trampoline(userdata: int | None, url: bytes | None, redirect_
     try:
         entry = _lookup(userdata)
         if entry is None:
-            lib.mcp_auth_responder_fail(responder, b"no Python authorization callback", None)
+            lib.mcp_responder_reply_error(responder, 0, b"no Python authorization callback", None)
             return
         entry.run(url, redirect_uri, responder)
     except BaseException:  # noqa: BLE001
@@ -547,6 +521,21 @@ def _state_trampoline(userdata: int | None, state: int, attempt: int, detail: by
 
 
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
+def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: int) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        entry.fn(json.loads(task_json) if task_json else {})
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the task status listener raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
+CANCEL_THUNK = _ffi.mcp_responder_cancel_fn(_cancel_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)

@@ -153,7 +153,22 @@ class CancelToken:
         return f"<CancelToken cancelled={self.cancelled}>"
 
 
-_OPT_KEYS = frozenset({"timeout", "cancel", "progress", "meta", "log_level", "max_total", "reset_timeout_on_progress"})
+_OPT_KEYS = frozenset(
+    {
+        "timeout",
+        "cancel",
+        "progress",
+        "meta",
+        "log_level",
+        "max_total",
+        "reset_timeout_on_progress",
+        "cache",
+        "validate_output",
+    }
+)
+
+# The response cache modes of the ``cache`` call option (SEP-2549).
+_CACHE_MODES = {"use": 0, "refresh": 1, "bypass": 2}
 
 
 def _ms(seconds: float | None, what: str) -> int:
@@ -187,13 +202,20 @@ class _Opts:
         log_level: str | None = None,
         max_total: float | None = None,
         reset_timeout_on_progress: bool = False,
+        cache: str | None = None,
+        validate_output: bool | None = None,
     ):
         self.keep: list[Any] = []
-        if (timeout, cancel, progress, meta, log_level, max_total) == (None,) * 6 and not reset_timeout_on_progress:
+        if (
+            (timeout, cancel, progress, meta, log_level, max_total, cache, validate_output) == (None,) * 8
+            and not reset_timeout_on_progress
+        ):
             self.struct = None
             return
         o = _ffi.mcp_call_opts()
-        lib.mcp_call_opts_init(ctypes.byref(o))
+        st = lib.mcp_call_opts_init(ctypes.byref(o), _ffi.MCP_CALL_OPTS_VERSION)
+        if st != _ffi.MCP_OK:  # a library older than this binding's header
+            raise take_error(st, new_error_ptr())
         o.timeout_ms = _ms(timeout, "timeout")
         o.max_total_ms = max(0, _ms(max_total, "max_total"))
         o.reset_timeout_on_progress = bool(reset_timeout_on_progress)
@@ -214,6 +236,12 @@ class _Opts:
             thunk = _callbacks.progress_thunk(progress)
             o.on_progress = thunk
             self.keep.append(thunk)
+        if cache is not None:
+            if cache not in _CACHE_MODES:
+                raise ValueError(f"cache must be one of {', '.join(_CACHE_MODES)}, not {cache!r}")
+            o.cache_mode = _CACHE_MODES[cache]
+        if validate_output is not None:
+            o.skip_output_validation = not validate_output
         self.struct = o
 
     @classmethod
@@ -293,7 +321,10 @@ class Client:
         ``input_required_max_rounds``, ``max_pages``, ``client_info``, ``capabilities``,
         ``max_message_bytes``, ``stderr_tail_lines``, ``shutdown_grace_ms``,
         ``connect_timeout_ms`` (default 60000), ``reconnect`` (opt-in policy, see
-        :meth:`on_connection_state`), ``skills`` (True declares the skills extension).
+        :meth:`on_connection_state`), ``skills`` (True declares the skills extension), ``tasks``
+        (True declares the tasks extension: a ``call_tool`` answered with a task follows it to
+        its result), ``manual_input`` (kinds declared without a handler and answered by hand:
+        ``["elicitation", "elicitation.url", "sampling", "roots"]``).
         Unknown keys raise InvalidArgumentError.
         """
         config: dict[str, Any] = {
@@ -381,7 +412,7 @@ class Client:
         ``cancel``, and ``timeout``/``max_total`` capping the whole connect, end this wait (the
         attempt goes on for later calls, bounded by the configured timeouts)."""
         o = _Opts.of(opts)
-        info = self._obj(lambda c, out, err: lib.mcp_client_connect_with(c, o.ref, out, err))
+        info = self._obj(lambda c, out, err: lib.mcp_client_connect(c, o.ref, out, err))
         self._server_info = info
         self._era = self.era
         return info
@@ -407,6 +438,17 @@ class Client:
         if era is not None:
             self._era = era
         return era
+
+    def set_cache_partition(self, partition: str) -> None:
+        """The authorization context (e.g. issuer plus subject) the response cache files
+        ``private`` entries under; a new value drops the old context's private entries, while
+        ``public`` entries stay shared."""
+        p = _enc(partition, "partition")
+        self._run(lambda c, out, err: lib.mcp_client_set_cache_partition(c, p, err), result=False)
+
+    def clear_cache(self) -> None:
+        """Empties the response cache (SEP-2549)."""
+        self._run(lambda c, out, err: lib.mcp_client_clear_cache(c, err), result=False)
 
     @property
     def dropped_callbacks(self) -> int:
@@ -495,6 +537,25 @@ class Client:
         decorator."""
         return self._set_input(lib.mcp_client_on_elicitation, "elicitation", fn)
 
+    def on_elicitation_modes(
+        self, fn: Callable[[dict[str, Any]], Any] | None, *, form: bool = True, url: bool = False
+    ) -> Any:
+        """As :meth:`on_elicitation`, for the chosen modes: ``url=True`` declares
+        ``elicitation.url`` and hands URL-mode requests (``{"mode": "url", "message", "url"}``;
+        legacy adds ``elicitationId``) to ``fn``, whose ``accept`` carries no content (any is
+        dropped). A request in a mode not chosen is left to the host (InputRequiredError with
+        it in ``unanswered``)."""
+        modes = (_ffi.MCP_ELICITATION_FORM if form else 0) | (_ffi.MCP_ELICITATION_URL if url else 0)
+        if fn is not None and modes == 0:
+            raise ValueError("choose at least one elicitation mode (form or url)")
+
+        def setter(ptr: Any, thunk: Any, key: Any, free: Any, err: Any) -> int:
+            if fn is None:
+                return int(lib.mcp_client_on_elicitation(ptr, thunk, key, free, err))
+            return int(lib.mcp_client_on_elicitation_modes(ptr, modes, thunk, key, free, err))
+
+        return self._set_input(setter, "elicitation", fn)
+
     def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``sampling/createMessage`` (a CreateMessageResult dict); as on_elicitation,
         except that None is a failure."""
@@ -555,6 +616,14 @@ class Client:
         ``"disconnected"`` (detail: why), ``"reconnecting"`` (attempt 1, 2, ...) and ``"failed"``
         (detail: the last error). Runs on the dispatcher thread, in order."""
         return self._set_listener(lib.mcp_client_on_connection_state, _callbacks.STATE_THUNK, "connection-state", fn)
+
+    def on_task_status(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """Tasks extension (``tasks=True`` in the configuration): ``fn(task)`` with the task dict
+        (``taskId``, ``status``, ``statusMessage``, ``pollIntervalMs``, ``ttlMs``, ...) when a
+        call's task is created and whenever its status changes. Keep ``taskId`` to resume the
+        task later (:meth:`resume_task`), even from another process. Runs on the dispatcher
+        thread; usable as a decorator."""
+        return self._set_listener(lib.mcp_client_on_task_status, _callbacks.TASK_THUNK, "task-status", fn)
 
     # ----- OAuth -----
 
@@ -693,9 +762,12 @@ class Client:
         log_level: str | None = None,
         max_total: float | None = None,
         reset_timeout_on_progress: bool = False,
+        validate_output: bool | None = None,
     ) -> dict[str, Any]:
         """``tools/call``: the CallToolResult dict. A tool error is a result with
-        ``isError: true``, not an exception.
+        ``isError: true``, not an exception. When the tool declared an ``outputSchema``, its
+        ``structuredContent`` is checked against it (OutputSchemaError); ``validate_output=False``
+        skips the check for this call.
 
         Input requests (MRTR) are answered by the registered handlers; without one the call
         raises InputRequiredError. Retry by hand with ``input_responses`` and
@@ -704,7 +776,16 @@ class Client:
         ``progress(progress, total, message)`` a callback, ``meta`` extra ``_meta`` entries,
         ``log_level`` the modern per-request log level.
         """
-        o = _Opts(timeout, cancel, progress, meta, log_level, max_total, reset_timeout_on_progress)
+        o = _Opts(
+            timeout,
+            cancel,
+            progress,
+            meta,
+            log_level,
+            max_total,
+            reset_timeout_on_progress,
+            validate_output=validate_output,
+        )
         n, a = _enc(name, "name"), _json_arg(arguments)
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
         return self._obj(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))
@@ -737,6 +818,35 @@ class Client:
         u = _enc(uri, "uri")
         ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
         return self._obj(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
+
+    # --- tasks extension (SEP-2663) ---
+
+    def resume_task(self, task_id: str, **opts: Any) -> dict[str, Any]:
+        """Follows task ``task_id`` to its end as a blocking ``call_tool`` does (polling at its
+        ``pollIntervalMs``, input through the handlers) and returns the CallToolResult. A failed
+        task raises RpcError, a cancelled one CancelledError, an unknown id RpcError -32602."""
+        o = _Opts.of(opts)
+        t = _enc(task_id, "task_id")
+        return self._obj(lambda c, out, err: lib.mcp_client_resume_task(c, t, o.ref, out, err))
+
+    def get_task(self, task_id: str, **opts: Any) -> dict[str, Any]:
+        """One ``tasks/get``: the task as the server has it now."""
+        o = _Opts.of(opts)
+        t = _enc(task_id, "task_id")
+        return self._obj(lambda c, out, err: lib.mcp_client_get_task(c, t, o.ref, out, err))
+
+    def cancel_task(self, task_id: str, **opts: Any) -> None:
+        """``tasks/cancel`` (cooperative; the task then ends as ``cancelled``)."""
+        o = _Opts.of(opts)
+        t = _enc(task_id, "task_id")
+        self._run(lambda c, out, err: lib.mcp_client_cancel_task(c, t, o.ref, err), result=False)
+
+    def update_task(self, task_id: str, input_responses: Mapping[str, Any], **opts: Any) -> None:
+        """``tasks/update`` with answers gathered by hand (after InputRequiredError from a task);
+        then :meth:`resume_task`."""
+        o = _Opts.of(opts)
+        t, r = _enc(task_id, "task_id"), _json_arg(dict(input_responses))
+        self._run(lambda c, out, err: lib.mcp_client_update_task(c, t, r, o.ref, err), result=False)
 
     # --- skills extension (SEP-2640) ---
 
@@ -831,11 +941,9 @@ def fetch_redirect(authorization_url: str, timeout: float | None = None) -> str:
     """
     url = _enc(authorization_url, "authorization_url")
     ms = _ms(timeout, "timeout")
-    if ms < 0 or ms > 0xFFFFFFFF:
-        ms = 0xFFFFFFFF  # the C parameter is 32-bit: its longest wait, never a wrapped one
     out = ctypes.c_void_p()
     err = new_error_ptr()
-    st = lib.mcp_auth_fetch_redirect(url, min(ms, 0xFFFFFFFF), ctypes.byref(out), ctypes.byref(err))
+    st = lib.mcp_auth_fetch_redirect(url, ms, ctypes.byref(out), ctypes.byref(err))
     if st != _ffi.MCP_OK:
         raise take_error(st, err)
     raw = _take_string(out)

@@ -167,3 +167,18 @@ class Config(TypedDict, total=False):
 
     #: Declare the skills extension (SEP-2640) in the derived capabilities. Default: false.
     skills: bool
+
+    #: Manual input mode: input kinds declared without a handler; the host answers them itself from the `InputRequired` error and retries with the responses and the `requestState`.
+    manual_input: List[Literal["elicitation", "elicitation.form", "elicitation.url", "sampling", "roots"]]
+
+    #: Declare the tasks extension (SEP-2663): servers may answer `tools/call` with a task, which the call follows to its end. Default: false.
+    tasks: bool
+
+    #: Response caching (SEP-2549) for the whole client; false turns it off. Default: true.
+    response_cache: bool
+
+    #: Bound on the response cache's entries (0 turns caching off; at most 2^20). Default: 512.
+    response_cache_max_entries: int
+
+    #: Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
+    validate_output_schema: bool

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from . import _ffi
 from ._library import lib
@@ -74,8 +74,8 @@ class ReentrantCallError(MCPError):
     """MCP_REENTRANT_CALL: a blocking call from a handler or listener on the same client."""
 
 
-class AlreadyUsedError(MCPError):
-    """MCP_ALREADY_USED."""
+class NotConnectedError(MCPError):
+    """MCP_NOT_CONNECTED: the client has not connected yet (``server_info`` before ``connect``)."""
 
 
 class UnsupportedError(MCPError):
@@ -173,7 +173,23 @@ class InputError(MCPError):
 
 class InputRequiredError(InputError):
     """MCP_INPUT_REQUIRED: no handler for an input request. Answer ``input_requests`` yourself
-    and retry the same call with ``input_responses=...`` and ``request_state=e.request_state``."""
+    and retry the same call with ``**e.retry_options(responses)`` (that is,
+    ``input_responses=...`` and ``request_state=e.request_state``). ``unanswered`` lists the
+    entries no registered handler answers (all of them in manual input mode: the
+    ``manual_input`` setting declares kinds you answer by hand, so servers ask for them)."""
+
+    def __init__(self, status: int, message: str, *, unanswered: dict[str, Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.unanswered: dict[str, Any] = unanswered if unanswered is not None else {}
+
+    def retry_options(self, input_responses: Mapping[str, Any]) -> dict[str, Any]:
+        """The keyword arguments of the retry: ``input_responses`` plus this error's
+        ``request_state`` when the server sent one. Use as
+        ``client.call_tool(name, args, **e.retry_options({...}))``."""
+        options: dict[str, Any] = {"input_responses": dict(input_responses)}
+        if self.request_state is not None:
+            options["request_state"] = self.request_state
+        return options
 
 
 class InputRoundsExceededError(InputError):
@@ -185,14 +201,32 @@ class HandlerError(MCPError):
     """MCP_HANDLER_FAILED: an input handler failed (raised, or answered badly)."""
 
 
-class UrlElicitationRequiredError(MCPError):
-    """MCP_URL_ELICITATION_REQUIRED."""
+class UrlElicitationRequiredError(RpcError):
+    """MCP_URL_ELICITATION_REQUIRED: a legacy server's -32042. ``elicitations`` is its
+    ``data.elicitations`` list (each ``{"mode": "url", "elicitationId", "url", "message"}``):
+    have the user open the URLs, then retry the call. The completion may arrive as the
+    notification ``notifications/elicitation/complete`` (see ``Client.on_notification``)."""
+
+    def __init__(self, status: int, message: str, *, elicitations: list[Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.elicitations: list[Any] = elicitations if elicitations is not None else []
 
 
 class SkillVerificationError(MCPError):
     """MCP_SKILL_VERIFICATION_FAILED: a skill file's size, digest or frontmatter differs from its
     listed entry, or the entry breaks the skills extension's rules. No content was returned:
     discard the skill (refresh its entry once with ``get_skill`` if you want to retry)."""
+
+
+class OutputSchemaError(MCPError):
+    """MCP_OUTPUT_SCHEMA_INVALID: a tool's ``structuredContent`` does not match the
+    ``outputSchema`` its ``tools/list`` entry declared (or is missing). ``message`` says where;
+    ``result`` is the tool's raw CallToolResult. Switch the check off per client
+    (``validate_output_schema=False``) or per call (``validate_output=False``)."""
+
+    def __init__(self, status: int, message: str, *, result: dict[str, Any] | None = None, **kw: Any):
+        super().__init__(status, message, **kw)
+        self.result: dict[str, Any] = result if result is not None else {}
 
 
 # --- library (900-999) ---
@@ -213,7 +247,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_INVALID_ARG: InvalidArgumentError,
     _ffi.MCP_CLOSED: ClosedError,
     _ffi.MCP_REENTRANT_CALL: ReentrantCallError,
-    _ffi.MCP_ALREADY_USED: AlreadyUsedError,
+    _ffi.MCP_NOT_CONNECTED: NotConnectedError,
     _ffi.MCP_UNSUPPORTED: UnsupportedError,
     _ffi.MCP_FORKED: ForkedError,
     _ffi.MCP_IO: TransportError,
@@ -232,6 +266,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_HANDLER_FAILED: HandlerError,
     _ffi.MCP_URL_ELICITATION_REQUIRED: UrlElicitationRequiredError,
     _ffi.MCP_SKILL_VERIFICATION_FAILED: SkillVerificationError,
+    _ffi.MCP_OUTPUT_SCHEMA_INVALID: OutputSchemaError,
     _ffi.MCP_INTERNAL: InternalError,
     _ffi.MCP_PANIC: PanicError,
 }
@@ -272,9 +307,10 @@ def _json(raw: bytes | None) -> Any:
         return raw.decode("utf-8", "replace")
 
 
-def take_error(status: int, err: Any) -> MCPError:
+def take_error(status: int, err: Any, *, borrowed: bool = False) -> MCPError:
     """Builds the exception for ``status`` from ``err`` (a POINTER(mcp_error), possibly NULL),
-    reading every accessor now, then frees ``err``."""
+    reading every accessor now, then frees ``err`` (unless ``borrowed``: a started call's
+    completion lends its error for the callback only)."""
     try:
         if err:
             message = _text(lib.mcp_error_message(err)) or status_str(status)
@@ -288,18 +324,28 @@ def take_error(status: int, err: Any) -> MCPError:
             http_out = ctypes.c_uint16()
             http_status = http_out.value if lib.mcp_error_http_status(err, ctypes.byref(http_out)) else None
             www_authenticate = _text(lib.mcp_error_www_authenticate(err))
+            unanswered = _json(lib.mcp_error_unanswered_json(err))
+            elicitations = _json(lib.mcp_error_elicitations_json(err))
         else:
             message, code, data, requests, state, result = status_str(status), None, None, None, None, None
             rpc_message = None
             http_status, www_authenticate = None, None
+            unanswered, elicitations = None, None
     finally:
-        if err:
+        if err and not borrowed:
             lib.mcp_error_free(err)
     cls = exception_class(status)
     kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate,
           "jsonrpc_message": rpc_message}
+    if issubclass(cls, InputRequiredError):
+        return cls(status, message, input_requests=requests, request_state=state, result=result,
+                   unanswered=unanswered, **kw)
     if issubclass(cls, InputError):
         return cls(status, message, input_requests=requests, request_state=state, result=result, **kw)
+    if issubclass(cls, UrlElicitationRequiredError):
+        return cls(status, message, elicitations=elicitations, **kw)
+    if issubclass(cls, OutputSchemaError):
+        return cls(status, message, result=result, **kw)
     return cls(status, message, **kw)
 
 

@@ -18,6 +18,9 @@ __all__ = [
     'MCP_VERSION_PATCH',
     'MCP_RESULT_TYPE_COMPLETE',
     'MCP_RESULT_TYPE_INPUT_REQUIRED',
+    'MCP_CACHE_USE',
+    'MCP_CACHE_REFRESH',
+    'MCP_CACHE_BYPASS',
     'MCP_LIST_TOOLS',
     'MCP_LIST_PROMPTS',
     'MCP_LIST_RESOURCES',
@@ -44,7 +47,13 @@ __all__ = [
     'MCP_CONNECTION_DISCONNECTED',
     'MCP_CONNECTION_RECONNECTING',
     'MCP_CONNECTION_FAILED',
+    'MCP_ELICITATION_FORM',
+    'MCP_ELICITATION_URL',
+    'MCP_INPUT_SAMPLING',
+    'MCP_INPUT_ROOTS',
     'MCP_CALL_OPTS_VERSION',
+    'MCP_TIMEOUT_DEFAULT',
+    'MCP_TIMEOUT_NONE',
     'MCP_MAX_TIMEOUT_MS',
     'MCP_ABI_VERSION',
     'MCP_OK',
@@ -54,9 +63,9 @@ __all__ = [
     'MCP_INVALID_ARG',
     'MCP_CLOSED',
     'MCP_REENTRANT_CALL',
-    'MCP_ALREADY_USED',
     'MCP_UNSUPPORTED',
     'MCP_FORKED',
+    'MCP_NOT_CONNECTED',
     'MCP_IO',
     'MCP_TIMEOUT',
     'MCP_CANCELLED',
@@ -73,6 +82,7 @@ __all__ = [
     'MCP_HANDLER_FAILED',
     'MCP_URL_ELICITATION_REQUIRED',
     'MCP_SKILL_VERIFICATION_FAILED',
+    'MCP_OUTPUT_SCHEMA_INVALID',
     'MCP_INTERNAL',
     'MCP_PANIC',
 ]
@@ -83,6 +93,12 @@ MCP_VERSION_PATCH = 0
 # `resultType` values, for hosts that inspect raw results.
 MCP_RESULT_TYPE_COMPLETE = 'complete'
 MCP_RESULT_TYPE_INPUT_REQUIRED = 'input_required'
+# `mcp_call_opts.cache_mode`: answer from a fresh cache entry when there is one (default).
+MCP_CACHE_USE = 0
+# `mcp_call_opts.cache_mode`: always ask the server, then store its answer.
+MCP_CACHE_REFRESH = 1
+# `mcp_call_opts.cache_mode`: always ask the server and store nothing.
+MCP_CACHE_BYPASS = 2
 # List kinds for `mcp_client_list` and `mcp_client_list_all`.
 MCP_LIST_TOOLS = 0
 MCP_LIST_PROMPTS = 1
@@ -121,13 +137,30 @@ MCP_CONNECTION_DISCONNECTED = 2
 MCP_CONNECTION_RECONNECTING = 3
 # Every attempt of the policy failed; `detail` is the last error. The next call starts over.
 MCP_CONNECTION_FAILED = 4
-# The layout version `mcp_call_opts_init` writes.
+# Elicitation mode flag: form mode (`requestedSchema`, answered with `content`).
+MCP_ELICITATION_FORM = 1
+# Elicitation mode flag: URL mode (the user opens `url` out of band; `accept` carries no
+# content, and the library drops any the handler gives).
+MCP_ELICITATION_URL = 2
+# Manual input flag (`mcp_config_set_manual_input`): sampling.
+MCP_INPUT_SAMPLING = 4
+# Manual input flag (`mcp_config_set_manual_input`): roots.
+MCP_INPUT_ROOTS = 8
+# The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
+# fields, each new layout with a new version; the library reads only the fields of the version
+# the caller initialised, so a program built against an older header keeps working.
 MCP_CALL_OPTS_VERSION = 1
+# Timeouts (every `*_ms` argument and field of type `int64_t`): a positive value is the limit in
+# milliseconds (at most `MCP_MAX_TIMEOUT_MS`); `MCP_TIMEOUT_DEFAULT` (0) takes the documented
+# default; `MCP_TIMEOUT_NONE` (or any negative value) means no limit.
+MCP_TIMEOUT_DEFAULT = 0
+# See `MCP_TIMEOUT_DEFAULT`.
+MCP_TIMEOUT_NONE = -1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 # about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
 MCP_MAX_TIMEOUT_MS = 1099511627776
 # Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
-MCP_ABI_VERSION = 1
+MCP_ABI_VERSION = 2
 MCP_OK = 0
 MCP_NULL_ARG = 1
 MCP_INVALID_UTF8 = 2
@@ -135,9 +168,11 @@ MCP_INVALID_JSON = 3
 MCP_INVALID_ARG = 4
 MCP_CLOSED = 5
 MCP_REENTRANT_CALL = 6
-MCP_ALREADY_USED = 7
 MCP_UNSUPPORTED = 8
 MCP_FORKED = 9
+# The client has not connected yet (`mcp_client_server_info` before `mcp_client_connect`);
+# `MCP_CLOSED` is only for a client that was closed.
+MCP_NOT_CONNECTED = 10
 MCP_IO = 100
 MCP_TIMEOUT = 101
 MCP_CANCELLED = 102
@@ -152,18 +187,26 @@ MCP_CAPABILITY_MISSING = 203
 MCP_INPUT_REQUIRED = 300
 MCP_INPUT_ROUNDS_EXCEEDED = 301
 MCP_HANDLER_FAILED = 302
+# A legacy server answered -32042: the user must open the URLs of
+# `mcp_error_elicitations_json`, then the call may be retried.
 MCP_URL_ELICITATION_REQUIRED = 303
 # A skill file or entry failed verification (SEP-2640): size, digest or frontmatter differ from
 # the listed entry, or the entry breaks the structural rules. No content is returned.
 MCP_SKILL_VERIFICATION_FAILED = 304
+# A tool's `structuredContent` does not match the `outputSchema` its `tools/list` entry
+# declared, or is missing. `mcp_error_message` says where; `mcp_error_result_json` holds the
+# raw result. On by default; off per client (`"validate_output_schema": false`) or per call
+# (`mcp_call_opts.skip_output_validation`).
+MCP_OUTPUT_SCHEMA_INVALID = 305
 MCP_INTERNAL = 900
 MCP_PANIC = 901
 
 # ----- opaque handles (use through ctypes.POINTER) -----
 
-# The handle an authorization callback completes. Owned by the library during the callback;
-# after `mcp_auth_responder_defer`, owned by the host until a reply or fail call consumes it.
-class mcp_auth_responder(ctypes.Structure):
+# A started call. Owned by the caller (when `call_out` was given) and freed with
+# `mcp_call_free`, before or after its completion, from any thread (its own completion
+# callback included).
+class mcp_call(ctypes.Structure):
     """Opaque handle."""
 
 # Reference-counted; every clone cancels the same calls.
@@ -184,8 +227,8 @@ class mcp_config(ctypes.Structure):
 class mcp_error(ctypes.Structure):
     """Opaque handle."""
 
-# The handle an input handler completes. Owned by the library during the callback; after
-# `mcp_responder_defer`, owned by the host until a reply call consumes it.
+# The handle a callback completes. Owned by the library during the callback; after
+# `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
 class mcp_responder(ctypes.Structure):
     """Opaque handle."""
 
@@ -205,11 +248,11 @@ mcp_status = ctypes.c_int32
 # The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 # for the callback) in a browser; the authorization server will redirect it to
 # `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
-# (`mcp_auth_responder_reply`), or `mcp_auth_responder_fail`, now or later from any thread
-# (after `mcp_auth_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+# (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+# (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
 # configured) the callback may just open the browser and return: the listener receives the
 # redirect. Otherwise returning without replying or deferring ends the flow.
-mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_auth_responder))
+mcp_authorization_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_responder))
 
 # Releases host userdata.
 mcp_userdata_free_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -239,7 +282,19 @@ class mcp_call_opts(ctypes.Structure):
         ('log_level', ctypes.c_char_p),
         ('on_progress', mcp_progress_fn),
         ('progress_userdata', ctypes.c_void_p),
+        ('cache_mode', ctypes.c_uint32),
+        ('skip_output_validation', ctypes.c_bool),
     ]
+
+# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
+
+# A responder's cancel hook (`mcp_responder_on_cancel`).
+mcp_responder_cancel_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 # A connection-state listener: `state` is an `MCP_CONNECTION_*` value, `attempt` the reconnect
 # attempt (0 outside `MCP_CONNECTION_RECONNECTING`), `detail` a message (empty when none),
@@ -250,6 +305,11 @@ mcp_connection_state_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32
 # params) is the request's params; complete `responder` exactly once, now or later.
 mcp_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_responder))
 
+# Called (on a library thread, no library lock held) when the queue goes from empty to
+# non-empty: it must only signal the host's loop (e.g. `uv_async_send`,
+# `loop.call_soon_threadsafe`), never dispatch itself.
+mcp_wakeup_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
 # A notification listener: every server notification except progress (which goes to the
 # call's own progress callback). Arguments are borrowed for the callback's duration.
 mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t)
@@ -257,6 +317,12 @@ mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, c
 # A log listener: the server's stderr lines (`source` "stderr", level "info") and the
 # library's warnings (`source` "transport" or "client", level "warning").
 mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+
+# A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
+# `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
+# `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
+# change of status or status message. Persist `taskId` to resume the task in a new process.
+mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
 
 # ----- functions: name -> (restype, argtypes) -----
 
@@ -268,36 +334,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_on_authorization': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_authorization_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Completes the authorization with the full URL the browser was redirected to (copied): the
-    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
-    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted.
-    # mcp_status mcp_auth_responder_reply(struct mcp_auth_responder *responder, const char *redirect_url, struct mcp_error **err_out)
-    'mcp_auth_responder_reply': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Ends the authorization (the user cancelled, the browser could not open): the waiting call
-    # fails with `MCP_AUTH_REQUIRED` and `message` (NULL: a generic one). Always consumes
-    # `responder` (except NULL).
-    # mcp_status mcp_auth_responder_fail(struct mcp_auth_responder *responder, const char *message, struct mcp_error **err_out)
-    'mcp_auth_responder_fail': (
-        mcp_status,
-        [ctypes.POINTER(mcp_auth_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the callback. A deferred responder must still be completed.
-    # void mcp_auth_responder_defer(struct mcp_auth_responder *responder)
-    'mcp_auth_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_auth_responder)],
-    ),
-    # True once the answer is no longer wanted (the call was cancelled or timed out, the flow
-    # ended, or the client closed).
-    # bool mcp_auth_responder_is_cancelled(const struct mcp_auth_responder *responder)
-    'mcp_auth_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_auth_responder)],
     ),
     # Sets the record a load callback found (`record_json`: a JSON object, copied, exactly as
     # the save callback received it). Only valid inside the load callback.
@@ -316,14 +352,140 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client), mcp_token_load_fn, mcp_token_save_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # GETs `authorization_url` once, without following redirects, and returns the absolute
-    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` 0 means 30 s.
+    # `Location` it redirects to (free with `mcp_string_free`); `timeout_ms` as
+    # `MCP_TIMEOUT_DEFAULT` (default: 30 s).
     # FOR TESTS AND AUTOMATION ONLY: against an authorization server that redirects at once (the
     # conformance suite's), an authorization callback can reply with this. A real host opens a
     # browser. Blocking; not from a runtime thread (`MCP_REENTRANT_CALL`), callbacks are fine.
-    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, uint32_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
+    # mcp_status mcp_auth_fetch_redirect(const char *authorization_url, int64_t timeout_ms, char **redirect_url_out, struct mcp_error **err_out)
     'mcp_auth_fetch_redirect': (
         mcp_status,
-        [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.c_char_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets the authorization context the response cache files `private` entries under (the
+    # host's name for the current principal, e.g. issuer plus subject; "" at creation). A new
+    # value drops the previous context's private entries; `public` entries stay shared. Any
+    # thread.
+    # mcp_status mcp_client_set_cache_partition(struct mcp_client *client, const char *partition, struct mcp_error **err_out)
+    'mcp_client_set_cache_partition': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Empties the client's response cache. Any thread.
+    # mcp_status mcp_client_clear_cache(struct mcp_client *client, struct mcp_error **err_out)
+    'mcp_client_clear_cache': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Response caching (SEP-2549) for the whole client (default on, at most 512 entries): fresh
+    # results of `server/discover`, the list calls and `resources/read` are served without a round
+    # trip while `now < received + ttlMs` (capped at 24 h); list_changed and resources/updated
+    # notifications invalidate. `enabled` false, or `max_entries` 0, turns it off.
+    # mcp_status mcp_config_set_response_cache(struct mcp_config *config, bool enabled, uint32_t max_entries, struct mcp_error **err_out)
+    'mcp_config_set_response_cache': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Output schema validation for the whole client (default on): a tool result whose
+    # `structuredContent` does not match the tool's `outputSchema` fails with
+    # `MCP_OUTPUT_SCHEMA_INVALID`. Per call: `mcp_call_opts.skip_output_validation`.
+    # mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_validate_output_schema': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_connect`: completes with the server info JSON. Calls started
+    # before the connection is up wait for it (each call connects lazily).
+    # mcp_status mcp_client_connect_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_connect_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
+    # answered by the registered handlers, whose callbacks run on the delivery path like the
+    # completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+    # mcp_status mcp_client_call_tool_start(struct mcp_client *client, const char *name, const char *arguments_json, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_call_tool_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_get_prompt`.
+    # mcp_status mcp_client_get_prompt_start(struct mcp_client *client, const char *name, const char *arguments_json, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_get_prompt_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_read_resource`.
+    # mcp_status mcp_client_read_resource_start(struct mcp_client *client, const char *uri, const char *input_responses_json, const char *request_state, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_read_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_list` (one page).
+    # mcp_status mcp_client_list_start(struct mcp_client *client, int32_t kind, const char *cursor, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_list_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_int32, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_list_all` (every page, merged).
+    # mcp_status mcp_client_list_all_start(struct mcp_client *client, int32_t kind, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_list_all_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_int32, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_complete`.
+    # mcp_status mcp_client_complete_start(struct mcp_client *client, const char *params_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_complete_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+    # mcp_status mcp_client_request_start(struct mcp_client *client, const char *method, const char *params_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_request_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_subscription_next`: completes with the next notification
+    # (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
+    # `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
+    # subscription; the subscription may be freed while one is in flight (it then completes with
+    # `MCP_CLOSED` or `MCP_CANCELLED`).
+    # mcp_status mcp_subscription_next_start(struct mcp_subscription *subscription, int64_t timeout_ms, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_subscription_next_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_subscription), ctypes.c_int64, mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Cancels a started call: unless it already completed, its completion runs (soon, on the
+    # delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
+    # (not even a running one of this call); any thread, callbacks included. After completion a
+    # no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+    # mcp_status mcp_call_cancel(struct mcp_call *call)
+    'mcp_call_cancel': (
+        mcp_status,
+        [ctypes.POINTER(mcp_call)],
+    ),
+    # Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
+    # completion still runs exactly once, so free userdata there. NULL is a no-op.
+    # void mcp_call_free(struct mcp_call *call)
+    'mcp_call_free': (
+        None,
+        [ctypes.POINTER(mcp_call)],
+    ),
+    # Pushed cancellation for an input handler or the authorization callback: `on_cancel(userdata)`
+    # runs once, on the delivery path (the dispatcher thread, or the host's loop), when the answer
+    # stops being wanted (the call was cancelled, timed out or closed, a sibling input failed, or
+    # the authorization flow ended) — at once if that
+    # already happened — so a handler answering later need not poll
+    # `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
+    # consume the responder, which must still be completed (a reply then returns
+    # `MCP_CANCELLED`); it must not touch a responder another thread may have completed. Only
+    # while the host owns the responder (in the handler, or deferred). One hook per responder (a
+    # new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
+    # run.
+    # mcp_status mcp_responder_on_cancel(struct mcp_responder *responder, mcp_responder_cancel_fn on_cancel, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_responder_on_cancel': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), mcp_responder_cancel_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # A new, uncancelled token; free with `mcp_cancel_token_free`. NULL only on allocation panic.
     # struct mcp_cancel_token *mcp_cancel_token_new(void)
@@ -367,22 +529,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # Connects: starts the server and settles the era (auto: `server/discover`, falling back to
     # `initialize`). Idempotent. `server_info_json_out` (may be NULL) receives the server info
     # JSON: `{"era","protocolVersion","capabilities","serverInfo","instructions","raw"}`.
-    # mcp_status mcp_client_connect(struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
+    # Under per-call options (`opts` may be NULL): the cancel token, and `timeout_ms` and
+    # `max_total_ms` (each capping the whole connect), end this call with `MCP_CANCELLED` or
+    # `MCP_TIMEOUT`. The attempt itself goes on in the background for later calls, bounded by the
+    # configured timeouts, until the client is closed; with a token that is already cancelled
+    # nothing starts. Any thread; not from a callback.
+    # mcp_status mcp_client_connect(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_connect': (
-        mcp_status,
-        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # As `mcp_client_connect`, under per-call options (`opts` may be NULL): the cancel token, and
-    # `timeout_ms` and `max_total_ms` (each capping the whole connect), end this call with
-    # `MCP_CANCELLED` or `MCP_TIMEOUT`. The attempt itself goes on in the background for later
-    # calls, bounded by the configured timeouts, until the client is closed; with a token that is
-    # already cancelled nothing starts. Any thread; not from a callback.
-    # mcp_status mcp_client_connect_with(struct mcp_client *client, const struct mcp_call_opts *opts, char **server_info_json_out, struct mcp_error **err_out)
-    'mcp_client_connect_with': (
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # The server info JSON (see `mcp_client_connect`); `MCP_CLOSED` before connecting.
+    # The server info JSON (see `mcp_client_connect`); `MCP_NOT_CONNECTED` before connecting.
     # mcp_status mcp_client_server_info(const struct mcp_client *client, char **server_info_json_out, struct mcp_error **err_out)
     'mcp_client_server_info': (
         mcp_status,
@@ -510,11 +667,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # (HTTP: `headers`, `bearer_token` or `oauth` (see `mcp_config_set_oauth`),
     # `allow_insecure_http`, `resolve`), and for both `mode`, `protocol_version`, `client_info`,
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
-    # `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` and the opt-in
-    # `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent.
-    # An unknown key or a wrong type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a
-    # message naming the key (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with
-    # `mcp_config_free`.
+    # `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
+    # `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
+    # `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+    # `response_cache_max_entries` (512), `validate_output_schema` (true; see
+    # `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
+    # `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+    # type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
+    # (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
     'mcp_config_new': (
         mcp_status,
@@ -624,11 +784,12 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Default per-request timeout in milliseconds (default 60000; 0: none).
-    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, uint64_t timeout_ms, struct mcp_error **err_out)
+    # The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
+    # negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+    # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, int64_t timeout_ms, struct mcp_error **err_out)
     'mcp_config_set_request_timeout_ms': (
         mcp_status,
-        [ctypes.POINTER(mcp_config), ctypes.c_uint64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+        [ctypes.POINTER(mcp_config), ctypes.c_int64, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # How many `input_required` rounds are driven automatically (default 10).
     # mcp_status mcp_config_set_input_required_max_rounds(struct mcp_config *config, uint32_t rounds, struct mcp_error **err_out)
@@ -659,6 +820,48 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_on_connection_state': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
+    # mode). A request in another mode is not handed to `handler`: the call fails with
+    # `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+    # servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
+    # adds `elicitationId`; the completion then arrives as the notification
+    # `notifications/elicitation/complete` on the notification listener). NULL `handler`
+    # unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client, uint32_t modes, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_elicitation_modes': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_uint32, mcp_input_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Manual input mode: declares the input kinds in `kinds` (`MCP_ELICITATION_FORM`,
+    # `MCP_ELICITATION_URL`, `MCP_INPUT_SAMPLING`, `MCP_INPUT_ROOTS`, or-ed; 0: none) without a
+    # handler, so servers that ask only for declared input (the official SDK servers answer
+    # -32021 otherwise) send their `input_required` round; the call then fails with
+    # `MCP_INPUT_REQUIRED` (`mcp_error_unanswered_json` lists what to answer) and the host retries
+    # with `input_responses_json` and the `requestState`. The JSON key is `manual_input`: an array
+    # of "elicitation", "elicitation.url", "sampling", "roots".
+    # mcp_status mcp_config_set_manual_input(struct mcp_config *config, uint32_t kinds, struct mcp_error **err_out)
+    'mcp_config_set_manual_input': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_uint32, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # For `MCP_URL_ELICITATION_REQUIRED` (a legacy server's -32042): the `data.elicitations` array
+    # as JSON, each `{"mode":"url","elicitationId","url","message"}`; show the URLs, then retry
+    # the call. NULL otherwise. Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_elicitations_json(const struct mcp_error *error)
+    'mcp_error_elicitations_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
+    ),
+    # For `MCP_INPUT_REQUIRED`: the entries of `mcp_error_input_requests_json` that no registered
+    # handler answers (key → request), as a JSON object — all of them in manual input mode (the
+    # `manual_input` configuration key). `{}` for `MCP_INPUT_ROUNDS_EXCEEDED`; NULL otherwise.
+    # Borrowed, valid until `mcp_error_free`.
+    # const char *mcp_error_unanswered_json(const struct mcp_error *error)
+    'mcp_error_unanswered_json': (
+        ctypes.c_char_p,
+        [ctypes.POINTER(mcp_error)],
     ),
     # The error's status code (`MCP_INVALID_ARG` for a NULL error).
     # mcp_status mcp_error_status(const struct mcp_error *error)
@@ -707,7 +910,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_error)],
     ),
     # For the input-required statuses: the raw `input_required` result as JSON (the last one for
-    # `MCP_INPUT_ROUNDS_EXCEEDED`); NULL otherwise. Borrowed.
+    # `MCP_INPUT_ROUNDS_EXCEEDED`); for `MCP_OUTPUT_SCHEMA_INVALID`: the tool's raw result; NULL
+    # otherwise. Borrowed.
     # const char *mcp_error_result_json(const struct mcp_error *error)
     'mcp_error_result_json': (
         ctypes.c_char_p,
@@ -733,8 +937,44 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         None,
         [ctypes.POINTER(mcp_error)],
     ),
+    # Switches `client` to host-loop delivery and writes the descriptor to watch for reading
+    # (an eventfd on Linux, a pipe elsewhere; owned by the client, closed by `mcp_client_free`,
+    # so stop watching it before freeing). From then on every callback of this client —
+    # completions of started calls, input handlers, listeners, progress — runs only inside
+    # `mcp_client_dispatch` on the host's thread, never on a library thread. Call it once, right
+    # after `mcp_client_new` (callbacks already queued for the dispatcher thread still run there);
+    # again it returns the same descriptor. Blocking calls stay usable, but an input handler or
+    # progress callback they need runs only when the host dispatches: host-loop programs should
+    # use the started calls (`*_start`).
+    # mcp_status mcp_client_use_host_loop(struct mcp_client *client, int *fd_out, struct mcp_error **err_out)
+    'mcp_client_use_host_loop': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Optional for host-loop clients: `wakeup` runs (on a library thread, no lock held) each time
+    # work is queued onto an empty queue; use it where the descriptor cannot be watched (e.g. to
+    # call `uv_async_send`). Wakeups coalesce: on each, dispatch until nothing remains. NULL
+    # removes it. `userdata_free` runs exactly once. `MCP_INVALID_ARG` before
+    # `mcp_client_use_host_loop`.
+    # mcp_status mcp_client_set_wakeup(struct mcp_client *client, mcp_wakeup_fn wakeup, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_set_wakeup': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_wakeup_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
+    # started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
+    # descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
+    # dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+    # close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
+    # does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
+    # client not in host-loop mode.
+    # mcp_status mcp_client_dispatch(struct mcp_client *client, uint32_t max, size_t *remaining_out, struct mcp_error **err_out)
+    'mcp_client_dispatch': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_uint32, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
-    # `elicitation` capability. Replacing a handler releases the old userdata once it is idle.
+    # `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
     # `userdata_free` runs exactly once, even when this call fails.
     # mcp_status mcp_client_on_elicitation(struct mcp_client *client, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_elicitation': (
@@ -766,38 +1006,6 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_log_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Completes `responder` with a result object (`ElicitResult`, `CreateMessageResult`,
-    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). Returns
-    # `MCP_CANCELLED` when the answer is no longer wanted, `MCP_INVALID_JSON`/`MCP_INVALID_ARG`
-    # when `result_json` is unusable (the input then fails with `MCP_HANDLER_FAILED`).
-    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
-    'mcp_responder_reply_json': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Fails the input with JSON-RPC `code` (0: `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*`
-    # constants name the usual ones) and `message` (NULL: a generic message). On a modern
-    # connection the call ends with `MCP_HANDLER_FAILED`; on a legacy one the server receives
-    # this error. Always consumes `responder` (except NULL).
-    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
-    'mcp_responder_reply_error': (
-        mcp_status,
-        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
-    ),
-    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
-    # Only valid inside the handler callback. A deferred responder must still be completed.
-    # void mcp_responder_defer(struct mcp_responder *responder)
-    'mcp_responder_defer': (
-        None,
-        [ctypes.POINTER(mcp_responder)],
-    ),
-    # True once the answer is no longer wanted (call cancelled, timed out, a sibling input failed,
-    # or the client closed).
-    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
-    'mcp_responder_is_cancelled': (
-        ctypes.c_bool,
-        [ctypes.POINTER(mcp_responder)],
-    ),
     # The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
     # `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
     # mcp_status mcp_json_pointer(const char *json, const char *pointer, char **value_json_out, struct mcp_error **err_out)
@@ -812,11 +1020,57 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Fills `opts` with defaults. Call before setting fields.
-    # void mcp_call_opts_init(struct mcp_call_opts *opts)
+    # Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
+    # setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
+    # than the library): `opts` is then left unchanged and must not be used.
+    # mcp_status mcp_call_opts_init(struct mcp_call_opts *opts, uint32_t version)
     'mcp_call_opts_init': (
+        mcp_status,
+        [ctypes.POINTER(mcp_call_opts), ctypes.c_uint32],
+    ),
+    # Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,
+    # `ListRootsResult`), copied. Always consumes `responder` (except NULL). `MCP_CANCELLED` when
+    # the answer is no longer wanted; `MCP_INVALID_JSON`/`MCP_INVALID_ARG` when `result_json` is
+    # unusable or `responder` is an authorization responder (the request then fails:
+    # `MCP_HANDLER_FAILED` for an input, `MCP_AUTH_REQUIRED` for an authorization).
+    # mcp_status mcp_responder_reply_json(struct mcp_responder *responder, const char *result_json, struct mcp_error **err_out)
+    'mcp_responder_reply_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Completes an authorization with the full URL the browser was redirected to (copied): the
+    # library checks its `state` and `iss` and exchanges its `code`. Always consumes `responder`
+    # (except NULL). `MCP_CANCELLED` when the answer is no longer wanted; `MCP_INVALID_ARG` for an
+    # input responder (the input then fails).
+    # mcp_status mcp_responder_reply_url(struct mcp_responder *responder, const char *redirect_url, struct mcp_error **err_out)
+    'mcp_responder_reply_url': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Fails the request with `message` (NULL: a generic one). For an input: JSON-RPC `code` (0:
+    # `MCP_JSONRPC_INTERNAL_ERROR`; the `MCP_JSONRPC_*` constants name the usual ones); on a modern
+    # connection the call ends with `MCP_HANDLER_FAILED`, on a legacy one the server receives this
+    # error. For an authorization (`code` is ignored): the user cancelled or the browser could not
+    # open; the waiting call fails with `MCP_AUTH_REQUIRED`. Always consumes `responder` (except
+    # NULL).
+    # mcp_status mcp_responder_reply_error(struct mcp_responder *responder, int64_t code, const char *message, struct mcp_error **err_out)
+    'mcp_responder_reply_error': (
+        mcp_status,
+        [ctypes.POINTER(mcp_responder), ctypes.c_int64, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Keeps `responder` alive after the callback returns, for a reply later from any thread.
+    # Only valid inside the callback. A deferred responder must still be completed.
+    # void mcp_responder_defer(struct mcp_responder *responder)
+    'mcp_responder_defer': (
         None,
-        [ctypes.POINTER(mcp_call_opts)],
+        [ctypes.POINTER(mcp_responder)],
+    ),
+    # True once the answer is no longer wanted (the call was cancelled or timed out, a sibling
+    # input failed, the flow ended, or the client closed). True for NULL.
+    # bool mcp_responder_is_cancelled(const struct mcp_responder *responder)
+    'mcp_responder_is_cancelled': (
+        ctypes.c_bool,
+        [ctypes.POINTER(mcp_responder)],
     ),
     # Every page of `skills/list`, checked against the extension's structural rules:
     # `{"skills": [entry, ...], "rejected": [{"uri", "reason", "entry"}, ...]}`. An entry is
@@ -889,7 +1143,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_subscription), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Waits up to `timeout_ms` (negative: no limit) for the next notification and writes it as
+    # Waits up to `timeout_ms` (`MCP_TIMEOUT_NONE`: no limit; 0, the default: no wait) for the next
+    # notification and writes it as
     # `{"method": ..., "params": ...}`. `MCP_TIMEOUT` when none arrived in time; `MCP_CLOSED`
     # once the subscription ended gracefully; another status when it ended with an error
     # (`MCP_IO` when 1024 events waited untaken and more came).
@@ -910,6 +1165,55 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_subscription_free': (
         None,
         [ctypes.POINTER(mcp_subscription)],
+    ),
+    # Declares the tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663) on every modern
+    # request (default false; JSON key `tasks`). Servers may then answer `mcp_client_call_tool`
+    # with a task, which the call follows to its end: it polls `tasks/get` at the task's
+    # `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
+    # key once, through `tasks/update`), returns the `completed` task's result, and sends
+    # `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
+    # task running: resume it with `mcp_client_resume_task`.
+    # mcp_status mcp_config_set_tasks(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_tasks': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
+    # every task any call follows. `userdata_free` runs exactly once.
+    # mcp_status mcp_client_on_task_status(struct mcp_client *client, mcp_task_status_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_task_status': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_task_status_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Follows the task `task_id` (from a status listener, possibly of another process) to its end
+    # as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
+    # cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+    # A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
+    # an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
+    # true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
+    # mcp_status mcp_client_resume_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_resume_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
+    # mcp_status mcp_client_get_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_client_get_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
+    # mcp_status mcp_client_cancel_task(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_cancel_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `tasks/update` with `input_responses_json` (an object, key → answer) the host gathered
+    # itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
+    # mcp_status mcp_client_update_task(struct mcp_client *client, const char *task_id, const char *input_responses_json, const struct mcp_call_opts *opts, struct mcp_error **err_out)
+    'mcp_client_update_task': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # "mcp_client/<semver>": static, never freed.
     # const char *mcp_version(void)

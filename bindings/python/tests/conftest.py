@@ -65,6 +65,16 @@ def make_client(fixture_server):
 
 
 @pytest.fixture
+def signal() -> Iterator:
+    """A FixtureSignal (waits.py): pass ``"--signal", signal.path`` to the fixture server."""
+    from waits import FixtureSignal
+
+    sig = FixtureSignal()
+    yield sig
+    sig.close()
+
+
+@pytest.fixture
 def client(make_client) -> mcp_client.Client:
     """A modern (dual-era fixture, auto mode) client, not yet connected."""
     return make_client()

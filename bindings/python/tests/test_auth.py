@@ -419,21 +419,9 @@ def test_auto_mode_does_not_authorize_twice_after_a_failed_flow(mock, make_http)
 # The fixture server in OAuth mode
 
 
-def _fixture_has_oauth(fixture_server) -> bool:
-    import subprocess
-
-    try:
-        r = subprocess.run([fixture_server, "--help"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return "--oauth" in (r.stdout + r.stderr)
-
-
 @pytest.fixture
 def oauth_server(fixture_server, start_http):  # noqa: F811
     """start(*extra_flags) -> the MCP URL of the fixture in OAuth mode."""
-    if not _fixture_has_oauth(fixture_server):
-        pytest.skip("this fixture server has no --oauth mode")
 
     def start(*flags: str) -> str:
         return start_http("--oauth", *flags)

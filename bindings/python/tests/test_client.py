@@ -212,7 +212,8 @@ def test_precancelled_token_sends_nothing(make_client, tmp_path):
     assert [m.get("method") for m in sent] == ["server/discover"], sent
 
 
-def test_close_wakes_calls_in_flight(client):
+def test_close_wakes_calls_in_flight(make_client, signal):
+    client = make_client("--signal", signal.path)
     client.connect()
     errors = []
 
@@ -225,7 +226,7 @@ def test_close_wakes_calls_in_flight(client):
     threads = [threading.Thread(target=worker) for _ in range(3)]
     for t in threads:
         t.start()
-    time.sleep(0.3)
+    signal.wait("request tools/call hang", 3)  # all three reached the server: blocked for good
     t0 = time.monotonic()
     client.close()
     for t in threads:

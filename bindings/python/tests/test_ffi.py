@@ -72,8 +72,10 @@ def test_call_opts_layout_matches_header_order():
     names = [re.search(r"(\w+)\s*$", f.strip()).group(1) for f in body.split(";") if f.strip()]
     assert [f[0] for f in _ffi.mcp_call_opts._fields_] == names
     opts = _ffi.mcp_call_opts()
-    _library.lib.mcp_call_opts_init(ctypes.byref(opts))
+    assert _library.lib.mcp_call_opts_init(ctypes.byref(opts), _ffi.MCP_CALL_OPTS_VERSION) == _ffi.MCP_OK
     assert opts.version == _ffi.MCP_CALL_OPTS_VERSION
+    # A version newer than the library's (a newer header) is refused.
+    assert _library.lib.mcp_call_opts_init(ctypes.byref(opts), _ffi.MCP_CALL_OPTS_VERSION + 1) == _ffi.MCP_INVALID_ARG
     assert not opts.on_progress and not opts.cancel
 
 

@@ -10,6 +10,7 @@ import pytest
 
 import mcp_client
 from conftest import text_of
+from waits import wait_parked, wait_until
 
 
 def test_listen_receives_notifications(client):
@@ -30,11 +31,8 @@ def test_server_ends_listen_and_iteration_stops(client):
     events = []
     reader = threading.Thread(target=lambda: events.extend(sub))
     reader.start()
-    time.sleep(0.1)
-    client.call_tool("notify")
-    deadline = time.monotonic() + 5
-    while not events and time.monotonic() < deadline:
-        time.sleep(0.02)
+    client.call_tool("notify")  # queued on the subscription whether or not the reader waits yet
+    assert wait_until(lambda: events)
     assert text_of(client.call_tool("end_listens")) == "ended 1 listens"
     reader.join(5)
     assert not reader.is_alive()
@@ -46,7 +44,9 @@ def test_server_ends_listen_and_iteration_stops(client):
 
 def test_cancel_from_another_thread_ends_iteration(client):
     sub = client.listen({"toolsListChanged": True}, timeout=5)
-    canceller = threading.Timer(0.2, sub.cancel)
+    me = threading.get_native_id()
+    # Cancel once this thread is parked in next (below).
+    canceller = threading.Thread(target=lambda: (wait_parked(me), sub.cancel()))
     canceller.start()
     t0 = time.monotonic()
     assert list(sub) == []
@@ -61,8 +61,12 @@ def test_cancel_from_another_thread_ends_iteration(client):
 
 def test_client_close_ends_subscription(client):
     sub = client.listen({"toolsListChanged": True}, timeout=5)
-    threading.Timer(0.2, client.close).start()
+    me = threading.get_native_id()
+    # Close once this thread is parked in next (below).
+    closer = threading.Thread(target=lambda: (wait_parked(me), client.close()))
+    closer.start()
     assert list(sub) == []
+    closer.join(5)
     sub.close()
 
 
@@ -89,10 +93,7 @@ def test_listener_exceptions_are_contained(client, caplog):
 
     client.on_notification(bad)
     client.call_tool("progress", {"steps": 1}, log_level="info")
-    deadline = time.monotonic() + 3
-    while "listener boom" not in caplog.text and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert "listener boom" in caplog.text
+    assert wait_until(lambda: "listener boom" in caplog.text)
     assert text_of(client.call_tool("echo", {"text": "alive"})) == "alive"
 
 

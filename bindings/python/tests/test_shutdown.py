@@ -8,14 +8,16 @@ import sys
 import textwrap
 import time
 
-from conftest import BINDING
+from conftest import BINDING, HERE
 
 SCRIPT = textwrap.dedent(
     """
-    import sys, threading, time
+    import sys, threading
     import mcp_client
+    from waits import FixtureSignal
 
-    c = mcp_client.Client.stdio(sys.argv[1], request_timeout_ms=30000)
+    sig = FixtureSignal()
+    c = mcp_client.Client.stdio(sys.argv[1], ["--signal", sig.path], request_timeout_ms=30000)
     c.on_elicitation(lambda p: {"action": "accept", "content": {"name": "x"}})
     c.on_log(lambda *a: None)
     c.on_notification(lambda *a: None)
@@ -29,14 +31,14 @@ SCRIPT = textwrap.dedent(
 
     threading.Thread(target=hang, daemon=True).start()
     mcp_client.Client.stdio(sys.argv[1]).connect()  # a second client, never closed
-    time.sleep(0.2)
+    sig.wait("request tools/call hang")  # the call is in flight, blocked for good
     print("exiting", flush=True)
     """
 )
 
 
 def test_exit_with_live_clients_is_clean(fixture_server):
-    env = dict(os.environ, PYTHONPATH=str(BINDING))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BINDING), str(HERE)]))
     t0 = time.monotonic()
     r = subprocess.run(
         [sys.executable, "-c", SCRIPT, fixture_server], capture_output=True, text=True, timeout=30, env=env

@@ -347,10 +347,12 @@ impl Client {
 pub mod fuzz {
     use serde_json::{Map, Value};
 
+    /// The entry rules of `skills/list`.
     pub fn check_entry(entry: &Value) -> Result<(), String> {
         super::Entry::parse(entry).map(drop)
     }
 
+    /// The `SKILL.md` frontmatter parser.
     pub fn parse_frontmatter(text: &str) -> Result<Map<String, Value>, String> {
         super::frontmatter::parse(text)
     }

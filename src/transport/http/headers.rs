@@ -45,7 +45,7 @@ pub fn name_for(method: &str, params: Option<&Value>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
-        "tasks/get" | "tasks/result" | "tasks/cancel" => "taskId",
+        "tasks/get" | "tasks/result" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     params?.get(key)?.as_str().map(encode_value)

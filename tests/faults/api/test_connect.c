@@ -12,7 +12,7 @@
 static mcp_status try_connect(mcp_client *c, mcp_error **err)
 {
     char *info = NULL;
-    mcp_status st = mcp_client_connect(c, &info, err);
+    mcp_status st = mcp_client_connect(c, NULL, &info, err);
     mcp_string_free(info);
     return st;
 }

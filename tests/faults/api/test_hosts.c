@@ -24,7 +24,7 @@ static void no_sigchld_handler_is_installed(void)
     mcp_client *c = client_json("{\"command\":\"%s\"}", fixture());
     CHECK(c);
     mcp_error *err = NULL;
-    mcp_status st = mcp_client_connect(c, NULL, &err);
+    mcp_status st = mcp_client_connect(c, NULL, NULL, &err);
     CHECK_STATUS(st, MCP_OK, err);
     CHECK(sigchld_is_default());
     char *res = NULL;

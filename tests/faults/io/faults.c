@@ -83,7 +83,7 @@ static mcp_client *client_for(const char *mode, long n, const char *era) {
     }
     mcp_config_free(cfg);
     char *info = NULL;
-    mcp_status st = mcp_client_connect(client, &info, &err);
+    mcp_status st = mcp_client_connect(client, NULL, &info, &err);
     mcp_string_free(info);
     if (st != MCP_OK) {
         fail("connect failed: %s", msg(err));
@@ -170,7 +170,7 @@ static void blocked_write(int64_t timeout_ms, int64_t total_ms, double cancel_s,
     pthread_t th;
     pthread_create(&th, NULL, act_later, &l);
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = timeout_ms;
     o.max_total_ms = total_ms;
     o.cancel = token;
@@ -211,7 +211,7 @@ static void stop_reading_small_calls(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 50;
     char *args = blob_args(2048), *out;
     mcp_error *err;
@@ -234,7 +234,7 @@ static void stop_reading_queue_bounded(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 10;
     char *args = blob_args(1 << 20), *out;
     mcp_error *err;
@@ -286,7 +286,7 @@ static void flood_message_no_listener(void) {
 
 static void slow_listener(void *ud, const char *method, const char *params, size_t len) {
     (void)ud, (void)method, (void)params, (void)len;
-    usleep(200);
+    usleep(200); /* deliberately slow, so the flood queues up behind the listener */
 }
 
 static void flood_message_slow_listener(void) {
@@ -294,7 +294,7 @@ static void flood_message_slow_listener(void) {
     if (!c)
         return;
     mcp_error *err = NULL;
-    mcp_client_set_notification_handler(c, slow_listener, NULL, NULL, &err);
+    CHECK(mcp_client_set_notification_handler(c, slow_listener, NULL, NULL, &err) == MCP_OK, "listener");
     char *out;
     mcp_status st = call(c, "{}", NULL, &out, &err);
     if (st != MCP_OK)
@@ -345,7 +345,7 @@ static void legacy_ping_flood(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 1000;
     /* The server reads nothing more: our pings time out while its 300 MB of requests arrive
      * and their answers pile up against its unread stdin (bounded). */
@@ -366,7 +366,8 @@ static int handler_runs;
 static void count_handler(void *ud, const char *method, const char *params, size_t len, mcp_responder *r) {
     (void)ud, (void)method, (void)params, (void)len;
     __atomic_add_fetch(&handler_runs, 1, __ATOMIC_SEQ_CST);
-    mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    mcp_status st = mcp_responder_reply_json(r, "{\"action\":\"decline\"}", NULL);
+    (void)st; /* the server counts what reached it */
 }
 
 static void modern_server_requests_refused(void) {
@@ -374,7 +375,7 @@ static void modern_server_requests_refused(void) {
     if (!c)
         return;
     mcp_error *err = NULL;
-    mcp_client_on_elicitation(c, count_handler, NULL, NULL, &err);
+    CHECK(mcp_client_on_elicitation(c, count_handler, NULL, NULL, &err) == MCP_OK, "handler");
     char *out;
     mcp_status st = call(c, "{}", NULL, &out, &err);
     if (st != MCP_OK || !strstr(out, "refused=1000"))
@@ -450,7 +451,7 @@ static void legacy_batch(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 5000;
     char *out;
     mcp_error *err;
@@ -509,7 +510,7 @@ static void http_legacy_batch(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 10000;
     char *out;
     mcp_error *err;
@@ -533,7 +534,7 @@ static void http_cancel_notice_unanswered(void) {
     if (!c)
         return;
     mcp_call_opts o;
-    mcp_call_opts_init(&o);
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
     o.timeout_ms = 1000;
     char *out;
     mcp_error *err;
@@ -593,7 +594,7 @@ static void config_refusals(void) {
     }
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
-    mcp_config_new("{\"command\":\"x\"}", &cfg, NULL);
+    CHECK(mcp_config_new("{\"command\":\"x\"}", &cfg, NULL) == MCP_OK, "config");
     if (mcp_config_set_request_timeout_ms(cfg, (uint64_t)MCP_MAX_TIMEOUT_MS + 1, &err) != MCP_INVALID_ARG)
         fail("the setter took a timeout past MCP_MAX_TIMEOUT_MS");
     mcp_error_free(err);
@@ -615,7 +616,7 @@ static void config_refusals(void) {
     for (int i = 0; i < 2; i++) {
         for (int field = 0; field < 2; field++) {
             mcp_call_opts o;
-            mcp_call_opts_init(&o);
+            CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK, "mcp_call_opts_init");
             if (field == 0)
                 o.timeout_ms = too_long[i];
             else

@@ -52,10 +52,12 @@ pub fn list_reply(ctx: &Ctx, params: &Map<String, Value>, key: &str, items: Vec<
     Reply::Result(body)
 }
 
+/// Legacy results get them only with `--cache-ttl-ms` (a legacy server that sends the hints
+/// anyway), so the client's handling of legacy notifications can be observed.
 fn add_cache_fields(ctx: &Ctx, body: &mut Map<String, Value>) {
-    if ctx.era == Era::Modern {
-        body.insert("ttlMs".into(), json!(0));
-        body.insert("cacheScope".into(), json!("private"));
+    if ctx.era == Era::Modern || ctx.srv.cfg.cache_ttl_ms > 0 {
+        body.insert("ttlMs".into(), json!(ctx.srv.cfg.cache_ttl_ms));
+        body.insert("cacheScope".into(), json!(ctx.srv.cfg.cache_scope));
     }
 }
 

@@ -32,9 +32,14 @@ pub struct Config {
     pub on_discover: OnDiscover,
     pub supported_versions: Vec<String>,
     pub record: Option<PathBuf>,
+    /// `--signal PATH`: a line per received message (see signal.rs).
+    pub signal: Option<PathBuf>,
     pub stderr_banner: Option<String>,
     pub page_size: Option<usize>,
     pub require_elicitation: bool,
+    /// `--lax-capabilities`: modern MRTR rounds ask for input the request's capabilities do not
+    /// declare (by default they answer -32021, as the official SDK servers do).
+    pub lax_capabilities: bool,
     pub ignore_stdin_eof: bool,
     pub spawn_grandchild: bool,
     /// `--http ADDR`: serve HTTP on ADDR instead of stdio.
@@ -54,6 +59,10 @@ pub struct Config {
     pub oauth: crate::oauth::OAuthFlags,
     /// `--skills MODE`: declare and serve the skills extension (see `skills.rs`).
     pub skills: Option<crate::skills::Mode>,
+    /// `--cache-ttl-ms N`: the `ttlMs` of modern cacheable results (discover, lists, reads).
+    pub cache_ttl_ms: u64,
+    /// `--cache-scope public|private`: their `cacheScope`.
+    pub cache_scope: String,
 }
 
 impl Default for Config {
@@ -63,9 +72,11 @@ impl Default for Config {
             on_discover: OnDiscover::Answer,
             supported_versions: vec![MODERN_DEFAULT.to_string()],
             record: None,
+            signal: None,
             stderr_banner: None,
             page_size: None,
             require_elicitation: false,
+            lax_capabilities: false,
             ignore_stdin_eof: false,
             spawn_grandchild: false,
             http: None,
@@ -76,6 +87,8 @@ impl Default for Config {
             fast: false,
             oauth: Default::default(),
             skills: None,
+            cache_ttl_ms: 0,
+            cache_scope: "private".into(),
         }
     }
 }
@@ -93,9 +106,9 @@ impl Config {
 }
 
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
-[--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] \
-[--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--fast] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
+[--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
+[--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
@@ -183,6 +196,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 cfg.supported_versions = list;
             }
             "--record" => cfg.record = Some(PathBuf::from(value("--record")?)),
+            "--signal" => cfg.signal = Some(PathBuf::from(value("--signal")?)),
             "--stderr-banner" => cfg.stderr_banner = Some(value("--stderr-banner")?),
             "--page-size" => {
                 let raw = value("--page-size")?;
@@ -192,10 +206,18 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 }
             }
             "--require-elicitation" => cfg.require_elicitation = true,
+            "--lax-capabilities" => cfg.lax_capabilities = true,
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
             "--fast" => cfg.fast = true,
             "--skills" => cfg.skills = Some(crate::skills::Mode::parse(&value("--skills")?)?),
+            "--cache-ttl-ms" => cfg.cache_ttl_ms = number("--cache-ttl-ms", &value("--cache-ttl-ms")?, 0)?,
+            "--cache-scope" => {
+                cfg.cache_scope = match value("--cache-scope")?.as_str() {
+                    s @ ("public" | "private") => s.to_string(),
+                    other => return Err(format!("--cache-scope is public or private, got '{other}'")),
+                }
+            }
             "--http" => cfg.http = Some(value("--http")?),
             "--sse-responses" => cfg.sse_responses = true,
             "--legacy-sse" => cfg.legacy_sse = true,

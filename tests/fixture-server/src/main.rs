@@ -3,6 +3,7 @@
 //! `--legacy-sse`) speaking the modern (2026-07-28) and legacy eras, used by
 //! the mcp_client tests. See README.md for flags and tools.
 
+mod caps;
 mod catalog;
 mod config;
 mod flows;
@@ -19,11 +20,14 @@ mod oauth_codec;
 mod oauth_hostile_auth;
 mod server;
 mod sessions;
+mod signal;
 mod sink;
 mod skills;
 mod state;
 mod streams;
+mod tasks;
 mod tools;
+mod url_elicit;
 mod wire;
 
 use std::io::{self, BufRead};
@@ -94,9 +98,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // Opened before serving: a FIFO's reader (the test) is waiting for it.
+    let signal = match signal::Signal::open(cfg.signal.as_deref()) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("fixture: cannot open signal file: {e}");
+            std::process::exit(2);
+        }
+    };
     let ignore_eof = cfg.ignore_stdin_eof;
     let http_addr = cfg.http.clone();
-    let srv = server::Server::new(cfg, recorder);
+    let srv = server::Server::new(cfg, recorder, signal);
 
     if let Some(addr) = http_addr {
         if let Err(e) = http::start(srv, &addr) {

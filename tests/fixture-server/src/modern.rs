@@ -80,6 +80,12 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         let supported = cfg.supported_versions.clone();
         return version_error(supported, params.get("protocolVersion")).into();
     }
+    if crate::tasks::handles(method) {
+        return match meta_error(cfg, params) {
+            Some(err) => err.into(),
+            None => crate::tasks::handle(ctx, method, params),
+        };
+    }
     if !METHODS.contains(&method) && !skills::handles(cfg.skills, method) {
         return RpcError::method_not_found().into();
     }
@@ -121,8 +127,8 @@ fn discover(cfg: &Config) -> Reply {
             "logging": {},
         },
         "instructions": INSTRUCTIONS,
-        "ttlMs": 0,
-        "cacheScope": "private",
+        "ttlMs": cfg.cache_ttl_ms,
+        "cacheScope": cfg.cache_scope,
     });
     skills::declare(cfg.skills, &mut body["capabilities"]);
     Reply::Result(body.as_object().cloned().unwrap_or_default())

@@ -153,7 +153,14 @@ fn run_modern(ctx: &Ctx, flow: &Flow, params: &Map<String, Value>) -> Reply {
     };
     match (flow.step)(ctx, &leg) {
         Ok(Step::Done(body)) => Reply::Result(body),
-        Ok(Step::Need { requests, state }) => Reply::Result(input_required(requests, state)),
+        Ok(Step::Need { requests, state }) => {
+            if !ctx.srv.cfg.lax_capabilities {
+                if let Some(err) = crate::caps::undeclared(&ctx.client_capabilities(), &requests) {
+                    return err.into();
+                }
+            }
+            Reply::Result(input_required(requests, state))
+        }
         Err(e) => e.into(),
     }
 }

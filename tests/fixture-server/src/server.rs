@@ -4,6 +4,7 @@
 
 use crate::config::{Config, EraMode, OnDiscover};
 use crate::listen::Listens;
+use crate::signal::Signal;
 use crate::sink::{self, NullSink, SinkRef, StdoutSink};
 use crate::wire::{self, Recorder, Reply, RpcError};
 use crate::{legacy, modern};
@@ -114,6 +115,8 @@ pub enum ClientFail {
 pub struct Server {
     pub cfg: Config,
     pub recorder: Recorder,
+    /// `--signal PATH`: a line per received message (see signal.rs).
+    pub signal: Signal,
     pub listens: Listens,
     /// The stdio session, or HTTP's connection-less default session.
     pub default_session: Arc<SessionCell>,
@@ -260,7 +263,7 @@ pub fn valid_id(id: &Value) -> bool {
 }
 
 impl Server {
-    pub fn new(cfg: Config, recorder: Recorder) -> Arc<Server> {
+    pub fn new(cfg: Config, recorder: Recorder, signal: Signal) -> Arc<Server> {
         let stdout: SinkRef = Arc::new(StdoutSink::new());
         // Over HTTP nothing may reach stdout but the "listening" line.
         let outlet: SinkRef = if cfg.http.is_some() {
@@ -271,6 +274,7 @@ impl Server {
         Arc::new(Server {
             cfg,
             recorder,
+            signal,
             listens: Listens::default(),
             default_session: SessionCell::new(outlet),
             stdout,
@@ -372,8 +376,14 @@ impl Server {
             }
         };
         match id {
-            None => self.on_notification(&method, &params, chan),
-            Some(id) if valid_id(&id) => self.on_request(id, method, params, chan),
+            None => {
+                self.on_notification(&method, &params, chan);
+                self.signal.notification(&method);
+            }
+            Some(id) if valid_id(&id) => {
+                self.signal.request(&method, &params);
+                self.on_request(id, method, params, chan)
+            }
             Some(_) => {
                 let err = RpcError::new(wire::INVALID_REQUEST, "Invalid Request: id must be a string or number");
                 out.send_error(&Value::Null, &err);
@@ -553,7 +563,11 @@ mod tests {
     #[test]
     fn a_channel_gets_its_own_replies_and_session() {
         use crate::sink::testing::VecSink;
-        let srv = Server::new(Config::default(), Recorder::new(None).unwrap());
+        let srv = Server::new(
+            Config::default(),
+            Recorder::new(None).unwrap(),
+            Signal::open(None).unwrap(),
+        );
         let sink = Arc::new(VecSink::default());
         let out: SinkRef = sink.clone();
         let session = SessionCell::new(Arc::new(NullSink));

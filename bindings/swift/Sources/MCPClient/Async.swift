@@ -1,80 +1,170 @@
+import CMCPClient
 import Foundation
 
-/// Runs a blocking library call on a thread of its own (never on the cooperative pool) and maps
-/// Task cancellation to `token`, which the call uses. A Task already cancelled fails at once with
-/// `MCPError.cancelled` (the library refuses calls on a cancelled token).
-func offload<T>(_ token: CancelToken, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withTaskCancellationHandler {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            // The work (and the client it captures) is dropped before the thread ends: Foundation
-            // releases a Thread's closure from a thread-exit destructor, and the last reference to
-            // a Client must not be released there (mcp_client_free would run after the thread's
-            // Rust thread-locals are gone).
-            let work = WorkSlot(body)
-            let thread = Thread {
-                let result = Result { try work.take()() }
-                continuation.resume(with: result)
-            }
-            thread.name = "mcp-swift-call"
-            thread.start()
-        }
-    } onCancel: {
-        token.cancel()
-    }
-}
-
-/// Holds a closure until it is taken (once).
-final class WorkSlot<T>: @unchecked Sendable {
+/// One started call (`mcp_*_start`) awaited by a Task: the library completes it exactly once on
+/// the client's dispatcher thread (`callDone`), which resumes the continuation; no thread waits.
+/// Task cancellation cancels the call (`mcp_call_cancel`), whose completion then follows at once.
+final class StartedCall: @unchecked Sendable {  // every mutable field is guarded by `lock`
     private let lock = NSLock()
-    private var body: (@Sendable () throws -> T)?
-    init(_ body: @escaping @Sendable () throws -> T) { self.body = body }
-    func take() -> @Sendable () throws -> T {
+    private var call: OpaquePointer?
+    private var cancelled = false
+    private var continuation: CheckedContinuation<JSON, Error>?
+    private var kept: [AnyObject] = []
+
+    /// Calls started and not yet completed (the tests wait for and check it).
+    private static let counter = Guarded(0)
+    static var inFlight: Int { counter.with { $0 } }
+
+    init(_ continuation: CheckedContinuation<JSON, Error>) {
+        self.continuation = continuation
+        Self.counter.with { $0 += 1 }
+    }
+
+    /// Keeps `object` (a progress box, a cancel token) alive until the completion.
+    func keep(_ object: AnyObject) {
         lock.lock()
         defer { lock.unlock() }
-        let b = body!
-        body = nil
-        return b
+        kept.append(object)
+    }
+
+    /// The start succeeded: a cancel that came first is passed on now.
+    func started(_ handle: OpaquePointer?) {
+        lock.lock()
+        call = handle
+        let cancelNow = cancelled
+        lock.unlock()
+        if cancelNow, let handle { mcp_call_cancel(handle) }
+    }
+
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let handle = call
+        lock.unlock()
+        if let handle { mcp_call_cancel(handle) }
+    }
+
+    func complete(_ outcome: Result<JSON, Error>) {
+        lock.lock()
+        let c = continuation
+        continuation = nil
+        kept.removeAll()
+        lock.unlock()
+        Self.counter.with { $0 -= 1 }
+        c?.resume(with: outcome)
+    }
+
+    // Only after the completion (the userdata reference is released by then), so freeing
+    // cannot cancel the call.
+    deinit { mcp_call_free(call) }
+}
+
+/// Every started call's completion: the userdata is a retained `StartedCall`, released here
+/// (the library runs it exactly once). Result and error are borrowed: read them now.
+let callDone: mcp_call_done_fn = { userdata, status, result, length, error in
+    guard let userdata else { return }
+    let call = Unmanaged<StartedCall>.fromOpaque(userdata).takeRetainedValue()
+    if status == MCP_OK {
+        call.complete(Result { try JSON.parse(string(result, length: length)) })
+    } else {
+        call.complete(.failure(MCPError.read(status: status, error: error)))
     }
 }
 
-/// The async API: each method runs its blocking counterpart on its own thread. Cancelling the
-/// Task cancels the call (through the `cancel` token when one is given, which then stays
-/// cancelled, else through a fresh token).
-extension Client {
-    private func token(_ explicit: CancelToken?, _ options: CallOptions) -> CancelToken {
-        explicit ?? options.cancel ?? CancelToken()
-    }
+typealias CallOut = UnsafeMutablePointer<OpaquePointer?>
 
-    @discardableResult
-    public func connect() async throws -> ServerInfo {
-        // Connecting takes no cancel token: Task cancellation closes the client instead.
-        try await withTaskCancellationHandler {
-            try await offload(CancelToken()) { try self.connect() as ServerInfo }
-        } onCancel: {
-            self.close()
+/// A value behind a lock.
+final class Guarded<T>: @unchecked Sendable {  // `value` is only touched under `lock`
+    private let lock = NSLock()
+    private var value: T
+    init(_ value: T) { self.value = value }
+    func with<R>(_ body: (inout T) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
+/// Starts a call with `start(call, done, userdata, callOut, errOut)` and awaits its completion.
+/// A Task cancelled before or during the call ends it with `MCPError.cancelled`.
+func startCall(
+    _ start: (StartedCall, mcp_call_done_fn, UnsafeMutableRawPointer, CallOut, ErrOut) throws -> mcp_status
+) async throws -> JSON {
+    let slot = Guarded<StartedCall?>(nil)
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSON, Error>) in
+            let call = StartedCall(continuation)
+            slot.with { $0 = call }
+            let userdata = Unmanaged.passRetained(call).toOpaque()
+            var handle: OpaquePointer? = nil
+            var err: OpaquePointer? = nil
+            let status: mcp_status
+            do {
+                status = try start(call, callDone, userdata, &handle, &err)
+            } catch {
+                Unmanaged<StartedCall>.fromOpaque(userdata).release()
+                call.complete(.failure(error))
+                return
+            }
+            if status != MCP_OK {  // a failed start never completes: the userdata is still ours
+                Unmanaged<StartedCall>.fromOpaque(userdata).release()
+                call.complete(.failure(MCPError.take(status: status, error: err)))
+                return
+            }
+            call.started(handle)
+            // A Task cancelled before this point ran onCancel with an empty slot: pass it on.
+            if Task.isCancelled { call.cancel() }
         }
+    } onCancel: {
+        slot.with { $0 }?.cancel()
+    }
+}
+
+/// The async API: every call is a started call completed through a continuation (no thread per
+/// call). Cancelling the Task cancels the call at once (`MCPError.cancelled`); a `cancel` token
+/// in the options cancels it too.
+extension Client {
+    @discardableResult
+    public func connect(options: CallOptions = CallOptions()) async throws -> ServerInfo {
+        ServerInfo(try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                try options.withC(s, for: call) { o in mcp_client_connect_start(handle, o, done, ud, out, err) }
+            }
+        })
     }
 
     public func list(_ kind: ListKind, cursor: String? = nil, options: CallOptions = CallOptions()) async throws
         -> JSON
     {
-        let t = token(nil, options)
-        return try await offload(t) { try self.list(kind, cursor: cursor, options: options.with(timeout: nil, cancel: t)) }
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let c = try s.c(cursor)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_list_start(handle, kind.c, c, o, done, ud, out, err)
+                }
+            }
+        }
     }
 
     public func listAll(_ kind: ListKind, options: CallOptions = CallOptions()) async throws -> JSON {
-        let t = token(nil, options)
-        return try await offload(t) { try self.listAll(kind, options: options.with(timeout: nil, cancel: t)) }
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                try options.withC(s, for: call) { o in mcp_client_list_all_start(handle, kind.c, o, done, ud, out, err) }
+            }
+        }
     }
 
     public func callTool(
         _ name: String, arguments: JSON? = nil, inputResponses: JSON? = nil, requestState: String? = nil,
         timeout: Double? = nil, cancel: CancelToken? = nil, options: CallOptions = CallOptions()
     ) async throws -> JSON {
-        let t = token(cancel, options)
-        return try await offload(t) {
-            try self.callTool(name, arguments: arguments, inputResponses: inputResponses, requestState: requestState,
-                              timeout: timeout, cancel: t, options: options)
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let (n, a, r, st) = (try s.c(name), try s.json(arguments), try s.json(inputResponses), try s.c(requestState))
+                return try options.with(timeout: timeout, cancel: cancel).withC(s, for: call) { o in
+                    mcp_client_call_tool_start(handle, n, a, r, st, o, done, ud, out, err)
+                }
+            }
         }
     }
 
@@ -82,10 +172,14 @@ extension Client {
         _ name: String, arguments: [String: String]? = nil, inputResponses: JSON? = nil, requestState: String? = nil,
         timeout: Double? = nil, cancel: CancelToken? = nil, options: CallOptions = CallOptions()
     ) async throws -> JSON {
-        let t = token(cancel, options)
-        return try await offload(t) {
-            try self.getPrompt(name, arguments: arguments, inputResponses: inputResponses, requestState: requestState,
-                               timeout: timeout, cancel: t, options: options)
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let args = arguments.map { JSON.object($0.mapValues { .string($0) }) }
+                let (n, a, r, st) = (try s.c(name), try s.json(args), try s.json(inputResponses), try s.c(requestState))
+                return try options.with(timeout: timeout, cancel: cancel).withC(s, for: call) { o in
+                    mcp_client_get_prompt_start(handle, n, a, r, st, o, done, ud, out, err)
+                }
+            }
         }
     }
 
@@ -93,53 +187,69 @@ extension Client {
         _ uri: String, inputResponses: JSON? = nil, requestState: String? = nil,
         timeout: Double? = nil, cancel: CancelToken? = nil, options: CallOptions = CallOptions()
     ) async throws -> JSON {
-        let t = token(cancel, options)
-        return try await offload(t) {
-            try self.readResource(uri, inputResponses: inputResponses, requestState: requestState, timeout: timeout,
-                                  cancel: t, options: options)
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let (u, r, st) = (try s.c(uri), try s.json(inputResponses), try s.c(requestState))
+                return try options.with(timeout: timeout, cancel: cancel).withC(s, for: call) { o in
+                    mcp_client_read_resource_start(handle, u, r, st, o, done, ud, out, err)
+                }
+            }
         }
     }
 
     public func complete(_ params: JSON, timeout: Double? = nil, cancel: CancelToken? = nil,
                          options: CallOptions = CallOptions()) async throws -> JSON {
-        let t = token(cancel, options)
-        return try await offload(t) { try self.complete(params, timeout: timeout, cancel: t, options: options) }
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let p = try s.json(params)
+                return try options.with(timeout: timeout, cancel: cancel).withC(s, for: call) { o in
+                    mcp_client_complete_start(handle, p, o, done, ud, out, err)
+                }
+            }
+        }
     }
 
     public func request(_ method: String, params: JSON? = nil, timeout: Double? = nil, cancel: CancelToken? = nil,
                         options: CallOptions = CallOptions()) async throws -> JSON {
-        let t = token(cancel, options)
-        return try await offload(t) {
-            try self.request(method, params: params, timeout: timeout, cancel: t, options: options)
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let (m, p) = (try s.c(method), try s.json(params))
+                return try options.with(timeout: timeout, cancel: cancel).withC(s, for: call) { o in
+                    mcp_client_request_start(handle, m, p, o, done, ud, out, err)
+                }
+            }
         }
     }
 
+    /// Opens `subscriptions/listen` and waits for the acknowledgement. The C ABI has no started
+    /// listen, so this one wait runs the blocking call on Dispatch's shared pool (not a thread of
+    /// its own); Task cancellation cancels it through a token.
     public func listen(_ filter: JSON, options: CallOptions = CallOptions()) async throws -> Subscription {
-        let t = token(nil, options)
-        return try await offload(t) { try self.listen(filter, options: options.with(timeout: nil, cancel: t)) }
+        let token = options.cancel ?? CancelToken()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Subscription, Error>) in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { try self.listen(filter, options: options.with(timeout: nil, cancel: token)) })
+                }
+            }
+        } onCancel: {
+            token.cancel()
+        }
     }
 }
 
 extension Subscription {
-    /// Waits for the next notification; nil when `timeout` (seconds) passed first. Task
-    /// cancellation ends the wait (within about 100 ms) with `MCPError.cancelled`, leaving the
-    /// subscription open.
+    /// Waits for the next notification; nil when `timeout` (seconds) passed first. A started
+    /// read (`mcp_subscription_next_start`): Task cancellation ends it at once with
+    /// `MCPError.cancelled`, leaving the subscription open.
     public func next(timeout: Double? = nil) async throws -> SubscriptionEvent? {
-        let stop = CancelToken()  // used only as a thread-safe flag here
-        let deadline = timeout.map { Date().addingTimeInterval($0) }
-        return try await offload(stop) {
-            while true {
-                if stop.isCancelled {
-                    throw MCPError.cancelled(MCPErrorInfo(status: MCPStatus.cancelled, message: "the Task was cancelled"))
-                }
-                var slice = 0.1
-                if let deadline {
-                    let left = deadline.timeIntervalSinceNow
-                    if left <= 0 { return nil }
-                    slice = min(slice, left)
-                }
-                if let event = try self.next(timeout: slice) as SubscriptionEvent? { return event }
-            }
+        let ms = Self.milliseconds(timeout)
+        do {
+            return Self.event(try await startCall { _, done, ud, out, err in
+                mcp_subscription_next_start(handle, ms, done, ud, out, err)
+            })
+        } catch MCPError.timeout {
+            return nil
         }
     }
 

@@ -11,70 +11,9 @@ public struct AuthorizationRequest: Sendable {
     public let redirectURI: String?
 }
 
-/// Completes one authorization request, now or later, from any thread: `reply(redirectURL:)`
-/// with the full URL the browser was redirected to, or `fail(_:)`. Exactly one answer counts; an
-/// `AuthResponder` released without an answer fails the authorization (the waiting call throws
-/// `MCPError.authRequired`), so nothing hangs.
-public final class AuthResponder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var handle: OpaquePointer?
-
-    init(_ handle: OpaquePointer) { self.handle = handle }
-
-    private func take() throws -> OpaquePointer {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let h = handle else { throw MCPError.invalid("this authorization responder was already completed") }
-        handle = nil
-        return h
-    }
-
-    /// Completes the authorization with the URL the browser was redirected to (with `code`,
-    /// `state` and maybe `iss`); the library checks `state` and `iss` and exchanges the code.
-    /// Throws `MCPError.cancelled` when the answer is no longer wanted (the call ended, the client
-    /// closed, the loopback listener got the redirect first); the responder is consumed either way.
-    public func reply(redirectURL: String) throws {
-        let h = try take()
-        if redirectURL.utf8.contains(0) {
-            mcp_auth_responder_fail(h, "the redirect URL contained NUL", nil)
-            throw MCPError.invalid("the redirect URL contained NUL")
-        }
-        try redirectURL.withCString { url in try check { mcp_auth_responder_reply(h, url, $0) } }
-    }
-
-    /// Ends the authorization (the user cancelled, no browser could open): the waiting call
-    /// throws `MCPError.authRequired` with `message` (nil: a generic one).
-    public func fail(_ message: String? = nil) throws {
-        let h = try take()
-        guard let message else {
-            try check { mcp_auth_responder_fail(h, nil, $0) }
-            return
-        }
-        let clean = message.replacingOccurrences(of: "\u{0}", with: " ")
-        try clean.withCString { text in try check { mcp_auth_responder_fail(h, text, $0) } }
-    }
-
-    /// True once the answer is no longer wanted (or this responder was completed).
-    public var isCancelled: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let h = handle else { return true }
-        return mcp_auth_responder_is_cancelled(h)
-    }
-
-    /// True once an answer was given.
-    public var isCompleted: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return handle == nil
-    }
-
-    deinit {
-        if let h = handle {
-            mcp_auth_responder_fail(h, "the Swift authorization handler released its AuthResponder without replying", nil)
-        }
-    }
-}
+/// The authorization callback's responder is the same type as an input handler's (one
+/// `mcp_responder` in the C API): answer with `reply(redirectURL:)` or `fail(_:)`.
+public typealias AuthResponder = Responder
 
 /// The authorization handler (userdata). `immediate` answers inside the callback (a URL, or nil
 /// for the loopback listener); `deferred` gets a responder that was deferred first.
@@ -95,7 +34,7 @@ let authorizationThunk: mcp_authorization_fn = { userdata, url, redirectURI, res
         url: url.map { String(cString: $0) } ?? "",
         redirectURI: redirectURI.map { String(cString: $0) })
     if let deferred = box.deferred {
-        mcp_auth_responder_defer(responder)
+        mcp_responder_defer(responder)
         deferred(request, AuthResponder(responder))
         return
     }
@@ -104,16 +43,16 @@ let authorizationThunk: mcp_authorization_fn = { userdata, url, redirectURI, res
     do {
         if let redirect = try immediate(request) {
             if redirect.utf8.contains(0) {
-                mcp_auth_responder_fail(responder, "the redirect URL contained NUL", nil)
+                _ = mcp_responder_reply_error(responder, 0, "the redirect URL contained NUL", nil)
             } else {
-                redirect.withCString { _ = mcp_auth_responder_reply(responder, $0, nil) }
+                redirect.withCString { _ = mcp_responder_reply_url(responder, $0, nil) }
             }
         }
         // nil: left untouched, so the loopback listener receives the redirect (with a configured
         // oauth.redirect_uri the library ends the flow instead).
     } catch {
         let message = "the Swift authorization handler threw: \(error)".replacingOccurrences(of: "\u{0}", with: " ")
-        message.withCString { _ = mcp_auth_responder_fail(responder, $0, nil) }
+        message.withCString { _ = mcp_responder_reply_error(responder, 0, $0, nil) }
     }
 }
 
@@ -195,11 +134,11 @@ extension Client {
     /// host opens a browser. Blocking (fine inside an authorization handler). `timeout` in
     /// seconds; nil: 30.
     public static func fetchRedirect(_ authorizationURL: String, timeout: Double? = nil) throws -> String {
-        let ms: UInt32
-        if let timeout, timeout > 0, timeout.isFinite {
-            ms = UInt32(min(Double(UInt32.max), max(1, (timeout * 1000).rounded())))
+        let ms: Int64
+        if let timeout, timeout > 0 {
+            ms = timeout.isFinite ? Int64(min(Double(MCP_MAX_TIMEOUT_MS), max(1, (timeout * 1000).rounded()))) : -1
         } else {
-            ms = 0
+            ms = 0  // MCP_TIMEOUT_DEFAULT: 30 s
         }
         return try withCStrings { s in
             let url = try s.c(authorizationURL)

@@ -4,9 +4,14 @@ import Foundation
 /// An MCP client over stdio (a server child process) or Streamable HTTP.
 ///
 /// Thread-safe: calls from many threads are multiplexed over one connection. The blocking
-/// methods block the calling thread; the `async` overloads run them on their own thread and map
-/// Task cancellation to a cancel token. Handlers run on the client's dispatcher thread, one at a
-/// time. `close()` wakes every blocked call (`MCPError.closed`); deinit closes and frees.
+/// methods block the calling thread; the `async` overloads are started calls (Async.swift):
+/// nothing blocks while they wait, and cancelling the Task cancels the call. Handlers run on the
+/// client's dispatcher thread, one at a time. `close()` wakes every blocked call and completes
+/// every started one (`MCPError.closed`); deinit closes and frees.
+///
+/// `@unchecked Sendable`: the only stored property is the library's handle, an `OpaquePointer`,
+/// which Swift does not consider `Sendable`; the library makes every `mcp_client_*` function safe
+/// to call from any thread on one handle (it is never mutated from Swift), so sharing is sound.
 ///
 /// Handlers are retained by the library until they are replaced or the client is freed, so a
 /// handler that captures its own client strongly keeps it alive: capture it `weak`.
@@ -76,13 +81,17 @@ public final class Client: @unchecked Sendable {
 
     // MARK: lifecycle
 
-    /// Connects (idempotent): starts the server and settles the era.
+    /// Connects (idempotent): starts the server and settles the era. `options` (a cancel token,
+    /// `timeout` and `maxTotal` capping the whole connect) bound this wait.
     @discardableResult
-    public func connect() throws -> ServerInfo {
-        ServerInfo(try checkJSON { mcp_client_connect(handle, $0, $1) })
+    public func connect(options: CallOptions = CallOptions()) throws -> ServerInfo {
+        try withCStrings { s in
+            try options.withC(s) { o in ServerInfo(try checkJSON { mcp_client_connect(handle, o, $0, $1) }) }
+        }
     }
 
-    /// The server info of a connected client (`MCPError.closed` before connecting).
+    /// The server info of a connected client (`MCPStatus.notConnected`, as `.other`, before
+    /// connecting).
     public func serverInfo() throws -> ServerInfo {
         ServerInfo(try checkJSON { mcp_client_server_info(handle, $0, $1) })
     }
@@ -99,6 +108,20 @@ public final class Client: @unchecked Sendable {
     /// server is shut down. Idempotent; any thread, handlers included.
     public func close() {
         mcp_client_close(handle)
+    }
+
+    /// The authorization context the response cache files private entries under; a new value
+    /// drops the old context's private entries (public ones stay shared).
+    public func setCachePartition(_ partition: String) throws {
+        try withCStrings { s in
+            let p = try s.c(partition)
+            try check { mcp_client_set_cache_partition(handle, p, $0) }
+        }
+    }
+
+    /// Empties the response cache.
+    public func clearCache() throws {
+        try check { mcp_client_clear_cache(handle, $0) }
     }
 
     // MARK: calls
@@ -278,10 +301,11 @@ public final class Client: @unchecked Sendable {
         try register(kind, InputHandlerBox(handler))
     }
 
-    /// Registers an async handler: it runs in its own Task and its result is the reply.
+    /// Registers an async handler: it runs in its own Task and its result is the reply. The Task
+    /// is cancelled when the answer stops being wanted (the library's pushed cancellation).
     public func setHandler(_ kind: InputKind, async handler: @escaping @Sendable (JSON) async throws -> JSON) throws {
         try register(kind, InputHandlerBox { request in
-            Task.detached {
+            let task = Task.detached {
                 do {
                     let result = try await handler(request.params)
                     answer(request.responder) { result }
@@ -289,6 +313,7 @@ public final class Client: @unchecked Sendable {
                     answer(request.responder) { throw error }
                 }
             }
+            try? request.responder.onCancel { task.cancel() }
         })
     }
 

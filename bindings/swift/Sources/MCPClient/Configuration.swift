@@ -53,6 +53,16 @@ public struct Configuration: Codable, Sendable {
     public var reconnect: Reconnect?
     /// Declare the skills extension (SEP-2640) in the derived capabilities. Default: false.
     public var skills: Bool?
+    /// Manual input mode: input kinds declared without a handler; the host answers them itself from the `InputRequired` error and retries with the responses and the `requestState`.
+    public var manualInput: [String]?
+    /// Declare the tasks extension (SEP-2663): servers may answer `tools/call` with a task, which the call follows to its end. Default: false.
+    public var tasks: Bool?
+    /// Response caching (SEP-2549) for the whole client; false turns it off. Default: true.
+    public var responseCache: Bool?
+    /// Bound on the response cache's entries (0 turns caching off; at most 2^20). Default: 512.
+    public var responseCacheMaxEntries: UInt64?
+    /// Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
+    public var validateOutputSchema: Bool?
 
     public init() {}
 
@@ -82,6 +92,11 @@ public struct Configuration: Codable, Sendable {
         case connectTimeoutMs = "connect_timeout_ms"
         case reconnect
         case skills
+        case manualInput = "manual_input"
+        case tasks
+        case responseCache = "response_cache"
+        case responseCacheMaxEntries = "response_cache_max_entries"
+        case validateOutputSchema = "validate_output_schema"
     }
 
     /// OAuth 2.1 settings for an HTTP server that requires authorization.

@@ -9,7 +9,8 @@ public enum MCPStatus {
     public static let invalidArg = MCP_INVALID_ARG
     public static let closed = MCP_CLOSED
     public static let reentrantCall = MCP_REENTRANT_CALL
-    public static let alreadyUsed = MCP_ALREADY_USED
+    /// The client has not connected yet (thrown as `.other`); distinct from `closed`.
+    public static let notConnected = MCP_NOT_CONNECTED
     public static let unsupported = MCP_UNSUPPORTED
     public static let forked = MCP_FORKED
     public static let io = MCP_IO
@@ -29,6 +30,9 @@ public enum MCPStatus {
     public static let urlElicitationRequired = MCP_URL_ELICITATION_REQUIRED
     /// A skill file or entry failed the SEP-2640 checks (thrown as `.other`); no content returned.
     public static let skillVerificationFailed = MCP_SKILL_VERIFICATION_FAILED
+    /// A tool's `structuredContent` does not match its declared `outputSchema` (thrown as
+    /// `.outputSchemaInvalid`).
+    public static let outputSchemaInvalid = MCP_OUTPUT_SCHEMA_INVALID
     public static let `internal` = MCP_INTERNAL
     public static let panic = MCP_PANIC
 
@@ -91,6 +95,18 @@ public struct InputRequiredError: Error, Sendable, CustomStringConvertible {
     public var description: String { info.description }
 }
 
+/// A tool result whose `structuredContent` does not match the `outputSchema` the tool declared
+/// in `tools/list` (or is missing): `info.message` says where, `resultJSON` is the raw result.
+/// Skip the check with `CallOptions.validateOutput = false` or `ClientOptions.validateOutputSchema`.
+public struct OutputSchemaError: Error, Sendable, CustomStringConvertible {
+    public let info: MCPErrorInfo
+    /// The tool's raw `CallToolResult` as JSON text.
+    public let resultJSON: String
+
+    public var result: JSON { (try? JSON.parse(resultJSON)) ?? .null }
+    public var description: String { info.description }
+}
+
 /// Every failure the binding throws.
 public enum MCPError: Error, Sendable, CustomStringConvertible {
     /// `MCP_INPUT_REQUIRED`: answer by hand and retry (see `InputRequiredError`).
@@ -114,6 +130,8 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     /// (no `oauth` configured, the authorization handler failed or released its responder, the
     /// user cancelled); `info.httpStatus` and `info.wwwAuthenticate` carry the server's answer.
     case authRequired(MCPErrorInfo)
+    /// `MCP_OUTPUT_SCHEMA_INVALID`: see `OutputSchemaError`.
+    case outputSchemaInvalid(OutputSchemaError)
     /// Any other status (invalid arguments, I/O, protocol violations, reentrant calls, ...).
     case other(MCPErrorInfo)
 
@@ -121,6 +139,7 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     public var info: MCPErrorInfo {
         switch self {
         case .inputRequired(let e), .inputRoundsExceeded(let e): return e.info
+        case .outputSchemaInvalid(let e): return e.info
         case .rpc(let code, let message, let data):
             return MCPErrorInfo(status: MCPStatus.jsonrpcError, message: message, rpcCode: code, dataJSON: data)
         case .timeout(let i), .cancelled(let i), .closed(let i), .handlerFailed(let i), .serverExited(let i),
@@ -148,6 +167,11 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     /// Builds the error for `status` from an `mcp_error` (read completely, then freed).
     static func take(status: Int32, error: OpaquePointer?) -> MCPError {
         defer { mcp_error_free(error) }
+        return read(status: status, error: error)
+    }
+
+    /// Builds the error for `status` from a borrowed `mcp_error` (a completion's; not freed).
+    static func read(status: Int32, error: OpaquePointer?) -> MCPError {
         let message = error.flatMap { mcp_error_message($0) }.map { String(cString: $0) } ?? MCPStatus.describe(status)
         var code: Int64 = 0
         let rpcCode: Int64? = (error != nil && mcp_error_jsonrpc_code(error, &code)) ? code : nil
@@ -167,6 +191,10 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
                 requestState: error.flatMap { mcp_error_request_state($0) }.map { String(cString: $0) },
                 resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null")
             return status == MCPStatus.inputRequired ? .inputRequired(input) : .inputRoundsExceeded(input)
+        case MCPStatus.outputSchemaInvalid:
+            return .outputSchemaInvalid(OutputSchemaError(
+                info: info,
+                resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null"))
         case MCPStatus.jsonrpcError: return .rpc(code: rpcCode ?? 0, message: rpcMessage ?? message, dataJSON: data)
         case MCPStatus.timeout: return .timeout(info)
         case MCPStatus.cancelled: return .cancelled(info)

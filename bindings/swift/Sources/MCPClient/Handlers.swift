@@ -11,8 +11,10 @@ public enum InputKind: Sendable {
     case roots
 }
 
-/// Completes one server request, now or later, from any thread. Exactly one reply counts; a
-/// Responder released without a reply fails the input (`MCPError.handlerFailed` for the call).
+/// Completes one server request (an input: `reply`, `fail(code:message:)`) or one authorization
+/// (the OAuth browser step: `reply(redirectURL:)`, `fail(_:)`), now or later, from any thread.
+/// Exactly one reply counts; a Responder released without a reply fails the request
+/// (`MCPError.handlerFailed`, or `MCPError.authRequired` for an authorization).
 public final class Responder: @unchecked Sendable {
     private let lock = NSLock()
     private var handle: OpaquePointer?
@@ -38,7 +40,7 @@ public final class Responder: @unchecked Sendable {
     public func reply(json: String) throws {
         let h = try take()
         if json.utf8.contains(0) {
-            mcp_responder_reply_error(h, -32603, "the handler's reply contained NUL", nil)
+            _ = mcp_responder_reply_error(h, -32603, "the handler's reply contained NUL", nil)
             throw MCPError.invalid("the reply contained NUL")
         }
         try json.withCString { text in try check { mcp_responder_reply_json(h, text, $0) } }
@@ -51,12 +53,49 @@ public final class Responder: @unchecked Sendable {
         try clean.withCString { text in try check { mcp_responder_reply_error(h, code, text, $0) } }
     }
 
+    /// Authorization: completes the flow with the URL the browser was redirected to (with `code`,
+    /// `state` and maybe `iss`); the library checks `state` and `iss` and exchanges the code.
+    /// Throws `MCPError.cancelled` when the answer is no longer wanted; consumed either way.
+    public func reply(redirectURL: String) throws {
+        let h = try take()
+        if redirectURL.utf8.contains(0) {
+            _ = mcp_responder_reply_error(h, 0, "the redirect URL contained NUL", nil)
+            throw MCPError.invalid("the redirect URL contained NUL")
+        }
+        try redirectURL.withCString { url in try check { mcp_responder_reply_url(h, url, $0) } }
+    }
+
+    /// Authorization: ends the flow (the user cancelled, no browser could open); the waiting call
+    /// throws `MCPError.authRequired` with `message` (nil: a generic one).
+    public func fail(_ message: String? = nil) throws {
+        let h = try take()
+        guard let message else {
+            try check { mcp_responder_reply_error(h, 0, nil, $0) }
+            return
+        }
+        let clean = message.replacingOccurrences(of: "\u{0}", with: " ")
+        try clean.withCString { text in try check { mcp_responder_reply_error(h, 0, text, $0) } }
+    }
+
     /// True once the answer is no longer wanted (or this responder was completed).
     public var isCancelled: Bool {
         lock.lock()
         defer { lock.unlock() }
         guard let h = handle else { return true }
         return mcp_responder_is_cancelled(h)
+    }
+
+    /// Runs `handler` once, on the client's dispatcher thread, when the answer stops being wanted
+    /// (the call was cancelled, timed out or closed, a sibling input failed, the authorization
+    /// flow ended) — at once if that already happened — so a handler answering later need not
+    /// poll `isCancelled`. Never after a reply; the responder must still be answered (a reply then
+    /// throws `MCPError.cancelled`). One hook per responder: a new one replaces the old.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let h = handle else { return }  // already answered: the hook could never run
+        let ud = retainedUserdata(CancelHookBox(handler))
+        try check { mcp_responder_on_cancel(h, cancelHookThunk, ud, releaseUserdata, $0) }
     }
 
     /// True once a reply was sent.
@@ -68,7 +107,7 @@ public final class Responder: @unchecked Sendable {
 
     deinit {
         if let h = handle {
-            mcp_responder_reply_error(h, -32603, "the Swift handler released its Responder without replying", nil)
+            _ = mcp_responder_reply_error(h, -32603, "the Swift handler released its Responder without replying", nil)
         }
     }
 }
@@ -99,6 +138,16 @@ let inputThunk: mcp_input_fn = { userdata, method, params, length, responder in
         params: (try? JSON.parse(text)) ?? .object([:]),
         responder: Responder(responder))
     box.run(request)
+}
+
+final class CancelHookBox: CallbackBox {
+    let fn: @Sendable () -> Void
+    init(_ fn: @escaping @Sendable () -> Void) { self.fn = fn }
+}
+
+let cancelHookThunk: mcp_responder_cancel_fn = { userdata in
+    guard let userdata else { return }
+    (Unmanaged<CallbackBox>.fromOpaque(userdata).takeUnretainedValue() as! CancelHookBox).fn()
 }
 
 /// Answers `responder` with the outcome of a handler.

@@ -26,6 +26,12 @@ public struct ClientOptions: Sendable {
     public var clientInfo: JSON?
     /// Overrides the capabilities otherwise derived from the registered handlers.
     public var capabilities: JSON?
+    /// Response caching (SEP-2549; library default on). `false` turns it off client-wide.
+    public var responseCache: Bool?
+    /// Bound on cached entries (library default 512; 0 turns caching off).
+    public var responseCacheMaxEntries: Int?
+    /// Check tool results against their `outputSchema` (library default on).
+    public var validateOutputSchema: Bool?
     /// Any other configuration key, passed through as is.
     public var extra: [String: JSON] = [:]
 
@@ -49,6 +55,9 @@ public struct ClientOptions: Sendable {
         if let maxPages { config["max_pages"] = .int(Int64(maxPages)) }
         if let clientInfo { config["client_info"] = clientInfo }
         if let capabilities { config["capabilities"] = capabilities }
+        if let responseCache { config["response_cache"] = .bool(responseCache) }
+        if let responseCacheMaxEntries { config["response_cache_max_entries"] = .int(Int64(responseCacheMaxEntries)) }
+        if let validateOutputSchema { config["validate_output_schema"] = .bool(validateOutputSchema) }
         for (k, v) in extra { config[k] = v }
     }
 }
@@ -60,8 +69,22 @@ public struct ProgressUpdate: Sendable {
     public let message: String?
 }
 
+/// How one call uses the response cache (SEP-2549: `server/discover`, the lists, `readResource`).
+public enum CacheMode: UInt32, Sendable {
+    /// A fresh entry answers; otherwise ask the server and store its answer (default).
+    case use = 0
+    /// Always ask the server, then store its answer.
+    case refresh = 1
+    /// Always ask the server and store nothing.
+    case bypass = 2
+}
+
 /// Per-call options.
 public struct CallOptions: @unchecked Sendable {
+    /// Response cache use for cacheable methods.
+    public var cacheMode: CacheMode = .use
+    /// `callTool`: `false` skips the check of `structuredContent` against the tool's `outputSchema`.
+    public var validateOutput = true
     /// Per-request timeout in seconds: nil uses the client default; ≤ 0 or `.infinity`: none.
     public var timeout: Double?
     /// Cap for the whole call (MRTR rounds and progress resets included), in seconds.
@@ -100,25 +123,36 @@ public struct CallOptions: @unchecked Sendable {
         return o
     }
 
-    /// Calls `body` with a C view of these options, valid for the duration of the call.
-    func withC<R>(_ strings: CStrings, _ body: (UnsafePointer<mcp_call_opts>) throws -> R) throws -> R {
+    /// Calls `body` with a C view of these options, valid for the duration of the call. For a
+    /// started call (`call`), what the library may still use after `body` returns (the progress
+    /// box, the cancel token) is kept by the call until its completion.
+    func withC<R>(_ strings: CStrings, for call: StartedCall? = nil,
+                  _ body: (UnsafePointer<mcp_call_opts>) throws -> R) throws -> R {
         var opts = mcp_call_opts()
-        mcp_call_opts_init(&opts)
+        let initialised = mcp_call_opts_init(&opts, UInt32(MCP_CALL_OPTS_VERSION))
+        if initialised != MCP_OK {
+            throw MCPError.invalid("the library does not know this header's mcp_call_opts version")
+        }
         opts.timeout_ms = milliseconds(timeout)
         opts.max_total_ms = maxTotal.map { max(1, Int64($0 * 1000)) } ?? 0
         opts.reset_timeout_on_progress = resetTimeoutOnProgress
         opts.cancel = cancel?.handle
         opts.meta_json = try strings.json(meta)
         opts.log_level = try strings.c(logLevel)
+        opts.cache_mode = cacheMode.rawValue
+        opts.skip_output_validation = !validateOutput
         var progressBox: Unmanaged<ProgressBox>? = nil
         if let onProgress {
             let box = Unmanaged.passRetained(ProgressBox(onProgress))
             progressBox = box
+            call?.keep(box.takeUnretainedValue())
             opts.on_progress = progressThunk
             opts.progress_userdata = box.toOpaque()
         }
-        // The library calls on_progress only while the call runs: release the box afterwards.
+        // The library calls on_progress only while the call runs: release the box afterwards
+        // (a started call keeps its own reference until it completed).
         defer { progressBox?.release() }
+        if let cancel { call?.keep(cancel) }
         return try withExtendedLifetime(cancel) { try body(&opts) }
     }
 }

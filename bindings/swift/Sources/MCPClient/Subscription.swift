@@ -25,13 +25,21 @@ public final class Subscription: @unchecked Sendable {
     /// none arrived in time; throws `MCPError.closed` once the subscription ended gracefully and
     /// another error when it ended with one.
     public func next(timeout: Double? = nil) throws -> SubscriptionEvent? {
-        let ms: Int64 = timeout.map { $0 <= 0 ? 0 : Int64(($0 * 1000).rounded()) } ?? -1
+        let ms = Self.milliseconds(timeout)
         do {
-            let event = try checkJSON { mcp_subscription_next(handle, ms, $0, $1) }
-            return SubscriptionEvent(method: event["method"]?.stringValue ?? "", params: event["params"] ?? .null)
+            return Self.event(try checkJSON { mcp_subscription_next(handle, ms, $0, $1) })
         } catch MCPError.timeout {
             return nil
         }
+    }
+
+    /// Seconds → `timeout_ms` of a read: nil → no limit (-1), ≤ 0 → a poll (0).
+    static func milliseconds(_ timeout: Double?) -> Int64 {
+        timeout.map { $0 <= 0 ? 0 : Int64(($0 * 1000).rounded()) } ?? -1
+    }
+
+    static func event(_ json: JSON) -> SubscriptionEvent {
+        SubscriptionEvent(method: json["method"]?.stringValue ?? "", params: json["params"] ?? .null)
     }
 
     /// Ends the subscription (the server is told).

@@ -8,7 +8,7 @@ final class ClientTests: XCTestCase {
     func testConnectStdioModern() throws {
         let client = try fixtureClient()
         XCTAssertEqual(client.era, .notConnected)
-        assertMCPError(try client.serverInfo()) { if case .closed = $0 { return true } else { return false } }
+        assertMCPError(try client.serverInfo()) { if case .other(let i) = $0 { return i.status == MCPStatus.notConnected } else { return false } }
         let info = try client.connect()
         XCTAssertEqual(info.era, .modern)
         XCTAssertEqual(info.protocolVersion, "2026-07-28")

@@ -47,10 +47,11 @@ final class FailureTests: XCTestCase {
     }
 
     func testAsyncTaskCancellation() async throws {
-        let client = try fixtureClient()
+        let signal = try FixtureSignal()
+        let client = try fixtureClient(signal.args)
         try await client.connect()
         let task = Task { try await client.callTool("hang", timeout: 10) }
-        try await Task.sleep(nanoseconds: 200_000_000)
+        signal.wait("request tools/call hang")  // the call reached the server: it waits
         let started = Date()
         task.cancel()
         do {
@@ -77,7 +78,8 @@ final class FailureTests: XCTestCase {
     }
 
     func testCloseWithCallsInFlight() throws {
-        let client = try fixtureClient()
+        let signal = try FixtureSignal()
+        let client = try fixtureClient(signal.args)
         try client.connect()
         let outcomes = Locked<[String]>([])
         let group = DispatchGroup()
@@ -95,7 +97,7 @@ final class FailureTests: XCTestCase {
                 }
             }
         }
-        Thread.sleep(forTimeInterval: 0.3)
+        signal.wait("request tools/call ", count: 3)  // every call reached the server: all blocked
         let started = Date()
         client.close()
         XCTAssertEqual(group.wait(timeout: .now() + 5), .success, "blocked calls were not woken by close")

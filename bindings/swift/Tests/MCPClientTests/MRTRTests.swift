@@ -63,8 +63,16 @@ final class MRTRTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("roots")), "roots: file:///a,file:///b")
     }
 
+    /// Input answered by hand is declared: the fixture, like the SDK servers, asks only for
+    /// declared input (-32021 otherwise).
+    private var manualInput: ClientOptions {
+        var options = ClientOptions()
+        options.extra = ["manual_input": ["elicitation"]]
+        return options
+    }
+
     func testManualElicitOnceWithRetry() throws {
-        let client = try fixtureClient()
+        let client = try fixtureClient(options: manualInput)
         let error = assertMCPError(try client.callTool("elicit_once")) {
             if case .inputRequired = $0 { return true } else { return false }
         }
@@ -91,7 +99,7 @@ final class MRTRTests: XCTestCase {
     }
 
     func testManualThreeRounds() throws {
-        let client = try fixtureClient()
+        let client = try fixtureClient(options: manualInput)
         func inputRequired(_ body: @autoclosure () throws -> JSON) -> InputRequiredError? {
             let e = assertMCPError(try body()) { if case .inputRequired = $0 { return true } else { return false } }
             if case .inputRequired(let input)? = e { return input }
@@ -121,6 +129,7 @@ final class MRTRTests: XCTestCase {
         try client.onElicitation(deferred: { request in
             handlerThread.with { $0 = "\(Thread.current)" }
             XCTAssertEqual(request.method, "elicitation/create")
+            // A deliberately late reply (its delay is checked below); no thread waits by it.
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) {
                 let wasCancelled = request.responder.isCancelled
                 XCTAssertFalse(wasCancelled)
@@ -147,7 +156,7 @@ final class MRTRTests: XCTestCase {
     func testAsyncHandler() async throws {
         let client = try fixtureClient()
         try client.onElicitation(async: { params in
-            try await Task.sleep(nanoseconds: 50_000_000)
+            try await Task.sleep(nanoseconds: 50_000_000)  // a deliberately slow async handler
             return ["action": "accept", "content": ["name": .string("async \(params["mode"]?.stringValue ?? "?")")]]
         })
         let result = try await client.callTool("elicit_once")

@@ -8,11 +8,7 @@ import XCTest
 /// a handler answers with `Client.fetchRedirect` instead of a browser.
 final class OAuthTests: XCTestCase {
     private func fixture(_ extra: [String] = []) throws -> HTTPFixture {
-        do {
-            return try HTTPFixture(["--oauth"] + extra)
-        } catch let e as HTTPFixture.Unsupported {
-            throw XCTSkip("this fixture build has no OAuth mode (--oauth): \(e.output.prefix(200))")
-        }
+        try HTTPFixture(["--oauth"] + extra)
     }
 
     /// The fixture's issuer: its URL without `/mcp`; secrets are configured for it.
@@ -74,7 +70,7 @@ final class OAuthTests: XCTestCase {
         try client.onAuthorization(deferred: { request, responder in
             calls.with { $0 += 1 }
             background {
-                Thread.sleep(forTimeInterval: 0.05)
+                Thread.sleep(forTimeInterval: 0.05)  // a deliberately late reply
                 do {
                     try responder.reply(redirectURL: try Client.fetchRedirect(request.url, timeout: 5))
                 } catch {
@@ -197,7 +193,7 @@ final class OAuthTests: XCTestCase {
         let later = try client(server)
         try later.onAuthorization(deferred: { _, responder in
             background {
-                Thread.sleep(forTimeInterval: 0.05)
+                Thread.sleep(forTimeInterval: 0.05)  // a deliberately late failure
                 try? responder.fail("denied later")
             }
         })
@@ -282,7 +278,7 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(urls.get.count, 1)
         XCTAssertTrue(urls.get.first?.contains("client_id=swift-app") ?? false)
         let before = store.records.get
-        Thread.sleep(forTimeInterval: 1.5)
+        Thread.sleep(forTimeInterval: 1.5)  // the token's lifetime runs out: the expiry under test
         XCTAssertEqual(text(try client.callTool("echo", arguments: ["text": "after expiry"])), "after expiry")
         XCTAssertEqual(urls.get.count, 1, "refreshed, not authorized again")
         let after = store.records.get

@@ -67,7 +67,8 @@ final class HTTPFixture {
     let stdin = Pipe()
     let url: String
 
-    struct Unsupported: Error { let output: String }
+    /// The fixture exited or printed no URL; `output` is what it wrote.
+    struct DidNotStart: Error { let output: String }
 
     init(_ extra: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: try fixturePath())
@@ -91,14 +92,15 @@ final class HTTPFixture {
             }
             if text.contains("fixture: listening on ") && text.contains("/mcp") { found.signal() }
         }
-        process.terminationHandler = { _ in found.signal() }  // e.g. a fixture without --http
+        process.terminationHandler = { _ in found.signal() }  // e.g. a bad flag
         try process.run()
         _ = found.wait(timeout: .now() + 10)
-        if !process.isRunning { Thread.sleep(forTimeInterval: 0.05) }  // let the last output arrive
+        // Exited: the other of the two signals (EOF on the output, exit) marks the last output read.
+        if !process.isRunning { _ = found.wait(timeout: .now() + 2) }
         let output = seen.get
         guard let range = output.range(of: "fixture: listening on ") else {
             process.terminate()
-            throw Unsupported(output: output)
+            throw DidNotStart(output: output)
         }
         url = String(output[range.upperBound...].prefix { !$0.isWhitespace })
     }

@@ -9,6 +9,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::ThreadId;
 use tokio::sync::Notify;
 
+/// Cancels a call (or a handler's work): pass it in [`crate::RequestOptions::cancel`] and call
+/// [`CancelToken::cancel`] from anywhere. Clones share one state.
 #[derive(Clone, Default, Debug)]
 pub struct CancelToken(Arc<Inner>);
 
@@ -24,6 +26,7 @@ struct Inner {
 }
 
 impl CancelToken {
+    /// A token not cancelled yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -70,6 +73,7 @@ impl CancelToken {
         CallbackGuard { tokens, thread: me }
     }
 
+    /// Whether [`CancelToken::cancel`] was called on this token or a clone.
     pub fn is_cancelled(&self) -> bool {
         self.0.cancelled.load(Ordering::SeqCst)
     }

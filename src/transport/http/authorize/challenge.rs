@@ -13,6 +13,7 @@ pub struct Challenge {
     pub scope: Option<String>,
     /// `invalid_token`, `insufficient_scope`, …
     pub error: Option<String>,
+    /// The server's explanation of `error`.
     pub error_description: Option<String>,
 }
 

@@ -1,0 +1,110 @@
+// Started calls through the C++ overloads: callbacks, std::future, cancel, close with calls in
+// flight, and host-loop mode (completions only inside Client::dispatch on this thread).
+#include "harness.hpp"
+
+#include <poll.h>
+
+#include <atomic>
+#include <future>
+
+namespace {
+using namespace std::chrono_literals;
+
+struct Tally {
+    std::mutex mutex;
+    std::condition_variable cv;
+    int done = 0, ok = 0, cancelled = 0, closed = 0, other = 0;
+    std::vector<std::string> results;
+    void add(const mcp::Outcome& o) {
+        std::lock_guard<std::mutex> lock(mutex);
+        done++;
+        if (o.ok()) {
+            ok++;
+            results.push_back(o.result);
+        } else if (o.status == MCP_CANCELLED) {
+            cancelled++;
+        } else if (o.status == MCP_CLOSED) {
+            closed++;
+        } else {
+            other++;
+        }
+        cv.notify_all();
+    }
+    bool wait(int n, std::chrono::milliseconds bound = 5000ms) {
+        std::unique_lock<std::mutex> lock(mutex);
+        return cv.wait_for(lock, bound, [&] { return done >= n; });
+    }
+};
+}  // namespace
+
+TEST(async, callback_and_future_overloads) {
+    auto client = t::fixture();
+    auto info = client.connect(mcp::CallOptions(), mcp::use_future).get();
+    CHECK_CONTAINS(info, "\"era\":\"modern\"");
+    Tally tally;
+    std::vector<mcp::Call> calls;
+    for (int i = 0; i < 64; i++) {
+        calls.push_back(client.call_tool("echo", mcp::json::object({{"text", mcp::json::quote(std::to_string(i))}}), {},
+                                         [&](mcp::Outcome o) { tally.add(o); }));
+    }
+    CHECK(tally.wait(64));
+    CHECK_EQ(tally.ok, 64);
+    for (auto& c : calls) CHECK(c.done());
+    CHECK_EQ(t::text(client.call_tool("echo", R"({"text":"f"})", {}, mcp::use_future).get()), std::string("f"));
+    CHECK_CONTAINS(client.list(mcp::ListKind::Tools, std::nullopt, {}, mcp::use_future).get(), "\"echo\"");
+    CHECK_CONTAINS(client.list_all(mcp::ListKind::Prompts, {}, mcp::use_future).get(), "\"prompts\"");
+    CHECK_CONTAINS(client.get_prompt("greeting", R"({"name":"Ann"})", {}, mcp::use_future).get(), "Ann");
+    CHECK_CONTAINS(client.read_resource("fixture://static", {}, mcp::use_future).get(), "fixture://static");
+    CHECK_CONTAINS(client.complete(R"({"ref":{"type":"ref/prompt","name":"greeting"},"argument":{"name":"name","value":"al"}})",
+                                   {}, mcp::use_future)
+                       .get(),
+                   "alice");
+    CHECK_CONTAINS(client.request("tools/call", R"({"name":"add","arguments":{"a":2,"b":3}})", {}, mcp::use_future).get(),
+                   "5");
+    // Errors arrive as the blocking call's exception classes.
+    auto rpc = client.call_tool("rpc_error", "", {}, mcp::use_future);
+    EXPECT_THROW(mcp::RpcError, rpc.get());
+    // Bad arguments throw at once and start nothing.
+    EXPECT_THROW(mcp::InvalidArgumentError, client.call_tool("echo", "{", {}, [&](mcp::Outcome o) { tally.add(o); }));
+}
+
+TEST(async, cancel_and_close) {
+    auto client = t::fixture();
+    client.connect();
+    Tally tally;
+    mcp::Call c = client.call_tool("hang", "", {}, [&](mcp::Outcome o) { tally.add(o); });
+    c.cancel();
+    CHECK(tally.wait(1));
+    CHECK_EQ(tally.cancelled, 1);
+    c.cancel();  // after completion: nothing
+    auto fut = client.call_tool("hang", "", {}, mcp::use_future);
+    for (int i = 0; i < 10; i++) client.call_tool("hang", "", {}, [&](mcp::Outcome o) { tally.add(o); });
+    client.close();
+    CHECK(tally.wait(11));
+    CHECK_EQ(tally.closed, 10);
+    EXPECT_THROW(mcp::ClosedError, fut.get());
+    EXPECT_THROW(mcp::ClosedError, client.call_tool("echo", "", {}, [&](mcp::Outcome o) { tally.add(o); }));
+}
+
+TEST(async, host_loop_runs_completions_on_this_thread) {
+    auto client = t::fixture();
+    int fd = client.use_host_loop();
+    CHECK(fd >= 0);
+    auto me = std::this_thread::get_id();
+    std::atomic<int> off_thread{0};
+    Tally tally;
+    for (int i = 0; i < 32; i++) {
+        client.call_tool("echo", R"({"text":"x"})", {}, [&](mcp::Outcome o) {
+            if (std::this_thread::get_id() != me) off_thread++;
+            tally.add(o);
+        });
+    }
+    auto start = std::chrono::steady_clock::now();
+    while (tally.done < 32 && t::elapsed_ms(start) < 5000) {
+        pollfd p{fd, POLLIN, 0};
+        poll(&p, 1, 100);
+        client.dispatch();
+    }
+    CHECK_EQ(tally.ok, 32);
+    CHECK_EQ(off_thread.load(), 0);
+}

@@ -1,0 +1,57 @@
+package mcpclient
+
+/*
+#include "mcp_client.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// WithTasks declares the tasks extension (SEP-2663, io.modelcontextprotocol/tasks): a
+// CallTool the server answers with a task follows it to its result (polling tasks/get at the
+// task's pollIntervalMs, input through the registered handlers). Configuration key "tasks".
+func WithTasks() Option { return func(c *config) { c.settings["tasks"] = true } }
+
+// WithManualInput declares input kinds answered by hand, without a handler ("elicitation",
+// "elicitation.url", "sampling", "roots"): servers that ask only for declared input then send
+// their input_required round, and the call fails with an InputRequiredError whose Unanswered
+// lists what to answer; retry with RetryOptions. Configuration key "manual_input".
+func WithManualInput(kinds ...string) Option {
+	return func(c *config) { c.settings["manual_input"] = append([]string{}, kinds...) }
+}
+
+// ResumeTask follows task id (from a task status event, possibly of another process) to its
+// end and returns the CallToolResult JSON. A failed task is an RPCError, a cancelled one
+// ErrCancelled, an unknown id an RPCError -32602.
+func (c *Client) ResumeTask(ctx context.Context, id string, opts ...CallOption) (json.RawMessage, error) {
+	cid := cstr(id)
+	defer freeC(cid)
+	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_resume_task(p, cid, pr.opts, out, cerr)
+	})
+}
+
+// GetTask sends one tasks/get: the task as the server has it now.
+func (c *Client) GetTask(ctx context.Context, id string, opts ...CallOption) (json.RawMessage, error) {
+	cid := cstr(id)
+	defer freeC(cid)
+	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_get_task(p, cid, pr.opts, out, cerr)
+	})
+}
+
+// CancelTask sends tasks/cancel (cooperative: the task then ends as cancelled).
+func (c *Client) CancelTask(ctx context.Context, id string, opts ...CallOption) error {
+	cid := cstr(id)
+	defer freeC(cid)
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_cancel_task(p, cid, pr.opts, cerr)
+	})
+}
+
+// ErrURLElicitationRequired matches StatusURLElicitationRequired: a legacy server's -32042,
+// whose RPCError.Elicitations lists the URLs to open before retrying.
+var ErrURLElicitationRequired error = &statusSentinel{StatusURLElicitationRequired}

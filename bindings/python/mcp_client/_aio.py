@@ -1,0 +1,391 @@
+"""AsyncClient: asyncio over the C ABI's started calls, with no thread per call.
+
+    async with AsyncClient.stdio("my-mcp-server") as client:
+        client.on_elicitation(ask_user)            # def or async def
+        results = await asyncio.gather(*(client.call_tool("echo", {"text": t}) for t in texts))
+
+The client runs in the library's host-loop mode: every callback (completions, input handlers,
+listeners, progress) is queued by the library and run on the event loop's thread when the
+loop sees the client's descriptor readable (``loop.add_reader``) and calls
+``mcp_client_dispatch``. On loops without ``add_reader`` (Windows' Proactor) a wakeup callback
+schedules the dispatch with ``call_soon_threadsafe`` instead. So no Python code runs on a
+library thread, and a started call costs a future and a dict entry.
+
+Each started call's userdata is an integer key into ``_PENDING``; the one module-level
+``mcp_call_done_fn`` thunk settles the call's future. Cancelling the awaiting task cancels the
+call (``mcp_call_cancel``: the server is told); the library still completes it exactly once,
+and only then is the entry dropped (what the call's options point to stays alive until then).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import ctypes
+import inspect
+import itertools
+import json
+from typing import Any, Callable, Mapping
+
+from . import _ffi
+from ._client import Client, _enc, _json_arg, _Opts, _opt_enc, _Use
+from ._errors import ClosedError, new_error_ptr, take_error
+from ._library import lib
+
+
+class _Pending:
+    __slots__ = ("future", "keep")
+
+    def __init__(self, future: "asyncio.Future[bytes]", keep: Any):
+        self.future = future
+        self.keep = keep
+
+
+_PENDING: dict[int, _Pending] = {}
+_KEYS = itertools.count(1)
+
+
+def _done_trampoline(userdata: int | None, status: int, result: bytes | None, _len: int, error: Any) -> None:
+    # Runs on the loop's thread, inside mcp_client_dispatch (host-loop mode).
+    try:
+        call = _PENDING.pop(userdata or 0, None)
+        if call is None or call.future.done():  # cancelled by its task: nothing to settle
+            return
+        if status == _ffi.MCP_OK:
+            call.future.set_result(result or b"null")
+        else:
+            call.future.set_exception(take_error(status, error, borrowed=True))
+    except BaseException:  # noqa: BLE001 - nothing may propagate into ctypes
+        pass
+
+
+_DONE_THUNK = _ffi.mcp_call_done_fn(_done_trampoline)
+
+# (Client, loop) for the wakeup path; the key is the wakeup's userdata.
+_WAKEUPS: dict[int, Callable[[], None]] = {}
+
+
+def _wakeup_trampoline(userdata: int | None) -> None:
+    try:
+        wake = _WAKEUPS.get(userdata or 0)
+        if wake is not None:
+            wake()
+    except BaseException:  # noqa: BLE001
+        pass
+
+
+def _wakeup_free(userdata: int | None) -> None:
+    _WAKEUPS.pop(userdata or 0, None)
+
+
+_WAKEUP_THUNK = _ffi.mcp_wakeup_fn(_wakeup_trampoline)
+_WAKEUP_FREE_THUNK = _ffi.mcp_userdata_free_fn(_wakeup_free)
+
+
+class AsyncClient:
+    """An MCP client for asyncio. Construct with :meth:`stdio`, :meth:`http` or a config dict
+    (as :class:`Client`), then ``async with`` it (or ``await aclose()``). One event loop per
+    client: the loop of the first call. Calls take the same options as :class:`Client`'s
+    (``timeout``, ``cancel``, ``progress``, ``meta``, ``log_level``, ``max_total``, ...)."""
+
+    def __init__(self, config: Mapping[str, Any] | Client):
+        self._client = config if isinstance(config, Client) else Client(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._fd: int | None = None
+        self._closing = False
+
+    @classmethod
+    def stdio(cls, command: str, args: "list[str] | tuple[str, ...]" = (), **kw: Any) -> "AsyncClient":
+        """As :meth:`Client.stdio`."""
+        return cls(Client.stdio(command, args, **kw))
+
+    @classmethod
+    def http(cls, url: str, **kw: Any) -> "AsyncClient":
+        """As :meth:`Client.http`."""
+        return cls(Client.http(url, **kw))
+
+    # ----- the loop -----
+
+    def _attach(self) -> asyncio.AbstractEventLoop:
+        loop = asyncio.get_running_loop()
+        if self._loop is loop:
+            return loop
+        if self._loop is not None:
+            raise RuntimeError("this AsyncClient is bound to another event loop")
+        if self._closing:
+            raise ClosedError(_ffi.MCP_CLOSED, "the client is closed")
+        fd = ctypes.c_int(-1)
+        err = new_error_ptr()
+        with _Use(self._client._life) as ptr:
+            st = lib.mcp_client_use_host_loop(ptr, ctypes.byref(fd), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        self._loop = loop
+        try:
+            loop.add_reader(fd.value, self._dispatch)
+            self._fd = fd.value
+        except NotImplementedError:
+            # No descriptor watching on this loop: the library wakes it from its thread.
+            key = next(_KEYS)
+
+            def wake() -> None:
+                loop.call_soon_threadsafe(self._dispatch)
+
+            _WAKEUPS[key] = wake
+            err = new_error_ptr()
+            with _Use(self._client._life) as ptr:
+                st = lib.mcp_client_set_wakeup(ptr, _WAKEUP_THUNK, key, _WAKEUP_FREE_THUNK, ctypes.byref(err))
+            if st != _ffi.MCP_OK:
+                raise take_error(st, err)
+        return loop
+
+    def _dispatch(self) -> None:
+        """Runs the queued callbacks (the descriptor is readable, or a wakeup came)."""
+        try:
+            ptr = self._client._life.acquire(closing_ok=True)
+        except ClosedError:
+            return
+        try:
+            lib.mcp_client_dispatch(ptr, 0, None, None)
+        finally:
+            self._client._life.release()
+
+    async def _start(self, start: Callable[[Any, Any, int, Any, Any], int], keep: Any = None) -> Any:
+        loop = self._attach()
+        fut: asyncio.Future[bytes] = loop.create_future()
+        key = next(_KEYS)
+        _PENDING[key] = _Pending(fut, keep)
+        call = ctypes.POINTER(_ffi.mcp_call)()
+        err = new_error_ptr()
+        try:
+            with _Use(self._client._life) as ptr:
+                st = start(ptr, _DONE_THUNK, key, ctypes.byref(call), ctypes.byref(err))
+        except BaseException:
+            _PENDING.pop(key, None)
+            raise
+        if st != _ffi.MCP_OK:
+            _PENDING.pop(key, None)  # a refused start never completes
+            raise take_error(st, err)
+        try:
+            raw = await fut
+        except asyncio.CancelledError:
+            lib.mcp_call_cancel(call)  # the completion still comes and drops the entry
+            raise
+        finally:
+            lib.mcp_call_free(call)
+        return json.loads(raw)
+
+    # ----- lifecycle -----
+
+    async def connect(self, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.connect`."""
+        o = _Opts.of(opts)
+        info: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_connect_start(c, o.ref, f, k, call, err), o
+        )
+        self._client._server_info = info
+        return info
+
+    @property
+    def era(self) -> str | None:
+        return self._client.era
+
+    @property
+    def closed(self) -> bool:
+        return self._closing or self._client.closed
+
+    async def aclose(self) -> None:
+        """Closes: calls in flight raise ClosedError, the server is shut down (in an executor
+        thread, so the loop keeps running), the descriptor is unwatched, the handle freed."""
+        if self._closing:
+            return
+        self._closing = True
+        loop = self._loop
+        if loop is not None and loop.is_closed():
+            loop, self._fd = None, None  # its reader went with it
+        life = self._client._life
+        try:
+            ptr = life.acquire(closing_ok=True)
+        except ClosedError:
+            ptr = None
+        if ptr is not None:
+            try:
+                if loop is not None:
+                    await loop.run_in_executor(None, lib.mcp_client_close, ptr)
+                else:
+                    lib.mcp_client_close(ptr)
+            finally:
+                life.release()
+        if loop is not None:
+            self._dispatch()  # the MCP_CLOSED completions, here on the loop
+            if self._fd is not None:
+                loop.remove_reader(self._fd)  # before free closes the descriptor
+                self._fd = None
+        self._client.close()  # frees; leftovers (if any) complete inline on this thread
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    def __repr__(self) -> str:
+        return f"<mcp_client.AsyncClient {'closed' if self.closed else self._client.era or 'not connected'}>"
+
+    # ----- handlers and listeners (run on the loop) -----
+
+    def _wrap(self, fn: Callable[[dict[str, Any]], Any] | None) -> Callable[[dict[str, Any]], Any] | None:
+        """An ``async def`` handler becomes a task on the loop and a future the library waits
+        on; when the call stops wanting the answer (cancelled, timed out, closed) the library
+        cancels that future, which cancels the task."""
+        if fn is None:
+            return None
+
+        def handler(params: dict[str, Any]) -> Any:
+            result = fn(params)
+            if not inspect.iscoroutine(result):
+                return result
+            loop = self._loop or asyncio.get_event_loop()
+            answer: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            setattr(answer, "_mcp_cancel_when_unwanted", True)  # see _callbacks.InputEntry
+            task = loop.create_task(result)
+
+            def settle(t: "asyncio.Task[Any]") -> None:
+                if answer.done():
+                    return
+                if t.cancelled():
+                    answer.cancel()
+                elif t.exception() is not None:
+                    answer.set_exception(t.exception())
+                else:
+                    answer.set_result(t.result())
+
+            task.add_done_callback(settle)
+            answer.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
+            return answer
+
+        return handler
+
+    def on_elicitation(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
+        """As :meth:`Client.on_elicitation`; ``fn`` may be an ``async def``."""
+        self._client.on_elicitation(self._wrap(fn))
+
+    def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
+        self._client.on_sampling(self._wrap(fn))
+
+    def on_roots(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
+        self._client.on_roots(self._wrap(fn))
+
+    def on_notification(self, fn: Callable[[str, Any], Any] | None) -> None:
+        """As :meth:`Client.on_notification` (runs on the loop)."""
+        self._client.on_notification(fn)
+
+    def on_log(self, fn: Callable[[str, str, str], Any] | None) -> None:
+        self._client.on_log(fn)
+
+    # ----- calls -----
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        **opts: Any,
+    ) -> dict[str, Any]:
+        """As :meth:`Client.call_tool`; cancelling the awaiting task cancels the call."""
+        o = _Opts.of(opts)
+        n, a = _enc(name, "name"), _json_arg(arguments)
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_call_tool_start(c, n, a, ir, rs, o.ref, f, k, call, err), o
+        )
+        return result
+
+    async def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        **opts: Any,
+    ) -> dict[str, Any]:
+        o = _Opts.of(opts)
+        n, a = _enc(name, "name"), _json_arg(arguments)
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_get_prompt_start(c, n, a, ir, rs, o.ref, f, k, call, err), o
+        )
+        return result
+
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        input_responses: Mapping[str, Any] | None = None,
+        request_state: str | None = None,
+        **opts: Any,
+    ) -> dict[str, Any]:
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_read_resource_start(c, u, ir, rs, o.ref, f, k, call, err), o
+        )
+        return result
+
+    async def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
+        o = _Opts.of(opts)
+        cur = _opt_enc(cursor, "cursor")
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_list_start(c, kind, cur, o.ref, f, k, call, err), o
+        )
+        return result
+
+    async def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
+        o = _Opts.of(opts)
+        result = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_list_all_start(c, kind, o.ref, f, k, call, err), o
+        )
+        return list(result.get(key, []))
+
+    async def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
+        return await self._list(_ffi.MCP_LIST_TOOLS, cursor, opts)
+
+    async def list_prompts(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
+        return await self._list(_ffi.MCP_LIST_PROMPTS, cursor, opts)
+
+    async def list_resources(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
+        return await self._list(_ffi.MCP_LIST_RESOURCES, cursor, opts)
+
+    async def all_tools(self, **opts: Any) -> list[dict[str, Any]]:
+        return await self._list_all(_ffi.MCP_LIST_TOOLS, "tools", opts)
+
+    async def all_prompts(self, **opts: Any) -> list[dict[str, Any]]:
+        return await self._list_all(_ffi.MCP_LIST_PROMPTS, "prompts", opts)
+
+    async def all_resources(self, **opts: Any) -> list[dict[str, Any]]:
+        return await self._list_all(_ffi.MCP_LIST_RESOURCES, "resources", opts)
+
+    async def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
+        o = _Opts.of(opts)
+        p = json.dumps(dict(params)).encode("utf-8")
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_complete_start(c, p, o.ref, f, k, call, err), o
+        )
+        return result
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
+        o = _Opts.of(opts)
+        m, p = _enc(method, "method"), _json_arg(params)
+        result: dict[str, Any] = await self._start(
+            lambda c, f, k, call, err: lib.mcp_client_request_start(c, m, p, o.ref, f, k, call, err), o
+        )
+        return result
+
+
+def pending_calls() -> int:
+    """Started calls whose completion has not arrived yet (for tests and leak checks)."""
+    return len(_PENDING)

@@ -1,0 +1,131 @@
+"""Issue 17 through the Python binding: URL-mode elicitation, manual input mode with the retry
+helper, and the tasks extension (follow, status listener, failure, cancel, resume by id)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import mcp_client
+from conftest import text_of
+
+
+def test_url_mode_handler_gets_url_requests_and_accept_carries_no_content(client):
+    seen = []
+
+    def on_url(params):
+        seen.append(params)
+        return {"action": "accept", "content": {"dropped": True}}
+
+    client.on_elicitation_modes(on_url, form=False, url=True)
+    assert text_of(client.call_tool("url_login")) == "url login: accept"
+    assert seen[0]["mode"] == "url" and seen[0]["url"].startswith("https://")
+
+
+def test_form_handler_leaves_url_requests_to_the_host(make_client):
+    c = make_client("--lax-capabilities")
+    c.on_elicitation(lambda params: {"action": "accept"})
+    with pytest.raises(mcp_client.InputRequiredError) as info:
+        c.call_tool("url_login")
+    assert info.value.unanswered["login"]["params"]["mode"] == "url"
+
+
+def test_legacy_url_elicitation_required_and_its_completion(legacy):
+    notes = []
+    done = threading.Event()
+
+    def on_note(method, params):
+        notes.append((method, params))
+        if method == "notifications/elicitation/complete":
+            done.set()
+
+    legacy.on_notification(on_note)
+    legacy.on_elicitation_modes(lambda params: {"action": "accept"}, form=True, url=True)
+    with pytest.raises(mcp_client.UrlElicitationRequiredError) as info:
+        legacy.call_tool("url_required")
+    e = info.value
+    assert isinstance(e, mcp_client.RpcError) and e.code == -32042
+    assert e.elicitations[0]["elicitationId"] == "fixture-elicitation-1"
+    assert e.elicitations[0]["url"].startswith("https://")
+    assert text_of(legacy.call_tool("url_login")) == "url login: accept"
+    assert done.wait(10)
+    assert ("notifications/elicitation/complete", {"elicitationId": "fixture-elicitation-1"}) in notes
+
+
+def test_manual_input_declares_the_kind_and_retry_options_finish_the_call(make_client):
+    undeclared = make_client()
+    with pytest.raises(mcp_client.CapabilityMissingError):
+        undeclared.call_tool("elicit_once")
+    c = make_client(manual_input=["elicitation"])
+    with pytest.raises(mcp_client.InputRequiredError) as info:
+        c.call_tool("elicit_once")
+    e = info.value
+    assert e.unanswered == e.input_requests and list(e.unanswered) == ["name"]
+    answer = {"name": {"action": "accept", "content": {"name": "Py"}}}
+    options = e.retry_options(answer)
+    assert options == {"input_responses": answer, "request_state": e.request_state}
+    assert text_of(c.call_tool("elicit_once", **options)) == "Hello, Py!"
+    with pytest.raises(mcp_client.InvalidArgumentError):
+        make_client(manual_input=["telepathy"]).connect()
+
+
+def test_a_task_is_followed_with_status_callbacks(make_client):
+    c = make_client(tasks=True)
+    statuses = []
+    three = threading.Event()
+
+    @c.on_task_status
+    def on_task(task):
+        statuses.append(task["status"])
+        if len(statuses) == 3:
+            three.set()
+
+    assert text_of(c.call_tool("task_echo", {"text": "py"})) == "task: py"
+    assert three.wait(10)
+    assert statuses == ["working", "working", "completed"]
+    with pytest.raises(mcp_client.RpcError) as info:
+        c.call_tool("task_fail")
+    assert info.value.code == -32603
+
+
+def test_task_input_goes_through_the_elicitation_handler(make_client):
+    c = make_client(tasks=True)
+    asked = []
+    c.on_elicitation(lambda params: asked.append(params) or {"action": "accept", "content": {"confirmed": True}})
+    result = c.call_tool("task_input")
+    assert text_of(result).startswith("confirmed: ") and not result.get("isError")
+    assert len(asked) == 1
+
+
+def test_a_task_id_is_resumed_cancelled_and_read(make_client):
+    c = make_client(tasks=True)
+    ids: list[str] = []
+    seen = threading.Condition()
+
+    def on_task(task):
+        with seen:
+            ids.append(task["taskId"])
+            seen.notify_all()
+
+    def id_other_than(known):
+        # Listeners run on the dispatcher thread: wait for an event of another task.
+        with seen:
+            assert seen.wait_for(lambda: any(i not in known for i in ids), timeout=10)
+            return next(i for i in ids if i not in known)
+
+    c.on_task_status(on_task)
+    with pytest.raises(mcp_client.MCPTimeoutError):
+        c.call_tool("task_echo", {"text": "again"}, max_total=0.02)
+    echo = id_other_than(set())
+    assert text_of(c.resume_task(echo)) == "task: again"
+    with pytest.raises(mcp_client.MCPTimeoutError):
+        c.call_tool("task_slow", max_total=0.02)
+    slow = id_other_than({echo})
+    assert c.get_task(slow)["status"] == "working"
+    c.cancel_task(slow)
+    assert c.get_task(slow)["status"] == "cancelled"
+    with pytest.raises(mcp_client.CancelledError):
+        c.resume_task(slow)
+    with pytest.raises(mcp_client.RpcError):
+        c.resume_task("task-none")

@@ -1,0 +1,156 @@
+//! Which kinds of input this client declares: elicitation modes of the registered handler
+//! (form, URL), and the kinds a host answers by hand without a handler (manual input mode).
+//! Modern servers only ask for what a request's `clientCapabilities` declare (else -32021),
+//! so both must reach the derived capabilities.
+
+use super::handlers::InputKind;
+use crate::error::Result;
+use serde_json::{json, Map, Value};
+
+/// The elicitation modes a handler answers. `form` is the protocol's default mode; `url` asks
+/// the user to open a URL out of band (SEP-1036), and its `accept` carries no content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ElicitationModes {
+    /// Form mode: the server asks for content matching a schema.
+    pub form: bool,
+    /// URL mode: the user opens a URL out of band.
+    pub url: bool,
+}
+
+impl Default for ElicitationModes {
+    fn default() -> Self {
+        ElicitationModes { form: true, url: false }
+    }
+}
+
+impl ElicitationModes {
+    /// Form mode only (the default).
+    pub const FORM: ElicitationModes = ElicitationModes { form: true, url: false };
+    /// URL mode only.
+    pub const URL: ElicitationModes = ElicitationModes { form: false, url: true };
+    /// Form and URL mode.
+    pub const BOTH: ElicitationModes = ElicitationModes { form: true, url: true };
+    const NONE: ElicitationModes = ElicitationModes {
+        form: false,
+        url: false,
+    };
+
+    /// Whether an `elicitation/create` with these params is one of these modes (no `mode`
+    /// means form).
+    pub fn accepts(self, params: Option<&Value>) -> bool {
+        match params.and_then(|p| p.get("mode")).and_then(Value::as_str) {
+            None | Some("form") => self.form,
+            Some("url") => self.url,
+            Some(_) => false,
+        }
+    }
+
+    /// The `elicitation` capability object: `{"form": {}, "url": {}}` as declared.
+    pub fn capability(self) -> Value {
+        let mut caps = Map::new();
+        if self.form {
+            caps.insert("form".into(), json!({}));
+        }
+        if self.url {
+            caps.insert("url".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    fn union(self, other: ElicitationModes) -> ElicitationModes {
+        ElicitationModes {
+            form: self.form || other.form,
+            url: self.url || other.url,
+        }
+    }
+}
+
+/// Input kinds declared without a handler: the host answers them itself from the
+/// `InputRequired` error and retries with `input_responses`/`request_state`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ManualInput {
+    /// Elicitation modes answered by hand (none: not declared).
+    pub elicitation: Option<ElicitationModes>,
+    /// `sampling/createMessage` answered by hand.
+    pub sampling: bool,
+    /// `roots/list` answered by hand.
+    pub roots: bool,
+}
+
+impl ManualInput {
+    /// From the `manual_input` JSON array: `["elicitation" | "elicitation.form" |
+    /// "elicitation.url" | "sampling" | "roots", ..]` (the names are
+    /// [`crate::config::InputKind`]'s).
+    pub fn from_json(value: &Value) -> Result<ManualInput> {
+        let kinds = crate::config::parse_key::<Vec<crate::config::InputKind>>("manual_input", value)?;
+        Ok(ManualInput::from_kinds(&kinds))
+    }
+
+    /// The kinds of the typed `manual_input` setting.
+    pub(crate) fn from_kinds(kinds: &[crate::config::InputKind]) -> ManualInput {
+        use crate::config::InputKind as K;
+        let mut manual = ManualInput::default();
+        for kind in kinds {
+            let add = |m: Option<ElicitationModes>, modes| Some(m.unwrap_or(ElicitationModes::NONE).union(modes));
+            match kind {
+                K::Elicitation | K::ElicitationForm => {
+                    manual.elicitation = add(manual.elicitation, ElicitationModes::FORM)
+                }
+                K::ElicitationUrl => manual.elicitation = add(manual.elicitation, ElicitationModes::URL),
+                K::Sampling => manual.sampling = true,
+                K::Roots => manual.roots = true,
+            }
+        }
+        manual
+    }
+
+    /// Whether this kind is declared for manual answers.
+    pub fn declares(&self, kind: InputKind) -> bool {
+        match kind {
+            InputKind::Elicitation => self.elicitation.is_some(),
+            InputKind::Sampling => self.sampling,
+            InputKind::Roots => self.roots,
+        }
+    }
+}
+
+/// The `elicitation` capability for a handler's modes plus the manually answered ones.
+pub(crate) fn elicitation_capability(
+    handler: Option<ElicitationModes>,
+    manual: Option<ElicitationModes>,
+) -> Option<Value> {
+    match (handler, manual) {
+        (None, None) => None,
+        (a, b) => {
+            let none = ElicitationModes::NONE;
+            Some(a.unwrap_or(none).union(b.unwrap_or(none)).capability())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_and_manual_declarations() {
+        assert!(ElicitationModes::FORM.accepts(None));
+        assert!(ElicitationModes::FORM.accepts(Some(&json!({"mode": "form"}))));
+        assert!(!ElicitationModes::FORM.accepts(Some(&json!({"mode": "url"}))));
+        assert!(ElicitationModes::URL.accepts(Some(&json!({"mode": "url"}))));
+        assert!(!ElicitationModes::URL.accepts(Some(&json!({}))));
+        assert!(!ElicitationModes::BOTH.accepts(Some(&json!({"mode": "telepathy"}))));
+        assert_eq!(ElicitationModes::BOTH.capability(), json!({"form": {}, "url": {}}));
+
+        let m = ManualInput::from_json(&json!(["elicitation.url", "roots"])).unwrap();
+        assert_eq!(m.elicitation, Some(ElicitationModes::URL));
+        assert!(m.roots && !m.sampling);
+        assert_eq!(
+            elicitation_capability(Some(ElicitationModes::FORM), m.elicitation),
+            Some(json!({"form": {}, "url": {}}))
+        );
+        assert_eq!(elicitation_capability(None, None), None);
+        assert!(ManualInput::from_json(&json!(["telepathy"])).is_err());
+        assert!(ManualInput::from_json(&json!("sampling")).is_err());
+    }
+}

@@ -1,0 +1,600 @@
+//! Started calls: every operation that waits on the server also exists as `*_start`, which
+//! returns at once with an `mcp_call` handle and later runs a completion callback exactly once,
+//! on the client's delivery path (the dispatcher thread, or the host's loop in host-loop mode).
+//!
+//! Exactly once: a pending call sits in its client's `Registry`; whoever removes it under the
+//! registry's lock — the call's task with its result, `mcp_call_cancel`, or the client's
+//! close — owns the one delivery, and everyone else finds nothing to do. A delivery that is
+//! dropped unrun (the dispatcher stopped by `mcp_client_free`) runs its callback as it drops,
+//! so `free` with calls in flight still completes each of them before returning.
+
+use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handle};
+use super::client::{mcp_client, on_client, FfiClient};
+use super::error::{mcp_error, Failure};
+use super::opts::{mcp_call_opts, request_options};
+use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
+use super::strings::{arg_str, opt_json, opt_json_object, opt_str};
+use super::subscription::mcp_subscription;
+use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, SubscriptionEvent};
+use crate::error::Error;
+use serde_json::json;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CString};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+/// NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+/// `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+/// once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+/// (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+pub type mcp_call_done_fn = Option<
+    unsafe extern "C" fn(
+        userdata: *mut c_void,
+        status: mcp_status,
+        result_json: *const c_char,
+        result_len: usize,
+        error: *const mcp_error,
+    ),
+>;
+
+type DoneFn = unsafe extern "C" fn(*mut c_void, mcp_status, *const c_char, usize, *const mcp_error);
+
+/// A started call. Owned by the caller (when `call_out` was given) and freed with
+/// `mcp_call_free`, before or after its completion, from any thread (its own completion
+/// callback included).
+pub struct mcp_call {
+    id: u64,
+    cancel: CancelToken,
+    registry: Arc<Registry>,
+}
+
+// SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_call_free`.
+unsafe impl Handle for mcp_call {}
+
+struct SendPtr(*mut c_void);
+// SAFETY: the header requires completion userdata to be usable on the delivery thread.
+unsafe impl Send for SendPtr {}
+
+struct Pending {
+    done: DoneFn,
+    userdata: SendPtr,
+    /// The call's progress gate: closed as the completion runs, so no progress follows it.
+    progress: Option<Arc<Mutex<bool>>>,
+    cancel: CancelToken,
+}
+
+type Outcome = Result<Vec<u8>, Failure>;
+
+/// One completion to run. Dropped unrun, it runs as it drops (see the module comment).
+struct Delivery {
+    pending: Pending,
+    outcome: Option<Outcome>,
+}
+
+impl Delivery {
+    fn run(mut self) {
+        self.deliver();
+    }
+
+    fn deliver(&mut self) {
+        let Some(outcome) = self.outcome.take() else { return };
+        if let Some(open) = &self.pending.progress {
+            *open.lock().unwrap() = false;
+        }
+        let (f, ud) = (self.pending.done, self.pending.userdata.0);
+        match outcome {
+            Ok(mut bytes) => {
+                let len = bytes.len();
+                bytes.push(0);
+                // JSON the library produced never holds a NUL (see strings::give_json_bytes).
+                let text = CString::from_vec_with_nul(bytes).unwrap_or_default();
+                // SAFETY: host callback; the arguments are borrowed for its duration.
+                unsafe { f(ud, MCP_OK, text.as_ptr(), len, std::ptr::null()) };
+            }
+            Err(failure) => {
+                let status = failure.status;
+                let error = mcp_error::from_failure(failure);
+                // SAFETY: host callback; the arguments are borrowed for its duration.
+                unsafe { f(ud, status, std::ptr::null(), 0, &error) };
+            }
+        }
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        self.deliver();
+    }
+}
+
+/// The pending started calls of one client.
+pub(crate) struct Registry {
+    dispatcher: Arc<super::dispatcher::Dispatcher>,
+    calls: Mutex<Calls>,
+}
+
+#[derive(Default)]
+struct Calls {
+    closed: bool,
+    next_id: u64,
+    pending: HashMap<u64, Pending>,
+}
+
+/// A delivery the dispatcher refused (stopped): run by the caller once the lock is released.
+type Refused = Option<Arc<Mutex<Option<Delivery>>>>;
+
+impl Registry {
+    pub fn new(dispatcher: Arc<super::dispatcher::Dispatcher>) -> Arc<Registry> {
+        Arc::new(Registry {
+            dispatcher,
+            calls: Mutex::new(Calls::default()),
+        })
+    }
+
+    fn add(&self, pending: Pending) -> Result<u64, Failure> {
+        let mut calls = self.calls.lock().unwrap();
+        if calls.closed {
+            return Err(closed());
+        }
+        calls.next_id += 1;
+        let id = calls.next_id;
+        calls.pending.insert(id, pending);
+        Ok(id)
+    }
+
+    /// Queues a delivery (under the registry lock, so none is queued after `close_all`).
+    fn post(&self, delivery: Delivery) -> Refused {
+        let slot = Arc::new(Mutex::new(Some(delivery)));
+        let job = slot.clone();
+        let queued = self.dispatcher.post(Box::new(move || {
+            let delivery = job.lock().unwrap().take();
+            if let Some(delivery) = delivery {
+                delivery.run();
+            }
+        }));
+        (!queued).then_some(slot)
+    }
+
+    /// Completes call `id` with `outcome` unless something completed it first; whether it won.
+    fn complete(&self, id: u64, outcome: Outcome) -> bool {
+        let refused = {
+            let mut calls = self.calls.lock().unwrap();
+            let Some(pending) = calls.pending.remove(&id) else {
+                return false;
+            };
+            self.post(Delivery {
+                pending,
+                outcome: Some(outcome),
+            })
+        };
+        drop(refused); // delivers inline, outside the lock, if the dispatcher had stopped
+        true
+    }
+
+    /// Completes every pending call with `MCP_CLOSED` and refuses new ones (`mcp_client_close`).
+    pub fn close_all(&self) {
+        let mut refused = Vec::new();
+        {
+            let mut calls = self.calls.lock().unwrap();
+            calls.closed = true;
+            for (_, pending) in calls.pending.drain().collect::<Vec<_>>() {
+                pending.cancel.cancel();
+                refused.push(self.post(Delivery {
+                    pending,
+                    outcome: Some(Err(closed())),
+                }));
+            }
+        }
+        drop(refused);
+    }
+}
+
+fn closed() -> Failure {
+    Failure::new(MCP_CLOSED, "the client was closed")
+}
+
+/// Starts `fut` as a call of `fc`: everything that can be checked now is checked now (a failure
+/// returns here, and `done` never runs); from `MCP_OK` on, `done` runs exactly once.
+fn start_on<F>(
+    fc: &FfiClient,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    make: impl FnOnce(Client, RequestOptions) -> Result<F, Failure>,
+) -> Result<(), Failure>
+where
+    F: Future<Output = Result<Vec<u8>, Error>> + Send + 'static,
+{
+    let done = done.ok_or_else(|| Failure::null("done"))?;
+    let engine = fc.engine.as_ref().ok_or_else(closed)?;
+    let (mut ro, gate) = request_options(opts, &fc.dispatcher)?;
+    let progress = gate.map(|g| g.into_flag());
+    // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
+    let own = CancelToken::new();
+    let shared = ro.cancel.replace(own.clone());
+    let fut = make(fc.client.clone(), ro)?;
+    if fc.client.is_closed() {
+        return Err(closed());
+    }
+    let registry = fc.calls.clone();
+    let id = registry.add(Pending {
+        done,
+        userdata: SendPtr(userdata),
+        progress,
+        cancel: own.clone(),
+    })?;
+    let task_registry = registry.clone();
+    let task_token = own.clone();
+    engine.spawn_call(async move {
+        let mut fut = std::pin::pin!(fut);
+        let result = match shared {
+            None => fut.await,
+            Some(shared) => tokio::select! {
+                biased;
+                r = &mut fut => r,
+                _ = shared.cancelled() => {
+                    // The core sees its token cancelled and tells the server, then returns.
+                    task_token.cancel();
+                    fut.await
+                }
+            },
+        };
+        task_registry.complete(id, result.map_err(Failure::from));
+    });
+    if !call_out.is_null() {
+        put(
+            call_out,
+            into_handle(mcp_call {
+                id,
+                cancel: own,
+                registry,
+            }),
+        );
+    }
+    Ok(())
+}
+
+/// `start_on` for a client argument and a call whose result is a `Reply`.
+fn start<F>(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    make: impl FnOnce(Client, RequestOptions) -> Result<F, Failure>,
+) -> Result<(), Failure>
+where
+    F: Future<Output = Result<Reply, Error>> + Send + 'static,
+{
+    on_client(client, |fc| {
+        start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            let fut = make(c, ro)?;
+            Ok(async move { fut.await.map(Reply::into_json) })
+        })
+    })
+}
+
+fn list_kind(kind: i32) -> Result<ListKind, Failure> {
+    super::client::list_kind(kind)
+}
+
+fn with_input(
+    mut ro: RequestOptions,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+) -> Result<RequestOptions, Failure> {
+    ro.input_responses = opt_json_object(input_responses_json, "input_responses_json")?;
+    ro.request_state = opt_str(request_state, "request_state")?.map(str::to_string);
+    Ok(ro)
+}
+
+/// Started `mcp_client_connect`: completes with the server info JSON. Calls started
+/// before the connection is up wait for it (each call connects lazily).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_connect_start(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                Ok(async move {
+                    let info = c.connect_with(&ro).await?;
+                    Ok(serde_json::to_vec(&info.to_json()).unwrap_or_else(|_| b"null".to_vec()))
+                })
+            })
+        })
+    })
+}
+
+/// Started `mcp_client_call_tool` (same arguments, copied now). MRTR input requests are
+/// answered by the registered handlers, whose callbacks run on the delivery path like the
+/// completion; a missing handler completes with `MCP_INPUT_REQUIRED`.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_call_tool_start(
+    client: *mut mcp_client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.call_tool_reply(&name, args, &ro).await })
+        })
+    })
+}
+
+/// Started `mcp_client_get_prompt`.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_get_prompt_start(
+    client: *mut mcp_client,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.get_prompt_reply(&name, args, &ro).await })
+        })
+    })
+}
+
+/// Started `mcp_client_read_resource`.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_read_resource_start(
+    client: *mut mcp_client,
+    uri: *const c_char,
+    input_responses_json: *const c_char,
+    request_state: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let uri = arg_str(uri, "uri")?.to_string();
+            let ro = with_input(ro, input_responses_json, request_state)?;
+            Ok(async move { c.read_resource_reply(&uri, &ro).await })
+        })
+    })
+}
+
+/// Started `mcp_client_list` (one page).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_list_start(
+    client: *mut mcp_client,
+    kind: i32,
+    cursor: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let kind = list_kind(kind)?;
+            let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
+            Ok(async move { c.list_reply(kind, cursor.as_deref(), &ro).await })
+        })
+    })
+}
+
+/// Started `mcp_client_list_all` (every page, merged).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_list_all_start(
+    client: *mut mcp_client,
+    kind: i32,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let kind = list_kind(kind)?;
+            Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+        })
+    })
+}
+
+/// Started `mcp_client_complete`.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_complete_start(
+    client: *mut mcp_client,
+    params_json: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
+            Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+        })
+    })
+}
+
+/// Started `mcp_client_request` (any method; MRTR driven for the three MRTR methods).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_request_start(
+    client: *mut mcp_client,
+    method: *const c_char,
+    params_json: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start(client, opts, done, userdata, call_out, |c, ro| {
+            let method = arg_str(method, "method")?.to_string();
+            let params = opt_json(params_json, "params_json")?;
+            Ok(async move { c.request_reply(&method, params, &ro).await })
+        })
+    })
+}
+
+/// Started `mcp_subscription_next`: completes with the next notification
+/// (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
+/// `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
+/// subscription; the subscription may be freed while one is in flight (it then completes with
+/// `MCP_CLOSED` or `MCP_CANCELLED`).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_subscription_next_start(
+    subscription: *mut mcp_subscription,
+    timeout_ms: i64,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let sub = handle(subscription, "subscription")?;
+        let (fc, stream) = sub.parts();
+        fc.check()?;
+        if timeout_ms >= 0 {
+            crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
+        }
+        start_on(fc, std::ptr::null(), done, userdata, call_out, |_, ro| {
+            let cancel = ro.cancel.clone().unwrap_or_default();
+            Ok(async move {
+                let next = async {
+                    if timeout_ms < 0 {
+                        return Some(stream.next().await);
+                    }
+                    tokio::time::timeout(Duration::from_millis(timeout_ms as u64), stream.next())
+                        .await
+                        .ok()
+                };
+                let event = tokio::select! {
+                    e = next => e,
+                    _ = cancel.cancelled() => {
+                        return Err(Error::new(crate::error::ErrorKind::Cancelled, "the call was cancelled"));
+                    }
+                };
+                match event {
+                    None => Err(Error::new(
+                        crate::error::ErrorKind::Timeout,
+                        "no notification arrived within the timeout",
+                    )),
+                    Some(Some(SubscriptionEvent::Notification { method, params })) => {
+                        Ok(serde_json::to_vec(&json!({"method": method, "params": params})).unwrap_or_default())
+                    }
+                    Some(Some(SubscriptionEvent::Closed(Some(e)))) => Err(e),
+                    Some(Some(SubscriptionEvent::Closed(None)) | None) => Err(Error::closed()),
+                }
+            })
+        })
+    })
+}
+
+/// Cancels a started call: unless it already completed, its completion runs (soon, on the
+/// delivery path) with `MCP_CANCELLED` and the server is told. Never waits for a callback
+/// (not even a running one of this call); any thread, callbacks included. After completion a
+/// no-op. `MCP_OK`, or `MCP_NULL_ARG` for NULL.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_call_cancel(call: *mut mcp_call) -> mcp_status {
+    ffi_boundary!({
+        match handle(call, "call") {
+            Ok(call) => {
+                cancel(call);
+                MCP_OK
+            }
+            Err(failure) => failure.status,
+        }
+    })
+}
+
+fn cancel(call: &mcp_call) {
+    call.registry
+        .complete(call.id, Err(Failure::new(MCP_CANCELLED, "the call was cancelled")));
+    call.cancel.cancel();
+}
+
+/// Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
+/// completion still runs exactly once, so free userdata there. NULL is a no-op.
+#[no_mangle]
+pub extern "C" fn mcp_call_free(call: *mut mcp_call) {
+    ffi_boundary!({
+        if let Some(call) = take_handle(call) {
+            cancel(&call);
+        }
+    })
+}
+
+/// A responder's cancel hook (`mcp_responder_on_cancel`).
+pub type mcp_responder_cancel_fn = Option<unsafe extern "C" fn(userdata: *mut c_void)>;
+
+/// Pushed cancellation for an input handler or the authorization callback: `on_cancel(userdata)`
+/// runs once, on the delivery path (the dispatcher thread, or the host's loop), when the answer
+/// stops being wanted (the call was cancelled, timed out or closed, a sibling input failed, or
+/// the authorization flow ended) — at once if that
+/// already happened — so a handler answering later need not poll
+/// `mcp_responder_is_cancelled`. It never runs once the responder was answered. It does not
+/// consume the responder, which must still be completed (a reply then returns
+/// `MCP_CANCELLED`); it must not touch a responder another thread may have completed. Only
+/// while the host owns the responder (in the handler, or deferred). One hook per responder (a
+/// new one replaces it); `userdata_free` runs exactly once, when the hook ran or can no longer
+/// run.
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_responder_on_cancel(
+    responder: *mut super::responders::mcp_responder,
+    on_cancel: mcp_responder_cancel_fn,
+    userdata: *mut c_void,
+    userdata_free: super::handlers::mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let userdata = super::handlers::Userdata::new(userdata, userdata_free);
+        let r = handle(responder, "responder")?;
+        let f = on_cancel.ok_or_else(|| Failure::null("on_cancel"))?;
+        let hook: super::responder::CancelHook = Box::new(move || {
+            // SAFETY: host callback with its own userdata.
+            unsafe { f(userdata.ptr()) }
+        });
+        r.on_cancel(hook)
+    })
+}

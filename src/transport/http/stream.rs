@@ -1,0 +1,157 @@
+//! Reading a `text/event-stream` reply: its items one by one (the answer to the request it
+//! carries kept, everything else delivered), and the rest after the answer, bounded in time.
+
+use super::{excerpt, Inner};
+use crate::error::{Error, ErrorKind, Result};
+use crate::net::redact;
+use crate::protocol::jsonrpc;
+use crate::protocol::RequestId;
+use crate::transport::framing::scan_top_level_id;
+use crate::transport::sse::{SseItem, SseParser};
+use serde_json::Value;
+use std::time::Duration;
+
+/// How long the rest of a stream is read after its answer before the connection is dropped.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
+/// A `text/event-stream` body being read.
+pub(crate) struct EventStream {
+    response: reqwest::Response,
+    parser: SseParser,
+    ended: bool,
+}
+
+impl EventStream {
+    pub(super) fn new(response: reqwest::Response, max: usize) -> Self {
+        EventStream {
+            response,
+            parser: SseParser::new(max),
+            ended: false,
+        }
+    }
+
+    /// The next item; `Ok(None)` at the end of the body.
+    pub(super) async fn next(&mut self) -> Result<Option<SseItem>> {
+        loop {
+            if let Some(item) = self.parser.next_item() {
+                return Ok(Some(item));
+            }
+            if self.ended {
+                return Ok(None);
+            }
+            match self.response.chunk().await {
+                Ok(Some(bytes)) => self.parser.feed(&bytes),
+                Ok(None) => {
+                    self.ended = true;
+                    self.parser.finish();
+                }
+                Err(e) => {
+                    self.ended = true;
+                    self.parser.finish();
+                    return Err(Error::new(
+                        ErrorKind::Io,
+                        format!("the event stream broke: {}", redact::http_error(e)),
+                    ));
+                }
+            }
+        }
+    }
+
+    pub(super) fn last_event_id(&self) -> Option<String> {
+        self.parser.last_event_id().map(str::to_string)
+    }
+
+    pub(super) fn retry(&self) -> Option<Duration> {
+        self.parser.retry()
+    }
+}
+
+/// What one stream item meant for the request being served.
+pub(super) enum Found {
+    Answer(Value),
+    Nothing,
+}
+
+impl Inner {
+    /// Handles one stream item for the request `id`: the answer is returned, the rest delivered.
+    pub(super) fn stream_item(&self, item: SseItem, id: Option<&RequestId>) -> Result<Found> {
+        match item {
+            SseItem::TooLarge { prefix, len } => {
+                let error = self.too_large(len);
+                match scan_top_level_id(&prefix).as_ref().and_then(RequestId::from_value) {
+                    Some(found) if Some(&found) == id => return Err(error),
+                    Some(other) => self.fail(other, error),
+                    None => self.log(format!("skipped an SSE event: {}", error.message())),
+                }
+                Ok(Found::Nothing)
+            }
+            SseItem::Event(event) => {
+                if event.kind() == "endpoint" || event.data.trim().is_empty() {
+                    // Priming events (an id and retry with empty data) carry no message.
+                    return Ok(Found::Nothing);
+                }
+                let weight = event.data.len();
+                match serde_json::from_str::<Value>(&event.data) {
+                    Ok(Value::Array(items)) => {
+                        let mut answer = Found::Nothing;
+                        let weight = weight / items.len().max(1);
+                        for message in items {
+                            if let Found::Answer(m) = self.sort(message, id, weight) {
+                                answer = Found::Answer(m);
+                            }
+                        }
+                        Ok(answer)
+                    }
+                    Ok(message) => Ok(self.sort(message, id, weight)),
+                    Err(e) => {
+                        self.log(format!(
+                            "ignored an SSE event that is not JSON ({e}): {}",
+                            excerpt(event.data.as_bytes())
+                        ));
+                        Ok(Found::Nothing)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Keeps the answer to `id` (an error without an id in a direct reply is ours too), delivers
+    /// everything else.
+    pub(super) fn sort(&self, mut message: Value, id: Option<&RequestId>, weight: usize) -> Found {
+        if let Some(id) = id {
+            if jsonrpc::is_response(&message) {
+                let msg_id = message.get("id").and_then(RequestId::from_value);
+                let anonymous_error = msg_id.is_none() && message.get("error").is_some();
+                if msg_id.as_ref() == Some(id) || anonymous_error {
+                    if anonymous_error {
+                        message["id"] = id.to_value();
+                    }
+                    return Found::Answer(message);
+                }
+            }
+        }
+        self.deliver_metered(message, weight);
+        Found::Nothing
+    }
+
+    /// Reads what is left of a stream after its answer (bounded in time), so the connection can
+    /// be reused; anything still on it is delivered.
+    pub(super) async fn drain(&self, rest: Option<Box<EventStream>>) {
+        let Some(mut stream) = rest else {
+            return;
+        };
+        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+            while let Ok(Some(item)) = async {
+                self.room().await;
+                stream.next().await
+            }
+            .await
+            {
+                if let Err(e) = self.stream_item(item, None) {
+                    self.log(e.message().to_string());
+                }
+            }
+        })
+        .await;
+    }
+}

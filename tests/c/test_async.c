@@ -1,0 +1,909 @@
+/* Started calls (issue 16): exactly-once completion under cancel / timeout / close races, free
+ * with calls in flight, host-loop delivery (callbacks only on the host's thread, the descriptor
+ * readable exactly while work waits), re-entrancy, pushed responder cancellation, and 10,000
+ * started calls from one thread.
+ *
+ * Every completion's userdata is a heap record that the completion frees: a second completion
+ * is a use-after-free and a missing one a leak under ASan/LSan, besides the explicit counts. */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+
+#include "harness.h"
+
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- a tally of completions shared by the calls of one test ------------------------------- */
+
+struct tally {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;                 /* completions so far */
+    int ok, cancelled, timeout, closed, other;
+    int off_thread;           /* completions not on `thread` (when `check_thread`) */
+    bool check_thread;
+    pthread_t thread;
+    int restart;              /* completions that start one more call (re-entrancy test) */
+    mcp_client *client;
+    char last[512];           /* the last result or error message */
+    mcp_status last_status;
+    char input_requests[512]; /* for MCP_INPUT_REQUIRED */
+};
+
+static void tally_init(struct tally *t)
+{
+    memset(t, 0, sizeof *t);
+    pthread_mutex_init(&t->lock, NULL);
+    pthread_cond_init(&t->cond, NULL);
+}
+
+static void tally_destroy(struct tally *t)
+{
+    pthread_cond_destroy(&t->cond);
+    pthread_mutex_destroy(&t->lock);
+}
+
+/* Waits until `n` completions arrived (thread mode); false after the bound. */
+static bool tally_wait(struct tally *t, int n, int timeout_ms)
+{
+    double end = now_ms() + tscale(timeout_ms);
+    pthread_mutex_lock(&t->lock);
+    while (t->done < n) {
+        double left = end - now_ms();
+        if (left <= 0)
+            break;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        long long ns = (long long)ts.tv_nsec + (long long)(left * 1e6);
+        ts.tv_sec += (time_t)(ns / 1000000000LL);
+        ts.tv_nsec = (long)(ns % 1000000000LL);
+        pthread_cond_timedwait(&t->cond, &t->lock, &ts);
+    }
+    bool reached = t->done >= n;
+    pthread_mutex_unlock(&t->lock);
+    return reached;
+}
+
+static int tally_done(struct tally *t)
+{
+    pthread_mutex_lock(&t->lock);
+    int n = t->done;
+    pthread_mutex_unlock(&t->lock);
+    return n;
+}
+
+/* One started call's userdata: freed by its completion. */
+struct rec {
+    struct tally *tally;
+    int completions;
+};
+
+static struct rec *rec_new(struct tally *t)
+{
+    struct rec *r = (struct rec *)calloc(1, sizeof *r);
+    r->tally = t;
+    return r;
+}
+
+static void on_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                    const mcp_error *error);
+
+static void on_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                    const mcp_error *error)
+{
+    struct rec *r = (struct rec *)userdata;
+    struct tally *t = r->tally;
+    r->completions++;
+    if (r->completions != 1)
+        t_fail(__FILE__, __LINE__, "a call completed %d times", r->completions);
+    if (status == MCP_OK && (result_json == NULL || strlen(result_json) != result_len || error))
+        t_fail(__FILE__, __LINE__, "MCP_OK without a well-formed result");
+    if (status != MCP_OK && (error == NULL || result_json != NULL || mcp_error_status(error) != status))
+        t_fail(__FILE__, __LINE__, "failure %d without a matching error", status);
+    int restart = 0;
+    pthread_mutex_lock(&t->lock);
+    switch (status) {
+    case MCP_OK: t->ok++; break;
+    case MCP_CANCELLED: t->cancelled++; break;
+    case MCP_TIMEOUT: t->timeout++; break;
+    case MCP_CLOSED: t->closed++; break;
+    default: t->other++; break;
+    }
+    if (t->check_thread && !pthread_equal(pthread_self(), t->thread))
+        t->off_thread++;
+    t->last_status = status;
+    snprintf(t->last, sizeof t->last, "%s", status == MCP_OK ? result_json : mcp_error_message(error));
+    if (status == MCP_INPUT_REQUIRED && mcp_error_input_requests_json(error))
+        snprintf(t->input_requests, sizeof t->input_requests, "%s", mcp_error_input_requests_json(error));
+    if (t->restart > 0) {
+        t->restart--;
+        restart = 1;
+    }
+    t->done++;
+    pthread_cond_broadcast(&t->cond);
+    pthread_mutex_unlock(&t->lock);
+    if (restart) {
+        /* Starting a call from a completion is allowed; a blocking call is not. */
+        char *out = NULL;
+        mcp_error *err = NULL;
+        EXPECT_STATUS(mcp_client_call_tool(t->client, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out,
+                                           &err),
+                      MCP_REENTRANT_CALL, err);
+        mcp_error_free(err);
+        err = NULL;
+        EXPECT_STATUS(mcp_client_call_tool_start(t->client, "echo", "{\"text\":\"again\"}", NULL, NULL, NULL,
+                                                 on_done, rec_new(t), NULL, &err),
+                      MCP_OK, err);
+        mcp_error_free(err);
+    }
+    free(r);
+}
+
+static mcp_status start_echo(mcp_client *c, struct tally *t, mcp_call **call_out)
+{
+    mcp_error *err = NULL;
+    struct rec *r = rec_new(t);
+    mcp_status st =
+        mcp_client_call_tool_start(c, "echo", "{\"text\":\"hi\"}", NULL, NULL, NULL, on_done, r, call_out, &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, "mcp_client_call_tool_start", st, MCP_OK, err);
+        free(r); /* userdata changes hands only on success */
+    }
+    mcp_error_free(err);
+    return st;
+}
+
+static mcp_status start_tool(mcp_client *c, struct tally *t, const char *tool, const char *args,
+                             const mcp_call_opts *opts, mcp_call **call_out)
+{
+    mcp_error *err = NULL;
+    struct rec *r = rec_new(t);
+    mcp_status st = mcp_client_call_tool_start(c, tool, args, NULL, NULL, opts, on_done, r, call_out, &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, "mcp_client_call_tool_start", st, MCP_OK, err);
+        free(r);
+    }
+    mcp_error_free(err);
+    return st;
+}
+
+/* Runs the host loop until `n` completions arrived: poll() on the descriptor, then dispatch. */
+static bool host_loop_until(mcp_client *c, int fd, struct tally *t, int n, int timeout_ms)
+{
+    double end = now_ms() + tscale(timeout_ms);
+    while (tally_done(t) < n) {
+        int left = (int)(end - now_ms());
+        if (left <= 0)
+            return false;
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        if (poll(&p, 1, left) < 0)
+            return false;
+        mcp_error *err = NULL;
+        mcp_status st = mcp_client_dispatch(c, 0, NULL, &err);
+        if (st != MCP_OK) {
+            t_status(__FILE__, __LINE__, "mcp_client_dispatch", st, MCP_OK, err);
+            mcp_error_free(err);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool readable(int fd)
+{
+    struct pollfd p;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* ---- thread mode ------------------------------------------------------------------------------ */
+
+static void test_started_call_basics(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    CHECK(mcp_abi_version() == 2 && MCP_ABI_VERSION == 2);
+    struct tally t;
+    tally_init(&t);
+    t.check_thread = true;
+    t.thread = pthread_self();
+    mcp_call *call = NULL;
+    /* Before connecting: the call connects. */
+    EXPECT(start_echo(c, &t, &call) == MCP_OK && call != NULL);
+    EXPECT(tally_wait(&t, 1, 5000));
+    EXPECT(t.ok == 1);
+    EXPECT_CONTAINS(t.last, "\"text\":\"hi\"");
+    EXPECT(t.off_thread == 1); /* the dispatcher thread, never the caller */
+    /* Cancel and free after completion: no-ops. */
+    EXPECT(mcp_call_cancel(call) == MCP_OK);
+    mcp_call_free(call);
+    EXPECT(t.done == 1 && t.cancelled == 0);
+
+    /* Checks fail at once and keep the userdata with the caller (done never runs). */
+    mcp_error *err = NULL;
+    struct rec *r = rec_new(&t);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{", NULL, NULL, NULL, on_done, r, NULL, &err),
+                  MCP_INVALID_JSON, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", NULL, NULL, NULL, NULL, NULL, r, NULL, &err),
+                  MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool_start(NULL, "echo", NULL, NULL, NULL, NULL, on_done, r, NULL, &err),
+                  MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    mcp_call_opts bad;
+    CHECK(mcp_call_opts_init(&bad, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    bad.version = 99;
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", NULL, NULL, NULL, &bad, on_done, r, NULL, &err),
+                  MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_list_start(c, 42, NULL, NULL, on_done, r, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    free(r);
+    EXPECT(mcp_call_cancel(NULL) == MCP_NULL_ARG);
+    mcp_call_free(NULL);
+    sleep_ms(20);
+    EXPECT(tally_done(&t) == 1);
+
+    /* A tool error is MCP_OK; a JSON-RPC error arrives with its accessors. */
+    EXPECT(start_tool(c, &t, "fail", NULL, NULL, NULL) == MCP_OK);
+    EXPECT(tally_wait(&t, 2, 5000) && t.last_status == MCP_OK);
+    EXPECT_CONTAINS(t.last, "\"isError\":true");
+    EXPECT(start_tool(c, &t, "rpc_error", NULL, NULL, NULL) == MCP_OK);
+    EXPECT(tally_wait(&t, 3, 5000) && t.last_status == MCP_JSONRPC_ERROR);
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* Each kind of started call once (and the connect). */
+static void test_every_started_operation(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_connect_start(c, NULL, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    CHECK(tally_wait(&t, 1, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    EXPECT_CONTAINS(t.last, "\"era\":\"modern\"");
+    EXPECT_STATUS(mcp_client_list_start(c, MCP_LIST_TOOLS, NULL, NULL, on_done, rec_new(&t), NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 2, 5000));
+    EXPECT_CONTAINS(t.last, "\"name\":\"echo\"");
+    EXPECT_STATUS(mcp_client_list_all_start(c, MCP_LIST_PROMPTS, NULL, on_done, rec_new(&t), NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 3, 5000));
+    EXPECT_CONTAINS(t.last, "\"prompts\":[");
+    EXPECT_STATUS(mcp_client_get_prompt_start(c, "greeting", "{\"name\":\"Ann\"}", NULL, NULL, NULL, on_done,
+                                              rec_new(&t), NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 4, 5000));
+    EXPECT_CONTAINS(t.last, "Ann");
+    EXPECT_STATUS(mcp_client_read_resource_start(c, "fixture://static", NULL, NULL, NULL, on_done, rec_new(&t),
+                                                 NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 5, 5000));
+    EXPECT_CONTAINS(t.last, "fixture://static");
+    EXPECT_STATUS(mcp_client_complete_start(c,
+                                            "{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"greeting\"},"
+                                            "\"argument\":{\"name\":\"name\",\"value\":\"al\"}}",
+                                            NULL, on_done, rec_new(&t), NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 6, 5000));
+    EXPECT_CONTAINS(t.last, "\"values\":[\"alice\",\"albert\"]");
+    EXPECT_STATUS(mcp_client_request_start(c, "tools/call", "{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}",
+                                           NULL, on_done, rec_new(&t), NULL, &err),
+                  MCP_OK, err);
+    CHECK(tally_wait(&t, 7, 5000));
+    EXPECT_CONTAINS(t.last, "5");
+    EXPECT(t.ok == 7);
+
+    /* Subscription next: a timeout, then a notification, then a cancelled one. */
+    mcp_subscription *sub = NULL;
+    CHECK_STATUS(mcp_client_listen(c, "{\"toolsListChanged\":true}", NULL, &sub, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_subscription_next_start(sub, 30, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    CHECK(tally_wait(&t, 8, 5000));
+    EXPECT(t.last_status == MCP_TIMEOUT);
+    EXPECT_STATUS(mcp_subscription_next_start(sub, -1, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    char *out = tool_ok(c, "notify", NULL);
+    mcp_string_free(out);
+    CHECK(tally_wait(&t, 9, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    EXPECT_CONTAINS(t.last, "notifications/tools/list_changed");
+    mcp_call *next = NULL;
+    EXPECT_STATUS(mcp_subscription_next_start(sub, -1, on_done, rec_new(&t), &next, &err), MCP_OK, err);
+    EXPECT(mcp_call_cancel(next) == MCP_OK);
+    CHECK(tally_wait(&t, 10, 5000));
+    EXPECT(t.last_status == MCP_CANCELLED);
+    mcp_call_free(next);
+    /* In flight while the subscription is freed: completes once. */
+    EXPECT_STATUS(mcp_subscription_next_start(sub, -1, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    mcp_subscription_free(sub);
+    mcp_client_free(c);
+    EXPECT(tally_done(&t) == 11);
+    tally_destroy(&t);
+}
+
+/* Cancel races the answer at many offsets: each call completes once, OK or CANCELLED. */
+static void test_cancel_race_exactly_once(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    const int n = 2000;
+    for (int i = 0; i < n; i++) {
+        mcp_call *call = NULL;
+        if (start_echo(c, &t, &call) != MCP_OK)
+            break;
+        /* spin a varying while: before the send, in flight, around the answer */
+        for (volatile int k = 0; k < (i % 50) * 200; k++) {
+        }
+        if (i % 3 == 0) {
+            EXPECT(mcp_call_cancel(call) == MCP_OK);
+            mcp_call_free(call);
+        } else {
+            mcp_call_free(call); /* free implies cancel */
+        }
+    }
+    EXPECT(tally_wait(&t, n, 20000));
+    EXPECT_MSG(t.ok + t.cancelled == n, "ok %d cancelled %d other %d", t.ok, t.cancelled, t.other);
+    EXPECT(t.cancelled > 0);
+    /* The connection survived the cancellations. */
+    char *out = tool_ok(c, "echo", "{\"text\":\"after\"}");
+    mcp_string_free(out);
+    mcp_client_free(c);
+    EXPECT(tally_done(&t) == n);
+    tally_destroy(&t);
+}
+
+/* Timeouts, racing cancels, and a cancel token shared through the options. */
+static void test_timeout_and_token(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    mcp_call_opts o;
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    o.timeout_ms = 30;
+    const int n = 40;
+    for (int i = 0; i < n; i++) {
+        mcp_call *call = NULL;
+        if (start_tool(c, &t, "hang", NULL, &o, &call) != MCP_OK)
+            break;
+        if (i % 2)
+            sleep_ms(i % 40); /* cancel before, around and after the timeout */
+        EXPECT(mcp_call_cancel(call) == MCP_OK);
+        mcp_call_free(call);
+    }
+    EXPECT(tally_wait(&t, n, 10000));
+    EXPECT_MSG(t.timeout + t.cancelled == n && t.timeout > 0 && t.cancelled > 0,
+               "timeout %d cancelled %d other %d", t.timeout, t.cancelled, t.other);
+
+    /* A token in the options cancels every call using it, each once. */
+    mcp_cancel_token *tok = mcp_cancel_token_new();
+    CHECK(mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    o.cancel = tok;
+    for (int i = 0; i < 5; i++)
+        EXPECT(start_tool(c, &t, "hang", NULL, &o, NULL) == MCP_OK);
+    sleep_ms(20);
+    EXPECT(tally_done(&t) == n);
+    mcp_cancel_token_cancel(tok);
+    EXPECT(tally_wait(&t, n + 5, 5000));
+    EXPECT(t.cancelled >= 5);
+    mcp_cancel_token_free(tok);
+    /* The server was told: the hang ids are in its cancelled list. */
+    char *out = tool_ok(c, "cancelled_ids", NULL);
+    EXPECT(out && count_occurrences(out, ",") >= 4);
+    mcp_string_free(out);
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* Close completes every pending call with MCP_CLOSED; later starts fail at once. */
+static void test_close_completes_pending(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    const int n = 100;
+    for (int i = 0; i < n; i++)
+        EXPECT(start_tool(c, &t, i % 2 ? "hang" : "echo", "{\"text\":\"x\"}", NULL, NULL) == MCP_OK);
+    mcp_client_close(c);
+    EXPECT(tally_wait(&t, n, 5000));
+    EXPECT_MSG(t.ok + t.closed == n && t.closed >= n / 2, "ok %d closed %d other %d", t.ok, t.closed, t.other);
+    mcp_error *err = NULL;
+    struct rec *r = rec_new(&t);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", NULL, NULL, NULL, NULL, on_done, r, NULL, &err),
+                  MCP_CLOSED, err);
+    mcp_error_free(err);
+    free(r);
+    mcp_client_free(c);
+    EXPECT(tally_done(&t) == n);
+    tally_destroy(&t);
+}
+
+/* Free with calls in flight: every completion has run when free returns; handles outlive it. */
+static void test_free_with_calls_in_flight(void)
+{
+    for (int round = 0; round < 2; round++) {
+        mcp_client *c = connected_client(NULL);
+        CHECK(c != NULL);
+        struct tally t;
+        tally_init(&t);
+        const int n = 64;
+        mcp_call *calls[64];
+        for (int i = 0; i < n; i++) {
+            calls[i] = NULL;
+            EXPECT(start_tool(c, &t, i % 4 ? "hang" : "echo", "{\"text\":\"x\"}", NULL, &calls[i]) == MCP_OK);
+        }
+        for (int i = 0; i < n / 2; i++) {
+            mcp_call_free(calls[i]); /* before the client, some before completion */
+            calls[i] = NULL;
+        }
+        mcp_client_free(c);
+        EXPECT_MSG(tally_done(&t) == n, "%d of %d completed when free returned", tally_done(&t), n);
+        for (int i = n / 2; i < n; i++)
+            mcp_call_free(calls[i]); /* after the client: still valid */
+        sleep_ms(20);
+        EXPECT(tally_done(&t) == n);
+        tally_destroy(&t);
+    }
+}
+
+/* Completions may start calls; blocking calls from them are refused. */
+static void test_reentrant_completion(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    t.client = c;
+    t.restart = 3;
+    EXPECT(start_echo(c, &t, NULL) == MCP_OK);
+    EXPECT(tally_wait(&t, 4, 5000));
+    EXPECT(t.ok == 4);
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* MRTR in a started call: answered by the handler, or MCP_INPUT_REQUIRED with its accessors. */
+static void elicit_handler(void *userdata, const char *method, const char *params_json, size_t params_len,
+                           mcp_responder *responder)
+{
+    struct tally *t = (struct tally *)userdata;
+    (void)method;
+    (void)params_json;
+    (void)params_len;
+    if (t->check_thread && !pthread_equal(pthread_self(), t->thread))
+        AINC(&t->off_thread);
+    EXPECT(mcp_responder_reply_json(responder, "{\"action\":\"accept\",\"content\":{\"name\":\"Ada\"}}", NULL) == MCP_OK);
+}
+
+static void test_mrtr_started(void)
+{
+    /* Lax: the fixture asks for undeclared input, as before manual_input existed. */
+    mcp_client *c = connected_client("--lax-capabilities", (const char *)NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    EXPECT(start_tool(c, &t, "elicit_once", NULL, NULL, NULL) == MCP_OK);
+    CHECK(tally_wait(&t, 1, 5000));
+    EXPECT(t.last_status == MCP_INPUT_REQUIRED);
+    EXPECT_CONTAINS(t.input_requests, "elicitation/create");
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_on_elicitation(c, elicit_handler, &t, NULL, &err), MCP_OK, err);
+    EXPECT(start_tool(c, &t, "elicit_once", NULL, NULL, NULL) == MCP_OK);
+    CHECK(tally_wait(&t, 2, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    EXPECT_CONTAINS(t.last, "Hello, Ada!");
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* ---- host-loop mode ------------------------------------------------------------------------------ */
+
+static void test_host_loop_thread_and_descriptor(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    mcp_error *err = NULL;
+    size_t remaining = 99;
+    EXPECT_STATUS(mcp_client_dispatch(c, 0, &remaining, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    int fd = -1, fd2 = -2;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    CHECK(fd >= 0);
+    EXPECT_STATUS(mcp_client_use_host_loop(c, &fd2, &err), MCP_OK, err);
+    EXPECT(fd2 == fd);
+    EXPECT(!readable(fd));
+    /* Spurious dispatches are harmless. */
+    EXPECT_STATUS(mcp_client_dispatch(c, 0, &remaining, &err), MCP_OK, err);
+    EXPECT(remaining == 0);
+
+    struct tally t;
+    tally_init(&t);
+    t.check_thread = true;
+    t.thread = pthread_self();
+    EXPECT_STATUS(mcp_client_on_elicitation(c, elicit_handler, &t, NULL, &err), MCP_OK, err);
+    const int n = 20;
+    for (int i = 0; i < n; i++)
+        EXPECT(start_tool(c, &t, i % 4 ? "echo" : "elicit_once", "{\"text\":\"x\"}", NULL, NULL) == MCP_OK);
+    /* Nothing runs until the host dispatches. */
+    struct pollfd p;
+    p.fd = fd;
+    p.events = POLLIN;
+    p.revents = 0;
+    EXPECT(poll(&p, 1, tscale(5000)) == 1);
+    EXPECT(tally_done(&t) == 0);
+    /* Wait until all answers are queued, then take them one at a time: readable while left. */
+    double end = now_ms() + tscale(5000);
+    while (tally_done(&t) < n && now_ms() < end) {
+        EXPECT(readable(fd));
+        remaining = 0;
+        EXPECT_STATUS(mcp_client_dispatch(c, 1, &remaining, &err), MCP_OK, err);
+        EXPECT(readable(fd) == (remaining > 0));
+        if (remaining == 0 && tally_done(&t) < n) {
+            p.revents = 0;
+            poll(&p, 1, tscale(1000));
+        }
+    }
+    EXPECT(tally_done(&t) == n);
+    EXPECT(t.ok == n);
+    EXPECT(t.off_thread == 0); /* completions and handlers ran only on this thread */
+    EXPECT(!readable(fd));
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* A completion that dispatches is refused; one that closes the client is allowed. */
+struct loop_reentry {
+    mcp_client *client;
+    mcp_status dispatch_status;
+    int completions;
+};
+
+static void reenter_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                         const mcp_error *error)
+{
+    struct loop_reentry *r = (struct loop_reentry *)userdata;
+    (void)status;
+    (void)result_json;
+    (void)result_len;
+    (void)error;
+    r->dispatch_status = mcp_client_dispatch(r->client, 0, NULL, NULL);
+    r->completions++;
+    mcp_client_close(r->client);
+}
+
+static void test_host_loop_reentry_and_close(void)
+{
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct loop_reentry r;
+    memset(&r, 0, sizeof r);
+    r.client = c;
+    struct tally t;
+    tally_init(&t);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"a\"}", NULL, NULL, NULL, reenter_done, &r,
+                                             NULL, &err),
+                  MCP_OK, err);
+    for (int i = 0; i < 10; i++)
+        EXPECT(start_tool(c, &t, "hang", NULL, NULL, NULL) == MCP_OK);
+    double end = now_ms() + tscale(5000);
+    while (r.completions == 0 && now_ms() < end) {
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        poll(&p, 1, 100);
+        EXPECT_STATUS(mcp_client_dispatch(c, 1, NULL, &err), MCP_OK, err);
+    }
+    EXPECT(r.completions == 1);
+    EXPECT(r.dispatch_status == MCP_REENTRANT_CALL);
+    /* The close from the completion completed the hanging calls: queued, delivered here. */
+    EXPECT(host_loop_until(c, fd, &t, 10, 5000));
+    EXPECT(t.closed == 10);
+    mcp_client_free(c);
+    tally_destroy(&t);
+}
+
+/* A completion that frees its own client (host mode): the rest complete inline, once each. */
+struct free_in_done {
+    mcp_client *client;
+    struct tally *tally;
+};
+
+static void free_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                      const mcp_error *error)
+{
+    struct free_in_done *f = (struct free_in_done *)userdata;
+    (void)status;
+    (void)result_json;
+    (void)result_len;
+    (void)error;
+    mcp_client_free(f->client);
+    f->client = NULL;
+}
+
+static void test_host_loop_free_from_completion(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    struct free_in_done f;
+    f.client = c;
+    f.tally = &t;
+    for (int i = 0; i < 10; i++)
+        EXPECT(start_tool(c, &t, "hang", NULL, NULL, NULL) == MCP_OK);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"a\"}", NULL, NULL, NULL, free_done, &f,
+                                             NULL, &err),
+                  MCP_OK, err);
+    double end = now_ms() + tscale(5000);
+    while (f.client != NULL && now_ms() < end) {
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        poll(&p, 1, 100);
+        EXPECT_STATUS(mcp_client_dispatch(c, 0, NULL, &err), MCP_OK, err);
+    }
+    CHECK(f.client == NULL);
+    /* The hanging calls completed inside that free, on this thread, once each. */
+    EXPECT(tally_done(&t) == 10);
+    EXPECT(t.closed == 10);
+    tally_destroy(&t);
+}
+
+/* Free in host mode delivers the leftovers inline, on the calling thread. */
+static void test_host_loop_free_delivers_inline(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    t.check_thread = true;
+    t.thread = pthread_self();
+    for (int i = 0; i < 50; i++)
+        EXPECT(start_tool(c, &t, i % 2 ? "hang" : "echo", "{\"text\":\"x\"}", NULL, NULL) == MCP_OK);
+    mcp_client_free(c);
+    EXPECT(tally_done(&t) == 50);
+    EXPECT(t.off_thread == 0);
+    EXPECT(t.closed >= 25);
+    tally_destroy(&t);
+}
+
+/* Pushed cancellation: a deferred responder hears that its answer is no longer wanted. */
+struct deferred {
+    mcp_responder *responder;
+    int cancel_calls;
+    int ud_frees;
+    pthread_t cancel_thread;
+};
+
+static void on_responder_cancel(void *userdata)
+{
+    struct deferred *d = (struct deferred *)userdata;
+    d->cancel_thread = pthread_self();
+    d->cancel_calls++;
+    /* Answering now is refused, and consumes the responder. */
+    EXPECT(mcp_responder_reply_json(d->responder, "{\"action\":\"decline\"}", NULL) == MCP_CANCELLED);
+    d->responder = NULL;
+}
+
+static void count_free(void *userdata) { ((struct deferred *)userdata)->ud_frees++; }
+
+static void defer_handler(void *userdata, const char *method, const char *params_json, size_t params_len,
+                          mcp_responder *responder)
+{
+    struct deferred *d = (struct deferred *)userdata;
+    (void)method;
+    (void)params_json;
+    (void)params_len;
+    d->responder = responder;
+    mcp_responder_defer(responder);
+    EXPECT(mcp_responder_on_cancel(responder, on_responder_cancel, d, count_free, NULL) == MCP_OK);
+}
+
+static void test_responder_cancel_pushed(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct deferred d;
+    memset(&d, 0, sizeof d);
+    EXPECT_STATUS(mcp_client_on_elicitation(c, defer_handler, &d, NULL, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    mcp_call *call = NULL;
+    EXPECT(start_tool(c, &t, "elicit_once", NULL, NULL, &call) == MCP_OK);
+    double end = now_ms() + tscale(5000);
+    while (d.responder == NULL && now_ms() < end) {
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        poll(&p, 1, 100);
+        EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
+    }
+    CHECK(d.responder != NULL);
+    EXPECT(d.cancel_calls == 0);
+    EXPECT(mcp_call_cancel(call) == MCP_OK);
+    mcp_call_free(call);
+    EXPECT(host_loop_until(c, fd, &t, 1, 5000));
+    EXPECT(t.cancelled == 1);
+    end = now_ms() + tscale(5000);
+    while (d.cancel_calls == 0 && now_ms() < end) {
+        struct pollfd p;
+        p.fd = fd;
+        p.events = POLLIN;
+        p.revents = 0;
+        poll(&p, 1, 100);
+        EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
+    }
+    EXPECT(d.cancel_calls == 1);
+    EXPECT(pthread_equal(d.cancel_thread, pthread_self()));
+    EXPECT(d.ud_frees == 1);
+    EXPECT(d.responder == NULL);
+    /* A responder answered normally never hears of cancellation; its userdata is still freed. */
+    mcp_client_free(c);
+    EXPECT(d.cancel_calls == 1 && d.ud_frees == 1);
+    tally_destroy(&t);
+}
+
+/* The wakeup callback (for hosts that cannot watch a descriptor): runs off the host's thread when
+ * work is queued onto an empty queue; the host then dispatches until nothing remains. */
+struct wake {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int wakeups;
+    int frees;
+};
+
+static void on_wakeup(void *userdata)
+{
+    struct wake *w = (struct wake *)userdata;
+    pthread_mutex_lock(&w->lock);
+    w->wakeups++;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void wake_free(void *userdata) { ((struct wake *)userdata)->frees++; }
+
+static void test_host_loop_wakeup(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct wake w;
+    memset(&w, 0, sizeof w);
+    pthread_mutex_init(&w.lock, NULL);
+    pthread_cond_init(&w.cond, NULL);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_set_wakeup(c, on_wakeup, &w, wake_free, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT(w.frees == 1); /* userdata_free runs even when the call fails */
+    int fd = -1;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_client_set_wakeup(c, on_wakeup, &w, wake_free, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    t.check_thread = true;
+    t.thread = pthread_self();
+    const int n = 10;
+    for (int i = 0; i < n; i++)
+        EXPECT(start_echo(c, &t, NULL) == MCP_OK);
+    double end = now_ms() + tscale(5000);
+    while (tally_done(&t) < n && now_ms() < end) {
+        pthread_mutex_lock(&w.lock);
+        while (w.wakeups == 0)
+            pthread_cond_wait(&w.cond, &w.lock);
+        w.wakeups = 0;
+        pthread_mutex_unlock(&w.lock);
+        size_t remaining = 1;
+        while (remaining > 0)
+            EXPECT_STATUS(mcp_client_dispatch(c, 0, &remaining, &err), MCP_OK, err);
+    }
+    EXPECT(t.ok == n && t.off_thread == 0);
+    mcp_client_free(c);
+    EXPECT(w.frees == 2);
+    pthread_cond_destroy(&w.cond);
+    pthread_mutex_destroy(&w.lock);
+    tally_destroy(&t);
+}
+
+/* ---- scale ----------------------------------------------------------------------------------- */
+
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* 10,000 started calls from one thread (host loop); the thread count stays flat throughout. */
+static void test_ten_thousand_started_calls(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    int fd = -1;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    const int n = 10000;
+    int before = thread_count();
+    for (int i = 0; i < n; i++)
+        if (start_echo(c, &t, NULL) != MCP_OK)
+            break;
+    int during = thread_count();
+    EXPECT(host_loop_until(c, fd, &t, n, 60000));
+    EXPECT_MSG(t.ok == n, "ok %d of %d (other %d: %s)", t.ok, n, t.other, t.last);
+    EXPECT_MSG(during <= before, "threads: %d before, %d with %d calls in flight", before, during, n);
+
+    /* 1,000 calls hanging at once: still no new thread. */
+    for (int i = 0; i < 1000; i++)
+        if (start_tool(c, &t, "hang", NULL, NULL, NULL) != MCP_OK)
+            break;
+    sleep_ms(50);
+    EXPECT_MSG(thread_count() <= before, "threads: %d before, %d with 1000 hanging", before, thread_count());
+    mcp_client_free(c);
+    EXPECT(tally_done(&t) == n + 1000);
+    tally_destroy(&t);
+}
+
+const struct test_case async_tests[] = {
+    {"async/started_call_basics", test_started_call_basics},
+    {"async/every_started_operation", test_every_started_operation},
+    {"async/cancel_race_exactly_once", test_cancel_race_exactly_once},
+    {"async/timeout_and_token", test_timeout_and_token},
+    {"async/close_completes_pending", test_close_completes_pending},
+    {"async/free_with_calls_in_flight", test_free_with_calls_in_flight},
+    {"async/reentrant_completion", test_reentrant_completion},
+    {"async/mrtr_started", test_mrtr_started},
+    {"async/host_loop_thread_and_descriptor", test_host_loop_thread_and_descriptor},
+    {"async/host_loop_reentry_and_close", test_host_loop_reentry_and_close},
+    {"async/host_loop_free_delivers_inline", test_host_loop_free_delivers_inline},
+    {"async/host_loop_free_from_completion", test_host_loop_free_from_completion},
+    {"async/responder_cancel_pushed", test_responder_cancel_pushed},
+    {"async/host_loop_wakeup", test_host_loop_wakeup},
+    {"async/ten_thousand_started_calls", test_ten_thousand_started_calls},
+};
+const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];

@@ -1,0 +1,345 @@
+//! Issue 17 items 3, 4 and 6 against the fixture server: URL-mode elicitation (modern
+//! `inputRequests` with `mode: "url"`, legacy pushed requests, -32042 and its completion
+//! notification), the tasks extension (SEP-2663: polling at `pollIntervalMs`, status
+//! listeners, input through the MRTR handlers with de-duplicated keys, failure, cancel,
+//! resume by id), and manual input mode against a server that enforces declared capabilities.
+
+mod common;
+
+use common::*;
+use mcp_client::{CancelToken, ElicitationModes, ErrorKind, InputRequest, ManualInput, RequestOptions, TaskStatusFn};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn url_handler(
+    calls: Calls,
+    answer: Value,
+) -> impl Fn(InputRequest) -> std::future::Ready<Result<Value, mcp_client::HandlerError>> {
+    move |req: InputRequest| {
+        calls.push(req);
+        std::future::ready(Ok(answer.clone()))
+    }
+}
+
+fn caps_of(request: &Value) -> Value {
+    request["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone()
+}
+
+// --- URL-mode elicitation -----------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_url_elicitation_reaches_a_url_handler_and_accept_carries_no_content() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let calls = Calls::default();
+    // The handler "accepts" with content: the library drops it (URL accepts carry none).
+    let answer = json!({"action": "accept", "content": {"ignored": true}});
+    client.on_elicitation_modes(ElicitationModes::URL, url_handler(calls.clone(), answer));
+    let result = client.call_tool("url_login", None, &none()).await.unwrap();
+    assert_eq!(text(&result), "url login: accept");
+    let seen = calls.snapshot();
+    assert_eq!(seen.len(), 1);
+    let params = seen[0].params.clone().unwrap();
+    assert_eq!(params["mode"], "url");
+    assert!(params["url"].as_str().unwrap().starts_with("https://"));
+    let legs = fx.wire.tool_calls("url_login");
+    assert_eq!(caps_of(&legs[0])["elicitation"], json!({"url": {}}));
+    assert_eq!(
+        legs[1]["params"]["inputResponses"]["login"],
+        json!({"action": "accept"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_only_handler_declares_form_and_is_never_handed_a_url_request() {
+    let fx = Fixture::modern(&["--lax-capabilities"]);
+    let client = fx.client();
+    let calls = accept_elicitation(&client, json!({"name": "Ada"}));
+    let err = expect_err(client.call_tool("url_login", None, &none()).await, "url_login");
+    assert_kind(&err, ErrorKind::InputRequired);
+    assert!(calls.is_empty(), "a form handler must not answer a URL request");
+    let data = err.input_required_data().unwrap();
+    assert_eq!(data.unanswered["login"]["params"]["mode"], "url");
+    assert!(err.message().contains("mode url"), "{}", err.message());
+    assert_eq!(
+        caps_of(&fx.wire.tool_calls("url_login")[0])["elicitation"],
+        json!({"form": {}})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_modes_are_declared_when_registered_for_both() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let calls = Calls::default();
+    client.on_elicitation_modes(
+        ElicitationModes::BOTH,
+        url_handler(calls.clone(), json!({"action": "accept", "content": {"name": "Ada"}})),
+    );
+    assert_eq!(
+        text(&client.call_tool("elicit_once", None, &none()).await.unwrap()),
+        "Hello, Ada!"
+    );
+    assert_eq!(
+        text(&client.call_tool("url_login", None, &none()).await.unwrap()),
+        "url login: accept"
+    );
+    let caps = caps_of(&fx.wire.tool_calls("url_login")[0]);
+    assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_url_elicitation_is_pushed_to_the_handler_and_completion_is_notified() {
+    let fx = Fixture::legacy(&[]);
+    let client = fx.client();
+    let notes: Events<(String, Value)> = Events::default();
+    let seen = notes.clone();
+    client.on_notification(Some(Arc::new(move |m: &str, p: &Value| {
+        seen.push((m.to_string(), p.clone()))
+    })));
+    let calls = Calls::default();
+    client.on_elicitation_modes(
+        ElicitationModes::URL,
+        url_handler(calls.clone(), json!({"action": "accept"})),
+    );
+    let result = client.call_tool("url_login", None, &none()).await.unwrap();
+    assert_eq!(text(&result), "url login: accept");
+    let params = calls.snapshot()[0].params.clone().unwrap();
+    assert_eq!(params["elicitationId"], "fixture-elicitation-1");
+    let (_, p) = notes
+        .wait_for("elicitation/complete", |(m, _)| {
+            m == "notifications/elicitation/complete"
+        })
+        .await;
+    assert_eq!(p["elicitationId"], "fixture-elicitation-1");
+    let init = &fx.wire.requests("initialize")[0];
+    assert_eq!(init["params"]["capabilities"]["elicitation"], json!({"url": {}}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_minus_32042_is_url_elicitation_required_with_its_elicitations() {
+    let fx = Fixture::legacy(&[]);
+    let client = fx.client();
+    let err = expect_err(client.call_tool("url_required", None, &none()).await, "url_required");
+    assert_kind(&err, ErrorKind::UrlElicitationRequired);
+    assert_eq!(err.rpc_error().unwrap().code, -32042);
+    let list = err.elicitations().expect("data.elicitations");
+    assert_eq!(list[0]["mode"], "url");
+    assert_eq!(list[0]["elicitationId"], "fixture-elicitation-1");
+    assert!(list[0]["url"].as_str().unwrap().starts_with("https://"));
+    // Other errors have none.
+    let other = expect_err(client.call_tool("rpc_error", None, &none()).await, "rpc_error");
+    assert!(other.elicitations().is_none());
+}
+
+// --- Manual input mode ------------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_declaration_an_enforcing_server_answers_minus_32021() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "elicit_once");
+    assert_kind(&err, ErrorKind::CapabilityMissing);
+    assert_eq!(err.rpc_error().unwrap().code, -32021);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn manual_input_declares_the_kind_and_lists_the_unanswered_requests() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| {
+        c.manual_input = ManualInput::from_json(&json!(["elicitation"])).unwrap();
+    });
+    let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "elicit_once");
+    assert_kind(&err, ErrorKind::InputRequired);
+    let data = err.input_required_data().unwrap().clone();
+    assert_eq!(data.unanswered, data.input_requests);
+    assert_eq!(data.unanswered["name"]["method"], "elicitation/create");
+    assert_eq!(
+        caps_of(&fx.wire.tool_calls("elicit_once")[0])["elicitation"],
+        json!({"form": {}})
+    );
+    let retry = RequestOptions {
+        input_responses: Some(json!({"name": {"action": "accept", "content": {"name": "Bo"}}})),
+        request_state: data.request_state.clone(),
+        ..none()
+    };
+    let done = client.call_tool("elicit_once", None, &retry).await.unwrap();
+    assert_eq!(text(&done), "Hello, Bo!");
+}
+
+// --- Tasks ------------------------------------------------------------------------------------
+
+fn task_client(fx: &Fixture) -> mcp_client::Client {
+    fx.client_with(|c| c.tasks = true)
+}
+
+fn recorder() -> (Events<Value>, TaskStatusFn) {
+    let events: Events<Value> = Events::default();
+    let sink = events.clone();
+    (events, Arc::new(move |task: &Value| sink.push(task.clone())))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_is_polled_at_its_interval_to_its_result_with_status_callbacks() {
+    let fx = Fixture::modern(&[]);
+    let client = task_client(&fx);
+    let (client_events, on_client) = recorder();
+    client.on_task_status(Some(on_client));
+    let (call_events, on_call) = recorder();
+    let opts = RequestOptions {
+        on_task_status: Some(on_call),
+        ..none()
+    };
+    let result = client
+        .call_tool("task_echo", Some(json!({"text": "hi"})), &opts)
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "task: hi", "{result}");
+    assert_ne!(
+        result["isError"], true,
+        "the fixture saw polls faster than pollIntervalMs"
+    );
+    let statuses: Vec<Value> = call_events.snapshot().iter().map(|t| t["status"].clone()).collect();
+    assert_eq!(statuses, [json!("working"), json!("working"), json!("completed")]);
+    assert_eq!(client_events.len(), 3);
+    let first = &call_events.snapshot()[0];
+    assert_eq!(first["pollIntervalMs"], 50);
+    assert_eq!(first["ttlMs"], 60000);
+    let call = &fx.wire.tool_calls("task_echo")[0];
+    assert_eq!(caps_of(call)["extensions"]["io.modelcontextprotocol/tasks"], json!({}));
+    let gets = fx.wire.requests("tasks/get");
+    assert_eq!(gets.len(), 2);
+    assert!(gets.iter().all(|g| g["params"]["taskId"] == first["taskId"]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_declaration_the_call_is_synchronous() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let result = client
+        .call_tool("task_echo", Some(json!({"text": "x"})), &none())
+        .await
+        .unwrap();
+    assert_eq!(text(&result), "sync: task_echo x");
+    assert_kind(
+        &expect_err(client.get_task("task-1", &none()).await, "get_task"),
+        ErrorKind::InvalidArgument,
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_task_is_its_json_rpc_error() {
+    let fx = Fixture::modern(&[]);
+    let client = task_client(&fx);
+    let err = expect_err(client.call_tool("task_fail", None, &none()).await, "task_fail");
+    assert_kind(&err, ErrorKind::Rpc);
+    assert_eq!(err.rpc_error().unwrap().code, -32603);
+    assert!(err.message().contains("failed"), "{}", err.message());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_input_is_answered_once_per_key_through_tasks_update() {
+    let fx = Fixture::modern(&[]);
+    let client = task_client(&fx);
+    let calls = accept_elicitation(&client, json!({"confirmed": true}));
+    let result = client.call_tool("task_input", None, &none()).await.unwrap();
+    assert_eq!(
+        text(&result),
+        "confirmed: {\"action\":\"accept\",\"content\":{\"confirmed\":true}}"
+    );
+    assert_eq!(calls.len(), 1, "a repeated key must not prompt again");
+    let updates = fx.wire.requests("tasks/update");
+    assert_eq!(updates.len(), 1);
+    assert_eq!(updates[0]["params"]["inputResponses"]["confirm"]["action"], "accept");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_followed_call_sends_tasks_cancel() {
+    let fx = Fixture::modern(&[]);
+    let client = task_client(&fx);
+    let cancel = CancelToken::new();
+    let (events, on_call) = recorder();
+    let opts = RequestOptions {
+        cancel: Some(cancel.clone()),
+        on_task_status: Some(on_call),
+        ..none()
+    };
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool("task_slow", None, &opts).await }
+    });
+    let created = events.wait_for("task created", |t| t["status"] == "working").await;
+    cancel.cancel();
+    let err = expect_err(call.await.unwrap(), "task_slow");
+    assert_kind(&err, ErrorKind::Cancelled);
+    fx.wire
+        .wait_for("tasks/cancel", |m| m.iter().any(|x| x["method"] == "tasks/cancel"))
+        .await;
+    let sent = &fx.wire.requests("tasks/cancel")[0];
+    assert_eq!(sent["params"]["taskId"], created["taskId"]);
+    let now = client
+        .get_task(created["taskId"].as_str().unwrap(), &none())
+        .await
+        .unwrap();
+    assert_eq!(now["status"], "cancelled");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_id_kept_by_the_host_is_resumed_after_the_call_gave_up() {
+    let fx = Fixture::modern(&[]);
+    let client = task_client(&fx);
+    let (events, on_call) = recorder();
+    // A total cap shorter than the task: the call ends, the task goes on server-side.
+    let opts = RequestOptions {
+        max_total: Some(Duration::from_millis(30)),
+        on_task_status: Some(on_call),
+        ..none()
+    };
+    let err = expect_err(
+        client
+            .call_tool("task_echo", Some(json!({"text": "later"})), &opts)
+            .await,
+        "capped",
+    );
+    assert_kind(&err, ErrorKind::Timeout);
+    let id = events.snapshot()[0]["taskId"].as_str().unwrap().to_string();
+    let result = client.resume_task(&id, &none()).await.unwrap();
+    assert_eq!(text(&result), "task: later");
+    let unknown = expect_err(client.resume_task("task-none", &none()).await, "unknown");
+    assert_eq!(unknown.rpc_error().unwrap().code, -32602);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_modern_http_task_requests_carry_the_task_id_as_mcp_name() {
+    use mcp_client::HttpConfig;
+    use mcp_client::{ClientConfig, ConnectMode, TransportConfig};
+    let record = TempPath::new("tasks-http.jsonl");
+    let server = HttpFixture::start(&["--record", &record.as_string()]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Modern;
+    config.tasks = true;
+    let client = mcp_client::Client::new(config);
+    let calls = accept_elicitation(&client, json!({"confirmed": true}));
+    let result = client.call_tool("task_input", None, &none()).await.unwrap();
+    assert!(text(&result).starts_with("confirmed: "), "{result}");
+    assert_eq!(calls.len(), 1);
+    client.close().await;
+    let sent: Vec<Value> = record
+        .lines()
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let header = |req: &Value, name: &str| {
+        req["http"]["headers"]
+            .as_object()
+            .and_then(|h| h.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+            .map(|(_, v)| v.as_str().unwrap().to_string())
+    };
+    for method in ["tasks/get", "tasks/update"] {
+        let req = sent.iter().find(|r| r["body"]["method"] == method).expect(method);
+        let id = req["body"]["params"]["taskId"].as_str().unwrap();
+        assert_eq!(header(req, "Mcp-Name").as_deref(), Some(id), "{req}");
+        assert_eq!(header(req, "Mcp-Method").as_deref(), Some(method), "{req}");
+    }
+}
