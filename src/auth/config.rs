@@ -1,9 +1,9 @@
-//! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
+//! The internal OAuth configuration and its checks across keys (its JSON form, read by
+//! [`OAuthConfig::from_json`], is `crate::config::OAuth`).
 
 use super::jwt::{Signer, ALGORITHMS};
-use crate::config::defaults;
+use crate::base::defaults;
 use crate::error::{Error, Result};
-use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
@@ -129,12 +129,6 @@ impl std::fmt::Debug for OAuthConfig {
 }
 
 impl OAuthConfig {
-    /// Reads the `"oauth"` object of the flat configuration: the keys, their types and
-    /// defaults are [`crate::config::OAuth`] (and `schema/config.schema.json`).
-    pub fn from_json(value: &Value) -> Result<OAuthConfig> {
-        crate::config::parse_oauth(value)?.into_oauth_config()
-    }
-
     /// Checks across keys, for configurations from JSON and from Rust alike.
     pub(crate) fn validate(&self) -> Result<()> {
         if let Some(m) = &self.token_endpoint_auth_method {

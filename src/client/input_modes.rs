@@ -4,7 +4,6 @@
 //! so both must reach the derived capabilities.
 
 use super::handlers::InputKind;
-use crate::error::Result;
 use serde_json::{json, Map, Value};
 
 /// The elicitation modes a handler answers. `form` is the protocol's default mode; `url` asks
@@ -78,32 +77,6 @@ pub struct ManualInput {
 }
 
 impl ManualInput {
-    /// From the `manual_input` JSON array: `["elicitation" | "elicitation.form" |
-    /// "elicitation.url" | "sampling" | "roots", ..]` (the names are
-    /// [`crate::config::InputKind`]'s).
-    pub fn from_json(value: &Value) -> Result<ManualInput> {
-        let kinds = crate::config::parse_key::<Vec<crate::config::InputKind>>("manual_input", value)?;
-        Ok(ManualInput::from_kinds(&kinds))
-    }
-
-    /// The kinds of the typed `manual_input` setting.
-    pub(crate) fn from_kinds(kinds: &[crate::config::InputKind]) -> ManualInput {
-        use crate::config::InputKind as K;
-        let mut manual = ManualInput::default();
-        for kind in kinds {
-            let add = |m: Option<ElicitationModes>, modes| Some(m.unwrap_or(ElicitationModes::NONE).union(modes));
-            match kind {
-                K::Elicitation | K::ElicitationForm => {
-                    manual.elicitation = add(manual.elicitation, ElicitationModes::FORM)
-                }
-                K::ElicitationUrl => manual.elicitation = add(manual.elicitation, ElicitationModes::URL),
-                K::Sampling => manual.sampling = true,
-                K::Roots => manual.roots = true,
-            }
-        }
-        manual
-    }
-
     /// Whether this kind is declared for manual answers.
     pub fn declares(&self, kind: InputKind) -> bool {
         match kind {

@@ -1,14 +1,14 @@
 //! Client configuration and per-request options.
 
 use super::cancel::CancelToken;
-use crate::config::defaults;
+use crate::base::defaults;
 use crate::transport::TransportConfig;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
 // Hosts mean "none" with 0 or a negative value where the option allows it.
-pub(crate) use crate::config::MAX_TIMEOUT_MS;
+pub(crate) use crate::base::defaults::MAX_TIMEOUT_MS;
 
 /// `ms` as a duration, refused past [`MAX_TIMEOUT_MS`].
 pub fn timeout_ms(key: &str, ms: u64) -> crate::error::Result<Duration> {
@@ -215,14 +215,5 @@ impl std::fmt::Debug for RequestOptions {
             .field("max_total", &self.max_total)
             .field("log_level", &self.log_level)
             .finish_non_exhaustive()
-    }
-}
-
-impl ClientConfig {
-    /// Builds a configuration from one flat JSON object, the form the C ABI and the bindings
-    /// use: exactly one of `command` (stdio) or `url` (HTTP). The keys, their types and
-    /// defaults are [`crate::config::Config`] (and `schema/config.schema.json`).
-    pub fn from_json(value: &Value) -> crate::error::Result<ClientConfig> {
-        crate::config::parse(value)?.into_client_config()
     }
 }

@@ -1,9 +1,13 @@
 //! The typed JSON settings onto the internal configuration types, with the checks that span
 //! keys (exactly one transport, keys of the other transport, limits serde cannot express).
 
-use super::{Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, Mode, OAuth, Reconnect, Scopes};
+use super::{
+    Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, InputKind, Mode, OAuth, Reconnect, Scopes,
+};
 use crate::auth::OAuthConfig;
-use crate::client::{check_env_name, timeout_ms, ClientConfig, ConnectMode, ManualInput, ReconnectPolicy};
+use crate::client::{
+    check_env_name, timeout_ms, ClientConfig, ConnectMode, ElicitationModes, ManualInput, ReconnectPolicy,
+};
 use crate::error::{Error, Result};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::{self, StdioConfig};
@@ -61,7 +65,7 @@ impl Config {
         config.reconnect = self.reconnect.map(Reconnect::into_policy).transpose()?;
         config.skills = self.skills;
         if let Some(kinds) = &self.manual_input {
-            config.manual_input = ManualInput::from_kinds(kinds);
+            config.manual_input = manual_input(kinds);
         }
         config.tasks = self.tasks;
         config.response_cache = self.response_cache;
@@ -140,6 +144,24 @@ impl Config {
         http.max_message_bytes = max_message_bytes;
         Ok(http)
     }
+}
+
+/// The `manual_input` kinds as the client's declarations.
+pub(super) fn manual_input(kinds: &[InputKind]) -> ManualInput {
+    let mut manual = ManualInput::default();
+    for kind in kinds {
+        let none = ElicitationModes {
+            form: false,
+            url: false,
+        };
+        match kind {
+            InputKind::Elicitation | InputKind::ElicitationForm => manual.elicitation.get_or_insert(none).form = true,
+            InputKind::ElicitationUrl => manual.elicitation.get_or_insert(none).url = true,
+            InputKind::Sampling => manual.sampling = true,
+            InputKind::Roots => manual.roots = true,
+        }
+    }
+    manual
 }
 
 /// One `"resolve"` entry: a host name and the addresses it is pinned to.

@@ -6,7 +6,7 @@
 use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
-use crate::config::defaults;
+use crate::base::defaults;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use serde_json::{json, Value};
