@@ -294,6 +294,11 @@
 #define MCP_ABI_VERSION 2
 
 /**
+ * Where an assertion callback puts the JWT. Valid only during that callback.
+ */
+typedef struct mcp_assertion_slot mcp_assertion_slot;
+
+/**
  * A started call. Owned by the caller (when `call_out` was given) and freed with
  * `mcp_call_free`, before or after its completion, from any thread (its own completion
  * callback included).
@@ -374,6 +379,26 @@ typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp
  * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
  */
 typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
+
+/**
+ * Asked for a JWT before each token request that needs one the configuration does not hold:
+ * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
+ * authorization), `audience` the authorization server (or identity provider) it is for; both
+ * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
+ * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
+ */
+typedef void (*mcp_assertion_fn)(void *userdata,
+                                 const char *kind,
+                                 const char *audience,
+                                 struct mcp_assertion_slot *slot);
+
+/**
+ * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
+ * held while a refresh token is spent and its successor saved, so that processes sharing the
+ * store never spend the same one (an advisory file lock, for instance). Taking it may block
+ * until it is free; releasing must not block.
+ */
+typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
 
 /**
  * Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
@@ -635,6 +660,47 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
                                    int64_t timeout_ms,
                                    char **redirect_url_out,
                                    struct mcp_error **err_out);
+
+/**
+ * Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
+ */
+MCP_API
+mcp_status mcp_assertion_slot_set(struct mcp_assertion_slot *slot,
+                                  const char *jwt,
+                                  struct mcp_error **err_out);
+
+/**
+ * Registers the host's source of assertions for `oauth.grant` `jwt_bearer` and `enterprise`
+ * (used when the configuration has no `workload_jwt*` / `id_token*`); NULL removes it.
+ * `userdata_free` runs exactly once, even when this call fails.
+ */
+MCP_API
+mcp_status mcp_client_set_assertion_provider(struct mcp_client *client,
+                                             mcp_assertion_fn callback,
+                                             void *userdata,
+                                             mcp_userdata_free_fn userdata_free,
+                                             struct mcp_error **err_out);
+
+/**
+ * `mcp_client_set_token_store` with the store's lock (`lock` may be NULL: no lock). Both load
+ * and save NULL restores the in-memory default. `userdata_free` runs exactly once, even when
+ * this call fails.
+ */
+MCP_API
+mcp_status mcp_client_set_locking_token_store(struct mcp_client *client,
+                                              mcp_token_load_fn load,
+                                              mcp_token_save_fn save,
+                                              mcp_token_lock_fn lock,
+                                              void *userdata,
+                                              mcp_userdata_free_fn userdata_free,
+                                              struct mcp_error **err_out);
+
+/**
+ * The registered OAuth error code behind an authorization failure (`invalid_grant`,
+ * `invalid_scope`, `unauthorized_client`, `access_denied`, `invalid_target`, …), or NULL.
+ * Borrowed from `error`.
+ */
+MCP_API const char *mcp_error_oauth_error(const struct mcp_error *error);
 
 /**
  * Sets the authorization context the response cache files `private` entries under (the
@@ -1218,6 +1284,18 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
  * contacted (a range also matches resolved addresses). The MCP server's own origin is always
  * allowed. Errors never quote what a fetched document says.
+ *
+ * Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
+ * generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
+ * `dpop_private_key_jwk`; the key never leaves the library); `grant` "jwt_bearer" (workload
+ * identity federation: `workload_jwt`, or `workload_jwt_file` read again before every token
+ * request, else `mcp_client_set_assertion_provider`); `grant` "enterprise" (enterprise-managed
+ * authorization: `id_token` / `id_token_file` / the assertion provider, `idp_token_endpoint`,
+ * `idp_client_id`, `idp_client_secret`, plus `client_id`, `client_secret` or
+ * `private_key_pem`, and `issuer` for the MCP authorization server); `token_store_dir` (keep
+ * credentials in 0600 files there, with an advisory lock so processes sharing it never spend
+ * a refresh token twice). A refused grant fails with `MCP_AUTH_REQUIRED` and its OAuth error
+ * code in `mcp_error_oauth_error`.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

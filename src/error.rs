@@ -98,6 +98,8 @@ struct Inner {
     www_authenticate: Option<String>,
     /// The raw result behind the failure (`OutputSchemaInvalid`).
     result: Option<Value>,
+    /// The registered OAuth error code an authorization server answered (`invalid_grant`, …).
+    oauth_error: Option<String>,
 }
 
 impl Error {
@@ -111,6 +113,7 @@ impl Error {
             http_status: None,
             www_authenticate: None,
             result: None,
+            oauth_error: None,
         }))
     }
 
@@ -129,6 +132,7 @@ impl Error {
             http_status: None,
             www_authenticate: None,
             result: None,
+            oauth_error: None,
         }))
     }
 
@@ -142,6 +146,7 @@ impl Error {
             http_status: None,
             www_authenticate: None,
             result: None,
+            oauth_error: None,
         }))
     }
 
@@ -192,6 +197,18 @@ impl Error {
     /// The same error, carrying the raw result that failed a check.
     pub(crate) fn with_result(mut self, result: Value) -> Self {
         self.0.result = Some(result);
+        self
+    }
+
+    /// The registered OAuth error code behind an authorization failure (`invalid_grant`,
+    /// `invalid_scope`, `unauthorized_client`, …), if an authorization server answered one.
+    pub fn oauth_error(&self) -> Option<&str> {
+        self.0.oauth_error.as_deref()
+    }
+
+    /// The same error, recording the OAuth error code behind it.
+    pub(crate) fn with_oauth_error(mut self, code: Option<String>) -> Self {
+        self.0.oauth_error = code;
         self
     }
 

@@ -57,6 +57,11 @@ mod transport;
 mod untrusted;
 
 pub use auth::{AuthorizationHandler, AuthorizationRequest, Grant, MemoryTokenStore, OAuthConfig, TokenStore};
+// Issue 18: authorization extensions (DPoP, assertion grants, locked token stores).
+pub use auth::{
+    AssertionKind, AssertionProvider, AssertionRequest, AssertionSource, DpopKeySource, FileTokenStore, IdpConfig,
+    StoreGuard,
+};
 pub use base::BoxFuture;
 pub use client::{
     CacheMode, CancelToken, Client, ClientConfig, ConnectMode, ConnectionState, ConnectionStateFn, EraCache,

@@ -148,7 +148,8 @@ public:
     Error(mcp_status status, std::string message, std::optional<int64_t> jsonrpc_code = std::nullopt,
           std::optional<std::string> data_json = std::nullopt, std::optional<int> http_status = std::nullopt,
           std::optional<std::string> www_authenticate = std::nullopt,
-          std::optional<std::string> jsonrpc_message = std::nullopt)
+          std::optional<std::string> jsonrpc_message = std::nullopt,
+          std::optional<std::string> oauth_error = std::nullopt)
         : std::runtime_error(std::string(mcp_status_str(status)) + ": " + message),
           status_(status),
           message_(std::move(message)),
@@ -156,7 +157,8 @@ public:
           data_json_(std::move(data_json)),
           http_status_(http_status),
           www_authenticate_(std::move(www_authenticate)),
-          jsonrpc_message_(std::move(jsonrpc_message)) {}
+          jsonrpc_message_(std::move(jsonrpc_message)),
+          oauth_error_(std::move(oauth_error)) {}
 
     /// The library status (MCP_TIMEOUT, MCP_JSONRPC_ERROR, ...).
     mcp_status status() const noexcept { return status_; }
@@ -178,6 +180,9 @@ public:
     /// AuthRequiredError: the server's WWW-Authenticate challenge (several are joined with
     /// ", "), when it sent one. It never holds credentials.
     const std::optional<std::string>& www_authenticate() const noexcept { return www_authenticate_; }
+    /// AuthRequiredError: the registered OAuth error code an authorization server answered
+    /// (invalid_grant, invalid_scope, unauthorized_client, ...), when there is one.
+    const std::optional<std::string>& oauth_error() const noexcept { return oauth_error_; }
 
 private:
     mcp_status status_;
@@ -187,6 +192,7 @@ private:
     std::optional<int> http_status_;
     std::optional<std::string> www_authenticate_;
     std::optional<std::string> jsonrpc_message_;
+    std::optional<std::string> oauth_error_;
 };
 
 #define MCP_CPP_ERROR_CLASS(Name, Base) \
@@ -351,7 +357,7 @@ inline std::string shown(std::string s) {
     std::optional<int64_t> code;
     std::optional<std::string> data;
     std::optional<int> http;
-    std::optional<std::string> challenge, rpc_message;
+    std::optional<std::string> challenge, rpc_message, oauth_error;
     if (err) {
         int64_t c = 0;
         if (mcp_error_jsonrpc_code(err, &c)) code = c;
@@ -360,6 +366,7 @@ inline std::string shown(std::string s) {
         uint16_t h = 0;
         if (mcp_error_http_status(err, &h)) http = h;
         challenge = opt_string(mcp_error_www_authenticate(err));
+        oauth_error = opt_string(mcp_error_oauth_error(err));
     }
     std::string requests = "{}", result = "{}", unanswered = "{}";
     std::optional<std::string> state;
@@ -386,7 +393,8 @@ inline std::string shown(std::string s) {
         case MCP_CANCELLED: throw CancelledError(status, message, code, data, http, challenge);
         case MCP_SERVER_EXITED: throw ServerExitedError(status, message, code, data, http, challenge);
         case MCP_HTTP_STATUS: throw HttpStatusError(status, message, code, data, http, challenge);
-        case MCP_AUTH_REQUIRED: throw AuthRequiredError(status, message, code, data, http, challenge);
+        case MCP_AUTH_REQUIRED:
+            throw AuthRequiredError(status, message, code, data, http, challenge, std::nullopt, oauth_error);
         case MCP_MESSAGE_TOO_LARGE: throw MessageTooLargeError(status, message, code, data, http, challenge);
         case MCP_JSONRPC_ERROR: throw RpcError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PROTOCOL_VIOLATION: throw ProtocolError(status, message, code, data, http, challenge);
@@ -916,6 +924,10 @@ using TokenLoader = std::function<std::optional<std::string>(const std::string& 
 /// Token store: keep `record_json` for `issuer` (it holds client credentials and tokens: keep it
 /// secret), or forget the issuer's record (nullopt).
 using TokenSaver = std::function<void(const std::string& issuer, const std::optional<std::string>& record_json)>;
+/// Supplies the JWT an assertion grant needs when the configuration holds none: `kind` is
+/// "workload_jwt" (grant "jwt_bearer") or "id_token" (grant "enterprise"), `audience` the
+/// authorization server or identity provider. nullopt (or an exception) ends that authorization.
+using AssertionProvider = std::function<std::optional<std::string>(const std::string& kind, const std::string& audience)>;
 
 /// FOR TESTS AND AUTOMATION ONLY: GETs `authorization_url` once without following redirects
 /// and returns the absolute Location it redirects to. Against an authorization server that
@@ -939,6 +951,9 @@ struct AuthBox {
 struct TokenStoreBox {
     TokenLoader load;
     TokenSaver save;
+};
+struct AssertionBox {
+    AssertionProvider provide;
 };
 
 inline std::string describe_exception(const char* prefix) noexcept {
@@ -1039,6 +1054,17 @@ inline void token_save_trampoline(void* userdata, const char* issuer, const char
         static_cast<TokenStoreBox*>(userdata)->save(issuer ? issuer : "", opt_string(record_json));
     } catch (...) {
         // Nothing to report to: the credentials stay usable for this client's lifetime.
+    }
+}
+
+inline void assertion_trampoline(void* userdata, const char* kind, const char* audience,
+                                 mcp_assertion_slot* slot) noexcept {
+    try {
+        std::optional<std::string> jwt =
+            static_cast<AssertionBox*>(userdata)->provide(kind ? kind : "", audience ? audience : "");
+        if (jwt && !jwt->empty()) mcp_assertion_slot_set(slot, jwt->c_str(), nullptr);
+    } catch (...) {
+        // No JWT: the authorization fails with AuthRequiredError.
     }
 }
 
@@ -1738,6 +1764,22 @@ public:
         detail::check([&](mcp_error** e) {
             return mcp_client_set_token_store(client_, &detail::token_load_trampoline, &detail::token_save_trampoline,
                                               box, &detail::free_box<detail::TokenStoreBox>, e);
+        });
+    }
+
+    /// Registers the source of the assertion grants' JWTs (an empty function removes it). Runs
+    /// on the dispatcher thread; read rotated tokens fresh each time.
+    void set_assertion_provider(AssertionProvider provide) {
+        if (!provide) {
+            detail::check([&](mcp_error** e) {
+                return mcp_client_set_assertion_provider(client_, nullptr, nullptr, nullptr, e);
+            });
+            return;
+        }
+        auto* box = new detail::AssertionBox{std::move(provide)};
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_assertion_provider(client_, &detail::assertion_trampoline, box,
+                                                     &detail::free_box<detail::AssertionBox>, e);
         });
     }
 

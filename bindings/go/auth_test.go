@@ -454,6 +454,43 @@ func TestOAuthClientCredentials(t *testing.T) {
 	if !errors.Is(err, ErrAuthRequired) {
 		t.Fatalf("wrong secret: %v", err)
 	}
+	var e *Error
+	if !errors.As(err, &e) || e.OAuthError != "invalid_client" {
+		t.Fatalf("wrong secret: the OAuth error code is missing: %#v", err)
+	}
+}
+
+// An assertion grant asks the provider for the workload's JWT and surfaces the authorization
+// server's refusal with its OAuth error code (the fixture knows no jwt-bearer grant).
+func TestOAuthAssertionProvider(t *testing.T) {
+	url, issuer, _ := oauthFixture(t)
+	c := newOAuthClient(t, url, map[string]any{"grant": "jwt_bearer"})
+	var mu sync.Mutex
+	var asked []string
+	if err := c.SetAssertionProvider(func(kind, audience string) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, kind+" "+audience)
+		return "eyJ.workload.sig", nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(testCtx(t), "echo", map[string]any{"text": "x"})
+	var e *Error
+	if !errors.Is(err, ErrAuthRequired) || !errors.As(err, &e) || e.OAuthError != "unsupported_grant_type" {
+		t.Fatalf("want ErrAuthRequired with unsupported_grant_type, got %#v", err)
+	}
+	if strings.Contains(err.Error(), "eyJ.workload.sig") {
+		t.Fatalf("the JWT leaked into the error: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 1 || asked[0] != "workload_jwt "+issuer {
+		t.Fatalf("provider calls: %v", asked)
+	}
+	if err := c.SetAssertionProvider(nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Without OAuth a 401 is ErrAuthRequired with the status and the challenge.

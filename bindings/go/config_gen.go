@@ -6,7 +6,7 @@ package mcpclient
 //
 // Every field is optional: nil leaves the key out.
 type OAuthConfig struct {
-	// Grant How tokens are obtained. One of: authorization_code, client_credentials.
+	// Grant How tokens are obtained. One of: authorization_code, client_credentials, jwt_bearer, enterprise.
 	Grant *string `json:"grant,omitempty"`
 	// ClientID A pre-registered client id (authorization code), or the client-credentials client.
 	ClientID *string `json:"client_id,omitempty"`
@@ -50,6 +50,28 @@ type OAuthConfig struct {
 	AllowHosts []string `json:"allow_hosts,omitempty"`
 	// DenyHosts Hosts the flows never contact (same forms).
 	DenyHosts []string `json:"deny_hosts,omitempty"`
+	// Dpop DPoP (RFC 9449): true: proofs signed with a key generated for the client; a `dpop_private_key_*` key turns it on too (false with a key is refused).
+	Dpop *bool `json:"dpop,omitempty"`
+	// DpopPrivateKeyPEM DPoP with the host's P-256 key, PEM (PKCS#8) (excludes `dpop_private_key_jwk`).
+	DpopPrivateKeyPEM *string `json:"dpop_private_key_pem,omitempty"`
+	// DpopPrivateKeyJwk DPoP with the host's P-256 key as a JWK: an object or its JSON text.
+	DpopPrivateKeyJwk any `json:"dpop_private_key_jwk,omitempty"`
+	// WorkloadJWT `grant` `jwt_bearer`: the workload's JWT (excludes `workload_jwt_file`; without either, the host's assertion provider).
+	WorkloadJWT *string `json:"workload_jwt,omitempty"`
+	// WorkloadJWTFile `grant` `jwt_bearer`: a file holding the workload's JWT, read again before every token request.
+	WorkloadJWTFile *string `json:"workload_jwt_file,omitempty"`
+	// IDToken `grant` `enterprise`: the user's ID token (excludes `id_token_file`; without either, the host's assertion provider).
+	IDToken *string `json:"id_token,omitempty"`
+	// IDTokenFile `grant` `enterprise`: a file holding the user's ID token.
+	IDTokenFile *string `json:"id_token_file,omitempty"`
+	// IdpTokenEndpoint `grant` `enterprise`: the identity provider's token endpoint (http or https), where the ID token is exchanged for an ID-JAG.
+	IdpTokenEndpoint *string `json:"idp_token_endpoint,omitempty"`
+	// IdpClientID `grant` `enterprise`: this client's id at the identity provider.
+	IdpClientID *string `json:"idp_client_id,omitempty"`
+	// IdpClientSecret `grant` `enterprise`: this client's secret at the identity provider.
+	IdpClientSecret *string `json:"idp_client_secret,omitempty"`
+	// TokenStoreDir Keep credentials in files in this directory (0600), locked across processes, instead of memory (unless the host sets a token store).
+	TokenStoreDir *string `json:"token_store_dir,omitempty"`
 }
 
 // ReconnectConfig: The reconnect policy: up to `max_attempts` connects with exponential backoff between them.

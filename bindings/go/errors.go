@@ -67,6 +67,9 @@ type Error struct {
 	// WWWAuthenticate is the server's WWW-Authenticate challenge for StatusAuthRequired
 	// (several are joined with ", "); "" when none. It never holds credentials.
 	WWWAuthenticate string
+	// OAuthError is the registered OAuth error code an authorization server answered
+	// (invalid_grant, invalid_scope, unauthorized_client, ...) for StatusAuthRequired; "" when none.
+	OAuthError string
 
 	detail error // *RPCError, *InputRequiredError, *RoundsExceededError or nil
 	ctxErr error // the context's error when the context ended the call
@@ -209,6 +212,9 @@ func readError(st C.mcp_status, cerr *C.mcp_error) *Error {
 	}
 	if p := C.mcp_error_www_authenticate(cerr); p != nil {
 		e.WWWAuthenticate = C.GoString(p)
+	}
+	if p := C.mcp_error_oauth_error(cerr); p != nil {
+		e.OAuthError = C.GoString(p)
 	}
 	var code C.int64_t
 	if C.mcp_error_jsonrpc_code(cerr, &code) {

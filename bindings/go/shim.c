@@ -32,6 +32,10 @@ static void token_save_trampoline(void *ud, const char *issuer, const char *reco
     goMcpTokenSave((uintptr_t)ud, (char *)issuer, (char *)record);
 }
 
+static void assertion_trampoline(void *ud, const char *kind, const char *audience, mcp_assertion_slot *slot) {
+    goMcpAssertion((uintptr_t)ud, (char *)kind, (char *)audience, slot);
+}
+
 static void state_trampoline(void *ud, int32_t state, uint32_t attempt, const char *detail) {
     goMcpConnectionState((uintptr_t)ud, state, attempt, (char *)detail);
 }
@@ -95,6 +99,11 @@ mcp_status mcpgo_set_token_store(mcp_client *client, uintptr_t handle, mcp_error
     return mcp_client_set_token_store(client, handle ? token_load_trampoline : NULL,
                                       handle ? token_save_trampoline : NULL, (void *)handle,
                                       handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_assertion_provider(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_set_assertion_provider(client, handle ? assertion_trampoline : NULL, (void *)handle,
+                                             handle ? free_trampoline : NULL, err_out);
 }
 
 void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle) {

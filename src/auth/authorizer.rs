@@ -54,9 +54,9 @@ struct Bound {
 impl Authorization for Bound {
     fn attach<'a>(&'a self, request: &'a mut reqwest::Request) -> BoxFuture<'a, Option<u64>> {
         Box::pin(async move {
-            let url = request.url().clone();
+            let (url, method) = (request.url().clone(), request.method().clone());
             self.context
-                .authorize_request(&self.io, &url, request.headers_mut())
+                .authorize_request(&self.io, &method, &url, request.headers_mut())
                 .await
         })
     }
@@ -71,5 +71,9 @@ impl Authorization for Bound {
 
     fn max_step_up(&self) -> u32 {
         self.context.max_step_up()
+    }
+
+    fn resend_now(&self, url: &Url, status: u16, headers: &reqwest::header::HeaderMap, challenge: &Challenge) -> bool {
+        self.context.dpop_nonce_retry(url, status, headers, challenge)
     }
 }

@@ -1,6 +1,9 @@
 //! The internal OAuth configuration and its checks across keys (its JSON form, read by
 //! [`OAuthConfig::from_json`], is `crate::config::OAuth`).
 
+use super::assertion::AssertionSource;
+use super::dpop::DpopKeySource;
+use super::enterprise::IdpConfig;
 use super::jwt::{Signer, ALGORITHMS};
 use crate::base::defaults;
 use crate::error::{Error, Result};
@@ -18,6 +21,14 @@ pub enum Grant {
     /// Machine to machine (`io.modelcontextprotocol/oauth-client-credentials`): the client's
     /// own credentials, `client_secret_basic`/`_post` or `private_key_jwt`.
     ClientCredentials,
+    /// Workload identity federation (RFC 7523, `io.modelcontextprotocol/auth/wif`): the
+    /// workload's JWT (`workload_jwt`, `workload_jwt_file` or the host's assertion provider) is
+    /// the grant.
+    JwtBearer,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token (`id_token`,
+    /// `id_token_file` or the host's assertion provider) exchanged at the identity provider
+    /// (`idp_token_endpoint`) for an ID-JAG, then the JWT-bearer grant with the configured client.
+    Enterprise,
 }
 
 /// Token endpoint authentication methods this client implements.
@@ -81,6 +92,17 @@ pub struct OAuthConfig {
     pub allow_hosts: Vec<String>,
     /// Hosts the flows never contact (same forms; a range also matches resolved addresses).
     pub deny_hosts: Vec<String>,
+    /// DPoP (RFC 9449): the key proofs are signed with; `None`: plain bearer tokens.
+    pub dpop: Option<DpopKeySource>,
+    /// `jwt_bearer`: the workload's JWT, or the file holding it (read before each request).
+    pub workload_jwt: Option<AssertionSource>,
+    /// `enterprise`: the user's ID token, or the file holding it.
+    pub id_token: Option<AssertionSource>,
+    /// `enterprise`: the identity provider's token endpoint and this client there.
+    pub idp: Option<IdpConfig>,
+    /// Keep credentials in this directory ([`super::FileTokenStore`], locked across processes)
+    /// instead of memory, unless the host sets a store.
+    pub token_store_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for OAuthConfig {
@@ -107,6 +129,11 @@ impl Default for OAuthConfig {
             allow_private_networks: false,
             allow_hosts: Vec::new(),
             deny_hosts: Vec::new(),
+            dpop: None,
+            workload_jwt: None,
+            id_token: None,
+            idp: None,
+            token_store_dir: None,
         }
     }
 }
@@ -124,6 +151,10 @@ impl std::fmt::Debug for OAuthConfig {
             .field("loopback_port", &self.loopback_port)
             .field("scopes", &self.scopes)
             .field("signer", &self.signer.as_ref().map(|s| s.algorithm()))
+            .field("dpop", &self.dpop)
+            .field("workload_jwt", &self.workload_jwt)
+            .field("id_token", &self.id_token)
+            .field("idp", &self.idp)
             .finish_non_exhaustive()
     }
 }
@@ -247,6 +278,9 @@ mod tests {
             json!({"redirect_uri": "/relative"}),
             json!({"allow_hosts": "a.example"}),
             json!({"deny_hosts": ["ok.example", "not a host"]}),
+            json!({"dpop": "yes"}),
+            json!({"dpop_private_key_pem": "not a key"}),
+            json!({"dpop": false, "dpop_private_key_jwk": {"kty": "EC"}}),
         ] {
             assert!(OAuthConfig::from_json(&bad).is_err(), "{bad}");
         }

@@ -6,6 +6,7 @@
 //! wrote either, beyond a registered OAuth error code.
 
 use super::discovery::{AuthServer, HTTP_TIMEOUT};
+use super::dpop::Dpop;
 use super::jwt::Signer;
 use super::store::{now_secs, ClientRecord, TokenSet};
 use super::Io;
@@ -70,7 +71,7 @@ fn endpoint(value: &Option<String>, name: &str) -> Result<Url> {
 }
 
 /// Reads a bounded answer body.
-async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(reqwest::StatusCode, Vec<u8>)> {
+pub(super) async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(reqwest::StatusCode, Vec<u8>)> {
     let status = response.status();
     let mut body = Vec::new();
     loop {
@@ -97,25 +98,7 @@ async fn read_answer(mut response: reqwest::Response, what: &str) -> Result<(req
 /// The `error` code of an OAuth error answer when it is one of the registered codes (RFC 6749
 /// §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the
 /// server wrote are never shown (security.md §1 S8).
-fn oauth_error(body: &[u8]) -> String {
-    const CODES: &[&str] = &[
-        "invalid_request",
-        "invalid_client",
-        "invalid_grant",
-        "unauthorized_client",
-        "unsupported_grant_type",
-        "invalid_scope",
-        "invalid_target",
-        "invalid_redirect_uri",
-        "invalid_client_metadata",
-        "invalid_software_statement",
-        "unapproved_software_statement",
-        "invalid_token",
-        "insufficient_scope",
-        "access_denied",
-        "server_error",
-        "temporarily_unavailable",
-    ];
+pub(super) fn oauth_error(body: &[u8]) -> String {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     match v.get("error").and_then(Value::as_str) {
         Some(e) if CODES.contains(&e) => e.to_string(),
@@ -123,6 +106,37 @@ fn oauth_error(body: &[u8]) -> String {
         None => "no OAuth error in the answer".into(),
     }
 }
+
+/// The registered OAuth error code of an answer, if it has one (for `Error::oauth_error`).
+pub(super) fn registered_error(body: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    v.get("error")
+        .and_then(Value::as_str)
+        .filter(|e| CODES.contains(e))
+        .map(str::to_string)
+}
+
+/// Registered OAuth error codes (RFC 6749, 7591, 6750, 8693, 9449).
+const CODES: &[&str] = &[
+    "invalid_request",
+    "invalid_client",
+    "invalid_grant",
+    "unauthorized_client",
+    "unsupported_grant_type",
+    "invalid_scope",
+    "invalid_target",
+    "invalid_redirect_uri",
+    "invalid_client_metadata",
+    "invalid_software_statement",
+    "unapproved_software_statement",
+    "invalid_token",
+    "insufficient_scope",
+    "access_denied",
+    "server_error",
+    "temporarily_unavailable",
+    "use_dpop_nonce",
+    "invalid_dpop_proof",
+];
 
 /// The method a registration asks for: `none` (a public native client with PKCE) when the
 /// server allows it, else a secret-based one it supports.
@@ -321,7 +335,7 @@ pub(crate) fn check_redirect(
 }
 
 /// `Basic base64(urlencode(id):urlencode(secret))` (RFC 6749 §2.3.1), marked sensitive.
-fn basic(client_id: &str, secret: &str) -> Result<HeaderValue> {
+pub(super) fn basic(client_id: &str, secret: &str) -> Result<HeaderValue> {
     let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
     let raw = format!("{}:{}", enc(client_id), enc(secret));
     let mut value = HeaderValue::from_str(&format!(
@@ -340,6 +354,7 @@ pub(crate) async fn token_request(
     server: &AuthServer,
     client: &ClientAuth,
     mut form: Vec<(&'static str, String)>,
+    dpop: Option<&Dpop>,
     requested_scope: Option<&str>,
 ) -> Result<TokenSet> {
     if !client.may_go_to(&server.issuer) {
@@ -353,12 +368,10 @@ pub(crate) async fn token_request(
         .find(|(k, _)| *k == "grant_type")
         .map(|(_, v)| v.clone())
         .unwrap_or_default();
-    let mut request = io
+    let http = io
         .client_for(&url)
-        .map_err(|e| e.context(&format!("the {grant} token request")))?
-        .post(url.clone())
-        .timeout(HTTP_TIMEOUT)
-        .header(ACCEPT, "application/json");
+        .map_err(|e| e.context(&format!("the {grant} token request")))?;
+    let mut authorization = None;
     let secret = || {
         client
             .secret
@@ -366,7 +379,7 @@ pub(crate) async fn token_request(
             .ok_or_else(|| Error::auth("the client's authentication method needs a client secret, and there is none"))
     };
     match client.method.as_str() {
-        "client_secret_basic" => request = request.header(AUTHORIZATION, basic(&client.client_id, &secret()?)?),
+        "client_secret_basic" => authorization = Some(basic(&client.client_id, &secret()?)?),
         "client_secret_post" => {
             form.push(("client_id", client.client_id.clone()));
             form.push(("client_secret", secret()?));
@@ -380,29 +393,58 @@ pub(crate) async fn token_request(
             form.push(("client_assertion_type", JWT_BEARER_ASSERTION.into()));
             form.push(("client_assertion", signer.assertion(&client.client_id, &server.issuer)?));
         }
+        // An assertion grant without a configured client sends no client id at all.
+        _ if client.client_id.is_empty() => {}
         _ => form.push(("client_id", client.client_id.clone())),
     }
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(form.iter().map(|(k, v)| (*k, v.as_str())))
         .finish();
-    let response = request
-        .header(CONTENT_TYPE, "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await
-        .map_err(|e| Io::send_error(e, &format!("the {grant} token request to {}", redact::url(&url))))?;
-    let (status, body) = read_answer(response, "token").await?;
+    // With DPoP, a 400 `use_dpop_nonce` carrying a nonce is answered once more with a proof
+    // holding it (RFC 9449 §8); the grant (a code, a refresh token) is still unspent.
+    let mut nonce_retried = false;
+    let (status, body) = loop {
+        let mut request = http
+            .post(url.clone())
+            .timeout(HTTP_TIMEOUT)
+            .header(ACCEPT, "application/json")
+            .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+        if let Some(value) = &authorization {
+            request = request.header(AUTHORIZATION, value.clone());
+        }
+        if let Some(d) = dpop {
+            request = request.header(super::dpop::PROOF_HEADER, d.proof("POST", &url, None)?);
+        }
+        let response = request
+            .body(body.clone())
+            .send()
+            .await
+            .map_err(|e| Io::send_error(e, &format!("the {grant} token request to {}", redact::url(&url))))?;
+        let got_nonce = dpop.is_some_and(|d| d.note_nonce(&url, response.headers()));
+        let (status, body) = read_answer(response, "token").await?;
+        if status == reqwest::StatusCode::BAD_REQUEST
+            && got_nonce
+            && !nonce_retried
+            && oauth_error(&body) == super::dpop::USE_NONCE
+        {
+            nonce_retried = true;
+            continue;
+        }
+        break (status, body);
+    };
     if !status.is_success() {
+        let code = oauth_error(&body);
+        let registered = registered_error(&body);
         return Err(Error::auth(format!(
-            "the token endpoint refused the {grant} request (HTTP {status}): {}",
-            oauth_error(&body)
+            "the token endpoint refused the {grant} request (HTTP {status}): {code}"
         ))
-        .with_http_status(status.as_u16()));
+        .with_http_status(status.as_u16())
+        .with_oauth_error(registered));
     }
-    parse_tokens(&body, requested_scope)
+    parse_tokens(&body, requested_scope, dpop.is_some())
 }
 
-fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> {
+fn parse_tokens(body: &[u8], requested_scope: Option<&str>, dpop: bool) -> Result<TokenSet> {
     let v: Value = serde_json::from_slice(body).map_err(|_| Error::auth("the token endpoint's answer is not JSON"))?;
     let access_token = v
         .get("access_token")
@@ -414,12 +456,19 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
             "the access token contains characters a header cannot carry",
         ));
     }
-    let token_type = v.get("token_type").and_then(Value::as_str).unwrap_or("Bearer");
-    if !token_type.eq_ignore_ascii_case("bearer") {
-        return Err(Error::auth(
-            "the token endpoint issued a token of another type than Bearer, the only one supported",
-        ));
-    }
+    // A DPoP-bound token (RFC 9449 §5) only when this request carried a proof; otherwise
+    // Bearer is the only type this client can present.
+    let token_type = match v.get("token_type").and_then(Value::as_str).unwrap_or("Bearer") {
+        t if t.eq_ignore_ascii_case("bearer") => "Bearer",
+        t if dpop && t.eq_ignore_ascii_case("dpop") => "DPoP",
+        _ => {
+            return Err(Error::auth(if dpop {
+                "the token endpoint issued a token of another type than Bearer or DPoP"
+            } else {
+                "the token endpoint issued a token of another type than Bearer, the only one supported"
+            }))
+        }
+    };
     let expires_in = v.get("expires_in").and_then(|e| {
         e.as_u64()
             .or_else(|| e.as_f64().map(|f| f.max(0.0) as u64))
@@ -427,7 +476,7 @@ fn parse_tokens(body: &[u8], requested_scope: Option<&str>) -> Result<TokenSet> 
     });
     Ok(TokenSet {
         access_token: access_token.to_string(),
-        token_type: "Bearer".into(),
+        token_type: token_type.into(),
         refresh_token: v
             .get("refresh_token")
             .and_then(Value::as_str)
@@ -500,6 +549,7 @@ mod tests {
         let t = parse_tokens(
             br#"{"access_token":"a","token_type":"bearer","expires_in":60,"refresh_token":"r"}"#,
             Some("x"),
+            false,
         )
         .unwrap();
         assert_eq!((t.access_token.as_str(), t.scope.as_deref()), ("a", Some("x")));
@@ -507,17 +557,21 @@ mod tests {
         // Absurd lifetimes are capped, never overflowing (debug builds panicked on 2^64-1).
         for huge in ["18446744073709551615", "1e300", "\"18446744073709551615\""] {
             let body = format!(r#"{{"access_token":"a","expires_in":{huge}}}"#);
-            let at = parse_tokens(body.as_bytes(), None).unwrap().expires_at.unwrap();
+            let at = parse_tokens(body.as_bytes(), None, false).unwrap().expires_at.unwrap();
             assert!(
                 at <= now_secs() + MAX_TOKEN_LIFETIME_SECS && at + 5 >= now_secs() + MAX_TOKEN_LIFETIME_SECS,
                 "{huge}"
             );
         }
-        let t = parse_tokens(br#"{"access_token":"a","expires_in":-5}"#, None).unwrap();
+        let t = parse_tokens(br#"{"access_token":"a","expires_in":-5}"#, None, false).unwrap();
         assert!(t.expires_at.unwrap() <= now_secs());
-        assert!(parse_tokens(br#"{"access_token":"a","token_type":"DPoP"}"#, None).is_err());
-        assert!(parse_tokens(br#"{"access_token":"a b"}"#, None).is_err());
-        assert!(parse_tokens(br#"{"token_type":"Bearer"}"#, None).is_err());
+        assert!(parse_tokens(br#"{"access_token":"a","token_type":"DPoP"}"#, None, false).is_err());
+        // With a proof sent, a DPoP-bound token is kept as such (never presented as Bearer).
+        let t = parse_tokens(br#"{"access_token":"a","token_type":"dpop"}"#, None, true).unwrap();
+        assert_eq!(t.token_type, "DPoP");
+        assert!(parse_tokens(br#"{"access_token":"a","token_type":"mac"}"#, None, true).is_err());
+        assert!(parse_tokens(br#"{"access_token":"a b"}"#, None, false).is_err());
+        assert!(parse_tokens(br#"{"token_type":"Bearer"}"#, None, false).is_err());
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl std::fmt::Debug for Signer {
     }
 }
 
-fn der_from_pem(pem: &str) -> Result<(String, Vec<u8>)> {
+pub(super) fn der_from_pem(pem: &str) -> Result<(String, Vec<u8>)> {
     let begin = pem
         .find("-----BEGIN ")
         .ok_or_else(|| Error::invalid("private_key_pem is not PEM (no -----BEGIN line)"))?;

@@ -22,7 +22,18 @@ pub trait TokenStore: Send + Sync + 'static {
     fn load(&self, issuer: &str) -> BoxFuture<'static, Option<Value>>;
     /// Saves the record for `issuer`; `None` deletes it.
     fn save(&self, issuer: &str, record: Option<Value>) -> BoxFuture<'static, ()>;
+
+    /// Takes the store's lock for `issuer`, held (across processes, for a shared store) while a
+    /// refresh token is spent and its successor saved; released when the returned guard is
+    /// dropped. The default has no lock: enough for a store used by one client at a time.
+    fn lock(&self, issuer: &str) -> BoxFuture<'static, Option<StoreGuard>> {
+        let _ = issuer;
+        Box::pin(async { None })
+    }
 }
+
+/// What [`TokenStore::lock`] returns: the lock is released when it is dropped.
+pub type StoreGuard = Box<dyn std::any::Any + Send>;
 
 /// The default store: records live as long as the client.
 #[derive(Default)]

@@ -285,12 +285,19 @@ impl Client {
         self.inner.auth.set_store(store);
     }
 
+    /// Where the assertion grants (`oauth.grant` `jwt_bearer`, `enterprise`) get the JWTs the
+    /// configuration does not hold (see `crate::auth::AssertionProvider`); `None` removes it.
+    pub fn set_assertion_provider(&self, provider: Option<Arc<dyn crate::auth::AssertionProvider>>) {
+        self.inner.auth.set_assertion_provider(provider);
+    }
+
     /// Drops every handler and listener (their captured state is released once no call uses
     /// them any more).
     pub fn clear_handlers(&self) {
         self.inner.hooks.clear();
         self.inner.auth.set_handler(None);
         self.inner.auth.set_store(None);
+        self.inner.auth.set_assertion_provider(None);
         self.on_connection_state(None);
     }
 

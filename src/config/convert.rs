@@ -2,9 +2,9 @@
 //! keys (exactly one transport, keys of the other transport, limits serde cannot express).
 
 use super::{
-    Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, InputKind, Mode, OAuth, Reconnect, Scopes,
+    Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, InputKind, Jwk, Mode, OAuth, Reconnect, Scopes,
 };
-use crate::auth::OAuthConfig;
+use crate::auth::{AssertionSource, DpopKeySource, IdpConfig, OAuthConfig};
 use crate::client::{
     check_env_name, timeout_ms, ClientConfig, ConnectMode, ElicitationModes, ManualInput, ReconnectPolicy,
 };
@@ -199,6 +199,8 @@ impl OAuth {
             grant: match self.grant {
                 Grant::AuthorizationCode => crate::auth::Grant::AuthorizationCode,
                 Grant::ClientCredentials => crate::auth::Grant::ClientCredentials,
+                Grant::JwtBearer => crate::auth::Grant::JwtBearer,
+                Grant::Enterprise => crate::auth::Grant::Enterprise,
             },
             client_id: self.client_id.filter(|s| !s.is_empty()),
             client_secret: self.client_secret,
@@ -235,6 +237,15 @@ impl OAuth {
             allow_private_networks: self.allow_private_networks,
             allow_hosts: self.allow_hosts.unwrap_or_default(),
             deny_hosts: self.deny_hosts.unwrap_or_default(),
+            dpop: dpop_key(
+                self.dpop,
+                self.dpop_private_key_pem.as_deref(),
+                self.dpop_private_key_jwk,
+            )?,
+            workload_jwt: assertion_source("workload_jwt", self.workload_jwt, self.workload_jwt_file)?,
+            id_token: assertion_source("id_token", self.id_token, self.id_token_file)?,
+            idp: None,
+            token_store_dir: self.token_store_dir.filter(|d| !d.is_empty()).map(Into::into),
         };
         if !cfg.loopback_path.starts_with('/') || cfg.loopback_path.contains(['?', '#', ' ']) {
             return Err(Error::invalid("oauth.loopback_path must be a path starting with /"));
@@ -252,8 +263,68 @@ impl OAuth {
         for (key, list) in [("allow_hosts", &cfg.allow_hosts), ("deny_hosts", &cfg.deny_hosts)] {
             crate::net::policy::check_patterns(list, key).map_err(|e| Error::invalid(format!("oauth.{e}")))?;
         }
+        if cfg.workload_jwt.is_some() && cfg.grant != crate::auth::Grant::JwtBearer {
+            return Err(Error::invalid(
+                "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
+            ));
+        }
+        if let Some(endpoint) = self.idp_token_endpoint {
+            cfg.idp = Some(IdpConfig {
+                token_endpoint: url::Url::parse(&endpoint)
+                    .ok()
+                    .filter(|u| matches!(u.scheme(), "http" | "https"))
+                    .ok_or_else(|| Error::invalid("oauth.idp_token_endpoint is not an http(s) URL"))?,
+                client_id: self.idp_client_id,
+                client_secret: self.idp_client_secret,
+            });
+        } else if self.idp_client_id.is_some() || self.idp_client_secret.is_some() {
+            return Err(Error::invalid(
+                "oauth.idp_client_id and oauth.idp_client_secret need oauth.idp_token_endpoint",
+            ));
+        }
+        let enterprise = cfg.grant == crate::auth::Grant::Enterprise;
+        if enterprise && (cfg.idp.is_none() || cfg.client_id.is_none()) {
+            return Err(Error::invalid(
+                "oauth.grant enterprise needs oauth.idp_token_endpoint and oauth.client_id (the client at the \
+                 MCP authorization server)",
+            ));
+        }
+        if !enterprise && (cfg.id_token.is_some() || cfg.idp.is_some()) {
+            return Err(Error::invalid(
+                "oauth.id_token* and oauth.idp_* need oauth.grant enterprise",
+            ));
+        }
         cfg.signer = crate::auth::config::signer(self.private_key_pem.as_deref(), self.signing_algorithm.as_deref())?;
         cfg.validate()?;
         Ok(cfg)
+    }
+}
+
+/// `<key>` (the JWT itself) or `<key>_file` (a path), not both, neither empty.
+fn assertion_source(key: &str, value: Option<String>, file: Option<String>) -> Result<Option<AssertionSource>> {
+    match (value, file) {
+        (Some(_), Some(_)) => Err(Error::invalid(format!(
+            "give oauth.{key} or oauth.{key}_file, not both"
+        ))),
+        (Some(v), None) if !v.is_empty() => Ok(Some(AssertionSource::Value(v))),
+        (None, Some(p)) if !p.is_empty() => Ok(Some(AssertionSource::File(p.into()))),
+        (None, None) => Ok(None),
+        _ => Err(Error::invalid(format!("oauth.{key} must not be empty"))),
+    }
+}
+
+/// The DPoP key asked for: the host's (PEM or JWK), a generated one (`dpop: true`), or none.
+fn dpop_key(enabled: Option<bool>, pem: Option<&str>, jwk: Option<Jwk>) -> Result<Option<DpopKeySource>> {
+    if enabled == Some(false) && (pem.is_some() || jwk.is_some()) {
+        return Err(Error::invalid("oauth.dpop is false but a DPoP key is given"));
+    }
+    match (pem, jwk) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "give oauth.dpop_private_key_pem or oauth.dpop_private_key_jwk, not both",
+        )),
+        (Some(pem), None) => DpopKeySource::from_pem(pem).map(Some),
+        (None, Some(Jwk::Object(o))) => DpopKeySource::from_jwk(&serde_json::Value::Object(o)).map(Some),
+        (None, Some(Jwk::Text(t))) => DpopKeySource::from_jwk(&serde_json::Value::String(t)).map(Some),
+        (None, None) => Ok((enabled == Some(true)).then_some(DpopKeySource::Generate)),
     }
 }

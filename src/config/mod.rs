@@ -302,6 +302,45 @@ pub struct OAuth {
     pub allow_hosts: Option<Vec<String>>,
     /// Hosts the flows never contact (same forms).
     pub deny_hosts: Option<Vec<String>>,
+
+    // --- authorization extensions ---
+    /// DPoP (RFC 9449): true: proofs signed with a key generated for the client; a
+    /// `dpop_private_key_*` key turns it on too (false with a key is refused).
+    pub dpop: Option<bool>,
+    /// DPoP with the host's P-256 key, PEM (PKCS#8) (excludes `dpop_private_key_jwk`).
+    pub dpop_private_key_pem: Option<String>,
+    /// DPoP with the host's P-256 key as a JWK: an object or its JSON text.
+    pub dpop_private_key_jwk: Option<Jwk>,
+    /// `grant` `jwt_bearer`: the workload's JWT (excludes `workload_jwt_file`; without either,
+    /// the host's assertion provider).
+    pub workload_jwt: Option<String>,
+    /// `grant` `jwt_bearer`: a file holding the workload's JWT, read again before every token
+    /// request.
+    pub workload_jwt_file: Option<String>,
+    /// `grant` `enterprise`: the user's ID token (excludes `id_token_file`; without either, the
+    /// host's assertion provider).
+    pub id_token: Option<String>,
+    /// `grant` `enterprise`: a file holding the user's ID token.
+    pub id_token_file: Option<String>,
+    /// `grant` `enterprise`: the identity provider's token endpoint (http or https), where the
+    /// ID token is exchanged for an ID-JAG.
+    pub idp_token_endpoint: Option<String>,
+    /// `grant` `enterprise`: this client's id at the identity provider.
+    pub idp_client_id: Option<String>,
+    /// `grant` `enterprise`: this client's secret at the identity provider.
+    pub idp_client_secret: Option<String>,
+    /// Keep credentials in files in this directory (0600), locked across processes, instead of
+    /// memory (unless the host sets a token store).
+    pub token_store_dir: Option<String>,
+}
+
+/// A JWK: a JSON object, or its text.
+#[derive(Clone, Deserialize, JsonSchema)]
+#[serde(untagged, expecting = "a JWK object or its JSON text")]
+#[allow(missing_docs)] // the variants are the JSON forms
+pub enum Jwk {
+    Object(Map<String, Value>),
+    Text(String),
 }
 
 // Secrets stay out of debug output.
@@ -324,6 +363,11 @@ pub enum Grant {
     AuthorizationCode,
     /// Machine to machine: the client's own credentials.
     ClientCredentials,
+    /// Workload identity federation (RFC 7523): the workload's JWT is the grant.
+    JwtBearer,
+    /// Enterprise-managed authorization (SEP-990): the user's ID token exchanged at the
+    /// identity provider for an ID-JAG, then the JWT-bearer grant.
+    Enterprise,
 }
 
 /// Token endpoint authentication methods this client implements.

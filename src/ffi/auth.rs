@@ -158,11 +158,11 @@ pub unsafe extern "C" fn mcp_token_slot_set(
     })
 }
 
-struct FfiTokenStore {
-    load: unsafe extern "C" fn(*mut c_void, *const c_char, *mut mcp_token_slot),
-    save: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char),
-    userdata: Arc<Userdata>,
-    dispatcher: Arc<Dispatcher>,
+pub(super) struct FfiTokenStore {
+    pub(super) load: unsafe extern "C" fn(*mut c_void, *const c_char, *mut mcp_token_slot),
+    pub(super) save: unsafe extern "C" fn(*mut c_void, *const c_char, *const c_char),
+    pub(super) userdata: Arc<Userdata>,
+    pub(super) dispatcher: Arc<Dispatcher>,
 }
 
 impl TokenStore for FfiTokenStore {

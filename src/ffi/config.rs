@@ -253,6 +253,18 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
 /// contacted (a range also matches resolved addresses). The MCP server's own origin is always
 /// allowed. Errors never quote what a fetched document says.
+///
+/// Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
+/// generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
+/// `dpop_private_key_jwk`; the key never leaves the library); `grant` "jwt_bearer" (workload
+/// identity federation: `workload_jwt`, or `workload_jwt_file` read again before every token
+/// request, else `mcp_client_set_assertion_provider`); `grant` "enterprise" (enterprise-managed
+/// authorization: `id_token` / `id_token_file` / the assertion provider, `idp_token_endpoint`,
+/// `idp_client_id`, `idp_client_secret`, plus `client_id`, `client_secret` or
+/// `private_key_pem`, and `issuer` for the MCP authorization server); `token_store_dir` (keep
+/// credentials in 0600 files there, with an advisory lock so processes sharing it never spend
+/// a refresh token twice). A refused grant fails with `MCP_AUTH_REQUIRED` and its OAuth error
+/// code in `mcp_error_oauth_error`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_config_set_oauth(

@@ -63,6 +63,8 @@ pub struct mcp_error {
     result_json: Option<CString>,
     http_status: Option<u16>,
     www_authenticate: Option<CString>,
+    /// The registered OAuth error code behind an authorization failure.
+    oauth_error: Option<CString>,
     /// `MCP_URL_ELICITATION_REQUIRED`: the server's `data.elicitations` (see `ffi::elicitation`).
     pub(crate) elicitations_json: Option<CString>,
     /// `MCP_INPUT_REQUIRED`: the requests no handler answers (see `ffi::elicitation`).
@@ -108,6 +110,7 @@ impl mcp_error {
                 .as_ref()
                 .and_then(|e| e.www_authenticate())
                 .map(|w| to_c(w.to_string())),
+            oauth_error: f.source.as_ref().and_then(|e| e.oauth_error()).map(to_c),
             elicitations_json: f
                 .source
                 .as_ref()
@@ -115,6 +118,11 @@ impl mcp_error {
                 .map(|v| to_c(v.to_string())),
             unanswered_json: input.map(|i| to_c(i.unanswered.to_string())),
         }
+    }
+
+    /// For `mcp_error_oauth_error` (`ffi::auth_ext`).
+    pub(super) fn oauth_error_ptr(&self) -> *const c_char {
+        borrow_str(&self.oauth_error)
     }
 }
 

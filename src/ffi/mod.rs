@@ -9,6 +9,7 @@
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
 pub mod auth;
+pub mod auth_ext;
 pub(crate) mod boundary;
 pub mod cache;
 pub mod call;

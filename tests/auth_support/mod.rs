@@ -63,6 +63,13 @@ pub struct Knobs {
     pub prm_authorization_server: Option<String>,
     /// Also accept the tokens another world's authorization server issued.
     pub accept_from: Option<Arc<Mutex<Record>>>,
+    /// What a token exchange says it issued (default: an ID-JAG).
+    pub issued_token_type: Option<String>,
+    /// DPoP (RFC 9449): a token request with a proof gets a DPoP-bound token, which the MCP
+    /// server accepts only as `Authorization: DPoP` with a proof.
+    pub dpop: bool,
+    /// Both servers demand this nonce in proofs (400 / 401 `use_dpop_nonce` otherwise).
+    pub dpop_nonce: Option<String>,
 }
 
 impl Default for Knobs {
@@ -89,6 +96,9 @@ impl Default for Knobs {
             redirect_call_to: None,
             prm_authorization_server: None,
             accept_from: None,
+            issued_token_type: None,
+            dpop: false,
+            dpop_nonce: None,
         }
     }
 }
@@ -117,6 +127,8 @@ pub struct Record {
     pub registrations: Vec<Value>,
     pub counter: usize,
     pub step_ups: usize,
+    /// Access tokens bound to a DPoP key (never accepted as Bearer).
+    pub bound: std::collections::HashSet<String>,
 }
 
 pub struct World {
@@ -144,6 +156,25 @@ fn bearer_of(req: &Request) -> Option<String> {
     req.header("authorization")
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_string)
+}
+
+/// The claims of a DPoP proof (unverified: the tests verify signatures themselves).
+pub fn proof_claims(proof: &str) -> Value {
+    proof
+        .split('.')
+        .nth(1)
+        .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The proof's nonce is not the one demanded.
+fn lacks_nonce(req: &Request, k: &Knobs) -> bool {
+    k.dpop_nonce.as_ref().is_some_and(|n| {
+        req.header("dpop")
+            .map(proof_claims)
+            .is_none_or(|c| c["nonce"].as_str() != Some(n))
+    })
 }
 
 impl World {
@@ -202,6 +233,11 @@ impl World {
 
     pub fn registrations(&self) -> Vec<Value> {
         self.record.lock().unwrap().registrations.clone()
+    }
+
+    /// The MCP server forgets every access token issued so far (they answer 401 from now on).
+    pub fn revoke_access_tokens(&self) {
+        self.record.lock().unwrap().tokens.clear();
     }
 
     /// Every access token issued so far.
@@ -281,7 +317,20 @@ fn protected_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str, issuer
     let body = req.json();
     let id = req.id();
     let method = body["method"].as_str().unwrap_or_default().to_string();
-    let token = bearer_of(&req);
+    // DPoP-bound tokens come as `DPoP <token>` with a proof, never as Bearer.
+    let dpop_token = req
+        .header("authorization")
+        .and_then(|v| v.strip_prefix("DPoP "))
+        .filter(|_| k.dpop && req.header("dpop").is_some())
+        .map(str::to_string);
+    if dpop_token.is_some() && lacks_nonce(&req, k) {
+        let nonce = k.dpop_nonce.clone().unwrap_or_default();
+        return Reply::json_status(401, json!({"error": "use_dpop_nonce"}))
+            .with_header("www-authenticate", "DPoP error=\"use_dpop_nonce\"")
+            .with_header("dpop-nonce", &nonce);
+    }
+    let bearer = bearer_of(&req).filter(|t| !r.lock().unwrap().bound.contains(t));
+    let token = dpop_token.or(bearer);
     let lookup = |r: &Mutex<Record>| {
         let mut rec = r.lock().unwrap();
         match token.as_ref().and_then(|t| rec.tokens.get_mut(t)) {
@@ -434,6 +483,12 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
             if let Some(a) = req.header("authorization") {
                 f.insert("authorization".into(), a.to_string());
             }
+            if k.dpop && req.header("dpop").is_some() && lacks_nonce(&req, k) {
+                r.lock().unwrap().token_requests.push(f.clone());
+                let nonce = k.dpop_nonce.clone().unwrap_or_default();
+                return Reply::json_status(400, json!({"error": "use_dpop_nonce"})).with_header("dpop-nonce", &nonce);
+            }
+            let bound = k.dpop && req.header("dpop").is_some();
             let mut rec = r.lock().unwrap();
             rec.token_requests.push(f.clone());
             let grant = f.get("grant_type").cloned().unwrap_or_default();
@@ -460,12 +515,58 @@ fn authorization_server(req: Request, k: &Knobs, r: &Mutex<Record>, me: &str) ->
                     .get("scope")
                     .map(|s| s.split(' ').map(str::to_string).collect())
                     .unwrap_or_default(),
+                // RFC 7523: an assertion starting "good." is accepted; the scopes `rejected` and
+                // `unauthorized` force invalid_scope and unauthorized_client.
+                "urn:ietf:params:oauth:grant-type:jwt-bearer" => {
+                    let scopes: Vec<String> = f
+                        .get("scope")
+                        .map(|s| s.split(' ').map(str::to_string).collect())
+                        .unwrap_or_default();
+                    if !f.get("assertion").is_some_and(|a| a.starts_with("good.")) {
+                        return Reply::json_status(
+                            400,
+                            json!({"error": "invalid_grant", "error_description": "bad jwt"}),
+                        );
+                    }
+                    if scopes.iter().any(|s| s == "rejected") {
+                        return Reply::json_status(400, json!({"error": "invalid_scope"}));
+                    }
+                    if scopes.iter().any(|s| s == "unauthorized") {
+                        return Reply::json_status(400, json!({"error": "unauthorized_client"}));
+                    }
+                    scopes
+                }
+                // RFC 8693, as an enterprise identity provider: an ID token starting "good." is
+                // exchanged for an ID-JAG the jwt-bearer grant above accepts; the knob
+                // `issued_token_type` overrides what the answer says it issued.
+                "urn:ietf:params:oauth:grant-type:token-exchange" => {
+                    if !f.get("subject_token").is_some_and(|a| a.starts_with("good.")) {
+                        return Reply::json_status(400, json!({"error": "invalid_grant"}));
+                    }
+                    if f.get("audience").map(String::as_str) != Some(me) {
+                        return Reply::json_status(400, json!({"error": "invalid_target"}));
+                    }
+                    rec.counter += 1;
+                    let issued = k
+                        .issued_token_type
+                        .clone()
+                        .unwrap_or_else(|| "urn:ietf:params:oauth:token-type:id-jag".into());
+                    return Reply::json(json!({
+                        "access_token": format!("good.jag-{}.sig", rec.counter),
+                        "issued_token_type": issued,
+                        "token_type": "N_A",
+                    }));
+                }
                 _ => return Reply::json_status(400, json!({"error": "unsupported_grant_type"})),
             };
             rec.counter += 1;
             let access = format!("tok-{}", rec.counter);
             rec.tokens.insert(access.clone(), (scopes.clone(), k.token_uses));
-            let mut answer = json!({"access_token": access, "token_type": "Bearer", "expires_in": k.expires_in});
+            if bound {
+                rec.bound.insert(access.clone());
+            }
+            let token_type = if bound { "DPoP" } else { "Bearer" };
+            let mut answer = json!({"access_token": access, "token_type": token_type, "expires_in": k.expires_in});
             if !scopes.is_empty() {
                 answer["scope"] = json!(scopes.join(" "));
             }

@@ -420,11 +420,86 @@ static void test_oauth_api(void)
 #undef ST
 }
 
+/* ---- the authorization extensions: assertion provider, locking store, OAuth error codes ------ */
+
+static void assertion_cb(void *ud, const char *kind, const char *audience, mcp_assertion_slot *slot)
+{
+    (void)ud;
+    (void)kind;
+    (void)audience;
+    (void)slot;
+}
+
+static void lock_cb(void *ud, const char *issuer, bool acquire)
+{
+    (void)ud;
+    (void)issuer;
+    (void)acquire;
+}
+
+static void test_auth_ext_api(void)
+{
+    mcp_error *e_ = NULL;
+#define ST(call, want)                                                                         \
+    do {                                                                                       \
+        e_ = NULL;                                                                             \
+        mcp_status s_ = (call);                                                                \
+        EXPECT_STATUS(s_, want, e_);                                                           \
+        mcp_error_free(e_);                                                                    \
+    } while (0)
+    ST(mcp_assertion_slot_set(NULL, "a.b.c", &e_), MCP_NULL_ARG);
+    EXPECT(mcp_error_oauth_error(NULL) == NULL);
+
+    /* The grants and DPoP are configuration: bad combinations are refused at mcp_client_new. */
+    mcp_config *cfg = NULL;
+    mcp_client *c = NULL;
+    ST(mcp_config_new(NULL, &cfg, &e_), MCP_OK);
+    ST(mcp_config_set_url(cfg, "http://127.0.0.1:1/mcp", &e_), MCP_OK);
+    ST(mcp_config_set_oauth(cfg, "{\"workload_jwt\":\"a.b.c\"}", &e_), MCP_OK);
+    ST(mcp_client_new(cfg, &c, &e_), MCP_INVALID_ARG);
+    ST(mcp_config_set_oauth(cfg, "{\"dpop\":true,\"dpop_private_key_pem\":\"nope\"}", &e_), MCP_OK);
+    ST(mcp_client_new(cfg, &c, &e_), MCP_INVALID_ARG);
+    /* A configuration error is not an OAuth error. */
+    e_ = NULL;
+    EXPECT(mcp_client_new(cfg, &c, &e_) == MCP_INVALID_ARG && e_ && mcp_error_oauth_error(e_) == NULL);
+    mcp_error_free(e_);
+    ST(mcp_config_set_oauth(cfg, "{\"grant\":\"jwt_bearer\",\"dpop\":true}", &e_), MCP_OK);
+    ST(mcp_client_new(cfg, &c, &e_), MCP_OK);
+    mcp_config_free(cfg);
+    CHECK(c != NULL);
+
+    struct counted p1, p2, n1, n2, s1, bad;
+    memset(&p1, 0, sizeof p1);
+    memset(&p2, 0, sizeof p2);
+    memset(&n1, 0, sizeof n1);
+    memset(&n2, 0, sizeof n2);
+    memset(&s1, 0, sizeof s1);
+    memset(&bad, 0, sizeof bad);
+    ST(mcp_client_set_assertion_provider(NULL, assertion_cb, &n1, counted_free, &e_), MCP_NULL_ARG);
+    ST(mcp_client_set_locking_token_store(NULL, load_cb, save_cb, lock_cb, &n2, counted_free, &e_), MCP_NULL_ARG);
+    EXPECT(n1.frees == 1 && n2.frees == 1);
+
+    ST(mcp_client_set_assertion_provider(c, assertion_cb, &p1, counted_free, &e_), MCP_OK);
+    ST(mcp_client_set_assertion_provider(c, assertion_cb, &p2, counted_free, &e_), MCP_OK);
+    EXPECT(wait_count(&p1.frees, 1, tscale(1000)));
+    ST(mcp_client_set_assertion_provider(c, NULL, NULL, NULL, &e_), MCP_OK); /* removed */
+    EXPECT(wait_count(&p2.frees, 1, tscale(1000)));
+
+    ST(mcp_client_set_locking_token_store(c, load_cb, save_cb, lock_cb, &s1, counted_free, &e_), MCP_OK);
+    ST(mcp_client_set_locking_token_store(c, NULL, NULL, lock_cb, &bad, counted_free, &e_), MCP_INVALID_ARG);
+    EXPECT(bad.frees == 1 && s1.frees == 0);
+    ST(mcp_client_set_locking_token_store(c, NULL, NULL, NULL, NULL, NULL, &e_), MCP_OK); /* default */
+    EXPECT(wait_count(&s1.frees, 1, tscale(1000)));
+    mcp_client_free(c);
+#undef ST
+}
+
 const struct test_case auth_tests[] = {
     {"auth/http_401", test_http_401},
     {"auth/http_500", test_http_500},
     {"auth/http_status_absent", test_http_status_absent},
     {"auth/fetch_redirect", test_fetch_redirect},
     {"auth/oauth_api", test_oauth_api},
+    {"auth/auth_ext_api", test_auth_ext_api},
 };
 const size_t auth_tests_count = sizeof auth_tests / sizeof auth_tests[0];

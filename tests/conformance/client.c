@@ -209,6 +209,34 @@ static char *oauth_config(const char *context, const char *url) {
     if (!buf) return NULL;
     if (strstr(scenario, "client-credentials"))
         snprintf(buf, cap, "{\"grant\":\"client_credentials\"");
+    else if (strcmp(scenario, "auth/wif-jwt-bearer") == 0) {
+        /* Workload identity federation: the workload's JWT (the suite's valid one) is the grant. */
+        char *jwt = NULL;
+        if (!context || mcp_json_pointer(context, "/valid_jwt", &jwt, NULL) != MCP_OK) {
+            free(buf);
+            return NULL;
+        }
+        snprintf(buf, cap, "{\"grant\":\"jwt_bearer\",\"workload_jwt\":%s", jwt);
+        mcp_string_free(jwt);
+    } else if (strcmp(scenario, "auth/enterprise-managed-authorization") == 0) {
+        /* Enterprise-managed authorization: the user's ID token from the enterprise IdP (the
+         * suite's), exchanged there for an ID-JAG, then the JWT-bearer grant with the client's
+         * own credentials (client_id, client_secret below; issuer from the metadata). */
+        char *id_token = NULL, *endpoint = NULL;
+        if (!context || mcp_json_pointer(context, "/idp_id_token", &id_token, NULL) != MCP_OK ||
+            mcp_json_pointer(context, "/idp_token_endpoint", &endpoint, NULL) != MCP_OK) {
+            mcp_string_free(id_token);
+            free(buf);
+            return NULL;
+        }
+        snprintf(buf, cap, "{\"grant\":\"enterprise\",\"id_token\":%s,\"idp_token_endpoint\":%s", id_token,
+                 endpoint);
+        mcp_string_free(id_token);
+        mcp_string_free(endpoint);
+        add_context_key(buf, cap, context, "idp_client_id");
+    } else if (strncmp(scenario, "auth/dpop", 9) == 0)
+        /* DPoP (RFC 9449) is opt-in: a key generated for this client signs every proof. */
+        snprintf(buf, cap, "{\"dpop\":true,\"redirect_uri\":\"http://localhost:3000/callback\"");
     else
         /* The redirect is read by on_authorization; the CIMD URL is used where advertised. */
         snprintf(buf, cap, "{\"redirect_uri\":\"http://localhost:3000/callback\","

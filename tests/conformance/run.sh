@@ -54,6 +54,13 @@ scenarios=(
   # Extensions (io.modelcontextprotocol/oauth-client-credentials) are off the spec timeline: run
   # without --spec-version, the suite then speaks 2025-11-25.
   "extension auth/client-credentials-jwt" "extension auth/client-credentials-basic"
+  # DPoP (RFC 9449, io.modelcontextprotocol/auth/dpop): proofs at the token endpoint and on every
+  # MCP request, with and without the servers' nonces.
+  "extension auth/dpop" "extension auth/dpop-nonce"
+  # Workload identity federation (RFC 7523 JWT-bearer grant, io.modelcontextprotocol/auth/wif).
+  "extension auth/wif-jwt-bearer"
+  # Enterprise-managed authorization (SEP-990): token exchange at the IdP, then the JWT-bearer grant.
+  "extension auth/enterprise-managed-authorization"
   # Skills (SEP-2640, io.modelcontextprotocol/skills): list without fetching any file, and reject
   # a SKILL.md whose digest, size or frontmatter differs from its listed entry.
   "extension sep-2640-client-no-prefetch" "extension sep-2640-client-verify-digest"

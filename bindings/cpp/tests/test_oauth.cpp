@@ -412,6 +412,38 @@ TEST(oauth, client_credentials_grant) {
         oauth_options(R"({"grant":"client_credentials","client_id":"cpp-app","client_secret":"wrong","issuer":")" +
                       issuer_of(server) + R"("})"));
     EXPECT_THROW(mcp::Error, wrong.call_tool("echo", R"({"text":"x"})"));
+    try {
+        wrong.call_tool("echo", R"({"text":"x"})");
+        CHECK(false);
+    } catch (const mcp::AuthRequiredError& e) {
+        CHECK(e.oauth_error() == std::optional<std::string>("invalid_client"));
+    }
+}
+
+// An assertion grant asks the provider for the workload's JWT; the fixture knows no jwt-bearer
+// grant, so the refusal carries its OAuth error code (and never the JWT).
+TEST(oauth, assertion_provider) {
+    t::HttpFixture server(oauth_flags());
+    REQUIRE_STARTED(server);
+    auto client = mcp::Client::http(server.url(), {}, oauth_options(R"({"grant":"jwt_bearer"})"));
+    std::vector<std::string> asked;
+    std::mutex mu;
+    client.set_assertion_provider([&](const std::string& kind, const std::string& audience) {
+        std::lock_guard<std::mutex> lock(mu);
+        asked.push_back(kind + " " + audience);
+        return std::optional<std::string>("eyJ.workload.sig");
+    });
+    try {
+        client.call_tool("echo", R"({"text":"x"})");
+        CHECK(false);
+    } catch (const mcp::AuthRequiredError& e) {
+        CHECK(e.oauth_error() == std::optional<std::string>("unsupported_grant_type"));
+        CHECK(std::string(e.what()).find("eyJ.workload.sig") == std::string::npos);
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    CHECK_EQ(asked.size(), size_t(1));
+    CHECK_EQ(asked.at(0), "workload_jwt " + issuer_of(server));
+    client.set_assertion_provider(nullptr);
 }
 
 // A pre-registered client with the authorization-code grant, and short-lived tokens: after

@@ -347,6 +347,14 @@ class TokenStoreEntry:
         self.save = save
 
 
+class AssertionEntry:
+    """An assertion provider: ``fn(kind, audience) -> str | None`` (``kind``: ``"workload_jwt"``
+    or ``"id_token"``)."""
+
+    def __init__(self, fn: Callable[[str, str], "str | None"]):
+        self.fn = fn
+
+
 class ListenerEntry:
     def __init__(self, fn: Callable[..., Any], kind: str):
         self.fn = fn
@@ -499,6 +507,31 @@ def _token_save_trampoline(userdata: int | None, issuer: bytes | None, record_js
             pass
 
 
+def _assertion_trampoline(userdata: int | None, kind: bytes | None, audience: bytes | None, slot: Any) -> None:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        jwt = entry.fn(
+            kind.decode("utf-8", "replace") if kind else "",
+            audience.decode("utf-8", "replace") if audience else "",
+        )
+        if jwt is None:
+            return
+        if not isinstance(jwt, str):
+            log.warning("the assertion provider returned %s, not a str or None; ignored", type(jwt).__name__)
+            return
+        err = ctypes.POINTER(_ffi.mcp_error)()
+        if lib.mcp_assertion_slot_set(slot, jwt.encode("utf-8"), ctypes.byref(err)) != _ffi.MCP_OK:
+            _log_error("handing over the assertion", err)
+    except BaseException:  # noqa: BLE001
+        try:
+            # The JWT is never logged, only that the provider failed.
+            log.exception("the assertion provider raised; the authorization fails")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
 _STATES = {
     _ffi.MCP_CONNECTION_CONNECTED: "connected",
     _ffi.MCP_CONNECTION_DISCONNECTED: "disconnected",
@@ -543,6 +576,7 @@ LOG_THUNK = _ffi.mcp_log_fn(_log_trampoline)
 AUTHORIZATION_THUNK = _ffi.mcp_authorization_fn(_authorization_trampoline)
 TOKEN_LOAD_THUNK = _ffi.mcp_token_load_fn(_token_load_trampoline)
 TOKEN_SAVE_THUNK = _ffi.mcp_token_save_fn(_token_save_trampoline)
+ASSERTION_THUNK = _ffi.mcp_assertion_fn(_assertion_trampoline)
 
 
 def progress_thunk(fn: Callable[[float, float | None, str | None], Any]) -> Any:

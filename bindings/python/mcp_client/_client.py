@@ -708,6 +708,38 @@ class Client:
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
 
+    def set_assertion_provider(self, provider: Callable[[str, str], "str | None"] | None) -> None:
+        """Supplies the JWTs of the assertion grants when the ``oauth`` configuration holds none:
+        ``provider(kind, audience)`` returns the workload's JWT (``kind`` ``"workload_jwt"``,
+        ``"grant": "jwt_bearer"``) or the user's ID token (``"id_token"``, ``"grant":
+        "enterprise"``) for ``audience`` (the authorization server or identity provider), read
+        fresh each time (tokens rotate). None or an exception ends that authorization with
+        AuthRequiredError. Runs on the dispatcher thread. ``None`` removes the provider.
+        """
+        if provider is not None and not callable(provider):
+            raise TypeError("provider must be callable")
+        key = None if provider is None else _callbacks.register(_callbacks.AssertionEntry(provider))
+        try:
+            ptr = self._life.acquire()
+        except ClosedError:
+            if key is not None:
+                _callbacks.unregister(key)
+            raise
+        try:
+            err = new_error_ptr()
+            on = key is not None
+            st = lib.mcp_client_set_assertion_provider(
+                ptr,
+                _callbacks.ASSERTION_THUNK if on else _ffi.mcp_assertion_fn(),
+                key,
+                _callbacks.FREE_THUNK if on else _ffi.mcp_userdata_free_fn(),
+                ctypes.byref(err),
+            )
+        finally:
+            self._life.release()
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+
     # ----- lists -----
 
     def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ class OAuthConfig(TypedDict, total=False):
     """OAuth 2.1 settings for an HTTP server that requires authorization."""
 
     #: How tokens are obtained.
-    grant: Literal["authorization_code", "client_credentials"]
+    grant: Literal["authorization_code", "client_credentials", "jwt_bearer", "enterprise"]
 
     #: A pre-registered client id (authorization code), or the client-credentials client.
     client_id: str
@@ -75,6 +75,39 @@ class OAuthConfig(TypedDict, total=False):
 
     #: Hosts the flows never contact (same forms).
     deny_hosts: List[str]
+
+    #: DPoP (RFC 9449): true: proofs signed with a key generated for the client; a `dpop_private_key_*` key turns it on too (false with a key is refused).
+    dpop: bool
+
+    #: DPoP with the host's P-256 key, PEM (PKCS#8) (excludes `dpop_private_key_jwk`).
+    dpop_private_key_pem: str
+
+    #: DPoP with the host's P-256 key as a JWK: an object or its JSON text.
+    dpop_private_key_jwk: Union[Dict[str, Any], str]
+
+    #: `grant` `jwt_bearer`: the workload's JWT (excludes `workload_jwt_file`; without either, the host's assertion provider).
+    workload_jwt: str
+
+    #: `grant` `jwt_bearer`: a file holding the workload's JWT, read again before every token request.
+    workload_jwt_file: str
+
+    #: `grant` `enterprise`: the user's ID token (excludes `id_token_file`; without either, the host's assertion provider).
+    id_token: str
+
+    #: `grant` `enterprise`: a file holding the user's ID token.
+    id_token_file: str
+
+    #: `grant` `enterprise`: the identity provider's token endpoint (http or https), where the ID token is exchanged for an ID-JAG.
+    idp_token_endpoint: str
+
+    #: `grant` `enterprise`: this client's id at the identity provider.
+    idp_client_id: str
+
+    #: `grant` `enterprise`: this client's secret at the identity provider.
+    idp_client_secret: str
+
+    #: Keep credentials in files in this directory (0600), locked across processes, instead of memory (unless the host sets a token store).
+    token_store_dir: str
 
 
 class ReconnectConfig(TypedDict, total=False):

@@ -21,7 +21,10 @@ class MCPError(Exception):
     - ``http_status``: the HTTP status of the answer that caused the error (AuthRequiredError,
       HttpStatusError and other transport errors caused by an HTTP status), else ``None``,
     - ``www_authenticate``: for AuthRequiredError, the server's ``WWW-Authenticate`` challenge
-      (several joined with ", "; it never holds credentials), else ``None``.
+      (several joined with ", "; it never holds credentials), else ``None``,
+    - ``oauth_error``: for AuthRequiredError, the registered OAuth error code an authorization
+      server answered (``invalid_grant``, ``invalid_scope``, ``unauthorized_client``, ...), else
+      ``None``.
     """
 
     def __init__(
@@ -34,6 +37,7 @@ class MCPError(Exception):
         http_status: int | None = None,
         www_authenticate: str | None = None,
         jsonrpc_message: str | None = None,
+        oauth_error: str | None = None,
     ):
         super().__init__(message)
         self.status = status
@@ -44,6 +48,7 @@ class MCPError(Exception):
         self.data = data
         self.http_status = http_status
         self.www_authenticate = www_authenticate
+        self.oauth_error = oauth_error
 
     @property
     def status_name(self) -> str:
@@ -324,19 +329,20 @@ def take_error(status: int, err: Any, *, borrowed: bool = False) -> MCPError:
             http_out = ctypes.c_uint16()
             http_status = http_out.value if lib.mcp_error_http_status(err, ctypes.byref(http_out)) else None
             www_authenticate = _text(lib.mcp_error_www_authenticate(err))
+            oauth_error = _text(lib.mcp_error_oauth_error(err))
             unanswered = _json(lib.mcp_error_unanswered_json(err))
             elicitations = _json(lib.mcp_error_elicitations_json(err))
         else:
             message, code, data, requests, state, result = status_str(status), None, None, None, None, None
             rpc_message = None
-            http_status, www_authenticate = None, None
+            http_status, www_authenticate, oauth_error = None, None, None
             unanswered, elicitations = None, None
     finally:
         if err and not borrowed:
             lib.mcp_error_free(err)
     cls = exception_class(status)
     kw = {"code": code, "data": data, "http_status": http_status, "www_authenticate": www_authenticate,
-          "jsonrpc_message": rpc_message}
+          "jsonrpc_message": rpc_message, "oauth_error": oauth_error}
     if issubclass(cls, InputRequiredError):
         return cls(status, message, input_requests=requests, request_state=state, result=result,
                    unanswered=unanswered, **kw)

@@ -567,8 +567,46 @@ def test_client_credentials_with_a_wrong_secret(oauth_server, make_http):
     url = oauth_server("--oauth-client", "py-machine:py-secret")
     c = make_http(url, oauth={"grant": "client_credentials", "client_id": "py-machine", "client_secret": "wrong",
                               "issuer": url.removesuffix("/mcp")})
+    with pytest.raises(mcp_client.AuthRequiredError) as ei:
+        c.call_tool("echo", {"text": "x"})
+    # The token endpoint's registered OAuth error code, and never the secret.
+    assert ei.value.oauth_error == "invalid_client"
+    assert "wrong" not in str(ei.value)
+
+
+def test_assertion_provider_supplies_the_workload_jwt(mock, make_http):
+    """Workload identity federation: the provider's JWT is the grant; the refusal carries its
+    OAuth error code, and the refused JWT is not sent again."""
+    asked: list[tuple[str, str]] = []
+
+    def provider(kind: str, audience: str) -> str:
+        asked.append((kind, audience))
+        return "eyJ.workload.sig"
+
+    c = make_http(mock.url + "/mcp", oauth={"grant": "jwt_bearer"})
+    c.set_assertion_provider(provider)
+    with pytest.raises(mcp_client.AuthRequiredError) as ei:
+        c.call_tool("echo", {"text": "x"})
+    assert ei.value.oauth_error == "invalid_grant"
+    assert "eyJ.workload.sig" not in str(ei.value)
+    assert asked == [("workload_jwt", mock.url)]
+    assert len(mock.token_requests) == 1
+    req = mock.token_requests[0]
+    assert req["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    assert req["assertion"] == "eyJ.workload.sig" and "client_id" not in req
     with pytest.raises(mcp_client.AuthRequiredError):
         c.call_tool("echo", {"text": "x"})
+    assert len(mock.token_requests) == 1  # the refused JWT was not sent again
+
+    # A provider that has nothing (or raises) ends the authorization without a token request.
+    d = make_http(mock.url + "/mcp", oauth={"grant": "jwt_bearer"})
+    d.set_assertion_provider(lambda kind, audience: None)
+    with pytest.raises(mcp_client.AuthRequiredError):
+        d.call_tool("echo", {"text": "x"})
+    assert len(mock.token_requests) == 1
+    d.set_assertion_provider(None)
+    with pytest.raises(TypeError):
+        d.set_assertion_provider("not callable")  # type: ignore[arg-type]
 
 
 def _post(url: str) -> dict:

@@ -101,7 +101,7 @@ public struct Configuration: Codable, Sendable {
 
     /// OAuth 2.1 settings for an HTTP server that requires authorization.
     public struct OAuth: Codable, Sendable {
-        /// How tokens are obtained. One of: authorization_code, client_credentials.
+        /// How tokens are obtained. One of: authorization_code, client_credentials, jwt_bearer, enterprise.
         public var grant: String?
         /// A pre-registered client id (authorization code), or the client-credentials client.
         public var clientID: String?
@@ -145,6 +145,28 @@ public struct Configuration: Codable, Sendable {
         public var allowHosts: [String]?
         /// Hosts the flows never contact (same forms).
         public var denyHosts: [String]?
+        /// DPoP (RFC 9449): true: proofs signed with a key generated for the client; a `dpop_private_key_*` key turns it on too (false with a key is refused).
+        public var dpop: Bool?
+        /// DPoP with the host's P-256 key, PEM (PKCS#8) (excludes `dpop_private_key_jwk`).
+        public var dpopPrivateKeyPEM: String?
+        /// DPoP with the host's P-256 key as a JWK: an object or its JSON text.
+        public var dpopPrivateKeyJwk: JSON?
+        /// `grant` `jwt_bearer`: the workload's JWT (excludes `workload_jwt_file`; without either, the host's assertion provider).
+        public var workloadJWT: String?
+        /// `grant` `jwt_bearer`: a file holding the workload's JWT, read again before every token request.
+        public var workloadJWTFile: String?
+        /// `grant` `enterprise`: the user's ID token (excludes `id_token_file`; without either, the host's assertion provider).
+        public var idToken: String?
+        /// `grant` `enterprise`: a file holding the user's ID token.
+        public var idTokenFile: String?
+        /// `grant` `enterprise`: the identity provider's token endpoint (http or https), where the ID token is exchanged for an ID-JAG.
+        public var idpTokenEndpoint: String?
+        /// `grant` `enterprise`: this client's id at the identity provider.
+        public var idpClientID: String?
+        /// `grant` `enterprise`: this client's secret at the identity provider.
+        public var idpClientSecret: String?
+        /// Keep credentials in files in this directory (0600), locked across processes, instead of memory (unless the host sets a token store).
+        public var tokenStoreDir: String?
 
         public init() {}
 
@@ -171,6 +193,17 @@ public struct Configuration: Codable, Sendable {
             case allowPrivateNetworks = "allow_private_networks"
             case allowHosts = "allow_hosts"
             case denyHosts = "deny_hosts"
+            case dpop
+            case dpopPrivateKeyPEM = "dpop_private_key_pem"
+            case dpopPrivateKeyJwk = "dpop_private_key_jwk"
+            case workloadJWT = "workload_jwt"
+            case workloadJWTFile = "workload_jwt_file"
+            case idToken = "id_token"
+            case idTokenFile = "id_token_file"
+            case idpTokenEndpoint = "idp_token_endpoint"
+            case idpClientID = "idp_client_id"
+            case idpClientSecret = "idp_client_secret"
+            case tokenStoreDir = "token_store_dir"
         }
     }
 

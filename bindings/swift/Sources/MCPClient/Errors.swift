@@ -56,15 +56,19 @@ public struct MCPErrorInfo: Sendable, CustomStringConvertible {
     /// `.authRequired`: the server's `WWW-Authenticate` challenge (several joined with ", "), or
     /// nil. It never holds credentials.
     public let wwwAuthenticate: String?
+    /// `.authRequired`: the registered OAuth error code an authorization server answered
+    /// (`invalid_grant`, `invalid_scope`, `unauthorized_client`, …), or nil.
+    public let oauthError: String?
 
     public init(status: Int32, message: String, rpcCode: Int64? = nil, dataJSON: String? = nil,
-                httpStatus: Int? = nil, wwwAuthenticate: String? = nil) {
+                httpStatus: Int? = nil, wwwAuthenticate: String? = nil, oauthError: String? = nil) {
         self.status = status
         self.message = message
         self.rpcCode = rpcCode
         self.dataJSON = dataJSON
         self.httpStatus = httpStatus
         self.wwwAuthenticate = wwwAuthenticate
+        self.oauthError = oauthError
     }
 
     /// The status as text, e.g. "the operation timed out".
@@ -154,6 +158,8 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     public var httpStatus: Int? { info.httpStatus }
     /// The server's `WWW-Authenticate` challenge, for `.authRequired`.
     public var wwwAuthenticate: String? { info.wwwAuthenticate }
+    /// The OAuth error code behind an authorization failure, for `.authRequired`.
+    public var oauthError: String? { info.oauthError }
 
     public var description: String {
         switch self {
@@ -180,8 +186,9 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         var http: UInt16 = 0
         let httpStatus: Int? = (error != nil && mcp_error_http_status(error, &http)) ? Int(http) : nil
         let challenge = error.flatMap { mcp_error_www_authenticate($0) }.map { String(cString: $0) }
+        let oauthError = error.flatMap { mcp_error_oauth_error($0) }.map { String(cString: $0) }
         let info = MCPErrorInfo(status: status, message: message, rpcCode: rpcCode, dataJSON: data,
-                                httpStatus: httpStatus, wwwAuthenticate: challenge)
+                                httpStatus: httpStatus, wwwAuthenticate: challenge, oauthError: oauthError)
         switch status {
         case MCPStatus.inputRequired, MCPStatus.inputRoundsExceeded:
             let input = InputRequiredError(

@@ -259,6 +259,37 @@ final class OAuthTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("echo", arguments: ["text": "m2m"])), "m2m")
         XCTAssertEqual(calls.get, 0)
         client.close()
+
+        // A wrong secret: .authRequired with the token endpoint's OAuth error code.
+        let bad = try self.client(server, oauth: ["grant": "client_credentials", "client_id": "swift-app",
+                                                  "client_secret": "wrong", "issuer": issuer(server)])
+        let refused = assertMCPError(try bad.callTool("echo", arguments: ["text": "x"])) {
+            if case .authRequired = $0 { return true }
+            return false
+        }
+        XCTAssertEqual(refused?.oauthError, "invalid_client")
+        bad.close()
+    }
+
+    /// An assertion grant asks the provider for the workload's JWT; the fixture knows no
+    /// jwt-bearer grant, so the refusal carries its OAuth error code (and never the JWT).
+    func testAssertionProvider() throws {
+        let server = try fixture([])
+        let client = try client(server, oauth: ["grant": "jwt_bearer"])
+        let asked = Locked([String]())
+        try client.setAssertionProvider { kind, audience in
+            asked.with { $0.append("\(kind) \(audience)") }
+            return "eyJ.workload.sig"
+        }
+        let refused = assertMCPError(try client.callTool("echo", arguments: ["text": "x"])) {
+            if case .authRequired = $0 { return true }
+            return false
+        }
+        XCTAssertEqual(refused?.oauthError, "unsupported_grant_type")
+        XCTAssertFalse(refused?.message.contains("eyJ.workload.sig") ?? true)
+        XCTAssertEqual(asked.get, ["workload_jwt \(server.url.dropLast("/mcp".count))"])
+        try client.removeAssertionProvider()
+        client.close()
     }
 
     /// A pre-registered client (authorization code) with one-second tokens: after expiry the

@@ -1,6 +1,7 @@
 //! `WWW-Authenticate` parsing (RFC 9110 §11.6.1): the `Bearer` challenge's `resource_metadata`
 //! (RFC 9728), `scope`, `error` and `error_description`. A header may carry several challenges
-//! (`Bearer …, DPoP …`) and a response several headers; only `Bearer` is read.
+//! (`Bearer …, DPoP …`) and a response several headers; `Bearer` is read, else `DPoP` (RFC 9449
+//! §7.1, the same parameters), and a `DPoP` challenge's `error` is kept apart (a nonce request).
 
 /// What a `Bearer` challenge asked for. Empty when the answer had none.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,32 +16,45 @@ pub struct Challenge {
     pub error: Option<String>,
     /// The server's explanation of `error`.
     pub error_description: Option<String>,
+    /// A `DPoP` challenge was present.
+    pub dpop: bool,
+    /// The `DPoP` challenge's `error` (`use_dpop_nonce`, `invalid_dpop_proof`, …).
+    pub dpop_error: Option<String>,
 }
 
 impl Challenge {
-    /// Reads every `WWW-Authenticate` value of one answer; the first `Bearer` challenge wins.
+    /// Reads every `WWW-Authenticate` value of one answer; the first `Bearer` challenge wins,
+    /// else the first `DPoP` one.
     pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> Challenge {
+        let mut bearer = None;
+        let mut dpop = None;
         for value in values {
             for (scheme, params) in challenges(value) {
-                if !scheme.eq_ignore_ascii_case("bearer") {
-                    continue;
+                if scheme.eq_ignore_ascii_case("bearer") && bearer.is_none() {
+                    bearer = Some(params);
+                } else if scheme.eq_ignore_ascii_case("dpop") && dpop.is_none() {
+                    dpop = Some(params);
                 }
-                let get = |name: &str| {
-                    params
-                        .iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                        .map(|(_, v)| v.clone())
-                };
-                return Challenge {
-                    bearer: true,
-                    resource_metadata: get("resource_metadata").filter(|v| !v.is_empty()),
-                    scope: get("scope").filter(|v| !v.trim().is_empty()),
-                    error: get("error").filter(|v| !v.is_empty()),
-                    error_description: get("error_description"),
-                };
             }
         }
-        Challenge::default()
+        let get = |params: &[(String, String)], name: &str| {
+            params
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        let Some(primary) = bearer.as_deref().or(dpop.as_deref()) else {
+            return Challenge::default();
+        };
+        Challenge {
+            bearer: bearer.is_some(),
+            resource_metadata: get(primary, "resource_metadata").filter(|v| !v.is_empty()),
+            scope: get(primary, "scope").filter(|v| !v.trim().is_empty()),
+            error: get(primary, "error").filter(|v| !v.is_empty()),
+            error_description: get(primary, "error_description"),
+            dpop: dpop.is_some(),
+            dpop_error: dpop.as_deref().and_then(|p| get(p, "error")).filter(|v| !v.is_empty()),
+        }
     }
 
     /// The challenged scopes, split on spaces.
@@ -190,6 +204,23 @@ mod tests {
         assert!(c.bearer);
         assert_eq!(c.scopes(), vec!["mcp:basic", "mcp:write"]);
         assert!(c.is_insufficient_scope());
+    }
+
+    #[test]
+    fn dpop_challenges() {
+        // DPoP alone (the MCP DPoP extension's servers): its parameters are read.
+        let c = Challenge::parse(["DPoP resource_metadata=\"https://r.example/prm\", algs=\"ES256\""]);
+        assert!(c.dpop && !c.bearer);
+        assert_eq!(c.resource_metadata.as_deref(), Some("https://r.example/prm"));
+        // Beside Bearer: Bearer's parameters win, the DPoP error is kept apart.
+        let c = Challenge::parse([
+            "Bearer scope=\"a\"",
+            "DPoP error=\"use_dpop_nonce\", error_description=\"nonce\"",
+        ]);
+        assert!(c.bearer && c.dpop);
+        assert_eq!((c.scope.as_deref(), c.error.as_deref()), (Some("a"), None));
+        assert_eq!(c.dpop_error.as_deref(), Some("use_dpop_nonce"));
+        assert!(!Challenge::parse(["Basic realm=\"x\""]).dpop);
     }
 
     #[test]

@@ -49,6 +49,12 @@ pub trait Authorization: Send + Sync + 'static {
     fn insufficient_scope<'a>(&'a self, challenge: &'a Challenge, used: Option<u64>) -> BoxFuture<'a, Result<bool>>;
     /// How many step-ups one request may make.
     fn max_step_up(&self) -> u32;
+    /// Whether to send a request again at once, before any 401 handling (DPoP: a 401
+    /// `use_dpop_nonce` carrying the server's nonce, now kept). Sees every answer.
+    fn resend_now(&self, url: &Url, status: u16, headers: &reqwest::header::HeaderMap, challenge: &Challenge) -> bool {
+        let _ = (url, status, headers, challenge);
+        false
+    }
 }
 
 /// A request's timer held while an authorization runs; dropping it restarts the timer.
@@ -149,17 +155,24 @@ impl Inner {
             };
         };
         let (mut authorizations, mut step_ups) = (0u32, 0u32);
+        let mut resent = false;
         loop {
             let mut attempt = request
                 .try_clone()
                 .ok_or_else(|| Error::new(ErrorKind::Internal, format!("{what}: the request cannot be repeated")))?;
+            let url = attempt.url().clone();
             let used = auth.attach(&mut attempt).await;
             let response = self.execute(attempt, what).await?;
             let status = response.status();
+            let challenge = Challenge::parse(challenge_values(&response));
+            // DPoP: a 401 asking for the server's nonce is sent again once, at once.
+            if auth.resend_now(&url, status.as_u16(), response.headers(), &challenge) && !resent {
+                resent = true;
+                continue;
+            }
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
                 return Ok(response);
             }
-            let challenge = Challenge::parse(challenge_values(&response));
             let header = www_authenticate(&response);
             let outcome = if status == StatusCode::UNAUTHORIZED {
                 if authorizations >= 2 {
