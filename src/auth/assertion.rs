@@ -5,7 +5,7 @@
 //! [`AssertionProvider`], asked each time. The JWTs are opaque here, never logged and never in an
 //! error.
 
-use crate::client::HandlerError;
+use crate::base::HandlerError;
 use crate::error::{Error, ErrorKind, Result};
 use crate::transport::BoxFuture;
 use crate::untrusted::shown;

@@ -7,7 +7,7 @@ use super::loopback::{self, Loopback};
 use super::pkce;
 use super::store::{Record, TokenSet};
 use super::{AuthContext, AuthorizationRequest, Io};
-use crate::client::{CancelToken, HandlerError};
+use crate::base::{CancelToken, HandlerError};
 use crate::error::{Error, ErrorKind, Result};
 use crate::untrusted::shown;
 
