@@ -130,7 +130,7 @@ fn camel(key: &str, upper_first: bool) -> String {
 }
 
 const HEADER: &str = "Generated from include/mcp_client.config.schema.json by tests/config_schema.rs \
-                      (cargo test --test config_schema): do not edit.";
+                      (cargo test --features schema --test config_schema): do not edit.";
 
 fn python(structs: &[Struct]) -> String {
     fn name(def: &Option<String>) -> String {

@@ -1,4 +1,4 @@
-// Generated from include/mcp_client.config.schema.json by tests/config_schema.rs (cargo test --test config_schema): do not edit.
+// Generated from include/mcp_client.config.schema.json by tests/config_schema.rs (cargo test --features schema --test config_schema): do not edit.
 
 package mcpclient
 

@@ -10,18 +10,21 @@
 //!
 //! Adding a key: one field here (doc comment, serde default if it has one), one line in
 //! [`convert`] moving it onto the internal type; the schema, the fuzzer's key lists and the
-//! bindings' types follow (run `cargo test --test config_schema` and commit what it rewrites).
+//! bindings' types follow (run `cargo test --features schema --test config_schema` and commit what it rewrites).
 
 mod convert;
 mod entry;
 mod parse;
 
+#[cfg(feature = "schema")]
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
-pub use parse::{keys, parse, schema};
+pub use parse::parse;
+#[cfg(feature = "schema")]
+pub use parse::{keys, schema};
 
 // The defaults live in `base` (which every layer may import): the internal types' constructors
 // below this module use them too.
@@ -76,9 +79,10 @@ mod d {
 
 /// The connection settings of one client: a flat JSON object with exactly one of `command`
 /// (a stdio server) or `url` (a Streamable HTTP server). A key set to null counts as absent.
-#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "mcp_client configuration")]
+#[cfg_attr(feature = "schema", schemars(title = "mcp_client configuration"))]
 pub struct Config {
     // --- stdio ---
     /// stdio: the server program, looked up in PATH, or a path.
@@ -92,10 +96,10 @@ pub struct Config {
     /// stdio: the server's working directory.
     pub cwd: Option<String>,
     /// stdio: how many of the server's last stderr lines error messages quote (at most 1000).
-    #[schemars(range(max = 1000), extend("default" = defaults::STDERR_TAIL_LINES))]
+    #[cfg_attr(feature = "schema", schemars(range(max = 1000), extend("default" = defaults::STDERR_TAIL_LINES)))]
     pub stderr_tail_lines: Option<u64>,
     /// stdio: each shutdown step (stdin closed, SIGTERM, SIGKILL) waits this long, in ms.
-    #[schemars(range(max = MAX_TIMEOUT_MS), extend("default" = defaults::SHUTDOWN_GRACE_MS))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_TIMEOUT_MS), extend("default" = defaults::SHUTDOWN_GRACE_MS)))]
     pub shutdown_grace_ms: Option<u64>,
 
     // --- HTTP ---
@@ -108,7 +112,7 @@ pub struct Config {
     /// HTTP: OAuth 2.1 authorization (excludes `bearer_token`).
     pub oauth: Option<OAuth>,
     /// HTTP: let tokens go over plain http to hosts that are not loopback.
-    #[schemars(extend("default" = false))]
+    #[cfg_attr(feature = "schema", schemars(extend("default" = false)))]
     pub allow_insecure_http: Option<bool>,
     /// HTTP: host names pinned to an IP address or a non-empty array of them (like curl's
     /// --resolve; the OAuth address checks still apply).
@@ -128,11 +132,11 @@ pub struct Config {
     pub capabilities: Option<Map<String, Value>>,
     /// Default per-request timeout in ms; 0: none.
     #[serde(default = "d::request_timeout_ms")]
-    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_TIMEOUT_MS)))]
     pub request_timeout_ms: u64,
     /// How long `auto` waits for the `server/discover` probe before trying `initialize`, in ms.
     #[serde(default = "d::probe_timeout_ms")]
-    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_TIMEOUT_MS)))]
     pub probe_timeout_ms: u64,
     /// Rounds of `input_required` driven automatically before giving up.
     #[serde(default = "d::input_required_max_rounds")]
@@ -142,7 +146,7 @@ pub struct Config {
     pub max_pages: u64,
     /// Bound on a whole connect (process start, era detection, handshake) in ms; 0: none.
     #[serde(default = "d::connect_timeout_ms")]
-    #[schemars(range(max = MAX_TIMEOUT_MS))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_TIMEOUT_MS)))]
     pub connect_timeout_ms: u64,
     /// Opt-in: reconnect after the connection is lost (absent: a lost connection stays lost).
     pub reconnect: Option<Reconnect>,
@@ -161,7 +165,7 @@ pub struct Config {
     pub response_cache: bool,
     /// Bound on the response cache's entries (0 turns caching off; at most 2^20).
     #[serde(default = "d::response_cache_max_entries")]
-    #[schemars(range(max = MAX_RESPONSE_CACHE_ENTRIES))]
+    #[cfg_attr(feature = "schema", schemars(range(max = MAX_RESPONSE_CACHE_ENTRIES)))]
     pub response_cache_max_entries: u64,
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`.
     #[serde(default = "d::yes")]
@@ -172,7 +176,8 @@ pub struct Config {
 pub const MAX_RESPONSE_CACHE_ENTRIES: u64 = 1 << 20;
 
 /// An input kind a host answers by hand (`manual_input`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 pub enum InputKind {
     /// Elicitation, form mode (the same as `elicitation.form`).
     #[serde(rename = "elicitation")]
@@ -192,7 +197,8 @@ pub enum InputKind {
 }
 
 /// Which of the host's environment variables a stdio server gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum EnvMode {
     /// The default: HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG and LC_* only.
@@ -204,7 +210,8 @@ pub enum EnvMode {
 }
 
 /// How `connect` chooses the protocol era.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The default: probe with `server/discover`, fall back to `initialize`.
@@ -217,7 +224,8 @@ pub enum Mode {
 
 /// One IP address or a non-empty array of them.
 #[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged, expecting = "an IP address or an array of them")]
 pub enum Addresses {
     One(String),
@@ -225,12 +233,13 @@ pub enum Addresses {
 }
 
 /// The reconnect policy: up to `max_attempts` connects with exponential backoff between them.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Reconnect {
     /// Connects tried per loss (at least 1).
     #[serde(default = "d::max_attempts")]
-    #[schemars(range(min = 1))]
+    #[cfg_attr(feature = "schema", schemars(range(min = 1)))]
     pub max_attempts: u32,
     /// The wait before the second attempt, in ms; it doubles for each further one.
     #[serde(default = "d::initial_backoff_ms")]
@@ -241,7 +250,8 @@ pub struct Reconnect {
 }
 
 /// OAuth 2.1 settings for an HTTP server that requires authorization.
-#[derive(Clone, Default, Deserialize, JsonSchema)]
+#[derive(Clone, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct OAuth {
     /// How tokens are obtained.
@@ -335,7 +345,8 @@ pub struct OAuth {
 }
 
 /// A JWK: a JSON object, or its text.
-#[derive(Clone, Deserialize, JsonSchema)]
+#[derive(Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged, expecting = "a JWK object or its JSON text")]
 #[allow(missing_docs)] // the variants are the JSON forms
 pub enum Jwk {
@@ -355,7 +366,8 @@ impl std::fmt::Debug for OAuth {
 }
 
 /// How OAuth tokens are obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Grant {
     /// Authorization code with PKCE, through a browser.
@@ -372,7 +384,8 @@ pub enum Grant {
 
 /// Token endpoint authentication methods this client implements.
 #[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMethod {
     ClientSecretBasic,
@@ -383,7 +396,8 @@ pub enum AuthMethod {
 
 /// `application_type` for dynamic client registration.
 #[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ApplicationType {
     #[default]
@@ -393,7 +407,8 @@ pub enum ApplicationType {
 
 /// OAuth scopes: an array of scope strings, or one space-separated string.
 #[allow(missing_docs)] // the variants are the JSON values (doc comments would become schema entries)
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
 #[serde(untagged, expecting = "an array of scope strings or a space-separated string")]
 pub enum Scopes {
     List(Vec<String>),

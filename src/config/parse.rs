@@ -110,6 +110,7 @@ fn plain(message: &str) -> String {
     m
 }
 
+#[cfg(feature = "schema")]
 /// The JSON Schema (draft 2020-12) of the configuration, from the types in [`super`]. It
 /// lists each key's non-null form: null, which the parser takes as "absent", is left out so
 /// the bindings' type hints say "omit the key" rather than "null".
@@ -119,6 +120,7 @@ pub fn schema() -> Value {
     schema
 }
 
+#[cfg(feature = "schema")]
 /// `"type": ["string", "null"]` → `"type": "string"`; `"anyOf": [{"$ref": ..}, {"type": "null"}]`
 /// → `"$ref": ..`; everywhere in the schema.
 fn drop_null(schema: &mut Value) {
@@ -148,6 +150,7 @@ fn drop_null(schema: &mut Value) {
     }
 }
 
+#[cfg(feature = "schema")]
 /// The keys of the top-level object, and of each nested settings object by its key (from the
 /// schema, so the fuzzer and the docs follow new keys).
 pub fn keys() -> Vec<(String, Vec<String>)> {
@@ -167,6 +170,7 @@ pub fn keys() -> Vec<(String, Vec<String>)> {
     out
 }
 
+#[cfg(feature = "schema")]
 /// The definition a property refers to when it is a settings object.
 fn nested_def<'a>(schema: &'a Value, prop: &'a Value) -> Option<&'a Value> {
     let reference = prop["$ref"]
@@ -182,6 +186,7 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    #[cfg(feature = "schema")]
     fn nested_lists_the_settings_objects() {
         let nested: Vec<String> = keys().into_iter().skip(1).map(|(k, _)| k).collect();
         assert_eq!(nested, NESTED);

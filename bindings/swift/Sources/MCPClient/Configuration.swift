@@ -1,4 +1,4 @@
-// Generated from include/mcp_client.config.schema.json by tests/config_schema.rs (cargo test --test config_schema): do not edit.
+// Generated from include/mcp_client.config.schema.json by tests/config_schema.rs (cargo test --features schema --test config_schema): do not edit.
 
 /// The connection settings of one client: a flat JSON object with exactly one of `command` (a stdio server) or `url` (a Streamable HTTP server). A key set to null counts as absent.
 /// Every property is optional: nil leaves the key out.
