@@ -211,7 +211,7 @@ else
 endif
 	ln -sf $(SO_FILE) $(LIB_DEST)/libmcp_client.so.$(SOVERSION)
 	ln -sf libmcp_client.so.$(SOVERSION) $(LIB_DEST)/libmcp_client.so
-	install -m 644 include/mcp_client.h bindings/cpp/mcp_client.hpp $(INC_DEST)/
+	install -m 644 include/mcp_client.h include/mcp_client.config.schema.json bindings/cpp/mcp_client.hpp $(INC_DEST)/
 	@echo "filling dist/*.in into $(LIB_DEST)/pkgconfig and $(CMAKE_DEST)"
 	@sed $(DIST_SED) dist/mcp_client.pc.in > $(LIB_DEST)/pkgconfig/mcp_client.pc
 	@sed $(DIST_SED) dist/mcp_client-static.pc.in > $(LIB_DEST)/pkgconfig/mcp_client-static.pc
@@ -220,6 +220,7 @@ endif
 
 uninstall:
 	rm -f $(LIB_DEST)/libmcp_client.* $(INC_DEST)/mcp_client.h $(INC_DEST)/mcp_client.hpp \
+	  $(INC_DEST)/mcp_client.config.schema.json \
 	  $(LIB_DEST)/pkgconfig/mcp_client.pc $(LIB_DEST)/pkgconfig/mcp_client-static.pc \
 	  $(CMAKE_DEST)/mcp_client-config.cmake $(CMAKE_DEST)/mcp_client-config-version.cmake
 	rmdir $(CMAKE_DEST) 2>/dev/null || true

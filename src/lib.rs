@@ -34,6 +34,8 @@
 mod auth;
 mod base;
 mod client;
+/// The JSON configuration's one definition (keys, types, defaults) and its JSON Schema.
+pub mod config;
 mod error;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
 #[cfg(not(feature = "testing"))]

@@ -1,11 +1,12 @@
-//! The `"oauth"` configuration object (see [`OAuthConfig::from_json`]).
+//! The internal OAuth configuration and its checks across keys (its JSON form, read by
+//! [`OAuthConfig::from_json`], is `crate::config::OAuth`).
 
 use super::assertion::AssertionSource;
 use super::dpop::DpopKeySource;
 use super::enterprise::IdpConfig;
 use super::jwt::{Signer, ALGORITHMS};
+use crate::base::defaults;
 use crate::error::{Error, Result};
-use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 use url::Url;
@@ -29,9 +30,6 @@ pub enum Grant {
     /// (`idp_token_endpoint`) for an ID-JAG, then the JWT-bearer grant with the configured client.
     Enterprise,
 }
-
-/// `authorization_timeout_ms` beyond this (a day) is this.
-const MAX_AUTHORIZATION_TIMEOUT_MS: u64 = 24 * 3600 * 1000;
 
 /// Token endpoint authentication methods this client implements.
 pub const AUTH_METHODS: &[&str] = &["client_secret_basic", "client_secret_post", "none", "private_key_jwt"];
@@ -120,12 +118,12 @@ impl Default for OAuthConfig {
             application_type: "native".into(),
             redirect_uri: None,
             loopback_port: 0,
-            loopback_path: "/callback".into(),
+            loopback_path: defaults::LOOPBACK_PATH.into(),
             scopes: Vec::new(),
             offline_access: true,
             signer: None,
-            authorization_timeout: Duration::from_secs(300),
-            max_step_up: 2,
+            authorization_timeout: Duration::from_millis(defaults::AUTHORIZATION_TIMEOUT_MS),
+            max_step_up: defaults::MAX_STEP_UP as u32,
             open_browser: false,
             allow_http: false,
             allow_private_networks: false,
@@ -161,234 +159,9 @@ impl std::fmt::Debug for OAuthConfig {
     }
 }
 
-/// Keys `OAuthConfig::from_json` accepts; anything else is rejected so typos surface.
-pub const KEYS: &[&str] = &[
-    "grant",
-    "client_id",
-    "client_secret",
-    "token_endpoint_auth_method",
-    "issuer",
-    "client_metadata_url",
-    "client_name",
-    "application_type",
-    "redirect_uri",
-    "loopback_port",
-    "loopback_path",
-    "scopes",
-    "offline_access",
-    "private_key_pem",
-    "signing_algorithm",
-    "authorization_timeout_ms",
-    "max_step_up",
-    "open_browser",
-    "allow_http",
-    "allow_private_networks",
-    "allow_hosts",
-    "deny_hosts",
-    "dpop",
-    "dpop_private_key_pem",
-    "dpop_private_key_jwk",
-    "workload_jwt",
-    "workload_jwt_file",
-    "id_token",
-    "id_token_file",
-    "idp_token_endpoint",
-    "idp_client_id",
-    "idp_client_secret",
-    "token_store_dir",
-];
-
 impl OAuthConfig {
-    /// Reads the `"oauth"` object of the flat configuration:
-    ///
-    /// - `grant`: `"authorization_code"` (default) or `"client_credentials"`;
-    /// - pre-registration / client credentials: `client_id`, `client_secret`,
-    ///   `token_endpoint_auth_method` (`client_secret_basic`, `client_secret_post`, `none`,
-    ///   `private_key_jwt`), `issuer` (the authorization server they belong to; required with
-    ///   a secret or key, which go to that issuer only);
-    /// - `private_key_pem` (PKCS#8, or PKCS#1 RSA) and `signing_algorithm` (ES256, ES384,
-    ///   RS256…512, PS256…512, EdDSA; default from the key) for `private_key_jwt`;
-    /// - `client_metadata_url` (CIMD), `client_name`, `application_type` (`native`/`web`);
-    /// - `redirect_uri` (host-handled), or the loopback listener: `loopback_port` (0),
-    ///   `loopback_path` (`/callback`);
-    /// - `scopes` (array or space-separated string), `offline_access` (true),
-    ///   `authorization_timeout_ms` (300000, at most a day), `max_step_up` (2), `open_browser` (false),
-    ///   `allow_http` (false);
-    /// - where the flows may go (`crate::net::policy`): `allow_private_networks` (false),
-    ///   `allow_hosts` and `deny_hosts` (arrays of names, `*.domain`, addresses or ranges);
-    /// - DPoP (RFC 9449): `dpop` (false; true: a key generated for the client), or the host's
-    ///   P-256 key as `dpop_private_key_pem` (PKCS#8) or `dpop_private_key_jwk` (object or text),
-    ///   either of which turns DPoP on;
-    /// - `grant` `jwt_bearer` (workload identity federation): `workload_jwt` (the JWT) or
-    ///   `workload_jwt_file` (re-read before every token request), else the host's assertion
-    ///   provider; `client_id` only when the authorization server expects one;
-    /// - `grant` `enterprise` (enterprise-managed authorization): `idp_token_endpoint`,
-    ///   `idp_client_id`, `idp_client_secret` (the identity provider), `id_token` or
-    ///   `id_token_file` (else the host's assertion provider), and `client_id` with
-    ///   `client_secret` or `private_key_pem` and `issuer` for the MCP authorization server;
-    /// - `token_store_dir`: keep credentials in files there (0600), locked across processes.
-    pub fn from_json(value: &Value) -> Result<OAuthConfig> {
-        let obj = value
-            .as_object()
-            .ok_or_else(|| Error::invalid("oauth must be a JSON object"))?;
-        if let Some(key) = obj.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(Error::invalid(format!("unknown oauth key {key:?}")));
-        }
-        let string = |key: &str| string(obj, key);
-        let boolean = |key: &str| -> Result<Option<bool>> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(Value::Bool(b)) => Ok(Some(*b)),
-                Some(_) => Err(Error::invalid(format!("oauth.{key} must be true or false"))),
-            }
-        };
-        let number = |key: &str| -> Result<Option<u64>> {
-            match obj.get(key) {
-                None | Some(Value::Null) => Ok(None),
-                Some(v) => v
-                    .as_u64()
-                    .map(Some)
-                    .ok_or_else(|| Error::invalid(format!("oauth.{key} must be a non-negative integer"))),
-            }
-        };
-        let mut cfg = OAuthConfig {
-            grant: match string("grant")?.as_deref() {
-                None | Some("authorization_code") => Grant::AuthorizationCode,
-                Some("client_credentials") => Grant::ClientCredentials,
-                Some("jwt_bearer") => Grant::JwtBearer,
-                Some("enterprise") => Grant::Enterprise,
-                Some(other) => {
-                    return Err(Error::invalid(format!(
-                        "oauth.grant {other:?} is not authorization_code, client_credentials, jwt_bearer or enterprise"
-                    )))
-                }
-            },
-            client_id: string("client_id")?.filter(|s| !s.is_empty()),
-            client_secret: string("client_secret")?,
-            token_endpoint_auth_method: string("token_endpoint_auth_method")?,
-            issuer: string("issuer")?,
-            client_metadata_url: string("client_metadata_url")?,
-            client_name: string("client_name")?,
-            redirect_uri: string("redirect_uri")?,
-            ..OAuthConfig::default()
-        };
-        if let Some(t) = string("application_type")? {
-            if t != "native" && t != "web" {
-                return Err(Error::invalid("oauth.application_type must be \"native\" or \"web\""));
-            }
-            cfg.application_type = t;
-        }
-        if let Some(port) = number("loopback_port")? {
-            cfg.loopback_port = u16::try_from(port).map_err(|_| Error::invalid("oauth.loopback_port is not a port"))?;
-        }
-        if let Some(path) = string("loopback_path")? {
-            if !path.starts_with('/') || path.contains(['?', '#', ' ']) {
-                return Err(Error::invalid("oauth.loopback_path must be a path starting with /"));
-            }
-            cfg.loopback_path = path;
-        }
-        cfg.scopes = match obj.get("scopes") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::String(s)) => super::challenge::split_scopes(Some(s)),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|v| {
-                    v.as_str()
-                        .filter(|s| !s.is_empty() && !s.contains(' '))
-                        .map(str::to_string)
-                        .ok_or_else(|| Error::invalid("oauth.scopes must be strings without spaces"))
-                })
-                .collect::<Result<_>>()?,
-            Some(_) => return Err(Error::invalid("oauth.scopes must be an array of strings")),
-        };
-        if let Some(b) = boolean("offline_access")? {
-            cfg.offline_access = b;
-        }
-        if let Some(ms) = number("authorization_timeout_ms")? {
-            // Capped: an instant that far ahead overflows on some platforms.
-            cfg.authorization_timeout = Duration::from_millis(ms.clamp(1, MAX_AUTHORIZATION_TIMEOUT_MS));
-        }
-        if let Some(n) = number("max_step_up")? {
-            cfg.max_step_up = u32::try_from(n.min(10)).unwrap_or(10);
-        }
-        if let Some(b) = boolean("open_browser")? {
-            cfg.open_browser = b;
-        }
-        if let Some(b) = boolean("allow_http")? {
-            cfg.allow_http = b;
-        }
-        if let Some(b) = boolean("allow_private_networks")? {
-            cfg.allow_private_networks = b;
-        }
-        for (key, list) in [
-            ("allow_hosts", &mut cfg.allow_hosts),
-            ("deny_hosts", &mut cfg.deny_hosts),
-        ] {
-            *list = match obj.get(key) {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|v| v.as_str().map(str::to_string))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| Error::invalid(format!("oauth.{key} must be an array of strings")))?,
-                Some(_) => return Err(Error::invalid(format!("oauth.{key} must be an array of strings"))),
-            };
-            crate::net::policy::check_patterns(list, key).map_err(|e| Error::invalid(format!("oauth.{e}")))?;
-        }
-        let alg = string("signing_algorithm")?;
-        if let Some(a) = &alg {
-            if !ALGORITHMS.contains(&a.as_str()) {
-                return Err(Error::invalid(format!(
-                    "oauth.signing_algorithm {a:?} is not one of {}",
-                    ALGORITHMS.join(", ")
-                )));
-            }
-        }
-        if let Some(pem) = string("private_key_pem")? {
-            cfg.signer = Some(Arc::new(Signer::from_pem(&pem, alg.as_deref())?));
-        } else if alg.is_some() {
-            return Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem"));
-        }
-        cfg.dpop = dpop_key(obj, boolean("dpop")?)?;
-        cfg.workload_jwt = assertion_source(obj, "workload_jwt")?;
-        if cfg.workload_jwt.is_some() && cfg.grant != Grant::JwtBearer {
-            return Err(Error::invalid(
-                "oauth.workload_jwt and oauth.workload_jwt_file need oauth.grant jwt_bearer",
-            ));
-        }
-        cfg.token_store_dir = string("token_store_dir")?.filter(|d| !d.is_empty()).map(Into::into);
-        cfg.id_token = assertion_source(obj, "id_token")?;
-        if let Some(endpoint) = string("idp_token_endpoint")? {
-            cfg.idp = Some(IdpConfig {
-                token_endpoint: Url::parse(&endpoint)
-                    .ok()
-                    .filter(|u| matches!(u.scheme(), "http" | "https"))
-                    .ok_or_else(|| Error::invalid("oauth.idp_token_endpoint is not an http(s) URL"))?,
-                client_id: string("idp_client_id")?,
-                client_secret: string("idp_client_secret")?,
-            });
-        } else if obj.keys().any(|k| k.starts_with("idp_")) {
-            return Err(Error::invalid(
-                "oauth.idp_client_id and oauth.idp_client_secret need oauth.idp_token_endpoint",
-            ));
-        }
-        let enterprise = cfg.grant == Grant::Enterprise;
-        if enterprise && (cfg.idp.is_none() || cfg.client_id.is_none()) {
-            return Err(Error::invalid(
-                "oauth.grant enterprise needs oauth.idp_token_endpoint and oauth.client_id (the client at the \
-                 MCP authorization server)",
-            ));
-        }
-        if !enterprise && (cfg.id_token.is_some() || cfg.idp.is_some()) {
-            return Err(Error::invalid(
-                "oauth.id_token* and oauth.idp_* need oauth.grant enterprise",
-            ));
-        }
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
-    fn validate(&self) -> Result<()> {
+    /// Checks across keys, for configurations from JSON and from Rust alike.
+    pub(crate) fn validate(&self) -> Result<()> {
         if let Some(m) = &self.token_endpoint_auth_method {
             if !AUTH_METHODS.contains(&m.as_str()) {
                 return Err(Error::invalid(format!(
@@ -450,43 +223,26 @@ impl OAuthConfig {
     }
 }
 
-/// `<key>` (the JWT itself) or `<key>_file` (a path), not both.
-fn assertion_source(obj: &Map<String, Value>, key: &str) -> Result<Option<AssertionSource>> {
-    match (string(obj, key)?, string(obj, &format!("{key}_file"))?) {
-        (Some(_), Some(_)) => Err(Error::invalid(format!(
-            "give oauth.{key} or oauth.{key}_file, not both"
-        ))),
-        (Some(v), None) if !v.is_empty() => Ok(Some(AssertionSource::Value(v))),
-        (None, Some(p)) if !p.is_empty() => Ok(Some(AssertionSource::File(p.into()))),
-        (None, None) => Ok(None),
-        _ => Err(Error::invalid(format!("oauth.{key} must not be empty"))),
+/// `private_key_pem` and `signing_algorithm` as the signer for `private_key_jwt`.
+pub(crate) fn signer(pem: Option<&str>, alg: Option<&str>) -> Result<Option<Arc<Signer>>> {
+    if let Some(a) = alg {
+        if !ALGORITHMS.contains(&a) {
+            return Err(Error::invalid(format!(
+                "oauth.signing_algorithm {a:?} is not one of {}",
+                ALGORITHMS.join(", ")
+            )));
+        }
+    }
+    match pem {
+        Some(pem) => Ok(Some(Arc::new(Signer::from_pem(pem, alg)?))),
+        None if alg.is_some() => Err(Error::invalid("oauth.signing_algorithm needs oauth.private_key_pem")),
+        None => Ok(None),
     }
 }
 
-/// The DPoP key the configuration asks for: the host's (PEM or JWK), a generated one
-/// (`dpop: true`), or none.
-fn dpop_key(obj: &Map<String, Value>, enabled: Option<bool>) -> Result<Option<DpopKeySource>> {
-    let pem = string(obj, "dpop_private_key_pem")?;
-    let jwk = obj.get("dpop_private_key_jwk").filter(|v| !v.is_null());
-    if enabled == Some(false) && (pem.is_some() || jwk.is_some()) {
-        return Err(Error::invalid("oauth.dpop is false but a DPoP key is given"));
-    }
-    match (pem, jwk) {
-        (Some(_), Some(_)) => Err(Error::invalid(
-            "give oauth.dpop_private_key_pem or oauth.dpop_private_key_jwk, not both",
-        )),
-        (Some(pem), None) => DpopKeySource::from_pem(&pem).map(Some),
-        (None, Some(jwk)) => DpopKeySource::from_jwk(jwk).map(Some),
-        (None, None) => Ok((enabled == Some(true)).then_some(DpopKeySource::Generate)),
-    }
-}
-
-fn string(obj: &Map<String, Value>, key: &str) -> Result<Option<String>> {
-    match obj.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(Error::invalid(format!("oauth.{key} must be a string"))),
-    }
+/// A space-separated scope string as scopes, each once.
+pub(crate) fn split_scopes(text: &str) -> Vec<String> {
+    super::challenge::split_scopes(Some(text))
 }
 
 #[cfg(test)]

@@ -21,9 +21,7 @@
 mod assertion;
 mod authorizer;
 mod code_grant;
-mod config;
-#[cfg(feature = "fuzzing")]
-pub use config::KEYS as CONFIG_KEYS;
+pub(crate) mod config;
 mod credentials;
 mod discovery;
 mod dpop;

@@ -1,10 +1,11 @@
 //! Primitives every layer shares: the boxed future of the crate's traits, the cancellation
-//! token, a host handler's refusal and the JSON-RPC error codes. This module imports nothing
+//! token, a host handler's refusal, the JSON-RPC error codes and the configuration defaults. This module imports nothing
 //! of the crate, so any module may use it without tying the layers into a loop (`tests/layers.rs`
 //! checks that).
 
 pub mod cancel;
 pub mod codes;
+pub mod defaults;
 
 pub use cancel::CancelToken;
 

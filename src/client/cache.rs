@@ -28,7 +28,7 @@ use tokio::time::Instant;
 /// Peers cap TTLs at 24 h (TypeScript, Python and rmcp do the same).
 pub const MAX_TTL: Duration = Duration::from_secs(24 * 60 * 60);
 /// The default bound on entries (the TypeScript SDK's default store keeps 512 reads).
-pub const DEFAULT_MAX_ENTRIES: usize = 512;
+pub const DEFAULT_MAX_ENTRIES: usize = crate::base::defaults::RESPONSE_CACHE_MAX_ENTRIES as usize;
 /// Bound on the JSON text held, whatever the entry count.
 pub const MAX_BYTES: usize = 32 << 20;
 

@@ -4,7 +4,6 @@
 //! so both must reach the derived capabilities.
 
 use super::handlers::InputKind;
-use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 
 /// The elicitation modes a handler answers. `form` is the protocol's default mode; `url` asks
@@ -77,44 +76,7 @@ pub struct ManualInput {
     pub roots: bool,
 }
 
-/// The names `manual_input` takes in the JSON configuration.
-pub const MANUAL_INPUT_NAMES: &[&str] = &[
-    "elicitation",
-    "elicitation.form",
-    "elicitation.url",
-    "sampling",
-    "roots",
-];
-
 impl ManualInput {
-    /// `["elicitation" | "elicitation.form" | "elicitation.url" | "sampling" | "roots", ..]`.
-    pub fn from_json(value: &Value) -> Result<ManualInput> {
-        let bad = || {
-            Error::invalid(format!(
-                "manual_input must be an array of input kinds, each one of {MANUAL_INPUT_NAMES:?}"
-            ))
-        };
-        let items = value.as_array().ok_or_else(bad)?;
-        let mut manual = ManualInput::default();
-        for item in items {
-            let add = |m: Option<ElicitationModes>, modes| Some(m.unwrap_or(ElicitationModes::NONE).union(modes));
-            match item.as_str().ok_or_else(bad)? {
-                "elicitation" | "elicitation.form" => {
-                    manual.elicitation = add(manual.elicitation, ElicitationModes::FORM)
-                }
-                "elicitation.url" => manual.elicitation = add(manual.elicitation, ElicitationModes::URL),
-                "sampling" => manual.sampling = true,
-                "roots" => manual.roots = true,
-                other => {
-                    return Err(Error::invalid(format!(
-                        "manual_input: unknown input kind {other:?} (one of {MANUAL_INPUT_NAMES:?})"
-                    )))
-                }
-            }
-        }
-        Ok(manual)
-    }
-
     /// Whether this kind is declared for manual answers.
     pub fn declares(&self, kind: InputKind) -> bool {
         match kind {

@@ -23,8 +23,6 @@ pub use cache::CacheMode;
 pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use input_modes::{ElicitationModes, ManualInput};
-#[cfg(feature = "fuzzing")]
-pub use options::CONFIG_KEYS;
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};

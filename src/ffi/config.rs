@@ -27,21 +27,21 @@ pub struct mcp_config {
 // SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_config_free`.
 unsafe impl Handle for mcp_config {}
 
-/// Creates settings from a JSON object (NULL: empty). Keys: `command`, `args`, `env`, `url`,
-/// `headers`, `bearer_token`, `oauth` (see `mcp_config_set_oauth`), `allow_insecure_http`
-/// (false; see `mcp_config_set_bearer_token`), `resolve` (`{"name": "address" or [..]}`: pins
-/// host names to addresses like curl's --resolve; the OAuth address checks still apply),
-/// `env_mode` (see `mcp_config_set_env_mode`), `cwd`, `mode`, `protocol_version`, `client_info`,
-/// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `input_required_max_rounds`,
-/// `max_pages`, `max_message_bytes`, `stderr_tail_lines`, `shutdown_grace_ms`,
-/// `connect_timeout_ms` (the whole connect; default 60000, 0: none), `skills` (true declares
-/// the skills extension, see `mcp_client_list_skills`), `tasks` (true declares the tasks
-/// extension, see `mcp_config_set_tasks`), `manual_input` (see `mcp_config_set_manual_input`)
-/// and the opt-in `reconnect`
-/// policy (`{"max_attempts": 5, "initial_backoff_ms": 100, "max_backoff_ms": 5000}`, see
-/// `mcp_client_on_connection_state`), `response_cache` (true; false turns response caching
-/// off), `response_cache_max_entries` (512) and `validate_output_schema` (true; see
-/// `MCP_OUTPUT_SCHEMA_INVALID`). Free with `mcp_config_free`.
+/// Creates settings from a JSON object (NULL: empty). The keys, their types, defaults and
+/// meaning are in the JSON Schema `mcp_client.config.schema.json`, installed beside this header
+/// and generated from the library's configuration types. In short: exactly one of `command`
+/// (stdio: `args`, `env`, `env_mode`, `cwd`, `stderr_tail_lines`, `shutdown_grace_ms`) or `url`
+/// (HTTP: `headers`, `bearer_token` or `oauth` (see `mcp_config_set_oauth`),
+/// `allow_insecure_http`, `resolve`), and for both `mode`, `protocol_version`, `client_info`,
+/// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
+/// `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
+/// `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
+/// `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+/// `response_cache_max_entries` (512), `validate_output_schema` (true; see
+/// `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
+/// `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+/// type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
+/// (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_config_new(

@@ -6,6 +6,7 @@
 use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
+use crate::base::defaults;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use serde_json::{json, Value};
@@ -84,9 +85,9 @@ impl StdioConfig {
             env: Vec::new(),
             env_mode: EnvMode::Allowlist,
             cwd: None,
-            max_message_bytes: 8 * 1024 * 1024,
-            stderr_tail_lines: 20,
-            shutdown_grace: Duration::from_secs(2),
+            max_message_bytes: defaults::MAX_MESSAGE_BYTES as usize,
+            stderr_tail_lines: defaults::STDERR_TAIL_LINES as usize,
+            shutdown_grace: Duration::from_millis(defaults::SHUTDOWN_GRACE_MS),
         }
     }
 

@@ -67,7 +67,7 @@ static void test_second_list_within_ttl_sends_nothing(void)
     char *out = NULL;
     EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, &opts, &out, &err), MCP_INVALID_ARG, err);
     EXPECT(out == NULL);
-    mcp_error_free(err); /* each failure gives a new error object: free before reusing */
+    mcp_error_free(err); /* each failing call writes a new error */
     err = NULL;
     EXPECT_STATUS(mcp_client_set_cache_partition(c, NULL, &err), MCP_NULL_ARG, err);
     mcp_error_free(err);

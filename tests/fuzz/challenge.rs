@@ -44,11 +44,12 @@ proptest! {
     fn any_header_parses_without_panic_into_bounded_fields(values in prop::collection::vec(header(), 0..3)) {
         let c = Challenge::parse(values.iter().map(String::as_str));
         let total: usize = values.iter().map(String::len).sum();
-        for field in [&c.resource_metadata, &c.scope, &c.error, &c.error_description].into_iter().flatten() {
+        for field in [&c.resource_metadata, &c.scope, &c.error, &c.error_description, &c.dpop_error].into_iter().flatten() {
             prop_assert!(field.len() <= total * 3);
         }
         prop_assert!(c.scopes().len() <= total);
-        if !c.bearer {
+        // Without a Bearer or DPoP challenge (a DPoP-only one is read like Bearer) nothing is set.
+        if !c.bearer && !c.dpop {
             prop_assert_eq!(c, Challenge::default());
         }
     }

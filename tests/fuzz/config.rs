@@ -8,8 +8,13 @@ use mcp_client::OAuthConfig;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
-// The parsers' own key lists, so every key they accept is generated.
-use mcp_client::fuzzing::{CLIENT_CONFIG_KEYS as KEYS, OAUTH_CONFIG_KEYS as OAUTH_KEYS};
+/// The keys of the top-level object or of one nested settings object (`"oauth"`), from the
+/// configuration's schema: every key the parser accepts is generated, new ones included.
+fn keys_of(section: &str) -> Vec<String> {
+    let keys = mcp_client::config::keys();
+    let found = keys.into_iter().find(|(name, _)| name == section);
+    found.unwrap_or_else(|| panic!("no settings object {section:?}")).1
+}
 
 /// Values of every type, with the edges the parsers must handle (huge numbers, negatives,
 /// floats, odd strings, URLs).
@@ -66,9 +71,9 @@ fn value() -> impl Strategy<Value = Value> {
     })
 }
 
-fn object(keys: &'static [&'static str], nested: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
+fn object(keys: Vec<String>, nested: impl Strategy<Value = Value>) -> impl Strategy<Value = Value> {
     let key = prop_oneof![
-        8 => prop::sample::select(keys).prop_map(String::from),
+        8 => prop::sample::select(keys),
         1 => "[a-z_]{1,8}",
     ];
     prop::collection::vec((key, prop_oneof![4 => value(), 1 => nested]), 0..8)
@@ -76,7 +81,12 @@ fn object(keys: &'static [&'static str], nested: impl Strategy<Value = Value>) -
 }
 
 fn oauth() -> impl Strategy<Value = Value> {
-    object(OAUTH_KEYS, value())
+    object(keys_of("oauth"), value())
+}
+
+/// A value for a top-level key: mostly any value, sometimes one of the settings objects.
+fn nested() -> impl Strategy<Value = Value> {
+    prop_oneof![oauth(), object(keys_of("reconnect"), value())]
 }
 
 /// Mostly a valid base (a command or a URL) with any other keys, so most cases get past the
@@ -88,14 +98,14 @@ fn config() -> impl Strategy<Value = Value> {
         ("url", "https://example.invalid/mcp"),
     ]);
     prop_oneof![
-        6 => (base, object(KEYS, oauth())).prop_map(|((key, v), mut obj)| {
+        6 => (base, object(keys_of(""), nested())).prop_map(|((key, v), mut obj)| {
             let map = obj.as_object_mut().unwrap();
             map.remove("command");
             map.remove("url");
             map.insert(key.into(), v.into());
             obj
         }),
-        3 => object(KEYS, oauth()),
+        3 => object(keys_of(""), nested()),
         1 => value(),
     ]
 }

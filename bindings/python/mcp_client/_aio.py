@@ -29,6 +29,7 @@ from typing import Any, Callable, Mapping
 
 from . import _ffi
 from ._client import Client, _enc, _json_arg, _Opts, _opt_enc, _Use
+from ._config import Config
 from ._errors import ClosedError, new_error_ptr, take_error
 from ._library import lib
 
@@ -88,7 +89,7 @@ class AsyncClient:
     client: the loop of the first call. Calls take the same options as :class:`Client`'s
     (``timeout``, ``cancel``, ``progress``, ``meta``, ``log_level``, ``max_total``, ...)."""
 
-    def __init__(self, config: Mapping[str, Any] | Client):
+    def __init__(self, config: Config | Client):
         self._client = config if isinstance(config, Client) else Client(config)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._fd: int | None = None

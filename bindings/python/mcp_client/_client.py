@@ -8,9 +8,10 @@ import json
 import math
 import threading
 import weakref
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, cast
 
 from . import _callbacks, _ffi
+from ._config import Config, OAuthConfig
 from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
 
@@ -268,10 +269,11 @@ class Client:
 
     Use it as a context manager, or call :meth:`close`. Live clients are closed at interpreter
     exit. Construct with :meth:`stdio`, :meth:`http`, or ``Client(config_dict)`` with the
-    library's flat JSON configuration.
+    library's flat JSON configuration: its keys are typed by :class:`mcp_client.Config` (a
+    TypedDict generated from include/mcp_client.config.schema.json).
     """
 
-    def __init__(self, config: Mapping[str, Any]):
+    def __init__(self, config: Config):
         cfg_json = json.dumps({k: v for k, v in dict(config).items() if v is not None}).encode("utf-8")
         err = new_error_ptr()
         cfg = ctypes.POINTER(_ffi.mcp_config)()
@@ -328,7 +330,7 @@ class Client:
         shared clients' callbacks then run one at a time on one thread).
         Unknown keys raise InvalidArgumentError.
         """
-        config = {
+        config: dict[str, Any] = {
             "command": command,
             "args": [str(a) for a in args],
             "env": dict(env) if env is not None else None,
@@ -336,7 +338,8 @@ class Client:
             "cwd": None if cwd is None else str(cwd),
         }
         config.update(settings)
-        return cls(config)
+        # settings are untyped keyword arguments: the library checks them (InvalidArgumentError).
+        return cls(cast(Config, config))
 
     @classmethod
     def http(
@@ -344,24 +347,19 @@ class Client:
         url: str,
         headers: Mapping[str, str] | None = None,
         bearer_token: str | None = None,
-        oauth: Mapping[str, Any] | None = None,
+        oauth: OAuthConfig | None = None,
         **settings: Any,
     ) -> "Client":
         """A client for a Streamable HTTP server at ``url``; ``settings`` as for :meth:`stdio`.
 
         ``bearer_token`` is a static token. ``oauth`` (a dict, possibly empty) enables OAuth 2.1
-        authorization instead; its keys (all optional) are the library's: ``grant``
-        ("authorization_code" or "client_credentials"), ``client_id``, ``client_secret``,
-        ``token_endpoint_auth_method``, ``issuer``, ``private_key_pem``, ``signing_algorithm``,
-        ``client_metadata_url``, ``client_name``, ``application_type``, ``redirect_uri``,
-        ``loopback_port``, ``loopback_path``, ``scopes``, ``offline_access``,
-        ``authorization_timeout_ms``, ``max_step_up``, ``open_browser``, ``allow_http``. They
-        are checked when the client is created (InvalidArgumentError). The browser step of the
+        authorization instead; its keys (all optional) are typed by :class:`mcp_client.OAuthConfig`
+        (``grant``, ``client_id``, ``client_secret``, ``issuer``, ``scopes``, ...). They are checked when the client is created (InvalidArgumentError). The browser step of the
         authorization-code grant goes through :meth:`on_authorization`.
         """
         if oauth is not None and not isinstance(oauth, Mapping):
             raise TypeError("oauth must be a dict of OAuth settings (or None)")
-        config = {
+        config: dict[str, Any] = {
             "url": url,
             "headers": dict(headers) if headers is not None else None,
             "bearer_token": bearer_token,
@@ -369,7 +367,7 @@ class Client:
         if oauth is not None:
             config["oauth"] = dict(oauth)
         config.update(settings)
-        return cls(config)
+        return cls(cast(Config, config))
 
     # ----- plumbing -----
 
