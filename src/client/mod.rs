@@ -1,5 +1,5 @@
-//! The client: connection lifecycle, the request path (envelope stamping, version retry,
-//! `resultType` checks), the MRTR driver, and the public Rust API.
+//! The client: the public Rust API over the connection lifecycle (`lifecycle`), the request path
+//! (`request`), the MRTR driver (`mrtr`) and the handlers (`registration`).
 
 mod cache;
 mod era_cache;
@@ -11,7 +11,9 @@ mod mrtr;
 mod options;
 mod output_schema;
 mod reconnect;
+mod registration;
 mod reply;
+mod request;
 mod session;
 mod skills;
 mod subscription;
@@ -26,6 +28,7 @@ pub use input_modes::{ElicitationModes, ManualInput};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};
+use request::{supported_versions, version_mismatch};
 pub use session::SubscriptionEvent;
 #[cfg(feature = "fuzzing")]
 pub use skills::fuzz as skills_fuzz;
@@ -34,8 +37,8 @@ pub use subscription::Subscription;
 pub use tasks::{TaskStatusFn, TASKS_EXTENSION};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::era::{self, Era};
-use crate::protocol::{codes, meta, methods, ResultType};
+use crate::protocol::era::Era;
+use crate::protocol::{meta, methods};
 use handlers::Hooks;
 pub(crate) use reply::Reply;
 use serde_json::{json, Map, Value};
@@ -43,7 +46,6 @@ use session::{Session, Wait};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
-use tokio::time::Instant;
 
 /// What the server told us about itself at connect time.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,123 +196,6 @@ impl Client {
         &self.inner.config
     }
 
-    /// Registers (or with `None` removes) the handler for one kind of input; registering
-    /// declares the matching client capability.
-    pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
-        self.inner.hooks.set_handler(kind, handler);
-    }
-
-    /// Answers `elicitation/create` requests (and declares the capability).
-    pub fn on_elicitation(&self, handler: impl InputHandler) {
-        self.set_handler(InputKind::Elicitation, Some(Arc::new(handler)));
-    }
-    /// Registers the elicitation handler for the given modes and declares exactly those
-    /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
-    /// (`InputRequired`), like a kind without a handler.
-    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
-        self.set_elicitation_handler(Some(Arc::new(handler)), modes);
-    }
-    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it).
-    pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
-        self.inner.hooks.set_elicitation(handler, modes);
-    }
-    /// Answers `sampling/createMessage` requests (and declares the capability).
-    pub fn on_sampling(&self, handler: impl InputHandler) {
-        self.set_handler(InputKind::Sampling, Some(Arc::new(handler)));
-    }
-    /// Answers `roots/list` requests (and declares the capability).
-    pub fn on_roots(&self, handler: impl InputHandler) {
-        self.set_handler(InputKind::Roots, Some(Arc::new(handler)));
-    }
-
-    /// Every server notification (progress excluded): list_changed, resources/updated,
-    /// log messages, listen traffic.
-    pub fn on_notification(&self, listener: Option<NotificationFn>) {
-        self.inner.hooks.set_notification(listener);
-    }
-
-    /// The server's stderr lines and the library's warnings.
-    pub fn on_log(&self, listener: Option<LogFn>) {
-        self.inner.hooks.set_log(listener);
-    }
-
-    /// The capabilities this client declares: the host's override, or one entry per handler.
-    pub fn capabilities(&self, era: Era) -> Value {
-        if let Some(caps) = &self.inner.config.capabilities {
-            return caps.clone();
-        }
-        let hooks = &self.inner.hooks;
-        let manual = &self.inner.config.manual_input;
-        let mut caps = Map::new();
-        if let Some(elicitation) = input_modes::elicitation_capability(hooks.elicitation_modes(), manual.elicitation) {
-            caps.insert("elicitation".into(), elicitation);
-        }
-        if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
-            caps.insert("sampling".into(), json!({}));
-        }
-        if hooks.handler(InputKind::Roots).is_some() || manual.roots {
-            let roots = match era {
-                Era::Legacy => json!({"listChanged": true}),
-                Era::Modern => json!({}),
-            };
-            caps.insert("roots".into(), roots);
-        }
-        let mut extensions = Map::new();
-        if self.inner.config.skills {
-            extensions.insert(SKILLS_EXTENSION.into(), json!({}));
-        }
-        if self.inner.config.tasks && era == Era::Modern {
-            extensions.insert(TASKS_EXTENSION.into(), json!({}));
-        }
-        // SEP-990: a client authorizing through the enterprise IdP says so.
-        if self
-            .inner
-            .config
-            .oauth
-            .as_ref()
-            .is_some_and(|o| o.grant == crate::auth::Grant::Enterprise)
-        {
-            extensions.insert(crate::auth::ENTERPRISE_AUTH_EXTENSION.into(), json!({}));
-        }
-        if !extensions.is_empty() {
-            caps.insert("extensions".into(), Value::Object(extensions));
-        }
-        Value::Object(caps)
-    }
-
-    /// The browser step of OAuth authorization-code flows (see `crate::auth`): the handler
-    /// opens the authorization URL and hands back the redirect. `None` removes it.
-    pub fn set_authorization_handler(&self, handler: Option<Arc<dyn crate::auth::AuthorizationHandler>>) {
-        self.inner.auth.set_handler(handler);
-    }
-
-    /// As [`Client::set_authorization_handler`] with a handler.
-    pub fn on_authorization(&self, handler: impl crate::auth::AuthorizationHandler) {
-        self.set_authorization_handler(Some(Arc::new(handler)));
-    }
-
-    /// Where OAuth credentials are kept, per authorization-server issuer; `None` restores the
-    /// in-memory default.
-    pub fn set_token_store(&self, store: Option<Arc<dyn crate::auth::TokenStore>>) {
-        self.inner.auth.set_store(store);
-    }
-
-    /// Where the assertion grants (`oauth.grant` `jwt_bearer`, `enterprise`) get the JWTs the
-    /// configuration does not hold (see `crate::auth::AssertionProvider`); `None` removes it.
-    pub fn set_assertion_provider(&self, provider: Option<Arc<dyn crate::auth::AssertionProvider>>) {
-        self.inner.auth.set_assertion_provider(provider);
-    }
-
-    /// Drops every handler and listener (their captured state is released once no call uses
-    /// them any more).
-    pub fn clear_handlers(&self) {
-        self.inner.hooks.clear();
-        self.inner.auth.set_handler(None);
-        self.inner.auth.set_store(None);
-        self.inner.auth.set_assertion_provider(None);
-        self.on_connection_state(None);
-    }
-
     /// What the server said about itself, once connected.
     pub fn server_info(&self) -> Option<ServerInfo> {
         self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
@@ -348,186 +233,6 @@ impl Client {
             }
         }
         self.inner.conn.read().unwrap().clone().ok_or_else(Error::closed)
-    }
-
-    fn wait_for(&self, opts: &RequestOptions) -> Wait {
-        let timeout = opts.timeout.unwrap_or(self.inner.config.request_timeout);
-        Wait {
-            timeout: (!timeout.is_zero()).then_some(timeout),
-            reset_on_progress: opts.reset_timeout_on_progress,
-            deadline: opts.max_total.filter(|d| !d.is_zero()).map(|d| Instant::now() + d),
-            cancel: opts.cancel.clone(),
-            on_progress: opts.on_progress.clone(),
-            notify_cancel: true,
-        }
-    }
-
-    /// Params with the `_meta` this era needs: caller entries, then the reserved keys.
-    fn stamp(&self, conn: &Connection, params: &Map<String, Value>, opts: &RequestOptions) -> Map<String, Value> {
-        let mut params = params.clone();
-        let mut meta_obj = match params.remove("_meta") {
-            Some(Value::Object(m)) => m,
-            _ => Map::new(),
-        };
-        if let Some(extra) = &opts.meta {
-            meta_obj.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
-        }
-        if conn.era == Era::Modern {
-            meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
-            meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
-            meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
-            let level = opts
-                .log_level
-                .clone()
-                .or_else(|| self.inner.log_level.read().unwrap().clone());
-            if let Some(level) = level {
-                meta_obj.insert(meta::LOG_LEVEL.into(), json!(level));
-            }
-        }
-        if !meta_obj.is_empty() {
-            params.insert("_meta".into(), Value::Object(meta_obj));
-        }
-        params
-    }
-
-    /// One request/response on the live connection: stamping, the -32022 version retry, and
-    /// the `resultType` rules. MRTR driving sits above this.
-    async fn exchange(
-        &self,
-        conn: &Connection,
-        method: &str,
-        params: &Map<String, Value>,
-        opts: &RequestOptions,
-        wait: &Wait,
-    ) -> Result<Reply> {
-        let mut retried = false;
-        loop {
-            let stamped = self.stamp(conn, params, opts);
-            match conn.session.request(method, stamped, wait).await {
-                Err(e) if conn.era == Era::Modern && !retried && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) => {
-                    retried = true;
-                    let supported = supported_versions(&e);
-                    match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
-                        // (The same version again is one plain retry: the server listed it.)
-                        Some(v) => *conn.version.write().unwrap() = v.to_string(),
-                        None => return Err(version_mismatch(&supported)),
-                    }
-                }
-                Err(e) => return Err(e),
-                Ok(result) => {
-                    let kind = result.result_type()?;
-                    if kind == ResultType::InputRequired && !methods::allows_input_required(method) {
-                        return Err(Error::protocol(format!(
-                            "the server answered {method} with input_required"
-                        )));
-                    }
-                    if kind == ResultType::Task && !self.task_allowed(method) {
-                        return Err(Error::protocol(format!(
-                            "the server answered {method} with a task, which this request did not declare it accepts"
-                        )));
-                    }
-                    return Ok(result);
-                }
-            }
-        }
-    }
-
-    /// Sends any request, driving MRTR for the three methods that allow it.
-    pub async fn request(&self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<Value> {
-        self.request_reply(method, params, opts).await?.into_value()
-    }
-
-    /// As [`Client::request`], the result decoded only as far as the client needed it.
-    /// Cacheable methods (SEP-2549, `client/cache`) are answered from a fresh entry when there
-    /// is one; every `tools/list` answer updates the tools' output schemas.
-    pub(crate) async fn request_reply(
-        &self,
-        method: &str,
-        params: Option<Value>,
-        opts: &RequestOptions,
-    ) -> Result<Reply> {
-        let params = match params {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(m)) => m,
-            Some(_) => return Err(Error::invalid("params must be a JSON object")),
-        };
-        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
-        let lookup = match opts.cache {
-            CacheMode::Bypass => None,
-            _ if manual => None,
-            _ => self.inner.cache.lookup(method, &params),
-        };
-        if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
-            if let Some(hit) = self.inner.cache.get(at) {
-                return Ok(hit);
-            }
-        }
-        let first_page = !params.contains_key("cursor");
-        let (reply, retried) = self.request_fresh(method, params, opts).await?;
-        // Tool schemas are only kept for output validation.
-        let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
-        if (lookup.is_some() && !retried) || lists_tools {
-            // Results reaching here are complete (input_required ends as an error).
-            let json = reply.json_text();
-            if let Some(at) = lookup.filter(|_| !retried) {
-                self.inner.cache.put(&at, json.as_bytes());
-            }
-            if lists_tools {
-                self.inner.tool_schemas.absorb(json.as_bytes(), first_page);
-            }
-        }
-        Ok(reply)
-    }
-
-    /// The uncached request path; the flag says whether the result answered an MRTR retry.
-    async fn request_fresh(
-        &self,
-        method: &str,
-        mut params: Map<String, Value>,
-        opts: &RequestOptions,
-    ) -> Result<(Reply, bool)> {
-        let wait = self.wait_for(opts);
-        // With a reconnect policy an idempotent request that lost its connection goes again on
-        // the new one (bounded: each round is a reconnect, which has its own attempt limit).
-        let rounds = self
-            .inner
-            .config
-            .reconnect
-            .as_ref()
-            .map_or(1, |p| p.max_attempts.max(1));
-        let mut round = 0;
-        loop {
-            round += 1;
-            let conn = self.connection(&wait).await?;
-            let outcome = if methods::allows_input_required(method) {
-                // The last (without a policy: the only) round takes the params, no copy.
-                let leg = if round >= rounds {
-                    std::mem::take(&mut params)
-                } else {
-                    params.clone()
-                };
-                self.drive(&conn, method, leg, opts, &wait).await
-            } else if opts.input_responses.is_some() || opts.request_state.is_some() {
-                Err(Error::invalid(format!(
-                    "{method} does not take inputResponses or requestState"
-                )))
-            } else {
-                self.exchange(&conn, method, &params, opts, &wait)
-                    .await
-                    .map(|r| (r, false))
-            };
-            match outcome {
-                Err(e) if self.lost(&conn, &e) && self.drop_lost(&conn, &e).await => {
-                    if !reconnect::idempotent(method) {
-                        return Err(Self::not_retried(method, e));
-                    }
-                    if round >= rounds {
-                        return Err(e);
-                    }
-                }
-                other => return other,
-            }
-        }
     }
 
     /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with
@@ -796,30 +501,4 @@ impl Client {
             conn.session.close(Error::closed()).await;
         }
     }
-}
-
-fn is_code(e: &Error, code: i64) -> bool {
-    e.rpc_error().is_some_and(|r| r.code == code)
-}
-
-fn supported_versions(e: &Error) -> Vec<String> {
-    e.rpc_error()
-        .and_then(|r| r.data.as_ref())
-        .and_then(|d| d.get("supported"))
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
-        .unwrap_or_default()
-}
-
-fn version_mismatch(supported: &[String]) -> Error {
-    Error::new(
-        ErrorKind::VersionMismatch,
-        format!(
-            "no mutual protocol version: the server supports {supported:?}, this client {:?}",
-            era::MODERN_VERSIONS
-                .iter()
-                .chain(era::LEGACY_VERSIONS)
-                .collect::<Vec<_>>()
-        ),
-    )
 }

@@ -1,0 +1,222 @@
+//! The request path: the call's wait (timeout, total cap, cancel), `_meta` stamping for the
+//! era, the exchange with its -32022 retry, and the response cache in front of it.
+
+use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wait};
+use crate::error::{Error, ErrorKind, Result};
+use crate::protocol::era::{self, Era};
+use crate::protocol::{codes, meta, methods, ResultType};
+use serde_json::{json, Map, Value};
+use tokio::time::Instant;
+
+impl Client {
+    pub(super) fn wait_for(&self, opts: &RequestOptions) -> Wait {
+        let timeout = opts.timeout.unwrap_or(self.inner.config.request_timeout);
+        Wait {
+            timeout: (!timeout.is_zero()).then_some(timeout),
+            reset_on_progress: opts.reset_timeout_on_progress,
+            deadline: opts.max_total.filter(|d| !d.is_zero()).map(|d| Instant::now() + d),
+            cancel: opts.cancel.clone(),
+            on_progress: opts.on_progress.clone(),
+            notify_cancel: true,
+        }
+    }
+
+    /// Params with the `_meta` this era needs: caller entries, then the reserved keys.
+    pub(super) fn stamp(
+        &self,
+        conn: &Connection,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Map<String, Value> {
+        let mut params = params.clone();
+        let mut meta_obj = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        if let Some(extra) = &opts.meta {
+            meta_obj.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if conn.era == Era::Modern {
+            meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
+            meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
+            meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
+            let level = opts
+                .log_level
+                .clone()
+                .or_else(|| self.inner.log_level.read().unwrap().clone());
+            if let Some(level) = level {
+                meta_obj.insert(meta::LOG_LEVEL.into(), json!(level));
+            }
+        }
+        if !meta_obj.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta_obj));
+        }
+        params
+    }
+
+    /// One request/response on the live connection: stamping, the -32022 version retry, and
+    /// the `resultType` rules. MRTR driving sits above this.
+    pub(super) async fn exchange(
+        &self,
+        conn: &Connection,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &RequestOptions,
+        wait: &Wait,
+    ) -> Result<Reply> {
+        let mut retried = false;
+        loop {
+            let stamped = self.stamp(conn, params, opts);
+            match conn.session.request(method, stamped, wait).await {
+                Err(e) if conn.era == Era::Modern && !retried && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) => {
+                    retried = true;
+                    let supported = supported_versions(&e);
+                    match era::mutual_version(supported.iter().map(String::as_str), Some(Era::Modern)) {
+                        // (The same version again is one plain retry: the server listed it.)
+                        Some(v) => *conn.version.write().unwrap() = v.to_string(),
+                        None => return Err(version_mismatch(&supported)),
+                    }
+                }
+                Err(e) => return Err(e),
+                Ok(result) => {
+                    let kind = result.result_type()?;
+                    if kind == ResultType::InputRequired && !methods::allows_input_required(method) {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with input_required"
+                        )));
+                    }
+                    if kind == ResultType::Task && !self.task_allowed(method) {
+                        return Err(Error::protocol(format!(
+                            "the server answered {method} with a task, which this request did not declare it accepts"
+                        )));
+                    }
+                    return Ok(result);
+                }
+            }
+        }
+    }
+
+    /// Sends any request, driving MRTR for the three methods that allow it.
+    pub async fn request(&self, method: &str, params: Option<Value>, opts: &RequestOptions) -> Result<Value> {
+        self.request_reply(method, params, opts).await?.into_value()
+    }
+
+    /// As [`Client::request`], the result decoded only as far as the client needed it.
+    /// Cacheable methods (SEP-2549, `client/cache`) are answered from a fresh entry when there
+    /// is one; every `tools/list` answer updates the tools' output schemas.
+    pub(crate) async fn request_reply(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
+        let params = match params {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(Error::invalid("params must be a JSON object")),
+        };
+        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
+        let lookup = match opts.cache {
+            CacheMode::Bypass => None,
+            _ if manual => None,
+            _ => self.inner.cache.lookup(method, &params),
+        };
+        if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
+            if let Some(hit) = self.inner.cache.get(at) {
+                return Ok(hit);
+            }
+        }
+        let first_page = !params.contains_key("cursor");
+        let (reply, retried) = self.request_fresh(method, params, opts).await?;
+        // Tool schemas are only kept for output validation.
+        let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
+        if (lookup.is_some() && !retried) || lists_tools {
+            // Results reaching here are complete (input_required ends as an error).
+            let json = reply.json_text();
+            if let Some(at) = lookup.filter(|_| !retried) {
+                self.inner.cache.put(&at, json.as_bytes());
+            }
+            if lists_tools {
+                self.inner.tool_schemas.absorb(json.as_bytes(), first_page);
+            }
+        }
+        Ok(reply)
+    }
+
+    /// The uncached request path; the flag says whether the result answered an MRTR retry.
+    pub(super) async fn request_fresh(
+        &self,
+        method: &str,
+        mut params: Map<String, Value>,
+        opts: &RequestOptions,
+    ) -> Result<(Reply, bool)> {
+        let wait = self.wait_for(opts);
+        // With a reconnect policy an idempotent request that lost its connection goes again on
+        // the new one (bounded: each round is a reconnect, which has its own attempt limit).
+        let rounds = self
+            .inner
+            .config
+            .reconnect
+            .as_ref()
+            .map_or(1, |p| p.max_attempts.max(1));
+        let mut round = 0;
+        loop {
+            round += 1;
+            let conn = self.connection(&wait).await?;
+            let outcome = if methods::allows_input_required(method) {
+                // The last (without a policy: the only) round takes the params, no copy.
+                let leg = if round >= rounds {
+                    std::mem::take(&mut params)
+                } else {
+                    params.clone()
+                };
+                self.drive(&conn, method, leg, opts, &wait).await
+            } else if opts.input_responses.is_some() || opts.request_state.is_some() {
+                Err(Error::invalid(format!(
+                    "{method} does not take inputResponses or requestState"
+                )))
+            } else {
+                self.exchange(&conn, method, &params, opts, &wait)
+                    .await
+                    .map(|r| (r, false))
+            };
+            match outcome {
+                Err(e) if self.lost(&conn, &e) && self.drop_lost(&conn, &e).await => {
+                    if !reconnect::idempotent(method) {
+                        return Err(Self::not_retried(method, e));
+                    }
+                    if round >= rounds {
+                        return Err(e);
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+}
+
+pub(super) fn is_code(e: &Error, code: i64) -> bool {
+    e.rpc_error().is_some_and(|r| r.code == code)
+}
+
+pub(super) fn supported_versions(e: &Error) -> Vec<String> {
+    e.rpc_error()
+        .and_then(|r| r.data.as_ref())
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+pub(super) fn version_mismatch(supported: &[String]) -> Error {
+    Error::new(
+        ErrorKind::VersionMismatch,
+        format!(
+            "no mutual protocol version: the server supports {supported:?}, this client {:?}",
+            era::MODERN_VERSIONS
+                .iter()
+                .chain(era::LEGACY_VERSIONS)
+                .collect::<Vec<_>>()
+        ),
+    )
+}
