@@ -94,22 +94,22 @@ final class ElicitTasksTests: XCTestCase {
         try client.onTaskStatus(nil)
     }
 
-    func testATaskIsResumedReadAndCancelledByID() async throws {
+    func testATaskIsResumedReadAndCancelledByID() throws {
         let (client, events, signal) = try taskClient()
         assertMCPError(try client.callTool("task_echo", arguments: ["text": "again"], options: CallOptions(maxTotal: 0.02))) {
             if case .timeout = $0 { return true }
             return false
         }
         let echo = try XCTUnwrap(taskID(events, signal) { _ in true })
-        XCTAssertEqual(text(try await client.resumeTask(echo)), "task: again")
+        XCTAssertEqual(text(try client.resumeTask(echo)), "task: again")
         assertMCPError(try client.callTool("task_slow", options: CallOptions(maxTotal: 0.02))) {
             if case .timeout = $0 { return true }
             return false
         }
         let slow = try XCTUnwrap(taskID(events, signal) { $0["taskId"]?.stringValue != echo })
         XCTAssertEqual(try client.getTask(slow)["status"]?.stringValue, "working")
-        try await client.cancelTask(slow)
-        XCTAssertEqual(try await client.getTask(slow)["status"]?.stringValue, "cancelled")
+        try client.cancelTask(slow)
+        XCTAssertEqual(try client.getTask(slow)["status"]?.stringValue, "cancelled")
         assertMCPError(try client.resumeTask(slow)) {
             if case .cancelled = $0 { return true }
             return false
@@ -117,6 +117,30 @@ final class ElicitTasksTests: XCTestCase {
         assertMCPError(try client.resumeTask("task-none")) {
             if case .rpc(let code, _, _) = $0 { return code == -32602 }
             return false
+        }
+    }
+
+    /// The async forms. The fixture numbers tasks per process (`task-<n>`), so this client's
+    /// first task is task-1.
+    func testAsyncTaskCalls() async throws {
+        var options = ClientOptions()
+        options.tasks = true
+        let client = try fixtureClient(options: options)
+        do {
+            _ = try await client.callTool("task_slow", options: CallOptions(maxTotal: 0.02))
+            XCTFail("task_slow ended within 20 ms")
+        } catch let e as MCPError {
+            guard case .timeout = e else { return XCTFail("\(e)") }
+        }
+        let status = try await client.getTask("task-1")["status"]?.stringValue
+        XCTAssertEqual(status, "working")
+        try await client.updateTask("task-1", answers: [:])
+        try await client.cancelTask("task-1")
+        do {
+            _ = try await client.resumeTask("task-1")
+            XCTFail("a cancelled task resumed")
+        } catch let e as MCPError {
+            guard case .cancelled = e else { return XCTFail("\(e)") }
         }
     }
 
