@@ -15,6 +15,10 @@ static void log_trampoline(void *ud, const char *level, const char *source, cons
     goMcpLog((uintptr_t)ud, (char *)level, (char *)source, (char *)message);
 }
 
+static void task_status_trampoline(void *ud, const char *task, size_t len) {
+    goMcpTaskStatus((uintptr_t)ud, (char *)task, len);
+}
+
 static void progress_trampoline(void *ud, double progress, double total, const char *message) {
     goMcpProgress((uintptr_t)ud, progress, total, (char *)message);
 }
@@ -87,6 +91,11 @@ mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_er
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_set_log_handler(client, handle ? log_trampoline : NULL, (void *)handle,
                                       handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_task_status_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_task_status(client, handle ? task_status_trampoline : NULL, (void *)handle,
+                                     handle ? free_trampoline : NULL, err_out);
 }
 
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out) {

@@ -12,6 +12,7 @@ enum { MCPGO_ELICITATION = 0, MCPGO_SAMPLING = 1, MCPGO_ROOTS = 2 };
 mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_task_status_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle);
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out);

@@ -52,6 +52,18 @@ func (c *Client) CancelTask(ctx context.Context, id string, opts ...CallOption) 
 	})
 }
 
+// UpdateTask sends tasks/update with answers (an object, key -> answer, e.g. from
+// json.Marshal) the host gathered itself after an InputRequiredError from a followed task
+// (WithManualInput); the task then goes on: follow it with ResumeTask or GetTask.
+func (c *Client) UpdateTask(ctx context.Context, id string, answers json.RawMessage, opts ...CallOption) error {
+	cid, cans := cstr(id), cstr(string(answers))
+	defer freeC(cid)
+	defer freeC(cans)
+	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_update_task(p, cid, cans, pr.opts, cerr)
+	})
+}
+
 // ErrURLElicitationRequired matches StatusURLElicitationRequired: a legacy server's -32042,
 // whose RPCError.Elicitations lists the URLs to open before retrying.
 var ErrURLElicitationRequired error = &statusSentinel{StatusURLElicitationRequired}

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -54,4 +55,52 @@ func TestManualInputAndURLElicitationRequired(t *testing.T) {
 		!strings.Contains(string(rpc.Elicitations), "fixture-elicitation-1") {
 		t.Fatalf("url_required: %v", err)
 	}
+}
+
+// A task asking for input under manual input mode: the call fails with the request, the status
+// listener names the task, UpdateTask delivers the host's answer and the task completes with it.
+func TestTaskStatusListenerAndUpdateTask(t *testing.T) {
+	c := newFixture(t, nil, WithTasks(), WithManualInput("elicitation"))
+	ids := make(chan string, 16)
+	if err := c.OnTaskStatus(func(task json.RawMessage) {
+		var v struct{ TaskID, Status string }
+		if json.Unmarshal(task, &v) == nil && v.Status == "input_required" {
+			ids <- v.TaskID
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(testCtx(t), "task_input", nil)
+	var ir *InputRequiredError
+	if !errors.As(err, &ir) || !strings.Contains(string(ir.Unanswered), `"confirm":{`) {
+		t.Fatalf("task_input: %v", err)
+	}
+	var id string
+	select {
+	case id = <-ids:
+	case <-testCtx(t).Done():
+		t.Fatal("no input_required status event")
+	}
+	answer := json.RawMessage(`{"confirm":{"action":"accept","content":{"confirmed":true}}}`)
+	if err := c.UpdateTask(testCtx(t), id, answer); err != nil {
+		t.Fatal(err)
+	}
+	// Poll by hand as a host would, at the task's pollIntervalMs (the fixture flags faster polls).
+	for i := 0; i < 10; i++ {
+		time.Sleep(60 * time.Millisecond)
+		task, err := c.GetTask(testCtx(t), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(task), `"status":"completed"`) {
+			if !strings.Contains(string(task), `confirmed: {\"action\":\"accept\"`) || strings.Contains(string(task), `"isError":true`) {
+				t.Fatalf("completed: %s", task)
+			}
+			if err := c.OnTaskStatus(nil); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatal("the answered task never completed")
 }

@@ -304,17 +304,7 @@ public final class Client: @unchecked Sendable {
     /// Registers an async handler: it runs in its own Task and its result is the reply. The Task
     /// is cancelled when the answer stops being wanted (the library's pushed cancellation).
     public func setHandler(_ kind: InputKind, async handler: @escaping @Sendable (JSON) async throws -> JSON) throws {
-        try register(kind, InputHandlerBox { request in
-            let task = Task.detached {
-                do {
-                    let result = try await handler(request.params)
-                    answer(request.responder) { result }
-                } catch {
-                    answer(request.responder) { throw error }
-                }
-            }
-            try? request.responder.onCancel { task.cancel() }
-        })
+        try register(kind, asyncInputBox(handler))
     }
 
     /// Unregisters the handler of `kind` (its capability is no longer declared).

@@ -88,6 +88,14 @@ public struct InputRequiredError: Error, Sendable, CustomStringConvertible {
     public let requestState: String?
     /// The raw `input_required` result as JSON text.
     public let resultJSON: String
+    /// The entries of `inputRequests` no registered handler answers (all of them in manual input
+    /// mode), as JSON text; `{}` for `.inputRoundsExceeded`.
+    public var unansweredJSON: String = "{}"
+
+    /// `unansweredJSON`, parsed: key → `{"method": ..., "params": ...}`.
+    public var unanswered: [String: JSON] {
+        (try? JSON.parse(unansweredJSON))?.objectValue ?? [:]
+    }
 
     /// The `inputRequests` map, parsed: key → `{"method": ..., "params": ...}`.
     public var inputRequests: [String: JSON] {
@@ -108,6 +116,17 @@ public struct OutputSchemaError: Error, Sendable, CustomStringConvertible {
     public let resultJSON: String
 
     public var result: JSON { (try? JSON.parse(resultJSON)) ?? .null }
+    public var description: String { info.description }
+}
+
+/// A legacy server's -32042 (`MCP_URL_ELICITATION_REQUIRED`): open the URLs of `elicitations`
+/// (each `{"mode": "url", "elicitationId", "url", "message"}`), then retry the call.
+public struct URLElicitationRequiredError: Error, Sendable, CustomStringConvertible {
+    public let info: MCPErrorInfo
+    /// The `data.elicitations` array as JSON text.
+    public let elicitationsJSON: String
+
+    public var elicitations: [JSON] { (try? JSON.parse(elicitationsJSON))?.arrayValue ?? [] }
     public var description: String { info.description }
 }
 
@@ -136,6 +155,8 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
     case authRequired(MCPErrorInfo)
     /// `MCP_OUTPUT_SCHEMA_INVALID`: see `OutputSchemaError`.
     case outputSchemaInvalid(OutputSchemaError)
+    /// `MCP_URL_ELICITATION_REQUIRED`: see `URLElicitationRequiredError`.
+    case urlElicitationRequired(URLElicitationRequiredError)
     /// Any other status (invalid arguments, I/O, protocol violations, reentrant calls, ...).
     case other(MCPErrorInfo)
 
@@ -144,6 +165,7 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .inputRequired(let e), .inputRoundsExceeded(let e): return e.info
         case .outputSchemaInvalid(let e): return e.info
+        case .urlElicitationRequired(let e): return e.info
         case .rpc(let code, let message, let data):
             return MCPErrorInfo(status: MCPStatus.jsonrpcError, message: message, rpcCode: code, dataJSON: data)
         case .timeout(let i), .cancelled(let i), .closed(let i), .handlerFailed(let i), .serverExited(let i),
@@ -191,17 +213,22 @@ public enum MCPError: Error, Sendable, CustomStringConvertible {
                                 httpStatus: httpStatus, wwwAuthenticate: challenge, oauthError: oauthError)
         switch status {
         case MCPStatus.inputRequired, MCPStatus.inputRoundsExceeded:
-            let input = InputRequiredError(
+            var input = InputRequiredError(
                 info: info,
                 inputRequestsJSON: error.flatMap { mcp_error_input_requests_json($0) }.map { String(cString: $0) }
                     ?? "{}",
                 requestState: error.flatMap { mcp_error_request_state($0) }.map { String(cString: $0) },
                 resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null")
+            input.unansweredJSON = error.flatMap { mcp_error_unanswered_json($0) }.map { String(cString: $0) } ?? "{}"
             return status == MCPStatus.inputRequired ? .inputRequired(input) : .inputRoundsExceeded(input)
         case MCPStatus.outputSchemaInvalid:
             return .outputSchemaInvalid(OutputSchemaError(
                 info: info,
                 resultJSON: error.flatMap { mcp_error_result_json($0) }.map { String(cString: $0) } ?? "null"))
+        case MCPStatus.urlElicitationRequired:
+            return .urlElicitationRequired(URLElicitationRequiredError(
+                info: info,
+                elicitationsJSON: error.flatMap { mcp_error_elicitations_json($0) }.map { String(cString: $0) } ?? "[]"))
         case MCPStatus.jsonrpcError: return .rpc(code: rpcCode ?? 0, message: rpcMessage ?? message, dataJSON: data)
         case MCPStatus.timeout: return .timeout(info)
         case MCPStatus.cancelled: return .cancelled(info)

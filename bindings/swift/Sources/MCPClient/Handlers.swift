@@ -140,6 +140,22 @@ let inputThunk: mcp_input_fn = { userdata, method, params, length, responder in
     box.run(request)
 }
 
+/// The box of an async handler: each request runs in its own Task, whose result is the reply;
+/// the Task is cancelled when the answer stops being wanted (the library's pushed cancellation).
+func asyncInputBox(_ handler: @escaping @Sendable (JSON) async throws -> JSON) -> InputHandlerBox {
+    InputHandlerBox { request in
+        let task = Task.detached {
+            do {
+                let result = try await handler(request.params)
+                answer(request.responder) { result }
+            } catch {
+                answer(request.responder) { throw error }
+            }
+        }
+        try? request.responder.onCancel { task.cancel() }
+    }
+}
+
 final class CancelHookBox: CallbackBox {
     let fn: @Sendable () -> Void
     init(_ fn: @escaping @Sendable () -> Void) { self.fn = fn }

@@ -32,6 +32,13 @@ public struct ClientOptions: Sendable {
     public var responseCacheMaxEntries: Int?
     /// Check tool results against their `outputSchema` (library default on).
     public var validateOutputSchema: Bool?
+    /// Input kinds answered by hand, without a handler ("elicitation", "elicitation.url",
+    /// "sampling", "roots"): declared, so servers send their `input_required` round, and the call
+    /// throws `MCPError.inputRequired` whose `unanswered` lists what to answer (key `manual_input`).
+    public var manualInput: [String]?
+    /// Declares the tasks extension (SEP-2663): a `callTool` the server answers with a task
+    /// follows it to its result (key `tasks`; see `onTaskStatus`, `resumeTask`).
+    public var tasks: Bool?
     /// Any other configuration key, passed through as is.
     public var extra: [String: JSON] = [:]
 
@@ -58,6 +65,8 @@ public struct ClientOptions: Sendable {
         if let responseCache { config["response_cache"] = .bool(responseCache) }
         if let responseCacheMaxEntries { config["response_cache_max_entries"] = .int(Int64(responseCacheMaxEntries)) }
         if let validateOutputSchema { config["validate_output_schema"] = .bool(validateOutputSchema) }
+        if let manualInput { config["manual_input"] = .array(manualInput.map { .string($0) }) }
+        if let tasks { config["tasks"] = .bool(tasks) }
         for (k, v) in extra { config[k] = v }
     }
 }
