@@ -254,6 +254,46 @@ async fn task_input_is_answered_once_per_key_through_tasks_update() {
     assert_eq!(updates[0]["params"]["inputResponses"]["confirm"]["action"], "accept");
 }
 
+/// Manual input on a task: the call fails with the unanswered key, the host answers with
+/// `update_task`, and `resume_task` follows the task to its end without asking again for the
+/// key the server may still list once (its acknowledgement is eventually consistent).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_answered_by_hand_is_resumed_to_its_result() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| {
+        c.tasks = true;
+        c.manual_input = ManualInput {
+            elicitation: Some(ElicitationModes::FORM),
+            ..ManualInput::default()
+        };
+    });
+    let (events, on_call) = recorder();
+    let opts = RequestOptions {
+        on_task_status: Some(on_call),
+        ..none()
+    };
+    let err = expect_err(client.call_tool("task_input", None, &opts).await, "manual");
+    assert_kind(&err, ErrorKind::InputRequired);
+    let id = events.snapshot()[0]["taskId"].as_str().unwrap().to_string();
+    client
+        .update_task(
+            &id,
+            json!({"confirm": {"action": "accept", "content": {"confirmed": true}}}),
+            &none(),
+        )
+        .await
+        .unwrap();
+    // The fixture flags polls closer than its pollIntervalMs (a protocol rule, not a wait for
+    // another thread): the resumed follow starts with a tasks/get.
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    let result = client.resume_task(&id, &none()).await.unwrap();
+    assert_eq!(
+        text(&result),
+        "confirmed: {\"action\":\"accept\",\"content\":{\"confirmed\":true}}"
+    );
+    assert_eq!(fx.wire.requests("tasks/update").len(), 1, "the key is answered once");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_followed_call_sends_tasks_cancel() {
     let fx = Fixture::modern(&[]);

@@ -151,6 +151,9 @@ struct Inner {
     on_state: RwLock<Option<ConnectionStateFn>>,
     /// The tasks extension's status listener (`Client::on_task_status`).
     task_listener: RwLock<Option<TaskStatusFn>>,
+    /// Input keys already answered per task id (`tasks::AnsweredKeys`), so a resumed follow
+    /// never asks again for what `update_task` or an earlier follow sent.
+    task_answers: tasks::AnsweredKeys,
     /// SEP-2549 response cache (`client/cache`).
     cache: Arc<cache::ResponseCache>,
     /// Output schemas from the last `tools/list` (`client/output_schema`).
@@ -187,6 +190,7 @@ impl Client {
                 ever_connected: AtomicBool::new(false),
                 on_state: RwLock::new(None),
                 task_listener: RwLock::new(None),
+                task_answers: tasks::AnsweredKeys::default(),
             }),
         }
     }

@@ -109,9 +109,16 @@ impl Client {
         }
         let wait = self.wait_for(opts);
         let conn = self.task_connection(&wait).await?;
+        let keys: Vec<String> = input_responses
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, _)| k.clone())
+            .collect();
         self.task_request(&conn, TASKS_UPDATE, task_id, Some(input_responses), opts, &wait)
-            .await
-            .map(drop)
+            .await?;
+        self.inner.task_answers.add(task_id, keys);
+        Ok(())
     }
 
     async fn task_connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
@@ -175,7 +182,8 @@ impl Client {
         wait: &Wait,
     ) -> Result<Reply> {
         let mut seen: Option<(String, Option<String>)> = None;
-        let mut answered: HashSet<String> = HashSet::new();
+        // Keys sent before (by `update_task`, or a follow that gave up) stay answered.
+        let mut answered: HashSet<String> = self.inner.task_answers.of(id);
         let mut idle_polls = 0u32;
         loop {
             if task_id(&task)? != id {
@@ -188,6 +196,9 @@ impl Client {
             if seen.as_ref() != Some(&now) {
                 self.emit(&task, opts);
                 seen = Some(now);
+            }
+            if matches!(status.as_str(), "completed" | "failed" | "cancelled") {
+                self.inner.task_answers.forget(id);
             }
             match status.as_str() {
                 "completed" => {
@@ -243,6 +254,7 @@ impl Client {
                         };
                         self.task_request(conn, TASKS_UPDATE, id, Some(Value::Object(responses)), opts, wait)
                             .await?;
+                        self.inner.task_answers.add(id, keys.iter().cloned());
                         answered.extend(keys);
                     }
                 }
@@ -258,6 +270,32 @@ impl Client {
             pause(poll_interval(&task), wait, &self.inner.shutdown).await?;
             task = self.task_request(conn, TASKS_GET, id, None, opts, wait).await?;
         }
+    }
+}
+
+/// Input keys answered per task id, kept until the task ends (at most `MAX_TASKS_REMEMBERED`
+/// tasks: a host that never resumes a task must not grow this without bound).
+#[derive(Default)]
+pub(crate) struct AnsweredKeys(std::sync::Mutex<std::collections::HashMap<String, HashSet<String>>>);
+
+const MAX_TASKS_REMEMBERED: usize = 1024;
+
+impl AnsweredKeys {
+    fn of(&self, id: &str) -> HashSet<String> {
+        self.0.lock().unwrap().get(id).cloned().unwrap_or_default()
+    }
+    fn add(&self, id: &str, keys: impl IntoIterator<Item = String>) {
+        let mut tasks = self.0.lock().unwrap();
+        if !tasks.contains_key(id) && tasks.len() >= MAX_TASKS_REMEMBERED {
+            let oldest = tasks.keys().next().cloned();
+            if let Some(k) = oldest {
+                tasks.remove(&k);
+            }
+        }
+        tasks.entry(id.to_string()).or_default().extend(keys);
+    }
+    fn forget(&self, id: &str) {
+        self.0.lock().unwrap().remove(id);
     }
 }
 
