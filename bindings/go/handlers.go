@@ -48,6 +48,38 @@ type inputBox struct {
 // capabilities at initialize.
 func (c *Client) OnElicitation(fn HandlerFunc) error { return c.register(kindElicitation, fn) }
 
+// ElicitationModes are the elicitation modes a handler answers (OnElicitationModes).
+type ElicitationModes uint32
+
+const (
+	// ElicitationForm: the server asks for content matching a schema (the default mode).
+	ElicitationForm ElicitationModes = C.MCP_ELICITATION_FORM
+	// ElicitationURL: the user opens a URL out of band; an accept carries no content.
+	ElicitationURL ElicitationModes = C.MCP_ELICITATION_URL
+)
+
+// OnElicitationModes registers the elicitation handler for modes (ElicitationForm,
+// ElicitationURL or both, ORed) and declares exactly those; a request in another mode is left
+// to the host (InputRequiredError), as for a kind without a handler. nil removes the handler.
+func (c *Client) OnElicitationModes(modes ElicitationModes, fn HandlerFunc) error {
+	defer runtime.KeepAlive(c)
+	p, e := c.core.acquire()
+	if e != nil {
+		return e
+	}
+	defer c.core.release()
+	var h C.uintptr_t
+	if fn != nil {
+		h = C.uintptr_t(newHandle(&inputBox{kind: kindElicitation, fn: fn, base: c.core.ctx}))
+	}
+	var cerr *C.mcp_error
+	// The library runs userdata_free (deleting the handle) exactly once, even on failure.
+	if st := C.mcpgo_register_elicitation_modes(p, C.uint32_t(modes), h, &cerr); st != C.MCP_OK {
+		return fromC(st, cerr)
+	}
+	return nil
+}
+
 // OnSampling registers the sampling/createMessage handler (nil unregisters) and declares
 // sampling.
 func (c *Client) OnSampling(fn HandlerFunc) error { return c.register(kindSampling, fn) }

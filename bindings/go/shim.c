@@ -78,6 +78,12 @@ mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, 
     }
 }
 
+/* The elicitation handler for `modes` (MCP_ELICITATION_FORM | MCP_ELICITATION_URL). */
+mcp_status mcpgo_register_elicitation_modes(mcp_client *client, uint32_t modes, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_elicitation_modes(client, modes, handle ? input_trampoline : NULL, (void *)handle,
+                                           handle ? free_trampoline : NULL, err_out);
+}
+
 mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_set_notification_handler(client, handle ? notification_trampoline : NULL, (void *)handle,
                                                handle ? free_trampoline : NULL, err_out);

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -33,6 +34,41 @@ func TestTasksFollowCancelAndResume(t *testing.T) {
 	}
 	if _, err := c.ResumeTask(testCtx(t), "task-3"); !errors.Is(err, ErrCancelled) {
 		t.Fatalf("resume cancelled: %v", err)
+	}
+}
+
+// A handler registered for URL mode declares elicitation.url and receives the modern URL
+// request; a form-only handler is never handed it (the request is left to the host).
+func TestURLModeElicitationHandler(t *testing.T) {
+	c := newFixture(t, nil)
+	var seen json.RawMessage
+	if err := c.OnElicitationModes(ElicitationURL, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		seen = append(json.RawMessage(nil), params...)
+		return json.RawMessage(`{"action":"accept"}`), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.CallTool(testCtx(t), "url_login", nil)
+	if err != nil || !strings.Contains(string(res), "url login: accept") {
+		t.Fatalf("url_login: %s %v", res, err)
+	}
+	if !strings.Contains(string(seen), `"mode":"url"`) {
+		t.Fatalf("the handler saw %s", seen)
+	}
+	form := newFixture(t, []string{"--lax-capabilities"})
+	if err := form.OnElicitationModes(ElicitationForm, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		t.Error("a form-only handler was handed a URL request")
+		return nil, errors.New("unexpected")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = form.CallTool(testCtx(t), "url_login", nil)
+	var ir *InputRequiredError
+	if !errors.As(err, &ir) || !strings.Contains(string(ir.Unanswered), `"login"`) {
+		t.Fatalf("form-only: %v", err)
+	}
+	if err := c.OnElicitationModes(ElicitationURL, nil); err != nil {
+		t.Fatalf("removing: %v", err)
 	}
 }
 
