@@ -889,6 +889,58 @@ static void test_ten_thousand_started_calls(void)
     tally_destroy(&t);
 }
 
+/* Task status events seen by the client's listener (dispatcher thread). */
+struct task_events {
+    pthread_mutex_t lock;
+    int count;
+    char statuses[256];
+};
+
+static void on_task_status(void *userdata, const char *task_json, size_t task_len)
+{
+    struct task_events *e = (struct task_events *)userdata;
+    (void)task_len;
+    const char *at = strstr(task_json, "\"status\":\"");
+    pthread_mutex_lock(&e->lock);
+    e->count++;
+    if (at != NULL) {
+        at += strlen("\"status\":\"");
+        size_t n = strcspn(at, "\"");
+        size_t used = strlen(e->statuses);
+        snprintf(e->statuses + used, sizeof e->statuses - used, "%.*s,", (int)n, at);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+/* The tasks extension through a started call: the completion carries the task's final result
+ * and the client's status listener saw the task through (working ... completed). */
+static void test_task_followed_by_started_call(void)
+{
+    mcp_config *cfg = fixture_config(NULL);
+    CHECK(cfg != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_set_tasks(cfg, true, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    struct task_events ev;
+    memset(&ev, 0, sizeof ev);
+    pthread_mutex_init(&ev.lock, NULL);
+    EXPECT_STATUS(mcp_client_on_task_status(c, on_task_status, &ev, NULL, &err), MCP_OK, err);
+    struct tally t;
+    tally_init(&t);
+    EXPECT(start_tool(c, &t, "task_echo", "{\"text\":\"started\"}", NULL, NULL) == MCP_OK);
+    EXPECT(tally_wait(&t, 1, 10000));
+    EXPECT_MSG(t.last_status == MCP_OK, "status %d: %s", (int)t.last_status, t.last);
+    EXPECT_CONTAINS(t.last, "task: started");
+    mcp_client_free(c); /* the listener's callbacks have all run once free returns */
+    EXPECT_MSG(ev.count >= 2, "%d task events", ev.count);
+    EXPECT_CONTAINS(ev.statuses, "working,");
+    EXPECT_CONTAINS(ev.statuses, "completed,");
+    mcp_error_free(err);
+    pthread_mutex_destroy(&ev.lock);
+    tally_destroy(&t);
+}
+
 const struct test_case async_tests[] = {
     {"async/started_call_basics", test_started_call_basics},
     {"async/every_started_operation", test_every_started_operation},
@@ -905,5 +957,6 @@ const struct test_case async_tests[] = {
     {"async/responder_cancel_pushed", test_responder_cancel_pushed},
     {"async/host_loop_wakeup", test_host_loop_wakeup},
     {"async/ten_thousand_started_calls", test_ten_thousand_started_calls},
+    {"async/task_followed_by_started_call", test_task_followed_by_started_call},
 };
 const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];
