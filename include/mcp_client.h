@@ -675,6 +675,7 @@ mcp_status mcp_auth_fetch_redirect(const char *authorization_url,
  * Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_assertion_slot_set(struct mcp_assertion_slot *slot,
                                   const char *jwt,
                                   struct mcp_error **err_out);
@@ -685,6 +686,7 @@ mcp_status mcp_assertion_slot_set(struct mcp_assertion_slot *slot,
  * `userdata_free` runs exactly once, even when this call fails.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_assertion_provider(struct mcp_client *client,
                                              mcp_assertion_fn callback,
                                              void *userdata,
@@ -697,6 +699,7 @@ mcp_status mcp_client_set_assertion_provider(struct mcp_client *client,
  * this call fails.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_set_locking_token_store(struct mcp_client *client,
                                               mcp_token_load_fn load,
                                               mcp_token_save_fn save,
@@ -1402,6 +1405,7 @@ mcp_status mcp_client_on_connection_state(struct mcp_client *client,
  * unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client,
                                            uint32_t modes,
                                            mcp_input_fn handler,
@@ -1419,6 +1423,7 @@ mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client,
  * of "elicitation", "elicitation.url", "sampling", "roots".
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_manual_input(struct mcp_config *config,
                                        uint32_t kinds,
                                        struct mcp_error **err_out);
@@ -1834,6 +1839,7 @@ MCP_API void mcp_subscription_free(struct mcp_subscription *subscription);
  * task running: resume it with `mcp_client_resume_task`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_tasks(struct mcp_config *config,
                                 bool enabled,
                                 struct mcp_error **err_out);
@@ -1843,6 +1849,7 @@ mcp_status mcp_config_set_tasks(struct mcp_config *config,
  * every task any call follows. `userdata_free` runs exactly once.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_on_task_status(struct mcp_client *client,
                                      mcp_task_status_fn listener,
                                      void *userdata,
@@ -1858,6 +1865,7 @@ mcp_status mcp_client_on_task_status(struct mcp_client *client,
  * true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_resume_task(struct mcp_client *client,
                                   const char *task_id,
                                   const struct mcp_call_opts *opts,
@@ -1868,6 +1876,7 @@ mcp_status mcp_client_resume_task(struct mcp_client *client,
  * One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_get_task(struct mcp_client *client,
                                const char *task_id,
                                const struct mcp_call_opts *opts,
@@ -1878,6 +1887,7 @@ mcp_status mcp_client_get_task(struct mcp_client *client,
  * `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_cancel_task(struct mcp_client *client,
                                   const char *task_id,
                                   const struct mcp_call_opts *opts,
@@ -1888,6 +1898,7 @@ mcp_status mcp_client_cancel_task(struct mcp_client *client,
  * itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
  */
 MCP_API
+MCP_WARN_UNUSED_RESULT
 mcp_status mcp_client_update_task(struct mcp_client *client,
                                   const char *task_id,
                                   const char *input_responses_json,

@@ -188,3 +188,24 @@ fn the_checks_catch_bypasses() {
     assert!(check_helpers("src/ffi/x.rs", host).is_empty());
     assert!(check_helpers("src/ffi/boundary.rs", raw).is_empty());
 }
+
+/// Every function returning a status is declared `MCP_WARN_UNUSED_RESULT` (`#[must_use]` on the
+/// export), so a C host that drops a failure gets a compiler warning.
+#[test]
+fn every_status_returning_export_warns_when_its_result_is_dropped() {
+    let header = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("include/mcp_client.h")).unwrap();
+    let mut missing = Vec::new();
+    let mut previous = "";
+    let mut before = "";
+    for line in header.lines() {
+        if let Some(rest) = line.strip_prefix("mcp_status ") {
+            let name = rest.split('(').next().unwrap_or(rest);
+            if rest.contains('(') && previous != "MCP_WARN_UNUSED_RESULT" && before != "MCP_WARN_UNUSED_RESULT" {
+                missing.push(name.to_string());
+            }
+        }
+        before = previous;
+        previous = line.trim();
+    }
+    assert!(missing.is_empty(), "add #[must_use] to: {missing:?}");
+}

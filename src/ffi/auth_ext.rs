@@ -52,6 +52,7 @@ unsafe impl Borrowable for mcp_assertion_slot {}
 
 /// Sets the JWT an assertion callback was asked for (copied). Only valid inside the callback.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_assertion_slot_set(
     slot: *mut mcp_assertion_slot,
     jwt: *const c_char,
@@ -101,6 +102,7 @@ impl AssertionProvider for FfiAssertionProvider {
 /// (used when the configuration has no `workload_jwt*` / `id_token*`); NULL removes it.
 /// `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_assertion_provider(
     client: *mut super::client::mcp_client,
     callback: mcp_assertion_fn,
@@ -189,6 +191,7 @@ impl TokenStore for LockingFfiStore {
 /// and save NULL restores the in-memory default. `userdata_free` runs exactly once, even when
 /// this call fails.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_set_locking_token_store(
     client: *mut super::client::mcp_client,
     load: mcp_token_load_fn,

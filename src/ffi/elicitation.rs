@@ -26,6 +26,7 @@ pub const MCP_ELICITATION_URL: u32 = 2;
 /// `notifications/elicitation/complete` on the notification listener). NULL `handler`
 /// unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_elicitation_modes(
     client: *mut super::client::mcp_client,
     modes: u32,
@@ -68,6 +69,7 @@ pub const MCP_INPUT_ROOTS: u32 = 8;
 /// with `input_responses_json` and the `requestState`. The JSON key is `manual_input`: an array
 /// of "elicitation", "elicitation.url", "sampling", "roots".
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_manual_input(
     config: *mut super::config::mcp_config,
     kinds: u32,

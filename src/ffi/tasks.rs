@@ -30,6 +30,7 @@ pub type mcp_task_status_fn =
 /// `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
 /// task running: resume it with `mcp_client_resume_task`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_config_set_tasks(
     config: *mut super::config::mcp_config,
     enabled: bool,
@@ -43,6 +44,7 @@ pub unsafe extern "C" fn mcp_config_set_tasks(
 /// Sets (NULL: removes) the client's task status listener, called on the dispatcher thread for
 /// every task any call follows. `userdata_free` runs exactly once.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_on_task_status(
     client: *mut mcp_client,
     listener: mcp_task_status_fn,
@@ -77,6 +79,7 @@ pub unsafe extern "C" fn mcp_client_on_task_status(
 /// an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
 /// true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_resume_task(
     client: *mut mcp_client,
     task_id: *const c_char,
@@ -94,6 +97,7 @@ pub unsafe extern "C" fn mcp_client_resume_task(
 
 /// One `tasks/get`: the task as the server has it now (JSON). Errors as `mcp_client_resume_task`.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_get_task(
     client: *mut mcp_client,
     task_id: *const c_char,
@@ -111,6 +115,7 @@ pub unsafe extern "C" fn mcp_client_get_task(
 
 /// `tasks/cancel` (cooperative: the task ends as `cancelled` when the server gets to it).
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_cancel_task(
     client: *mut mcp_client,
     task_id: *const c_char,
@@ -128,6 +133,7 @@ pub unsafe extern "C" fn mcp_client_cancel_task(
 /// `tasks/update` with `input_responses_json` (an object, key → answer) the host gathered
 /// itself after `MCP_INPUT_REQUIRED` from a followed task; then resume the task.
 #[no_mangle]
+#[must_use]
 pub unsafe extern "C" fn mcp_client_update_task(
     client: *mut mcp_client,
     task_id: *const c_char,
