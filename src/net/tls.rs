@@ -54,6 +54,12 @@ pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<r
 #[derive(Debug)]
 struct NoTrustStore(String, Arc<rustls::crypto::CryptoProvider>);
 
+impl NoTrustStore {
+    fn refusal(&self) -> rustls::Error {
+        rustls::Error::General(format!("no TLS trust store is available: {}", self.0))
+    }
+}
+
 impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
     fn verify_server_cert(
         &self,
@@ -63,10 +69,7 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
         _: &[u8],
         _: rustls::pki_types::UnixTime,
     ) -> std::result::Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Err(rustls::Error::General(format!(
-            "no TLS trust store is available: {}",
-            self.0
-        )))
+        Err(self.refusal())
     }
 
     fn verify_tls12_signature(
@@ -75,10 +78,7 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
         _: &rustls::pki_types::CertificateDer<'_>,
         _: &rustls::DigitallySignedStruct,
     ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(format!(
-            "no TLS trust store is available: {}",
-            self.0
-        )))
+        Err(self.refusal())
     }
 
     fn verify_tls13_signature(
@@ -87,10 +87,7 @@ impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
         _: &rustls::pki_types::CertificateDer<'_>,
         _: &rustls::DigitallySignedStruct,
     ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        Err(rustls::Error::General(format!(
-            "no TLS trust store is available: {}",
-            self.0
-        )))
+        Err(self.refusal())
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
