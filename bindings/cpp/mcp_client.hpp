@@ -796,6 +796,11 @@ struct NotificationBox {
 struct LogBox {
     LogHandler fn;
 };
+/// Task status listener (tasks extension): the task JSON, on the dispatcher thread.
+using TaskStatusHandler = std::function<void(const std::string& task_json)>;
+struct TaskStatusBox {
+    TaskStatusHandler fn;
+};
 
 template <class Box>
 void free_box(void* userdata) noexcept {
@@ -850,6 +855,14 @@ inline void input_trampoline(void* userdata, const char* /*method*/, const char*
     }
 }
 
+inline void task_status_trampoline(void* userdata, const char* task_json, size_t task_len) noexcept {
+    try {
+        static_cast<TaskStatusBox*>(userdata)->fn(std::string(task_json ? task_json : "{}", task_json ? task_len : 2));
+    } catch (...) {
+        // Listeners cannot fail anything: swallow.
+    }
+}
+
 inline void notification_trampoline(void* userdata, const char* method, const char* params_json,
                                     size_t params_len) noexcept {
     try {
@@ -868,7 +881,6 @@ inline void log_trampoline(void* userdata, const char* level, const char* source
     }
 }
 
-using RegisterInputFn = mcp_status (*)(mcp_client*, mcp_input_fn, void*, mcp_userdata_free_fn, mcp_error**);
 
 template <class>
 inline constexpr bool always_false = false;
@@ -1062,7 +1074,12 @@ inline void assertion_trampoline(void* userdata, const char* kind, const char* a
     try {
         std::optional<std::string> jwt =
             static_cast<AssertionBox*>(userdata)->provide(kind ? kind : "", audience ? audience : "");
-        if (jwt && !jwt->empty()) mcp_assertion_slot_set(slot, jwt->c_str(), nullptr);
+        if (jwt && !jwt->empty()) {
+            // A refused JWT (e.g. an embedded NUL) leaves the slot empty: the grant then fails
+            // with AuthRequiredError, which is the report.
+            mcp_status st = mcp_assertion_slot_set(slot, jwt->c_str(), nullptr);
+            (void)st;
+        }
     } catch (...) {
         // No JWT: the authorization fails with AuthRequiredError.
     }
@@ -1484,6 +1501,53 @@ public:
         });
     }
 
+    // ---- tasks extension (SEP-2663; set "tasks": true in Options::extra_json) ----------------
+
+    /// Follows task `task_id` (from on_task_status, possibly of another process) to its end as
+    /// call_tool would: the tool's result JSON. A failed task throws RpcError, a cancelled one
+    /// CancelledError.
+    std::string resume_task(const std::string& task_id, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_resume_task(client_, detail::c_arg(task_id), &o, out, e);
+        });
+    }
+    /// One tasks/get: the task JSON as the server has it now.
+    std::string get_task(const std::string& task_id, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_get_task(client_, detail::c_arg(task_id), &o, out, e);
+        });
+    }
+    /// tasks/cancel (the task ends as cancelled when the server gets to it).
+    void cancel_task(const std::string& task_id, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) { return mcp_client_cancel_task(client_, detail::c_arg(task_id), &o, e); });
+    }
+    /// tasks/update with answers gathered by hand (after InputRequiredError from a task); then
+    /// resume_task.
+    void update_task(const std::string& task_id, const std::string& input_responses_json,
+                     const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        detail::check([&](mcp_error** e) {
+            return mcp_client_update_task(client_, detail::c_arg(task_id), detail::c_arg(input_responses_json), &o, e);
+        });
+    }
+    /// Every status of every task a call follows (task JSON; keep its taskId to resume). nullptr
+    /// removes the listener.
+    void on_task_status(detail::TaskStatusHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_client_on_task_status(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::TaskStatusBox{std::move(listener)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_on_task_status(client_, &detail::task_status_trampoline, box,
+                                             &detail::free_box<detail::TaskStatusBox>, e);
+        });
+    }
+
     // ---- skills extension (SEP-2640) -------------------------------------------------------
 
     /// Every page of skills/list, checked: {"skills":[entry...],"rejected":[{"uri","reason",
@@ -1682,6 +1746,17 @@ public:
     void on_elicitation(F&& handler) {
         register_input(&mcp_client_on_elicitation, std::forward<F>(handler));
     }
+    /// The elicitation handler for `modes` (MCP_ELICITATION_FORM | MCP_ELICITATION_URL),
+    /// declaring exactly those: URL mode hands `{"mode":"url","url",...}` requests to the
+    /// handler (an accept carries no content); a request in another mode is left to the host.
+    template <class F>
+    void on_elicitation_modes(uint32_t modes, F&& handler) {
+        register_input(
+            [modes](mcp_client* c, mcp_input_fn fn, void* ud, mcp_userdata_free_fn fr, mcp_error** e) {
+                return mcp_client_on_elicitation_modes(c, modes, fn, ud, fr, e);
+            },
+            std::forward<F>(handler));
+    }
     template <class F>
     void on_sampling(F&& handler) {
         register_input(&mcp_client_on_sampling, std::forward<F>(handler));
@@ -1834,8 +1909,8 @@ private:
         return config;
     }
 
-    template <class F>
-    void register_input(detail::RegisterInputFn reg, F&& handler) {
+    template <class Reg, class F>
+    void register_input(Reg reg, F&& handler) {
         if constexpr (std::is_same_v<std::decay_t<F>, std::nullptr_t>) {
             detail::check([&](mcp_error** e) { return reg(client_, nullptr, nullptr, nullptr, e); });
         } else {
