@@ -511,7 +511,10 @@ async fn monitor(
         _ = exit.wait_for(Option::is_some) => {}
         _ = stdout_eof.wait_for(|eof| *eof) => {}
     }
+    // Whichever came first, give the others a moment: the exit status, the rest of stdout (a
+    // line cut by the death is only known once the reader reaches the end) and stderr's tail.
     let _ = tokio::time::timeout(EXIT_SETTLE, exit.wait_for(Option::is_some)).await;
+    let _ = tokio::time::timeout(EXIT_SETTLE, stdout_eof.wait_for(|eof| *eof)).await;
     let _ = tokio::time::timeout(EXIT_SETTLE, stderr_eof.wait_for(|eof| *eof)).await;
     let status = *exit.borrow();
     let how = match status {
