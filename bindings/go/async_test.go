@@ -33,7 +33,9 @@ func TestStartedCallsHoldNoThreadAndCancelAtOnce(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if grown := threads.Count() - before; grown > 16 {
+	// A thread per call would add 256. Go itself may add a few Ms while goroutines sit briefly
+	// in the *_start cgo calls (more on a loaded machine), so the bound is far from both.
+	if grown := threads.Count() - before; grown > n/4 {
 		t.Fatalf("%d OS threads created for %d calls in flight", grown, n)
 	}
 	start := time.Now()
