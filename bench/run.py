@@ -971,7 +971,7 @@ def chart(res: dict, mach: dict) -> str:
 
 # make bench's reduced many-clients section (about a minute): the 200 clients, shared
 # runtime and raw baseline only (the isolated runtime is in `--only many`), 1 and 4 host threads.
-MANY_SECTION = {"clients": 200, "rounds": 3, "duration": 0.5, "runtimes": ("shared",)}
+MANY_SECTION = {"clients": 200, "rounds": 3, "duration": 1.0, "runtimes": ("shared",)}
 
 
 def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str, ...],
@@ -1056,7 +1056,9 @@ def many_targets(m: dict, add) -> None:
             f"{fnum(rcpu[1], 1)})")
         add(f"the same, against the raw baseline's own spread (library's share: shared all÷one ÷ raw all÷one, "
             f"{ht} host thread{'s' if ht != '1' else ''}) ≥ 0.9", many_ratio(runs, f"shared/{ht}", f"raw/{ht}"),
-            0.9, ">=", "1.0: spreading costs the library exactly what it costs the raw baseline")
+            0.9, ">=", "1.0: spreading costs the library the same share of its one-client calls/s as it costs the "
+            "raw baseline; lenient, since a fixed cost per call makes a slower client lose a smaller share: the "
+            "client CPU per call (section 8) shows what the library itself adds when spread")
 
 
 def many_report(m: dict | None) -> list[str]:
@@ -1126,7 +1128,14 @@ def bench_many(args) -> int:
          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
          *many_report(m)[2:], "", "| target | result | median | detail |", "|---|---|---:|---|"]
     L += [f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {t['detail']} |" for t in tgs]
-    L.append("")
+    L += ["", "What the throughput figures mean: with the same host threads and the same calls in flight, "
+          "spreading them over many clients makes every call wake a different server process, cold in the "
+          "caches and last run on whichever core; concentrated on one client, the one server and the client "
+          "ping-pong on one core (the server preempts the client, which finds its answer without sleeping). "
+          "The raw baseline, which does nothing but write and read pipes, loses as much or more by spreading: "
+          "the issue's \"within 10% of one client's\" cannot be met on this machine by any client, so the "
+          "targets also compare the library's loss with the raw baseline's. ARCHITECTURE.md (Shared runtime) "
+          "has the analysis.", ""]
     md = "\n".join(L)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "many.md").write_text(md)
