@@ -19,6 +19,9 @@ use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
 pub(crate) const MAX_BUFFER: usize = 64 * 1024;
 /// The first buffer, and the smallest a quiet stream shrinks back to.
 pub(crate) const MIN_BUFFER: usize = 4 * 1024;
+/// What a waiting stdout reader may keep: a buffer the size its answers need (`want`), up to
+/// this, so a server answering 5–16 KiB at a time costs no allocation per answer.
+pub(crate) const KEEP_IDLE: usize = 16 * 1024;
 
 pub(crate) struct LeanReader<R> {
     inner: R,
@@ -53,6 +56,12 @@ impl<R: AsyncRead + Unpin> LeanReader<R> {
     fn held(&self) -> usize {
         self.buf.capacity()
     }
+
+    /// Where the buffer is (for tests: the same address means no new allocation).
+    #[cfg(test)]
+    fn buffer_at(&self) -> *const u8 {
+        self.buf.as_ptr()
+    }
 }
 
 impl<R: AsyncRead + Unpin> AsyncRead for LeanReader<R> {
@@ -79,12 +88,13 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
             match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
                 Poll::Pending => {
                     // Quiet: the burst is over. Shrink the next buffer if the burst's reads
-                    // stayed well under it, and give a large one back while waiting.
+                    // stayed well under it, and give back a buffer that is larger than the
+                    // traffic needs or than a waiting reader may keep.
                     if me.burst_max <= me.want / 4 {
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }
                     me.burst_max = 0;
-                    if me.buf.len() > me.keep_idle {
+                    if me.buf.len() > me.keep_idle || me.buf.len() > me.want {
                         me.buf = Vec::new();
                     }
                     return Poll::Pending;
@@ -166,6 +176,35 @@ mod tests {
         // Small messages after the burst: the next buffer shrinks back step by step, and a
         // small one is kept while waiting.
         for _ in 0..8 {
+            w.write_all(b"{}\n").await.unwrap();
+            assert_eq!(
+                read_line(&mut reader, 1 << 20).await.unwrap(),
+                Line::Data(b"{}".to_vec())
+            );
+            assert!(waits(&mut reader));
+        }
+        assert_eq!(reader.held(), MIN_BUFFER);
+    }
+
+    #[tokio::test]
+    async fn steady_medium_answers_reuse_one_buffer_and_small_ones_shrink_it() {
+        let (mut w, r) = tokio::io::duplex(256 * 1024);
+        let mut reader = LeanReader::new(r, KEEP_IDLE);
+        let answer = |n: usize| [vec![b'm'; n], b"\n".to_vec()].concat();
+        let mut at = Vec::new();
+        for _ in 0..6 {
+            w.write_all(&answer(6000)).await.unwrap();
+            assert!(matches!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Data(b) if b.len() == 6000));
+            assert!(waits(&mut reader));
+            at.push((reader.buffer_at(), reader.held()));
+        }
+        // The first answer filled the first 4 KiB buffer; from then on an 8 KiB one is kept.
+        assert!(
+            at[1..].iter().all(|&(p, n)| p == at[1].0 && n == 2 * MIN_BUFFER),
+            "{at:?}"
+        );
+        // Small answers: the kept buffer is larger than they need, so it shrinks back.
+        for _ in 0..4 {
             w.write_all(b"{}\n").await.unwrap();
             assert_eq!(
                 read_line(&mut reader, 1 << 20).await.unwrap(),

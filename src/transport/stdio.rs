@@ -4,7 +4,7 @@
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
 use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
-use super::lean_reader::{LeanReader, MIN_BUFFER};
+use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::base::defaults;
@@ -392,8 +392,9 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 }
 
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
-    // Keeps a small buffer between answers (no allocation per call), nothing larger (issue 19).
-    let mut reader = LeanReader::new(stdout, MIN_BUFFER);
+    // Keeps the buffer its answers need between them (no allocation per call), at most 16 KiB
+    // (issue 19: many idle clients).
+    let mut reader = LeanReader::new(stdout, KEEP_IDLE);
     loop {
         let (bytes, cut) = match read_line(&mut reader, max).await {
             Ok(Line::Data(bytes)) => (bytes, false),
