@@ -23,7 +23,7 @@ pub(crate) const MIN_BUFFER: usize = 4 * 1024;
 /// this, so a server answering 5–16 KiB at a time costs no allocation per answer.
 pub(crate) const KEEP_IDLE: usize = 16 * 1024;
 
-pub(crate) struct LeanReader<R> {
+pub struct LeanReader<R> {
     inner: R,
     /// Zeroed once when allocated (`ReadBuf` needs initialised bytes), then reused.
     buf: Vec<u8>,
