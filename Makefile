@@ -166,6 +166,12 @@ bench:
 bench-cache:
 	python3 bench/run.py --only cache $(BENCH_ARGS)
 
+# Issue 19's many-clients targets in full: isolated and shared runtime against the raw baseline,
+# 200 clients each on its own server (bench/results/many.md).
+.PHONY: bench-many
+bench-many:
+	python3 bench/run.py --only many $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

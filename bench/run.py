@@ -436,6 +436,10 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
     if "async" in sections:
         # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
         res["async"] = measure_async(args, r)
+
+    if "many" in sections:
+        # 8. Many clients on the shared runtime (issue 19), reduced: see MANY_SECTION.
+        res["many"] = measure_many(**{**MANY_SECTION, "rounds": min(MANY_SECTION["rounds"], args.rounds)})
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -692,6 +696,9 @@ def targets(res: dict) -> list[dict]:
     if res.get("async"):
         t.extend(async_targets(res["async"], add))
 
+    if res.get("many"):
+        many_targets(res["many"], add)
+
     for key in (("cabi", "rust") if res.get("memory") else ()):
         m = res.get("memory", {}).get(key)
         growth = None if not m or "error" in m else m.get("growth_kb") / 1024
@@ -896,6 +903,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
                  f"the C ABI adds {1e6 / per_sec(c) - 1e6 / per_sec(rc):.1f} µs per call "
                  f"({(c.get('cpu_us_per_call') or 0) - (rc.get('cpu_us_per_call') or 0):.1f} µs of CPU): argument "
                  "JSON parsing, the result string, the call boundary.")
+    L.extend(many_report(res.get("many")))
     return "\n".join(L) + "\n"
 
 
@@ -947,7 +955,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,http,conc,mrtr,connect,mem,async"
+ALL_SECTIONS = "seq,http,conc,mrtr,connect,mem,async,many"
 
 
 def chart(res: dict, mach: dict) -> str:
@@ -961,10 +969,139 @@ def chart(res: dict, mach: dict) -> str:
                      "rounds")
 
 
+# make bench's reduced many-clients section (about 40 s): the issue's 200 clients, shared runtime
+# and raw baseline only (the isolated runtime is in `--only many`), 1 and 4 host threads; at most
+# --rounds rounds (so --quick makes it one).
+MANY_SECTION = {"clients": 200, "rounds": 3, "duration": 1.0, "runtimes": ("shared",)}
+
+
+def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str, ...],
+                 fixture: Path = FIXTURE) -> dict:
+    """Issue 19: `clients` C-ABI clients, each connected to its own fixture server (`cabi many`,
+    per runtime), and the raw baseline over as many servers (`raw_stdio --servers`), for 1 and 4
+    host threads, interleaved per round. Each run reports calls/s with the host threads' calls
+    all on one client ("one") and spread over every client ("all"), and client CPU per call."""
+    runs: dict[str, list[dict]] = {}
+    for rnd in range(rounds):
+        for host_threads in (1, 4):
+            for runtime in ("raw", *runtimes):  # interleaved, so drift hits all alike
+                log(f"many: round {rnd + 1}/{rounds}, {runtime}, {host_threads} host thread(s)")
+                if runtime == "raw":
+                    cmd = [str(CBIN / "raw_stdio"), "--servers", str(clients), "--inflight", str(host_threads),
+                           "--duration", str(duration), "--", str(fixture), "--fast"]
+                else:
+                    cmd = [str(CBIN / "cabi"), "many", "--clients", str(clients), "--runtime", runtime,
+                           "--inflight", str(host_threads), "--duration", str(duration), "--", str(fixture), "--fast"]
+                out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600,
+                                     check=True, cwd=ROOT).stdout
+                row = json.loads(out.strip().splitlines()[-1])
+                if runtime == "raw":  # the same names as cabi's
+                    row["one_client_per_sec"], row["all_clients_per_sec"] = (row["one_server_per_sec"],
+                                                                             row["all_servers_per_sec"])
+                runs.setdefault(f"{runtime}/{host_threads}", []).append(row)
+    return {"settings": {"clients": clients, "rounds": rounds, "duration": duration, "runtimes": list(runtimes)},
+            "runs": runs}
+
+
+def many_ratio(runs: dict, key: str, against: str | None = None) -> dict | None:
+    """Median over rounds of `key`'s all ÷ one within a round; with `against`, divided by
+    `against`'s all ÷ one of the same round (the share of the spread's cost that is the
+    library's: 1.0 = it loses exactly what the raw baseline loses)."""
+    if key not in runs or (against and against not in runs):
+        return None
+    vals = []
+    for i, r in enumerate(runs[key]):
+        v = r["all_clients_per_sec"] / r["one_client_per_sec"]
+        if against:
+            if i >= len(runs[against]):
+                break
+            a = runs[against][i]
+            v /= a["all_clients_per_sec"] / a["one_client_per_sec"]
+        vals.append(v)
+    if not vals:
+        return None
+    return {"value": statistics.median(vals), "lo": min(vals), "hi": max(vals), "best": max(vals),
+            "rounds": len(vals)}
+
+
+def many_med(runs: dict, key: str, field: str) -> float | None:
+    return statistics.median(r[field] for r in runs[key]) if runs.get(key) else None
+
+
+def many_targets(m: dict, add) -> None:
+    """Issue 19's three targets for the shared runtime, plus the raw baseline's spread (what
+    the machine and the servers cost, no client library in the way)."""
+    runs, n = m["runs"], m["settings"]["clients"]
+    shared = [k for k in runs if k.startswith("shared/")]
+    if not shared:
+        return
+    th = [(r["threads_one"], r["threads_all"]) for k in shared for r in runs[k]]
+    add(f"shared runtime: library threads independent of the client count (threads added from 1 to {n} clients)",
+        float(max(b - a for a, b in th)), 1.0, "<", f"process threads with 1 / {n} clients: {sorted(set(th))}")
+    rss = many_med(runs, "shared/1", "rss_per_client_trimmed_kb")
+    add(f"RSS per idle shared client < 64 KiB ({n} clients, each made one call; after malloc_trim)", rss, 64.0, "<",
+        f"KiB per client, median over rounds; isolated: {fnum(many_med(runs, 'isolated/1', 'rss_per_client_trimmed_kb'), 1)}")
+    for ht in ("1", "4"):
+        mine, raw = many_ratio(runs, f"shared/{ht}"), many_ratio(runs, f"raw/{ht}")
+        one, all_ = many_med(runs, f"shared/{ht}", "one_client_per_sec"), many_med(runs, f"shared/{ht}",
+                                                                                 "all_clients_per_sec")
+        cpu = (many_med(runs, f"shared/{ht}", "one_cpu_us_per_call"), many_med(runs, f"shared/{ht}",
+                                                                               "all_cpu_us_per_call"))
+        rcpu = (many_med(runs, f"raw/{ht}", "one_cpu_us_per_call"), many_med(runs, f"raw/{ht}",
+                                                                            "all_cpu_us_per_call"))
+        add(f"calls/s spread over {n} shared clients ≥ 0.9x the same calls in flight on one client ({ht} host "
+            f"thread{'s' if ht != '1' else ''})", mine, 0.9, ">=",
+            f"one {fnum(one)}/s, all {fnum(all_)}/s; the raw baseline over {n} servers keeps "
+            f"{fnum((raw or {}).get('value'), 2)}x of its one-server figure"
+            f"{' (it misses this target itself: the machine and servers, not the client)' if raw and raw['value'] < 0.9 else ''}"
+            f"; client CPU µs/call one → all: C ABI {fnum(cpu[0], 1)} → {fnum(cpu[1], 1)}, raw {fnum(rcpu[0], 1)} → "
+            f"{fnum(rcpu[1], 1)}")
+        add(f"the same, against the raw baseline's own spread (library's share: shared all÷one ÷ raw all÷one, "
+            f"{ht} host thread{'s' if ht != '1' else ''}) ≥ 0.9", many_ratio(runs, f"shared/{ht}", f"raw/{ht}"),
+            0.9, ">=", "1.0: spreading costs the library the same share of its one-client calls/s as it costs the "
+            "raw baseline; lenient, since a fixed cost per call makes a slower client lose a smaller share: the "
+            "client CPU per call (section 8) shows what the library itself adds when spread")
+
+
+def many_report(m: dict | None) -> list[str]:
+    """The many-clients table (make bench's section 8 and results/many.md)."""
+    if not m:
+        return []
+    runs, st = m["runs"], m["settings"]
+
+    def cell(key: str, field: str, fmt: str = "{:.0f}") -> str:
+        vals = [r[field] for r in runs[key] if r.get(field) is not None]
+        if not vals:
+            return ""
+        return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))}–{fmt.format(max(vals))})"
+
+    L = ["", f"## 8. Many clients (issue 19): {st['clients']} clients, each on its own server", "",
+         f"`bench/c/cabi.c many` per runtime and `bench/c/raw_stdio.c --servers` (the raw baseline: pre-encoded "
+         f"lines, blocking read/write, no client library), {st['rounds']} interleaved rounds of {st['duration']} s "
+         "per series; median (min–max). **one**: the host threads' calls all go to one client (one server: N host "
+         "threads = N calls in flight on one connection; raw: a window of N on one pipe); **all**: the same host "
+         "threads, each calling its share of every client in turn (N calls in flight, each to a different server). "
+         "Client CPU is this process's (all threads) per call. Threads and RSS are the library's (servers are other "
+         "processes); RSS per idle client is after one call each and malloc_trim.", "",
+         "| runner | host threads | threads: 1 client / all | RSS KiB per idle client | connect p50 ms | calls/s one "
+         "| calls/s all | all ÷ one | CPU µs/call one | CPU µs/call all |",
+         "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(runs):
+        rt, ht = key.split("/")
+        r0 = runs[key][0]
+        ratio_ = many_ratio(runs, key) or {}
+        threads = "" if rt == "raw" else f"{r0['threads_one']} / {r0['threads_all']}"
+        L.append(f"| {'raw baseline' if rt == 'raw' else 'C ABI, ' + rt} | {ht} | {threads} | "
+                 f"{cell(key, 'rss_per_client_trimmed_kb', '{:.1f}')} | {cell(key, 'connect_p50_ms', '{:.2f}')} | "
+                 f"{cell(key, 'one_client_per_sec')} | {cell(key, 'all_clients_per_sec')} | "
+                 f"{fnum(ratio_.get('value'), 2)} ({fnum(ratio_.get('lo'), 2)}–{fnum(ratio_.get('hi'), 2)}) | "
+                 f"{cell(key, 'one_cpu_us_per_call', '{:.1f}')} | {cell(key, 'all_cpu_us_per_call', '{:.1f}')} |")
+    return L
+
+
 def bench_many(args) -> int:
-    """Issue 19: --clients clients, each connected to its own fixture server, isolated vs on the
-    shared runtime: library threads, RSS per idle client (this process only: the servers are
-    other processes), connect time per client, and calls/s spread over all clients vs one."""
+    """Issue 19 in full (`--only many`): --clients clients, each connected to its own fixture
+    server, isolated vs on the shared runtime, with the raw baseline over as many servers."""
     lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
     fixture = Path(args.fixture) if args.fixture else FIXTURE
     if not args.skip_build and not args.lib:
@@ -972,65 +1109,41 @@ def bench_many(args) -> int:
         sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
     CBIN.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
-    sh([cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
-        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
-    runs: dict[str, list[dict]] = {}
-    for rnd in range(args.rounds):
-        for host_threads in (1, 4):
-            for runtime in ("isolated", "shared"):  # interleaved, so drift hits both alike
-                log(f"many: round {rnd + 1}/{args.rounds}, {runtime}, {host_threads} host thread(s)")
-                cmd = [str(CBIN / "cabi"), "many", "--clients", str(args.clients), "--runtime", runtime,
-                       "--inflight", str(host_threads), "--duration", str(args.duration), "--", str(fixture), "--fast"]
-                out = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, timeout=600, check=True, cwd=ROOT).stdout
-                runs.setdefault(f"{runtime}/{host_threads}", []).append(json.loads(out.strip().splitlines()[-1]))
+    flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
+    sh([cc, *flags, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"), str(BENCH / "c" / "cabi.c"), str(lib),
+        *STATIC_LIBS])
+    sh([cc, *flags, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    m = measure_many(args.clients, args.rounds, args.duration, ("isolated", "shared"), fixture)
+    tgs: list[dict] = []
 
-    def med(key: str, field: str) -> float:
-        return statistics.median(r[field] for r in runs[key])
+    def add(name: str, value, want: float, op: str, detail: str) -> None:
+        cmp = value if isinstance(value, dict) else None
+        value = cmp["value"] if cmp else value
+        ok = value is not None and (value >= want if op == ">=" else value < want)
+        tgs.append({"target": name, "status": "SKIP" if value is None else "PASS" if ok else "FAIL",
+                    "value": value, "detail": detail})
 
-    def cell(key: str, field: str, fmt: str = "{:.0f}") -> str:
-        vals = [r[field] for r in runs[key]]
-        return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))}–{fmt.format(max(vals))})"
-
-    L = [
-        "# Many clients (issue 19): isolated vs shared runtime",
-        "",
-        f"C ABI (`bench/c/cabi.c many`), {args.clients} clients each connected to its own fixture server "
-        f"(`--fast`), each client made one call before the idle figures; {args.rounds} interleaved rounds, "
-        f"{args.duration} s per throughput series; median (min–max). "
-        f"{datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
-        f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
-        "",
-        "| runtime | host threads | threads: before / 1 client / all | RSS KiB per idle client (after malloc_trim) | connect p50 ms "
-        "| connect p99 ms | calls/s on 1 client | calls/s over all clients | all ÷ one | free all ms |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for key in sorted(runs):
-        rt, ht = key.split("/")
-        ratios = [r["all_clients_per_sec"] / r["one_client_per_sec"] for r in runs[key]]
-        th = runs[key][0]
-        L.append(f"| {rt} | {ht} | {th['threads_before']} / {th['threads_one']} / {th['threads_all']} | "
-                 f"{cell(key, 'rss_per_client_kb', '{:.1f}')} ({cell(key, 'rss_per_client_trimmed_kb', '{:.1f}')}) | "
-                 f"{cell(key, 'connect_p50_ms', '{:.2f}')} | "
-                 f"{cell(key, 'connect_p99_ms', '{:.2f}')} | {cell(key, 'one_client_per_sec')} | "
-                 f"{cell(key, 'all_clients_per_sec')} | {statistics.median(ratios):.2f} "
-                 f"({min(ratios):.2f}–{max(ratios):.2f}) | {cell(key, 'free_all_ms')} |")
-    shared = [k for k in runs if k.startswith("shared/")]
-    ok_threads = all(r["threads_all"] <= r["threads_one"] for k in shared for r in runs[k])
-    ok_rss = all(med(k, "rss_per_client_trimmed_kb") <= 64 for k in shared)
-    # Throughput: over all shared clients vs one isolated client (the baseline a host has today).
-    ok_tp = all(med(k, "all_clients_per_sec") >= 0.9 * med("isolated/" + k.split("/")[1], "one_client_per_sec")
-                for k in shared)
-    L += ["",
-          f"{'PASS' if ok_threads else 'FAIL'}: shared threads independent of the client count; "
-          f"{'PASS' if ok_rss else 'FAIL'}: ≤ 64 KiB per idle shared client (after malloc_trim); "
-          f"{'PASS' if ok_tp else 'FAIL'}: calls/s over all shared clients ≥ 90% of one isolated client's "
-          "(same host threads).", ""]
+    many_targets(m, add)
+    L = ["# Many clients (issue 19): isolated vs shared runtime, against the raw baseline", "",
+         f"`python3 bench/run.py --only many --clients {args.clients} --rounds {args.rounds} --duration "
+         f"{args.duration}`, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+         f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
+         *many_report(m)[2:], "", "| target | result | median | detail |", "|---|---|---:|---|"]
+    L += [f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {t['detail']} |" for t in tgs]
+    L += ["", "What the throughput figures mean: with the same host threads and the same calls in flight, "
+          "spreading them over many clients makes every call wake a different server process, cold in the "
+          "caches and last run on whichever core; concentrated on one client, the one server and the client "
+          "ping-pong on one core (the server preempts the client, which finds its answer without sleeping). "
+          "The raw baseline, which does nothing but write and read pipes, loses as much or more by spreading: "
+          "the issue's \"within 10% of one client's\" cannot be met on this machine by any client, so the "
+          "targets also compare the library's loss with the raw baseline's. ARCHITECTURE.md (Shared runtime) "
+          "has the analysis.", ""]
     md = "\n".join(L)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "many.md").write_text(md)
-    (RESULTS / "many.json").write_text(json.dumps(runs, indent=1) + "\n")
+    (RESULTS / "many.json").write_text(json.dumps(m, indent=1) + "\n")
     print(md)
-    return 0 if ok_threads and ok_rss and ok_tp else 1
+    return 0 if all(t["status"] == "PASS" for t in tgs) else 1
 
 
 def main() -> int:
@@ -1047,7 +1160,8 @@ def main() -> int:
     ap.add_argument("--only", choices=["all", "cache", "async", "many"], default="all",
                     help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json}); "
                          "many: only issue 19's many-clients target (results/many.{md,json})")
-    ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server)")
+    ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
+                    "make bench's section `many` uses MANY_SECTION")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
                     help="stdio server: mcp-fixture-server --fast (default) or bench/c/mini_server.c (canned replies)")
     ap.add_argument("--warmup", type=int, default=500, help="untimed calls before each timed loop")

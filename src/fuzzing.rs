@@ -1,5 +1,5 @@
 //! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
-//! `fuzzing` cargo feature (never in a shipped build): the framer and id scans, the SSE parser,
+//! `fuzzing` cargo feature (never in a shipped build): the framer, its reader and the id scans, the SSE parser,
 //! the header encoder, the `WWW-Authenticate` parser, the skills entry rules and `SKILL.md`
 //! frontmatter parser. (The configuration's keys come from `config::keys`.)
 
@@ -8,4 +8,5 @@ pub use crate::transport::http::headers::{
     encode_value as encode_header_value, name_for, param_headers, param_value, tool_headers, ToolCache, ToolHeaders,
 };
 pub use crate::transport::http::Challenge;
+pub use crate::transport::lean_reader::LeanReader;
 pub use crate::transport::{framing, sse};

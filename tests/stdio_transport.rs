@@ -1,5 +1,5 @@
 //! The stdio transport: arguments, environment (inherit and replace), working directory,
-//! stderr lines to the log listener, the message size bound, and shutdown (no zombie, the
+//! stderr lines to the log listener, the message size bound, answers of every size, and shutdown (no zombie, the
 //! whole process group killed, a server that ignores stdin EOF and SIGTERM still killed).
 
 mod common;
@@ -125,6 +125,28 @@ async fn an_oversized_message_fails_its_call_and_the_connection_survives() {
         .await
         .unwrap();
     assert_eq!(text(&echo), "after");
+    client.close().await;
+}
+
+/// The reader's buffer follows the traffic (`transport/lean_reader`): small answers, then answers
+/// larger than any buffer it holds (grown by doubling across reads), then small ones again (after
+/// it shrank back while waiting): each arrives whole, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_of_every_size_arrive_whole_as_the_read_buffer_grows_and_shrinks() {
+    let fx = Fixture::modern(&[]);
+    let client = Client::new(config_for(fx.stdio(), ConnectMode::Modern));
+    for bytes in [10, 3000, 5000, 200_000, 70_000, 1_000_000, 64 * 1024, 10, 4096, 1] {
+        let reply = client
+            .call_tool("big", Some(json!({"bytes": bytes})), &RequestOptions::default())
+            .await
+            .unwrap();
+        let got = text(&reply);
+        assert!(
+            got.len() == bytes && got.bytes().all(|b| b == b'x'),
+            "{bytes} bytes: got {}",
+            got.len()
+        );
+    }
     client.close().await;
 }
 

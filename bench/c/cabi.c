@@ -394,6 +394,9 @@ static void *spread_thread(void *p) {
     return NULL;
 }
 
+/* Client CPU (this process, every thread) per call of the last spread(), in µs. */
+static double spread_cpu_us;
+
 /* Aggregate calls/s of `threads` host threads over `count` clients (thread i: i, i+threads, ..). */
 static double spread(mcp_client **clients, long count, long threads) {
     pthread_t th[64];
@@ -401,15 +404,19 @@ static double spread(mcp_client **clients, long count, long threads) {
     pthread_barrier_t go;
     if (threads > 64) threads = 64;
     pthread_barrier_init(&go, NULL, (unsigned)threads);
+    double cpu0 = cpu_us();
     for (long i = 0; i < threads; i++) {
         args[i] = (spread_arg){clients, count > 1 ? i % count : 0, count > 1 ? threads : 1, count, &go, 0, 0};
         pthread_create(&th[i], NULL, spread_thread, &args[i]);
     }
     double total = 0;
+    size_t calls = 0;
     for (long i = 0; i < threads; i++) {
         pthread_join(th[i], NULL);
         total += (double)args[i].calls / args[i].secs;
+        calls += args[i].calls;
     }
+    spread_cpu_us = calls ? (cpu_us() - cpu0) / (double)calls : 0.0;
     pthread_barrier_destroy(&go);
     return total;
 }
@@ -439,7 +446,9 @@ static int test_many(void) {
     malloc_trim(0);
     long rss_n_trim = rss_kb();
     double one = spread(clients, 1, inflight);
+    double one_cpu = spread_cpu_us;
     double all = spread(clients, n_clients, inflight);
+    double all_cpu = spread_cpu_us;
     uint64_t t = now_ns();
     for (long i = 0; i < n_clients; i++) mcp_client_free(clients[i]);
     double free_ms = (double)(now_ns() - t) / 1e6;
@@ -447,11 +456,12 @@ static int test_many(void) {
            "\"threads_before\":%d,\"threads_one\":%d,\"threads_all\":%d,\"rss_one_kb\":%ld,\"rss_all_kb\":%ld,"
            "\"rss_per_client_kb\":%.1f,\"connect_p50_ms\":%.3f,\"connect_p99_ms\":%.3f,\"connect_mean_ms\":%.3f,"
            "\"rss_per_client_trimmed_kb\":%.1f,\"one_client_per_sec\":%.1f,\"all_clients_per_sec\":%.1f,"
-           "\"free_all_ms\":%.1f}\n",
+           "\"free_all_ms\":%.1f,\"one_cpu_us_per_call\":%.2f,\"all_cpu_us_per_call\":%.2f}\n",
            runtime == MCP_RUNTIME_SHARED ? "shared" : "isolated", n_clients, inflight, threads0, threads1,
            threads_n, rss1, rss_n, n_clients > 1 ? (double)(rss_n - rss1) / (double)(n_clients - 1) : 0.0,
            samples_pct_us(&connect, 50) / 1e3, samples_pct_us(&connect, 99) / 1e3, samples_mean_us(&connect) / 1e3,
-           n_clients > 1 ? (double)(rss_n_trim - rss1) / (double)(n_clients - 1) : 0.0, one, all, free_ms);
+           n_clients > 1 ? (double)(rss_n_trim - rss1) / (double)(n_clients - 1) : 0.0, one, all, free_ms,
+           one_cpu, all_cpu);
     free(clients);
     return 0;
 }

@@ -1,12 +1,18 @@
 /* The raw stdio baseline: spawn the server with pipes, write a pre-encoded tools/call line and
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
- *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N] -- SERVER [ARGS...]
+ *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N] [--servers N]
+ *             -- SERVER [ARGS...]
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
  * read lets one more request go): the in-flight baseline for one connection (test "conc").
+ * With --servers N (test "many", issue 19) it starts N servers and measures --inflight calls in
+ * flight on one server (a window) vs --inflight threads each calling its share of all N servers
+ * in turn: what spreading calls over many server processes costs the machine, with no client
+ * library in the way (the floor of `cabi many`'s "all ÷ one").
  */
 #include "common.h"
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -109,9 +115,140 @@ static int connect_loop(char **cmd, long n, double duration) {
     return 0;
 }
 
+/* ---- many: calls spread over --servers servers (issue 19) ---------------------------------- */
+
+typedef struct {
+    int to, from;
+    char buf[4096];
+    size_t have;
+} server_conn;
+
+static void conn_write(server_conn *c) {
+    for (size_t n = sizeof CALL - 1, off = 0; off < n;) {
+        ssize_t w = write(c->to, CALL + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) die("write to the server failed");
+        off += (size_t)w;
+    }
+}
+
+static void conn_read(server_conn *c) {
+    for (;;) {
+        char *nl = memchr(c->buf, '\n', c->have);
+        if (nl) {
+            size_t used = (size_t)(nl - c->buf) + 1;
+            memmove(c->buf, c->buf + used, c->have - used);
+            c->have -= used;
+            return;
+        }
+        if (c->have == sizeof c->buf) die("reply line too long");
+        ssize_t r = read(c->from, c->buf + c->have, sizeof c->buf - c->have);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) die("the server closed its stdout");
+        c->have += (size_t)r;
+    }
+}
+
+static void conn_call(server_conn *c) {
+    conn_write(c);
+    conn_read(c);
+}
+
+typedef struct {
+    server_conn *conns;
+    long first, step, count;
+    double secs;
+    size_t calls;
+    pthread_barrier_t *go;
+} many_arg;
+
+static double many_duration, many_cpu_us; /* many_cpu_us: CPU per call of the last series */
+
+static void *many_thread(void *p) {
+    many_arg *a = (many_arg *)p;
+    pthread_barrier_wait(a->go);
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(many_duration * 1e9), t = start;
+    long k = a->first;
+    while (t < deadline) {
+        conn_call(&a->conns[k]);
+        k += a->step;
+        if (k >= a->count) k = a->first;
+        if ((++a->calls & 15) == 0) t = now_ns();
+    }
+    a->secs = (double)(now_ns() - start) / 1e9;
+    return NULL;
+}
+
+/* Calls/s of one thread keeping `window` calls in flight on one server (as `conc`). */
+static double many_window(server_conn *c, long window) {
+    double cpu0 = cpu_us();
+    uint64_t start = now_ns(), deadline = start + (uint64_t)(many_duration * 1e9), t = start;
+    size_t calls = 0;
+    long out = 0;
+    for (; out < window; out++) conn_write(c);
+    while (out > 0) {
+        conn_read(c);
+        out--;
+        if ((++calls & 15) == 0) t = now_ns();
+        if (t < deadline) conn_write(c), out++;
+    }
+    double secs = (double)(now_ns() - start) / 1e9;
+    many_cpu_us = (cpu_us() - cpu0) / (double)calls;
+    return (double)calls / secs;
+}
+
+/* Calls/s of `threads` threads; thread i calls servers i, i+step, .. below count. */
+static double many_series(server_conn *conns, long count, long step, long threads) {
+    pthread_t th[64];
+    many_arg args[64];
+    pthread_barrier_t go;
+    pthread_barrier_init(&go, NULL, (unsigned)threads);
+    double cpu0 = cpu_us();
+    for (long i = 0; i < threads; i++) {
+        args[i] = (many_arg){conns, i, step, count, 0, 0, &go};
+        pthread_create(&th[i], NULL, many_thread, &args[i]);
+    }
+    double total = 0;
+    size_t calls = 0;
+    for (long i = 0; i < threads; i++) {
+        pthread_join(th[i], NULL);
+        total += (double)args[i].calls / args[i].secs;
+        calls += args[i].calls;
+    }
+    many_cpu_us = calls ? (cpu_us() - cpu0) / (double)calls : 0.0;
+    pthread_barrier_destroy(&go);
+    return total;
+}
+
+static int many_loop(char **cmd, long servers, long threads, double duration) {
+    if (threads < 1 || threads > 64 || threads > servers) die("--inflight must be 1..64 and at most --servers");
+    server_conn *conns = calloc((size_t)servers, sizeof *conns);
+    pid_t *pids = calloc((size_t)servers, sizeof *pids);
+    for (long k = 0; k < servers; k++) {
+        pids[k] = spawn(cmd);
+        conns[k].to = to_child, conns[k].from = from_child;
+        write_all(DISCOVER, sizeof DISCOVER - 1);
+        read_line();
+        conn_call(&conns[k]);
+    }
+    many_duration = duration;
+    /* `threads` calls in flight on one server (a window from one thread: a pipe has one reader),
+     * then `threads` threads each calling its share of all servers in turn. */
+    double one = many_window(&conns[0], threads);
+    double one_cpu = many_cpu_us;
+    double all = many_series(conns, servers, threads, threads);
+    double all_cpu = many_cpu_us;
+    for (long k = 0; k < servers; k++) close(conns[k].to), close(conns[k].from);
+    for (long k = 0; k < servers; k++) waitpid(pids[k], NULL, 0);
+    printf("{\"runner\":\"raw\",\"test\":\"many\",\"servers\":%ld,\"host_threads\":%ld,"
+           "\"one_server_per_sec\":%.1f,\"all_servers_per_sec\":%.1f,\"one_cpu_us_per_call\":%.2f,"
+           "\"all_cpu_us_per_call\":%.2f}\n", servers, threads, one, all, one_cpu, all_cpu);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0;
+    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
@@ -119,6 +256,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
         else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
         else if (!strcmp(argv[i], "--connect") && i + 1 < argc) connects = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--servers") && i + 1 < argc) servers = atol(argv[++i]);
         else die("usage: raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]");
     }
     if (i + 1 >= argc) die("no server command");
@@ -126,6 +264,7 @@ int main(int argc, char **argv) {
 
     signal(SIGPIPE, SIG_IGN);
     if (connects > 0) return connect_loop(cmd, connects, duration);
+    if (servers > 0) return many_loop(cmd, servers, inflight, duration);
     pid_t pid = spawn(cmd);
     write_all(DISCOVER, sizeof DISCOVER - 1);
     read_line();

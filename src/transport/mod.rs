@@ -6,6 +6,7 @@
 mod child;
 pub mod framing;
 pub mod http;
+pub(crate) mod lean_reader;
 mod line_writer;
 mod reaper;
 pub mod sse;

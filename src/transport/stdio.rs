@@ -4,6 +4,7 @@
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
 use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
+use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::base::defaults;
@@ -18,7 +19,6 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-use tokio::io::BufReader;
 use tokio::net::unix::pipe;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
@@ -392,7 +392,9 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 }
 
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    // Keeps the buffer its answers need between them (no allocation per call), at most 16 KiB
+    // (issue 19: many idle clients).
+    let mut reader = LeanReader::new(stdout, KEEP_IDLE);
     loop {
         let (bytes, cut) = match read_line(&mut reader, max).await {
             Ok(Line::Data(bytes)) => (bytes, false),
@@ -475,7 +477,8 @@ fn too_deep(depth: usize) -> Error {
 }
 
 async fn read_stderr(stderr: pipe::Receiver, shared: Arc<Shared>, eof: watch::Sender<bool>) {
-    let mut reader = BufReader::new(stderr);
+    // Most servers are quiet on stderr: hold no buffer while waiting for it.
+    let mut reader = LeanReader::new(stderr, 0);
     loop {
         let line = match read_line(&mut reader, STDERR_LINE_MAX).await {
             Ok(Line::Data(bytes) | Line::Cut(bytes)) => String::from_utf8_lossy(&bytes).into_owned(),

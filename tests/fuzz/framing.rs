@@ -1,6 +1,8 @@
-//! The stdio line framer (`read_line`) and the id scans over a line or an oversized prefix.
+//! The stdio line framer (`read_line`, through tokio's `BufReader` and through the stdio
+//! transport's `LeanReader`) and the id scans over a line or an oversized prefix.
 
 use mcp_client::fuzzing::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
+use mcp_client::fuzzing::LeanReader;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -19,9 +21,16 @@ struct Chunked {
 }
 
 impl AsyncRead for Chunked {
-    fn poll_read(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
         let this = self.get_mut();
         let left = this.data.len() - this.pos;
+        if this.sizes.front() == Some(&0) {
+            // A read size of 0: nothing yet (as a pipe the server has not written to), ready
+            // again at once.
+            this.sizes.pop_front();
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
         let want = this.sizes.pop_front().unwrap_or(left).max(1);
         let n = want.min(left).min(buf.remaining());
         buf.put_slice(&this.data[this.pos..this.pos + n]);
@@ -32,14 +41,28 @@ impl AsyncRead for Chunked {
 
 /// Every `Line` of `data` read through a buffer of `capacity` with reads of `sizes`.
 fn frame(data: &[u8], max: usize, capacity: usize, sizes: Vec<usize>) -> Vec<Line> {
+    let reader = Chunked {
+        data: data.to_vec(),
+        pos: 0,
+        sizes: sizes.into(),
+    };
+    frame_with(data, max, BufReader::with_capacity(capacity, reader))
+}
+
+/// The same through the stdio transport's reader, keeping at most `keep_idle` while waiting;
+/// a 0 in `sizes` is a read that finds nothing yet.
+fn frame_lean(data: &[u8], max: usize, keep_idle: usize, sizes: Vec<usize>) -> Vec<Line> {
+    let reader = Chunked {
+        data: data.to_vec(),
+        pos: 0,
+        sizes: sizes.into(),
+    };
+    frame_with(data, max, LeanReader::new(reader, keep_idle))
+}
+
+fn frame_with<R: tokio::io::AsyncBufRead + Unpin>(data: &[u8], max: usize, mut reader: R) -> Vec<Line> {
     let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
     rt.block_on(async {
-        let reader = Chunked {
-            data: data.to_vec(),
-            pos: 0,
-            sizes: sizes.into(),
-        };
-        let mut reader = BufReader::with_capacity(capacity, reader);
         let mut out = Vec::new();
         loop {
             let line = read_line(&mut reader, max).await.unwrap();
@@ -159,6 +182,16 @@ proptest! {
                 Line::Eof => {}
             }
         }
+    }
+
+    #[test]
+    fn the_lean_reader_frames_as_the_model_for_any_split_and_stall(
+        data in stream(),
+        max in max_len(),
+        keep_idle in prop::sample::select(vec![0usize, 4096, 16384]),
+        sizes in prop::collection::vec(prop_oneof![Just(0usize), 1usize..80, 4000usize..70_000], 0..40),
+    ) {
+        prop_assert_eq!(frame_lean(&data, max, keep_idle, sizes), model(&data, max));
     }
 
     #[test]

@@ -1,0 +1,232 @@
+//! A buffered reader whose buffer follows the traffic: small while messages are small, grown
+//! (up to [`MAX_BUFFER`]) while reads fill it, and given back when the peer goes quiet.
+//!
+//! Every stdio client reads its server's stdout and stderr. With a fixed 64 KiB + 8 KiB
+//! `BufReader` pair, 200 idle clients on the shared runtime held 14 MiB of buffers between
+//! them (issue 19: ≤ 64 KiB per idle client). Here a reader that waits for data keeps at most
+//! `keep_idle` bytes, and a burst of large messages still gets 64 KiB reads (as many syscalls
+//! per megabyte as before, after a few doubling reads).
+//!
+//! The buffer is only (re)allocated when it is empty, so nothing is ever copied on growth, and
+//! reads go straight into it as `BufReader`'s do: one copy, into the line.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+
+/// Largest buffer: a pipe holds 64 KiB, so a bigger read never returns more.
+pub(crate) const MAX_BUFFER: usize = 64 * 1024;
+/// The first buffer, and the smallest a quiet stream shrinks back to.
+pub(crate) const MIN_BUFFER: usize = 4 * 1024;
+/// What a waiting stdout reader may keep: a buffer the size its answers need (`want`), up to
+/// this, so a server answering 5–16 KiB at a time costs no allocation per answer.
+pub(crate) const KEEP_IDLE: usize = 16 * 1024;
+
+pub struct LeanReader<R> {
+    inner: R,
+    /// Zeroed once when allocated (`ReadBuf` needs initialised bytes), then reused.
+    buf: Vec<u8>,
+    pos: usize,
+    filled: usize,
+    /// The size the next allocation gets.
+    want: usize,
+    /// The largest read of the current burst (reads since the reader last had to wait).
+    burst_max: usize,
+    /// A waiting reader keeps its buffer only up to this size (0: always gives it back).
+    keep_idle: usize,
+}
+
+impl<R: AsyncRead + Unpin> LeanReader<R> {
+    /// A reader over `inner` that holds at most `keep_idle` bytes while waiting.
+    pub fn new(inner: R, keep_idle: usize) -> Self {
+        LeanReader {
+            inner,
+            buf: Vec::new(),
+            pos: 0,
+            filled: 0,
+            want: MIN_BUFFER,
+            burst_max: 0,
+            keep_idle,
+        }
+    }
+
+    /// Bytes of buffer held now (for tests).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    /// Where the buffer is (for tests: the same address means no new allocation).
+    #[cfg(test)]
+    fn buffer_at(&self) -> *const u8 {
+        self.buf.as_ptr()
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LeanReader<R> {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let chunk = ready!(self.as_mut().poll_fill_buf(cx))?;
+        let n = chunk.len().min(out.remaining());
+        out.put_slice(&chunk[..n]);
+        self.consume(n);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        let me = self.get_mut();
+        if me.pos >= me.filled {
+            me.pos = 0;
+            me.filled = 0;
+            if me.buf.len() < me.want {
+                me.buf = Vec::new(); // freed before the bigger one is allocated
+                me.buf = vec![0; me.want];
+            }
+            let mut rb = ReadBuf::new(&mut me.buf);
+            match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
+                Poll::Pending => {
+                    // Quiet: the burst is over. Shrink the next buffer if the burst's reads
+                    // stayed well under it, and give back a buffer that is larger than the
+                    // traffic needs or than a waiting reader may keep.
+                    if me.burst_max <= me.want / 4 {
+                        me.want = (me.want / 2).max(MIN_BUFFER);
+                    }
+                    me.burst_max = 0;
+                    if me.buf.len() > me.keep_idle || me.buf.len() > me.want {
+                        me.buf = Vec::new();
+                    }
+                    return Poll::Pending;
+                }
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) => {
+                    let n = rb.filled().len();
+                    me.filled = n;
+                    me.burst_max = me.burst_max.max(n);
+                    if n == me.buf.len() {
+                        // The reader had more than fitted: read more at once next time.
+                        me.want = (me.want * 2).min(MAX_BUFFER);
+                    }
+                }
+            }
+        }
+        Poll::Ready(Ok(&me.buf[me.pos..me.filled]))
+    }
+
+    fn consume(self: Pin<&mut Self>, amt: usize) {
+        let me = self.get_mut();
+        me.pos = (me.pos + amt).min(me.filled);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::framing::{read_line, Line};
+    use tokio::io::AsyncWriteExt;
+
+    #[tokio::test]
+    async fn lines_across_reads_and_buffer_sizes() {
+        let (mut w, r) = tokio::io::duplex(256 * 1024);
+        let mut reader = LeanReader::new(r, MIN_BUFFER);
+        let big = vec![b'x'; 200 * 1024];
+        let writer = tokio::spawn(async move {
+            w.write_all(b"{\"a\":1}\n{\"b\":2}\r\n").await.unwrap();
+            w.write_all(&big).await.unwrap();
+            w.write_all(b"\nlast").await.unwrap();
+        });
+        assert_eq!(
+            read_line(&mut reader, 1 << 20).await.unwrap(),
+            Line::Data(b"{\"a\":1}".to_vec())
+        );
+        assert_eq!(
+            read_line(&mut reader, 1 << 20).await.unwrap(),
+            Line::Data(b"{\"b\":2}".to_vec())
+        );
+        match read_line(&mut reader, 1 << 20).await.unwrap() {
+            Line::Data(bytes) => assert!(bytes.len() == 200 * 1024 && bytes.iter().all(|&b| b == b'x')),
+            other => panic!("{other:?}"),
+        }
+        writer.await.unwrap();
+        assert_eq!(
+            read_line(&mut reader, 1 << 20).await.unwrap(),
+            Line::Cut(b"last".to_vec())
+        );
+        assert_eq!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Eof);
+    }
+
+    /// Whether the reader has nothing to give now (it waits for the peer), polled once.
+    fn waits<R: AsyncRead + Unpin>(reader: &mut LeanReader<R>) -> bool {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        Pin::new(reader).poll_fill_buf(&mut cx).is_pending()
+    }
+
+    #[tokio::test]
+    async fn grows_for_a_burst_and_gives_the_buffer_back_when_quiet() {
+        let (mut w, r) = tokio::io::duplex(256 * 1024);
+        let mut reader = LeanReader::new(r, MIN_BUFFER);
+        w.write_all(&vec![b'y'; 150 * 1024]).await.unwrap();
+        w.write_all(b"\n").await.unwrap();
+        assert!(matches!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Data(b) if b.len() == 150 * 1024));
+        assert_eq!(reader.held(), MAX_BUFFER, "reads that fill the buffer double it");
+        // Nothing more to read: the reader waits, holding at most `keep_idle`.
+        assert!(waits(&mut reader));
+        assert_eq!(reader.held(), 0);
+        // Small messages after the burst: the next buffer shrinks back step by step, and a
+        // small one is kept while waiting.
+        for _ in 0..8 {
+            w.write_all(b"{}\n").await.unwrap();
+            assert_eq!(
+                read_line(&mut reader, 1 << 20).await.unwrap(),
+                Line::Data(b"{}".to_vec())
+            );
+            assert!(waits(&mut reader));
+        }
+        assert_eq!(reader.held(), MIN_BUFFER);
+    }
+
+    #[tokio::test]
+    async fn steady_medium_answers_reuse_one_buffer_and_small_ones_shrink_it() {
+        let (mut w, r) = tokio::io::duplex(256 * 1024);
+        let mut reader = LeanReader::new(r, KEEP_IDLE);
+        let answer = |n: usize| [vec![b'm'; n], b"\n".to_vec()].concat();
+        let mut at = Vec::new();
+        for _ in 0..6 {
+            w.write_all(&answer(6000)).await.unwrap();
+            assert!(matches!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Data(b) if b.len() == 6000));
+            assert!(waits(&mut reader));
+            at.push((reader.buffer_at(), reader.held()));
+        }
+        // The first answer filled the first 4 KiB buffer; from then on an 8 KiB one is kept.
+        assert!(
+            at[1..].iter().all(|&(p, n)| p == at[1].0 && n == 2 * MIN_BUFFER),
+            "{at:?}"
+        );
+        // Small answers: the kept buffer is larger than they need, so it shrinks back.
+        for _ in 0..4 {
+            w.write_all(b"{}\n").await.unwrap();
+            assert_eq!(
+                read_line(&mut reader, 1 << 20).await.unwrap(),
+                Line::Data(b"{}".to_vec())
+            );
+            assert!(waits(&mut reader));
+        }
+        assert_eq!(reader.held(), MIN_BUFFER);
+    }
+
+    #[tokio::test]
+    async fn keep_idle_zero_holds_nothing_while_waiting() {
+        let (mut w, r) = tokio::io::duplex(1024);
+        let mut reader = LeanReader::new(r, 0);
+        assert!(waits(&mut reader));
+        assert_eq!(reader.held(), 0);
+        w.write_all(b"warn\n").await.unwrap();
+        assert_eq!(
+            read_line(&mut reader, 1024).await.unwrap(),
+            Line::Data(b"warn".to_vec())
+        );
+        assert!(waits(&mut reader));
+        assert_eq!(reader.held(), 0);
+    }
+}
