@@ -54,7 +54,14 @@ class _Raw:
         self.call_free = raw("mcp_call_free", None)
         self.call_cancel = raw("mcp_call_cancel")
         self.dispatch = raw("mcp_client_dispatch")
+        self.connect_start = raw("mcp_client_connect_start")
         self.call_tool_start = raw("mcp_client_call_tool_start")
+        self.get_prompt_start = raw("mcp_client_get_prompt_start")
+        self.read_resource_start = raw("mcp_client_read_resource_start")
+        self.list_start = raw("mcp_client_list_start")
+        self.list_all_start = raw("mcp_client_list_all_start")
+        self.complete_start = raw("mcp_client_complete_start")
+        self.request_start = raw("mcp_client_request_start")
 
 
 RAW = _Raw()
@@ -212,3 +219,24 @@ def call(life: Lifetime, fn: Any, *args: Any) -> Any:
     if st:
         raise take_error(st, err)
     return take_result(out)
+
+
+def invoke(life: Lifetime, fn: Any, *args: Any) -> int:
+    """``fn(handle, *args)`` inside ``life`` (acquire/release inlined, as in ``call``): the
+    status."""
+    with life._lock:
+        ptr = life._ptr
+        if ptr is None or life._closing:
+            raise ClosedError(_ffi.MCP_CLOSED, f"the {life._what} is closed")
+        life._busy += 1
+    try:
+        st: int = fn(ptr, *args)
+    finally:
+        with life._lock:
+            life._busy -= 1
+            last = life._closing and not life._busy and life._ptr is not None
+            if last:
+                life._ptr = None
+        if last:
+            life._free_now(ptr)
+    return st
