@@ -1139,6 +1139,8 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
                     "detail": detail})
 
     async_targets(res["async"], add)
+    python_targets(res, lambda name, v, want, op, detail: add(name, v["value"] if isinstance(v, dict) else v, want, op,
+                                                              detail))
     RESULTS.mkdir(parents=True, exist_ok=True)
     lines = ["# Issue 16 (started calls) bench", "",
              f"Load average at end {mach['load_average_at_end']}; during the run {mach['during_run']}.", "",
