@@ -27,11 +27,11 @@ import itertools
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import _NO_OPTS, Client, _enc, _json_arg, _Opts, _opt_enc, _Use
+from ._client import _NO_OPTS, Client, _enc, _Opts, _opt_enc
 from ._config import Config
 from ._errors import ClosedError, new_error_ptr, take_error
 from ._library import lib
-from ._percall import ERR_PTR, RAW, invoke, loads
+from ._percall import ERR_PTR, RAW, Use, invoke, json_arg, loads
 
 
 # Started calls by userdata key: the future to settle, and (only for calls with options) what
@@ -119,7 +119,7 @@ class AsyncClient:
             raise ClosedError(_ffi.MCP_CLOSED, "the client is closed")
         fd = ctypes.c_int(-1)
         err = new_error_ptr()
-        with _Use(self._client._life) as ptr:
+        with Use(self._client._life) as ptr:
             st = lib.mcp_client_use_host_loop(ptr, ctypes.byref(fd), ctypes.byref(err))
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
@@ -136,7 +136,7 @@ class AsyncClient:
 
             _WAKEUPS[key] = wake
             err = new_error_ptr()
-            with _Use(self._client._life) as ptr:
+            with Use(self._client._life) as ptr:
                 st = lib.mcp_client_set_wakeup(ptr, _WAKEUP_THUNK, key, _WAKEUP_FREE_THUNK, ctypes.byref(err))
             if st != _ffi.MCP_OK:
                 raise take_error(st, err)
@@ -302,8 +302,8 @@ class AsyncClient:
     ) -> dict[str, Any]:
         """As :meth:`Client.call_tool`; cancelling the awaiting task cancels the call."""
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
         result: dict[str, Any] = await self._start(
             RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o
         )
@@ -319,8 +319,8 @@ class AsyncClient:
         **opts: Any,
     ) -> dict[str, Any]:
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
         result: dict[str, Any] = await self._start(
             RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o
         )
@@ -336,7 +336,7 @@ class AsyncClient:
     ) -> dict[str, Any]:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
         result: dict[str, Any] = await self._start(
             RAW.read_resource_start, u, ir, rs, o.ref, keep=o
         )
@@ -377,7 +377,7 @@ class AsyncClient:
 
     async def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
-        p = _json_arg(dict(params))
+        p = json_arg(dict(params))
         result: dict[str, Any] = await self._start(
             RAW.complete_start, p, o.ref, keep=o
         )
@@ -385,7 +385,7 @@ class AsyncClient:
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
-        m, p = _enc(method, "method"), _json_arg(params)
+        m, p = _enc(method, "method"), json_arg(params)
         result: dict[str, Any] = await self._start(
             RAW.request_start, m, p, o.ref, keep=o
         )

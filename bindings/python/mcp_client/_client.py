@@ -36,10 +36,6 @@ def _opt_enc(s: str | None, what: str) -> bytes | None:
     return None if s is None else _enc(s, what)
 
 
-def _json_arg(value: Any) -> bytes | None:
-    return json_arg(value)
-
-
 def _take_string(out: ctypes.c_void_p) -> bytes | None:
     """Copies and frees a library-owned string."""
     if not out.value:
@@ -54,10 +50,6 @@ def _take_string(out: ctypes.c_void_p) -> bytes | None:
 def _take_json(out: ctypes.c_void_p) -> Any:
     raw = _take_string(out)
     return None if raw is None else loads(raw)
-
-
-_Lifetime = Lifetime
-_Use = Use
 
 
 class CancelToken:
@@ -226,7 +218,7 @@ class Client:
                 raise take_error(st, err)
         finally:
             lib.mcp_config_free(cfg)
-        self._life = _Lifetime(ptr, lib.mcp_client_free, "client")
+        self._life = Lifetime(ptr, lib.mcp_client_free, "client")
         self._deferred: dict[int, tuple[Any, Any]] = {}
         self._deferred_lock = threading.Lock()
         self._era: str | None = None
@@ -376,7 +368,7 @@ class Client:
     def era(self) -> str | None:
         """"modern", "legacy", or None before connecting."""
         try:
-            with _Use(self._life, closing_ok=True) as ptr:
+            with Use(self._life, closing_ok=True) as ptr:
                 era = _ERAS.get(lib.mcp_client_era(ptr))
         except ClosedError:
             return self._era
@@ -405,7 +397,7 @@ class Client:
         """Listener and progress callbacks dropped, not run, because 4096 already waited
         (callbacks slower than the server's flow); 0 once closed."""
         try:
-            with _Use(self._life, closing_ok=True) as ptr:
+            with Use(self._life, closing_ok=True) as ptr:
                 return int(lib.mcp_client_dropped_callbacks(ptr))
         except ClosedError:
             return 0
@@ -799,8 +791,8 @@ class Client:
     ) -> dict[str, Any]:
         """``prompts/get``: the GetPromptResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
         result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
         return result
 
@@ -815,7 +807,7 @@ class Client:
         """``resources/read``: the ReadResourceResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
         result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
         return result
 
@@ -845,7 +837,7 @@ class Client:
         """``tasks/update`` with answers gathered by hand (after InputRequiredError from a task);
         then :meth:`resume_task`."""
         o = _Opts.of(opts)
-        t, r = _enc(task_id, "task_id"), _json_arg(dict(input_responses))
+        t, r = _enc(task_id, "task_id"), json_arg(dict(input_responses))
         self._run(lambda c, out, err: lib.mcp_client_update_task(c, t, r, o.ref, err), result=False)
 
     # --- skills extension (SEP-2640) ---
@@ -872,20 +864,20 @@ class Client:
         ``blob``); raises SkillVerificationError on any mismatch or for a file the entry does
         not list."""
         o = _Opts.of(opts)
-        e = _json_arg(dict(entry))
+        e = json_arg(dict(entry))
         f = _opt_enc(file_uri, "file_uri")
         return self._obj(lambda c, out, err: lib.mcp_client_read_skill_file(c, e, f, o.ref, out, err))
 
     def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
         o = _Opts.of(opts)
-        p = _json_arg(params)
+        p = json_arg(params)
         return self._obj(lambda c, out, err: lib.mcp_client_complete(c, p, o.ref, out, err))
 
     def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
-        m, p = _enc(method, "method"), _json_arg(params)
+        m, p = _enc(method, "method"), json_arg(params)
         result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
         return result
 
@@ -922,7 +914,7 @@ class Client:
         ``{"toolsListChanged": True, "resourceSubscriptions": ["file:///x"]}``, and waits for
         the acknowledgement."""
         o = _Opts.of(opts)
-        f = _json_arg(dict(filter))
+        f = json_arg(dict(filter))
         sub = ctypes.POINTER(_ffi.mcp_subscription)()
 
         def body(c: Any, _out: Any, err: Any) -> int:
@@ -957,7 +949,7 @@ class Subscription:
     (not from handlers: they block briefly)."""
 
     def __init__(self, ptr: Any, client: Client):
-        self._life = _Lifetime(ptr, lib.mcp_subscription_free, "subscription")
+        self._life = Lifetime(ptr, lib.mcp_subscription_free, "subscription")
         self._client = client  # keeps the client (and its connection) alive while listening
         err = new_error_ptr()
         out = ctypes.c_void_p()
@@ -976,7 +968,7 @@ class Subscription:
             raise ValueError(f"timeout is {timeout} s; the most is {_ffi.MCP_MAX_TIMEOUT_MS // 1000} s, None for none")
         err = new_error_ptr()
         out = ctypes.c_void_p()
-        with _Use(self._life) as ptr:
+        with Use(self._life) as ptr:
             st = lib.mcp_subscription_next(ptr, ms, ctypes.byref(out), ctypes.byref(err))
         if st == _ffi.MCP_OK:
             note: dict[str, Any] = _take_json(out)
@@ -1002,7 +994,7 @@ class Subscription:
         """Ends the subscription (the server is told); readers stop."""
         err = new_error_ptr()
         try:
-            with _Use(self._life) as ptr:
+            with Use(self._life) as ptr:
                 st = lib.mcp_subscription_cancel(ptr, ctypes.byref(err))
         except ClosedError:
             return
