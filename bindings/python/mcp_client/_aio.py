@@ -144,10 +144,15 @@ class AsyncClient:
 
     def _dispatch(self) -> None:
         """Runs the queued callbacks (the descriptor is readable, or a wakeup came)."""
+        life = self._client._life
         try:
-            invoke(self._client._life, RAW.dispatch, 0, None, None)
+            ptr = life.acquire(closing_ok=True)  # a closing client still delivers its completions
         except ClosedError:
             return
+        try:
+            RAW.dispatch(ptr, 0, None, None)
+        finally:
+            life.release()
 
     async def _start(self, start: Any, *args: Any, keep: _Opts = _NO_OPTS) -> Any:
         """Starts ``start(client, *args, done, userdata, &call, &err)`` (one of ``RAW``'s
