@@ -191,9 +191,7 @@ class AsyncClient:
     async def connect(self, **opts: Any) -> dict[str, Any]:
         """As :meth:`Client.connect`."""
         o = _Opts.of(opts)
-        info: dict[str, Any] = await self._start(
-            RAW.connect_start, o.ref, keep=o
-        )
+        info: dict[str, Any] = await self._start(RAW.connect_start, o.ref, keep=o)
         self._client._server_info = info
         return info
 
@@ -309,9 +307,7 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def get_prompt(
@@ -326,9 +322,7 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def read_resource(
@@ -342,24 +336,18 @@ class AsyncClient:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            RAW.read_resource_start, u, ir, rs, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
         return result
 
     async def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = await self._start(
-            RAW.list_start, kind, cur, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
         return result
 
     async def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        result = await self._start(
-            RAW.list_all_start, kind, o.ref, keep=o
-        )
+        result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
         return list(result.get(key, []))
 
     async def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -383,17 +371,13 @@ class AsyncClient:
     async def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
         p = json_arg(dict(params))
-        result: dict[str, Any] = await self._start(
-            RAW.complete_start, p, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.complete_start, p, o.ref, keep=o)
         return result
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        result: dict[str, Any] = await self._start(
-            RAW.request_start, m, p, o.ref, keep=o
-        )
+        result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
         return result
 
 
