@@ -166,9 +166,8 @@ class AsyncClient:
         call = ctypes.c_void_p()
         err = ERR_PTR()
         try:
-            st = invoke(
-                self._client._life, start, *args, _DONE_THUNK, ctypes.c_void_p(key), ctypes.byref(call), ctypes.byref(err)
-            )
+            userdata = ctypes.c_void_p(key)
+            st = invoke(self._client._life, start, *args, _DONE_THUNK, userdata, ctypes.byref(call), ctypes.byref(err))
         except BaseException:
             _PENDING.pop(key, None)
             _KEEP.pop(key, None)
