@@ -7,8 +7,8 @@ binding"):
 
 - the frequent calls use foreign functions declared without ``argtypes`` (``RAW``): ctypes
   then converts nothing, since the arguments already are C-compatible (``bytes`` or None for
-  ``const char *``, ctypes pointers and ``byref()`` as themselves, small ``int``\\ s for
-  ``int32_t``); only this package calls them, with exactly those types;
+  ``const char *``, ctypes pointers and ``byref()`` as themselves, ``int`` only for
+  ``int32_t``/``uint32_t``); only this package calls them, with exactly those types;
 - results come back in a ``c_char_p``, whose ``.value`` copies the bytes without a second
   foreign call (``ctypes.string_at`` is one);
 - JSON is encoded and decoded with the ``json`` module's C encoder and scanner directly, skipping
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-import json.decoder
 import json.encoder
 import threading
 from typing import Any, Callable
