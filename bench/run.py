@@ -458,7 +458,9 @@ def measure_async(args: argparse.Namespace, r: Runners) -> dict:
              ("rmcp", "conc", ["--runtime", "current", "--inflight", "64"], "rmcp/current/64"),
              ("rmcp", "conc", ["--runtime", "multi", "--inflight", "64"], "rmcp/multi/64"),
              ("python", "aconc", ["--inflight", "64"], "python-async/64"),
-             ("python-sdk", "conc", ["--inflight", "64"], "python-sdk/64")]
+             ("python-sdk", "conc", ["--inflight", "64"], "python-sdk/64"),
+             # The same rounds as the AsyncClient's, for python_targets (section 3 runs it once).
+             ("ts", "conc", ["--inflight", "64"], "ts/64")]
     rounds: dict[str, list[dict]] = {}
     for _ in range(args.conc_rounds):
         for runner, test, extra, key in cases:
@@ -695,6 +697,7 @@ def targets(res: dict) -> list[dict]:
 
     if res.get("async"):
         t.extend(async_targets(res["async"], add))
+    python_targets(res, add)
 
     if res.get("many"):
         many_targets(res["many"], add)
@@ -717,6 +720,23 @@ def spread(row: dict | None) -> str:
     if not vals:
         return f"{fnum(per_sec(row))}/s"
     return f"median {fnum(statistics.median(vals))}/s (range {fnum(vals[0])}-{fnum(vals[-1])}, {len(vals)} rounds)"
+
+
+def python_targets(res: dict, add) -> None:
+    """Issue 19 item 4: the Python binding's sequential lead over the Python SDK in the median,
+    and its AsyncClient against the TypeScript client at 64 calls in flight (both from the same
+    interleaved rounds of the async section; section 3's single TypeScript run when that is all
+    there is)."""
+    seq = res.get("seq_stdio", {})
+    if seq:
+        add("Python binding calls/s >= 3x Python SDK client", compare(seq.get("python"), seq.get("python-sdk")), 3.0,
+            ">=", f"binding {spread(seq.get('python'))}; SDK {spread(seq.get('python-sdk'))}")
+    a = res.get("async") or {}
+    py = a.get("python-async/64")
+    ts = a.get("ts/64") if per_sec(a.get("ts/64")) else (res.get("concurrency", {}).get("ts") or {}).get("64")
+    if py or ts:
+        add("Python AsyncClient 64 concurrent >= TypeScript client 64 in flight", compare(py, ts), 1.0, ">=",
+            f"AsyncClient {spread(py)}; TypeScript {spread(ts)}")
 
 
 def async_targets(a: dict, add) -> list[dict]:
@@ -1233,6 +1253,8 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
                     "detail": detail})
 
     async_targets(res["async"], add)
+    python_targets(res, lambda name, v, want, op, detail: add(name, v["value"] if isinstance(v, dict) else v, want, op,
+                                                              detail))
     RESULTS.mkdir(parents=True, exist_ok=True)
     lines = ["# Issue 16 (started calls) bench", "",
              f"Load average at end {mach['load_average_at_end']}; during the run {mach['during_run']}.", "",

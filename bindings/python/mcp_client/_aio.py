@@ -24,43 +24,45 @@ import concurrent.futures
 import ctypes
 import inspect
 import itertools
-import json
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import Client, _enc, _json_arg, _Opts, _opt_enc, _Use
+from ._client import _NO_OPTS, Client, _enc, _Opts, _opt_enc
 from ._config import Config
 from ._errors import ClosedError, new_error_ptr, take_error
 from ._library import lib
+from ._percall import ERR_PTR, RAW, Use, invoke, json_arg, loads
 
 
-class _Pending:
-    __slots__ = ("future", "keep")
-
-    def __init__(self, future: "asyncio.Future[bytes]", keep: Any):
-        self.future = future
-        self.keep = keep
-
-
-_PENDING: dict[int, _Pending] = {}
+# Started calls by userdata key: the future to settle, and (only for calls with options) what
+# the options point to, kept alive until the completion.
+_PENDING: dict[int, "asyncio.Future[bytes]"] = {}
+_KEEP: dict[int, Any] = {}
 _KEYS = itertools.count(1)
 
+# mcp_call_done_fn as this module receives it: the error as a plain address (an mcp_error
+# pointer object is made only on failure, not for every result). Same C signature.
+_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
 
-def _done_trampoline(userdata: int | None, status: int, result: bytes | None, _len: int, error: Any) -> None:
+
+def _done_trampoline(userdata: int | None, status: int, result: bytes | None, _len: int, error: int | None) -> None:
     # Runs on the loop's thread, inside mcp_client_dispatch (host-loop mode).
     try:
-        call = _PENDING.pop(userdata or 0, None)
-        if call is None or call.future.done():  # cancelled by its task: nothing to settle
+        key = userdata or 0
+        fut = _PENDING.pop(key, None)
+        if _KEEP:
+            _KEEP.pop(key, None)
+        if fut is None or fut.done():  # cancelled by its task: nothing to settle
             return
         if status == _ffi.MCP_OK:
-            call.future.set_result(result or b"null")
+            fut.set_result(result or b"null")
         else:
-            call.future.set_exception(take_error(status, error, borrowed=True))
+            fut.set_exception(take_error(status, ctypes.cast(error or 0, ERR_PTR), borrowed=True))
     except BaseException:  # noqa: BLE001 - nothing may propagate into ctypes
         pass
 
 
-_DONE_THUNK = _ffi.mcp_call_done_fn(_done_trampoline)
+_DONE_THUNK = _done_fn(_done_trampoline)
 
 # (Client, loop) for the wakeup path; the key is the wakeup's userdata.
 _WAKEUPS: dict[int, Callable[[], None]] = {}
@@ -117,7 +119,7 @@ class AsyncClient:
             raise ClosedError(_ffi.MCP_CLOSED, "the client is closed")
         fd = ctypes.c_int(-1)
         err = new_error_ptr()
-        with _Use(self._client._life) as ptr:
+        with Use(self._client._life) as ptr:
             st = lib.mcp_client_use_host_loop(ptr, ctypes.byref(fd), ctypes.byref(err))
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
@@ -134,7 +136,7 @@ class AsyncClient:
 
             _WAKEUPS[key] = wake
             err = new_error_ptr()
-            with _Use(self._client._life) as ptr:
+            with Use(self._client._life) as ptr:
                 st = lib.mcp_client_set_wakeup(ptr, _WAKEUP_THUNK, key, _WAKEUP_FREE_THUNK, ctypes.byref(err))
             if st != _ffi.MCP_OK:
                 raise take_error(st, err)
@@ -142,48 +144,53 @@ class AsyncClient:
 
     def _dispatch(self) -> None:
         """Runs the queued callbacks (the descriptor is readable, or a wakeup came)."""
+        life = self._client._life
         try:
-            ptr = self._client._life.acquire(closing_ok=True)
+            ptr = life.acquire(closing_ok=True)  # a closing client still delivers its completions
         except ClosedError:
             return
         try:
-            lib.mcp_client_dispatch(ptr, 0, None, None)
+            RAW.dispatch(ptr, 0, None, None)
         finally:
-            self._client._life.release()
+            life.release()
 
-    async def _start(self, start: Callable[[Any, Any, int, Any, Any], int], keep: Any = None) -> Any:
+    async def _start(self, start: Any, *args: Any, keep: _Opts = _NO_OPTS) -> Any:
+        """Starts ``start(client, *args, done, userdata, &call, &err)`` (one of ``RAW``'s
+        functions, C-ready arguments) and awaits its completion: the result's JSON value."""
         loop = self._attach()
         fut: asyncio.Future[bytes] = loop.create_future()
         key = next(_KEYS)
-        _PENDING[key] = _Pending(fut, keep)
-        call = ctypes.POINTER(_ffi.mcp_call)()
-        err = new_error_ptr()
+        _PENDING[key] = fut
+        if keep.struct is not None:
+            _KEEP[key] = keep
+        call = ctypes.c_void_p()
+        err = ERR_PTR()
         try:
-            with _Use(self._client._life) as ptr:
-                st = start(ptr, _DONE_THUNK, key, ctypes.byref(call), ctypes.byref(err))
+            userdata = ctypes.c_void_p(key)
+            st = invoke(self._client._life, start, *args, _DONE_THUNK, userdata, ctypes.byref(call), ctypes.byref(err))
         except BaseException:
             _PENDING.pop(key, None)
+            _KEEP.pop(key, None)
             raise
         if st != _ffi.MCP_OK:
             _PENDING.pop(key, None)  # a refused start never completes
+            _KEEP.pop(key, None)
             raise take_error(st, err)
         try:
             raw = await fut
         except asyncio.CancelledError:
-            lib.mcp_call_cancel(call)  # the completion still comes and drops the entry
+            RAW.call_cancel(call)  # the completion still comes and drops the entry
             raise
         finally:
-            lib.mcp_call_free(call)
-        return json.loads(raw)
+            RAW.call_free(call)
+        return loads(raw)
 
     # ----- lifecycle -----
 
     async def connect(self, **opts: Any) -> dict[str, Any]:
         """As :meth:`Client.connect`."""
         o = _Opts.of(opts)
-        info: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_connect_start(c, o.ref, f, k, call, err), o
-        )
+        info: dict[str, Any] = await self._start(RAW.connect_start, o.ref, keep=o)
         self._client._server_info = info
         return info
 
@@ -297,11 +304,9 @@ class AsyncClient:
     ) -> dict[str, Any]:
         """As :meth:`Client.call_tool`; cancelling the awaiting task cancels the call."""
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_call_tool_start(c, n, a, ir, rs, o.ref, f, k, call, err), o
-        )
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def get_prompt(
@@ -314,11 +319,9 @@ class AsyncClient:
         **opts: Any,
     ) -> dict[str, Any]:
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_get_prompt_start(c, n, a, ir, rs, o.ref, f, k, call, err), o
-        )
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def read_resource(
@@ -331,25 +334,19 @@ class AsyncClient:
     ) -> dict[str, Any]:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_read_resource_start(c, u, ir, rs, o.ref, f, k, call, err), o
-        )
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
         return result
 
     async def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_list_start(c, kind, cur, o.ref, f, k, call, err), o
-        )
+        result: dict[str, Any] = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
         return result
 
     async def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        result = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_list_all_start(c, kind, o.ref, f, k, call, err), o
-        )
+        result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
         return list(result.get(key, []))
 
     async def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -372,18 +369,14 @@ class AsyncClient:
 
     async def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
-        p = json.dumps(dict(params)).encode("utf-8")
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_complete_start(c, p, o.ref, f, k, call, err), o
-        )
+        p = json_arg(dict(params))
+        result: dict[str, Any] = await self._start(RAW.complete_start, p, o.ref, keep=o)
         return result
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
-        m, p = _enc(method, "method"), _json_arg(params)
-        result: dict[str, Any] = await self._start(
-            lambda c, f, k, call, err: lib.mcp_client_request_start(c, m, p, o.ref, f, k, call, err), o
-        )
+        m, p = _enc(method, "method"), json_arg(params)
+        result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
         return result
 
 

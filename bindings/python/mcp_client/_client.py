@@ -14,6 +14,7 @@ from . import _callbacks, _ffi
 from ._config import Config, OAuthConfig
 from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
+from ._percall import ERR_PTR, RAW, Lifetime, Use, call, json_arg, loads
 
 _ERAS = {_ffi.MCP_ERA_MODERN: "modern", _ffi.MCP_ERA_LEGACY: "legacy"}
 
@@ -35,10 +36,6 @@ def _opt_enc(s: str | None, what: str) -> bytes | None:
     return None if s is None else _enc(s, what)
 
 
-def _json_arg(value: Any) -> bytes | None:
-    return None if value is None else json.dumps(value).encode("utf-8")
-
-
 def _take_string(out: ctypes.c_void_p) -> bytes | None:
     """Copies and frees a library-owned string."""
     if not out.value:
@@ -52,79 +49,7 @@ def _take_string(out: ctypes.c_void_p) -> bytes | None:
 
 def _take_json(out: ctypes.c_void_p) -> Any:
     raw = _take_string(out)
-    return None if raw is None else json.loads(raw)
-
-
-class _Lifetime:
-    """Frees a handle once it is closed and no call is using it.
-
-    ``mcp_client_free`` must not run while another thread is inside a call on the same handle;
-    calls register themselves with ``use()``, ``close()`` marks the handle closing, and whoever
-    leaves last frees it, outside every lock.
-    """
-
-    def __init__(self, ptr: Any, free: Callable[[Any], None], what: str):
-        self._cond = threading.Condition(threading.Lock())
-        self._ptr = ptr
-        self._free = free
-        self._busy = 0
-        self._closing = False
-        self._what = what
-
-    @property
-    def closing(self) -> bool:
-        return self._closing
-
-    @property
-    def freed(self) -> bool:
-        return self._ptr is None
-
-    def acquire(self, *, closing_ok: bool = False) -> Any:
-        with self._cond:
-            if self._ptr is None or (self._closing and not closing_ok):
-                raise ClosedError(_ffi.MCP_CLOSED, f"the {self._what} is closed")
-            self._busy += 1
-            return self._ptr
-
-    def release(self) -> None:
-        ptr = None
-        with self._cond:
-            self._busy -= 1
-            if self._closing and self._busy == 0 and self._ptr is not None:
-                ptr, self._ptr = self._ptr, None
-        if ptr is not None:
-            try:
-                self._free(ptr)
-            finally:
-                with self._cond:
-                    self._cond.notify_all()
-
-    def mark_closing(self) -> bool:
-        """True the first time."""
-        with self._cond:
-            first = not self._closing
-            self._closing = True
-            return first
-
-    def wait_freed(self, timeout: float | None) -> bool:
-        with self._cond:
-            return self._cond.wait_for(lambda: self._ptr is None, timeout)
-
-
-class _Use:
-    """``with lifetime_use(l) as ptr:`` without the generator overhead of contextlib."""
-
-    __slots__ = ("_life", "_closing_ok")
-
-    def __init__(self, life: _Lifetime, closing_ok: bool = False):
-        self._life = life
-        self._closing_ok = closing_ok
-
-    def __enter__(self) -> Any:
-        return self._life.acquire(closing_ok=self._closing_ok)
-
-    def __exit__(self, *exc: Any) -> None:
-        self._life.release()
+    return None if raw is None else loads(raw)
 
 
 class CancelToken:
@@ -246,6 +171,8 @@ class _Opts:
 
     @classmethod
     def of(cls, kw: dict[str, Any]) -> "_Opts":
+        if not kw:
+            return _NO_OPTS  # every option at its default: NULL options, nothing to keep
         unknown = set(kw) - _OPT_KEYS
         if unknown:
             raise TypeError(f"unknown call option(s): {', '.join(sorted(unknown))}")
@@ -254,6 +181,9 @@ class _Opts:
     @property
     def ref(self) -> Any:
         return None if self.struct is None else ctypes.byref(self.struct)
+
+
+_NO_OPTS = _Opts()
 
 
 _LIVE: "weakref.WeakSet[Client]" = weakref.WeakSet()
@@ -288,7 +218,7 @@ class Client:
                 raise take_error(st, err)
         finally:
             lib.mcp_config_free(cfg)
-        self._life = _Lifetime(ptr, lib.mcp_client_free, "client")
+        self._life = Lifetime(ptr, lib.mcp_client_free, "client")
         self._deferred: dict[int, tuple[Any, Any]] = {}
         self._deferred_lock = threading.Lock()
         self._era: str | None = None
@@ -372,10 +302,14 @@ class Client:
     # ----- plumbing -----
 
     def _run(self, body: Callable[[Any, Any, Any], int], *, result: bool = True) -> Any:
-        err = new_error_ptr()
+        err = ERR_PTR()
         out = ctypes.c_void_p()
-        with _Use(self._life) as ptr:
+        life = self._life
+        ptr = life.acquire()
+        try:
             st = body(ptr, ctypes.byref(out), ctypes.byref(err))
+        finally:
+            life.release()
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
         return _take_json(out) if result else None
@@ -434,7 +368,7 @@ class Client:
     def era(self) -> str | None:
         """"modern", "legacy", or None before connecting."""
         try:
-            with _Use(self._life, closing_ok=True) as ptr:
+            with Use(self._life, closing_ok=True) as ptr:
                 era = _ERAS.get(lib.mcp_client_era(ptr))
         except ClosedError:
             return self._era
@@ -463,7 +397,7 @@ class Client:
         """Listener and progress callbacks dropped, not run, because 4096 already waited
         (callbacks slower than the server's flow); 0 once closed."""
         try:
-            with _Use(self._life, closing_ok=True) as ptr:
+            with Use(self._life, closing_ok=True) as ptr:
                 return int(lib.mcp_client_dropped_callbacks(ptr))
         except ClosedError:
             return 0
@@ -753,7 +687,8 @@ class Client:
     def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        return self._obj(lambda c, out, err: lib.mcp_client_list(c, kind, cur, o.ref, out, err))
+        result: dict[str, Any] = call(self._life, RAW.list, kind, cur, o.ref)
+        return result
 
     def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
@@ -816,19 +751,34 @@ class Client:
         ``progress(progress, total, message)`` a callback, ``meta`` extra ``_meta`` entries,
         ``log_level`` the modern per-request log level.
         """
-        o = _Opts(
-            timeout,
-            cancel,
-            progress,
-            meta,
-            log_level,
-            max_total,
-            reset_timeout_on_progress,
-            validate_output=validate_output,
-        )
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._obj(lambda c, out, err: lib.mcp_client_call_tool(c, n, a, ir, rs, o.ref, out, err))
+        if (
+            timeout is None
+            and cancel is None
+            and progress is None
+            and meta is None
+            and log_level is None
+            and max_total is None
+            and validate_output is None
+            and not reset_timeout_on_progress
+        ):
+            o = _NO_OPTS  # the common case: no options object, NULL options
+        else:
+            o = _Opts(
+                timeout,
+                cancel,
+                progress,
+                meta,
+                log_level,
+                max_total,
+                reset_timeout_on_progress,
+                validate_output=validate_output,
+            )
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir = None if input_responses is None else json_arg(input_responses)
+        rs = None if request_state is None else _enc(request_state, "request_state")
+        # o (a local) keeps what its struct points to alive until the call returns.
+        result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+        return result
 
     def get_prompt(
         self,
@@ -841,9 +791,10 @@ class Client:
     ) -> dict[str, Any]:
         """``prompts/get``: the GetPromptResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
-        n, a = _enc(name, "name"), _json_arg(arguments)
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._obj(lambda c, out, err: lib.mcp_client_get_prompt(c, n, a, ir, rs, o.ref, out, err))
+        n, a = _enc(name, "name"), json_arg(arguments)
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+        return result
 
     def read_resource(
         self,
@@ -856,8 +807,9 @@ class Client:
         """``resources/read``: the ReadResourceResult dict. MRTR and options as for call_tool."""
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
-        ir, rs = _json_arg(input_responses), _opt_enc(request_state, "request_state")
-        return self._obj(lambda c, out, err: lib.mcp_client_read_resource(c, u, ir, rs, o.ref, out, err))
+        ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
+        result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+        return result
 
     # --- tasks extension (SEP-2663) ---
 
@@ -885,7 +837,7 @@ class Client:
         """``tasks/update`` with answers gathered by hand (after InputRequiredError from a task);
         then :meth:`resume_task`."""
         o = _Opts.of(opts)
-        t, r = _enc(task_id, "task_id"), _json_arg(dict(input_responses))
+        t, r = _enc(task_id, "task_id"), json_arg(dict(input_responses))
         self._run(lambda c, out, err: lib.mcp_client_update_task(c, t, r, o.ref, err), result=False)
 
     # --- skills extension (SEP-2640) ---
@@ -912,21 +864,22 @@ class Client:
         ``blob``); raises SkillVerificationError on any mismatch or for a file the entry does
         not list."""
         o = _Opts.of(opts)
-        e = _json_arg(dict(entry))
+        e = json_arg(dict(entry))
         f = _opt_enc(file_uri, "file_uri")
         return self._obj(lambda c, out, err: lib.mcp_client_read_skill_file(c, e, f, o.ref, out, err))
 
     def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
         o = _Opts.of(opts)
-        p = _json_arg(params)
+        p = json_arg(params)
         return self._obj(lambda c, out, err: lib.mcp_client_complete(c, p, o.ref, out, err))
 
     def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
-        m, p = _enc(method, "method"), _json_arg(params)
-        return self._obj(lambda c, out, err: lib.mcp_client_request(c, m, p, o.ref, out, err))
+        m, p = _enc(method, "method"), json_arg(params)
+        result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
+        return result
 
     def ping(self, **opts: Any) -> None:
         """Legacy ``ping`` (UnsupportedError on modern servers)."""
@@ -961,7 +914,7 @@ class Client:
         ``{"toolsListChanged": True, "resourceSubscriptions": ["file:///x"]}``, and waits for
         the acknowledgement."""
         o = _Opts.of(opts)
-        f = _json_arg(dict(filter))
+        f = json_arg(dict(filter))
         sub = ctypes.POINTER(_ffi.mcp_subscription)()
 
         def body(c: Any, _out: Any, err: Any) -> int:
@@ -996,7 +949,7 @@ class Subscription:
     (not from handlers: they block briefly)."""
 
     def __init__(self, ptr: Any, client: Client):
-        self._life = _Lifetime(ptr, lib.mcp_subscription_free, "subscription")
+        self._life = Lifetime(ptr, lib.mcp_subscription_free, "subscription")
         self._client = client  # keeps the client (and its connection) alive while listening
         err = new_error_ptr()
         out = ctypes.c_void_p()
@@ -1015,7 +968,7 @@ class Subscription:
             raise ValueError(f"timeout is {timeout} s; the most is {_ffi.MCP_MAX_TIMEOUT_MS // 1000} s, None for none")
         err = new_error_ptr()
         out = ctypes.c_void_p()
-        with _Use(self._life) as ptr:
+        with Use(self._life) as ptr:
             st = lib.mcp_subscription_next(ptr, ms, ctypes.byref(out), ctypes.byref(err))
         if st == _ffi.MCP_OK:
             note: dict[str, Any] = _take_json(out)
@@ -1041,7 +994,7 @@ class Subscription:
         """Ends the subscription (the server is told); readers stop."""
         err = new_error_ptr()
         try:
-            with _Use(self._life) as ptr:
+            with Use(self._life) as ptr:
                 st = lib.mcp_subscription_cancel(ptr, ctypes.byref(err))
         except ClosedError:
             return

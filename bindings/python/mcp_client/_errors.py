@@ -355,9 +355,12 @@ def take_error(status: int, err: Any, *, borrowed: bool = False) -> MCPError:
     return cls(status, message, **kw)
 
 
+_ERROR_PTR = ctypes.POINTER(_ffi.mcp_error)
+
+
 def new_error_ptr() -> Any:
     """A NULL ``mcp_error *`` for a call's ``err_out``."""
-    return ctypes.POINTER(_ffi.mcp_error)()
+    return _ERROR_PTR()
 
 
 def check(status: int, err: Any) -> None:
