@@ -11,7 +11,7 @@ use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::{mcp_status, MCP_IO, MCP_REENTRANT_CALL};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
@@ -35,10 +35,15 @@ pub(crate) struct HostQueue {
     wakeup: Mutex<Option<Wakeup>>,
     /// Set by `close`: a dispatch in progress stops running its batch.
     closed: AtomicBool,
+    /// The dispatcher's count of jobs posted and not finished: given back as each job runs or
+    /// drops (a wrapper per job would cost an allocation per delivery).
+    queued: Arc<AtomicUsize>,
+    /// The last batch's emptied buffer, swapped in for the next (no allocation per dispatch).
+    spare: Mutex<VecDeque<Job>>,
 }
 
 impl HostQueue {
-    fn new() -> std::io::Result<HostQueue> {
+    fn new(queued: Arc<AtomicUsize>) -> std::io::Result<HostQueue> {
         Ok(HostQueue {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
@@ -47,6 +52,8 @@ impl HostQueue {
             dispatching: Mutex::new(None),
             wakeup: Mutex::new(None),
             closed: AtomicBool::new(false),
+            queued,
+            spare: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -100,30 +107,32 @@ impl HostQueue {
             }
             *d = Some(std::thread::current().id());
         }
-        // One batch per lock: the runtime thread pushes while this runs.
-        let batch: Vec<Job> = {
+        // One batch per lock: the runtime thread pushes while this runs. All that waits is
+        // taken by swapping buffers; a bounded batch moves its part out.
+        let mut batch = std::mem::take(&mut *self.spare.lock().unwrap());
+        {
             let mut q = self.queue.lock().unwrap();
-            let n = if max == 0 {
-                q.jobs.len()
+            if max == 0 || q.jobs.len() <= max as usize {
+                std::mem::swap(&mut q.jobs, &mut batch);
             } else {
-                q.jobs.len().min(max as usize)
-            };
-            let batch = q.jobs.drain(..n).collect();
+                batch.extend(q.jobs.drain(..max as usize));
+            }
             if q.jobs.is_empty() && q.fds.0 >= 0 {
                 drain(q.fds.0); // readable exactly while work waits
             }
-            batch
-        };
-        let mut batch = batch.into_iter();
-        for job in batch.by_ref() {
+        }
+        while let Some(job) = batch.pop_front() {
             contain(job);
+            self.queued.fetch_sub(1, Ordering::SeqCst);
             if self.closed.load(Ordering::SeqCst) {
                 break; // a callback freed the client: the rest is dropped (completions still run)
             }
         }
-        for job in batch {
+        for job in batch.drain(..) {
             contain(|| drop(job));
+            self.queued.fetch_sub(1, Ordering::SeqCst);
         }
+        *self.spare.lock().unwrap() = batch;
         *self.dispatching.lock().unwrap() = None;
         Some(self.len())
     }
@@ -140,6 +149,7 @@ impl HostQueue {
         };
         for job in jobs {
             contain(|| drop(job));
+            self.queued.fetch_sub(1, Ordering::SeqCst);
         }
         self.wakeup.lock().unwrap().take();
     }
@@ -206,7 +216,14 @@ fn signal(fd: c_int) {
 fn drain(fd: c_int) {
     let mut buf = [0u8; 64];
     // SAFETY: reads the event descriptor (non-blocking) into a local buffer until it is empty.
-    unsafe { while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {} }
+    // One read empties an eventfd (it returns and resets the whole counter); a pipe may need more.
+    unsafe {
+        while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {
+            if cfg!(target_os = "linux") {
+                break;
+            }
+        }
+    }
 }
 
 /// Switches `client` to host-loop delivery and writes the descriptor to watch for reading
