@@ -611,3 +611,96 @@ pub extern "C" fn mcp_responder_on_cancel(
         r.on_cancel(hook)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::Ordering::SeqCst;
+
+    /// Completions per call, by the index passed as userdata (the race test uses the first
+    /// `CALLS`, the prune test the last slot); `BAD`: completions with an unexpected status.
+    static COUNTS: std::sync::LazyLock<Vec<AtomicUsize>> =
+        std::sync::LazyLock::new(|| (0..=CALLS).map(|_| AtomicUsize::new(0)).collect());
+    static BAD: AtomicUsize = AtomicUsize::new(0);
+    const CALLS: usize = 2_000;
+
+    extern "C" fn count(ud: *mut c_void, status: mcp_status, _: *const c_char, _: usize, _: *const mcp_error) {
+        ffi_boundary!({
+            COUNTS[ud as usize].fetch_add(1, SeqCst);
+            if status != MCP_OK && status != MCP_CANCELLED && status != MCP_CLOSED {
+                BAD.fetch_add(1, SeqCst);
+            }
+        })
+    }
+
+    fn pending(index: usize) -> Pending {
+        Pending {
+            done: count,
+            userdata: SendPtr(index as *mut c_void),
+            progress: None,
+        }
+    }
+
+    /// The task's result, cancels and close race for each call from three threads: every call
+    /// completes exactly once, and once the dispatcher stopped all completions have run.
+    #[test]
+    fn result_cancel_and_close_race_to_one_completion() {
+        for round in 0..10 {
+            let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+            let registry = Registry::new(dispatcher.clone());
+            for n in COUNTS[..CALLS].iter() {
+                n.store(0, SeqCst);
+            }
+            let cells: Arc<Vec<Arc<CallCell>>> = Arc::new(
+                (0..CALLS)
+                    .map(|i| registry.add(pending(i), CancelToken::new()).unwrap())
+                    .collect(),
+            );
+            let racer = |cancel: bool| {
+                let (registry, cells) = (registry.clone(), cells.clone());
+                std::thread::spawn(move || {
+                    for cell in cells.iter() {
+                        let outcome = if cancel {
+                            Err(Failure::new(MCP_CANCELLED, "cancelled"))
+                        } else {
+                            Ok(b"{}".to_vec())
+                        };
+                        registry.complete(cell, outcome);
+                    }
+                })
+            };
+            let (results, cancels) = (racer(false), racer(true));
+            // Close somewhere early, in the middle or late.
+            for _ in 0..(round * 20_000) {
+                std::hint::spin_loop();
+            }
+            registry.close_all();
+            let late = registry.add(pending(CALLS), CancelToken::new());
+            assert!(matches!(late, Err(f) if f.status == MCP_CLOSED));
+            results.join().unwrap();
+            cancels.join().unwrap();
+            dispatcher.stop();
+            for (i, n) in COUNTS[..CALLS].iter().enumerate() {
+                assert_eq!(n.load(SeqCst), 1, "call {i} completed {} times", n.load(SeqCst));
+            }
+            assert_eq!(BAD.load(SeqCst), 0);
+        }
+    }
+
+    /// Finished calls leave the registry's list as calls start, so it stays bounded by the
+    /// calls in flight (10,000 started calls from one thread do not make it grow).
+    #[test]
+    fn the_registry_prunes_finished_calls() {
+        let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+        let registry = Registry::new(dispatcher.clone());
+        for _ in 0..10_000 {
+            let cell = registry.add(pending(CALLS), CancelToken::new()).unwrap();
+            assert!(registry.complete(&cell, Ok(b"1".to_vec())));
+            assert!(!registry.complete(&cell, Ok(b"2".to_vec())), "completed twice");
+        }
+        assert!(registry.calls.lock().unwrap().cells.len() <= 64);
+        dispatcher.stop();
+        assert_eq!(COUNTS[CALLS].load(SeqCst), 10_000);
+    }
+}

@@ -349,3 +349,119 @@ pub extern "C" fn mcp_client_dispatch(
         })
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::SeqCst;
+
+    fn poll_in(fd: c_int, timeout_ms: c_int) -> bool {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polls the event descriptor (the queue's, open) through a local pollfd.
+        unsafe { libc::poll(&mut p, 1, timeout_ms) == 1 }
+    }
+
+    /// Counts a job as finished when it runs or is dropped unrun (as a delivery does).
+    struct Finish(Arc<AtomicUsize>);
+
+    impl Drop for Finish {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    fn job(ran: &Arc<AtomicUsize>, finished: &Arc<AtomicUsize>) -> Job {
+        let (ran, finish) = (ran.clone(), Finish(finished.clone()));
+        Box::new(move || {
+            let _finish = finish;
+            ran.fetch_add(1, SeqCst);
+        })
+    }
+
+    /// Pushes from several threads race the dispatching thread (bounded and unbounded batches):
+    /// each job runs once, the descriptor is readable whenever work waits (no lost wake-up), and
+    /// once everything ran it is not readable.
+    #[test]
+    fn pushes_racing_dispatch_lose_no_wakeup() {
+        const THREADS: usize = 4;
+        const PER: usize = 20_000;
+        let queued = Arc::new(AtomicUsize::new(THREADS * PER));
+        let q = Arc::new(HostQueue::new(queued.clone()).unwrap());
+        let (ran, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let pushers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (q, ran, finished) = (q.clone(), ran.clone(), finished.clone());
+                std::thread::spawn(move || {
+                    for i in 0..PER {
+                        assert!(q.push(job(&ran, &finished)).is_ok());
+                        if i % 97 == t {
+                            std::thread::yield_now(); // let the queue run empty now and then
+                        }
+                    }
+                })
+            })
+            .collect();
+        let fd = q.fd();
+        let mut round = 0u32;
+        while ran.load(SeqCst) < THREADS * PER {
+            if !poll_in(fd, 100) {
+                // Nothing readable: then nothing may wait, bar a push between its count and its
+                // write, which makes the descriptor readable at once.
+                if q.state.load(SeqCst) / ONE > 0 {
+                    assert!(poll_in(fd, 5000), "work waits but the descriptor stays unreadable");
+                }
+                continue;
+            }
+            round += 1;
+            let left = q.dispatch(round % 4).unwrap(); // 0: all waiting; else at most 1..3
+            assert!(left <= THREADS * PER);
+        }
+        for p in pushers {
+            p.join().unwrap();
+        }
+        assert_eq!(q.dispatch(0), Some(0));
+        assert_eq!(ran.load(SeqCst), THREADS * PER);
+        assert_eq!(finished.load(SeqCst), THREADS * PER);
+        assert_eq!(queued.load(SeqCst), 0);
+        assert!(!poll_in(fd, 0), "readable with nothing queued");
+    }
+
+    /// Pushes racing `close`: every job runs, is dropped by the close, or is handed back to its
+    /// pusher (who drops it) — none stays in the queue — and nothing is queued after close.
+    #[test]
+    fn pushes_racing_close_are_never_lost() {
+        for _ in 0..20 {
+            const THREADS: usize = 3;
+            const PER: usize = 2_000;
+            let queued = Arc::new(AtomicUsize::new(THREADS * PER));
+            let q = Arc::new(HostQueue::new(queued).unwrap());
+            let (ran, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+            let pushers: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    let (q, ran, finished) = (q.clone(), ran.clone(), finished.clone());
+                    std::thread::spawn(move || {
+                        for _ in 0..PER {
+                            // A refused job comes back and is dropped here (finished all the same).
+                            drop(q.push(job(&ran, &finished)));
+                        }
+                    })
+                })
+                .collect();
+            while ran.load(SeqCst) < PER / 2 {
+                q.dispatch(0).unwrap();
+            }
+            q.close();
+            for p in pushers {
+                p.join().unwrap();
+            }
+            assert_eq!(finished.load(SeqCst), THREADS * PER, "a job stayed in the closed queue");
+            let before = ran.load(SeqCst);
+            q.dispatch(0).unwrap();
+            assert_eq!(ran.load(SeqCst), before, "a job ran after close");
+        }
+    }
+}
