@@ -487,6 +487,54 @@ pub extern "C" fn mcp_client_request_start(
     })
 }
 
+/// Started `mcp_client_ping` (legacy `ping`): completes with `{}`, or `MCP_UNSUPPORTED` on
+/// modern servers (which removed it).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_ping_start(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                Ok(async move { c.ping(&ro).await.map(|()| b"{}".to_vec()) })
+            })
+        })
+    })
+}
+
+/// Started `mcp_client_set_log_level`: completes with `{}` once legacy servers acknowledged
+/// `logging/setLevel` (modern servers: at once, the level going into later requests' `_meta`).
+/// An unknown level is refused here (`MCP_INVALID_ARG`, `done` never runs).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_set_log_level_start(
+    client: *mut mcp_client,
+    level: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                let level = arg_str(level, "level")?.to_string();
+                if !crate::protocol::meta::is_log_level(&level) {
+                    return Err(Failure::invalid(format!("unknown log level {level:?}")));
+                }
+                Ok(async move { c.set_log_level(&level, &ro).await.map(|()| b"{}".to_vec()) })
+            })
+        })
+    })
+}
+
 /// Started `mcp_subscription_next`: completes with the next notification
 /// (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
 /// `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
