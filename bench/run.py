@@ -382,7 +382,8 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         # 3. Concurrency on one connection: threads (C ABI, Python binding), tasks (Rust, rmcp, TS,
         # Python SDK).
         log("3/7 concurrency: 1, 8 and 64 calls in flight on one connection")
-        conc_cases = [("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
+        # raw: the in-flight baseline (one thread keeping a window of N requests written ahead).
+        conc_cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rust", ["--runtime", "multi"]),
                       ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"])]
         conc: dict = {}
         # Interleaved rounds as for the sequential figures (every client alike): one round is at
@@ -663,6 +664,7 @@ def targets(res: dict) -> list[dict]:
         add("C ABI 64 in flight >= 3x its sequential calls/s (1 in flight, same rounds)", compare(c64_row, c1_row),
             3.0, ">=", f"64 in flight {spread(c64_row)}; 1 in flight {spread(c1_row)}; against section 1's "
             f"sequential median (other minutes): {fnum((vs_seq or {}).get('value'), 2)}")
+        pipelined_targets(conc, add)
 
     for mode in ("json", "sse"):
         rows = res.get(f"seq_http_{mode}", {})
@@ -739,6 +741,15 @@ def python_targets(res: dict, add) -> None:
             f"AsyncClient {spread(py)}; TypeScript {spread(ts)}")
 
 
+def pipelined_targets(conc: dict, add) -> None:
+    """Issue 19 item 2: 64 calls in flight from 64 host threads (blocking C ABI calls) against the
+    raw in-flight baseline (a window of 64 on one thread), paired within each round of section 3.
+    The one-thread form of the target is issue 16's started-call target (async section)."""
+    c64, raw64 = conc.get("cabi", {}).get("64"), conc.get("raw", {}).get("64")
+    add("C ABI 64 host threads >= 0.4x raw in-flight baseline (64 blocking calls in flight)", compare(c64, raw64),
+        0.4, ">=", f"C ABI 64 threads {spread(c64)}; raw window of 64 {spread(raw64)}")
+
+
 def async_targets(a: dict, add) -> list[dict]:
     """Issue 16's targets; ratios of medians over interleaved rounds (pairs would need equal
     round counts; medians resist one disturbed round either way)."""
@@ -752,10 +763,11 @@ def async_targets(a: dict, add) -> list[dict]:
     rmcp_key = max((k for k in ("rmcp/current/64", "rmcp/multi/64") if med(a.get(k))), key=lambda k: med(a.get(k)) or 0,
                    default=None)
     rmcp = a.get(rmcp_key) if rmcp_key else None
-    add("C ABI started calls, 64 in flight from one thread >= 2x rmcp 64 tasks", ratio(med(started), med(rmcp)), 2.0,
+    # Paired within rounds (every case runs in each round), with the range, as the other targets.
+    add("C ABI started calls, 64 in flight from one thread >= 2x rmcp 64 tasks", compare(started, rmcp), 2.0,
         ">=", f"started {spread(started)}; {rmcp_key or 'rmcp'} {spread(rmcp)}")
     raw = a.get("raw/64")
-    add("C ABI started calls, 64 in flight >= 0.5x raw in-flight baseline", ratio(med(started), med(raw)), 0.5, ">=",
+    add("C ABI started calls, 64 in flight >= 0.5x raw in-flight baseline", compare(started, raw), 0.5, ">=",
         f"raw window of 64 {spread(raw)}")
     py, sdk = a.get("python-async/64"), a.get("python-sdk/64")
     add("Python AsyncClient 64 concurrent >= 3x Python SDK gather of 64", ratio(med(py), med(sdk)), 3.0, ">=",
@@ -846,7 +858,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     for key, by_n in res["concurrency"].items():
         vals = {n: per_sec(by_n.get(n)) for n in ("1", "8", "64")}
         p99 = by_n.get("64", {}).get("p99_us") if "error" not in by_n.get("64", {"error": 1}) else None
-        how = "threads" if key.split("/")[0] in ("cabi", "python") else "tasks"
+        how = {"cabi": "threads", "python": "threads", "raw": "one thread, window"}.get(key.split("/")[0], "tasks")
         L.append(f"| {label(key)}, {how} | {fnum(vals['1'])} | {fnum(vals['8'])} | {fnum(vals['64'])} | "
                  f"{fnum(ratio(vals['64'], vals['1']), 2)} | {fnum(p99, 0)} |")
     L.append("")
@@ -1244,13 +1256,20 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
     mach["load_average_at_end"] = list(os.getloadavg())
     tgs: list[dict] = []
 
-    def add(name: str, value: float | None, want: float, op: str, detail: str) -> None:
+    def add(name: str, value, want: float, op: str, detail: str) -> None:
+        """value: a number, or compare()'s dict (median, range, best round)."""
+        cmp = value if isinstance(value, dict) else None
+        value = cmp["value"] if cmp else value
         if value is None:
             tgs.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
             return
         ok = value >= want if op == ">=" else value < want
-        tgs.append({"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
-                    "detail": detail})
+        row = {"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
+               "detail": detail}
+        if cmp:
+            row.update(lo=round(cmp["lo"], 3), hi=round(cmp["hi"], 3), best=round(cmp["best"], 3),
+                       rounds=cmp["rounds"])
+        tgs.append(row)
 
     async_targets(res["async"], add)
     python_targets(res, lambda name, v, want, op, detail: add(name, v["value"] if isinstance(v, dict) else v, want, op,
@@ -1259,7 +1278,9 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
     lines = ["# Issue 16 (started calls) bench", "",
              f"Load average at end {mach['load_average_at_end']}; during the run {mach['during_run']}.", "",
              "| target | status | value | detail |", "|---|---|---|---|"]
-    lines += [f"| {t['target']} | {t['status']} | {fnum(t['value'], 2)} | {t['detail']} |" for t in tgs]
+    for t in tgs:
+        rng = f" (range {t['lo']:.2f} to {t['hi']:.2f})" if "lo" in t else ""
+        lines.append(f"| {t['target']} | {t['status']} | {fnum(t['value'], 2)}{rng} | {t['detail']} |")
     (RESULTS / "async.md").write_text("\n".join(lines) + "\n")
     doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": res, "targets": tgs,
            "seconds": round(time.time() - started, 1)}

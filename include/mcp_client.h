@@ -886,6 +886,34 @@ mcp_status mcp_client_request_start(struct mcp_client *client,
                                     struct mcp_error **err_out);
 
 /**
+ * Started `mcp_client_ping` (legacy `ping`): completes with `{}`, or `MCP_UNSUPPORTED` on
+ * modern servers (which removed it).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_ping_start(struct mcp_client *client,
+                                 const struct mcp_call_opts *opts,
+                                 mcp_call_done_fn done,
+                                 void *userdata,
+                                 struct mcp_call **call_out,
+                                 struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_set_log_level`: completes with `{}` once legacy servers acknowledged
+ * `logging/setLevel` (modern servers: at once, the level going into later requests' `_meta`).
+ * An unknown level is refused here (`MCP_INVALID_ARG`, `done` never runs).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_log_level_start(struct mcp_client *client,
+                                          const char *level,
+                                          const struct mcp_call_opts *opts,
+                                          mcp_call_done_fn done,
+                                          void *userdata,
+                                          struct mcp_call **call_out,
+                                          struct mcp_error **err_out);
+
+/**
  * Started `mcp_subscription_next`: completes with the next notification
  * (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
  * `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per

@@ -2,11 +2,15 @@
 //! returns at once with an `mcp_call` handle and later runs a completion callback exactly once,
 //! on the client's delivery path (the dispatcher thread, or the host's loop in host-loop mode).
 //!
-//! Exactly once: a pending call sits in its client's `Registry`; whoever removes it under the
-//! registry's lock — the call's task with its result, `mcp_call_cancel`, or the client's
-//! close — owns the one delivery, and everyone else finds nothing to do. A delivery that is
-//! dropped unrun (the dispatcher stopped by `mcp_client_free`) runs its callback as it drops,
-//! so `free` with calls in flight still completes each of them before returning.
+//! Exactly once: each started call has its own cell, whose lock guards the call's pending
+//! state. Whoever takes that state — the call's task with its result, `mcp_call_cancel`, or the
+//! client's close — owns the one delivery (queued under the cell's lock, so none is queued after
+//! `close_all` returns), and everyone else finds nothing to do. The client's `Registry` only
+//! lists the cells for `close_all`: it is touched when a call starts, never when one completes,
+//! so the runtime thread completing calls and the host thread starting them share no lock. A
+//! delivery that is dropped unrun (the dispatcher stopped by `mcp_client_free`) runs its
+//! callback as it drops, so `free` with calls in flight still completes each of them before
+//! returning.
 
 use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handle};
 use super::client::{mcp_client, on_client, FfiClient};
@@ -15,12 +19,13 @@ use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
 use super::strings::{arg_str, opt_json, opt_json_object, opt_str};
 use super::subscription::mcp_subscription;
+use crate::base::BoxFuture;
 use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, SubscriptionEvent};
 use crate::error::Error;
 use serde_json::json;
-use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CString};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,8 +50,7 @@ type DoneFn = unsafe extern "C" fn(*mut c_void, mcp_status, *const c_char, usize
 /// `mcp_call_free`, before or after its completion, from any thread (its own completion
 /// callback included).
 pub struct mcp_call {
-    id: u64,
-    cancel: CancelToken,
+    cell: Arc<CallCell>,
     registry: Arc<Registry>,
 }
 
@@ -62,7 +66,6 @@ struct Pending {
     userdata: SendPtr,
     /// The call's progress gate: closed as the completion runs, so no progress follows it.
     progress: Option<Arc<Mutex<bool>>>,
-    cancel: CancelToken,
 }
 
 type Outcome = Result<Vec<u8>, Failure>;
@@ -109,7 +112,39 @@ impl Drop for Delivery {
     }
 }
 
-/// The pending started calls of one client.
+/// One started call: its pending state until someone completes it.
+struct CallCell {
+    pending: Mutex<Option<Pending>>,
+    /// Set (under `pending`'s lock) once completed: lets the registry prune without locking.
+    finished: AtomicBool,
+    /// The call's own token (what `mcp_call_cancel` cancels).
+    cancel: CancelToken,
+}
+
+impl CallCell {
+    /// Completes the call with `outcome` unless something completed it first; whether it won.
+    /// The delivery is queued under the cell's lock (see the module comment); one the
+    /// dispatcher refused (stopped) runs here once the lock is released.
+    fn complete(&self, dispatcher: &super::dispatcher::Dispatcher, outcome: Outcome) -> bool {
+        let refused = {
+            let mut pending = self.pending.lock().unwrap();
+            let Some(pending) = pending.take() else {
+                return false;
+            };
+            self.finished.store(true, Ordering::Release);
+            let delivery = Delivery {
+                pending,
+                outcome: Some(outcome),
+            };
+            // One allocation per delivery: the job owns it, and runs it as it drops if unrun.
+            dispatcher.try_post(Box::new(move || delivery.run())).err()
+        };
+        drop(refused); // delivers inline, outside the lock, if the dispatcher had stopped
+        true
+    }
+}
+
+/// The pending started calls of one client, for `close_all`.
 pub(crate) struct Registry {
     dispatcher: Arc<super::dispatcher::Dispatcher>,
     calls: Mutex<Calls>,
@@ -118,12 +153,12 @@ pub(crate) struct Registry {
 #[derive(Default)]
 struct Calls {
     closed: bool,
-    next_id: u64,
-    pending: HashMap<u64, Pending>,
+    /// Every cell added since the last prune: finished ones are dropped when the list has
+    /// doubled since then, so its length stays within twice the calls in flight (amortised
+    /// O(1) per start).
+    cells: Vec<Arc<CallCell>>,
+    prune_at: usize,
 }
-
-/// A delivery the dispatcher refused (stopped): run by the caller once the lock is released.
-type Refused = Option<Arc<Mutex<Option<Delivery>>>>;
 
 impl Registry {
     pub fn new(dispatcher: Arc<super::dispatcher::Dispatcher>) -> Arc<Registry> {
@@ -133,61 +168,42 @@ impl Registry {
         })
     }
 
-    fn add(&self, pending: Pending) -> Result<u64, Failure> {
+    fn add(&self, pending: Pending, cancel: CancelToken) -> Result<Arc<CallCell>, Failure> {
+        let cell = Arc::new(CallCell {
+            cancel,
+            pending: Mutex::new(Some(pending)),
+            finished: AtomicBool::new(false),
+        });
         let mut calls = self.calls.lock().unwrap();
         if calls.closed {
             return Err(closed());
         }
-        calls.next_id += 1;
-        let id = calls.next_id;
-        calls.pending.insert(id, pending);
-        Ok(id)
+        if calls.cells.len() >= calls.prune_at {
+            calls.cells.retain(|c| !c.finished.load(Ordering::Acquire));
+            calls.prune_at = (calls.cells.len() * 2).max(64);
+        }
+        calls.cells.push(cell.clone());
+        Ok(cell)
     }
 
-    /// Queues a delivery (under the registry lock, so none is queued after `close_all`).
-    fn post(&self, delivery: Delivery) -> Refused {
-        let slot = Arc::new(Mutex::new(Some(delivery)));
-        let job = slot.clone();
-        let queued = self.dispatcher.post(Box::new(move || {
-            let delivery = job.lock().unwrap().take();
-            if let Some(delivery) = delivery {
-                delivery.run();
-            }
-        }));
-        (!queued).then_some(slot)
-    }
-
-    /// Completes call `id` with `outcome` unless something completed it first; whether it won.
-    fn complete(&self, id: u64, outcome: Outcome) -> bool {
-        let refused = {
-            let mut calls = self.calls.lock().unwrap();
-            let Some(pending) = calls.pending.remove(&id) else {
-                return false;
-            };
-            self.post(Delivery {
-                pending,
-                outcome: Some(outcome),
-            })
-        };
-        drop(refused); // delivers inline, outside the lock, if the dispatcher had stopped
-        true
+    /// Completes `cell` with `outcome` unless something completed it first; whether it won.
+    fn complete(&self, cell: &CallCell, outcome: Outcome) -> bool {
+        cell.complete(&self.dispatcher, outcome)
     }
 
     /// Completes every pending call with `MCP_CLOSED` and refuses new ones (`mcp_client_close`).
     pub fn close_all(&self) {
-        let mut refused = Vec::new();
-        {
+        let cells = {
             let mut calls = self.calls.lock().unwrap();
             calls.closed = true;
-            for (_, pending) in calls.pending.drain().collect::<Vec<_>>() {
-                pending.cancel.cancel();
-                refused.push(self.post(Delivery {
-                    pending,
-                    outcome: Some(Err(closed())),
-                }));
+            std::mem::take(&mut calls.cells)
+        };
+        // No call is added from here on; each cell is completed under its own lock.
+        for cell in cells {
+            if self.complete(&cell, Err(closed())) {
+                cell.cancel.cancel();
             }
         }
-        drop(refused);
     }
 }
 
@@ -215,44 +231,41 @@ where
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
     let shared = ro.cancel.replace(own.clone());
-    let fut = make(fc.client.clone(), ro)?;
+    // Boxed once here: the call's future is large, and every later move is then a pointer's.
+    let fut: BoxFuture<'static, Result<Vec<u8>, Error>> = Box::pin(make(fc.client.clone(), ro)?);
     if fc.client.is_closed() {
         return Err(closed());
     }
     let registry = fc.calls.clone();
-    let id = registry.add(Pending {
-        done,
-        userdata: SendPtr(userdata),
-        progress,
-        cancel: own.clone(),
-    })?;
-    let task_registry = registry.clone();
-    let task_token = own.clone();
+    let cell = registry.add(
+        Pending {
+            done,
+            userdata: SendPtr(userdata),
+            progress,
+        },
+        own,
+    )?;
+    let (task_registry, task_cell) = (registry.clone(), cell.clone());
     engine.spawn_call(async move {
-        let mut fut = std::pin::pin!(fut);
         let result = match shared {
             None => fut.await,
-            Some(shared) => tokio::select! {
-                biased;
-                r = &mut fut => r,
-                _ = shared.cancelled() => {
-                    // The core sees its token cancelled and tells the server, then returns.
-                    task_token.cancel();
-                    fut.await
+            Some(shared) => {
+                let mut fut = fut;
+                tokio::select! {
+                    biased;
+                    r = &mut fut => r,
+                    _ = shared.cancelled() => {
+                        // The core sees its token cancelled and tells the server, then returns.
+                        task_cell.cancel.cancel();
+                        fut.await
+                    }
                 }
-            },
+            }
         };
-        task_registry.complete(id, result.map_err(Failure::from));
+        task_registry.complete(&task_cell, result.map_err(Failure::from));
     });
     if !call_out.is_null() {
-        put(
-            call_out,
-            into_handle(mcp_call {
-                id,
-                cancel: own,
-                registry,
-            }),
-        );
+        put(call_out, into_handle(mcp_call { cell, registry }));
     }
     Ok(())
 }
@@ -474,6 +487,54 @@ pub extern "C" fn mcp_client_request_start(
     })
 }
 
+/// Started `mcp_client_ping` (legacy `ping`): completes with `{}`, or `MCP_UNSUPPORTED` on
+/// modern servers (which removed it).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_ping_start(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                Ok(async move { c.ping(&ro).await.map(|()| b"{}".to_vec()) })
+            })
+        })
+    })
+}
+
+/// Started `mcp_client_set_log_level`: completes with `{}` once legacy servers acknowledged
+/// `logging/setLevel` (modern servers: at once, the level going into later requests' `_meta`).
+/// An unknown level is refused here (`MCP_INVALID_ARG`, `done` never runs).
+#[must_use]
+#[no_mangle]
+pub extern "C" fn mcp_client_set_log_level_start(
+    client: *mut mcp_client,
+    level: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        on_client(client, |fc| {
+            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+                let level = arg_str(level, "level")?.to_string();
+                if !crate::protocol::meta::is_log_level(&level) {
+                    return Err(Failure::invalid(format!("unknown log level {level:?}")));
+                }
+                Ok(async move { c.set_log_level(&level, &ro).await.map(|()| b"{}".to_vec()) })
+            })
+        })
+    })
+}
+
 /// Started `mcp_subscription_next`: completes with the next notification
 /// (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
 /// `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
@@ -549,8 +610,8 @@ pub extern "C" fn mcp_call_cancel(call: *mut mcp_call) -> mcp_status {
 
 fn cancel(call: &mcp_call) {
     call.registry
-        .complete(call.id, Err(Failure::new(MCP_CANCELLED, "the call was cancelled")));
-    call.cancel.cancel();
+        .complete(&call.cell, Err(Failure::new(MCP_CANCELLED, "the call was cancelled")));
+    call.cell.cancel.cancel();
 }
 
 /// Frees the handle. Before completion this cancels the call (as `mcp_call_cancel`); its
@@ -597,4 +658,97 @@ pub extern "C" fn mcp_responder_on_cancel(
         });
         r.on_cancel(hook)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::Ordering::SeqCst;
+
+    /// Completions per call, by the index passed as userdata (the race test uses the first
+    /// `CALLS`, the prune test the last slot); `BAD`: completions with an unexpected status.
+    static COUNTS: std::sync::LazyLock<Vec<AtomicUsize>> =
+        std::sync::LazyLock::new(|| (0..=CALLS).map(|_| AtomicUsize::new(0)).collect());
+    static BAD: AtomicUsize = AtomicUsize::new(0);
+    const CALLS: usize = 2_000;
+
+    extern "C" fn count(ud: *mut c_void, status: mcp_status, _: *const c_char, _: usize, _: *const mcp_error) {
+        ffi_boundary!({
+            COUNTS[ud as usize].fetch_add(1, SeqCst);
+            if status != MCP_OK && status != MCP_CANCELLED && status != MCP_CLOSED {
+                BAD.fetch_add(1, SeqCst);
+            }
+        })
+    }
+
+    fn pending(index: usize) -> Pending {
+        Pending {
+            done: count,
+            userdata: SendPtr(index as *mut c_void),
+            progress: None,
+        }
+    }
+
+    /// The task's result, cancels and close race for each call from three threads: every call
+    /// completes exactly once, and once the dispatcher stopped all completions have run.
+    #[test]
+    fn result_cancel_and_close_race_to_one_completion() {
+        for round in 0..10 {
+            let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+            let registry = Registry::new(dispatcher.clone());
+            for n in COUNTS[..CALLS].iter() {
+                n.store(0, SeqCst);
+            }
+            let cells: Arc<Vec<Arc<CallCell>>> = Arc::new(
+                (0..CALLS)
+                    .map(|i| registry.add(pending(i), CancelToken::new()).unwrap())
+                    .collect(),
+            );
+            let racer = |cancel: bool| {
+                let (registry, cells) = (registry.clone(), cells.clone());
+                std::thread::spawn(move || {
+                    for cell in cells.iter() {
+                        let outcome = if cancel {
+                            Err(Failure::new(MCP_CANCELLED, "cancelled"))
+                        } else {
+                            Ok(b"{}".to_vec())
+                        };
+                        registry.complete(cell, outcome);
+                    }
+                })
+            };
+            let (results, cancels) = (racer(false), racer(true));
+            // Close somewhere early, in the middle or late.
+            for _ in 0..(round * 20_000) {
+                std::hint::spin_loop();
+            }
+            registry.close_all();
+            let late = registry.add(pending(CALLS), CancelToken::new());
+            assert!(matches!(late, Err(f) if f.status == MCP_CLOSED));
+            results.join().unwrap();
+            cancels.join().unwrap();
+            dispatcher.stop();
+            for (i, n) in COUNTS[..CALLS].iter().enumerate() {
+                assert_eq!(n.load(SeqCst), 1, "call {i} completed {} times", n.load(SeqCst));
+            }
+            assert_eq!(BAD.load(SeqCst), 0);
+        }
+    }
+
+    /// Finished calls leave the registry's list as calls start, so it stays bounded by the
+    /// calls in flight (10,000 started calls from one thread do not make it grow).
+    #[test]
+    fn the_registry_prunes_finished_calls() {
+        let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+        let registry = Registry::new(dispatcher.clone());
+        for _ in 0..10_000 {
+            let cell = registry.add(pending(CALLS), CancelToken::new()).unwrap();
+            assert!(registry.complete(&cell, Ok(b"1".to_vec())));
+            assert!(!registry.complete(&cell, Ok(b"2".to_vec())), "completed twice");
+        }
+        assert!(registry.calls.lock().unwrap().cells.len() <= 64);
+        dispatcher.stop();
+        assert_eq!(COUNTS[CALLS].load(SeqCst), 10_000);
+    }
 }

@@ -78,18 +78,23 @@ impl Dispatcher {
 
     /// Queues a callback; false once stopped (the job is dropped unrun).
     pub fn post(&self, job: Job) -> bool {
+        self.try_post(job).is_ok()
+    }
+
+    /// Queues a callback, or hands it back once stopped, for the caller to drop where it may
+    /// (a started call's delivery runs as it drops: never under the caller's locks).
+    pub fn try_post(&self, job: Job) -> Result<(), Job> {
         if self.stopped.load(Ordering::SeqCst) {
-            return false;
+            return Err(job);
         }
         self.queued.fetch_add(1, Ordering::SeqCst);
         if let Some(host) = self.host.get() {
-            let done = Queued(self.queued.clone());
-            return host
-                .push(Box::new(move || {
-                    let _done = done;
-                    job()
-                }))
-                .is_ok();
+            // The host queue gives the count back as each job runs or drops (no wrapper).
+            let pushed = host.push(job);
+            if pushed.is_err() {
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+            }
+            return pushed;
         }
         let job = if self.shared {
             // What the own thread's loop does around each job.
@@ -104,11 +109,11 @@ impl Dispatcher {
             job
         };
         let sent = match self.tx.lock().unwrap().as_ref() {
-            Some(tx) => tx.send(job).is_ok(),
-            None => false,
+            Some(tx) => tx.send(job).map_err(|e| e.0),
+            None => Err(job),
         };
-        if !sent && !self.shared {
-            // (a shared job's own `Queued` gave its count back as it dropped)
+        if sent.is_err() && !self.shared {
+            // (a shared job's own `Queued` gives its count back as it drops)
             self.queued.fetch_sub(1, Ordering::SeqCst);
         }
         sent
@@ -139,11 +144,14 @@ impl Dispatcher {
     }
 
     /// Switches to host-loop mode (once; later calls return the same queue).
-    pub fn use_host(&self, make: impl FnOnce() -> std::io::Result<HostQueue>) -> std::io::Result<Arc<HostQueue>> {
+    pub fn use_host(
+        &self,
+        make: impl FnOnce(Arc<AtomicUsize>) -> std::io::Result<HostQueue>,
+    ) -> std::io::Result<Arc<HostQueue>> {
         if let Some(host) = self.host.get() {
             return Ok(host.clone());
         }
-        let queue = Arc::new(make()?);
+        let queue = Arc::new(make(self.queued.clone())?);
         Ok(self.host.get_or_init(|| queue).clone())
     }
 

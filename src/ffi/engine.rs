@@ -23,7 +23,9 @@ use std::sync::{Arc, OnceLock};
 use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
-use tokio::sync::Notify;
+use tokio::sync::{mpsc, Notify};
+
+use crate::base::BoxFuture;
 
 /// How long the runtime must have seen no new call before the driver thread drives it while
 /// idle; also how often the driver looks while calls are running.
@@ -44,6 +46,8 @@ struct Shared {
     release: Notify,
     stop: AtomicBool,
     driver: OnceLock<Thread>,
+    /// Started calls on their way to the runtime (see `spawn_call`).
+    starts: mpsc::UnboundedSender<BoxFuture<'static, ()>>,
 }
 
 impl Shared {
@@ -62,6 +66,14 @@ pub(crate) struct OwnEngine {
 impl OwnEngine {
     pub fn start() -> std::io::Result<OwnEngine> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let (starts, mut started) = mpsc::unbounded_channel::<BoxFuture<'static, ()>>();
+        // The starter task: spawns started calls from inside the runtime (a local spawn, no
+        // wake-up). Only its own wake-up crosses threads, once per batch of starts.
+        runtime.spawn(async move {
+            while let Some(call) = started.recv().await {
+                tokio::spawn(call);
+            }
+        });
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
             runtime,
@@ -72,6 +84,7 @@ impl OwnEngine {
             release: Notify::new(),
             stop: AtomicBool::new(false),
             driver: OnceLock::new(),
+            starts,
         });
         let for_driver = shared.clone();
         let driver = std::thread::Builder::new()
@@ -120,17 +133,24 @@ impl OwnEngine {
     /// Starts a started call's task (`ffi/call`): it counts as a call in progress until it ends,
     /// so the driver thread drives at once (no caller drives for it) and a blocking caller
     /// arriving meanwhile waits instead of taking the runtime from the driver.
-    pub fn spawn_call<F>(&self, fut: F)
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
+    ///
+    /// The call goes through the starter task's channel rather than `Runtime::spawn`: a spawn
+    /// from outside the runtime writes the runtime's wake-up descriptor every time, while a send
+    /// wakes the starter task only when it is idle, so calls started back to back (a host's
+    /// loop starting calls from its completions) cost one wake-up per batch. The future arrives
+    /// boxed here (keep it small: `ffi/call` boxes the call's own large future first).
+    pub fn spawn_call<F: Future<Output = ()> + Send + 'static>(&self, fut: F) {
         let s = &*self.shared;
         s.active.fetch_add(1, SeqCst);
         let started = InFlight(s.active.clone());
-        s.runtime.spawn(async move {
+        let call: BoxFuture<'static, ()> = Box::pin(async move {
             let _in_flight = started;
             fut.await
         });
+        if let Err(refused) = s.starts.send(call) {
+            // The starter task is gone (runtime shut down): spawning drops the call as before.
+            s.runtime.spawn(refused.0);
+        }
         s.wake_driver();
     }
 
@@ -185,10 +205,7 @@ impl Engine {
         }
     }
 
-    pub fn spawn_call<F>(&self, fut: F)
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
+    pub fn spawn_call<F: Future<Output = ()> + Send + 'static>(&self, fut: F) {
         match self {
             Engine::Own(e) => e.spawn_call(fut),
             Engine::Shared(e) => e.spawn_call(fut),

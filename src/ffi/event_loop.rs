@@ -11,8 +11,8 @@ use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::{mcp_status, MCP_IO, MCP_REENTRANT_CALL};
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread::ThreadId;
 
 /// Called (on a library thread, no library lock held) when the queue goes from empty to
@@ -22,68 +22,84 @@ pub type mcp_wakeup_fn = Option<unsafe extern "C" fn(userdata: *mut c_void)>;
 
 type Wakeup = (unsafe extern "C" fn(*mut c_void), Arc<Userdata>);
 
-struct Queue {
-    jobs: VecDeque<Job>,
-    /// The descriptor pair (read end, write end; the same eventfd twice on Linux); -1 once closed.
-    fds: (c_int, c_int),
-}
+/// `HostQueue::state`: the jobs waiting, counted in steps of `ONE`, and `SIGNALLED`, set while
+/// the descriptor is readable.
+const SIGNALLED: u64 = 1;
+const ONE: u64 = 2;
 
+/// The jobs travel through a lock-free channel and a counter, so the runtime thread queuing a
+/// completion never waits for the host thread (a lock shared by the two made each wait for the
+/// other's system calls, and for the other being descheduled while holding it, under load).
+/// Readiness follows the counter: the push taking it from 0 to 1 writes the descriptor and sets
+/// `SIGNALLED`; the dispatch taking it back to 0 clears `SIGNALLED` and drains the descriptor.
+/// Both happen under `fds`' lock, so the descriptor is readable exactly while work waits; while
+/// a push that took the counter from 0 has not written yet, a dispatch runs nothing (the
+/// descriptor becomes readable at once).
 pub(crate) struct HostQueue {
-    queue: Mutex<Queue>,
+    tx: mpsc::Sender<Job>,
+    /// Taken by `close`; the dispatching thread locks it only to receive its batch.
+    rx: Mutex<Option<mpsc::Receiver<Job>>>,
+    state: AtomicU64,
+    /// The descriptor pair (read end, write end; the same eventfd twice on Linux); -1 once closed.
+    fds: Mutex<(c_int, c_int)>,
     /// The thread inside `mcp_client_dispatch`, if any (re-entrancy and "on the loop thread").
     dispatching: Mutex<Option<ThreadId>>,
     wakeup: Mutex<Option<Wakeup>>,
     /// Set by `close`: a dispatch in progress stops running its batch.
     closed: AtomicBool,
+    /// The dispatcher's count of jobs posted and not finished: given back as each job runs or
+    /// drops (a wrapper per job would cost an allocation per delivery).
+    queued: Arc<AtomicUsize>,
+    /// The last batch's emptied buffer, reused for the next (no allocation per dispatch).
+    spare: Mutex<VecDeque<Job>>,
 }
 
 impl HostQueue {
-    fn new() -> std::io::Result<HostQueue> {
+    fn new(queued: Arc<AtomicUsize>) -> std::io::Result<HostQueue> {
+        let (tx, rx) = mpsc::channel();
         Ok(HostQueue {
-            queue: Mutex::new(Queue {
-                jobs: VecDeque::new(),
-                fds: open_fds()?,
-            }),
+            tx,
+            rx: Mutex::new(Some(rx)),
+            state: AtomicU64::new(0),
+            fds: Mutex::new(open_fds()?),
             dispatching: Mutex::new(None),
             wakeup: Mutex::new(None),
             closed: AtomicBool::new(false),
+            queued,
+            spare: Mutex::new(VecDeque::new()),
         })
     }
 
     pub fn fd(&self) -> c_int {
-        self.queue.lock().unwrap().fds.0
+        self.fds.lock().unwrap().0
     }
 
     /// Queues a job; the descriptor becomes readable (and the wakeup runs) on empty → non-empty.
-    /// False once closed (the job is handed back dropped by the caller).
+    /// Handed back once closed (the caller drops it outside its locks).
     pub fn push(&self, job: Job) -> Result<(), Job> {
-        let first = {
-            let mut q = self.queue.lock().unwrap();
-            if q.fds.0 < 0 {
-                return Err(job);
-            }
-            q.jobs.push_back(job);
-            if q.jobs.len() == 1 {
-                signal(q.fds.1);
-                true
-            } else {
-                false
-            }
-        };
-        if first {
-            let wakeup = self.wakeup.lock().unwrap().clone();
-            if let Some((f, ud)) = wakeup {
-                contain(|| {
-                    // SAFETY: host callback with its own userdata; no library lock is held.
-                    unsafe { f(ud.ptr()) }
-                });
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(job);
+        }
+        self.tx.send(job).map_err(|e| e.0)?;
+        if self.state.fetch_add(ONE, Ordering::SeqCst) != 0 {
+            return Ok(()); // readable already, or made so by the push that found it empty
+        }
+        {
+            // Marked before the write: whoever sees the descriptor readable finds the mark.
+            let fds = self.fds.lock().unwrap();
+            self.state.fetch_or(SIGNALLED, Ordering::SeqCst);
+            if fds.0 >= 0 {
+                signal(fds.1);
             }
         }
+        let wakeup = self.wakeup.lock().unwrap().clone();
+        if let Some((f, ud)) = wakeup {
+            contain(|| {
+                // SAFETY: host callback with its own userdata; no library lock is held.
+                unsafe { f(ud.ptr()) }
+            });
+        }
         Ok(())
-    }
-
-    pub fn len(&self) -> usize {
-        self.queue.lock().unwrap().jobs.len()
     }
 
     pub fn is_current(&self) -> bool {
@@ -100,46 +116,74 @@ impl HostQueue {
             }
             *d = Some(std::thread::current().id());
         }
-        // One batch per lock: the runtime thread pushes while this runs.
-        let batch: Vec<Job> = {
-            let mut q = self.queue.lock().unwrap();
-            let n = if max == 0 {
-                q.jobs.len()
-            } else {
-                q.jobs.len().min(max as usize)
-            };
-            let batch = q.jobs.drain(..n).collect();
-            if q.jobs.is_empty() && q.fds.0 >= 0 {
-                drain(q.fds.0); // readable exactly while work waits
-            }
-            batch
-        };
-        let mut batch = batch.into_iter();
-        for job in batch.by_ref() {
+        let left = self.run_batch(max);
+        *self.dispatching.lock().unwrap() = None;
+        Some(left)
+    }
+
+    fn run_batch(&self, max: u32) -> usize {
+        let state = self.state.load(Ordering::SeqCst);
+        let waiting = (state / ONE) as usize;
+        if state & SIGNALLED == 0 {
+            return waiting; // empty, or its first push is making the descriptor readable
+        }
+        let n = if max == 0 { waiting } else { waiting.min(max as usize) };
+        let mut batch = std::mem::take(&mut *self.spare.lock().unwrap());
+        if let Some(rx) = self.rx.lock().unwrap().as_ref() {
+            // Each counted job was sent before it was counted: all n are in the channel.
+            batch.extend(rx.try_iter().take(n));
+        }
+        let taken = batch.len() as u64;
+        while let Some(job) = batch.pop_front() {
             contain(job);
+            self.queued.fetch_sub(1, Ordering::SeqCst);
             if self.closed.load(Ordering::SeqCst) {
                 break; // a callback freed the client: the rest is dropped (completions still run)
             }
         }
-        for job in batch {
+        for job in batch.drain(..) {
             contain(|| drop(job));
+            self.queued.fetch_sub(1, Ordering::SeqCst);
         }
-        *self.dispatching.lock().unwrap() = None;
-        Some(self.len())
+        *self.spare.lock().unwrap() = batch;
+        // Give the batch back from the count; the dispatch that empties it drains the
+        // descriptor, under the lock a push finding it empty takes before writing.
+        let fds = self.fds.lock().unwrap();
+        let mut cur = self.state.load(Ordering::SeqCst);
+        loop {
+            let next = if cur / ONE == taken { 0 } else { cur - taken * ONE };
+            match self
+                .state
+                .compare_exchange(cur, next, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => {
+                    if next == 0 && fds.0 >= 0 {
+                        drain(fds.0);
+                    }
+                    return (next / ONE) as usize;
+                }
+                Err(actual) => cur = actual,
+            }
+        }
     }
 
     /// No job is queued after this; the ones waiting are dropped on this thread (completions
     /// deliver themselves when dropped, see `call`), then the descriptor is closed.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        let jobs = {
-            let mut q = self.queue.lock().unwrap();
-            let fds = std::mem::replace(&mut q.fds, (-1, -1));
-            close_fds(fds);
-            std::mem::take(&mut q.jobs)
-        };
-        for job in jobs {
-            contain(|| drop(job));
+        {
+            let mut fds = self.fds.lock().unwrap();
+            close_fds(std::mem::replace(&mut *fds, (-1, -1)));
+        }
+        let rx = self.rx.lock().unwrap().take();
+        if let Some(rx) = rx {
+            for job in rx.try_iter() {
+                contain(|| drop(job));
+                self.queued.fetch_sub(1, Ordering::SeqCst);
+            }
+            // A push racing this one is dropped with the channel (its delivery runs here), or
+            // finds it gone and is handed back to its caller.
+            contain(|| drop(rx));
         }
         self.wakeup.lock().unwrap().take();
     }
@@ -147,8 +191,8 @@ impl HostQueue {
 
 impl Drop for HostQueue {
     fn drop(&mut self) {
-        let q = self.queue.get_mut().unwrap();
-        close_fds(std::mem::replace(&mut q.fds, (-1, -1)));
+        let fds = self.fds.get_mut().unwrap();
+        close_fds(std::mem::replace(fds, (-1, -1)));
     }
 }
 
@@ -206,7 +250,14 @@ fn signal(fd: c_int) {
 fn drain(fd: c_int) {
     let mut buf = [0u8; 64];
     // SAFETY: reads the event descriptor (non-blocking) into a local buffer until it is empty.
-    unsafe { while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {} }
+    // One read empties an eventfd (it returns and resets the whole counter); a pipe may need more.
+    unsafe {
+        while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {
+            if cfg!(target_os = "linux") {
+                break;
+            }
+        }
+    }
 }
 
 /// Switches `client` to host-loop delivery and writes the descriptor to watch for reading
@@ -297,4 +348,120 @@ pub extern "C" fn mcp_client_dispatch(
             Ok(())
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering::SeqCst;
+
+    fn poll_in(fd: c_int, timeout_ms: c_int) -> bool {
+        let mut p = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polls the event descriptor (the queue's, open) through a local pollfd.
+        unsafe { libc::poll(&mut p, 1, timeout_ms) == 1 }
+    }
+
+    /// Counts a job as finished when it runs or is dropped unrun (as a delivery does).
+    struct Finish(Arc<AtomicUsize>);
+
+    impl Drop for Finish {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, SeqCst);
+        }
+    }
+
+    fn job(ran: &Arc<AtomicUsize>, finished: &Arc<AtomicUsize>) -> Job {
+        let (ran, finish) = (ran.clone(), Finish(finished.clone()));
+        Box::new(move || {
+            let _finish = finish;
+            ran.fetch_add(1, SeqCst);
+        })
+    }
+
+    /// Pushes from several threads race the dispatching thread (bounded and unbounded batches):
+    /// each job runs once, the descriptor is readable whenever work waits (no lost wake-up), and
+    /// once everything ran it is not readable.
+    #[test]
+    fn pushes_racing_dispatch_lose_no_wakeup() {
+        const THREADS: usize = 4;
+        const PER: usize = 20_000;
+        let queued = Arc::new(AtomicUsize::new(THREADS * PER));
+        let q = Arc::new(HostQueue::new(queued.clone()).unwrap());
+        let (ran, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let pushers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let (q, ran, finished) = (q.clone(), ran.clone(), finished.clone());
+                std::thread::spawn(move || {
+                    for i in 0..PER {
+                        assert!(q.push(job(&ran, &finished)).is_ok());
+                        if i % 97 == t {
+                            std::thread::yield_now(); // let the queue run empty now and then
+                        }
+                    }
+                })
+            })
+            .collect();
+        let fd = q.fd();
+        let mut round = 0u32;
+        while ran.load(SeqCst) < THREADS * PER {
+            if !poll_in(fd, 100) {
+                // Nothing readable: then nothing may wait, bar a push between its count and its
+                // write, which makes the descriptor readable at once.
+                if q.state.load(SeqCst) / ONE > 0 {
+                    assert!(poll_in(fd, 5000), "work waits but the descriptor stays unreadable");
+                }
+                continue;
+            }
+            round += 1;
+            let left = q.dispatch(round % 4).unwrap(); // 0: all waiting; else at most 1..3
+            assert!(left <= THREADS * PER);
+        }
+        for p in pushers {
+            p.join().unwrap();
+        }
+        assert_eq!(q.dispatch(0), Some(0));
+        assert_eq!(ran.load(SeqCst), THREADS * PER);
+        assert_eq!(finished.load(SeqCst), THREADS * PER);
+        assert_eq!(queued.load(SeqCst), 0);
+        assert!(!poll_in(fd, 0), "readable with nothing queued");
+    }
+
+    /// Pushes racing `close`: every job runs, is dropped by the close, or is handed back to its
+    /// pusher (who drops it) — none stays in the queue — and nothing is queued after close.
+    #[test]
+    fn pushes_racing_close_are_never_lost() {
+        for _ in 0..20 {
+            const THREADS: usize = 3;
+            const PER: usize = 2_000;
+            let queued = Arc::new(AtomicUsize::new(THREADS * PER));
+            let q = Arc::new(HostQueue::new(queued).unwrap());
+            let (ran, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+            let pushers: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    let (q, ran, finished) = (q.clone(), ran.clone(), finished.clone());
+                    std::thread::spawn(move || {
+                        for _ in 0..PER {
+                            // A refused job comes back and is dropped here (finished all the same).
+                            drop(q.push(job(&ran, &finished)));
+                        }
+                    })
+                })
+                .collect();
+            while ran.load(SeqCst) < PER / 2 {
+                q.dispatch(0).unwrap();
+            }
+            q.close();
+            for p in pushers {
+                p.join().unwrap();
+            }
+            assert_eq!(finished.load(SeqCst), THREADS * PER, "a job stayed in the closed queue");
+            let before = ran.load(SeqCst);
+            q.dispatch(0).unwrap();
+            assert_eq!(ran.load(SeqCst), before, "a job ran after close");
+        }
+    }
 }

@@ -338,6 +338,53 @@ static void test_every_started_operation(void)
     tally_destroy(&t);
 }
 
+/* Ping and the log level, started: legacy servers answer; a modern server has no ping; a bad level
+   or a NULL argument is refused at once (no completion). */
+static void test_ping_and_log_level_started(void)
+{
+    struct tally t;
+    tally_init(&t);
+    mcp_error *err = NULL;
+    mcp_client *legacy = connected_client("--era", "legacy", (const char *)NULL);
+    CHECK(legacy != NULL);
+    EXPECT_STATUS(mcp_client_ping_start(legacy, NULL, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    CHECK(tally_wait(&t, 1, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    EXPECT(strcmp(t.last, "{}") == 0);
+    EXPECT_STATUS(mcp_client_set_log_level_start(legacy, "debug", NULL, on_done, rec_new(&t), NULL, &err), MCP_OK,
+                  err);
+    CHECK(tally_wait(&t, 2, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    struct rec *r = rec_new(&t);
+    EXPECT_STATUS(mcp_client_set_log_level_start(legacy, "loud", NULL, on_done, r, NULL, &err), MCP_INVALID_ARG,
+                  err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_set_log_level_start(legacy, NULL, NULL, on_done, r, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_ping_start(NULL, NULL, on_done, r, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    free(r);
+    mcp_client_free(legacy);
+
+    mcp_client *modern = connected_client(NULL);
+    CHECK(modern != NULL);
+    EXPECT_STATUS(mcp_client_ping_start(modern, NULL, on_done, rec_new(&t), NULL, &err), MCP_OK, err);
+    CHECK(tally_wait(&t, 3, 5000));
+    EXPECT(t.last_status == MCP_UNSUPPORTED);
+    mcp_call *call = NULL;
+    EXPECT_STATUS(mcp_client_set_log_level_start(modern, "info", NULL, on_done, rec_new(&t), &call, &err), MCP_OK,
+                  err);
+    CHECK(tally_wait(&t, 4, 5000));
+    EXPECT(t.last_status == MCP_OK);
+    mcp_call_free(call);
+    mcp_client_free(modern);
+    EXPECT(tally_done(&t) == 4);
+    tally_destroy(&t);
+}
+
 /* Cancel races the answer at many offsets: each call completes once, OK or CANCELLED. */
 static void test_cancel_race_exactly_once(void)
 {
@@ -944,6 +991,7 @@ static void test_task_followed_by_started_call(void)
 const struct test_case async_tests[] = {
     {"async/started_call_basics", test_started_call_basics},
     {"async/every_started_operation", test_every_started_operation},
+    {"async/ping_and_log_level_started", test_ping_and_log_level_started},
     {"async/cancel_race_exactly_once", test_cancel_race_exactly_once},
     {"async/timeout_and_token", test_timeout_and_token},
     {"async/close_completes_pending", test_close_completes_pending},

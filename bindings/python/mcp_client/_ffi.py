@@ -506,6 +506,21 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Started `mcp_client_ping` (legacy `ping`): completes with `{}`, or `MCP_UNSUPPORTED` on
+    # modern servers (which removed it).
+    # mcp_status mcp_client_ping_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_ping_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_set_log_level`: completes with `{}` once legacy servers acknowledged
+    # `logging/setLevel` (modern servers: at once, the level going into later requests' `_meta`).
+    # An unknown level is refused here (`MCP_INVALID_ARG`, `done` never runs).
+    # mcp_status mcp_client_set_log_level_start(struct mcp_client *client, const char *level, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_set_log_level_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Started `mcp_subscription_next`: completes with the next notification
     # (`{"method","params"}`), `MCP_TIMEOUT` after `timeout_ms` (negative: no limit),
     # `MCP_CLOSED` once the subscription ended, or its error. One `next` at a time per
