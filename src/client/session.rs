@@ -121,6 +121,25 @@ impl Answer {
     }
 }
 
+/// A request's params as the client hands them to the session.
+pub(crate) enum Params<'a> {
+    /// The whole params object, `_meta` included (connect, caller `_meta`, transports that
+    /// take messages as values).
+    Owned(Map<String, Value>),
+    /// The caller's params (without a `_meta` member) and the `_meta` members to append: the
+    /// request line is written from these as they are, nothing copied into a map first.
+    Parts {
+        params: &'a Map<String, Value>,
+        meta: jsonrpc::MetaParts<'a>,
+    },
+}
+
+impl From<Map<String, Value>> for Params<'_> {
+    fn from(params: Map<String, Value>) -> Self {
+        Params::Owned(params)
+    }
+}
+
 /// A request waiting for its answer.
 struct Pending {
     answer: oneshot::Sender<Answer>,
@@ -188,6 +207,13 @@ impl Session {
             server_requests: AtomicUsize::new(0),
             heard: Heard::default(),
         });
+        let weak = Arc::downgrade(&session);
+        inbound.set_answer_sink(Box::new(move |id, line| {
+            if let Some(session) = weak.upgrade() {
+                session.heard.anything.store(true, Ordering::Relaxed);
+                session.complete(&id, Answer::Line(line));
+            }
+        }));
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
     }
@@ -213,6 +239,12 @@ impl Session {
         tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
+    /// Whether requests may be handed over as [`Params::Parts`] at no extra cost (the transport
+    /// writes lines as they are).
+    pub fn takes_lines(&self) -> bool {
+        self.transport.takes_lines()
+    }
+
     pub fn closed_error(&self) -> Option<Error> {
         self.state.lock().unwrap().closed.clone()
     }
@@ -222,7 +254,8 @@ impl Session {
     }
 
     /// Sends a request and waits for its answer under `wait`'s rules.
-    pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Reply> {
+    pub async fn request(&self, method: &str, params: impl Into<Params<'_>>, wait: &Wait) -> Result<Reply> {
+        let mut params = params.into();
         if wait.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
             // Nothing is sent for a call cancelled before it started.
             return Err(Error::new(
@@ -234,7 +267,7 @@ impl Session {
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
         let activity = wants_progress.then(|| Arc::new(Notify::new()));
-        if let Some(token) = &token_key {
+        if let (Some(token), Params::Owned(params)) = (&token_key, &mut params) {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(m) = meta.as_object_mut() {
                 m.insert(meta::PROGRESS_TOKEN.into(), json!(token));
@@ -264,8 +297,23 @@ impl Session {
                 );
             }
         }
-        let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
-        if let Err(e) = self.transport.send(message).await {
+        let sent = match params {
+            Params::Owned(params) => {
+                let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
+                self.transport.send(message).await
+            }
+            Params::Parts { params, meta } => {
+                let meta = jsonrpc::MetaParts {
+                    progress_token: token_key.as_deref(),
+                    ..meta
+                };
+                match jsonrpc::request_line(&id, method, params, meta) {
+                    Ok(line) => self.transport.send_line(line).await,
+                    Err(e) => Err(Error::invalid(format!("unserialisable message: {e}"))),
+                }
+            }
+        };
+        if let Err(e) = sent {
             self.forget(&id, token_key.as_deref());
             return Err(e);
         }

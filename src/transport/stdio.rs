@@ -3,7 +3,7 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
-use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
+use super::framing::{json_depth, read_line, scan_answer_request_id, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::base::defaults;
@@ -226,6 +226,11 @@ impl StdioTransport {
         serde_json::to_writer(&mut line, message)
             .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
+        self.post_line(line).await
+    }
+
+    /// Writes one serialised line (ending with its newline).
+    async fn post_line(&self, line: Vec<u8>) -> Result<()> {
         match self.stdin.post(line) {
             Ok(()) => Ok(()),
             Err(WriteError::Closed) => Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed)),
@@ -328,6 +333,14 @@ impl Transport for StdioTransport {
         Box::pin(async move { self.write_line(&message).await })
     }
 
+    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        Box::pin(self.post_line(line))
+    }
+
+    fn takes_lines(&self) -> bool {
+        true
+    }
+
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let params = json!({"requestId": id.to_value(), "reason": reason});
@@ -421,19 +434,17 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
             continue;
         }
         let weight = bytes.len();
-        if let Some((id, depth)) = scan_answer(&bytes) {
-            if let Some(id) = RequestId::from_value(&id) {
-                let event = if depth > MAX_JSON_DEPTH {
-                    Inbound::RequestFailed {
-                        id,
-                        error: too_deep(depth),
-                    }
-                } else {
-                    Inbound::Answer { id, line: bytes }
+        if let Some((id, depth)) = scan_answer_request_id(&bytes) {
+            if depth > MAX_JSON_DEPTH {
+                let event = Inbound::RequestFailed {
+                    id,
+                    error: too_deep(depth),
                 };
                 let _ = shared.inbound.deliver(event, weight).await;
-                continue;
+            } else {
+                let _ = shared.inbound.deliver_answer(id, bytes).await;
             }
+            continue;
         }
         let event = match serde_json::from_slice::<Value>(&bytes) {
             Ok(value) => Inbound::Message(value),
