@@ -263,3 +263,54 @@ impl TransportConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer overtakes nothing: it goes straight to the sink only when every event sent
+    /// before it has been handled, and behind them through the queue otherwise.
+    #[tokio::test]
+    async fn answers_go_straight_to_the_sink_only_when_nothing_waits_before_them() {
+        let (tx, mut rx) = inbound_channel();
+        let direct = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = direct.clone();
+        rx.set_answer_sink(Box::new(move |id, _line| seen.lock().unwrap().push(id)));
+
+        assert!(tx.deliver_answer(RequestId::Num(1), b"{}".to_vec()).await);
+        assert_eq!(*direct.lock().unwrap(), [RequestId::Num(1)]);
+
+        // A message not yet handled: the next answer queues behind it.
+        assert!(tx.deliver(Inbound::Message(Value::Null), 4).await);
+        assert!(tx.deliver_answer(RequestId::Num(2), b"{}".to_vec()).await);
+        assert!(matches!(rx.recv().await, Some(Inbound::Message(_))));
+        // Still being handled (the receiver has not come back): queued again.
+        assert!(tx.deliver_answer(RequestId::Num(3), b"{}".to_vec()).await);
+        assert!(matches!(
+            rx.recv().await,
+            Some(Inbound::Answer {
+                id: RequestId::Num(2),
+                ..
+            })
+        ));
+        assert!(matches!(
+            rx.recv().await,
+            Some(Inbound::Answer {
+                id: RequestId::Num(3),
+                ..
+            })
+        ));
+        assert_eq!(direct.lock().unwrap().len(), 1);
+
+        // Everything handled once the receiver waits for more: straight to the sink again.
+        let next = tokio::spawn(async move { rx.recv().await.is_none() });
+        tokio::task::yield_now().await;
+        while tx.meter.unhandled.load(Ordering::SeqCst) != 0 {
+            tokio::task::yield_now().await;
+        }
+        assert!(tx.deliver_answer(RequestId::Num(4), b"{}".to_vec()).await);
+        assert_eq!(direct.lock().unwrap().last(), Some(&RequestId::Num(4)));
+        drop(tx);
+        assert!(next.await.unwrap());
+    }
+}
