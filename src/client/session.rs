@@ -140,6 +140,28 @@ impl From<Map<String, Value>> for Params<'_> {
     }
 }
 
+/// A request reading the transport on its own task while it waits (`Transport::poll_read_inline`);
+/// dropping it hands the reading back.
+struct InlineRead<'a> {
+    transport: &'a dyn Transport,
+    on: bool,
+    joined: bool,
+}
+
+impl InlineRead<'_> {
+    fn poll(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        self.transport.poll_read_inline(cx, &mut self.joined)
+    }
+}
+
+impl Drop for InlineRead<'_> {
+    fn drop(&mut self) {
+        if self.on {
+            self.transport.end_read_inline(self.joined);
+        }
+    }
+}
+
 /// A request waiting for its answer.
 struct Pending {
     answer: oneshot::Sender<Answer>,
@@ -274,6 +296,7 @@ impl Session {
             }
         }
         let (tx, mut rx) = oneshot::channel();
+        let alone;
         let (hold, mut hold_rx) = match self.transport.may_pause() {
             true => {
                 let (tx, rx) = watch::channel(false);
@@ -287,6 +310,7 @@ impl Session {
                 return Err(err.clone());
             }
             st.pending.insert(id.clone(), Pending { answer: tx, hold });
+            alone = st.pending.len() == 1;
             if let (Some(token), Some(activity)) = (&token_key, &activity) {
                 st.progress.insert(
                     token.clone(),
@@ -320,6 +344,12 @@ impl Session {
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
+        // Alone, the request reads the transport itself while it waits (see `transport/pump`).
+        let mut inline = InlineRead {
+            transport: &*self.transport,
+            on: alone && self.transport.reads_inline(),
+            joined: false,
+        };
         let outcome = loop {
             let until = match (timer, wait.deadline) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -350,6 +380,9 @@ impl Session {
                 }
                 _ = cancelled(wait.cancel.as_ref()) => {
                     break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled (request {id})"));
+                }
+                _ = std::future::poll_fn(|cx| inline.poll(cx)), if inline.on => {
+                    // Something was read: look at the answer again.
                 }
             }
         };

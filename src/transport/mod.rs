@@ -7,6 +7,7 @@ mod child;
 pub mod framing;
 pub mod http;
 mod line_writer;
+mod pump;
 mod reaper;
 pub mod sse;
 pub mod stdio;
@@ -225,6 +226,19 @@ pub trait Transport: Send + Sync + 'static {
     fn takes_lines(&self) -> bool {
         false
     }
+    /// Whether a request waiting alone may read the transport on its own task
+    /// ([`poll_read_inline`](Transport::poll_read_inline); stdio, see `transport/pump`).
+    fn reads_inline(&self) -> bool {
+        false
+    }
+    /// Reads what the server sent on the calling task; `Ready` when anything was read (the
+    /// caller then looks for its answer again). `joined` is the caller's state for
+    /// [`end_read_inline`](Transport::end_read_inline), false at first.
+    fn poll_read_inline(&self, _cx: &mut std::task::Context<'_>, _joined: &mut bool) -> std::task::Poll<()> {
+        std::task::Poll::Pending
+    }
+    /// The caller no longer reads (its wait is over).
+    fn end_read_inline(&self, _joined: bool) {}
     /// Whether this transport may send `Inbound::Paused` (only an HTTP transport with an
     /// authorization flow does); the session then keeps a hold switch per request.
     fn may_pause(&self) -> bool {

@@ -5,6 +5,7 @@
 
 use super::framing::{json_depth, read_line, scan_answer_request_id, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
+use super::pump::Pump;
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::base::defaults;
 use crate::error::{Error, ErrorKind, Result};
@@ -109,6 +110,8 @@ pub struct StdioTransport {
     shut_down: AtomicBool,
     close_done: Notify,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// The stdout reader, polled by its task or by a request waiting alone.
+    pump: Arc<Pump>,
 }
 
 /// State the background tasks share with the transport.
@@ -121,6 +124,8 @@ struct Shared {
     tail_len: usize,
     /// Length of a last stdout line the server did not finish (0: none).
     cut_line: AtomicUsize,
+    /// Stdout lines read so far (tells an inline reader whether it read anything).
+    lines: AtomicUsize,
 }
 
 impl Shared {
@@ -191,17 +196,19 @@ impl StdioTransport {
             stderr_tail: Mutex::new(VecDeque::new()),
             tail_len: cfg.stderr_tail_lines,
             cut_line: AtomicUsize::new(0),
+            lines: AtomicUsize::new(0),
         });
         let (stdout_eof_tx, stdout_eof_rx) = watch::channel(false);
         let (stderr_eof_tx, stderr_eof_rx) = watch::channel(false);
 
+        let pump = Pump::new(read_stdout(
+            stdout,
+            cfg.max_message_bytes,
+            shared.clone(),
+            stdout_eof_tx,
+        ));
         let tasks = vec![
-            tokio::spawn(read_stdout(
-                stdout,
-                cfg.max_message_bytes,
-                shared.clone(),
-                stdout_eof_tx,
-            )),
+            tokio::spawn(pump.clone().task()),
             tokio::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
             tokio::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
         ];
@@ -215,6 +222,7 @@ impl StdioTransport {
             shut_down: AtomicBool::new(false),
             close_done: Notify::new(),
             tasks: Mutex::new(tasks),
+            pump,
         })
     }
 
@@ -325,6 +333,7 @@ impl StdioTransport {
         for task in self.tasks.lock().unwrap().drain(..) {
             task.abort();
         }
+        self.pump.stop();
     }
 }
 
@@ -339,6 +348,23 @@ impl Transport for StdioTransport {
 
     fn takes_lines(&self) -> bool {
         true
+    }
+
+    fn reads_inline(&self) -> bool {
+        true
+    }
+
+    fn poll_read_inline(&self, cx: &mut std::task::Context<'_>, joined: &mut bool) -> std::task::Poll<()> {
+        let before = self.shared.lines.load(Ordering::SeqCst);
+        self.pump.poll_guest(cx, joined);
+        match self.shared.lines.load(Ordering::SeqCst) != before {
+            true => std::task::Poll::Ready(()),
+            false => std::task::Poll::Pending,
+        }
+    }
+
+    fn end_read_inline(&self, joined: bool) {
+        self.pump.leave(joined);
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
@@ -407,7 +433,9 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     loop {
-        let (bytes, cut) = match read_line(&mut reader, max).await {
+        let line = read_line(&mut reader, max).await;
+        shared.lines.fetch_add(1, Ordering::SeqCst);
+        let (bytes, cut) = match line {
             Ok(Line::Data(bytes)) => (bytes, false),
             Ok(Line::Cut(bytes)) => (bytes, true),
             Ok(Line::TooLong { prefix, len }) => {
