@@ -117,8 +117,8 @@ async fn legacy_notifications_reach_the_listener() {
 
 /// A request waiting alone reads the server's stdout itself (`transport/pump`); when it ends it
 /// hands the reading back, so what the server sends afterwards, with no call waiting, still
-/// arrives.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+/// arrives. (A current-thread runtime: on a multi-thread one the reader task does the reading.)
+#[tokio::test(flavor = "current_thread")]
 async fn output_after_a_lone_call_ends_is_still_read() {
     let fx = Fixture::legacy(&[]);
     let client = fx.client();

@@ -140,6 +140,11 @@ impl From<Map<String, Value>> for Params<'_> {
     }
 }
 
+fn on_current_thread_runtime() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+}
+
 /// A request reading the transport on its own task while it waits (`Transport::poll_read_inline`);
 /// dropping it hands the reading back.
 struct InlineRead<'a> {
@@ -345,9 +350,11 @@ impl Session {
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
         // Alone, the request reads the transport itself while it waits (see `transport/pump`).
+        // Only on a current-thread runtime: on a multi-thread one, handing the reading back to
+        // the reader task when the call ends would wake another worker thread per call.
         let mut inline = InlineRead {
             transport: &*self.transport,
-            on: alone && self.transport.reads_inline(),
+            on: alone && self.transport.reads_inline() && on_current_thread_runtime(),
             joined: false,
         };
         let outcome = loop {
