@@ -331,6 +331,7 @@ def summary(results: list[dict], key: str = "per_sec") -> dict:
     row["rounds"] = [round(r.get(key, 0), 1) for r in ok]
     # In round order, failed rounds as None, so that rounds of two clients pair up.
     row["round_values"] = [None if "error" in r else r.get(key) for r in results]
+    row["cpu_round_values"] = [None if "error" in r else r.get("cpu_us_per_call") for r in results]
     return row
 
 
@@ -651,6 +652,8 @@ def targets(res: dict) -> list[dict]:
         add("library adds < 20 µs per stdio call (mean, vs raw)", compare(cabi_row, raw, added_us), 20.0, "<",
             "mean round trip of the C ABI minus the raw baseline's")
 
+    cpu_targets(res, add)
+
     conc = res.get("concurrency", {})
     if conc:
         c64_row = conc.get("cabi", {}).get("64")
@@ -712,6 +715,31 @@ def targets(res: dict) -> list[dict]:
             growth if calls and calls >= 100_000 else None, 1.0, "<",
             f"{fnum(growth, 2)} MiB over {fnum(calls)} calls")
     return t
+
+
+def cpu_targets(res: dict, add) -> None:
+    """Issue 19 item 5: the C ABI's client CPU (user+system time of the client process, all its
+    threads) per sequential stdio call against the raw baseline's. The median over rounds of the
+    ratio within a round (both ran back to back in it), with the range; the best round is the
+    lowest CPU of each."""
+    seq = res.get("seq_stdio", {})
+    cabi, raw = seq.get("cabi"), seq.get("raw")
+    if not seq or not per_sec(cabi) or not per_sec(raw):
+        return
+    ra, rb = cabi.get("cpu_round_values") or [], raw.get("cpu_round_values") or []
+    pairs = [x / y for x, y in zip(ra, rb) if x and y] if len(ra) == len(rb) else []
+    value = None
+    if pairs:
+        value = {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
+                 "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+
+    def cpu(row: dict, values: list) -> str:
+        vals = sorted(v for v in values if v)
+        if not vals:
+            return f"{fnum(row.get('cpu_us_per_call'), 1)} µs"
+        return f"median {fnum(statistics.median(vals), 1)} µs (range {fnum(vals[0], 1)}-{fnum(vals[-1], 1)})"
+    add("C ABI client CPU per sequential stdio call <= 1.5x raw baseline's", value, 1.5, "<",
+        f"C ABI {cpu(cabi, ra)} per call; raw {cpu(raw, rb)} per call")
 
 
 def spread(row: dict | None) -> str:

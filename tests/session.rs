@@ -115,6 +115,34 @@ async fn legacy_notifications_reach_the_listener() {
     assert_eq!(log["level"], "info");
 }
 
+/// A request waiting alone reads the server's stdout itself (`transport/pump`); when it ends it
+/// hands the reading back, so what the server sends afterwards, with no call waiting, still
+/// arrives. (A current-thread runtime: on a multi-thread one the reader task does the reading.)
+#[tokio::test(flavor = "current_thread")]
+async fn output_after_a_lone_call_ends_is_still_read() {
+    let fx = Fixture::legacy(&[]);
+    let client = fx.client();
+    let seen = collect_notifications(&client);
+    client.connect().await.unwrap();
+    let opts = RequestOptions {
+        timeout: Some(Duration::from_millis(100)),
+        ..RequestOptions::default()
+    };
+    let e = client
+        .call_tool("progress", Some(json!({"steps": 2, "delay_ms": 300})), &opts)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    assert!(!seen.snapshot().iter().any(|(m, _)| m == "notifications/message"));
+    // The tool logs once its steps are done, ~500 ms after the call gave up.
+    let (_, params) = seen
+        .wait_for("the log line sent after the call ended", |(m, _)| {
+            m == "notifications/message"
+        })
+        .await;
+    assert_eq!(params["data"], "progress tool ran");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn modern_listen_notifications_reach_the_listener_too() {
     let fx = Fixture::modern(&[]);

@@ -155,10 +155,7 @@ impl ResponseCache {
                 Some(e) if now < e.expires => {
                     let json = e.json.to_vec();
                     let len = json.len();
-                    return Some(Reply::Line {
-                        line: json,
-                        result: 0..len,
-                    });
+                    return Some(Reply::line(json, 0..len));
                 }
                 Some(_) => state.remove(&key),
                 None => {}

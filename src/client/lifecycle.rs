@@ -399,6 +399,7 @@ impl Client {
             era: Era::Modern,
             version: RwLock::new(version),
             info,
+            meta_head: Default::default(),
         };
         Ok(Discovered::Modern(Arc::new(conn)))
     }
@@ -493,6 +494,7 @@ impl Client {
             era: Era::Legacy,
             version: RwLock::new(negotiated),
             info,
+            meta_head: Default::default(),
         }))
     }
 }

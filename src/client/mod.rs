@@ -118,6 +118,8 @@ pub(crate) struct Connection {
     era: Era,
     version: RwLock<String>,
     info: ServerInfo,
+    /// The modern `_meta` members every request carries, serialised once (`request::MetaHead`).
+    meta_head: std::sync::Mutex<Option<request::MetaHead>>,
 }
 
 impl Connection {
@@ -277,7 +279,7 @@ impl Client {
     async fn check_output(&self, name: &str, reply: &Reply, opts: &RequestOptions) -> Result<()> {
         let schemas = &self.inner.tool_schemas;
         if !schemas.known() {
-            if !output_schema::has_structured_content(&reply.json_text()) {
+            if !reply.has_structured_content() {
                 return Ok(());
             }
             let list_opts = RequestOptions {

@@ -7,11 +7,12 @@
 
 use crate::error::{Error, Result};
 use crate::protocol::{Incoming, RequestId, ResultType};
+use crate::transport::framing;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 
 pub(crate) enum Reply {
     Value(Value),
@@ -19,7 +20,77 @@ pub(crate) enum Reply {
     Line {
         line: Vec<u8>,
         result: Range<usize>,
+        scan: Scan,
     },
+}
+
+/// What the client reads in a result it keeps as bytes, found in one walk of its text (valid
+/// JSON by then) without decoding it. `None` where the walk cannot be sure (escaped keys,
+/// duplicate members, an unusual `resultType`): the JSON decoder then decides, as before.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scan {
+    kind: Option<ResultType>,
+    /// A top-level `structuredContent` that is not `null`.
+    structured: Option<bool>,
+}
+
+impl Scan {
+    fn of(raw: &[u8]) -> Scan {
+        if raw.first() != Some(&b'{') {
+            // Not an object: nothing to read (as the decoder would find).
+            return Scan {
+                kind: Some(ResultType::Complete),
+                structured: Some(false),
+            };
+        }
+        let unsure = Scan {
+            kind: None,
+            structured: None,
+        };
+        let (mut kind, mut kinds, mut structured, mut structs, mut escaped) = (None, 0, None, 0, false);
+        framing::top_level_members(raw, |key, rest| {
+            if key.contains(&b'\\') {
+                escaped = true;
+                return ControlFlow::Break(());
+            }
+            match key {
+                b"resultType" => (kind, kinds) = (Some(rest), kinds + 1),
+                b"structuredContent" => (structured, structs) = (Some(rest), structs + 1),
+                _ => {}
+            }
+            ControlFlow::Continue(())
+        });
+        if escaped {
+            return unsure;
+        }
+        let kind = match (kinds, kind.map(member_value)) {
+            (0, _) => Some(ResultType::Complete),
+            (1, Some(v)) if v == b"\"complete\"" => Some(ResultType::Complete),
+            (1, Some(v)) if v == b"\"input_required\"" => Some(ResultType::InputRequired),
+            (1, Some(v)) if v == b"\"task\"" => Some(ResultType::Task),
+            _ => None,
+        };
+        let structured = match (structs, structured.map(member_value)) {
+            (0, _) => Some(false),
+            (1, Some(v)) => Some(!v.starts_with(b"null")),
+            _ => None,
+        };
+        Scan { kind, structured }
+    }
+}
+
+/// The value of a member, given the text after its key (`: value, ...`), as far as a walk
+/// needs it: its first bytes (a string's up to and including its closing quote when it holds no
+/// escape).
+fn member_value(rest: &[u8]) -> &[u8] {
+    let rest = rest.trim_ascii_start();
+    let rest = rest.strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
+    if rest.first() == Some(&b'"') {
+        if let Some(end) = rest[1..].iter().position(|&b| b == b'"' || b == b'\\') {
+            return &rest[..end + 2];
+        }
+    }
+    rest
 }
 
 /// The members of an answer line the fast path looks at (the rest is checked, not kept).
@@ -46,7 +117,7 @@ impl Reply {
         {
             let start = raw.get().as_ptr() as usize - line.as_ptr() as usize;
             let result = start..start + raw.get().len();
-            return Ok(Reply::Line { line, result });
+            return Ok(Reply::line(line, result));
         }
         // Errors, and anything unusual (duplicate members, bad JSON), take the full decoder,
         // whose verdicts and messages are the ones every other answer gets.
@@ -66,6 +137,26 @@ impl Reply {
         }
     }
 
+    /// A result that is `line[result]` (valid JSON).
+    pub fn line(line: Vec<u8>, result: Range<usize>) -> Reply {
+        let scan = Scan::of(&line[result.clone()]);
+        Reply::Line { line, result, scan }
+    }
+
+    /// Whether the result has a top-level `structuredContent` (read without decoding it).
+    pub fn has_structured_content(&self) -> bool {
+        match self {
+            Reply::Line {
+                scan: Scan {
+                    structured: Some(structured),
+                    ..
+                },
+                ..
+            } => *structured,
+            _ => super::output_schema::has_structured_content(&self.json_text()),
+        }
+    }
+
     fn raw<'a>(line: &'a [u8], result: &Range<usize>) -> &'a str {
         // The range is a RawValue's text: valid UTF-8 (checked when it was parsed).
         std::str::from_utf8(&line[result.clone()]).unwrap_or("null")
@@ -74,7 +165,11 @@ impl Reply {
     pub fn result_type(&self) -> Result<ResultType> {
         match self {
             Reply::Value(v) => ResultType::of(v),
-            Reply::Line { line, result } => {
+            Reply::Line {
+                scan: Scan { kind: Some(kind), .. },
+                ..
+            } => Ok(*kind),
+            Reply::Line { line, result, .. } => {
                 let raw = Self::raw(line, result);
                 if !raw.starts_with('{') {
                     return Ok(ResultType::Complete); // not an object: nothing to read
@@ -90,7 +185,7 @@ impl Reply {
     pub fn into_value(self) -> Result<Value> {
         match self {
             Reply::Value(v) => Ok(v),
-            Reply::Line { line, result } => serde_json::from_str(Self::raw(&line, &result))
+            Reply::Line { line, result, .. } => serde_json::from_str(Self::raw(&line, &result))
                 .map_err(|e| Error::protocol(format!("the server's result is not JSON: {e}"))),
         }
     }
@@ -99,7 +194,7 @@ impl Reply {
     pub fn json_text(&self) -> std::borrow::Cow<'_, str> {
         match self {
             Reply::Value(v) => v.to_string().into(),
-            Reply::Line { line, result } => Self::raw(line, result).into(),
+            Reply::Line { line, result, .. } => Self::raw(line, result).into(),
         }
     }
 
@@ -107,7 +202,7 @@ impl Reply {
     pub fn value(&self) -> Result<std::borrow::Cow<'_, Value>> {
         match self {
             Reply::Value(v) => Ok(std::borrow::Cow::Borrowed(v)),
-            Reply::Line { line, result } => serde_json::from_str(Self::raw(line, result))
+            Reply::Line { line, result, .. } => serde_json::from_str(Self::raw(line, result))
                 .map(std::borrow::Cow::Owned)
                 .map_err(|e| Error::protocol(format!("the server's result is not JSON: {e}"))),
         }
@@ -117,7 +212,7 @@ impl Reply {
     pub fn into_json(self) -> Vec<u8> {
         match self {
             Reply::Value(v) => serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()),
-            Reply::Line { mut line, result } => {
+            Reply::Line { mut line, result, .. } => {
                 line.truncate(result.end);
                 line.drain(..result.start);
                 line
@@ -213,5 +308,43 @@ mod tests {
         assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
         let no_code = reply(r#"{"id":1,"error":{"message":"m"}}"#).err().unwrap();
         assert_eq!(no_code.kind(), ErrorKind::ProtocolViolation);
+    }
+
+    /// The walk agrees with the decoder on `resultType` and `structuredContent`, or leaves the
+    /// case to it.
+    #[test]
+    fn the_scan_agrees_with_the_decoder() {
+        let results = [
+            r#"{}"#,
+            r#"[1,{"resultType":"task"}]"#,
+            r#""text""#,
+            r#"{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}"#,
+            r#"{"a":{"resultType":"task","structuredContent":1},"b":"\"resultType\":"}"#,
+            r#"{"resultType" : "input_required","inputRequests":{}}"#,
+            r#"{"resultType":"task"}"#,
+            r#"{"resultType":null}"#,
+            r#"{"resultType":"later"}"#,
+            r#"{"resultType":"comp\u006cete"}"#,
+            r#"{"result\u0054ype":"task"}"#,
+            r#"{"resultType":"task","resultType":"complete"}"#,
+            r#"{"resultType":7}"#,
+            r#"{"structuredContent":{"x":1}}"#,
+            r#"{"structuredContent": null}"#,
+            r#"{"structuredContent":null,"structuredContent":{}}"#,
+            r#"{"structuredContent":[]}"#,
+            r#"{"structured\u0043ontent":{}}"#,
+        ];
+        for result in results {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            let fast = reply(&line).unwrap();
+            let value: Value = serde_json::from_str(result).unwrap();
+            let want = ResultType::of(&value).map_err(|e| e.kind());
+            assert_eq!(fast.result_type().map_err(|e| e.kind()), want, "{result}");
+            assert_eq!(
+                fast.has_structured_content(),
+                crate::client::output_schema::has_structured_content(result),
+                "{result}"
+            );
+        }
     }
 }

@@ -1,11 +1,13 @@
 //! The request path: the call's wait (timeout, total cap, cancel), `_meta` stamping for the
 //! era, the exchange with its -32022 retry, and the response cache in front of it.
 
+use super::session::Params;
 use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wait};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
-use crate::protocol::{codes, meta, methods, ResultType};
+use crate::protocol::{codes, jsonrpc, meta, methods, ResultType};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use tokio::time::Instant;
 
 impl Client {
@@ -19,6 +21,13 @@ impl Client {
             on_progress: opts.on_progress.clone(),
             notify_cancel: true,
         }
+    }
+
+    /// The log level a modern request asks for: the call's, else the client's.
+    fn log_level(&self, opts: &RequestOptions) -> Option<String> {
+        opts.log_level
+            .clone()
+            .or_else(|| self.inner.log_level.read().unwrap().clone())
     }
 
     /// Params with the `_meta` this era needs: caller entries, then the reserved keys.
@@ -40,11 +49,7 @@ impl Client {
             meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
             meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
             meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
-            let level = opts
-                .log_level
-                .clone()
-                .or_else(|| self.inner.log_level.read().unwrap().clone());
-            if let Some(level) = level {
+            if let Some(level) = self.log_level(opts) {
                 meta_obj.insert(meta::LOG_LEVEL.into(), json!(level));
             }
         }
@@ -52,6 +57,32 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta_obj));
         }
         params
+    }
+
+    /// The modern `_meta` members (protocol version, capabilities, client info) as JSON text,
+    /// serialised once per connection and again only when the version (a -32022 retry) or the
+    /// capabilities (a handler registered since) change.
+    fn meta_head(&self, conn: &Connection) -> Arc<[u8]> {
+        let caps = self.capabilities(Era::Modern);
+        let version = conn.version.read().unwrap();
+        let mut cached = conn.meta_head.lock().unwrap();
+        if let Some(head) = cached.as_ref().filter(|h| h.version == *version && h.caps == caps) {
+            return head.text.clone();
+        }
+        let version_value = Value::String(version.clone());
+        let text: Arc<[u8]> = jsonrpc::members_text([
+            (meta::PROTOCOL_VERSION, &version_value),
+            (meta::CLIENT_CAPABILITIES, &caps),
+            (meta::CLIENT_INFO, &self.inner.config.client_info),
+        ])
+        .unwrap_or_default()
+        .into();
+        *cached = Some(MetaHead {
+            version: version.clone(),
+            caps,
+            text: text.clone(),
+        });
+        text
     }
 
     /// One request/response on the live connection: stamping, the -32022 version retry, and
@@ -65,9 +96,27 @@ impl Client {
         wait: &Wait,
     ) -> Result<Reply> {
         let mut retried = false;
+        // Written from borrowed parts (no copy of the params, the `_meta` text cached) unless
+        // the caller brings `_meta` entries, which `stamp` merges, or the transport takes values.
+        let parts = conn.session.takes_lines() && opts.meta.is_none() && !params.contains_key("_meta");
         loop {
-            let stamped = self.stamp(conn, params, opts);
-            match conn.session.request(method, stamped, wait).await {
+            let (head, level);
+            let body = if parts {
+                let modern = conn.era == Era::Modern;
+                head = modern.then(|| self.meta_head(conn));
+                level = modern.then(|| self.log_level(opts)).flatten();
+                Params::Parts {
+                    params,
+                    meta: jsonrpc::MetaParts {
+                        head: head.as_deref().unwrap_or_default(),
+                        log_level: level.as_deref(),
+                        progress_token: None,
+                    },
+                }
+            } else {
+                Params::Owned(self.stamp(conn, params, opts))
+            };
+            match conn.session.request(method, body, wait).await {
                 Err(e) if conn.era == Era::Modern && !retried && is_code(&e, codes::UNSUPPORTED_PROTOCOL_VERSION) => {
                     retried = true;
                     let supported = supported_versions(&e);
@@ -193,6 +242,13 @@ impl Client {
             }
         }
     }
+}
+
+/// A connection's serialised modern `_meta` members and what they were made from.
+pub(super) struct MetaHead {
+    version: String,
+    caps: Value,
+    text: Arc<[u8]>,
 }
 
 pub(super) fn is_code(e: &Error, code: i64) -> bool {

@@ -121,6 +121,52 @@ impl Answer {
     }
 }
 
+/// A request's params as the client hands them to the session.
+pub(crate) enum Params<'a> {
+    /// The whole params object, `_meta` included (connect, caller `_meta`, transports that
+    /// take messages as values).
+    Owned(Map<String, Value>),
+    /// The caller's params (without a `_meta` member) and the `_meta` members to append: the
+    /// request line is written from these as they are, nothing copied into a map first.
+    Parts {
+        params: &'a Map<String, Value>,
+        meta: jsonrpc::MetaParts<'a>,
+    },
+}
+
+impl From<Map<String, Value>> for Params<'_> {
+    fn from(params: Map<String, Value>) -> Self {
+        Params::Owned(params)
+    }
+}
+
+fn on_current_thread_runtime() -> bool {
+    tokio::runtime::Handle::try_current()
+        .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::CurrentThread)
+}
+
+/// A request reading the transport on its own task while it waits (`Transport::poll_read_inline`);
+/// dropping it hands the reading back.
+struct InlineRead<'a> {
+    transport: &'a dyn Transport,
+    on: bool,
+    joined: bool,
+}
+
+impl InlineRead<'_> {
+    fn poll(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
+        self.transport.poll_read_inline(cx, &mut self.joined)
+    }
+}
+
+impl Drop for InlineRead<'_> {
+    fn drop(&mut self) {
+        if self.on {
+            self.transport.end_read_inline(self.joined);
+        }
+    }
+}
+
 /// A request waiting for its answer.
 struct Pending {
     answer: oneshot::Sender<Answer>,
@@ -188,6 +234,13 @@ impl Session {
             server_requests: AtomicUsize::new(0),
             heard: Heard::default(),
         });
+        let weak = Arc::downgrade(&session);
+        inbound.set_answer_sink(Box::new(move |id, line| {
+            if let Some(session) = weak.upgrade() {
+                session.heard.anything.store(true, Ordering::Relaxed);
+                session.complete(&id, Answer::Line(line));
+            }
+        }));
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
     }
@@ -213,6 +266,12 @@ impl Session {
         tail.iter().cloned().collect::<Vec<_>>().join(" | ")
     }
 
+    /// Whether requests may be handed over as [`Params::Parts`] at no extra cost (the transport
+    /// writes lines as they are).
+    pub fn takes_lines(&self) -> bool {
+        self.transport.takes_lines()
+    }
+
     pub fn closed_error(&self) -> Option<Error> {
         self.state.lock().unwrap().closed.clone()
     }
@@ -222,7 +281,8 @@ impl Session {
     }
 
     /// Sends a request and waits for its answer under `wait`'s rules.
-    pub async fn request(&self, method: &str, mut params: Map<String, Value>, wait: &Wait) -> Result<Reply> {
+    pub async fn request(&self, method: &str, params: impl Into<Params<'_>>, wait: &Wait) -> Result<Reply> {
+        let mut params = params.into();
         if wait.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
             // Nothing is sent for a call cancelled before it started.
             return Err(Error::new(
@@ -234,13 +294,14 @@ impl Session {
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
         let activity = wants_progress.then(|| Arc::new(Notify::new()));
-        if let Some(token) = &token_key {
+        if let (Some(token), Params::Owned(params)) = (&token_key, &mut params) {
             let meta = params.entry("_meta").or_insert_with(|| json!({}));
             if let Some(m) = meta.as_object_mut() {
                 m.insert(meta::PROGRESS_TOKEN.into(), json!(token));
             }
         }
         let (tx, mut rx) = oneshot::channel();
+        let alone;
         let (hold, mut hold_rx) = match self.transport.may_pause() {
             true => {
                 let (tx, rx) = watch::channel(false);
@@ -254,6 +315,7 @@ impl Session {
                 return Err(err.clone());
             }
             st.pending.insert(id.clone(), Pending { answer: tx, hold });
+            alone = st.pending.len() == 1;
             if let (Some(token), Some(activity)) = (&token_key, &activity) {
                 st.progress.insert(
                     token.clone(),
@@ -264,14 +326,37 @@ impl Session {
                 );
             }
         }
-        let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
-        if let Err(e) = self.transport.send(message).await {
+        let sent = match params {
+            Params::Owned(params) => {
+                let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
+                self.transport.send(message).await
+            }
+            Params::Parts { params, meta } => {
+                let meta = jsonrpc::MetaParts {
+                    progress_token: token_key.as_deref(),
+                    ..meta
+                };
+                match jsonrpc::request_line(&id, method, params, meta) {
+                    Ok(line) => self.transport.send_line(line).await,
+                    Err(e) => Err(Error::invalid(format!("unserialisable message: {e}"))),
+                }
+            }
+        };
+        if let Err(e) = sent {
             self.forget(&id, token_key.as_deref());
             return Err(e);
         }
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
+        // Alone, the request reads the transport itself while it waits (see `transport/pump`).
+        // Only on a current-thread runtime: on a multi-thread one, handing the reading back to
+        // the reader task when the call ends would wake another worker thread per call.
+        let mut inline = InlineRead {
+            transport: &*self.transport,
+            on: alone && self.transport.reads_inline() && on_current_thread_runtime(),
+            joined: false,
+        };
         let outcome = loop {
             let until = match (timer, wait.deadline) {
                 (Some(a), Some(b)) => Some(a.min(b)),
@@ -302,6 +387,9 @@ impl Session {
                 }
                 _ = cancelled(wait.cancel.as_ref()) => {
                     break Error::new(ErrorKind::Cancelled, format!("{method} was cancelled (request {id})"));
+                }
+                _ = std::future::poll_fn(|cx| inline.poll(cx)), if inline.on => {
+                    // Something was read: look at the answer again.
                 }
             }
         };

@@ -136,6 +136,89 @@ pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
     Value::Object(obj)
 }
 
+/// The `_meta` members a request line gets after the caller's params, written as they are.
+#[derive(Default, Clone, Copy)]
+pub struct MetaParts<'a> {
+    /// Members as JSON text (`"k":v,"k":v`), e.g. the connection's reserved keys; may be empty.
+    pub head: &'a [u8],
+    /// `io.modelcontextprotocol/logLevel`.
+    pub log_level: Option<&'a str>,
+    /// `progressToken`.
+    pub progress_token: Option<&'a str>,
+}
+
+/// A request line (with its newline) written from borrowed parts: byte for byte what
+/// serialising [`request`] gives for `params` with a `_meta` object of `meta`'s members appended
+/// (none when `meta` is empty), without building that map. `params` must not hold a `_meta`
+/// member (callers with one build the map instead).
+pub fn request_line(
+    id: &RequestId,
+    method: &str,
+    params: &Map<String, Value>,
+    meta: MetaParts<'_>,
+) -> serde_json::Result<Vec<u8>> {
+    debug_assert!(!params.contains_key("_meta"));
+    let mut out = Vec::with_capacity(192 + meta.head.len());
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        RequestId::Num(n) => serde_json::to_writer(&mut out, n)?,
+        RequestId::Str(s) => serde_json::to_writer(&mut out, s)?,
+    }
+    out.extend_from_slice(b",\"method\":");
+    serde_json::to_writer(&mut out, method)?;
+    out.extend_from_slice(b",\"params\":{");
+    let mut first = true;
+    for (key, value) in params {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        serde_json::to_writer(&mut out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut out, value)?;
+    }
+    let extra = [
+        (crate::protocol::meta::LOG_LEVEL, meta.log_level),
+        (crate::protocol::meta::PROGRESS_TOKEN, meta.progress_token),
+    ];
+    if !meta.head.is_empty() || extra.iter().any(|(_, v)| v.is_some()) {
+        if !first {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"_meta\":{");
+        out.extend_from_slice(meta.head);
+        let mut empty = meta.head.is_empty();
+        for (key, value) in extra {
+            if let Some(value) = value {
+                if !empty {
+                    out.push(b',');
+                }
+                empty = false;
+                serde_json::to_writer(&mut out, key)?;
+                out.push(b':');
+                serde_json::to_writer(&mut out, value)?;
+            }
+        }
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"}}\n");
+    Ok(out)
+}
+
+/// `"key":value` members as JSON text, comma-separated (a [`MetaParts::head`]).
+pub fn members_text<'a>(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> serde_json::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    for (key, value) in members {
+        if !out.is_empty() {
+            out.push(b',');
+        }
+        serde_json::to_writer(&mut out, key)?;
+        out.push(b':');
+        serde_json::to_writer(&mut out, value)?;
+    }
+    Ok(out)
+}
+
 pub fn notification(method: &str, params: Option<Value>) -> Value {
     let mut obj = Map::new();
     obj.insert("jsonrpc".into(), json!("2.0"));
@@ -183,5 +266,64 @@ mod tests {
         assert!(matches!(n, Incoming::Notification { .. }));
         assert!(Incoming::classify(json!([1, 2])).is_err());
         assert!(Incoming::classify(json!({"jsonrpc":"2.0","id":1})).is_err());
+    }
+
+    /// The line written from parts equals the serialised map the slow path builds.
+    #[test]
+    fn request_lines_from_parts_match_the_serialised_map() {
+        let params = json!({"name": "echo", "arguments": {"text": "h\u{e9}\"\n\u{1}", "n": [1, 2.5, null, true]}});
+        let params = params.as_object().unwrap().clone();
+        let head_members = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}});
+        let head_map = head_members.as_object().unwrap();
+        let head = members_text(head_map.iter().map(|(k, v)| (k.as_str(), v))).unwrap();
+        let cases: Vec<(Map<String, Value>, MetaParts, Option<Value>)> = vec![
+            (params.clone(), MetaParts::default(), None),
+            (Map::new(), MetaParts::default(), None),
+            (
+                params.clone(),
+                MetaParts {
+                    head: &head,
+                    ..MetaParts::default()
+                },
+                Some(head_members.clone()),
+            ),
+            (
+                Map::new(),
+                MetaParts {
+                    head: &head,
+                    log_level: Some("debug"),
+                    progress_token: Some("mcp-7"),
+                },
+                Some({
+                    let mut m = head_map.clone();
+                    m.insert("io.modelcontextprotocol/logLevel".into(), json!("debug"));
+                    m.insert("progressToken".into(), json!("mcp-7"));
+                    Value::Object(m)
+                }),
+            ),
+            (
+                params.clone(),
+                MetaParts {
+                    progress_token: Some("mcp-8"),
+                    ..MetaParts::default()
+                },
+                Some(json!({"progressToken": "mcp-8"})),
+            ),
+        ];
+        let ids = [RequestId::Num(42), RequestId::Num(-3), RequestId::Str("s\"1".into())];
+        for (id, (params, parts, meta)) in ids.iter().flat_map(|id| cases.iter().map(move |c| (id, c))) {
+            let mut full = params.clone();
+            if let Some(m) = meta {
+                full.insert("_meta".into(), m.clone());
+            }
+            let mut want = serde_json::to_vec(&request(id, "tools/call", Some(Value::Object(full)))).unwrap();
+            want.push(b'\n');
+            assert_eq!(
+                String::from_utf8(request_line(id, "tools/call", params, *parts).unwrap()).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
     }
 }

@@ -3,6 +3,7 @@
 use std::ops::ControlFlow;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
+use crate::protocol::RequestId;
 pub use crate::protocol::MAX_JSON_DEPTH;
 
 /// How much of an oversized line is kept, to find its request id.
@@ -94,6 +95,23 @@ pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
 /// As [`scan_answer_id`], with the line's nesting depth (the same walk measures it, so the
 /// reader can refuse an answer nested deeper than [`MAX_JSON_DEPTH`] at no extra cost).
 pub fn scan_answer(line: &[u8]) -> Option<(serde_json::Value, usize)> {
+    let (rest, depth) = answer_id_rest(line)?;
+    Some((value_after_colon(rest)?, depth))
+}
+
+/// As [`scan_answer`], with the id as a [`RequestId`]: an integer id (what this client sends) is
+/// read from its digits, without decoding a JSON value (or checking the rest of the line).
+pub fn scan_answer_request_id(line: &[u8]) -> Option<(RequestId, usize)> {
+    let (rest, depth) = answer_id_rest(line)?;
+    let id = match integer_after_colon(rest) {
+        Some(n) => RequestId::Num(n),
+        None => RequestId::from_value(&value_after_colon(rest)?)?,
+    };
+    Some((id, depth))
+}
+
+/// The text after an answer's top-level `"id"` key, and the line's depth.
+fn answer_id_rest(line: &[u8]) -> Option<(&[u8], usize)> {
     let (mut id, mut answer, mut method) = (None, false, false);
     let depth = top_level_keys(line, |key, rest| {
         match key {
@@ -110,7 +128,43 @@ pub fn scan_answer(line: &[u8]) -> Option<(serde_json::Value, usize)> {
     if method || !answer || line.first() != Some(&b'{') {
         return None;
     }
-    Some((value_after_colon(id?)?, depth))
+    Some((id?, depth))
+}
+
+/// `: 123,` → 123: a plain JSON integer (no sign but `-`, no leading zero, no fraction or
+/// exponent) that fits an `i64` and is followed by a delimiter (not cut off). Anything else is
+/// `None`, for the JSON decoder to judge.
+fn integer_after_colon(rest: &[u8]) -> Option<i64> {
+    let skip = |b: &[u8]| -> usize { b.iter().take_while(|c| c.is_ascii_whitespace()).count() };
+    let mut i = skip(rest);
+    if rest.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    i += skip(&rest[i..]);
+    let negative = rest.get(i) == Some(&b'-');
+    let start = i + usize::from(negative);
+    let digits = rest[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 18 || (digits > 1 && rest[start] == b'0') {
+        return None;
+    }
+    if !matches!(
+        rest.get(start + digits),
+        Some(b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
+    ) {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for &c in &rest[start..start + digits] {
+        n = n * 10 + i64::from(c - b'0');
+    }
+    Some(if negative { -n } else { n })
+}
+
+/// Visits the members of a JSON object's top level: each key's raw bytes (escapes as written)
+/// and the text after its closing quote; `Break` stops the walk. Accurate on valid JSON.
+pub(crate) fn top_level_members<'a>(bytes: &'a [u8], visit: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
+    top_level_keys(bytes, visit);
 }
 
 /// How deeply `bytes` (JSON text) nests arrays and objects; 0 for a scalar.
@@ -214,6 +268,7 @@ mod tests {
         assert_eq!(json_depth(br#"{"a":"[[[{{","b":[{}]}"#), 3);
         let line = format!(r#"{{"id":1,"result":{}}}"#, nest(5));
         assert_eq!(scan_answer(line.as_bytes()), Some((json!(1), 6)));
+        assert_eq!(scan_answer_request_id(line.as_bytes()), Some((RequestId::Num(1), 6)));
     }
 
     #[test]
@@ -268,5 +323,37 @@ mod tests {
         assert_eq!(answer(r#"{"jsonrpc":"2.0","\u0069d":9,"result":{}}"#), None);
         assert_eq!(answer(r#"[{"id":1,"result":{}}]"#), None);
         assert_eq!(answer(r#"{"id":1,"result":{"text":"unterminated"#), None);
+    }
+
+    /// The integer fast path reads exactly the ids the JSON decoder would, and leaves the rest
+    /// to it.
+    #[test]
+    fn integer_ids_are_read_from_their_digits_as_the_decoder_would() {
+        for id in [
+            "0",
+            "7",
+            "-7",
+            "123456789012345678",
+            "-123456789012345678",
+            "9223372036854775807",
+            "1.0",
+            "1e3",
+            "01",
+            "-0",
+            "\"7\"",
+            "\"\"",
+            "12345678901234567890",
+            "-",
+            "true",
+            "7 ",
+        ] {
+            for tail in [",\"result\":{}}", "}", " ,\"result\":1}"] {
+                let line = format!("{{\"result\":{{}},\"id\": {id}{tail}");
+                let slow = scan_answer(line.as_bytes()).and_then(|(v, d)| Some((RequestId::from_value(&v)?, d)));
+                assert_eq!(scan_answer_request_id(line.as_bytes()), slow, "{line}");
+            }
+        }
+        assert_eq!(integer_after_colon(b": 42,"), Some(42));
+        assert_eq!(integer_after_colon(b":42"), None, "cut off: the decoder decides");
     }
 }

@@ -8,6 +8,7 @@ pub mod framing;
 pub mod http;
 pub(crate) mod lean_reader;
 mod line_writer;
+mod pump;
 mod reaper;
 pub mod sse;
 pub mod stdio;
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::protocol::RequestId;
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, Notify};
 
 pub use crate::base::BoxFuture;
@@ -63,18 +64,36 @@ pub struct InboundSender {
     meter: Arc<Meter>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Meter {
     queued: AtomicUsize,
     /// A reader waits for room (so the session's side wakes it; checked per message, cheap).
     waiting: AtomicBool,
     room: Notify,
+    /// Events sent and not yet handled (the receiver counts one handled when it comes back for
+    /// the next, or is dropped).
+    unhandled: AtomicUsize,
+    /// Where an answer goes when nothing is queued before it (see [`InboundSender::deliver_answer`]).
+    direct: OnceLock<AnswerSink>,
+}
+
+/// Hands an undecoded answer to the request waiting for it (the session's, set by the receiver).
+pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>) + Send + Sync>;
+
+impl std::fmt::Debug for Meter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Meter")
+            .field("queued", &self.queued)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The session's end of the delivery channel.
 pub struct InboundReceiver {
     rx: mpsc::UnboundedReceiver<Queued>,
     meter: Arc<Meter>,
+    /// The last event returned is being handled (counted in `unhandled`).
+    holding: bool,
 }
 
 /// A delivery channel between a transport and its session.
@@ -86,14 +105,34 @@ pub fn inbound_channel() -> (InboundSender, InboundReceiver) {
             tx,
             meter: meter.clone(),
         },
-        InboundReceiver { rx, meter },
+        InboundReceiver {
+            rx,
+            meter,
+            holding: false,
+        },
     )
 }
 
 impl InboundSender {
     /// Queues `event` at once (not metered); false when the session is gone.
     pub fn send(&self, event: Inbound) -> bool {
+        self.meter.unhandled.fetch_add(1, Ordering::SeqCst);
         self.tx.send(Queued { event, weight: 0 }).is_ok()
+    }
+
+    /// Delivers an answer (`Inbound::Answer`). When every event sent before it has been
+    /// handled, it goes straight to the waiting request through the session's sink: the same
+    /// order as through the queue, without a hop through the session's read loop (a task poll
+    /// and a wake-up per call). Otherwise it queues behind them, as [`deliver`](Self::deliver).
+    pub async fn deliver_answer(&self, id: RequestId, line: Vec<u8>) -> bool {
+        if self.meter.unhandled.load(Ordering::SeqCst) == 0 {
+            if let Some(sink) = self.meter.direct.get() {
+                sink(id, line);
+                return !self.tx.is_closed();
+            }
+        }
+        let weight = line.len();
+        self.deliver(Inbound::Answer { id, line }, weight).await
     }
 
     /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
@@ -128,13 +167,24 @@ impl InboundSender {
     pub fn send_metered(&self, event: Inbound, weight: usize) -> bool {
         let weight = weight.max(1);
         self.meter.queued.fetch_add(weight, Ordering::SeqCst);
+        self.meter.unhandled.fetch_add(1, Ordering::SeqCst);
         self.tx.send(Queued { event, weight }).is_ok()
     }
 }
 
 impl InboundReceiver {
+    /// Installs where answers go when nothing is queued before them (once).
+    pub fn set_answer_sink(&self, sink: AnswerSink) {
+        let _ = self.meter.direct.set(sink);
+    }
+
+    /// The next event; the one returned before counts as handled from now on.
     pub async fn recv(&mut self) -> Option<Inbound> {
+        if std::mem::take(&mut self.holding) {
+            self.meter.unhandled.fetch_sub(1, Ordering::SeqCst);
+        }
         let Queued { event, weight } = self.rx.recv().await?;
+        self.holding = true;
         if weight > 0 {
             self.meter.queued.fetch_sub(weight, Ordering::SeqCst);
             if self.meter.waiting.load(Ordering::SeqCst) && self.meter.waiting.swap(false, Ordering::SeqCst) {
@@ -149,6 +199,9 @@ impl Drop for InboundReceiver {
     fn drop(&mut self) {
         // A reader waiting for room must see the session is gone.
         self.rx.close();
+        if self.holding {
+            self.meter.unhandled.fetch_sub(1, Ordering::SeqCst);
+        }
         self.meter.room.notify_waiters();
     }
 }
@@ -160,6 +213,33 @@ pub trait Transport: Send + Sync + 'static {
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()>;
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
+    /// Writes one message given as its serialised line (with the newline), as the session
+    /// writes requests for transports that [`take lines`](Transport::takes_lines). Others get
+    /// the line decoded and passed to [`send`](Transport::send).
+    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        match serde_json::from_slice(&line) {
+            Ok(message) => self.send(message),
+            Err(e) => Box::pin(async move { Err(Error::invalid(format!("unserialisable message: {e}"))) }),
+        }
+    }
+    /// Whether [`send_line`](Transport::send_line) writes the line as it is (stdio): the
+    /// session then serialises requests from borrowed parts instead of building a `Value`.
+    fn takes_lines(&self) -> bool {
+        false
+    }
+    /// Whether a request waiting alone may read the transport on its own task
+    /// ([`poll_read_inline`](Transport::poll_read_inline); stdio, see `transport/pump`).
+    fn reads_inline(&self) -> bool {
+        false
+    }
+    /// Reads what the server sent on the calling task; `Ready` when anything was read (the
+    /// caller then looks for its answer again). `joined` is the caller's state for
+    /// [`end_read_inline`](Transport::end_read_inline), false at first.
+    fn poll_read_inline(&self, _cx: &mut std::task::Context<'_>, _joined: &mut bool) -> std::task::Poll<()> {
+        std::task::Poll::Pending
+    }
+    /// The caller no longer reads (its wait is over).
+    fn end_read_inline(&self, _joined: bool) {}
     /// Whether this transport may send `Inbound::Paused` (only an HTTP transport with an
     /// authorization flow does); the session then keeps a hold switch per request.
     fn may_pause(&self) -> bool {
@@ -196,5 +276,56 @@ impl TransportConfig {
             TransportConfig::Stdio(cfg) => cfg.max_message_bytes,
             TransportConfig::Http(cfg) => cfg.max_message_bytes,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answer overtakes nothing: it goes straight to the sink only when every event sent
+    /// before it has been handled, and behind them through the queue otherwise.
+    #[tokio::test]
+    async fn answers_go_straight_to_the_sink_only_when_nothing_waits_before_them() {
+        let (tx, mut rx) = inbound_channel();
+        let direct = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = direct.clone();
+        rx.set_answer_sink(Box::new(move |id, _line| seen.lock().unwrap().push(id)));
+
+        assert!(tx.deliver_answer(RequestId::Num(1), b"{}".to_vec()).await);
+        assert_eq!(*direct.lock().unwrap(), [RequestId::Num(1)]);
+
+        // A message not yet handled: the next answer queues behind it.
+        assert!(tx.deliver(Inbound::Message(Value::Null), 4).await);
+        assert!(tx.deliver_answer(RequestId::Num(2), b"{}".to_vec()).await);
+        assert!(matches!(rx.recv().await, Some(Inbound::Message(_))));
+        // Still being handled (the receiver has not come back): queued again.
+        assert!(tx.deliver_answer(RequestId::Num(3), b"{}".to_vec()).await);
+        assert!(matches!(
+            rx.recv().await,
+            Some(Inbound::Answer {
+                id: RequestId::Num(2),
+                ..
+            })
+        ));
+        assert!(matches!(
+            rx.recv().await,
+            Some(Inbound::Answer {
+                id: RequestId::Num(3),
+                ..
+            })
+        ));
+        assert_eq!(direct.lock().unwrap().len(), 1);
+
+        // Everything handled once the receiver waits for more: straight to the sink again.
+        let next = tokio::spawn(async move { rx.recv().await.is_none() });
+        tokio::task::yield_now().await;
+        while tx.meter.unhandled.load(Ordering::SeqCst) != 0 {
+            tokio::task::yield_now().await;
+        }
+        assert!(tx.deliver_answer(RequestId::Num(4), b"{}".to_vec()).await);
+        assert_eq!(direct.lock().unwrap().last(), Some(&RequestId::Num(4)));
+        drop(tx);
+        assert!(next.await.unwrap());
     }
 }

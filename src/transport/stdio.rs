@@ -3,9 +3,10 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
-use super::framing::{json_depth, read_line, scan_answer, scan_top_level_id, Line, MAX_JSON_DEPTH};
+use super::framing::{json_depth, read_line, scan_answer_request_id, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
+use super::pump::Pump;
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::base::defaults;
 use crate::error::{Error, ErrorKind, Result};
@@ -109,6 +110,8 @@ pub struct StdioTransport {
     shut_down: AtomicBool,
     close_done: Notify,
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// The stdout reader, polled by its task or by a request waiting alone.
+    pump: Arc<Pump>,
 }
 
 /// State the background tasks share with the transport.
@@ -121,6 +124,8 @@ struct Shared {
     tail_len: usize,
     /// Length of a last stdout line the server did not finish (0: none).
     cut_line: AtomicUsize,
+    /// Stdout lines read so far (tells an inline reader whether it read anything).
+    lines: AtomicUsize,
 }
 
 impl Shared {
@@ -191,17 +196,19 @@ impl StdioTransport {
             stderr_tail: Mutex::new(VecDeque::new()),
             tail_len: cfg.stderr_tail_lines,
             cut_line: AtomicUsize::new(0),
+            lines: AtomicUsize::new(0),
         });
         let (stdout_eof_tx, stdout_eof_rx) = watch::channel(false);
         let (stderr_eof_tx, stderr_eof_rx) = watch::channel(false);
 
+        let pump = Pump::new(read_stdout(
+            stdout,
+            cfg.max_message_bytes,
+            shared.clone(),
+            stdout_eof_tx,
+        ));
         let tasks = vec![
-            tokio::spawn(read_stdout(
-                stdout,
-                cfg.max_message_bytes,
-                shared.clone(),
-                stdout_eof_tx,
-            )),
+            tokio::spawn(pump.clone().task()),
             tokio::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
             tokio::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
         ];
@@ -215,6 +222,7 @@ impl StdioTransport {
             shut_down: AtomicBool::new(false),
             close_done: Notify::new(),
             tasks: Mutex::new(tasks),
+            pump,
         })
     }
 
@@ -226,6 +234,11 @@ impl StdioTransport {
         serde_json::to_writer(&mut line, message)
             .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         line.push(b'\n');
+        self.post_line(line).await
+    }
+
+    /// Writes one serialised line (ending with its newline).
+    async fn post_line(&self, line: Vec<u8>) -> Result<()> {
         match self.stdin.post(line) {
             Ok(()) => Ok(()),
             Err(WriteError::Closed) => Err(self.shared.ended.get().cloned().unwrap_or_else(Error::closed)),
@@ -320,12 +333,38 @@ impl StdioTransport {
         for task in self.tasks.lock().unwrap().drain(..) {
             task.abort();
         }
+        self.pump.stop();
     }
 }
 
 impl Transport for StdioTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         Box::pin(async move { self.write_line(&message).await })
+    }
+
+    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        Box::pin(self.post_line(line))
+    }
+
+    fn takes_lines(&self) -> bool {
+        true
+    }
+
+    fn reads_inline(&self) -> bool {
+        true
+    }
+
+    fn poll_read_inline(&self, cx: &mut std::task::Context<'_>, joined: &mut bool) -> std::task::Poll<()> {
+        let before = self.shared.lines.load(Ordering::SeqCst);
+        self.pump.poll_guest(cx, joined);
+        match self.shared.lines.load(Ordering::SeqCst) != before {
+            true => std::task::Poll::Ready(()),
+            false => std::task::Poll::Pending,
+        }
+    }
+
+    fn end_read_inline(&self, joined: bool) {
+        self.pump.leave(joined);
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
@@ -396,7 +435,9 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
     // (issue 19: many idle clients).
     let mut reader = LeanReader::new(stdout, KEEP_IDLE);
     loop {
-        let (bytes, cut) = match read_line(&mut reader, max).await {
+        let line = read_line(&mut reader, max).await;
+        shared.lines.fetch_add(1, Ordering::SeqCst);
+        let (bytes, cut) = match line {
             Ok(Line::Data(bytes)) => (bytes, false),
             Ok(Line::Cut(bytes)) => (bytes, true),
             Ok(Line::TooLong { prefix, len }) => {
@@ -423,19 +464,17 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
             continue;
         }
         let weight = bytes.len();
-        if let Some((id, depth)) = scan_answer(&bytes) {
-            if let Some(id) = RequestId::from_value(&id) {
-                let event = if depth > MAX_JSON_DEPTH {
-                    Inbound::RequestFailed {
-                        id,
-                        error: too_deep(depth),
-                    }
-                } else {
-                    Inbound::Answer { id, line: bytes }
+        if let Some((id, depth)) = scan_answer_request_id(&bytes) {
+            if depth > MAX_JSON_DEPTH {
+                let event = Inbound::RequestFailed {
+                    id,
+                    error: too_deep(depth),
                 };
                 let _ = shared.inbound.deliver(event, weight).await;
-                continue;
+            } else {
+                let _ = shared.inbound.deliver_answer(id, bytes).await;
             }
+            continue;
         }
         let event = match serde_json::from_slice::<Value>(&bytes) {
             Ok(value) => Inbound::Message(value),
