@@ -72,8 +72,9 @@ struct Tasks {
 struct State {
     wire: Wire,
     tools: ToolCache,
-    /// The last modern version seen in `_meta` (for messages that carry none).
-    modern_version: Option<String>,
+    /// The last modern version seen in `_meta` (for messages that carry none), with its header
+    /// value (`None`: not a valid header value, so no header is sent).
+    modern_version: Option<(String, Option<HeaderValue>)>,
 }
 
 pub(crate) struct Inner {
@@ -228,25 +229,35 @@ impl Inner {
         }
     }
 
-    /// A request to `url` with the configured headers, then `extra` on top.
-    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::RequestBuilder {
-        let mut headers = self.base_headers.clone();
-        for (name, value) in extra {
-            if let Some(name) = name {
-                headers.insert(name, value);
+    /// A request to `url` with the configured headers, then `extra` on top. Built as a
+    /// `reqwest::Request` directly: the builder would merge the headers once more.
+    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::Request {
+        let headers = if self.base_headers.is_empty() {
+            extra
+        } else {
+            let mut headers = self.base_headers.clone();
+            for (name, value) in extra {
+                if let Some(name) = name {
+                    headers.insert(name, value);
+                }
             }
-        }
-        self.client.request(method, url.clone()).headers(headers)
+            headers
+        };
+        let mut request = reqwest::Request::new(method, url.clone());
+        *request.headers_mut() = headers;
+        request
     }
 
-    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::RequestBuilder> {
+    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::Request> {
         let bytes = serde_json::to_vec(body).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        Ok(self.request(Method::POST, url, extra).body(bytes))
+        let mut request = self.request(Method::POST, url, extra);
+        *request.body_mut() = Some(bytes.into());
+        Ok(request)
     }
 
-    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::RequestBuilder {
+    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::Request {
         extra.insert(ACCEPT, HeaderValue::from_static(EVENT_STREAM));
         self.request(Method::GET, url, extra)
     }
