@@ -158,12 +158,12 @@ impl Inner {
         response: &mut reqwest::Response,
         max: usize,
     ) -> Result<std::result::Result<Vec<u8>, usize>> {
-        if let Some(len) = response.content_length() {
-            if len as usize > max {
-                return Ok(Err(len as usize));
-            }
+        let declared = response.content_length().unwrap_or(0) as usize;
+        if declared > max {
+            return Ok(Err(declared));
         }
-        let mut body = Vec::new();
+        // Sized by the declared length, up to 64 KiB: a length is a claim, not bytes received.
+        let mut body = Vec::with_capacity(declared.min(64 * 1024));
         loop {
             match response.chunk().await {
                 Ok(Some(bytes)) => {
