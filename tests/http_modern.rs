@@ -608,6 +608,49 @@ async fn http_errors_become_rpc_errors_or_io_errors() {
     client.call_tool("fine", None, &none()).await.unwrap();
 }
 
+/// Answers reach the caller undecoded when they are well-formed; a broken one still meets the
+/// full decoder: a broken event is skipped (the stream goes on to the real answer), a broken
+/// JSON body is a protocol violation, an error answer keeps its code, data and message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn broken_answers_are_judged_as_before_the_undecoded_path() {
+    let server = Server::start(|req| async move {
+        if let Some(reply) = basics(&req, &echo_tool()) {
+            return reply;
+        }
+        let id = req.id();
+        let body = req.json();
+        match body["params"]["name"].as_str().unwrap_or_default() {
+            "broken-event" => Reply::sse([
+                format!("data: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":tru}}}}\n\n"),
+                event(&result(&id, text_result("the real one"))),
+            ]),
+            "broken-body" => Reply::text(200, &format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":tru}}")),
+            "error" => Reply::json(
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32050, "message": "no", "data": {"k": 1}}}),
+            ),
+            _ => Reply::json(result(&id, json!({"content": [], "n": 12345678901234567890123u128}))),
+        }
+    })
+    .await;
+    let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
+    let r = client.call_tool("broken-event", None, &none()).await.unwrap();
+    assert_eq!(text(&r), "the real one");
+    let e = client.call_tool("broken-body", None, &none()).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
+    assert!(e.message().contains("body that is not JSON"), "{}", e.message());
+    let e = client.call_tool("error", None, &none()).await.unwrap_err();
+    let rpc = e.rpc_error().unwrap();
+    assert_eq!((rpc.code, rpc.message.as_str()), (-32050, "no"));
+    assert_eq!(rpc.data, Some(json!({"k": 1})));
+    let r = client.call_tool("digits", None, &none()).await.unwrap();
+    assert_eq!(
+        r["n"].to_string(),
+        "12345678901234567890123",
+        "the server's digits are kept"
+    );
+    client.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_messages_fail_only_their_request() {
     let server = Server::start(|req| async move {

@@ -21,6 +21,8 @@ pub(crate) fn plain_client(url: &str, connect_timeout: Duration) -> Result<reqwe
 /// otherwise every handshake is refused saying why).
 /// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
 /// store, so enterprise roots work), HTTP/1.1 with keep-alive and `TCP_NODELAY`, no redirects.
+/// No retries either: reqwest's default policy retries only HTTP/2 refusals (not compiled in),
+/// yet it copies every request (headers, URI, extensions) in case it has to; off, it does not.
 pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<reqwest::ClientBuilder> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> =
@@ -46,7 +48,8 @@ pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<r
         .tcp_nodelay(true)
         .connect_timeout(connect_timeout)
         .pool_idle_timeout(Duration::from_secs(90))
-        .redirect(reqwest::redirect::Policy::none()))
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never().max_retries_per_request(0)))
 }
 
 /// Refuses every certificate, saying why: used for plain-http servers on machines without a

@@ -119,25 +119,37 @@ impl SseParser {
                 self.line_len = self.line.len();
             }
         }
-        for &b in bytes {
+        // A run of line content at a time (not byte by byte): the run up to the next CR or LF is
+        // copied at once, as much of it as the cap allows.
+        while let Some(&b) = bytes.first() {
             if self.after_cr {
                 self.after_cr = false;
                 if b == b'\n' {
+                    bytes = &bytes[1..];
                     continue;
                 }
             }
             match b {
-                b'\n' => self.end_line(),
+                b'\n' => {
+                    self.end_line();
+                    bytes = &bytes[1..];
+                }
                 b'\r' => {
                     self.end_line();
                     self.after_cr = true;
+                    bytes = &bytes[1..];
                 }
                 _ => {
-                    self.line_len += 1;
+                    let run = bytes
+                        .iter()
+                        .position(|&c| c == b'\n' || c == b'\r')
+                        .unwrap_or(bytes.len());
+                    self.line_len += run;
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
-                    if self.line.len() < self.max_data.saturating_add(LINE_SLACK) {
-                        self.line.push(b);
-                    }
+                    let cap = self.max_data.saturating_add(LINE_SLACK);
+                    let keep = cap.saturating_sub(self.line.len()).min(run);
+                    self.line.extend_from_slice(&bytes[..keep]);
+                    bytes = &bytes[run..];
                 }
             }
         }
@@ -162,9 +174,16 @@ impl SseParser {
         self.event = None;
     }
 
+    /// Handles the line collected so far; its buffer is kept (cleared) for the next line.
     fn end_line(&mut self) {
-        let line = std::mem::take(&mut self.line);
+        let mut line = std::mem::take(&mut self.line);
         let line_len = std::mem::replace(&mut self.line_len, 0);
+        self.handle_line(&line, line_len);
+        line.clear();
+        self.line = line;
+    }
+
+    fn handle_line(&mut self, line: &[u8], line_len: usize) {
         self.at_start = false;
         if line_len == 0 {
             self.dispatch();
@@ -178,7 +197,7 @@ impl SseParser {
                 let rest = &line[i + 1..];
                 (&line[..i], rest.strip_prefix(b" ").unwrap_or(rest))
             }
-            None => (&line[..], &[][..]),
+            None => (line, &[][..]),
         };
         let truncated = line_len > line.len();
         match field {
@@ -235,9 +254,14 @@ impl SseParser {
                 len: self.data_len,
             }
         } else {
+            // The buffer becomes the event's text when it is UTF-8 (no copy).
+            let data = match String::from_utf8(std::mem::take(&mut self.data)) {
+                Ok(text) => text,
+                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            };
             SseItem::Event(SseEvent {
                 event: self.event.take(),
-                data: String::from_utf8_lossy(&self.data).into_owned(),
+                data,
                 id: self.last_id.clone(),
             })
         };

@@ -30,12 +30,15 @@ pub fn encode_value(value: &str) -> String {
     }
 }
 
-fn needs_sentinel(value: &str) -> bool {
+/// Whether `value` goes in the Base64 sentinel form (else it is sent as it is).
+pub(super) fn needs_sentinel(value: &str) -> bool {
     let bytes = value.as_bytes();
     let unsafe_byte = bytes.iter().any(|&b| !(0x20..0x7f).contains(&b));
     let edge_space = matches!(bytes.first(), Some(b' ' | b'\t')) || matches!(bytes.last(), Some(b' ' | b'\t'));
-    let lower = value.to_ascii_lowercase();
-    let looks_encoded = lower.starts_with("=?base64?") && lower.ends_with("?=");
+    let (head, tail) = (b"=?base64?", b"?=");
+    let looks_encoded = bytes.len() >= head.len()
+        && bytes[..head.len()].eq_ignore_ascii_case(head)
+        && bytes[bytes.len() - tail.len()..].eq_ignore_ascii_case(tail);
     unsafe_byte || edge_space || looks_encoded
 }
 

@@ -126,6 +126,10 @@ impl Inner {
                         self.fallback_2024(id, message, status, excerpt).await
                     }
                     Outcome::Answer { message: answer, rest } => {
+                        let answer = match answer.into_value() {
+                            Ok(answer) => answer,
+                            Err(e) => return self.fail(id, e),
+                        };
                         self.learn_session(&answer, exchange.session_id, snap.generation);
                         self.deliver(answer);
                         self.drain(rest).await
@@ -215,7 +219,7 @@ impl Inner {
             match self.outcome(response, Some(&id)).await {
                 Ok(x) => match x.outcome {
                     Outcome::Answer { message, rest } => {
-                        self.deliver(message);
+                        self.deliver_answer(message);
                         return self.drain(rest).await;
                     }
                     Outcome::Ended {
@@ -387,7 +391,7 @@ impl Inner {
         let answer = match exchange.outcome {
             Outcome::Answer { message, rest } => {
                 self.drain(rest).await;
-                message
+                message.into_value()?
             }
             Outcome::Status { status, excerpt } => return Err(self.status_error("initialize", status, &excerpt)),
             Outcome::Accepted => return Err(Error::protocol("initialize got HTTP 202 and no answer")),
@@ -425,7 +429,7 @@ impl Inner {
         let request = self.request(Method::DELETE, &self.url, snap.headers);
         let _ = tokio::time::timeout(DELETE_LIMIT, async {
             let request = self.attach_token(request).await;
-            if let Ok(mut response) = request.send().await {
+            if let Ok(mut response) = self.client.execute(request).await {
                 let _ = Inner::read_bounded(&mut response, ERROR_BODY_MAX).await;
             }
         })

@@ -72,8 +72,9 @@ struct Tasks {
 struct State {
     wire: Wire,
     tools: ToolCache,
-    /// The last modern version seen in `_meta` (for messages that carry none).
-    modern_version: Option<String>,
+    /// The last modern version seen in `_meta` (for messages that carry none), with its header
+    /// value (`None`: not a valid header value, so no header is sent).
+    modern_version: Option<(String, Option<HeaderValue>)>,
 }
 
 pub(crate) struct Inner {
@@ -192,11 +193,10 @@ impl Inner {
         });
     }
 
-    /// Runs `fut` as the task serving request `id` (cancel aborts it).
-    fn spawn_request<F>(self: &Arc<Self>, id: RequestId, fut: F)
-    where
-        F: Future<Output = ()> + Send + 'static,
-    {
+    /// Runs `fut` as the task serving request `id` (cancel aborts it). The future comes boxed:
+    /// a request's state (reqwest's, the stream's) is kilobytes, and moved by value it was
+    /// copied several times on its way into the task; boxed, only the pointer moves.
+    fn spawn_request(self: &Arc<Self>, id: RequestId, fut: BoxFuture<'static, ()>) {
         let inner = self.clone();
         let key = id.clone();
         // The lock is held across the spawn so the task cannot unregister before it registered.
@@ -228,42 +228,56 @@ impl Inner {
         }
     }
 
-    /// A request to `url` with the configured headers, then `extra` on top.
-    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::RequestBuilder {
-        let mut headers = self.base_headers.clone();
-        for (name, value) in extra {
-            if let Some(name) = name {
-                headers.insert(name, value);
+    /// A request to `url` with the configured headers, then `extra` on top. Built as a
+    /// `reqwest::Request` directly: the builder would merge the headers once more.
+    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::Request {
+        let headers = if self.base_headers.is_empty() {
+            extra
+        } else {
+            let mut headers = self.base_headers.clone();
+            for (name, value) in extra {
+                if let Some(name) = name {
+                    headers.insert(name, value);
+                }
             }
-        }
-        self.client.request(method, url.clone()).headers(headers)
+            headers
+        };
+        let mut request = reqwest::Request::new(method, url.clone());
+        *request.headers_mut() = headers;
+        request
     }
 
-    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::RequestBuilder> {
-        let bytes = serde_json::to_vec(body).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::Request> {
+        // Room for a typical request at once (`to_vec` starts at 128 bytes and grows twice).
+        let mut bytes = Vec::with_capacity(512);
+        serde_json::to_writer(&mut bytes, body).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        Ok(self.request(Method::POST, url, extra).body(bytes))
+        let mut request = self.request(Method::POST, url, extra);
+        *request.body_mut() = Some(bytes.into());
+        Ok(request)
     }
 
-    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::RequestBuilder {
+    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::Request {
         extra.insert(ACCEPT, HeaderValue::from_static(EVENT_STREAM));
         self.request(Method::GET, url, extra)
     }
 
-    async fn send(self: Arc<Self>, message: Value) -> Result<()> {
+    /// Sends `message`: a request is started in its own task at once (the returned future is
+    /// then ready and small); notifications and answers are sent by the future.
+    fn send(self: Arc<Self>, message: Value) -> BoxFuture<'static, Result<()>> {
         if self.is_closed() {
-            return Err(Self::closed_error());
+            return Box::pin(std::future::ready(Err(Self::closed_error())));
         }
         let method = message.get("method").and_then(Value::as_str).map(str::to_string);
         let id = message.get("id").and_then(RequestId::from_value);
         match (method, id) {
             (Some(method), Some(id)) => {
                 self.start_request(id, method, message);
-                Ok(())
+                Box::pin(std::future::ready(Ok(())))
             }
-            (Some(method), None) => self.send_notification(&method, message).await,
-            (None, _) => self.send_answer(message).await,
+            (Some(method), None) => Box::pin(async move { self.send_notification(&method, message).await }),
+            (None, _) => Box::pin(async move { self.send_answer(message).await }),
         }
     }
 
@@ -286,19 +300,16 @@ impl Inner {
         };
         let inner = self.clone();
         let task_id = id.clone();
-        match route {
-            Route::Modern => {
-                self.spawn_request(task_id, async move { inner.modern_request(id, method, message).await })
-            }
-            Route::Streamable => {
-                self.spawn_request(task_id, async move { inner.legacy_request(id, method, message).await })
-            }
-            Route::Sse2024(endpoint) => self.spawn_request(task_id, async move {
+        let fut: BoxFuture<'static, ()> = match route {
+            Route::Modern => Box::pin(inner.modern_request(id, method, message)),
+            Route::Streamable => Box::pin(inner.legacy_request(id, method, message)),
+            Route::Sse2024(endpoint) => Box::pin(async move {
                 if let Err(e) = inner.sse2024_post(&endpoint, &message).await {
                     inner.fail(id, e);
                 }
             }),
-        }
+        };
+        self.spawn_request(task_id, fut);
     }
 
     async fn send_notification(self: &Arc<Self>, method: &str, message: Value) -> Result<()> {
@@ -413,8 +424,7 @@ const CANCEL_NOTICE_WAIT: Duration = Duration::from_millis(500);
 
 impl Transport for HttpTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
-        let inner = self.inner.clone();
-        Box::pin(inner.send(message))
+        self.inner.clone().send(message)
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {

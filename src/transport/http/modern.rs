@@ -12,42 +12,47 @@ use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+const VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
 /// Pages of `tools/list` read when reloading the tool cache after a -32020.
 const MAX_REFRESH_PAGES: usize = 20;
 
 /// Ids of the transport's own `tools/list` requests (distinct from the session's integers).
 static REFRESH_IDS: AtomicU64 = AtomicU64::new(1);
 
-fn error_code(answer: &Value) -> Option<i64> {
-    answer.get("error")?.get("code")?.as_i64()
-}
-
 impl Inner {
     /// The headers of a modern POST, derived from the message itself and the tool cache.
+    /// Names are constants (a `&str` name is parsed again on every insert) and the version's
+    /// header value is kept with the version it was made from.
     fn modern_headers(&self, message: &Value) -> HeaderMap {
-        let mut map = HeaderMap::new();
+        let mut map = HeaderMap::with_capacity(8);
         let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
         let params = message.get("params");
         let meta_version = params
             .and_then(|p| p.get("_meta"))
             .and_then(|m| m.get(meta::PROTOCOL_VERSION))
-            .and_then(Value::as_str)
-            .map(str::to_string);
+            .and_then(Value::as_str);
         let mut st = self.state.lock().unwrap();
-        if let Some(v) = &meta_version {
-            st.modern_version = Some(v.clone());
+        if let Some(v) = meta_version {
+            if st.modern_version.as_ref().map(|(text, _)| text.as_str()) != Some(v) {
+                st.modern_version = Some((v.to_string(), header_value(v)));
+            }
         }
-        if let Some(v) = meta_version
-            .or_else(|| st.modern_version.clone())
-            .and_then(|v| header_value(&v))
-        {
-            map.insert(VERSION_HEADER, v);
+        if let Some((_, Some(v))) = &st.modern_version {
+            map.insert(VERSION, v.clone());
         }
-        if let Some(v) = header_value(&headers::encode_value(method)) {
-            map.insert("mcp-method", v);
+        let method_value = if headers::needs_sentinel(method) {
+            header_value(&headers::encode_value(method))
+        } else {
+            header_value(method)
+        };
+        if let Some(v) = method_value {
+            map.insert(MCP_METHOD, v);
         }
         if let Some(v) = headers::name_for(method, params).and_then(|n| header_value(&n)) {
-            map.insert("mcp-name", v);
+            map.insert(MCP_NAME, v);
         }
         if method == methods::TOOLS_CALL {
             let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
@@ -79,12 +84,13 @@ impl Inner {
                 Err(e) => return self.fail(id, e),
             };
             match outcome {
-                Outcome::Answer {
-                    message: mut answer,
-                    rest,
-                } => {
-                    if method == methods::TOOLS_CALL && !reloaded && error_code(&answer) == Some(codes::HEADER_MISMATCH)
+                Outcome::Answer { message: answer, rest } => {
+                    if method == methods::TOOLS_CALL && !reloaded && answer.error_code() == Some(codes::HEADER_MISMATCH)
                     {
+                        let answer = match answer.into_value() {
+                            Ok(answer) => answer,
+                            Err(e) => return self.fail(id, e),
+                        };
                         // The server saw other Mcp-Param-* headers than the cached definition
                         // gave: the tool changed. Reload it, then retry once with new headers.
                         reloaded = true;
@@ -107,9 +113,15 @@ impl Inner {
                         }
                     }
                     if method == methods::TOOLS_LIST {
+                        let mut answer = match answer.into_value() {
+                            Ok(answer) => answer,
+                            Err(e) => return self.fail(id, e),
+                        };
                         self.filter_tools(&mut answer);
+                        self.deliver(answer);
+                    } else {
+                        self.deliver_answer(answer);
                     }
-                    self.deliver(answer);
                     return self.drain(rest).await;
                 }
                 other => return self.finish(&id, &method, other).await,
@@ -154,7 +166,7 @@ impl Inner {
             let mut answer = match self.modern_exchange(&id, &request).await? {
                 Outcome::Answer { message, rest } => {
                     self.drain(rest).await;
-                    message
+                    message.into_value()?
                 }
                 Outcome::Status { status, excerpt } => return Err(self.status_error("tools/list", status, &excerpt)),
                 Outcome::Accepted => return Err(Error::protocol("tools/list got HTTP 202 and no answer")),

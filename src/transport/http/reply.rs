@@ -7,9 +7,12 @@ use super::{excerpt, Inner, EVENT_STREAM, SESSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::protocol::jsonrpc;
-use crate::protocol::RequestId;
+use crate::protocol::{RequestId, MAX_JSON_DEPTH};
+use crate::transport::framing::scan_answer;
+use crate::transport::Inbound;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
+use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,11 +46,79 @@ pub(super) fn status_hint(status: u16) -> &'static str {
     }
 }
 
+/// The answer to the request a reply carried.
+pub(super) enum Answer {
+    /// Decoded: it came in a batch, or as an error without an id, or was read for something.
+    Value(Value),
+    /// The answer's own bytes (a JSON body or an event's data), undecoded: it goes to the
+    /// waiting caller as `Inbound::Answer`, which decodes only what it needs (a C host gets the
+    /// server's text of `result`), instead of a `Value` built here and written out again there.
+    Raw {
+        id: RequestId,
+        bytes: Vec<u8>,
+        error_code: Option<i64>,
+    },
+}
+
+/// What the transport reads of a raw answer while checking it: whether it is an error, and
+/// its code (the -32020 retry). Unknown members are skipped; anything odd (a duplicate member,
+/// a code that is no integer) fails the probe, and the answer then takes the full decoder.
+#[derive(Deserialize)]
+struct Probe {
+    error: Option<ProbeError>,
+}
+
+#[derive(Deserialize)]
+struct ProbeError {
+    code: i64,
+}
+
+impl Answer {
+    /// `bytes` as the undecoded answer to `id`, when they are one: an object with a top-level
+    /// `result` or `error` and no `method`, whose `id` is `id`, within the nesting bound, and
+    /// well-formed JSON (checked without building anything, so that a broken body still meets
+    /// the full decoder and its error). Otherwise the bytes come back.
+    pub(super) fn raw(bytes: Vec<u8>, id: &RequestId) -> std::result::Result<Answer, Vec<u8>> {
+        let ours = match scan_answer(&bytes) {
+            Some((found, depth)) => depth <= MAX_JSON_DEPTH && RequestId::from_value(&found).as_ref() == Some(id),
+            None => false,
+        };
+        if !ours {
+            return Err(bytes);
+        }
+        match serde_json::from_slice::<Probe>(&bytes) {
+            Ok(probe) => Ok(Answer::Raw {
+                id: id.clone(),
+                bytes,
+                error_code: probe.error.map(|e| e.code),
+            }),
+            Err(_) => Err(bytes),
+        }
+    }
+
+    /// The answer decoded (for the few answers the transport reads: `initialize`, `tools/list`).
+    pub(super) fn into_value(self) -> Result<Value> {
+        match self {
+            Answer::Value(v) => Ok(v),
+            Answer::Raw { bytes, .. } => serde_json::from_slice(&bytes)
+                .map_err(|e| Error::protocol(format!("the server's answer is not JSON: {e}"))),
+        }
+    }
+
+    /// The code of an error answer.
+    pub(super) fn error_code(&self) -> Option<i64> {
+        match self {
+            Answer::Value(v) => v.get("error")?.get("code")?.as_i64(),
+            Answer::Raw { error_code, .. } => *error_code,
+        }
+    }
+}
+
 /// What a POST (or a resuming GET) produced for the request it carried.
 pub(super) enum Outcome {
     /// The answer; `rest` is the stream it came on, to be drained after delivery.
     Answer {
-        message: Value,
+        message: Answer,
         rest: Option<Box<EventStream>>,
     },
     /// 202 or an empty 2xx body.
@@ -87,12 +158,12 @@ impl Inner {
         response: &mut reqwest::Response,
         max: usize,
     ) -> Result<std::result::Result<Vec<u8>, usize>> {
-        if let Some(len) = response.content_length() {
-            if len as usize > max {
-                return Ok(Err(len as usize));
-            }
+        let declared = response.content_length().unwrap_or(0) as usize;
+        if declared > max {
+            return Ok(Err(declared));
         }
-        let mut body = Vec::new();
+        // Sized by the declared length, up to 64 KiB: a length is a claim, not bytes received.
+        let mut body = Vec::with_capacity(declared.min(64 * 1024));
         loop {
             match response.chunk().await {
                 Ok(Some(bytes)) => {
@@ -160,6 +231,22 @@ impl Inner {
             let body = match Self::read_bounded(&mut response, self.cfg.max_message_bytes).await? {
                 Ok(body) => body,
                 Err(len) => return Err(self.too_large(len)),
+            };
+            let body = match id {
+                Some(id) => match Answer::raw(body, id) {
+                    Ok(answer) => {
+                        return Ok(Exchange {
+                            outcome: Outcome::Answer {
+                                message: answer,
+                                rest: None,
+                            },
+                            status,
+                            session_id,
+                        })
+                    }
+                    Err(body) => body,
+                },
+                None => body,
             };
             if body.iter().all(u8::is_ascii_whitespace) {
                 Outcome::Accepted
@@ -273,11 +360,21 @@ impl Inner {
         .with_http_status(status.as_u16())
     }
 
+    /// Hands an answer to the session.
+    pub(super) fn deliver_answer(&self, answer: Answer) {
+        match answer {
+            Answer::Value(message) => self.deliver(message),
+            Answer::Raw { id, bytes, .. } => {
+                let _ = self.inbound.send(Inbound::Answer { id, line: bytes });
+            }
+        }
+    }
+
     /// Delivers an answer, or fails `id` with what the outcome says.
     pub(super) async fn finish(&self, id: &RequestId, what: &str, outcome: Outcome) {
         match outcome {
             Outcome::Answer { message, rest } => {
-                self.deliver(message);
+                self.deliver_answer(message);
                 self.drain(rest).await;
             }
             Outcome::Accepted => self.fail(

@@ -1,6 +1,7 @@
 //! Reading a `text/event-stream` reply: its items one by one (the answer to the request it
 //! carries kept, everything else delivered), and the rest after the answer, bounded in time.
 
+use super::reply::Answer;
 use super::{excerpt, Inner};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
@@ -68,7 +69,7 @@ impl EventStream {
 
 /// What one stream item meant for the request being served.
 pub(super) enum Found {
-    Answer(Value),
+    Answer(Answer),
     Nothing,
 }
 
@@ -91,7 +92,15 @@ impl Inner {
                     return Ok(Found::Nothing);
                 }
                 let weight = event.data.len();
-                match serde_json::from_str::<Value>(&event.data) {
+                let data = match id {
+                    Some(id) => match Answer::raw(event.data.into_bytes(), id) {
+                        Ok(answer) => return Ok(Found::Answer(answer)),
+                        // The bytes came from a String.
+                        Err(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+                    },
+                    None => event.data,
+                };
+                match serde_json::from_str::<Value>(&data) {
                     Ok(Value::Array(items)) => {
                         let mut answer = Found::Nothing;
                         let weight = weight / items.len().max(1);
@@ -106,7 +115,7 @@ impl Inner {
                     Err(e) => {
                         self.log(format!(
                             "ignored an SSE event that is not JSON ({e}): {}",
-                            excerpt(event.data.as_bytes())
+                            excerpt(data.as_bytes())
                         ));
                         Ok(Found::Nothing)
                     }
@@ -126,7 +135,7 @@ impl Inner {
                     if anonymous_error {
                         message["id"] = id.to_value();
                     }
-                    return Found::Answer(message);
+                    return Found::Answer(Answer::Value(message));
                 }
             }
         }

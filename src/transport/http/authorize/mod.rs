@@ -88,7 +88,7 @@ fn www_authenticate(response: &reqwest::Response) -> Option<String> {
 }
 
 impl Inner {
-    pub(super) async fn send_http(&self, request: reqwest::RequestBuilder, what: &str) -> Result<reqwest::Response> {
+    pub(super) async fn send_http(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
         self.send_for(request, what, None).await
     }
 
@@ -129,16 +129,10 @@ impl Inner {
     /// scope (`max_step_up` times at most). The session's timeout for `id` is held meanwhile.
     pub(super) async fn send_for(
         &self,
-        request: reqwest::RequestBuilder,
+        request: reqwest::Request,
         what: &str,
         id: Option<&RequestId>,
     ) -> Result<reqwest::Response> {
-        let request = request.build().map_err(|e| {
-            Error::new(
-                ErrorKind::Internal,
-                format!("{what}: cannot build the request: {}", redact::http_error(e)),
-            )
-        })?;
         let Some(auth) = self.auth.as_deref() else {
             let response = self.execute(request, what).await?;
             let status = response.status();
@@ -224,15 +218,11 @@ impl Inner {
     }
 
     /// The token for a request sent without the 401 handling (the closing DELETE).
-    pub(super) async fn attach_token(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
-        let Some(auth) = &self.auth else {
-            return request;
-        };
-        let Some(mut built) = request.try_clone().and_then(|r| r.build().ok()) else {
-            return request;
-        };
-        auth.attach(&mut built).await;
-        reqwest::RequestBuilder::from_parts(self.client.clone(), built)
+    pub(super) async fn attach_token(&self, mut request: reqwest::Request) -> reqwest::Request {
+        if let Some(auth) = &self.auth {
+            auth.attach(&mut request).await;
+        }
+        request
     }
 }
 
