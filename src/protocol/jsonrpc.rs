@@ -226,15 +226,20 @@ pub fn request_line(
     Ok(out)
 }
 
+/// The decoder's nesting limit (serde_json's recursion limit).
+const MAX_DEPTH: usize = 128;
+
 /// The `arguments` member of `tools/call` and `prompts/get` params.
 pub const ARGUMENTS: &str = "arguments";
 
 /// `text` checked to be one JSON object, kept as text (nothing built). `None` when it is valid
-/// JSON but not an object. The syntax check of a raw parse does not look inside `\u` escapes
-/// (a lone surrogate passes it), so text holding one is checked by the full decoder too, giving
-/// the same verdict and message as decoding it would.
+/// JSON but not an object. The syntax check of a raw parse neither looks inside `\u` escapes
+/// (a lone surrogate passes it) nor limits nesting (the decoder stops at 128 levels), so text
+/// holding an escape or enough brackets for that depth is checked by the full decoder too,
+/// giving the same verdict and message as decoding it would.
 pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
-    if text.contains("\\u") {
+    let deep = || text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() >= MAX_DEPTH;
+    if text.contains("\\u") || deep() {
         serde_json::from_str::<Value>(text)?;
     }
     let raw: &RawValue = serde_json::from_str(text)?;
@@ -400,7 +405,8 @@ mod tests {
     }
 
     /// The checks on text kept raw agree with decoding it: objects pass, other JSON is `None`,
-    /// broken JSON (a lone surrogate escape included) fails as the decoder fails.
+    /// broken JSON (a lone surrogate escape or too deep nesting included) fails as the decoder
+    /// fails.
     #[test]
     fn raw_objects_are_checked_like_decoded_ones() {
         for ok in [" {\"a\":1} ", "{\"s\":\"\\ud83d\\ude00\"}"] {
@@ -409,6 +415,9 @@ mod tests {
         for other in ["null", "[1]", "\"{}\"", " 3"] {
             assert!(raw_object(other).unwrap().is_none(), "{other}");
         }
+        let nested = |n: usize| format!("{{\"a\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(raw_object(&nested(MAX_DEPTH - 2)).unwrap().is_some());
+        let too_deep = nested(MAX_DEPTH);
         for bad in [
             "",
             "{",
@@ -417,6 +426,7 @@ mod tests {
             "{\"s\":\"\\ud800\"}",
             "{\"s\":\"\\uzzzz\"}",
             "{'a':1}",
+            &too_deep,
         ] {
             let want = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
             assert_eq!(raw_object(bad).unwrap_err().to_string(), want, "{bad:?}");
