@@ -262,8 +262,31 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
         }
+        self.call_tool_params(name, params, None, opts).await
+    }
+
+    /// As [`Client::call_tool_reply`], the arguments given as checked JSON object text
+    /// ([`crate::protocol::jsonrpc::raw_object`]): they travel as that text, no map built.
+    pub(crate) async fn call_tool_raw(
+        &self,
+        name: &str,
+        arguments: Option<&serde_json::value::RawValue>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
+        let mut params = Map::new();
+        params.insert("name".into(), json!(name));
+        self.call_tool_params(name, params, arguments, opts).await
+    }
+
+    async fn call_tool_params(
+        &self,
+        name: &str,
+        params: Map<String, Value>,
+        arguments: Option<&serde_json::value::RawValue>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let reply = self
-            .request_reply(methods::TOOLS_CALL, Some(Value::Object(params)), opts)
+            .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), arguments, opts)
             .await?;
         if self.inner.config.validate_output_schema && !opts.skip_output_validation {
             self.check_output(name, &reply, opts).await?;

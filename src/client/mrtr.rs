@@ -29,6 +29,7 @@ impl Client {
         conn: &Connection,
         method: &str,
         mut base: Map<String, Value>,
+        arguments: Option<&serde_json::value::RawValue>,
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<(Reply, bool)> {
@@ -61,7 +62,7 @@ impl Client {
             &manual
         };
         let mut retried = opts.input_responses.is_some() || opts.request_state.is_some();
-        let mut reply = self.exchange(conn, method, first, opts, wait).await?;
+        let mut reply = self.exchange_args(conn, method, first, arguments, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
         while reply.result_type()? == ResultType::InputRequired {
@@ -89,7 +90,7 @@ impl Client {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
             retried = true;
-            reply = self.exchange(conn, method, &retry, opts, wait).await?;
+            reply = self.exchange_args(conn, method, &retry, arguments, opts, wait).await?;
         }
         if reply.result_type()? == ResultType::Task {
             // Tasks extension: the work goes on server-side; follow it to its result (never

@@ -6,6 +6,7 @@ use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wai
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
 use crate::protocol::{codes, jsonrpc, meta, methods, ResultType};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use tokio::time::Instant;
@@ -95,6 +96,21 @@ impl Client {
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<Reply> {
+        self.exchange_args(conn, method, params, None, opts, wait).await
+    }
+
+    /// As [`Client::exchange`], with an `arguments` member kept as JSON object text (the C
+    /// ABI's `arguments_json`): written into the request line as it is, decoded only for a
+    /// transport that takes values or a request whose `_meta` is merged.
+    pub(super) async fn exchange_args(
+        &self,
+        conn: &Connection,
+        method: &str,
+        params: &Map<String, Value>,
+        arguments: Option<&RawValue>,
+        opts: &RequestOptions,
+        wait: &Wait,
+    ) -> Result<Reply> {
         let mut retried = false;
         // Written from borrowed parts (no copy of the params, the `_meta` text cached) unless
         // the caller brings `_meta` entries, which `stamp` merges, or the transport takes values.
@@ -107,12 +123,19 @@ impl Client {
                 level = modern.then(|| self.log_level(opts)).flatten();
                 Params::Parts {
                     params,
+                    arguments,
                     meta: jsonrpc::MetaParts {
                         head: head.as_deref().unwrap_or_default(),
                         log_level: level.as_deref(),
                         progress_token: None,
                     },
                 }
+            } else if let Some(arguments) = arguments {
+                let mut full = params.clone();
+                let value = serde_json::from_str(arguments.get())
+                    .map_err(|e| Error::invalid(format!("arguments are not valid JSON: {e}")))?;
+                full.insert(jsonrpc::ARGUMENTS.into(), value);
+                Params::Owned(self.stamp(conn, &full, opts))
             } else {
                 Params::Owned(self.stamp(conn, params, opts))
             };
@@ -159,6 +182,18 @@ impl Client {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
+        self.request_reply_args(method, params, None, opts).await
+    }
+
+    /// As [`Client::request_reply`], with an `arguments` member kept as JSON object text (see
+    /// [`Client::exchange_args`]); `params` must then not hold one.
+    pub(crate) async fn request_reply_args(
+        &self,
+        method: &str,
+        params: Option<Value>,
+        arguments: Option<&RawValue>,
+        opts: &RequestOptions,
+    ) -> Result<Reply> {
         let params = match params {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(m)) => m,
@@ -167,7 +202,7 @@ impl Client {
         let manual = opts.input_responses.is_some() || opts.request_state.is_some();
         let lookup = match opts.cache {
             CacheMode::Bypass => None,
-            _ if manual => None,
+            _ if manual || arguments.is_some() => None,
             _ => self.inner.cache.lookup(method, &params),
         };
         if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
@@ -176,7 +211,7 @@ impl Client {
             }
         }
         let first_page = !params.contains_key("cursor");
-        let (reply, retried) = self.request_fresh(method, params, opts).await?;
+        let (reply, retried) = self.request_fresh(method, params, arguments, opts).await?;
         // Tool schemas are only kept for output validation.
         let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
         if (lookup.is_some() && !retried) || lists_tools {
@@ -197,6 +232,7 @@ impl Client {
         &self,
         method: &str,
         mut params: Map<String, Value>,
+        arguments: Option<&RawValue>,
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
         let wait = self.wait_for(opts);
@@ -219,13 +255,13 @@ impl Client {
                 } else {
                     params.clone()
                 };
-                self.drive(&conn, method, leg, opts, &wait).await
+                self.drive(&conn, method, leg, arguments, opts, &wait).await
             } else if opts.input_responses.is_some() || opts.request_state.is_some() {
                 Err(Error::invalid(format!(
                     "{method} does not take inputResponses or requestState"
                 )))
             } else {
-                self.exchange(&conn, method, &params, opts, &wait)
+                self.exchange_args(&conn, method, &params, arguments, opts, &wait)
                     .await
                     .map(|r| (r, false))
             };

@@ -130,6 +130,8 @@ pub(crate) enum Params<'a> {
     /// request line is written from these as they are, nothing copied into a map first.
     Parts {
         params: &'a Map<String, Value>,
+        /// An `arguments` member kept as its JSON object text (not in `params`).
+        arguments: Option<&'a serde_json::value::RawValue>,
         meta: jsonrpc::MetaParts<'a>,
     },
 }
@@ -331,12 +333,16 @@ impl Session {
                 let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
                 self.transport.send(message).await
             }
-            Params::Parts { params, meta } => {
+            Params::Parts {
+                params,
+                arguments,
+                meta,
+            } => {
                 let meta = jsonrpc::MetaParts {
                     progress_token: token_key.as_deref(),
                     ..meta
                 };
-                match jsonrpc::request_line(&id, method, params, meta) {
+                match jsonrpc::request_line(&id, method, params, arguments, meta) {
                     Ok(line) => self.transport.send_line(line).await,
                     Err(e) => Err(Error::invalid(format!("unserialisable message: {e}"))),
                 }

@@ -17,7 +17,7 @@ use super::client::{mcp_client, on_client, FfiClient};
 use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
-use super::strings::{arg_str, opt_json, opt_json_object, opt_str};
+use super::strings::{arg_str, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use super::subscription::mcp_subscription;
 use crate::base::BoxFuture;
 use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, SubscriptionEvent};
@@ -348,9 +348,10 @@ pub extern "C" fn mcp_client_call_tool_start(
     ffi_boundary!(err_out, {
         start(client, opts, done, userdata, call_out, |c, ro| {
             let name = arg_str(name, "name")?.to_string();
-            let args = opt_json_object(arguments_json, "arguments_json")?;
+            // Checked and copied as text: one allocation instead of a decoded map.
+            let args = opt_raw_json_object(arguments_json, "arguments_json")?.map(ToOwned::to_owned);
             let ro = with_input(ro, input_responses_json, request_state)?;
-            Ok(async move { c.call_tool_reply(&name, args, &ro).await })
+            Ok(async move { c.call_tool_raw(&name, args.as_deref(), &ro).await })
         })
     })
 }

@@ -8,7 +8,7 @@ use super::engine::Engine;
 use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_str};
+use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
 use crate::protocol::Era;
@@ -366,9 +366,10 @@ pub unsafe extern "C" fn mcp_client_call_tool(
     ffi_boundary!(err_out, {
         call(client, opts, result_json_out, |c, ro| {
             let name = arg_str(name, "name")?;
-            let args = opt_json_object(arguments_json, "arguments_json")?;
+            // Kept as its text, borrowed: the call blocks while the string is valid.
+            let args = opt_raw_json_object(arguments_json, "arguments_json")?;
             let ro = with_input(ro, input_responses_json, request_state)?;
-            Ok(async move { c.call_tool_reply(name, args, &ro).await })
+            Ok(async move { c.call_tool_raw(name, args, &ro).await })
         })
     })
 }

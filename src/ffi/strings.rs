@@ -3,6 +3,7 @@
 use super::boundary::{ffi_boundary, put, take_string};
 use super::error::Failure;
 use super::status::{MCP_INVALID_JSON, MCP_INVALID_UTF8, MCP_NULL_ARG};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::ffi::{c_char, CStr, CString};
 
@@ -42,6 +43,19 @@ pub(crate) fn opt_json_object(ptr: *const c_char, name: &str) -> Result<Option<V
     match opt_json(ptr, name)? {
         Some(v) if !v.is_object() => Err(Failure::invalid(format!("{name} must be a JSON object"))),
         other => Ok(other),
+    }
+}
+
+/// As [`opt_json_object`], kept as its text (nothing decoded): the same checks, statuses and
+/// messages, without building the map (see `jsonrpc::raw_object`).
+pub(crate) fn opt_raw_json_object<'a>(ptr: *const c_char, name: &str) -> Result<Option<&'a RawValue>, Failure> {
+    match opt_str(ptr, name)? {
+        None => Ok(None),
+        Some(text) => match crate::protocol::jsonrpc::raw_object(text) {
+            Ok(Some(raw)) => Ok(Some(raw)),
+            Ok(None) => Err(Failure::invalid(format!("{name} must be a JSON object"))),
+            Err(e) => Err(Failure::new(MCP_INVALID_JSON, format!("{name} is not valid JSON: {e}"))),
+        },
     }
 }
 

@@ -1,5 +1,6 @@
 //! JSON-RPC 2.0 framing: request ids, classifying incoming messages, building outgoing ones.
 
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::fmt;
 
@@ -150,15 +151,21 @@ pub struct MetaParts<'a> {
 /// A request line (with its newline) written from borrowed parts: byte for byte what
 /// serialising [`request`] gives for `params` with a `_meta` object of `meta`'s members appended
 /// (none when `meta` is empty), without building that map. `params` must not hold a `_meta`
-/// member (callers with one build the map instead).
+/// member (callers with one build the map instead). `arguments`, validated JSON object text
+/// (see [`raw_object`]), goes in as an `arguments` member after `params`' own, as it is apart
+/// from line breaks (insignificant whitespace there, as JSON strings cannot hold them raw),
+/// which become spaces so the message stays one line.
 pub fn request_line(
     id: &RequestId,
     method: &str,
     params: &Map<String, Value>,
+    arguments: Option<&RawValue>,
     meta: MetaParts<'_>,
 ) -> serde_json::Result<Vec<u8>> {
     debug_assert!(!params.contains_key("_meta"));
-    let mut out = Vec::with_capacity(192 + meta.head.len());
+    debug_assert!(arguments.is_none() || !params.contains_key(ARGUMENTS));
+    let raw_len = arguments.map_or(0, |a| a.get().len());
+    let mut out = Vec::with_capacity(192 + meta.head.len() + raw_len);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
         RequestId::Num(n) => serde_json::to_writer(&mut out, n)?,
@@ -176,6 +183,20 @@ pub fn request_line(
         serde_json::to_writer(&mut out, key)?;
         out.push(b':');
         serde_json::to_writer(&mut out, value)?;
+    }
+    if let Some(arguments) = arguments {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(b"\"arguments\":");
+        let at = out.len();
+        out.extend_from_slice(arguments.get().as_bytes());
+        for b in &mut out[at..] {
+            if matches!(*b, b'\n' | b'\r') {
+                *b = b' ';
+            }
+        }
     }
     let extra = [
         (crate::protocol::meta::LOG_LEVEL, meta.log_level),
@@ -203,6 +224,26 @@ pub fn request_line(
     }
     out.extend_from_slice(b"}}\n");
     Ok(out)
+}
+
+/// The decoder's nesting limit (serde_json's recursion limit).
+const MAX_DEPTH: usize = 128;
+
+/// The `arguments` member of `tools/call` and `prompts/get` params.
+pub const ARGUMENTS: &str = "arguments";
+
+/// `text` checked to be one JSON object, kept as text (nothing built). `None` when it is valid
+/// JSON but not an object. The syntax check of a raw parse neither looks inside `\u` escapes
+/// (a lone surrogate passes it) nor limits nesting (the decoder stops at 128 levels), so text
+/// holding an escape or enough brackets for that depth is checked by the full decoder too,
+/// giving the same verdict and message as decoding it would.
+pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
+    let deep = || text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() >= MAX_DEPTH;
+    if text.contains("\\u") || deep() {
+        serde_json::from_str::<Value>(text)?;
+    }
+    let raw: &RawValue = serde_json::from_str(text)?;
+    Ok(raw.get().starts_with('{').then_some(raw))
 }
 
 /// `"key":value` members as JSON text, comma-separated (a [`MetaParts::head`]).
@@ -321,9 +362,74 @@ mod tests {
             let mut want = serde_json::to_vec(&request(id, "tools/call", Some(Value::Object(full)))).unwrap();
             want.push(b'\n');
             assert_eq!(
-                String::from_utf8(request_line(id, "tools/call", params, *parts).unwrap()).unwrap(),
+                String::from_utf8(request_line(id, "tools/call", params, None, *parts).unwrap()).unwrap(),
                 String::from_utf8(want).unwrap()
             );
+        }
+    }
+
+    /// Arguments kept as text give the line the decoded map gives, as JSON (byte for byte when
+    /// the text is compact); line breaks between tokens become spaces.
+    #[test]
+    fn raw_arguments_lines_match_the_decoded_ones() {
+        let shapes = [
+            r#"{}"#,
+            r#"{"text":"hello"}"#,
+            r#"{"t":"caf\u00e9 \ud83d\ude00 \"q\" \\u","n":[1,2.5,-0,1e400,null,true],"o":{"a":{"b":[{}]}}}"#,
+            "{\n  \"a\" : 1,\r\n\t\"b\": [ 2 , 3 ]\n}",
+            r#"{"_meta":{"k":"v"},"arguments":{"x":1}}"#,
+        ];
+        let meta = MetaParts {
+            head: br#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#,
+            log_level: Some("info"),
+            progress_token: Some("p"),
+        };
+        let mut base = Map::new();
+        base.insert("name".into(), json!("t\u{e9}"));
+        for text in shapes {
+            let raw = raw_object(text).unwrap().expect("an object");
+            for (params, parts) in [(Map::new(), MetaParts::default()), (base.clone(), meta)] {
+                let line = request_line(&RequestId::Num(7), "tools/call", &params, Some(raw), parts).unwrap();
+                assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
+                assert_eq!(line.last(), Some(&b'\n'));
+                let mut full = params.clone();
+                full.insert(ARGUMENTS.into(), serde_json::from_str(text).unwrap());
+                let want = request_line(&RequestId::Num(7), "tools/call", &full, None, parts).unwrap();
+                let got: Value = serde_json::from_slice(&line).unwrap();
+                assert_eq!(got, serde_json::from_slice::<Value>(&want).unwrap(), "{text}");
+                if !text.contains(['\n', ' ']) {
+                    assert_eq!(String::from_utf8(line).unwrap(), String::from_utf8(want).unwrap());
+                }
+            }
+        }
+    }
+
+    /// The checks on text kept raw agree with decoding it: objects pass, other JSON is `None`,
+    /// broken JSON (a lone surrogate escape or too deep nesting included) fails as the decoder
+    /// fails.
+    #[test]
+    fn raw_objects_are_checked_like_decoded_ones() {
+        for ok in [" {\"a\":1} ", "{\"s\":\"\\ud83d\\ude00\"}"] {
+            assert_eq!(raw_object(ok).unwrap().unwrap().get(), ok.trim());
+        }
+        for other in ["null", "[1]", "\"{}\"", " 3"] {
+            assert!(raw_object(other).unwrap().is_none(), "{other}");
+        }
+        let nested = |n: usize| format!("{{\"a\":{}{}}}", "[".repeat(n), "]".repeat(n));
+        assert!(raw_object(&nested(MAX_DEPTH - 2)).unwrap().is_some());
+        let too_deep = nested(MAX_DEPTH);
+        for bad in [
+            "",
+            "{",
+            "{\"a\":}",
+            "{} {}",
+            "{\"s\":\"\\ud800\"}",
+            "{\"s\":\"\\uzzzz\"}",
+            "{'a':1}",
+            &too_deep,
+        ] {
+            let want = serde_json::from_str::<Value>(bad).unwrap_err().to_string();
+            assert_eq!(raw_object(bad).unwrap_err().to_string(), want, "{bad:?}");
         }
     }
 }

@@ -648,6 +648,11 @@ static void test_invalid_input_nothing_sent(void)
     REFUSED(mcp_client_call_tool(c, "echo", "[\"not\",\"an object\"]", NULL, NULL, NULL, &out,
                                  &e_),
             MCP_INVALID_ARG);
+    REFUSED(mcp_client_call_tool(c, "echo", "null", NULL, NULL, NULL, &out, &e_), MCP_INVALID_ARG);
+    REFUSED(mcp_client_call_tool(c, "echo", " \"{}\"", NULL, NULL, NULL, &out, &e_), MCP_INVALID_ARG);
+    /* A lone surrogate escape is refused as the decoder refuses it (arguments travel as text). */
+    REFUSED(mcp_client_call_tool(c, "echo", "{\"text\":\"\\ud800\"}", NULL, NULL, NULL, &out, &e_),
+            MCP_INVALID_JSON);
     REFUSED(mcp_client_call_tool(c, "echo", "{}", BAD_JSON, NULL, NULL, &out, &e_),
             MCP_INVALID_JSON);
     REFUSED(mcp_client_call_tool(c, "echo", "{}", "42", NULL, NULL, &out, &e_),

@@ -264,6 +264,22 @@ static void test_started_call_basics(void)
     EXPECT_CONTAINS(t.last, "\"isError\":true");
     EXPECT(start_tool(c, &t, "rpc_error", NULL, NULL, NULL) == MCP_OK);
     EXPECT(tally_wait(&t, 3, 5000) && t.last_status == MCP_JSONRPC_ERROR);
+    /* The arguments are checked and copied as text at the start: the host may overwrite and
+       free its buffer at once; line breaks between tokens do not end the stdio message. */
+    char *args = (char *)malloc(64);
+    CHECK(args != NULL);
+    snprintf(args, 64, "%s", "{\n \"text\" :\r\n \"copied\\u0021\"\n}");
+    EXPECT(start_tool(c, &t, "echo", args, NULL, NULL) == MCP_OK);
+    memset(args, 'x', 63);
+    free(args);
+    EXPECT(tally_wait(&t, 4, 5000) && t.last_status == MCP_OK);
+    EXPECT_CONTAINS(t.last, "\"text\":\"copied!\"");
+    err = NULL;
+    r = rec_new(&t);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "[1]", NULL, NULL, NULL, on_done, r, NULL, &err),
+                  MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    free(r);
     mcp_client_free(c);
     tally_destroy(&t);
 }

@@ -435,6 +435,11 @@ static void test_call_tool_basics(void)
     EXPECT(first_text(out, text, sizeof text) &&
            strcmp(text, "h\xc3\xa9llo \"w\" \xf0\x9f\x94\x91") == 0);
     mcp_string_free(out);
+    /* Arguments travel as the caller's text: line breaks between tokens must not end the
+       stdio message, escapes arrive decoded. */
+    out = tool_ok(c, "echo", "{\n  \"text\" :\r\n\t\"caf\\u00e9 \\ud83d\\udd11 \\n\"\n}\n");
+    EXPECT(first_text(out, text, sizeof text) && strcmp(text, "caf\xc3\xa9 \xf0\x9f\x94\x91 \n") == 0);
+    mcp_string_free(out);
     out = tool_ok(c, "add", "{\"a\":2,\"b\":40}");
     EXPECT_CONTAINS(out, "\"text\":\"42\"");
     EXPECT_CONTAINS(out, "\"structuredContent\":{\"result\":42");

@@ -154,15 +154,24 @@ static bool call_text(mcp_client *c, const char *tool, const char *args, char *t
 
 static void elicit_once_in(const char *era)
 {
-    mcp_client *c = fixture_client("--era", era, (const char *)NULL);
+    char rec[512];
+    CHECK(temp_file(rec, sizeof rec, "mrtr-args"));
+    mcp_client *c = fixture_client("--era", era, "--record", rec, (const char *)NULL);
     CHECK(c != NULL);
     struct script s;
     script_init(&s, SCRIPT_REPLY);
     s.replies[0] = ACCEPT_NAME("Ada");
     CHECK(register_input(c, "elicitation", &s));
     char text[256];
-    EXPECT(call_text(c, "elicit_once", NULL, text, sizeof text) &&
+    /* (The tool ignores its arguments; each leg must still carry them.) */
+    EXPECT(call_text(c, "elicit_once", "{\"tag\": \"leg\\u00e9\",\n\"n\":[1]}", text, sizeof text) &&
            strcmp(text, "Hello, Ada!") == 0);
+    char *log = slurp(rec, NULL);
+    /* modern: the first leg and the retry (MRTR); legacy: one request, the server asks back */
+    EXPECT(count_occurrences(log, "\"arguments\":{\"tag\": \"leg\\u00e9\", \"n\":[1]}") ==
+           (strcmp(era, "modern") == 0 ? 2 : 1));
+    free(log);
+    remove(rec);
     EXPECT(settled(&s, 1));
     EXPECT(strcmp(s.method, "elicitation/create") == 0);
     EXPECT_CONTAINS(s.params, "What is your name?");
