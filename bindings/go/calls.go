@@ -152,9 +152,10 @@ func (c *Client) Request(ctx context.Context, method string, params any, opts ..
 
 // Ping sends a legacy ping (ErrUnsupported on modern servers, which removed it).
 func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_ping(p, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_ping_start(p, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // SetLogLevel sets the server's log level ("debug" … "emergency"): legacy logging/setLevel;
@@ -165,9 +166,10 @@ func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOpti
 	}
 	cl := cstr(level)
 	defer freeC(cl)
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_set_log_level(p, cl, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_set_log_level_start(p, cl, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // SubscribeResource sends legacy resources/subscribe; updates arrive at the notification

@@ -121,6 +121,10 @@ func TestLegacyEra(t *testing.T) {
 	if got := callText(t, c, "log_level", nil); got != "unset" {
 		t.Fatalf("log_level: %q", got)
 	}
+	// Started calls: an unknown level is refused at start, before anything is sent.
+	if err := c.SetLogLevel(ctx, "loud"); !errors.Is(err, ErrInvalidArg) {
+		t.Fatalf("unknown level: %v", err)
+	}
 	if err := c.SetLogLevel(ctx, "debug"); err != nil {
 		t.Fatal(err)
 	}

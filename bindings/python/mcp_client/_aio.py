@@ -379,6 +379,16 @@ class AsyncClient:
         result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
         return result
 
+    async def ping(self, **opts: Any) -> None:
+        """As :meth:`Client.ping` (legacy ``ping``; UnsupportedError on modern servers)."""
+        o = _Opts.of(opts)
+        await self._start(RAW.ping_start, o.ref, keep=o)
+
+    async def set_log_level(self, level: str, **opts: Any) -> None:
+        """As :meth:`Client.set_log_level`; an unknown level raises before anything is sent."""
+        o = _Opts.of(opts)
+        await self._start(RAW.set_log_level_start, _enc(level, "level"), o.ref, keep=o)
+
 
 def pending_calls() -> int:
     """Started calls whose completion has not arrived yet (for tests and leak checks)."""

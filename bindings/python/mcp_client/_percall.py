@@ -61,6 +61,8 @@ class _Raw:
         self.list_all_start = raw("mcp_client_list_all_start")
         self.complete_start = raw("mcp_client_complete_start")
         self.request_start = raw("mcp_client_request_start")
+        self.ping_start = raw("mcp_client_ping_start")
+        self.set_log_level_start = raw("mcp_client_set_log_level_start")
 
 
 RAW = _Raw()

@@ -54,6 +54,26 @@ def test_calls_and_results(fixture_server):
     run(main())
 
 
+def test_ping_and_log_level_are_started_calls(fixture_server):
+    async def main() -> None:
+        async with make(fixture_server, "--era", "legacy") as client:
+            info = await client.connect()
+            assert info["era"] == "legacy"
+            await client.ping()
+            assert (await client.call_tool("log_level"))["content"][0]["text"] == "unset"
+            with pytest.raises(mcp_client.InvalidArgumentError):
+                await client.set_log_level("loud")
+            await client.set_log_level("debug")
+            assert (await client.call_tool("log_level"))["content"][0]["text"] == "debug"
+        async with make(fixture_server) as client:
+            await client.connect()
+            with pytest.raises(mcp_client.UnsupportedError):
+                await client.ping()  # modern servers removed ping
+        assert _aio.pending_calls() == 0
+
+    run(main())
+
+
 def test_gather_many_concurrent_calls_on_one_thread(fixture_server):
     async def main() -> None:
         async with make(fixture_server) as client:
