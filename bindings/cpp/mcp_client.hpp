@@ -1683,6 +1683,25 @@ public:
                                      const CallOptions& options, use_future_t) {
         return as_future([&](Completion d) { return request(method, params_json, options, std::move(d)); });
     }
+    /// Started ping: completes with "{}" (UnsupportedError's status on modern servers).
+    Call ping(const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_ping_start(client_, o, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> ping(const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return ping(options, std::move(d)); });
+    }
+    /// Started set_log_level: completes with "{}"; an unknown level throws here (nothing is sent).
+    Call set_log_level(const std::string& level, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_set_log_level_start(client_, detail::c_arg(level), o, &detail::started_trampoline, ud,
+                                                  call, e);
+        });
+    }
+    std::future<std::string> set_log_level(const std::string& level, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return set_log_level(level, options, std::move(d)); });
+    }
 
     // ---- host-loop mode ------------------------------------------------------------------
 

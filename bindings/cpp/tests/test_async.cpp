@@ -68,6 +68,25 @@ TEST(async, callback_and_future_overloads) {
     EXPECT_THROW(mcp::InvalidArgumentError, client.call_tool("echo", "{", {}, [&](mcp::Outcome o) { tally.add(o); }));
 }
 
+TEST(async, ping_and_log_level_started) {
+    auto legacy = t::fixture({"--era", "legacy"});
+    legacy.connect(mcp::CallOptions(), mcp::use_future).get();
+    CHECK_EQ(legacy.ping(mcp::CallOptions(), mcp::use_future).get(), std::string("{}"));
+    CHECK_EQ(t::text(legacy.call_tool("log_level")), std::string("unset"));
+    // An unknown level throws at once and starts nothing.
+    EXPECT_THROW(mcp::InvalidArgumentError, legacy.set_log_level("loud", {}, mcp::use_future));
+    Tally tally;
+    mcp::Call c = legacy.set_log_level("debug", {}, [&](mcp::Outcome o) { tally.add(o); });
+    CHECK(tally.wait(1));
+    CHECK_EQ(tally.ok, 1);
+    CHECK_EQ(t::text(legacy.call_tool("log_level")), std::string("debug"));
+    // Modern servers removed ping: the future carries UnsupportedError.
+    auto modern = t::fixture();
+    modern.connect();
+    auto ping = modern.ping(mcp::CallOptions(), mcp::use_future);
+    EXPECT_THROW(mcp::UnsupportedError, ping.get());
+}
+
 TEST(async, cancel_and_close) {
     auto client = t::fixture();
     client.connect();
