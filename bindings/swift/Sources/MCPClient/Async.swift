@@ -221,6 +221,27 @@ extension Client {
         }
     }
 
+    /// Legacy `ping` as a started call (`MCPError` with status `unsupported` on modern servers).
+    public func ping(options: CallOptions = CallOptions()) async throws {
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                try options.withC(s, for: call) { o in mcp_client_ping_start(handle, o, done, ud, out, err) }
+            }
+        }
+    }
+
+    /// The server log level as a started call; an unknown level fails before anything is sent.
+    public func setLogLevel(_ level: String, options: CallOptions = CallOptions()) async throws {
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let l = try s.c(level)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_set_log_level_start(handle, l, o, done, ud, out, err)
+                }
+            }
+        }
+    }
+
     /// Opens `subscriptions/listen` and waits for the acknowledgement. The C ABI has no started
     /// listen, so this one wait runs the blocking call on Dispatch's shared pool (not a thread of
     /// its own); Task cancellation cancels it through a token.

@@ -60,6 +60,29 @@ final class AsyncTests: XCTestCase {
         await expectCancelled(task)
     }
 
+    func testPingAndLogLevelAsStartedCalls() async throws {
+        let legacy = try fixtureClient(["--era", "legacy"])
+        _ = try await legacy.connect()
+        try await legacy.ping()
+        do {
+            try await legacy.setLogLevel("loud")
+            XCTFail("an unknown level was accepted")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.status, MCPStatus.invalidArg)
+        }
+        try await legacy.setLogLevel("debug")
+        let level = try await legacy.callTool("log_level")
+        XCTAssertEqual(text(level), "debug")
+        let modern = try fixtureClient()
+        _ = try await modern.connect()
+        do {
+            try await modern.ping()
+            XCTFail("modern servers removed ping")
+        } catch let error as MCPError {
+            XCTAssertEqual(error.status, MCPStatus.unsupported)
+        }
+    }
+
     func testCloseCompletesStartedCalls() async throws {
         let client = try fixtureClient()
         try await client.connect()
