@@ -176,20 +176,11 @@ pub fn request_line(
     out.extend_from_slice(b",\"params\":{");
     let mut first = true;
     for (key, value) in params {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        serde_json::to_writer(&mut out, key)?;
-        out.push(b':');
+        push_key(&mut out, &mut first, key)?;
         serde_json::to_writer(&mut out, value)?;
     }
     if let Some(arguments) = arguments {
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        out.extend_from_slice(b"\"arguments\":");
+        push_key(&mut out, &mut first, ARGUMENTS)?;
         let at = out.len();
         out.extend_from_slice(arguments.get().as_bytes());
         for b in &mut out[at..] {
@@ -203,20 +194,13 @@ pub fn request_line(
         (crate::protocol::meta::PROGRESS_TOKEN, meta.progress_token),
     ];
     if !meta.head.is_empty() || extra.iter().any(|(_, v)| v.is_some()) {
-        if !first {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"\"_meta\":{");
+        push_key(&mut out, &mut first, "_meta")?;
+        out.push(b'{');
         out.extend_from_slice(meta.head);
-        let mut empty = meta.head.is_empty();
+        let mut first_in_meta = meta.head.is_empty();
         for (key, value) in extra {
             if let Some(value) = value {
-                if !empty {
-                    out.push(b',');
-                }
-                empty = false;
-                serde_json::to_writer(&mut out, key)?;
-                out.push(b':');
+                push_key(&mut out, &mut first_in_meta, key)?;
                 serde_json::to_writer(&mut out, value)?;
             }
         }
@@ -248,16 +232,23 @@ pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
 
 /// `"key":value` members as JSON text, comma-separated (a [`MetaParts::head`]).
 pub fn members_text<'a>(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> serde_json::Result<Vec<u8>> {
-    let mut out = Vec::new();
+    let (mut out, mut first) = (Vec::new(), true);
     for (key, value) in members {
-        if !out.is_empty() {
-            out.push(b',');
-        }
-        serde_json::to_writer(&mut out, key)?;
-        out.push(b':');
+        push_key(&mut out, &mut first, key)?;
         serde_json::to_writer(&mut out, value)?;
     }
     Ok(out)
+}
+
+/// Writes `"key":` for the next member of an object being written (a comma first unless it is
+/// the first); the caller writes the value.
+fn push_key(out: &mut Vec<u8>, first: &mut bool, key: &str) -> serde_json::Result<()> {
+    if !std::mem::take(first) {
+        out.push(b',');
+    }
+    serde_json::to_writer(&mut *out, key)?;
+    out.push(b':');
+    Ok(())
 }
 
 pub fn notification(method: &str, params: Option<Value>) -> Value {
