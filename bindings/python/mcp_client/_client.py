@@ -449,6 +449,22 @@ class Client:
         if fn is not None and not callable(fn):
             raise TypeError(f"the {kind} handler must be callable or None")
         key = None if fn is None else _callbacks.register(_callbacks.InputEntry(fn, kind, self))
+        self._install(
+            key,
+            lambda ptr, err: setter(
+                ptr,
+                _callbacks.INPUT_THUNK if fn is not None else _ffi.mcp_input_fn(),  # NULL: unregister
+                key,
+                _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
+                err,
+            ),
+        )
+        return fn
+
+    def _install(self, key: Any, native: Callable[[Any, Any], int]) -> None:
+        """Runs ``native(ptr, err)``, a registration taking the callback registered under
+        ``key`` (None: removing one). A closed client unregisters ``key`` and raises; on failure
+        the library already ran the userdata's free function."""
         try:
             ptr = self._life.acquire()
         except ClosedError:
@@ -457,18 +473,11 @@ class Client:
             raise
         try:
             err = new_error_ptr()
-            st = setter(
-                ptr,
-                _callbacks.INPUT_THUNK if fn is not None else _ffi.mcp_input_fn(),  # NULL: unregister
-                key,
-                _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
-                ctypes.byref(err),
-            )
+            st = native(ptr, ctypes.byref(err))
         finally:
             self._life.release()
         if st != _ffi.MCP_OK:
-            raise take_error(st, err)  # the library already ran userdata_free
-        return fn
+            raise take_error(st, err)
 
     def on_elicitation(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``elicitation/create`` (declares the ``elicitation`` capability; register
@@ -511,25 +520,16 @@ class Client:
         if fn is not None and not callable(fn):
             raise TypeError(f"the {kind} listener must be callable or None")
         key = None if fn is None else _callbacks.register(_callbacks.ListenerEntry(fn, kind))
-        try:
-            ptr = self._life.acquire()
-        except ClosedError:
-            if key is not None:
-                _callbacks.unregister(key)
-            raise
-        try:
-            err = new_error_ptr()
-            st = setter(
+        self._install(
+            key,
+            lambda ptr, err: setter(
                 ptr,
                 thunk if fn is not None else type(thunk)(),  # NULL: remove
                 key,
                 _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
-                ctypes.byref(err),
-            )
-        finally:
-            self._life.release()
-        if st != _ffi.MCP_OK:
-            raise take_error(st, err)
+                err,
+            ),
+        )
         return fn
 
     def on_notification(self, fn: Callable[[str, Any], Any] | None) -> Any:
@@ -589,25 +589,16 @@ class Client:
         if fn is not None and not callable(fn):
             raise TypeError("the authorization callback must be callable or None")
         key = None if fn is None else _callbacks.register(_callbacks.AuthEntry(fn, self))
-        try:
-            ptr = self._life.acquire()
-        except ClosedError:
-            if key is not None:
-                _callbacks.unregister(key)
-            raise
-        try:
-            err = new_error_ptr()
-            st = lib.mcp_client_on_authorization(
+        self._install(
+            key,
+            lambda ptr, err: lib.mcp_client_on_authorization(
                 ptr,
                 _callbacks.AUTHORIZATION_THUNK if fn is not None else _ffi.mcp_authorization_fn(),  # NULL
                 key,
                 _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn(),
-                ctypes.byref(err),
-            )
-        finally:
-            self._life.release()
-        if st != _ffi.MCP_OK:
-            raise take_error(st, err)  # the library already ran userdata_free
+                err,
+            ),
+        )
         return fn
 
     def set_token_store(
@@ -628,27 +619,18 @@ class Client:
         if load is not None and not (callable(load) and callable(save)):
             raise TypeError("load and save must be callable")
         key = None if load is None or save is None else _callbacks.register(_callbacks.TokenStoreEntry(load, save))
-        try:
-            ptr = self._life.acquire()
-        except ClosedError:
-            if key is not None:
-                _callbacks.unregister(key)
-            raise
-        try:
-            err = new_error_ptr()
-            on = key is not None
-            st = lib.mcp_client_set_token_store(
+        on = key is not None
+        self._install(
+            key,
+            lambda ptr, err: lib.mcp_client_set_token_store(
                 ptr,
                 _callbacks.TOKEN_LOAD_THUNK if on else _ffi.mcp_token_load_fn(),
                 _callbacks.TOKEN_SAVE_THUNK if on else _ffi.mcp_token_save_fn(),
                 key,
                 _callbacks.FREE_THUNK if on else _ffi.mcp_userdata_free_fn(),
-                ctypes.byref(err),
-            )
-        finally:
-            self._life.release()
-        if st != _ffi.MCP_OK:
-            raise take_error(st, err)
+                err,
+            ),
+        )
 
     def set_assertion_provider(self, provider: Callable[[str, str], "str | None"] | None) -> None:
         """Supplies the JWTs of the assertion grants when the ``oauth`` configuration holds none:
@@ -661,26 +643,17 @@ class Client:
         if provider is not None and not callable(provider):
             raise TypeError("provider must be callable")
         key = None if provider is None else _callbacks.register(_callbacks.AssertionEntry(provider))
-        try:
-            ptr = self._life.acquire()
-        except ClosedError:
-            if key is not None:
-                _callbacks.unregister(key)
-            raise
-        try:
-            err = new_error_ptr()
-            on = key is not None
-            st = lib.mcp_client_set_assertion_provider(
+        on = key is not None
+        self._install(
+            key,
+            lambda ptr, err: lib.mcp_client_set_assertion_provider(
                 ptr,
                 _callbacks.ASSERTION_THUNK if on else _ffi.mcp_assertion_fn(),
                 key,
                 _callbacks.FREE_THUNK if on else _ffi.mcp_userdata_free_fn(),
-                ctypes.byref(err),
-            )
-        finally:
-            self._life.release()
-        if st != _ffi.MCP_OK:
-            raise take_error(st, err)
+                err,
+            ),
+        )
 
     # ----- lists -----
 
