@@ -7,7 +7,6 @@ package mcpclient
 import "C"
 
 import (
-	"runtime"
 	"runtime/cgo"
 )
 
@@ -22,21 +21,10 @@ type AssertionFunc func(kind, audience string) (string, error)
 
 // SetAssertionProvider registers fn (nil removes it). Set it before Connect.
 func (c *Client) SetAssertionProvider(fn AssertionFunc) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(fn))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_assertion_provider(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return fn },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_assertion_provider(p, h, cerr)
+		})
 }
 
 func callAssertion(fn AssertionFunc, kind, audience string) (jwt string) {

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"time"
 )
@@ -88,22 +87,10 @@ type AuthorizationFunc func(ctx context.Context, authorizationURL, redirectURI s
 // authorization URL (OnLog) and waits for its loopback listener; with a "redirect_uri" of the
 // host's own a handler is required. Register it before Connect.
 func (c *Client) OnAuthorization(fn AuthorizationFunc) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&authBox{fn: fn, base: c.core.ctx, loopback: c.core.oauthLoopback}))
-	}
-	var cerr *C.mcp_error
-	// The library runs userdata_free (deleting the handle) exactly once, even on failure.
-	if st := C.mcpgo_set_authorization(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &authBox{fn: fn, base: c.core.ctx, loopback: c.core.oauthLoopback} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_authorization(p, h, cerr)
+		})
 }
 
 type authBox struct {
@@ -183,21 +170,10 @@ type TokenStore interface {
 // SetTokenStore makes the client keep OAuth credentials in store (nil restores the library's
 // in-memory store, whose credentials live as long as the client). Set it before Connect.
 func (c *Client) SetTokenStore(store TokenStore) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if store != nil {
-		h = C.uintptr_t(newHandle(&storeBox{store: store}))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_token_store(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(store != nil, func() any { return &storeBox{store: store} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_token_store(p, h, cerr)
+		})
 }
 
 type storeBox struct{ store TokenStore }

@@ -62,6 +62,16 @@ const (
 // ElicitationURL or both, ORed) and declares exactly those; a request in another mode is left
 // to the host (InputRequiredError), as for a kind without a handler. nil removes the handler.
 func (c *Client) OnElicitationModes(modes ElicitationModes, fn HandlerFunc) error {
+	return c.setCallback(fn != nil, func() any { return &inputBox{kind: kindElicitation, fn: fn, base: c.core.ctx} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_register_elicitation_modes(p, C.uint32_t(modes), h, cerr)
+		})
+}
+
+// setCallback installs a callback: set hands the library the handle of box() when on (0 when
+// not: removing the callback). The library runs userdata_free (deleting the handle) exactly
+// once, even on failure.
+func (c *Client) setCallback(on bool, box func() any, set func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status) error {
 	defer runtime.KeepAlive(c)
 	p, e := c.core.acquire()
 	if e != nil {
@@ -69,12 +79,11 @@ func (c *Client) OnElicitationModes(modes ElicitationModes, fn HandlerFunc) erro
 	}
 	defer c.core.release()
 	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&inputBox{kind: kindElicitation, fn: fn, base: c.core.ctx}))
+	if on {
+		h = C.uintptr_t(newHandle(box()))
 	}
 	var cerr *C.mcp_error
-	// The library runs userdata_free (deleting the handle) exactly once, even on failure.
-	if st := C.mcpgo_register_elicitation_modes(p, C.uint32_t(modes), h, &cerr); st != C.MCP_OK {
+	if st := set(p, h, &cerr); st != C.MCP_OK {
 		return fromC(st, cerr)
 	}
 	return nil
@@ -88,64 +97,30 @@ func (c *Client) OnSampling(fn HandlerFunc) error { return c.register(kindSampli
 func (c *Client) OnRoots(fn HandlerFunc) error { return c.register(kindRoots, fn) }
 
 func (c *Client) register(kind inputKind, fn HandlerFunc) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&inputBox{kind: kind, fn: fn, base: c.core.ctx}))
-	}
-	var cerr *C.mcp_error
-	// The library runs userdata_free (deleting the handle) exactly once, even on failure.
-	if st := C.mcpgo_register_input(p, C.int(kind), h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &inputBox{kind: kind, fn: fn, base: c.core.ctx} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_register_input(p, C.int(kind), h, cerr)
+		})
 }
 
 // OnNotification sets the listener for every server notification except progress (nil
 // removes it). Listeners run in order on one goroutine per client (shared with progress
 // callbacks); keep them short. They may call the client.
 func (c *Client) OnNotification(fn func(method string, params json.RawMessage)) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&notifyBox{fn: fn, q: c.core.events}))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_notification_listener(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &notifyBox{fn: fn, q: c.core.events} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_notification_listener(p, h, cerr)
+		})
 }
 
 // OnLog sets the log listener (nil removes it): the server's stderr lines (source "stderr",
 // level "info") and the library's warnings (source "transport" or "client", level
 // "warning"). Runs like OnNotification listeners.
 func (c *Client) OnLog(fn func(level, source, message string)) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&logBox{fn: fn, q: c.core.events}))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_log_listener(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &logBox{fn: fn, q: c.core.events} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_log_listener(p, h, cerr)
+		})
 }
 
 // ConnectionState is what OnConnectionState reports.
@@ -166,21 +141,10 @@ const (
 // OnConnectionState sets the connection-state listener (nil removes it). Without WithReconnect
 // only StateConnected is reported. Runs like OnNotification listeners, in order.
 func (c *Client) OnConnectionState(fn func(state ConnectionState, attempt int, detail string)) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&stateBox{fn: fn, q: c.core.events}))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_state_listener(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &stateBox{fn: fn, q: c.core.events} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_state_listener(p, h, cerr)
+		})
 }
 
 type stateBox struct {

@@ -12,7 +12,6 @@ import "C"
 
 import (
 	"encoding/json"
-	"runtime"
 	"runtime/cgo"
 	"unsafe"
 )
@@ -22,21 +21,10 @@ import (
 // (taskId, status, statusMessage, ...). Persist taskId to ResumeTask in another process. Runs
 // like OnNotification listeners, in order on the client's event goroutine.
 func (c *Client) OnTaskStatus(fn func(task json.RawMessage)) error {
-	defer runtime.KeepAlive(c)
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	defer c.core.release()
-	var h C.uintptr_t
-	if fn != nil {
-		h = C.uintptr_t(newHandle(&taskStatusBox{fn: fn, q: c.core.events}))
-	}
-	var cerr *C.mcp_error
-	if st := C.mcpgo_set_task_status_listener(p, h, &cerr); st != C.MCP_OK {
-		return fromC(st, cerr)
-	}
-	return nil
+	return c.setCallback(fn != nil, func() any { return &taskStatusBox{fn: fn, q: c.core.events} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_task_status_listener(p, h, cerr)
+		})
 }
 
 type taskStatusBox struct {
