@@ -17,9 +17,10 @@
 //! runtime back and forth; a lone call that starts while the driver drives asks it to stand down
 //! and takes over (one hand-off, on the first call after an idle or busy period).
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
@@ -47,7 +48,53 @@ struct Shared {
     stop: AtomicBool,
     driver: OnceLock<Thread>,
     /// Started calls on their way to the runtime (see `spawn_call`).
-    starts: mpsc::UnboundedSender<BoxFuture<'static, ()>>,
+    starts: mpsc::UnboundedSender<Starts>,
+}
+
+/// What the starter task receives: one call, or the calls a host's dispatch batch started.
+enum Starts {
+    One(BoxFuture<'static, ()>),
+    Batch(Vec<BoxFuture<'static, ()>>),
+}
+
+thread_local! {
+    /// While this thread runs a host-loop dispatch batch: the calls its callbacks started, per
+    /// engine, sent when the batch ends (`hold_starts`).
+    static HELD: RefCell<Option<Vec<(Weak<Shared>, Vec<BoxFuture<'static, ()>>)>>> =
+        const { RefCell::new(None) };
+}
+
+/// Runs `batch` (a host-loop dispatch running callbacks) with the calls it starts held back,
+/// then hands them to their runtimes, one message and one wake-up per runtime: a loop starting
+/// a call from each completion would otherwise wake the runtime on its first start, which then
+/// takes the calls one or two at a time while the host is still starting the rest.
+pub(crate) fn hold_starts<R>(batch: impl FnOnce() -> R) -> R {
+    struct Release(bool);
+    impl Drop for Release {
+        fn drop(&mut self) {
+            if !self.0 {
+                return; // nested: the outer batch sends
+            }
+            let held = HELD.with(|h| h.borrow_mut().take()).unwrap_or_default();
+            for (engine, calls) in held {
+                // An engine shut down by a callback of the batch (its client freed): the calls
+                // were completed by the close; their futures, never polled, just drop.
+                if let Some(shared) = engine.upgrade() {
+                    shared.send_starts(Starts::Batch(calls));
+                }
+            }
+        }
+    }
+    let outer = HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        let outer = h.is_none();
+        if outer {
+            *h = Some(Vec::new());
+        }
+        outer
+    });
+    let _release = Release(outer);
+    batch()
 }
 
 impl Shared {
@@ -55,6 +102,17 @@ impl Shared {
         if let Some(driver) = self.driver.get() {
             driver.unpark();
         }
+    }
+
+    fn send_starts(&self, calls: Starts) {
+        if let Err(refused) = self.starts.send(calls) {
+            // The starter task is gone (runtime shut down): spawning drops the calls as before.
+            match refused.0 {
+                Starts::One(call) => drop(self.runtime.spawn(call)),
+                Starts::Batch(calls) => calls.into_iter().for_each(|call| drop(self.runtime.spawn(call))),
+            }
+        }
+        self.wake_driver();
     }
 }
 
@@ -66,12 +124,15 @@ pub(crate) struct OwnEngine {
 impl OwnEngine {
     pub fn start() -> std::io::Result<OwnEngine> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let (starts, mut started) = mpsc::unbounded_channel::<BoxFuture<'static, ()>>();
+        let (starts, mut started) = mpsc::unbounded_channel::<Starts>();
         // The starter task: spawns started calls from inside the runtime (a local spawn, no
         // wake-up). Only its own wake-up crosses threads, once per batch of starts.
         runtime.spawn(async move {
-            while let Some(call) = started.recv().await {
-                tokio::spawn(call);
+            while let Some(calls) = started.recv().await {
+                match calls {
+                    Starts::One(call) => drop(tokio::spawn(call)),
+                    Starts::Batch(calls) => calls.into_iter().for_each(|call| drop(tokio::spawn(call))),
+                }
             }
         });
         let shared = Arc::new(Shared {
@@ -139,19 +200,32 @@ impl OwnEngine {
     /// wakes the starter task only when it is idle, so calls started back to back (a host's
     /// loop starting calls from its completions) cost one wake-up per batch. The future arrives
     /// boxed here (keep it small: `ffi/call` boxes the call's own large future first).
+    ///
+    /// Inside a host-loop dispatch batch the call is held until the batch ends (`hold_starts`).
     pub fn spawn_call<F: Future<Output = ()> + Send + 'static>(&self, fut: F) {
-        let s = &*self.shared;
+        let s = &self.shared;
         s.active.fetch_add(1, SeqCst);
         let started = InFlight(s.active.clone());
         let call: BoxFuture<'static, ()> = Box::pin(async move {
             let _in_flight = started;
             fut.await
         });
-        if let Err(refused) = s.starts.send(call) {
-            // The starter task is gone (runtime shut down): spawning drops the call as before.
-            s.runtime.spawn(refused.0);
+        let call = HELD.with(|h| match h.borrow_mut().as_mut() {
+            Some(held) => {
+                match held
+                    .iter_mut()
+                    .find(|(engine, _)| std::ptr::eq(engine.as_ptr(), Arc::as_ptr(s)))
+                {
+                    Some((_, calls)) => calls.push(call),
+                    None => held.push((Arc::downgrade(s), vec![call])),
+                }
+                None
+            }
+            None => Some(call),
+        });
+        if let Some(call) = call {
+            s.send_starts(Starts::One(call));
         }
-        s.wake_driver();
     }
 
     /// Stops the driver thread, then the runtime (waiting at most `timeout` for blocking work).

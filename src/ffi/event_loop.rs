@@ -76,7 +76,12 @@ impl HostQueue {
 
     /// Queues a job; the descriptor becomes readable (and the wakeup runs) on empty → non-empty.
     /// Handed back once closed (the caller drops it outside its locks).
-    pub fn push(&self, job: Job) -> Result<(), Job> {
+    ///
+    /// Pushed from a task on a runtime (a started call completing), the signal waits for a task
+    /// spawned behind the ones already ready there: the completions of one batch of answers are
+    /// then announced once, so the host wakes for all of them instead of for the first one and
+    /// again for the rest.
+    pub fn push(self: &Arc<Self>, job: Job) -> Result<(), Job> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(job);
         }
@@ -84,6 +89,18 @@ impl HostQueue {
         if self.state.fetch_add(ONE, Ordering::SeqCst) != 0 {
             return Ok(()); // readable already, or made so by the push that found it empty
         }
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                let later = SignalLater(self.clone());
+                drop(runtime.spawn(async move { drop(later) }));
+            }
+            Err(_) => self.signal(),
+        }
+        Ok(())
+    }
+
+    /// Makes the descriptor readable and runs the wakeup (the push that found the queue empty).
+    fn signal(&self) {
         {
             // Marked before the write: whoever sees the descriptor readable finds the mark.
             let fds = self.fds.lock().unwrap();
@@ -99,7 +116,6 @@ impl HostQueue {
                 unsafe { f(ud.ptr()) }
             });
         }
-        Ok(())
     }
 
     pub fn is_current(&self) -> bool {
@@ -116,7 +132,7 @@ impl HostQueue {
             }
             *d = Some(std::thread::current().id());
         }
-        let left = self.run_batch(max);
+        let left = super::engine::hold_starts(|| self.run_batch(max));
         *self.dispatching.lock().unwrap() = None;
         Some(left)
     }
@@ -186,6 +202,15 @@ impl HostQueue {
             contain(|| drop(rx));
         }
         self.wakeup.lock().unwrap().take();
+    }
+}
+
+/// Signals its queue when dropped: run as a task, or dropped unrun by a runtime shutting down.
+struct SignalLater(Arc<HostQueue>);
+
+impl Drop for SignalLater {
+    fn drop(&mut self) {
+        self.0.signal();
     }
 }
 
