@@ -57,11 +57,13 @@ enum Starts {
     Batch(Vec<BoxFuture<'static, ()>>),
 }
 
+/// Calls held back for one engine (see `HELD`).
+type HeldCalls = (Weak<Shared>, Vec<BoxFuture<'static, ()>>);
+
 thread_local! {
     /// While this thread runs a host-loop dispatch batch: the calls its callbacks started, per
     /// engine, sent when the batch ends (`hold_starts`).
-    static HELD: RefCell<Option<Vec<(Weak<Shared>, Vec<BoxFuture<'static, ()>>)>>> =
-        const { RefCell::new(None) };
+    static HELD: RefCell<Option<Vec<HeldCalls>>> = const { RefCell::new(None) };
 }
 
 /// Runs `batch` (a host-loop dispatch running callbacks) with the calls it starts held back,
