@@ -89,12 +89,13 @@ impl HostQueue {
         if self.state.fetch_add(ONE, Ordering::SeqCst) != 0 {
             return Ok(()); // readable already, or made so by the push that found it empty
         }
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
+        // Inside a task only: that thread drives the runtime, so the spawned task runs this turn.
+        match tokio::task::try_id().and_then(|_| tokio::runtime::Handle::try_current().ok()) {
+            Some(runtime) => {
                 let later = SignalLater(self.clone());
                 drop(runtime.spawn(async move { drop(later) }));
             }
-            Err(_) => self.signal(),
+            None => self.signal(),
         }
         Ok(())
     }
