@@ -1570,7 +1570,10 @@ mcp_status mcp_client_set_wakeup(struct mcp_client *client,
  * Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
  * started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
  * descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
- * dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+ * dispatch again). Callbacks count from the moment the descriptor announces them: completions
+ * of started calls are announced when the library's runtime ends its turn, all of one turn at
+ * once, and calls started by the callbacks of one dispatch are sent when it returns. Spurious
+ * calls are harmless. Callbacks may start, cancel and free calls and
  * close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
  * does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
  * client not in host-loop mode.

@@ -142,7 +142,10 @@ impl HostQueue {
         let state = self.state.load(Ordering::SeqCst);
         let waiting = (state / ONE) as usize;
         if state & SIGNALLED == 0 {
-            return waiting; // empty, or its first push is making the descriptor readable
+            // Empty, or its first push has not made the descriptor readable yet (a completion
+            // announced at the end of the runtime's turn): nothing to run until it is, and
+            // nothing reported, so a host looping while jobs remain waits on the descriptor.
+            return 0;
         }
         let n = if max == 0 { waiting } else { waiting.min(max as usize) };
         let mut batch = std::mem::take(&mut *self.spare.lock().unwrap());
@@ -345,7 +348,10 @@ pub extern "C" fn mcp_client_set_wakeup(
 /// Runs queued callbacks on the calling thread: at most `max` (0: all that were queued when it
 /// started). `*remaining_out` (may be NULL) gets how many still wait; while it is non-zero the
 /// descriptor stays readable (level-triggered loops need nothing more; edge-triggered ones
-/// dispatch again). Spurious calls are harmless. Callbacks may start, cancel and free calls and
+/// dispatch again). Callbacks count from the moment the descriptor announces them: completions
+/// of started calls are announced when the library's runtime ends its turn, all of one turn at
+/// once, and calls started by the callbacks of one dispatch are sent when it returns. Spurious
+/// calls are harmless. Callbacks may start, cancel and free calls and
 /// close the client; calling this from a callback or a wakeup returns `MCP_REENTRANT_CALL`, as
 /// does a second thread dispatching the same client at the same time. `MCP_INVALID_ARG` for a
 /// client not in host-loop mode.
@@ -452,6 +458,37 @@ mod tests {
         assert_eq!(q.dispatch(0), Some(0));
         assert_eq!(ran.load(SeqCst), THREADS * PER);
         assert_eq!(finished.load(SeqCst), THREADS * PER);
+        assert_eq!(queued.load(SeqCst), 0);
+        assert!(!poll_in(fd, 0), "readable with nothing queued");
+    }
+
+    /// Pushed from inside a task, the jobs are announced once, when the runtime's turn reaches
+    /// the signalling task: until then the descriptor is not readable and a dispatch runs and
+    /// reports nothing; afterwards one dispatch runs them all.
+    #[test]
+    fn pushes_from_a_task_are_announced_at_the_end_of_the_turn() {
+        let queued = Arc::new(AtomicUsize::new(10));
+        let q = Arc::new(HostQueue::new(queued.clone()).unwrap());
+        let (ran, finished) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let fd = q.fd();
+        let (tq, tran, tfinished) = (q.clone(), ran.clone(), finished.clone());
+        rt.block_on(async move {
+            tokio::spawn(async move {
+                for _ in 0..10 {
+                    assert!(tq.push(job(&tran, &tfinished)).is_ok());
+                }
+                assert!(!poll_in(fd, 0), "readable before the turn ended");
+                assert_eq!(tq.dispatch(0), Some(0), "a dispatch reported unannounced jobs");
+            })
+            .await
+            .unwrap();
+            tokio::task::yield_now().await; // the signalling task's turn
+        });
+        assert!(poll_in(fd, 5000), "never announced");
+        assert_eq!(ran.load(SeqCst), 0);
+        assert_eq!(q.dispatch(0), Some(0));
+        assert_eq!(ran.load(SeqCst), 10);
         assert_eq!(queued.load(SeqCst), 0);
         assert!(!poll_in(fd, 0), "readable with nothing queued");
     }
