@@ -265,12 +265,15 @@ TEST(oauth, handler_failures_fail_the_call_with_auth_error) {
 
     {  // explicit fail()
         auto client = mcp::Client::http(server.url(), {}, o);
-        std::atomic<bool> was_pending{false}, failed_ok{false};
+        std::atomic<bool> was_pending{false}, failed_ok{false}, returned{false};
         client.on_authorization([&](const std::string&, const std::optional<std::string>&, mcp::AuthResponder r) {
             was_pending = r.pending();
             failed_ok = r.fail("the user closed the browser");
+            returned = true;
         });
         auto e = EXPECT_THROW(mcp::AuthRequiredError, client.call_tool("echo", R"({"text":"x"})"));
+        // The call may end (on fail's answer) before the handler's thread stores fail's result.
+        CHECK(t::wait_until([&] { return returned.load(); }));
         CHECK(was_pending.load());
         CHECK(failed_ok.load());
         CHECK_EQ(e.status(), MCP_AUTH_REQUIRED);
