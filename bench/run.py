@@ -1070,9 +1070,14 @@ def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str
                 else:
                     cmd = [str(CBIN / "cabi"), "many", "--clients", str(clients), "--runtime", runtime,
                            "--inflight", str(host_threads), "--duration", str(duration), "--", str(fixture), "--fast"]
-                out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600,
-                                     check=True, cwd=ROOT).stdout
-                row = json.loads(out.strip().splitlines()[-1])
+                done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
+                                      cwd=ROOT)
+                if done.returncode != 0:
+                    # The runner says what failed on stderr (among the servers' own lines).
+                    why = [ln for ln in done.stderr.splitlines() if ln.startswith("bench:")]
+                    raise RuntimeError(f"{' '.join(cmd[:8])} ... exited with {done.returncode}: "
+                                       f"{'; '.join(why) or done.stderr[-2000:]}")
+                row = json.loads(done.stdout.strip().splitlines()[-1])
                 if runtime == "raw":  # the same names as cabi's
                     row["one_client_per_sec"], row["all_clients_per_sec"] = (row["one_server_per_sec"],
                                                                              row["all_servers_per_sec"])
