@@ -29,12 +29,9 @@ pub const MCP_RUNTIME_ISOLATED: i32 = 0;
 /// The client shares the process-wide runtime threads and dispatcher thread.
 pub const MCP_RUNTIME_SHARED: i32 = 1;
 
-/// Engines of the shared set: enough that host threads calling different clients at once seldom
-/// meet on one engine (a caller finding another driving waits for it to hand the answer over, a
-/// thread wake-up per call), few enough that their idle driver threads cost little. Measured on
-/// 2 cores, 200 clients called from 4 host threads in turn: 2 engines kept 0.59-0.66 of the
-/// calls/s the same threads get from one client, 4 kept 0.81-0.89, 8 no more than 4.
-const RUNTIMES: usize = 4;
+/// Engines of the shared set: enough that one busy runtime does not serialize every client's
+/// I/O, few enough that a 2-core host is not oversubscribed.
+const RUNTIMES: usize = 2;
 
 /// The process-wide set for one fork generation.
 pub(crate) struct Pool {
