@@ -47,9 +47,10 @@ impl Client {
             meta_obj.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
         if conn.era == Era::Modern {
-            meta_obj.insert(meta::PROTOCOL_VERSION.into(), json!(conn.version()));
-            meta_obj.insert(meta::CLIENT_CAPABILITIES.into(), self.capabilities(Era::Modern));
-            meta_obj.insert(meta::CLIENT_INFO.into(), self.inner.config.client_info.clone());
+            let (version, caps) = (json!(conn.version()), self.capabilities(Era::Modern));
+            for (key, value) in self.modern_meta(&version, &caps) {
+                meta_obj.insert(key.into(), value.clone());
+            }
             if let Some(level) = self.log_level(opts) {
                 meta_obj.insert(meta::LOG_LEVEL.into(), json!(level));
             }
@@ -58,6 +59,16 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta_obj));
         }
         params
+    }
+
+    /// The reserved `_meta` members of every modern request, in their order on the wire (the
+    /// log level, when set, follows them): `stamp` puts them in the map, `meta_head` writes them.
+    fn modern_meta<'a>(&'a self, version: &'a Value, caps: &'a Value) -> [(&'static str, &'a Value); 3] {
+        [
+            (meta::PROTOCOL_VERSION, version),
+            (meta::CLIENT_CAPABILITIES, caps),
+            (meta::CLIENT_INFO, &self.inner.config.client_info),
+        ]
     }
 
     /// The modern `_meta` members (protocol version, capabilities, client info) as JSON text,
@@ -71,13 +82,9 @@ impl Client {
             return head.text.clone();
         }
         let version_value = Value::String(version.clone());
-        let text: Arc<[u8]> = jsonrpc::members_text([
-            (meta::PROTOCOL_VERSION, &version_value),
-            (meta::CLIENT_CAPABILITIES, &caps),
-            (meta::CLIENT_INFO, &self.inner.config.client_info),
-        ])
-        .unwrap_or_default()
-        .into();
+        let text: Arc<[u8]> = jsonrpc::members_text(self.modern_meta(&version_value, &caps))
+            .unwrap_or_default()
+            .into();
         *cached = Some(MetaHead {
             version: version.clone(),
             caps,
