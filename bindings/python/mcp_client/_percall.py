@@ -198,33 +198,18 @@ class Use:
 
 def call(life: Lifetime, fn: Any, *args: Any) -> Any:
     """A blocking call through one of ``RAW``'s functions, ``fn(handle, *args, &result, &err)``,
-    inside ``life`` (``acquire``/``release`` inlined: two method calls less per call); returns
-    the result's JSON value or raises the call's error."""
+    inside ``life``; returns the result's JSON value or raises the call's error."""
     out = ctypes.c_char_p()
     err = ERR_PTR()
-    with life._lock:
-        ptr = life._ptr
-        if ptr is None or life._closing:
-            raise ClosedError(_ffi.MCP_CLOSED, f"the {life._what} is closed")
-        life._busy += 1
-    try:
-        st = fn(ptr, *args, ctypes.byref(out), ctypes.byref(err))
-    finally:
-        with life._lock:
-            life._busy -= 1
-            last = life._closing and not life._busy and life._ptr is not None
-            if last:
-                life._ptr = None
-        if last:
-            life._free_now(ptr)
+    st = invoke(life, fn, *args, ctypes.byref(out), ctypes.byref(err))
     if st:
         raise take_error(st, err)
     return take_result(out)
 
 
 def invoke(life: Lifetime, fn: Any, *args: Any) -> int:
-    """``fn(handle, *args)`` inside ``life`` (acquire/release inlined, as in ``call``): the
-    status."""
+    """``fn(handle, *args)`` inside ``life`` (``acquire``/``release`` inlined: two method calls
+    less per call, on every blocking and started call's path): the status."""
     with life._lock:
         ptr = life._ptr
         if ptr is None or life._closing:
