@@ -456,11 +456,18 @@ impl Client {
         )))
     }
 
-    /// Modern: stamps `level` on every later request. Legacy: sends `logging/setLevel`.
-    pub async fn set_log_level(&self, level: &str, opts: &RequestOptions) -> Result<()> {
+    /// `level` is one of the protocol's log levels (the check `set_log_level` makes first, for
+    /// callers that refuse a bad level before starting anything).
+    pub(crate) fn check_log_level(level: &str) -> Result<()> {
         if !meta::is_log_level(level) {
             return Err(Error::invalid(format!("unknown log level {level:?}")));
         }
+        Ok(())
+    }
+
+    /// Modern: stamps `level` on every later request. Legacy: sends `logging/setLevel`.
+    pub async fn set_log_level(&self, level: &str, opts: &RequestOptions) -> Result<()> {
+        Self::check_log_level(level)?;
         let wait = self.wait_for(opts);
         let conn = self.connection(&wait).await?;
         if conn.era == Era::Legacy {

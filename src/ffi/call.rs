@@ -527,9 +527,7 @@ pub extern "C" fn mcp_client_set_log_level_start(
         on_client(client, |fc| {
             start_on(fc, opts, done, userdata, call_out, |c, ro| {
                 let level = arg_str(level, "level")?.to_string();
-                if !crate::protocol::meta::is_log_level(&level) {
-                    return Err(Failure::invalid(format!("unknown log level {level:?}")));
-                }
+                Client::check_log_level(&level)?;
                 Ok(async move { c.set_log_level(&level, &ro).await.map(|()| b"{}".to_vec()) })
             })
         })
