@@ -60,6 +60,7 @@ FIXTURE = RELEASE / "mcp-fixture-server"
 STDIO_SERVER = [str(FIXTURE), "--fast"]
 # `--server minimal`: canned replies, no JSON work (bench/c/mini_server.c), to separate server cost.
 MINI_SERVER = [str(CBIN / "mini_server")]
+C_FLAGS = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
 STATIC_LIBS = ["-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"]
 
 # What the rows are called in the tables.
@@ -104,12 +105,29 @@ def build(skip: bool) -> None:
     log("building the C runners")
     CBIN.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
-    flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
-    sh([cc, *flags, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
-    sh([cc, *flags, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
-    sh([cc, *flags, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"), str(BENCH / "c" / "cabi.c"),
-        str(RELEASE / "libmcp_client.a"), *STATIC_LIBS])
+    sh([cc, *C_FLAGS, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    sh([cc, *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
+    link_cabi(RELEASE / "libmcp_client.a")
     build_mini_server()
+
+
+def link_cabi(lib: Path) -> None:
+    """The C ABI runner (bench/c/cabi.c), linked against `lib`."""
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
+        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+
+
+def cabi_against(args: argparse.Namespace) -> tuple[Path, Path]:
+    """`--only cache|many`: the library (`--lib`, else the release build, built here unless
+    `--skip-build`) and the fixture (`--fixture`, else the release one); links the C runner."""
+    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
+    fixture = Path(args.fixture) if args.fixture else FIXTURE
+    if not args.skip_build and not args.lib:
+        log("building the release library and fixture server")
+        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
+    CBIN.mkdir(parents=True, exist_ok=True)
+    link_cabi(lib)
+    return lib, fixture
 
 
 def build_mini_server() -> None:
@@ -987,15 +1005,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
 
 def bench_cache(args) -> int:
     """The response-cache target: C ABI `tools/list` from the cache vs with MCP_CACHE_BYPASS."""
-    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
-    fixture = Path(args.fixture) if args.fixture else FIXTURE
-    if not args.skip_build and not args.lib:
-        log("building the release library and fixture server")
-        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
-    CBIN.mkdir(parents=True, exist_ok=True)
-    cc = os.environ.get("CC", "cc")
-    sh([cc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
-        str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+    lib, fixture = cabi_against(args)
     LOGS.mkdir(parents=True, exist_ok=True)
     record = LOGS / "cache-record.jsonl"
     record.unlink(missing_ok=True)
@@ -1185,17 +1195,8 @@ def many_report(m: dict | None) -> list[str]:
 def bench_many(args) -> int:
     """Issue 19 in full (`--only many`): --clients clients, each connected to its own fixture
     server, isolated vs on the shared runtime, with the raw baseline over as many servers."""
-    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
-    fixture = Path(args.fixture) if args.fixture else FIXTURE
-    if not args.skip_build and not args.lib:
-        log("building the release library and fixture server")
-        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "-p", "mcp-fixture-server"], cwd=ROOT)
-    CBIN.mkdir(parents=True, exist_ok=True)
-    cc = os.environ.get("CC", "cc")
-    flags = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"]
-    sh([cc, *flags, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"), str(BENCH / "c" / "cabi.c"), str(lib),
-        *STATIC_LIBS])
-    sh([cc, *flags, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    _, fixture = cabi_against(args)
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
     m = measure_many(args.clients, args.rounds, args.duration, ("isolated", "shared"), fixture)
     tgs: list[dict] = []
 
