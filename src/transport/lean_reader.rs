@@ -157,6 +157,19 @@ mod tests {
     }
 
     /// Whether the reader has nothing to give now (it waits for the peer), polled once.
+    /// `n` small answers, each read and followed by a wait (nothing more to read).
+    async fn small_answers<W, R>(w: &mut W, reader: &mut LeanReader<R>, n: usize)
+    where
+        W: tokio::io::AsyncWrite + Unpin,
+        R: AsyncRead + Unpin,
+    {
+        for _ in 0..n {
+            w.write_all(b"{}\n").await.unwrap();
+            assert_eq!(read_line(reader, 1 << 20).await.unwrap(), Line::Data(b"{}".to_vec()));
+            assert!(waits(reader));
+        }
+    }
+
     fn waits<R: AsyncRead + Unpin>(reader: &mut LeanReader<R>) -> bool {
         let mut cx = Context::from_waker(std::task::Waker::noop());
         Pin::new(reader).poll_fill_buf(&mut cx).is_pending()
@@ -175,14 +188,7 @@ mod tests {
         assert_eq!(reader.held(), 0);
         // Small messages after the burst: the next buffer shrinks back step by step, and a
         // small one is kept while waiting.
-        for _ in 0..8 {
-            w.write_all(b"{}\n").await.unwrap();
-            assert_eq!(
-                read_line(&mut reader, 1 << 20).await.unwrap(),
-                Line::Data(b"{}".to_vec())
-            );
-            assert!(waits(&mut reader));
-        }
+        small_answers(&mut w, &mut reader, 8).await;
         assert_eq!(reader.held(), MIN_BUFFER);
     }
 
@@ -204,14 +210,7 @@ mod tests {
             "{at:?}"
         );
         // Small answers: the kept buffer is larger than they need, so it shrinks back.
-        for _ in 0..4 {
-            w.write_all(b"{}\n").await.unwrap();
-            assert_eq!(
-                read_line(&mut reader, 1 << 20).await.unwrap(),
-                Line::Data(b"{}".to_vec())
-            );
-            assert!(waits(&mut reader));
-        }
+        small_answers(&mut w, &mut reader, 4).await;
         assert_eq!(reader.held(), MIN_BUFFER);
     }
 
