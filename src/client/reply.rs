@@ -83,8 +83,7 @@ impl Scan {
 /// needs it: its first bytes (a string's up to and including its closing quote when it holds no
 /// escape).
 fn member_value(rest: &[u8]) -> &[u8] {
-    let rest = rest.trim_ascii_start();
-    let rest = rest.strip_prefix(b":").unwrap_or(rest).trim_ascii_start();
+    let rest = framing::after_colon(rest).unwrap_or(rest.trim_ascii_start());
     if rest.first() == Some(&b'"') {
         if let Some(end) = rest[1..].iter().position(|&b| b == b'"' || b == b'\\') {
             return &rest[..end + 2];

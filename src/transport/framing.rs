@@ -131,19 +131,19 @@ fn answer_id_rest(line: &[u8]) -> Option<(&[u8], usize)> {
     Some((id?, depth))
 }
 
+/// The text after a member's key (`: value, ...`) from its value on: whitespace, the colon and
+/// whitespace skipped; `None` without the colon.
+pub(crate) fn after_colon(rest: &[u8]) -> Option<&[u8]> {
+    Some(rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start())
+}
+
 /// `: 123,` → 123: a plain JSON integer (no sign but `-`, no leading zero, no fraction or
 /// exponent) that fits an `i64` and is followed by a delimiter (not cut off). Anything else is
 /// `None`, for the JSON decoder to judge.
 fn integer_after_colon(rest: &[u8]) -> Option<i64> {
-    let skip = |b: &[u8]| -> usize { b.iter().take_while(|c| c.is_ascii_whitespace()).count() };
-    let mut i = skip(rest);
-    if rest.get(i) != Some(&b':') {
-        return None;
-    }
-    i += 1;
-    i += skip(&rest[i..]);
-    let negative = rest.get(i) == Some(&b'-');
-    let start = i + usize::from(negative);
+    let rest = after_colon(rest)?;
+    let negative = rest.first() == Some(&b'-');
+    let start = usize::from(negative);
     let digits = rest[start..].iter().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 || digits > 18 || (digits > 1 && rest[start] == b'0') {
         return None;
