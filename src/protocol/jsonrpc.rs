@@ -175,10 +175,7 @@ pub fn request_line(
     serde_json::to_writer(&mut out, method)?;
     out.extend_from_slice(b",\"params\":{");
     let mut first = true;
-    for (key, value) in params {
-        push_key(&mut out, &mut first, key)?;
-        serde_json::to_writer(&mut out, value)?;
-    }
+    push_members(&mut out, &mut first, params.iter().map(|(k, v)| (k.as_str(), v)))?;
     if let Some(arguments) = arguments {
         push_key(&mut out, &mut first, ARGUMENTS)?;
         let at = out.len();
@@ -232,12 +229,22 @@ pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
 
 /// `"key":value` members as JSON text, comma-separated (a [`MetaParts::head`]).
 pub fn members_text<'a>(members: impl IntoIterator<Item = (&'a str, &'a Value)>) -> serde_json::Result<Vec<u8>> {
-    let (mut out, mut first) = (Vec::new(), true);
-    for (key, value) in members {
-        push_key(&mut out, &mut first, key)?;
-        serde_json::to_writer(&mut out, value)?;
-    }
+    let mut out = Vec::new();
+    push_members(&mut out, &mut true, members)?;
     Ok(out)
+}
+
+/// Writes `"key":value` members of an object being written (see [`push_key`]).
+fn push_members<'a>(
+    out: &mut Vec<u8>,
+    first: &mut bool,
+    members: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> serde_json::Result<()> {
+    for (key, value) in members {
+        push_key(out, first, key)?;
+        serde_json::to_writer(&mut *out, value)?;
+    }
+    Ok(())
 }
 
 /// Writes `"key":` for the next member of an object being written (a comma first unless it is
