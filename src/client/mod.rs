@@ -311,7 +311,8 @@ impl Client {
                 cancel: opts.cancel.clone(),
                 ..RequestOptions::default()
             };
-            if let Err(e) = self.list_all(ListKind::Tools, &list_opts).await {
+            // Boxed: a rare leg (once per client) that would otherwise size every call's future.
+            if let Err(e) = Box::pin(self.list_all(ListKind::Tools, &list_opts)).await {
                 // The call itself succeeded; without the schemas it cannot be checked.
                 self.inner.hooks.log(
                     "client",

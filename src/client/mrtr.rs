@@ -95,7 +95,9 @@ impl Client {
         if reply.result_type()? == ResultType::Task {
             // Tasks extension: the work goes on server-side; follow it to its result (never
             // cached: it comes from `tools/call`).
-            return Ok((self.follow_task(conn, reply.into_value()?, opts, wait).await?, true));
+            // Boxed: a rare leg that would otherwise size every call's future.
+            let follow = Box::pin(self.follow_task(conn, reply.into_value()?, opts, wait));
+            return Ok((follow.await?, true));
         }
         Ok((reply, retried))
     }

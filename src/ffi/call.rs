@@ -24,7 +24,6 @@ use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, Subscr
 use crate::error::Error;
 use serde_json::json;
 use std::ffi::{c_char, c_void, CString};
-use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -211,19 +210,38 @@ fn closed() -> Failure {
     Failure::new(MCP_CLOSED, "the client was closed")
 }
 
+/// A started call's future, boxed where it is made: a call's future is several KiB, and a
+/// boxed one moves as a pointer through `start_on` and the engine (each move of the future
+/// itself was a copy of all of it, on the host's thread).
+type Started<T> = BoxFuture<'static, Result<T, Error>>;
+
+/// What a started call's future yields, as the bytes its completion hands over.
+trait Completion: Send + 'static {
+    fn into_bytes(self) -> Vec<u8>;
+}
+
+impl Completion for Vec<u8> {
+    fn into_bytes(self) -> Vec<u8> {
+        self
+    }
+}
+
+impl Completion for Reply {
+    fn into_bytes(self) -> Vec<u8> {
+        self.into_json()
+    }
+}
+
 /// Starts `fut` as a call of `fc`: everything that can be checked now is checked now (a failure
 /// returns here, and `done` never runs); from `MCP_OK` on, `done` runs exactly once.
-fn start_on<F>(
+fn start_on<T: Completion>(
     fc: &FfiClient,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    make: impl FnOnce(Client, RequestOptions) -> Result<F, Failure>,
-) -> Result<(), Failure>
-where
-    F: Future<Output = Result<Vec<u8>, Error>> + Send + 'static,
-{
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
+) -> Result<(), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = fc.engine.as_ref().ok_or_else(closed)?;
     let (mut ro, gate) = request_options(opts, &fc.dispatcher)?;
@@ -231,8 +249,7 @@ where
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
     let shared = ro.cancel.replace(own.clone());
-    // Boxed once here: the call's future is large, and every later move is then a pointer's.
-    let fut: BoxFuture<'static, Result<Vec<u8>, Error>> = Box::pin(make(fc.client.clone(), ro)?);
+    let fut = make(fc.client.clone(), ro)?;
     if fc.client.is_closed() {
         return Err(closed());
     }
@@ -262,7 +279,7 @@ where
                 }
             }
         };
-        task_registry.complete(&task_cell, result.map_err(Failure::from));
+        task_registry.complete(&task_cell, result.map(Completion::into_bytes).map_err(Failure::from));
     });
     if !call_out.is_null() {
         put(call_out, into_handle(mcp_call { cell, registry }));
@@ -271,23 +288,15 @@ where
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.
-fn start<F>(
+fn start(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    make: impl FnOnce(Client, RequestOptions) -> Result<F, Failure>,
-) -> Result<(), Failure>
-where
-    F: Future<Output = Result<Reply, Error>> + Send + 'static,
-{
-    on_client(client, |fc| {
-        start_on(fc, opts, done, userdata, call_out, |c, ro| {
-            let fut = make(c, ro)?;
-            Ok(async move { fut.await.map(Reply::into_json) })
-        })
-    })
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
+) -> Result<(), Failure> {
+    on_client(client, |fc| start_on(fc, opts, done, userdata, call_out, make))
 }
 
 fn list_kind(kind: i32) -> Result<ListKind, Failure> {
@@ -319,10 +328,10 @@ pub extern "C" fn mcp_client_connect_start(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             start_on(fc, opts, done, userdata, call_out, |c, ro| {
-                Ok(async move {
+                Ok(Box::pin(async move {
                     let info = c.connect_with(&ro).await?;
                     Ok(serde_json::to_vec(&info.to_json()).unwrap_or_else(|_| b"null".to_vec()))
-                })
+                }))
             })
         })
     })
@@ -351,7 +360,9 @@ pub extern "C" fn mcp_client_call_tool_start(
             // Checked and copied as text: one allocation instead of a decoded map.
             let args = opt_raw_json_object(arguments_json, "arguments_json")?.map(ToOwned::to_owned);
             let ro = with_input(ro, input_responses_json, request_state)?;
-            Ok(async move { c.call_tool_raw(&name, args.as_deref(), &ro).await })
+            Ok(Box::pin(
+                async move { c.call_tool_raw(&name, args.as_deref(), &ro).await },
+            ))
         })
     })
 }
@@ -376,7 +387,7 @@ pub extern "C" fn mcp_client_get_prompt_start(
             let name = arg_str(name, "name")?.to_string();
             let args = opt_json_object(arguments_json, "arguments_json")?;
             let ro = with_input(ro, input_responses_json, request_state)?;
-            Ok(async move { c.get_prompt_reply(&name, args, &ro).await })
+            Ok(Box::pin(async move { c.get_prompt_reply(&name, args, &ro).await }))
         })
     })
 }
@@ -399,7 +410,7 @@ pub extern "C" fn mcp_client_read_resource_start(
         start(client, opts, done, userdata, call_out, |c, ro| {
             let uri = arg_str(uri, "uri")?.to_string();
             let ro = with_input(ro, input_responses_json, request_state)?;
-            Ok(async move { c.read_resource_reply(&uri, &ro).await })
+            Ok(Box::pin(async move { c.read_resource_reply(&uri, &ro).await }))
         })
     })
 }
@@ -421,7 +432,9 @@ pub extern "C" fn mcp_client_list_start(
         start(client, opts, done, userdata, call_out, |c, ro| {
             let kind = list_kind(kind)?;
             let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
-            Ok(async move { c.list_reply(kind, cursor.as_deref(), &ro).await })
+            Ok(Box::pin(
+                async move { c.list_reply(kind, cursor.as_deref(), &ro).await },
+            ))
         })
     })
 }
@@ -441,7 +454,7 @@ pub extern "C" fn mcp_client_list_all_start(
     ffi_boundary!(err_out, {
         start(client, opts, done, userdata, call_out, |c, ro| {
             let kind = list_kind(kind)?;
-            Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
+            Ok(Box::pin(async move { c.list_all(kind, &ro).await.map(Reply::from) }))
         })
     })
 }
@@ -461,7 +474,7 @@ pub extern "C" fn mcp_client_complete_start(
     ffi_boundary!(err_out, {
         start(client, opts, done, userdata, call_out, |c, ro| {
             let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
-            Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
+            Ok(Box::pin(async move { c.complete(params, &ro).await.map(Reply::from) }))
         })
     })
 }
@@ -483,7 +496,7 @@ pub extern "C" fn mcp_client_request_start(
         start(client, opts, done, userdata, call_out, |c, ro| {
             let method = arg_str(method, "method")?.to_string();
             let params = opt_json(params_json, "params_json")?;
-            Ok(async move { c.request_reply(&method, params, &ro).await })
+            Ok(Box::pin(async move { c.request_reply(&method, params, &ro).await }))
         })
     })
 }
@@ -503,7 +516,7 @@ pub extern "C" fn mcp_client_ping_start(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             start_on(fc, opts, done, userdata, call_out, |c, ro| {
-                Ok(async move { c.ping(&ro).await.map(|()| b"{}".to_vec()) })
+                Ok(Box::pin(async move { c.ping(&ro).await.map(|()| b"{}".to_vec()) }))
             })
         })
     })
@@ -528,7 +541,9 @@ pub extern "C" fn mcp_client_set_log_level_start(
             start_on(fc, opts, done, userdata, call_out, |c, ro| {
                 let level = arg_str(level, "level")?.to_string();
                 Client::check_log_level(&level)?;
-                Ok(async move { c.set_log_level(&level, &ro).await.map(|()| b"{}".to_vec()) })
+                Ok(Box::pin(async move {
+                    c.set_log_level(&level, &ro).await.map(|()| b"{}".to_vec())
+                }))
             })
         })
     })
@@ -558,7 +573,7 @@ pub extern "C" fn mcp_subscription_next_start(
         }
         start_on(fc, std::ptr::null(), done, userdata, call_out, |_, ro| {
             let cancel = ro.cancel.clone().unwrap_or_default();
-            Ok(async move {
+            Ok(Box::pin(async move {
                 let next = async {
                     if timeout_ms < 0 {
                         return Some(stream.next().await);
@@ -584,7 +599,7 @@ pub extern "C" fn mcp_subscription_next_start(
                     Some(Some(SubscriptionEvent::Closed(Some(e)))) => Err(e),
                     Some(Some(SubscriptionEvent::Closed(None)) | None) => Err(Error::closed()),
                 }
-            })
+            }))
         })
     })
 }
