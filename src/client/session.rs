@@ -176,11 +176,15 @@ struct Pending {
     hold: Option<watch::Sender<bool>>,
 }
 
+/// Maps keyed by the ids this client issues (a counter, so no key a server could choose):
+/// hashed with foldhash instead of SipHash, a lookup and an insert on every request.
+type IdMap<V> = HashMap<RequestId, V, foldhash::fast::RandomState>;
+
 #[derive(Default)]
 struct State {
-    pending: HashMap<RequestId, Pending>,
+    pending: IdMap<Pending>,
     progress: HashMap<String, ProgressRoute>,
-    subscriptions: HashMap<RequestId, SubSender>,
+    subscriptions: IdMap<SubSender>,
     closed: Option<Error>,
 }
 

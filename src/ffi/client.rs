@@ -278,7 +278,8 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     on_client(client, |fc| {
         out(result_out, "result_json_out")?;
         let (ro, gate): (RequestOptions, Option<ProgressGate>) = request_options(opts, &fc.dispatcher)?;
-        let fut = make(&fc.client, ro)?;
+        // Pinned where it is made: the future (KiBs) then moves into `block_on` as a pointer.
+        let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
         drop(gate);
         give_json_bytes(result_out, result?.into_json());
@@ -467,7 +468,7 @@ pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
         let (ro, gate) = request_options(opts, &fc.dispatcher)?;
-        let fut = make(&fc.client, ro)?;
+        let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
         drop(gate);
         result

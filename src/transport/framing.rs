@@ -41,7 +41,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> s
                 _ => Line::Cut(buf),
             });
         }
-        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
             Some(i) => (i, true),
             None => (chunk.len(), false),
         };
@@ -206,14 +206,14 @@ fn top_level_keys<'a>(bytes: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8])
 /// Index of the closing quote of the string starting at `start`.
 fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
+    loop {
+        // Past an escape's second byte at the very end, `get` finds nothing: cut off.
+        i += memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+        if bytes[i] == b'"' {
+            return Some(i);
         }
+        i += 2;
     }
-    None
 }
 
 fn value_after_colon(rest: &[u8]) -> Option<serde_json::Value> {
