@@ -250,6 +250,10 @@ impl Error {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::InvalidArgument, message)
     }
+    /// A message that JSON could not carry (on the way out, before anything was sent).
+    pub(crate) fn unserialisable(e: serde_json::Error) -> Self {
+        Error::invalid(format!("unserialisable message: {e}"))
+    }
     pub(crate) fn auth(message: impl Into<String>) -> Self {
         Error::new(ErrorKind::AuthRequired, message)
     }

@@ -348,7 +348,7 @@ impl Session {
                 };
                 match jsonrpc::request_line(&id, method, params, arguments, meta) {
                     Ok(line) => self.transport.send_line(line).await,
-                    Err(e) => Err(Error::invalid(format!("unserialisable message: {e}"))),
+                    Err(e) => Err(Error::unserialisable(e)),
                 }
             }
         };

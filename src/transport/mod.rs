@@ -219,7 +219,7 @@ pub trait Transport: Send + Sync + 'static {
     fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
         match serde_json::from_slice(&line) {
             Ok(message) => self.send(message),
-            Err(e) => Box::pin(async move { Err(Error::invalid(format!("unserialisable message: {e}"))) }),
+            Err(e) => Box::pin(async move { Err(Error::unserialisable(e)) }),
         }
     }
     /// Whether [`send_line`](Transport::send_line) writes the line as it is (stdio): the

@@ -231,8 +231,7 @@ impl StdioTransport {
     /// reading its stdin cannot hold a call past its timeout, total cap, cancellation or close.
     async fn write_line(&self, message: &Value) -> Result<()> {
         let mut line = Vec::with_capacity(512);
-        serde_json::to_writer(&mut line, message)
-            .map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        serde_json::to_writer(&mut line, message).map_err(Error::unserialisable)?;
         line.push(b'\n');
         self.post_line(line).await
     }

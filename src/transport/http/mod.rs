@@ -250,7 +250,7 @@ impl Inner {
     fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::Request> {
         // Room for a typical request at once (`to_vec` starts at 128 bytes and grows twice).
         let mut bytes = Vec::with_capacity(512);
-        serde_json::to_writer(&mut bytes, body).map_err(|e| Error::invalid(format!("unserialisable message: {e}")))?;
+        serde_json::to_writer(&mut bytes, body).map_err(Error::unserialisable)?;
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
         let mut request = self.request(Method::POST, url, extra);
