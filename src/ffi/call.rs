@@ -232,8 +232,9 @@ impl Completion for Reply {
     }
 }
 
-/// Starts `fut` as a call of `fc`: everything that can be checked now is checked now (a failure
-/// returns here, and `done` never runs); from `MCP_OK` on, `done` runs exactly once.
+/// Starts the future `make` returns (after checking the arguments) as a call of `fc`: everything
+/// that can be checked now is checked now (a failure returns here, and `done` never runs); from
+/// `MCP_OK` on, `done` runs exactly once.
 fn start_on<T: Completion>(
     fc: &FfiClient,
     opts: *const mcp_call_opts,
