@@ -1057,10 +1057,10 @@ def chart(res: dict, mach: dict) -> str:
                      "rounds")
 
 
-# make bench's reduced many-clients section (about 40 s): the 200 clients, shared runtime
-# and raw baseline only (the isolated runtime is in `--only many`), 1 and 4 host threads; at most
-# --rounds rounds (so --quick makes it one).
-MANY_SECTION = {"clients": 200, "rounds": 3, "duration": 1.0, "runtimes": ("shared",)}
+# make bench's reduced many-clients section (about a minute): the 200 clients, shared
+# runtime and raw baseline only (the isolated runtime is in `--only many`), 1 and 4 host threads;
+# at most --rounds rounds (so --quick makes it one).
+MANY_SECTION = {"clients": 200, "rounds": 5, "duration": 1.0, "runtimes": ("shared",)}
 
 
 def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str, ...],
