@@ -156,7 +156,6 @@ mod tests {
         assert_eq!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Eof);
     }
 
-    /// Whether the reader has nothing to give now (it waits for the peer), polled once.
     /// `n` small answers, each read and followed by a wait (nothing more to read).
     async fn small_answers<W, R>(w: &mut W, reader: &mut LeanReader<R>, n: usize)
     where
@@ -170,6 +169,7 @@ mod tests {
         }
     }
 
+    /// Whether the reader has nothing to give now (it waits for the peer), polled once.
     fn waits<R: AsyncRead + Unpin>(reader: &mut LeanReader<R>) -> bool {
         let mut cx = Context::from_waker(std::task::Waker::noop());
         Pin::new(reader).poll_fill_buf(&mut cx).is_pending()
