@@ -105,10 +105,15 @@ def build(skip: bool) -> None:
     log("building the C runners")
     CBIN.mkdir(parents=True, exist_ok=True)
     cc = os.environ.get("CC", "cc")
-    sh([cc, *C_FLAGS, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    build_raw_stdio()
     sh([cc, *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
     link_cabi(RELEASE / "libmcp_client.a")
     build_mini_server()
+
+
+def build_raw_stdio() -> None:
+    """The raw stdio baseline (bench/c/raw_stdio.c)."""
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
 
 
 def link_cabi(lib: Path) -> None:
@@ -1196,7 +1201,7 @@ def bench_many(args) -> int:
     """Issue 19 in full (`--only many`): --clients clients, each connected to its own fixture
     server, isolated vs on the shared runtime, with the raw baseline over as many servers."""
     _, fixture = cabi_against(args)
-    sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_stdio"), str(BENCH / "c" / "raw_stdio.c")])
+    build_raw_stdio()
     m = measure_many(args.clients, args.rounds, args.duration, ("isolated", "shared"), fixture)
     tgs: list[dict] = []
 
