@@ -46,6 +46,11 @@ impl Client {
     /// `Timeout`. The attempt itself goes on for later calls, bounded by the configured
     /// timeouts, until [`Client::close`]. Nothing starts when the token is already cancelled.
     pub async fn connect_with(&self, opts: &RequestOptions) -> Result<ServerInfo> {
+        Ok(self.connected(opts).await?.info())
+    }
+
+    /// `connect_with`, giving the connection itself (its info is copied only if asked for).
+    pub(crate) async fn connected(&self, opts: &RequestOptions) -> Result<Arc<Connection>> {
         if opts.cancel.as_ref().is_some_and(CancelToken::is_cancelled) {
             return Err(Error::new(
                 ErrorKind::Cancelled,
@@ -57,13 +62,18 @@ impl Client {
             let at = Instant::now() + t;
             wait.deadline = Some(wait.deadline.map_or(at, |d| d.min(at)));
         }
-        Ok(self.connection(&wait).await?.info())
+        self.connection(&wait).await
     }
 
     /// Connects (once): probes or negotiates the era per the configured mode, bounded as a
     /// whole by `connect_timeout`. Later calls return the existing connection's info; with a
     /// reconnect policy, a connection found lost is replaced (see `reconnect`).
     pub async fn connect(&self) -> Result<ServerInfo> {
+        Ok(self.connect_conn().await?.info())
+    }
+
+    /// `connect`, giving the connection itself.
+    pub(super) async fn connect_conn(&self) -> Result<Arc<Connection>> {
         let _guard = self.inner.connect_lock.lock().await;
         if self.is_closed() {
             return Err(Error::closed());
@@ -72,7 +82,7 @@ impl Client {
         if let Some(conn) = current {
             match conn.session.closed_error() {
                 Some(e) if self.drop_lost(&conn, &e).await => {}
-                _ => return Ok(conn.info()),
+                _ => return Ok(conn),
             }
         }
         let conn = if self.inner.config.reconnect.is_some() && self.inner.ever_connected.load(SeqCst) {
@@ -80,7 +90,6 @@ impl Client {
         } else {
             self.establish_bounded().await?
         };
-        let info = conn.info();
         // A new connection (a restarted server, maybe another era) starts with an empty cache.
         self.inner.cache.clear();
         *self.inner.conn.write().unwrap() = Some(conn.clone());
@@ -91,7 +100,7 @@ impl Client {
         }
         self.inner.ever_connected.store(true, SeqCst);
         self.emit_state(super::ConnectionState::Connected);
-        Ok(info)
+        Ok(conn)
     }
 
     /// `establish` under `connect_timeout`; a timeout closes the half-made session and says

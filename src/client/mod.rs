@@ -67,14 +67,36 @@ pub struct ServerInfo {
 impl ServerInfo {
     /// `{"era", "protocolVersion", "capabilities", "serverInfo", "instructions", "raw"}`.
     pub fn to_json(&self) -> Value {
-        json!({
-            "era": self.era.as_str(),
-            "protocolVersion": self.protocol_version,
-            "capabilities": self.capabilities,
-            "serverInfo": self.server_info,
-            "instructions": self.instructions,
-            "raw": self.raw,
-        })
+        serde_json::to_value(self.json_view(&self.protocol_version)).unwrap_or(Value::Null)
+    }
+
+    fn json_view<'a>(&'a self, protocol_version: &'a str) -> ServerInfoJson<'a> {
+        ServerInfoJson {
+            era: self.era.as_str(),
+            protocol_version,
+            capabilities: &self.capabilities,
+            server_info: &self.server_info,
+            instructions: &self.instructions,
+            raw: &self.raw,
+        }
+    }
+}
+
+/// `ServerInfo`'s JSON shape, borrowing its parts.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ServerInfoJson<'a> {
+    era: &'a str,
+    protocol_version: &'a str,
+    capabilities: &'a Value,
+    server_info: &'a Option<Value>,
+    instructions: &'a Option<String>,
+    raw: &'a Value,
+}
+
+impl ServerInfoJson<'_> {
+    fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_else(|_| b"null".to_vec())
     }
 }
 
@@ -131,6 +153,16 @@ impl Connection {
             protocol_version: self.version(),
             ..self.info.clone()
         }
+    }
+
+    /// `info().to_json()` as text, written from the connection's own parts (no copy first).
+    pub(crate) fn info_json(&self) -> Vec<u8> {
+        let version = self.version.read().unwrap();
+        self.info.json_view(&version).to_bytes()
+    }
+
+    pub(crate) fn era(&self) -> Era {
+        self.era
     }
 }
 
@@ -204,7 +236,12 @@ impl Client {
 
     /// What the server said about itself, once connected.
     pub fn server_info(&self) -> Option<ServerInfo> {
-        self.inner.conn.read().unwrap().as_ref().map(|c| c.info())
+        self.current().map(|c| c.info())
+    }
+
+    /// The live connection, if any (no connect).
+    pub(crate) fn current(&self) -> Option<Arc<Connection>> {
+        self.inner.conn.read().unwrap().clone()
     }
 
     /// Whether [`Client::close`] was called.
@@ -218,27 +255,26 @@ impl Client {
         if self.is_closed() {
             return Err(Error::closed());
         }
-        if let Some(conn) = self.inner.conn.read().unwrap().clone() {
+        if let Some(conn) = self.current() {
             // With a reconnect policy a lost connection goes to `connect`, which replaces it.
             if self.inner.config.reconnect.is_none() || conn.session.closed_error().is_none() {
                 return Ok(conn);
             }
         }
         let client = self.clone();
-        let connecting = tokio::spawn(async move { client.connect().await });
+        let connecting = tokio::spawn(async move { client.connect_conn().await });
         tokio::select! {
             joined = connecting => match joined {
-                Ok(outcome) => outcome.map(drop)?,
-                Err(e) => return Err(Error::new(ErrorKind::Internal, format!("the connect task failed: {e}"))),
+                Ok(outcome) => outcome,
+                Err(e) => Err(Error::new(ErrorKind::Internal, format!("the connect task failed: {e}"))),
             },
             _ = cancel::cancelled(wait.cancel.as_ref()) => {
-                return Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
+                Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
             }
             _ = session::sleep_until(wait.deadline) => {
-                return Err(Error::new(ErrorKind::Timeout, "the call's total time ran out while connecting"))
+                Err(Error::new(ErrorKind::Timeout, "the call's total time ran out while connecting"))
             }
         }
-        self.inner.conn.read().unwrap().clone().ok_or_else(Error::closed)
     }
 
     /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with

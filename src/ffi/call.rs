@@ -329,10 +329,7 @@ pub extern "C" fn mcp_client_connect_start(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             start_on(fc, opts, done, userdata, call_out, |c, ro| {
-                Ok(Box::pin(async move {
-                    let info = c.connect_with(&ro).await?;
-                    Ok(serde_json::to_vec(&info.to_json()).unwrap_or_else(|_| b"null".to_vec()))
-                }))
+                Ok(Box::pin(async move { Ok(c.connected(&ro).await?.info_json()) }))
             })
         })
     })

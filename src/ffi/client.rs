@@ -8,7 +8,7 @@ use super::engine::Engine;
 use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
+use super::strings::{arg_str, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
 use crate::protocol::Era;
@@ -214,9 +214,12 @@ pub unsafe extern "C" fn mcp_client_connect(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             let (ro, gate) = request_options(opts, &fc.dispatcher)?;
-            let info = fc.block_on(fc.client.connect_with(&ro));
+            let conn = fc.block_on(fc.client.connected(&ro));
             drop(gate);
-            give_json(server_info_json_out, &info?.to_json());
+            let conn = conn?;
+            if !server_info_json_out.is_null() {
+                give_json_bytes(server_info_json_out, conn.info_json());
+            }
             Ok(())
         })
     })
@@ -233,11 +236,11 @@ pub unsafe extern "C" fn mcp_client_server_info(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             out(server_info_json_out, "server_info_json_out")?;
-            let info = fc
+            let conn = fc
                 .client
-                .server_info()
+                .current()
                 .ok_or_else(|| Failure::new(MCP_NOT_CONNECTED, "call mcp_client_connect first"))?;
-            give_json(server_info_json_out, &info.to_json());
+            give_json_bytes(server_info_json_out, conn.info_json());
             Ok(())
         })
     })
@@ -256,8 +259,8 @@ pub unsafe extern "C" fn mcp_client_dropped_callbacks(client: *const mcp_client)
 pub unsafe extern "C" fn mcp_client_era(client: *const mcp_client) -> i32 {
     ffi_boundary!(fallback = MCP_ERA_NONE, {
         match handle_opt(client)
-            .and_then(|c| c.shared.client.server_info())
-            .map(|i| i.era)
+            .and_then(|c| c.shared.client.current())
+            .map(|c| c.era())
         {
             Some(Era::Modern) => MCP_ERA_MODERN,
             Some(Era::Legacy) => MCP_ERA_LEGACY,
