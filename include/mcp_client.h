@@ -57,8 +57,9 @@
  * THREADING
  * - Every function may be called from any thread. An mcp_client is fully thread-safe except
  *   mcp_client_free; concurrent calls on one client are multiplexed over its connection.
- * - Callbacks (input handlers, listeners, progress) run on one dispatcher thread per client,
- *   one at a time, with no library lock held. Do long work elsewhere: defer the responder.
+ * - Callbacks (input handlers, listeners, progress) run on one dispatcher thread per client
+ *   (started with its first callback), one at a time, with no library lock held. Do long work
+ *   elsewhere: defer the responder.
  * - From a callback, non-blocking functions are allowed (responder replies, cancel tokens,
  *   mcp_client_close, error accessors, mcp_string_free); a blocking call on the same client
  *   returns MCP_REENTRANT_CALL instead of deadlocking.
@@ -289,7 +290,8 @@
 #define MCP_MAX_TIMEOUT_MS 1099511627776
 
 /**
- * Each client owns its runtime and dispatcher threads (the default).
+ * Each client owns its runtime thread and, from its first callback on, its dispatcher thread
+ * (the default).
  */
 #define MCP_RUNTIME_ISOLATED 0
 
@@ -1728,7 +1730,7 @@ MCP_API void mcp_responder_defer(struct mcp_responder *responder);
 MCP_API bool mcp_responder_is_cancelled(const struct mcp_responder *responder);
 
 /**
- * `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and a dispatcher thread,
+ * `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and, once a callback runs, a dispatcher thread,
  * and a lone caller drives the runtime itself: lowest latency) or `MCP_RUNTIME_SHARED` (the
  * client uses the process-wide runtime and dispatcher threads: threads stay flat as clients
  * grow; every shared client's callbacks run on one thread, in order, so a slow callback

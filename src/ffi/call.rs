@@ -707,7 +707,7 @@ mod tests {
     #[test]
     fn result_cancel_and_close_race_to_one_completion() {
         for round in 0..10 {
-            let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+            let dispatcher = super::super::dispatcher::Dispatcher::new();
             let registry = Registry::new(dispatcher.clone());
             for n in COUNTS[..CALLS].iter() {
                 n.store(0, SeqCst);
@@ -752,7 +752,7 @@ mod tests {
     /// calls in flight (10,000 started calls from one thread do not make it grow).
     #[test]
     fn the_registry_prunes_finished_calls() {
-        let dispatcher = super::super::dispatcher::Dispatcher::start().unwrap();
+        let dispatcher = super::super::dispatcher::Dispatcher::new();
         let registry = Registry::new(dispatcher.clone());
         for _ in 0..10_000 {
             let cell = registry.add(pending(CALLS), CancelToken::new()).unwrap();

@@ -179,17 +179,7 @@ pub unsafe extern "C" fn mcp_client_new(
         }
         let engine = Engine::start()
             .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the runtime: {e}")))?;
-        let dispatcher = match Dispatcher::start() {
-            Ok(dispatcher) => dispatcher,
-            Err(e) => {
-                engine.shutdown(Duration::from_secs(2));
-                return Err(Failure::new(
-                    super::status::MCP_IO,
-                    format!("cannot start the dispatcher thread: {e}"),
-                ));
-            }
-        };
-        let shared = FfiClient::new(engine, config, dispatcher);
+        let shared = FfiClient::new(engine, config, Dispatcher::new());
         *client_out = into_handle(mcp_client { shared });
         Ok(())
     })

@@ -1,6 +1,9 @@
 //! One plain OS thread per client runs every host callback, serially, with no library lock
 //! held. A slow callback therefore never stalls network I/O, and "no callback in flight" has
-//! one place to be waited for.
+//! one place to be waited for. The thread starts with the first callback: a client that only
+//! makes blocking calls without handlers, or one in host-loop mode, never has it. Should it
+//! fail to start (the process out of threads), that callback is refused as after `stop` (a
+//! started call's completion then runs where it was completed) and the next one tries again.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -18,9 +21,9 @@ pub(crate) type Job = Box<dyn FnOnce() + Send>;
 pub(crate) const LISTENER_QUEUE: usize = 4096;
 
 pub(crate) struct Dispatcher {
-    tx: Mutex<Option<mpsc::Sender<Job>>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    thread_id: ThreadId,
+    lane: Mutex<Lane>,
+    /// The thread running this client's callbacks, once there is one.
+    thread_id: OnceLock<ThreadId>,
     stopped: Arc<AtomicBool>,
     /// Jobs posted and not yet finished.
     queued: Arc<AtomicUsize>,
@@ -32,13 +35,34 @@ pub(crate) struct Dispatcher {
     shared: bool,
 }
 
+/// Where jobs go.
+enum Lane {
+    /// No callback yet: the own thread starts with the first one, so a client that never
+    /// runs host code (blocking calls only, or host-loop mode) never has one.
+    Unstarted,
+    /// The own thread (with its handle) or the shared one (none).
+    Running(mpsc::Sender<Job>, Option<JoinHandle<()>>),
+    Stopped,
+}
+
 impl Dispatcher {
-    pub fn start() -> std::io::Result<Arc<Dispatcher>> {
+    /// A client's own dispatcher; its thread starts with the first callback posted.
+    pub fn new() -> Arc<Dispatcher> {
+        Arc::new(Dispatcher {
+            lane: Mutex::new(Lane::Unstarted),
+            thread_id: OnceLock::new(),
+            stopped: Arc::new(AtomicBool::new(false)),
+            queued: Arc::new(AtomicUsize::new(0)),
+            dropped: AtomicU64::new(0),
+            host: OnceLock::new(),
+            shared: false,
+        })
+    }
+
+    /// Starts the own thread (under the lane's lock).
+    fn start_thread(&self) -> std::io::Result<Lane> {
         let (tx, rx) = mpsc::channel::<Job>();
-        let stopped = Arc::new(AtomicBool::new(false));
-        let flag = stopped.clone();
-        let queued = Arc::new(AtomicUsize::new(0));
-        let in_queue = queued.clone();
+        let (flag, in_queue) = (self.stopped.clone(), self.queued.clone());
         let thread = std::thread::Builder::new().name("mcp-dispatch".into()).spawn(move || {
             for job in rx {
                 if !flag.load(Ordering::SeqCst) {
@@ -48,16 +72,8 @@ impl Dispatcher {
                 in_queue.fetch_sub(1, Ordering::SeqCst);
             }
         })?;
-        Ok(Arc::new(Dispatcher {
-            tx: Mutex::new(Some(tx)),
-            thread_id: thread.thread().id(),
-            thread: Mutex::new(Some(thread)),
-            stopped,
-            queued,
-            dropped: AtomicU64::new(0),
-            host: OnceLock::new(),
-            shared: false,
-        }))
+        let _ = self.thread_id.set(thread.thread().id());
+        Ok(Lane::Running(tx, Some(thread)))
     }
 
     /// A client's dispatcher on the shared thread: its jobs run there in posting order among
@@ -65,9 +81,8 @@ impl Dispatcher {
     pub fn on_shared(pool: &super::shared_rt::Pool) -> Arc<Dispatcher> {
         let (tx, thread_id) = pool.dispatcher();
         Arc::new(Dispatcher {
-            tx: Mutex::new(Some(tx)),
-            thread: Mutex::new(None),
-            thread_id,
+            lane: Mutex::new(Lane::Running(tx, None)),
+            thread_id: OnceLock::from(thread_id),
             stopped: Arc::new(AtomicBool::new(false)),
             queued: Arc::new(AtomicUsize::new(0)),
             dropped: AtomicU64::new(0),
@@ -108,9 +123,19 @@ impl Dispatcher {
         } else {
             job
         };
-        let sent = match self.tx.lock().unwrap().as_ref() {
-            Some(tx) => tx.send(job).map_err(|e| e.0),
-            None => Err(job),
+        let sent = {
+            let mut lane = self.lane.lock().unwrap();
+            if matches!(*lane, Lane::Unstarted) {
+                // A thread that cannot start now is tried again with the next callback; this
+                // one is handed back (as when stopped).
+                if let Ok(running) = self.start_thread() {
+                    *lane = running;
+                }
+            }
+            match &*lane {
+                Lane::Running(tx, _) => tx.send(job).map_err(|e| e.0),
+                Lane::Unstarted | Lane::Stopped => Err(job),
+            }
         };
         if sent.is_err() && !self.shared {
             // (a shared job's own `Queued` gives its count back as it drops)
@@ -135,7 +160,7 @@ impl Dispatcher {
     }
 
     pub fn is_current(&self) -> bool {
-        std::thread::current().id() == self.thread_id || self.host.get().is_some_and(|h| h.is_current())
+        self.thread_id.get() == Some(&std::thread::current().id()) || self.host.get().is_some_and(|h| h.is_current())
     }
 
     /// The host's queue, once in host-loop mode.
@@ -161,29 +186,30 @@ impl Dispatcher {
         if let Some(host) = self.host.get() {
             host.close();
         }
-        let tx = self.tx.lock().unwrap().take();
+        let lane = std::mem::replace(&mut *self.lane.lock().unwrap(), Lane::Stopped);
+        let Lane::Running(tx, thread) = lane else {
+            return; // no callback ever posted, or stopped before
+        };
+        let here = std::thread::current().id();
         if self.shared {
             // Every job of this client queued before `stopped` was set runs (or is dropped
             // unrun, completing started calls as it drops) before this marker.
-            if let Some(tx) = tx {
-                if std::thread::current().id() != self.thread_id {
-                    let (done_tx, done) = mpsc::channel::<()>();
-                    if tx
-                        .send(Box::new(move || {
-                            let _ = done_tx.send(());
-                        }))
-                        .is_ok()
-                    {
-                        let _ = done.recv();
-                    }
+            if self.thread_id.get() != Some(&here) {
+                let (done_tx, done) = mpsc::channel::<()>();
+                if tx
+                    .send(Box::new(move || {
+                        let _ = done_tx.send(());
+                    }))
+                    .is_ok()
+                {
+                    let _ = done.recv();
                 }
             }
             return;
         }
         drop(tx);
-        let thread = self.thread.lock().unwrap().take();
         if let Some(thread) = thread {
-            if thread.thread().id() != std::thread::current().id() {
+            if thread.thread().id() != here {
                 let _ = thread.join();
             }
         }

@@ -2,8 +2,9 @@
 //! `mcp_config_set_runtime(config, MCP_RUNTIME_SHARED)`) use a process-wide set of
 //! [`RUNTIMES`] engines (`ffi/engine`: a current-thread runtime and its driver thread each) and
 //! one dispatcher thread for all their callbacks. Library threads then stay flat however many
-//! clients a host connects (an isolated client owns two threads: ~59 KiB resident when idle,
-//! against ~25 KiB for a shared one; `bench/results/many.md`).
+//! clients a host connects (an isolated client owns its driver thread and, once a callback has
+//! run, a dispatcher thread: ~59 KiB resident when idle with both, against ~25 KiB for a shared
+//! one; `bench/results/many.md`).
 //!
 //! A client is pinned to one engine (round robin) for its life, so its tasks, pipes and timers
 //! stay on one runtime. The engine works as for an isolated client: a caller alone in a call on
@@ -24,7 +25,8 @@ use super::status::{mcp_status, MCP_INVALID_ARG};
 use std::sync::{mpsc, Arc, Mutex};
 use std::thread::ThreadId;
 
-/// Each client owns its runtime and dispatcher threads (the default).
+/// Each client owns its runtime thread and, from its first callback on, its dispatcher thread
+/// (the default).
 pub const MCP_RUNTIME_ISOLATED: i32 = 0;
 /// The client shares the process-wide runtime threads and dispatcher thread.
 pub const MCP_RUNTIME_SHARED: i32 = 1;
@@ -99,7 +101,7 @@ pub(crate) fn wants_shared(settings: &serde_json::Map<String, serde_json::Value>
     settings.get("runtime").and_then(|v| v.as_str()) == Some("shared")
 }
 
-/// `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and a dispatcher thread,
+/// `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and, once a callback runs, a dispatcher thread,
 /// and a lone caller drives the runtime itself: lowest latency) or `MCP_RUNTIME_SHARED` (the
 /// client uses the process-wide runtime and dispatcher threads: threads stay flat as clients
 /// grow; every shared client's callbacks run on one thread, in order, so a slow callback

@@ -161,7 +161,8 @@ MCP_TIMEOUT_NONE = -1
 # The longest timeout, total cap or grace period the library takes, in milliseconds (2^40,
 # about 34.8 years); longer values are refused with `MCP_INVALID_ARG`, never wrapped.
 MCP_MAX_TIMEOUT_MS = 1099511627776
-# Each client owns its runtime and dispatcher threads (the default).
+# Each client owns its runtime thread and, from its first callback on, its dispatcher thread
+# (the default).
 MCP_RUNTIME_ISOLATED = 0
 # The client shares the process-wide runtime threads and dispatcher thread.
 MCP_RUNTIME_SHARED = 1
@@ -1163,7 +1164,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         ctypes.c_bool,
         [ctypes.POINTER(mcp_responder)],
     ),
-    # `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and a dispatcher thread,
+    # `MCP_RUNTIME_ISOLATED` (default: the client owns a runtime thread and, once a callback runs, a dispatcher thread,
     # and a lone caller drives the runtime itself: lowest latency) or `MCP_RUNTIME_SHARED` (the
     # client uses the process-wide runtime and dispatcher threads: threads stay flat as clients
     # grow; every shared client's callbacks run on one thread, in order, so a slow callback

@@ -45,12 +45,22 @@ def _library_threads() -> dict[str, str]:
 
 def test_isolated_client_owns_threads(make_client):
     before = _library_threads()
-    c = make_client(runtime="isolated")
+    # (--era modern: a server writing nothing on stderr, whose lines the binding's default log
+    # handler would receive on the dispatcher thread)
+    c = make_client("--era", "modern", runtime="isolated")
     c.connect()
-    # Threads that appeared (others, e.g. an earlier client's, may end meanwhile): its own
-    # runtime driver and dispatcher.
-    new = {tid: name for tid, name in _library_threads().items() if tid not in before}
-    assert sorted(new.values()) == ["mcp-dispatch", "mcp-runtime"]
+    assert text_of(c.call_tool("echo", {"text": "blocking"})) == "blocking"
+
+    def new() -> list[str]:
+        # Threads that appeared (others, e.g. an earlier client's, may end meanwhile).
+        return sorted(name for tid, name in _library_threads().items() if tid not in before)
+
+    # Its own runtime driver; no dispatcher thread while no callback has run.
+    assert new() == ["mcp-runtime"]
+    # The first callback (a progress notification) starts the dispatcher thread.
+    seen: list[float] = []
+    c.call_tool("progress", {"steps": 2}, progress=lambda p, total, msg: seen.append(p))
+    assert seen and new() == ["mcp-dispatch", "mcp-runtime"]
 
 
 def test_runtime_setting_checked(fixture_server):
