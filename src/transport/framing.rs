@@ -217,11 +217,8 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 fn value_after_colon(rest: &[u8]) -> Option<serde_json::Value> {
-    let text = std::str::from_utf8(rest)
-        .ok()?
-        .trim_start()
-        .strip_prefix(':')?
-        .trim_start();
+    // JSON's whitespace only (`after_colon`): a Unicode space before the value is no JSON.
+    let text = std::str::from_utf8(after_colon(rest)?).ok()?;
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<serde_json::Value>();
     let value = stream.next()?.ok()?;
     // A number running to the end of a cut-off prefix may be cut itself ("12" of "12345"): it
@@ -269,6 +266,14 @@ mod tests {
         let line = format!(r#"{{"id":1,"result":{}}}"#, nest(5));
         assert_eq!(scan_answer(line.as_bytes()), Some((json!(1), 6)));
         assert_eq!(scan_answer_request_id(line.as_bytes()), Some((RequestId::Num(1), 6)));
+    }
+
+    #[test]
+    fn the_id_follows_json_whitespace_only() {
+        assert_eq!(scan_top_level_id(b"{\"id\": \t\"a\",\"result\":{"), Some(json!("a")));
+        // U+2003 (em space) is whitespace to Rust's `trim`, not to JSON.
+        assert_eq!(scan_top_level_id("{\"id\":\u{2003}\"a\",\"result\":{".as_bytes()), None);
+        assert_eq!(scan_answer("{\"id\":\u{2003}\"a\",\"result\":{}}".as_bytes()), None);
     }
 
     #[test]
