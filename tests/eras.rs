@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_client::{ConnectMode, Era, ErrorKind, InputRequest, RequestOptions};
+use mcp_client::{ConnectMode, ElicitationModes, Era, ErrorKind, InputRequest, RequestOptions};
 use serde_json::{json, Value};
 
 fn fixture_server_info() -> Value {
@@ -106,6 +106,16 @@ async fn capabilities_follow_the_registered_handlers() {
     keys.sort();
     assert_eq!(keys, ["elicitation", "roots", "sampling"]);
     assert!(caps.values().all(Value::is_object), "every declared value is an object");
+
+    // The elicitation modes, and removing handlers, change it again (the request's `_meta`
+    // text is reused only while nothing of this changed).
+    let url_only = ElicitationModes { form: false, url: true };
+    client.on_elicitation_modes(url_only, |_: InputRequest| async { Ok(json!({"action": "accept"})) });
+    client.set_handler(mcp_client::InputKind::Sampling, None);
+    let meta = client.call_tool("echo_meta", None, &none()).await.unwrap();
+    let caps = &meta["structuredContent"][META_CAPABILITIES];
+    assert_eq!(caps["elicitation"], json!({"url": {}}), "{caps}");
+    assert!(caps.get("sampling").is_none() && caps.get("roots").is_some(), "{caps}");
 
     // An explicit override wins.
     let fx = Fixture::modern(&[]);

@@ -7,6 +7,7 @@ use crate::base::BoxFuture;
 use crate::protocol::methods;
 use serde_json::Value;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// One request for input, from an MRTR round or a legacy server→client request.
@@ -89,6 +90,10 @@ pub(crate) struct Hooks {
     roots: RwLock<Option<Arc<dyn InputHandler>>>,
     notification: RwLock<Option<NotificationFn>>,
     log: RwLock<Option<LogFn>>,
+    /// Bumped by every change of the input handlers or elicitation modes, which is all the
+    /// declared capabilities can change by (the rest is configuration): `request::MetaHead`
+    /// reuses its text while this stays the same.
+    inputs_changed: AtomicU64,
     /// Told of every notification first: list_changed and updated invalidate its entries.
     cache: Option<Arc<super::cache::ResponseCache>>,
 }
@@ -115,7 +120,13 @@ impl Hooks {
             *self.elicitation_modes.write().unwrap() = ElicitationModes::default();
         }
         let old = std::mem::replace(&mut *self.slot(kind).write().unwrap(), handler);
+        self.inputs_changed.fetch_add(1, Ordering::SeqCst);
         drop(old); // outside the lock: dropping may run host code (userdata_free)
+    }
+
+    /// Changes of the input handlers so far (see `inputs_changed`).
+    pub fn inputs_generation(&self) -> u64 {
+        self.inputs_changed.load(Ordering::SeqCst)
     }
 
     pub fn handler(&self, kind: InputKind) -> Option<Arc<dyn InputHandler>> {
@@ -126,6 +137,7 @@ impl Hooks {
     pub fn set_elicitation(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
         self.set_handler(InputKind::Elicitation, handler);
         *self.elicitation_modes.write().unwrap() = modes;
+        self.inputs_changed.fetch_add(1, Ordering::SeqCst);
     }
 
     /// The modes of the registered elicitation handler, `None` without one.

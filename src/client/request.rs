@@ -75,19 +75,22 @@ impl Client {
     /// serialised once per connection and again only when the version (a -32022 retry) or the
     /// capabilities (a handler registered since) change.
     fn meta_head(&self, conn: &Connection) -> Arc<[u8]> {
-        let caps = self.capabilities(Era::Modern);
+        // Read before the capabilities are: a handler registered meanwhile makes the next
+        // request build the text again.
+        let inputs = self.inner.hooks.inputs_generation();
         let version = conn.version.read().unwrap();
         let mut cached = conn.meta_head.lock().unwrap();
-        if let Some(head) = cached.as_ref().filter(|h| h.version == *version && h.caps == caps) {
+        if let Some(head) = cached.as_ref().filter(|h| h.version == *version && h.inputs == inputs) {
             return head.text.clone();
         }
+        let caps = self.capabilities(Era::Modern);
         let version_value = Value::String(version.clone());
         let text: Arc<[u8]> = jsonrpc::members_text(self.modern_meta(&version_value, &caps))
             .unwrap_or_default()
             .into();
         *cached = Some(MetaHead {
             version: version.clone(),
-            caps,
+            inputs,
             text: text.clone(),
         });
         text
@@ -290,7 +293,8 @@ impl Client {
 /// A connection's serialised modern `_meta` members and what they were made from.
 pub(super) struct MetaHead {
     version: String,
-    caps: Value,
+    /// `Hooks::inputs_generation` when it was made.
+    inputs: u64,
     text: Arc<[u8]>,
 }
 
