@@ -48,14 +48,18 @@ enum Lane {
 impl Dispatcher {
     /// A client's own dispatcher; its thread starts with the first callback posted.
     pub fn new() -> Arc<Dispatcher> {
+        Dispatcher::with(Lane::Unstarted, OnceLock::new(), false)
+    }
+
+    fn with(lane: Lane, thread_id: OnceLock<ThreadId>, shared: bool) -> Arc<Dispatcher> {
         Arc::new(Dispatcher {
-            lane: Mutex::new(Lane::Unstarted),
-            thread_id: OnceLock::new(),
+            lane: Mutex::new(lane),
+            thread_id,
             stopped: Arc::new(AtomicBool::new(false)),
             queued: Arc::new(AtomicUsize::new(0)),
             dropped: AtomicU64::new(0),
             host: OnceLock::new(),
-            shared: false,
+            shared,
         })
     }
 
@@ -80,23 +84,17 @@ impl Dispatcher {
     /// every shared client's (so this client's stay serial), skipped once it stopped.
     pub fn on_shared(pool: &super::shared_rt::Pool) -> Arc<Dispatcher> {
         let (tx, thread_id) = pool.dispatcher();
-        Arc::new(Dispatcher {
-            lane: Mutex::new(Lane::Running(tx, None)),
-            thread_id: OnceLock::from(thread_id),
-            stopped: Arc::new(AtomicBool::new(false)),
-            queued: Arc::new(AtomicUsize::new(0)),
-            dropped: AtomicU64::new(0),
-            host: OnceLock::new(),
-            shared: true,
-        })
+        Dispatcher::with(Lane::Running(tx, None), OnceLock::from(thread_id), true)
     }
 
-    /// Queues a callback; false once stopped (the job is dropped unrun).
+    /// Queues a callback; false once stopped or when the thread cannot start (the job is
+    /// dropped unrun).
     pub fn post(&self, job: Job) -> bool {
         self.try_post(job).is_ok()
     }
 
-    /// Queues a callback, or hands it back once stopped, for the caller to drop where it may
+    /// Queues a callback, or hands it back once stopped (or when the thread cannot start),
+    /// for the caller to drop where it may
     /// (a started call's delivery runs as it drops: never under the caller's locks).
     pub fn try_post(&self, job: Job) -> Result<(), Job> {
         if self.stopped.load(Ordering::SeqCst) {
