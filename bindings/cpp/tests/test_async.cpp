@@ -38,10 +38,10 @@ struct Tally {
 }  // namespace
 
 TEST(async, callback_and_future_overloads) {
+    Tally tally;  // before the client, which outlives every completion callback's last touch
     auto client = t::fixture();
     auto info = client.connect(mcp::CallOptions(), mcp::use_future).get();
     CHECK_CONTAINS(info, "\"era\":\"modern\"");
-    Tally tally;
     std::vector<mcp::Call> calls;
     for (int i = 0; i < 64; i++) {
         calls.push_back(client.call_tool("echo", mcp::json::object({{"text", mcp::json::quote(std::to_string(i))}}), {},
@@ -69,13 +69,13 @@ TEST(async, callback_and_future_overloads) {
 }
 
 TEST(async, ping_and_log_level_started) {
+    Tally tally;
     auto legacy = t::fixture({"--era", "legacy"});
     legacy.connect(mcp::CallOptions(), mcp::use_future).get();
     CHECK_EQ(legacy.ping(mcp::CallOptions(), mcp::use_future).get(), std::string("{}"));
     CHECK_EQ(t::text(legacy.call_tool("log_level")), std::string("unset"));
     // An unknown level throws at once and starts nothing.
     EXPECT_THROW(mcp::InvalidArgumentError, legacy.set_log_level("loud", {}, mcp::use_future));
-    Tally tally;
     mcp::Call c = legacy.set_log_level("debug", {}, [&](mcp::Outcome o) { tally.add(o); });
     CHECK(tally.wait(1));
     CHECK_EQ(tally.ok, 1);
@@ -88,9 +88,9 @@ TEST(async, ping_and_log_level_started) {
 }
 
 TEST(async, cancel_and_close) {
+    Tally tally;
     auto client = t::fixture();
     client.connect();
-    Tally tally;
     mcp::Call c = client.call_tool("hang", "", {}, [&](mcp::Outcome o) { tally.add(o); });
     c.cancel();
     CHECK(tally.wait(1));
@@ -106,12 +106,12 @@ TEST(async, cancel_and_close) {
 }
 
 TEST(async, host_loop_runs_completions_on_this_thread) {
-    auto client = t::fixture();
-    int fd = client.use_host_loop();
-    CHECK(fd >= 0);
     auto me = std::this_thread::get_id();
     std::atomic<int> off_thread{0};
     Tally tally;
+    auto client = t::fixture();
+    int fd = client.use_host_loop();
+    CHECK(fd >= 0);
     for (int i = 0; i < 32; i++) {
         client.call_tool("echo", R"({"text":"x"})", {}, [&](mcp::Outcome o) {
             if (std::this_thread::get_id() != me) off_thread++;

@@ -26,9 +26,11 @@ TEST(tasks, url_mode_handler_gets_the_url_request) {
 }
 
 TEST(tasks, followed_with_status_events_then_by_hand) {
-    auto client = t::fixture({}, with(R"({"tasks":true,"manual_input":["elicitation"]})"));
+    // Declared before the client: status events run on its dispatcher thread until the client's
+    // destructor has waited for them, so what they touch must outlive it.
     std::mutex lock;
     std::vector<std::string> events;
+    auto client = t::fixture({}, with(R"({"tasks":true,"manual_input":["elicitation"]})"));
     client.on_task_status([&](const std::string& task) {
         std::lock_guard<std::mutex> g(lock);
         events.push_back(task);
@@ -41,12 +43,14 @@ TEST(tasks, followed_with_status_events_then_by_hand) {
     } catch (const mcp::InputRequiredError& e) {
         CHECK_CONTAINS(e.unanswered_json(), "\"confirm\"");
     }
-    {
+    // Status events reach the listener on the dispatcher thread, possibly after the call threw.
+    CHECK(t::wait_until([&] {
         std::lock_guard<std::mutex> g(lock);
-        CHECK(!events.empty());
-        id = mcp::json::string_at(events.back(), "/taskId");
-        CHECK_CONTAINS(events.back(), "input_required");
-    }
+        for (const auto& event : events) {
+            if (event.find("\"input_required\"") != std::string::npos) id = mcp::json::string_at(event, "/taskId");
+        }
+        return !id.empty();
+    }));
     client.update_task(id, R"({"confirm":{"action":"accept","content":{"confirmed":true}}})");
     // The fixture flags polls closer than its pollIntervalMs (a protocol rule, not thread sync).
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
