@@ -1815,7 +1815,9 @@ MCP_API void mcp_string_free(char *s);
 /**
  * Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
  * `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
- * server's acknowledgement. Free with `mcp_subscription_free`.
+ * server's acknowledgement. With the tasks extension on (`mcp_config_set_tasks`),
+ * `{"taskIds":["<id>"]}` follows those tasks: each status change is a `notifications/tasks`
+ * event whose params are the whole task. Free with `mcp_subscription_free`.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

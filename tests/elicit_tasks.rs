@@ -7,7 +7,10 @@
 mod common;
 
 use common::*;
-use mcp_client::{CancelToken, ElicitationModes, ErrorKind, InputRequest, ManualInput, RequestOptions, TaskStatusFn};
+use mcp_client::{
+    CancelToken, ElicitationModes, ErrorKind, InputRequest, ManualInput, RequestOptions, SubscriptionEvent,
+    TaskStatusFn,
+};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -174,6 +177,18 @@ fn task_client(fx: &Fixture) -> mcp_client::Client {
     fx.client_with(|c| c.tasks = true)
 }
 
+/// Tasks declared, elicitation answered by hand: `task_input` ends the call with its task
+/// waiting in `input_required`.
+fn manual_task_client(fx: &Fixture) -> mcp_client::Client {
+    fx.client_with(|c| {
+        c.tasks = true;
+        c.manual_input = ManualInput {
+            elicitation: Some(ElicitationModes::FORM),
+            ..ManualInput::default()
+        };
+    })
+}
+
 fn recorder() -> (Events<Value>, TaskStatusFn) {
     let events: Events<Value> = Events::default();
     let sink = events.clone();
@@ -260,13 +275,7 @@ async fn task_input_is_answered_once_per_key_through_tasks_update() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_answered_by_hand_is_resumed_to_its_result() {
     let fx = Fixture::modern(&[]);
-    let client = fx.client_with(|c| {
-        c.tasks = true;
-        c.manual_input = ManualInput {
-            elicitation: Some(ElicitationModes::FORM),
-            ..ManualInput::default()
-        };
-    });
+    let client = manual_task_client(&fx);
     let (events, on_call) = recorder();
     let opts = RequestOptions {
         on_task_status: Some(on_call),
@@ -382,4 +391,85 @@ async fn over_modern_http_task_requests_carry_the_task_id_as_mcp_name() {
         assert_eq!(header(req, "Mcp-Name").as_deref(), Some(id), "{req}");
         assert_eq!(header(req, "Mcp-Method").as_deref(), Some(method), "{req}");
     }
+}
+
+/// The extension's push: a listen naming `taskIds` hears each status change of those tasks as
+/// `notifications/tasks` (the whole task, tagged with the subscription id), nothing for a poll
+/// that changes nothing, and nothing of other tasks; a client that did not declare the
+/// extension has such a listen refused with -32021.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_with_task_ids_hears_each_status_change_of_those_tasks() {
+    let fx = Fixture::modern(&[]);
+    let undeclared = expect_err(
+        fx.client()
+            .listen(json!({"taskIds": ["task-1"]}), &none())
+            .await
+            .map(|_| ()),
+        "listen without the extension",
+    );
+    assert_eq!(undeclared.rpc_error().unwrap().code, -32021, "{}", undeclared.message());
+
+    let client = manual_task_client(&fx);
+    let (events, on_call) = recorder();
+    let opts = RequestOptions {
+        on_task_status: Some(on_call),
+        ..none()
+    };
+    // Three tasks left waiting for input, their ids from the calls' status events.
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let err = expect_err(client.call_tool("task_input", None, &opts).await, "manual");
+        assert_kind(&err, ErrorKind::InputRequired);
+        ids.push(
+            events.snapshot().last().unwrap()["taskId"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let (answered, cancelled, unfollowed) = (&ids[0], &ids[1], &ids[2]);
+    let sub = client
+        .listen(json!({"taskIds": [answered, cancelled]}), &none())
+        .await
+        .unwrap();
+    assert_eq!(sub.acknowledged()["taskIds"], json!([answered, cancelled]));
+
+    let accept = json!({"confirm": {"action": "accept", "content": {"confirmed": true}}});
+    client.update_task(answered, accept, &none()).await.unwrap();
+    // A poll sooner than pollIntervalMs after the call's last one would be flagged.
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    // Two polls: the first still shows input_required (no change, no push), the second the end.
+    let result = client.resume_task(answered, &none()).await.unwrap();
+    assert!(text(&result).starts_with("confirmed: "), "{result}");
+    client.cancel_task(unfollowed, &none()).await.unwrap();
+    client.cancel_task(cancelled, &none()).await.unwrap();
+    let mut pushed = Vec::new();
+    for _ in 0..2 {
+        match within(Duration::from_secs(5), sub.next())
+            .await
+            .expect("the subscription ended")
+        {
+            SubscriptionEvent::Notification { method, params } => {
+                assert_eq!(method, "notifications/tasks");
+                assert_eq!(
+                    params["_meta"]["io.modelcontextprotocol/subscriptionId"],
+                    sub.id().to_value()
+                );
+                pushed.push(params);
+            }
+            other => panic!("expected notifications/tasks, got {other:?}"),
+        }
+    }
+    assert_eq!(pushed[0]["taskId"], json!(answered));
+    assert_eq!(pushed[0]["status"], "completed");
+    assert_eq!(text(&pushed[0]["result"]), text(&result));
+    assert_eq!(pushed[1]["taskId"], json!(cancelled));
+    assert_eq!(pushed[1]["status"], "cancelled");
+    // Nothing else is queued: the unfollowed task's cancel and the unchanged poll pushed nothing.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), sub.next())
+            .await
+            .is_err(),
+        "an unexpected event"
+    );
 }

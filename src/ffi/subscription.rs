@@ -30,7 +30,9 @@ unsafe impl Handle for mcp_subscription {}
 
 /// Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
 /// `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
-/// server's acknowledgement. Free with `mcp_subscription_free`.
+/// server's acknowledgement. With the tasks extension on (`mcp_config_set_tasks`),
+/// `{"taskIds":["<id>"]}` follows those tasks: each status change is a `notifications/tasks`
+/// event whose params are the whole task. Free with `mcp_subscription_free`.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_listen(

@@ -1234,7 +1234,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Opens `subscriptions/listen` with `filter_json` (a `SubscriptionFilter`, e.g.
     # `{"toolsListChanged":true,"resourceSubscriptions":["file:///x"]}`) and waits for the
-    # server's acknowledgement. Free with `mcp_subscription_free`.
+    # server's acknowledgement. With the tasks extension on (`mcp_config_set_tasks`),
+    # `{"taskIds":["<id>"]}` follows those tasks: each status change is a `notifications/tasks`
+    # event whose params are the whole task. Free with `mcp_subscription_free`.
     # mcp_status mcp_client_listen(struct mcp_client *client, const char *filter_json, const struct mcp_call_opts *opts, struct mcp_subscription **subscription_out, struct mcp_error **err_out)
     'mcp_client_listen': (
         mcp_status,

@@ -8,6 +8,8 @@ use std::sync::Mutex;
 pub const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 const FLAGS: [&str; 3] = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
+/// The tasks extension's filter key: status changes of these tasks (`notifications/tasks`).
+pub const TASK_IDS: &str = "taskIds";
 
 /// Validates a listen filter and returns the honoured subset: every known
 /// key, as asked, in the order asked; unknown keys are dropped.
@@ -26,12 +28,12 @@ pub fn parse_filter(notifications: Option<&Value>) -> Result<Map<String, Value>,
                 )));
             }
             honoured.insert(key.clone(), value.clone());
-        } else if key == "resourceSubscriptions" {
-            let ok = value.as_array().is_some_and(|uris| uris.iter().all(Value::is_string));
+        } else if key == "resourceSubscriptions" || key == TASK_IDS {
+            let ok = value.as_array().is_some_and(|items| items.iter().all(Value::is_string));
             if !ok {
-                return Err(RpcError::invalid_params(
-                    "notifications.resourceSubscriptions must be an array of strings",
-                ));
+                return Err(RpcError::invalid_params(format!(
+                    "notifications.{key} must be an array of strings"
+                )));
             }
             honoured.insert(key.clone(), value.clone());
         }
@@ -45,6 +47,8 @@ pub enum Event<'a> {
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated(&'a str),
+    /// A task's new status: its id and the whole task, as `tasks/get` shows it.
+    Task(&'a str, &'a Map<String, Value>),
 }
 
 impl Event<'_> {
@@ -54,19 +58,24 @@ impl Event<'_> {
             Event::PromptsListChanged => "notifications/prompts/list_changed",
             Event::ResourcesListChanged => "notifications/resources/list_changed",
             Event::ResourceUpdated(_) => "notifications/resources/updated",
+            Event::Task(..) => "notifications/tasks",
         }
     }
 
     fn wanted_by(&self, filter: &Map<String, Value>) -> bool {
         let flag = |name: &str| filter.get(name) == Some(&Value::Bool(true));
+        let listed = |name: &str, item: &str| {
+            filter
+                .get(name)
+                .and_then(Value::as_array)
+                .is_some_and(|items| items.iter().any(|i| i.as_str() == Some(item)))
+        };
         match self {
             Event::ToolsListChanged => flag("toolsListChanged"),
             Event::PromptsListChanged => flag("promptsListChanged"),
             Event::ResourcesListChanged => flag("resourcesListChanged"),
-            Event::ResourceUpdated(uri) => filter
-                .get("resourceSubscriptions")
-                .and_then(Value::as_array)
-                .is_some_and(|uris| uris.iter().any(|u| u.as_str() == Some(*uri))),
+            Event::ResourceUpdated(uri) => listed("resourceSubscriptions", uri),
+            Event::Task(id, _) => listed(TASK_IDS, id),
         }
     }
 }
@@ -127,10 +136,12 @@ impl Listens {
         let mut sent = 0;
         for listen in open.iter().filter(|l| event.wanted_by(&l.filter)) {
             let mut params = Map::new();
-            params.insert("_meta".into(), tag(&listen.id));
-            if let Event::ResourceUpdated(uri) = event {
-                params.insert("uri".into(), json!(uri));
+            match event {
+                Event::ResourceUpdated(uri) => drop(params.insert("uri".into(), json!(uri))),
+                Event::Task(_, task) => params.extend(task.iter().map(|(k, v)| (k.clone(), v.clone()))),
+                _ => {}
             }
+            params.insert("_meta".into(), tag(&listen.id));
             listen.out.notify(event.method(), Some(Value::Object(params)));
             sent += 1;
         }
@@ -233,5 +244,11 @@ mod tests {
         assert!(!Event::ResourcesListChanged.wanted_by(&filter));
         assert!(Event::ResourceUpdated("fixture://a").wanted_by(&filter));
         assert!(!Event::ResourceUpdated("fixture://b").wanted_by(&filter));
+        let task = Map::new();
+        assert!(!Event::Task("task-1", &task).wanted_by(&filter));
+        let filter = parse_filter(Some(&json!({"taskIds": ["task-1"]}))).unwrap();
+        assert!(Event::Task("task-1", &task).wanted_by(&filter));
+        assert!(!Event::Task("task-2", &task).wanted_by(&filter));
+        assert!(parse_filter(Some(&json!({"taskIds": "task-1"}))).is_err());
     }
 }

@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::server::{Ctx, INSTRUCTIONS, META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::wire::{self, Reply, RpcError};
-use crate::{catalog, listen, skills, tools};
+use crate::{catalog, listen, skills, tasks, tools};
 use serde_json::{json, Map, Value};
 
 pub const METHODS: [&str; 10] = [
@@ -80,10 +80,10 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         let supported = cfg.supported_versions.clone();
         return version_error(supported, params.get("protocolVersion")).into();
     }
-    if crate::tasks::handles(method) {
+    if tasks::handles(method) {
         return match meta_error(cfg, params) {
             Some(err) => err.into(),
-            None => crate::tasks::handle(ctx, method, params),
+            None => tasks::handle(ctx, method, params),
         };
     }
     if !METHODS.contains(&method) && !skills::handles(cfg.skills, method) {
@@ -103,6 +103,10 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
         "resources/read" => catalog::read_resource(ctx, params),
         "completion/complete" => catalog::complete(params),
         "subscriptions/listen" => match listen::parse_filter(params.get("notifications")) {
+            // Following tasks needs the tasks extension, as its `tasks/*` requests do.
+            Ok(filter) if filter.contains_key(listen::TASK_IDS) && !tasks::declared(ctx) => {
+                tasks::missing_extension().into()
+            }
             Ok(filter) => {
                 ctx.srv.listens.open(&ctx.out, ctx.id.clone(), filter);
                 Reply::Nothing

@@ -9,10 +9,12 @@
 //!   a key answered twice makes the result an error;
 //! - `task_slow`: working until `tasks/cancel`.
 //!
-//! A poll sooner than 40 ms after the previous poll is noted and reported in
+//! Each status change is pushed as `notifications/tasks` to the listens whose `taskIds` name
+//! the task. A poll sooner than 40 ms after the previous poll is noted and reported in
 //! the final result. Without the declaration the tools answer synchronously and `tasks/*`
 //! answers -32021. Unknown task ids get -32602.
 
+use crate::listen::Event;
 use crate::server::{Ctx, Era};
 use crate::tools::{error_result, text_result};
 use crate::wire::{Reply, RpcError, MISSING_CAPABILITY};
@@ -56,7 +58,7 @@ pub fn handles(method: &str) -> bool {
     matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel")
 }
 
-fn declared(ctx: &Ctx) -> bool {
+pub fn declared(ctx: &Ctx) -> bool {
     ctx.era == Era::Modern
         && ctx
             .client_capabilities()
@@ -65,7 +67,7 @@ fn declared(ctx: &Ctx) -> bool {
             .is_some()
 }
 
-fn missing_extension() -> RpcError {
+pub fn missing_extension() -> RpcError {
     RpcError::new(
         MISSING_CAPABILITY,
         "Server requires the tasks extension for this request",
@@ -131,7 +133,8 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     let Some(task) = all.get_mut(id) else {
         return RpcError::invalid_params(format!("Unknown task: {id}")).into();
     };
-    match method {
+    let before = task.status;
+    let reply = match method {
         "tasks/get" => Reply::Result(poll(id, task)),
         "tasks/update" => {
             let Some(Value::Object(responses)) = params.get("inputResponses") else {
@@ -152,7 +155,16 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
             }
             Reply::Result(Map::new())
         }
+    };
+    if task.status != before {
+        // Listens following this task hear of each change (the whole task, as tasks/get shows it).
+        let shown = match &reply {
+            Reply::Result(body) if method == "tasks/get" => body.clone(),
+            _ => view(id, task),
+        };
+        ctx.srv.listens.broadcast(&Event::Task(id, &shown));
     }
+    reply
 }
 
 /// One `tasks/get`: advances the task by one step and shows it.
