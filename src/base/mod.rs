@@ -6,6 +6,7 @@
 pub mod cancel;
 pub mod codes;
 pub mod defaults;
+pub mod driving;
 
 pub use cancel::CancelToken;
 

@@ -361,10 +361,14 @@ impl Session {
         let mut hold_open = hold_rx.is_some();
         // Alone, the request reads the transport itself while it waits (see `transport/pump`).
         // Only on a current-thread runtime: on a multi-thread one, handing the reading back to
-        // the reader task when the call ends would wake another worker thread per call.
+        // the reader task when the call ends would wake another worker thread per call. Not
+        // from a thread waiting on a runtime another thread drives (`base::driving`).
         let mut inline = InlineRead {
             transport: &*self.transport,
-            on: alone && self.transport.reads_inline() && on_current_thread_runtime(),
+            on: alone
+                && self.transport.reads_inline()
+                && on_current_thread_runtime()
+                && !crate::base::driving::off_core(),
             joined: false,
         };
         let outcome = loop {

@@ -172,7 +172,7 @@ impl OwnEngine {
                 shared: s,
                 drove: false,
             };
-            return s.handle.block_on(fut);
+            return crate::base::driving::waiting_off_core(|| s.handle.block_on(fut));
         }
         // Alone: announce, then ask the driver thread to stand down if it drives (SeqCst orders
         // the two flags: either the driver sees `caller_drives` or this sees `driving`).

@@ -202,6 +202,64 @@ static void test_concurrent_calls(void)
     mcp_client_free(c);
 }
 
+/* Two host threads calling one client back to back, for a while: each call is now and then alone
+ * on the connection while the other thread waits on the runtime the first drives. A lone call
+ * read the server's output itself even from the thread that did not drive the runtime, racing
+ * the reader task, and now and then missed its answer until the request timeout (session 9:
+ * within about three runs of a second). A call that ends with anything but its echo fails. */
+struct duo_worker {
+    mcp_client *c;
+    double until;
+    int calls;
+    int failures;
+    char failure[256];
+};
+
+static void *duo_worker(void *arg)
+{
+    struct duo_worker *w = (struct duo_worker *)arg;
+    while (now_ms() < w->until && w->failures == 0) {
+        char *out = NULL;
+        mcp_error *err = NULL;
+        mcp_status st = mcp_client_call_tool(w->c, "echo", "{\"text\":\"duo\"}", NULL, NULL, NULL, &out, &err);
+        if (st == MCP_OK && out && strstr(out, "duo"))
+            w->calls++;
+        else if (w->failures++ == 0)
+            snprintf(w->failure, sizeof w->failure, "after %d calls: status %d, %s", w->calls, (int)st,
+                     err ? mcp_error_message(err) : (out ? out : ""));
+        mcp_string_free(out);
+        mcp_error_free(err);
+    }
+    return NULL;
+}
+
+static void test_two_threads_back_to_back_on_one_client(void)
+{
+    /* request_timeout_ms 5000: a missed answer fails the call instead of hanging the test. */
+    mcp_client *c = json_client(NULL, NULL);
+    CHECK(c != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+    pthread_t th[2];
+    struct duo_worker w[2];
+    memset(w, 0, sizeof w);
+    double until = now_ms() + 1500;
+    int started = 0;
+    for (int i = 0; i < 2; i++) {
+        w[i].c = c;
+        w[i].until = until;
+        if (pthread_create(&th[i], NULL, duo_worker, &w[i]) == 0) started++;
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    EXPECT(started == 2);
+    for (int i = 0; i < started; i++) {
+        EXPECT_MSG(w[i].failures == 0, "thread %d: %s", i, w[i].failure);
+        EXPECT_MSG(w[i].calls > 0, "thread %d made no call", i);
+    }
+    mcp_client_free(c);
+}
+
 /* 8 threads each drive an MRTR flow; one handler answers them all. */
 struct name_handler {
     int calls;
@@ -1369,6 +1427,7 @@ static void test_close_kills_process_group(void)
 
 const struct test_case thread_tests[] = {
     {"threads/concurrent_calls_8_threads", test_concurrent_calls},
+    {"threads/two_threads_back_to_back_on_one_client", test_two_threads_back_to_back_on_one_client},
     {"threads/concurrent_mrtr_8_threads", test_concurrent_mrtr},
     {"threads/many_clients", test_many_clients},
     {"threads/close_wakes_blocked_callers", test_close_wakes_blocked_callers},
