@@ -451,10 +451,7 @@ async fn a_listen_with_task_ids_hears_each_status_change_of_those_tasks() {
         {
             SubscriptionEvent::Notification { method, params } => {
                 assert_eq!(method, "notifications/tasks");
-                assert_eq!(
-                    params["_meta"]["io.modelcontextprotocol/subscriptionId"],
-                    sub.id().to_value()
-                );
+                assert_eq!(params["_meta"][META_SUBSCRIPTION_ID], sub.id().to_value());
                 pushed.push(params);
             }
             other => panic!("expected notifications/tasks, got {other:?}"),

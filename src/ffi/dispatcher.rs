@@ -93,9 +93,9 @@ impl Dispatcher {
         self.try_post(job).is_ok()
     }
 
-    /// Queues a callback, or hands it back once stopped (or when the thread cannot start),
-    /// for the caller to drop where it may
-    /// (a started call's delivery runs as it drops: never under the caller's locks).
+    /// Queues a callback, or hands it back once stopped (or when the thread cannot start), for
+    /// the caller to drop where it may (a started call's delivery runs as it drops: never under
+    /// the caller's locks).
     pub fn try_post(&self, job: Job) -> Result<(), Job> {
         if self.stopped.load(Ordering::SeqCst) {
             return Err(job);
