@@ -1,10 +1,12 @@
 /* The test runner and shared helpers (see harness.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #define _DEFAULT_SOURCE
 
 #include "harness.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -285,6 +287,38 @@ static const char *tmp_root(void)
     return t && *t ? t : "/tmp";
 }
 
+/* Every temporary file and directory a test made, removed after the test (kept, and named,
+ * when it failed: they are often what explains the failure). Tests run one at a time. */
+#define TEMP_MAX 64
+static char temp_paths[TEMP_MAX][256];
+static size_t temp_count;
+
+static void remember_temp(const char *path)
+{
+    if (temp_count < TEMP_MAX)
+        snprintf(temp_paths[temp_count++], sizeof temp_paths[0], "%s", path);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void settle_temps(bool keep)
+{
+    for (size_t i = 0; i < temp_count; i++) {
+        if (keep)
+            printf("# kept %s\n", temp_paths[i]);
+        else
+            nftw(temp_paths[i], remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    }
+    temp_count = 0;
+}
+
 bool temp_file(char *buf, size_t n, const char *tag)
 {
     snprintf(buf, n, "%s/mcp-ctest-%s-XXXXXX", tmp_root(), tag);
@@ -292,13 +326,17 @@ bool temp_file(char *buf, size_t n, const char *tag)
     if (fd < 0)
         return false;
     close(fd);
+    remember_temp(buf);
     return true;
 }
 
 bool temp_dir(char *buf, size_t n, const char *tag)
 {
     snprintf(buf, n, "%s/mcp-ctest-%s-XXXXXX", tmp_root(), tag);
-    return mkdtemp(buf) != NULL;
+    if (mkdtemp(buf) == NULL)
+        return false;
+    remember_temp(buf);
+    return true;
 }
 
 char *slurp(const char *path, size_t *len_out)
@@ -493,6 +531,7 @@ static void run_suite(const struct test_case *tests, size_t count, int argc, cha
         tests[i].fn();
         alarm(0);
         double took = now_ms() - start;
+        settle_temps(t_failed());
         if (t_failed()) {
             failed_total++;
             printf("not ok - %s: %s\n", tests[i].name, current_reason);

@@ -199,7 +199,8 @@ bool wait_thread_parked(const long *tid, int timeout_ms);
 
 /* ---- files --------------------------------------------------------------------------------- */
 
-/* A new empty temporary file; its path goes to `buf`. */
+/* A new empty temporary file; its path goes to `buf`. The harness removes it after the test
+ * (keeps it, and prints its path, if the test failed); so for temp_dir, with its contents. */
 bool temp_file(char *buf, size_t n, const char *tag);
 /* A new temporary directory. */
 bool temp_dir(char *buf, size_t n, const char *tag);

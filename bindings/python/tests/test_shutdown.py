@@ -37,8 +37,9 @@ SCRIPT = textwrap.dedent(
 )
 
 
-def test_exit_with_live_clients_is_clean(fixture_server):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BINDING), str(HERE)]))
+def test_exit_with_live_clients_is_clean(fixture_server, tmp_path):
+    # The script exits without closing its FixtureSignal: its FIFO goes to pytest's tmp_path.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(BINDING), str(HERE)]), TMPDIR=str(tmp_path))
     t0 = time.monotonic()
     r = subprocess.run(
         [sys.executable, "-c", SCRIPT, fixture_server], capture_output=True, text=True, timeout=30, env=env
