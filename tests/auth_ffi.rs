@@ -129,6 +129,16 @@ unsafe extern "C" fn wrong_kind(
     WRONG_KIND.store(st as usize, Ordering::SeqCst);
 }
 
+/// What the callback stored, once it has: the refused reply ends the flow, so the connect can
+/// return while the callback (on the dispatcher thread) has yet to store what the reply said.
+fn stored(slot: &AtomicUsize) -> usize {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while slot.load(Ordering::SeqCst) == usize::MAX && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    slot.load(Ordering::SeqCst)
+}
+
 unsafe extern "C" fn silent(_ud: *mut c_void, _url: *const c_char, _r: *const c_char, _responder: *mut mcp_responder) {}
 
 /// The token store: issuer → record JSON.
@@ -266,7 +276,7 @@ fn authorization_callback_token_store_and_error_accessors() {
         let (st, message, _, _) = connect(client).unwrap_err();
         assert_eq!(st, MCP_AUTH_REQUIRED);
         assert!(message.contains("mcp_responder_reply_url"), "{message}");
-        assert_eq!(WRONG_KIND.load(Ordering::SeqCst), MCP_INVALID_ARG as usize);
+        assert_eq!(stored(&WRONG_KIND), MCP_INVALID_ARG as usize);
         mcp_client_free(client);
     }
 }

@@ -2,7 +2,11 @@
 //! the authorization flows' guarded client and one-off requests.
 
 use crate::error::{Error, ErrorKind, Result};
-use std::sync::Arc;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::CryptoProvider;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::DigitallySignedStruct;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::time::Duration;
 
 /// An HTTP client with this crate's TLS setup and no redirects, for one-off requests to `url`.
@@ -17,26 +21,30 @@ pub(crate) fn plain_client(url: &str, connect_timeout: Duration) -> Result<reqwe
         })
 }
 
-/// `https`: the client is for an https:// server (a missing trust store is then an error;
-/// otherwise every handshake is refused saying why).
+/// `https`: the client is for an https:// server (a missing trust store is then an error at
+/// once). Otherwise the trust store is not even read unless a handshake needs it (a plain-http
+/// client makes none, save through an https proxy), and then a missing one refuses the
+/// handshake saying why.
 /// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
-/// store, so enterprise roots work), HTTP/1.1 with keep-alive and `TCP_NODELAY`, no redirects.
+/// store, so enterprise roots work; shared by the clients alive at once, see
+/// [`platform_verifier`]), HTTP/1.1 with keep-alive and `TCP_NODELAY`, no redirects.
 /// No retries either: reqwest's default policy retries only HTTP/2 refusals (not compiled in),
 /// yet it copies every request (headers, URI, extensions) in case it has to; off, it does not.
 pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<reqwest::ClientBuilder> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let verifier: Arc<dyn rustls::client::danger::ServerCertVerifier> =
-        match rustls_platform_verifier::Verifier::new(provider.clone()) {
-            Ok(v) => Arc::new(v),
-            // A plain-http server needs no trust store; keep working where none is installed.
-            Err(e) if !https => Arc::new(NoTrustStore(e.to_string(), provider.clone())),
-            Err(e) => {
-                return Err(Error::new(
-                    ErrorKind::Io,
-                    format!("cannot set up TLS certificate verification: {e}"),
-                ))
-            }
-        };
+    let verifier: Arc<dyn ServerCertVerifier> = if https {
+        platform_verifier(&provider).map_err(|e| {
+            Error::new(
+                ErrorKind::Io,
+                format!("cannot set up TLS certificate verification: {e}"),
+            )
+        })?
+    } else {
+        Arc::new(OnFirstHandshake {
+            provider: provider.clone(),
+            verifier: OnceLock::new(),
+        })
+    };
     let tls = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::new(ErrorKind::Internal, format!("TLS setup failed: {e}")))?
@@ -52,48 +60,112 @@ pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<r
         .retry(reqwest::retry::never().max_retries_per_request(0)))
 }
 
-/// Refuses every certificate, saying why: used for plain-http servers on machines without a
-/// trust store, where no handshake is expected at all.
-#[derive(Debug)]
-struct NoTrustStore(String, Arc<rustls::crypto::CryptoProvider>);
+/// The platform verifier, shared by every client alive at once: reading and parsing the OS
+/// trust store costs milliseconds and its roots take megabytes, per verifier. Once no client
+/// holds it, the next one reads the store again, so a long-running host sees root changes
+/// between its connections (why the verifier keeps its own roots in the first place).
+fn platform_verifier(provider: &Arc<CryptoProvider>) -> std::result::Result<Arc<dyn ServerCertVerifier>, String> {
+    static SHARED: Mutex<Weak<rustls_platform_verifier::Verifier>> = Mutex::new(Weak::new());
+    #[cfg(test)]
+    tests::VERIFIER_REQUESTS.with(|n| n.set(n.get() + 1));
+    let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(verifier) = shared.upgrade() {
+        return Ok(verifier);
+    }
+    let verifier = Arc::new(rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| e.to_string())?);
+    *shared = Arc::downgrade(&verifier);
+    Ok(verifier)
+}
 
-impl NoTrustStore {
-    fn refusal(&self) -> rustls::Error {
-        rustls::Error::General(format!("no TLS trust store is available: {}", self.0))
+/// A plain-http client's verifier: the platform one, fetched by the first handshake (none,
+/// usually); without a trust store, every handshake is refused saying why.
+#[derive(Debug)]
+struct OnFirstHandshake {
+    provider: Arc<CryptoProvider>,
+    verifier: OnceLock<std::result::Result<Arc<dyn ServerCertVerifier>, String>>,
+}
+
+impl OnFirstHandshake {
+    fn get(&self) -> std::result::Result<&Arc<dyn ServerCertVerifier>, rustls::Error> {
+        self.verifier
+            .get_or_init(|| platform_verifier(&self.provider))
+            .as_ref()
+            .map_err(|e| rustls::Error::General(format!("no TLS trust store is available: {e}")))
     }
 }
 
-impl rustls::client::danger::ServerCertVerifier for NoTrustStore {
+impl ServerCertVerifier for OnFirstHandshake {
     fn verify_server_cert(
         &self,
-        _: &rustls::pki_types::CertificateDer<'_>,
-        _: &[rustls::pki_types::CertificateDer<'_>],
-        _: &rustls::pki_types::ServerName<'_>,
-        _: &[u8],
-        _: rustls::pki_types::UnixTime,
-    ) -> std::result::Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Err(self.refusal())
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> std::result::Result<ServerCertVerified, rustls::Error> {
+        self.get()?
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
     }
 
     fn verify_tls12_signature(
         &self,
-        _: &[u8],
-        _: &rustls::pki_types::CertificateDer<'_>,
-        _: &rustls::DigitallySignedStruct,
-    ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        Err(self.refusal())
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.get()?.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
         &self,
-        _: &[u8],
-        _: &rustls::pki_types::CertificateDer<'_>,
-        _: &rustls::DigitallySignedStruct,
-    ) -> std::result::Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        Err(self.refusal())
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        self.get()?.verify_tls13_signature(message, cert, dss)
     }
 
+    /// The provider's schemes, which are the platform verifier's, without loading it.
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.1.signature_verification_algorithms.supported_schemes()
+        self.provider.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    thread_local! {
+        /// `platform_verifier` calls made on this thread.
+        pub(super) static VERIFIER_REQUESTS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    fn requests() -> usize {
+        VERIFIER_REQUESTS.with(Cell::get)
+    }
+
+    #[test]
+    fn a_plain_http_client_leaves_the_trust_store_unread() {
+        let before = requests();
+        let client = client_builder(false, Duration::from_secs(1)).unwrap().build();
+        assert!(client.is_ok());
+        assert_eq!(
+            requests(),
+            before,
+            "a plain-http client asked for the platform verifier"
+        );
+    }
+
+    #[test]
+    fn clients_alive_at_once_share_one_platform_verifier() {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let held = platform_verifier(&provider).expect("this machine has a trust store");
+        let again = platform_verifier(&provider).unwrap();
+        assert!(Arc::ptr_eq(&held, &again));
+        let before = requests();
+        let client = client_builder(true, Duration::from_secs(1)).unwrap().build();
+        assert!(client.is_ok());
+        assert_eq!(requests(), before + 1, "an https client takes its verifier at once");
     }
 }
