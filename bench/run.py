@@ -265,8 +265,8 @@ def versions() -> dict:
 class HttpServer:
     """The fixture in fast HTTP mode on 127.0.0.1:0; it exits when its stdin (our pipe) closes."""
 
-    def __init__(self, sse: bool):
-        cmd = [str(FIXTURE), "--fast", "--era", "modern", "--http", "127.0.0.1:0"]
+    def __init__(self, sse: bool, fixture: Path = FIXTURE):
+        cmd = [str(fixture), "--fast", "--era", "modern", "--http", "127.0.0.1:0"]
         if sse:
             cmd.append("--sse-responses")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -1075,30 +1075,49 @@ def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str
     host threads, interleaved per round. Each run reports calls/s with the host threads' calls
     all on one client ("one") and spread over every client ("all"), and client CPU per call."""
     runs: dict[str, list[dict]] = {}
-    for rnd in range(rounds):
-        for host_threads in (1, 4):
-            for runtime in ("raw", *runtimes):  # interleaved, so drift hits all alike
-                log(f"many: round {rnd + 1}/{rounds}, {runtime}, {host_threads} host thread(s)")
-                if runtime == "raw":
-                    cmd = [str(CBIN / "raw_stdio"), "--servers", str(clients), "--inflight", str(host_threads),
-                           "--duration", str(duration), "--", str(fixture), "--fast"]
-                else:
-                    cmd = [str(CBIN / "cabi"), "many", "--clients", str(clients), "--runtime", runtime,
-                           "--inflight", str(host_threads), "--duration", str(duration), "--", str(fixture), "--fast"]
-                done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600,
-                                      cwd=ROOT)
-                if done.returncode != 0:
-                    # The runner says what failed on stderr (among the servers' own lines).
-                    why = [ln for ln in done.stderr.splitlines() if ln.startswith("bench:")]
-                    raise RuntimeError(f"{' '.join(cmd[:8])} ... exited with {done.returncode}: "
-                                       f"{'; '.join(why) or done.stderr[-2000:]}")
-                row = json.loads(done.stdout.strip().splitlines()[-1])
-                if runtime == "raw":  # the same names as cabi's
-                    row["one_client_per_sec"], row["all_clients_per_sec"] = (row["one_server_per_sec"],
-                                                                             row["all_servers_per_sec"])
-                runs.setdefault(f"{runtime}/{host_threads}", []).append(row)
+    http = HttpServer(sse=False, fixture=fixture)
+    try:
+        for rnd in range(rounds):
+            measure_many_round(runs, rnd, rounds, clients, duration, runtimes, fixture, http.url)
+    finally:
+        http.close()
     return {"settings": {"clients": clients, "rounds": rounds, "duration": duration, "runtimes": list(runtimes)},
             "runs": runs}
+
+
+def measure_many_round(runs: dict, rnd: int, rounds: int, clients: int, duration: float,
+                       runtimes: tuple[str, ...], fixture: Path, url: str) -> None:
+    """One round of `measure_many`, plus `clients` shared-runtime clients of one fixture HTTP
+    server (`http-shared`, 1 host thread: what an idle HTTP client holds and its connect)."""
+    for host_threads in (1, 4):
+        for runtime in ("raw", *runtimes):  # interleaved, so drift hits all alike
+            log(f"many: round {rnd + 1}/{rounds}, {runtime}, {host_threads} host thread(s)")
+            if runtime == "raw":
+                cmd = [str(CBIN / "raw_stdio"), "--servers", str(clients), "--inflight", str(host_threads),
+                       "--duration", str(duration), "--", str(fixture), "--fast"]
+            else:
+                cmd = [str(CBIN / "cabi"), "many", "--clients", str(clients), "--runtime", runtime,
+                       "--inflight", str(host_threads), "--duration", str(duration), "--", str(fixture), "--fast"]
+            row = many_run(cmd)
+            if runtime == "raw":  # the same names as cabi's
+                row["one_client_per_sec"], row["all_clients_per_sec"] = (row["one_server_per_sec"],
+                                                                         row["all_servers_per_sec"])
+            runs.setdefault(f"{runtime}/{host_threads}", []).append(row)
+    log(f"many: round {rnd + 1}/{rounds}, shared, HTTP, 1 host thread")
+    runs.setdefault("http-shared/1", []).append(many_run(
+        [str(CBIN / "cabi"), "many", "--clients", str(clients), "--runtime", "shared", "--inflight", "1",
+         "--duration", str(duration), "--url", url]))
+
+
+def many_run(cmd: list[str]) -> dict:
+    """A many-clients runner's JSON line."""
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600, cwd=ROOT)
+    if done.returncode != 0:
+        # The runner says what failed on stderr (among the servers' own lines).
+        why = [ln for ln in done.stderr.splitlines() if ln.startswith("bench:")]
+        raise RuntimeError(f"{' '.join(cmd[:8])} ... exited with {done.returncode}: "
+                           f"{'; '.join(why) or done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def many_ratio(runs: dict, key: str, against: str | None = None) -> dict | None:
@@ -1139,6 +1158,10 @@ def many_targets(m: dict, add) -> None:
     rss = many_med(runs, "shared/1", "rss_per_client_trimmed_kb")
     add(f"RSS per idle shared client < 64 KiB ({n} clients, each made one call; after malloc_trim)", rss, 64.0, "<",
         f"KiB per client, median over rounds; isolated: {fnum(many_med(runs, 'isolated/1', 'rss_per_client_trimmed_kb'), 1)}")
+    if runs.get("http-shared/1"):
+        add(f"RSS per idle shared HTTP client < 64 KiB ({n} clients of one fixture HTTP server, each made one call; "
+            "after malloc_trim)", many_med(runs, "http-shared/1", "rss_per_client_trimmed_kb"), 64.0, "<",
+            f"KiB per client, median over rounds; connect p50 {fnum(many_med(runs, 'http-shared/1', 'connect_p50_ms'), 2)} ms")
     for ht in ("1", "4"):
         mine, raw = many_ratio(runs, f"shared/{ht}"), many_ratio(runs, f"raw/{ht}")
         one, all_ = many_med(runs, f"shared/{ht}", "one_client_per_sec"), many_med(runs, f"shared/{ht}",
@@ -1180,7 +1203,8 @@ def many_report(m: dict | None) -> list[str]:
          "threads = N calls in flight on one connection; raw: a window of N on one pipe); **all**: the same host "
          "threads, each calling its share of every client in turn (N calls in flight, each to a different server). "
          "Client CPU is this process's (all threads) per call. Threads and RSS are the library's (servers are other "
-         "processes); RSS per idle client is after one call each and malloc_trim.", "",
+         "processes); RSS per idle client is after one call each and malloc_trim. **C ABI, http-shared**: the "
+         "same number of shared-runtime clients, all of one fixture HTTP server (JSON responses), 1 host thread.", "",
          "| runner | host threads | threads: 1 client / all | RSS KiB per idle client | connect p50 ms | calls/s one "
          "| calls/s all | all ÷ one | CPU µs/call one | CPU µs/call all |",
          "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"]
