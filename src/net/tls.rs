@@ -61,9 +61,10 @@ pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<r
 }
 
 /// The platform verifier, shared by every client alive at once: reading and parsing the OS
-/// trust store costs milliseconds and its roots take megabytes, per verifier. Once no client
-/// holds it, the next one reads the store again, so a long-running host sees root changes
-/// between its connections (why the verifier keeps its own roots in the first place).
+/// trust store costs milliseconds and its roots ~110 KiB, per verifier. Once no client holds
+/// it, the next one reads the store again, so a long-running host sees root changes between its
+/// connections (why the verifier keeps its own roots in the first place). Clients created at
+/// the same moment wait for one read rather than each making its own.
 fn platform_verifier(provider: &Arc<CryptoProvider>) -> std::result::Result<Arc<dyn ServerCertVerifier>, String> {
     static SHARED: Mutex<Weak<rustls_platform_verifier::Verifier>> = Mutex::new(Weak::new());
     #[cfg(test)]
