@@ -25,10 +25,11 @@ pub(crate) const KEEP_IDLE: usize = 16 * 1024;
 
 pub struct LeanReader<R> {
     inner: R,
-    /// Zeroed once when allocated (`ReadBuf` needs initialised bytes), then reused.
+    /// Its capacity is the buffer, its length what the last read filled: reads go into the
+    /// spare capacity, so a new buffer is never zeroed first (each connect gave two 4 KiB
+    /// buffers, and every burst of a quiet stderr one more, to `memset`).
     buf: Vec<u8>,
     pos: usize,
-    filled: usize,
     /// The size the next allocation gets.
     want: usize,
     /// The largest read of the current burst (reads since the reader last had to wait).
@@ -44,7 +45,6 @@ impl<R: AsyncRead + Unpin> LeanReader<R> {
             inner,
             buf: Vec::new(),
             pos: 0,
-            filled: 0,
             want: MIN_BUFFER,
             burst_max: 0,
             keep_idle,
@@ -77,14 +77,14 @@ impl<R: AsyncRead + Unpin> AsyncRead for LeanReader<R> {
 impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
     fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
         let me = self.get_mut();
-        if me.pos >= me.filled {
+        if me.pos >= me.buf.len() {
             me.pos = 0;
-            me.filled = 0;
-            if me.buf.len() < me.want {
+            me.buf.clear();
+            if me.buf.capacity() < me.want {
                 me.buf = Vec::new(); // freed before the bigger one is allocated
-                me.buf = vec![0; me.want];
+                me.buf = Vec::with_capacity(me.want);
             }
-            let mut rb = ReadBuf::new(&mut me.buf);
+            let mut rb = ReadBuf::uninit(me.buf.spare_capacity_mut());
             match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
                 Poll::Pending => {
                     // Quiet: the burst is over. Shrink the next buffer if the burst's reads
@@ -94,7 +94,7 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }
                     me.burst_max = 0;
-                    if me.buf.len() > me.keep_idle || me.buf.len() > me.want {
+                    if me.buf.capacity() > me.keep_idle || me.buf.capacity() > me.want {
                         me.buf = Vec::new();
                     }
                     return Poll::Pending;
@@ -102,21 +102,23 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                 Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
                 Poll::Ready(Ok(())) => {
                     let n = rb.filled().len();
-                    me.filled = n;
+                    // SAFETY: `ReadBuf` over the spare capacity: its first `n` bytes are what
+                    // the read filled, so they are initialised.
+                    unsafe { me.buf.set_len(n) };
                     me.burst_max = me.burst_max.max(n);
-                    if n == me.buf.len() {
+                    if n == me.buf.capacity() {
                         // The reader had more than fitted: read more at once next time.
                         me.want = (me.want * 2).min(MAX_BUFFER);
                     }
                 }
             }
         }
-        Poll::Ready(Ok(&me.buf[me.pos..me.filled]))
+        Poll::Ready(Ok(&me.buf[me.pos..]))
     }
 
     fn consume(self: Pin<&mut Self>, amt: usize) {
         let me = self.get_mut();
-        me.pos = (me.pos + amt).min(me.filled);
+        me.pos = (me.pos + amt).min(me.buf.len());
     }
 }
 
