@@ -63,6 +63,16 @@ fn client(url: &str) -> Client {
     Client::new(config)
 }
 
+/// Connects `client` (failing the test with `what`) and has the fixture echo `word` back.
+async fn connects_and_echoes(client: &Client, word: &str, what: &str) {
+    client.connect().await.expect(what);
+    let result = client
+        .call_tool("echo", Some(json!({"text": word})), &none())
+        .await
+        .unwrap();
+    assert_eq!(text(&result), word);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn https_is_checked_against_the_trust_store_and_plain_http_needs_none() {
     let server = HttpFixture::start(&["--era", "modern"]);
@@ -72,12 +82,7 @@ async fn https_is_checked_against_the_trust_store_and_plain_http_needs_none() {
     // https client says it cannot check certificates.
     std::env::set_var("SSL_CERT_FILE", vector("absent.pem"));
     let plain = client(&server.1);
-    plain.connect().await.expect("plain http needs no trust store");
-    let result = plain
-        .call_tool("echo", Some(json!({"text": "plain"})), &none())
-        .await
-        .unwrap();
-    assert_eq!(text(&result), "plain");
+    connects_and_echoes(&plain, "plain", "plain http needs no trust store").await;
     let trusted_url = tls_proxy("trusted", &server.1).await;
     let err = client(&trusted_url).connect().await.unwrap_err();
     assert!(
@@ -89,12 +94,7 @@ async fn https_is_checked_against_the_trust_store_and_plain_http_needs_none() {
     // The test CA as the store: its server is accepted, another CA's refused.
     std::env::set_var("SSL_CERT_FILE", vector("trusted-ca.pem"));
     let secure = client(&trusted_url);
-    secure.connect().await.expect("a server signed by a trusted CA");
-    let result = secure
-        .call_tool("echo", Some(json!({"text": "tls"})), &none())
-        .await
-        .unwrap();
-    assert_eq!(text(&result), "tls");
+    connects_and_echoes(&secure, "tls", "a server signed by a trusted CA").await;
     // A second client while the first is alive (they share one verifier).
     let second = client(&trusted_url);
     second.connect().await.expect("a second client of the same server");
