@@ -710,6 +710,71 @@ async fn fifty_sequential_calls_reuse_the_connection_without_stalls() {
     assert_eq!(server.connections(), 1, "keep-alive reuses one connection");
 }
 
+/// Calls in flight at once each get a connection (HTTP/1.1 has one request per connection at a
+/// time), and those connections serve the next calls: the server answers only once all four
+/// calls have reached it, so calls queued behind one another would never finish.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_get_a_connection_each_and_later_calls_reuse_them() {
+    let all_in = Arc::new(tokio::sync::Barrier::new(4));
+    let server = Server::start(move |req| {
+        let all_in = all_in.clone();
+        async move {
+            if let Some(reply) = basics(&req, &echo_tool()) {
+                return reply;
+            }
+            all_in.wait().await;
+            Reply::json(result(&req.id(), text_result(&format!("conn {}", req.conn))))
+        }
+    })
+    .await;
+    let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
+    client.connect().await.unwrap();
+    for round in 0..2 {
+        let calls: Vec<_> = (0..4)
+            .map(|_| {
+                let c = client.clone();
+                tokio::spawn(async move { c.call_tool("echo", None, &none()).await })
+            })
+            .collect();
+        let mut conns = Vec::new();
+        for call in calls {
+            let r = within(Duration::from_secs(10), call).await.unwrap().unwrap();
+            conns.push(text(&r).to_string());
+        }
+        conns.sort();
+        conns.dedup();
+        assert_eq!(
+            conns.len(),
+            4,
+            "round {round}: four calls on four connections: {conns:?}"
+        );
+    }
+    // discover's connection is one of the first four; the second round opened none.
+    assert_eq!(server.connections(), 4, "{:?}", server.summary());
+}
+
+/// A kept-alive connection the server has closed since (its idle timeout) is not used again:
+/// the next call goes on a new connection and succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_the_server_hung_up_is_replaced() {
+    let server = Server::start(|req| async move {
+        if let Some(reply) = basics(&req, &echo_tool()) {
+            return reply;
+        }
+        Reply::json(result(&req.id(), text_result("ok"))).hanging_up()
+    })
+    .await;
+    let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
+    client.connect().await.unwrap();
+    for _ in 0..3 {
+        let r = client.call_tool("echo", None, &none()).await.unwrap();
+        assert_eq!(text(&r), "ok");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // discover and the first call shared a connection; each call after a hang-up opened one.
+    assert_eq!(server.connections(), 3, "{:?}", server.summary());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_listen_stream_delivers_notifications_as_they_arrive() {
     let feeder: Arc<Mutex<Option<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>> = Arc::default();

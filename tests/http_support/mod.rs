@@ -91,8 +91,17 @@ pub struct Reply {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Body,
-    /// Close the connection after this reply.
-    pub close: bool,
+    /// Whether the connection closes after this reply.
+    pub close: Close,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+pub enum Close {
+    No,
+    /// With `connection: close` in the reply.
+    Announced,
+    /// Without a word, as a server's idle timeout does: the client learns it when it reads.
+    Silent,
 }
 
 impl Reply {
@@ -101,7 +110,7 @@ impl Reply {
             status,
             headers: Vec::new(),
             body: Body::Full(Vec::new()),
-            close: false,
+            close: Close::No,
         }
     }
 
@@ -110,7 +119,7 @@ impl Reply {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
             body: Body::Full(serde_json::to_vec(&value).unwrap()),
-            close: false,
+            close: Close::No,
         }
     }
 
@@ -123,7 +132,7 @@ impl Reply {
             status,
             headers: vec![("content-type".into(), "text/plain".into())],
             body: Body::Full(text.as_bytes().to_vec()),
-            close: false,
+            close: Close::No,
         }
     }
 
@@ -147,7 +156,7 @@ impl Reply {
                     ("cache-control".into(), "no-cache".into()),
                 ],
                 body: Body::Stream(rx),
-                close: false,
+                close: Close::No,
             },
             tx,
         )
@@ -159,7 +168,12 @@ impl Reply {
     }
 
     pub fn closing(mut self) -> Reply {
-        self.close = true;
+        self.close = Close::Announced;
+        self
+    }
+
+    pub fn hanging_up(mut self) -> Reply {
+        self.close = Close::Silent;
         self
     }
 }
@@ -343,7 +357,7 @@ async fn serve(stream: TcpStream, conn: usize, handler: Handler, shared: Arc<Sha
         for (k, v) in &reply.headers {
             head.push_str(&format!("{k}: {v}\r\n"));
         }
-        if reply.close {
+        if reply.close == Close::Announced {
             head.push_str("connection: close\r\n");
         }
         match reply.body {
@@ -397,7 +411,7 @@ async fn serve(stream: TcpStream, conn: usize, handler: Handler, shared: Arc<Sha
             }
         }
         shared.changed.notify_waiters();
-        if reply.close {
+        if reply.close != Close::No {
             let _ = write.shutdown().await;
             return;
         }

@@ -24,6 +24,7 @@ pub use config::HttpConfig;
 
 use super::{BoxFuture, Inbound, InboundSender, Transport};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::direct::DirectOrigin;
 use crate::net::redact::chain;
 use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
@@ -81,6 +82,8 @@ pub(crate) struct Inner {
     cfg: HttpConfig,
     url: Url,
     client: reqwest::Client,
+    /// The endpoint's POSTs without reqwest, where it would add nothing (`net::direct`).
+    direct: Option<Arc<DirectOrigin>>,
     base_headers: HeaderMap,
     inbound: InboundSender,
     state: Mutex<State>,
@@ -120,11 +123,13 @@ impl HttpTransport {
             }
             None => None,
         };
+        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 cfg: cfg.clone(),
                 url,
                 client,
+                direct,
                 base_headers,
                 inbound,
                 state: Mutex::new(State {

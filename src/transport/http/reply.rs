@@ -142,8 +142,11 @@ pub(super) struct Exchange {
 
 impl Inner {
     pub(super) async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
-        self.client.execute(request).await.map_err(|e| {
-            let cause = redact::http_error(e);
+        let sent = match &self.direct {
+            Some(direct) if direct.serves(&request) => direct.send(request).await.map_err(|e| e.to_string()),
+            _ => self.client.execute(request).await.map_err(redact::http_error),
+        };
+        sent.map_err(|cause| {
             let hint = connect_hint(&cause, self.url.scheme());
             Error::new(
                 ErrorKind::Io,

@@ -1,0 +1,252 @@
+//! Direct HTTP/1.1 connections to one plain-`http://` origin, for the requests of the MCP
+//! endpoint itself: hyper's connection API under a small keep-alive pool of our own.
+//!
+//! Why: through reqwest every request also pays its redirect policy and response URL (two
+//! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
+//! hyper-util's pool keyed by authority: about 40k of the 126k instructions of a loopback
+//! `tools/call` (callgrind; ARCHITECTURE.md, "Streamable HTTP per call"). None of it does
+//! anything for a POST to the one origin the transport was made for, with no redirects
+//! followed and no retries.
+//!
+//! Only where reqwest would add nothing: `http://` (TLS stays with reqwest and its verifier)
+//! and no proxy variable in the environment (reqwest reads them; with any set, every request
+//! keeps going through reqwest so that its proxy and `NO_PROXY` rules decide). Names resolve
+//! as reqwest's would: the host's pinned addresses (`resolve`), else the system's.
+//!
+//! A connection is busy from its request until its response body has been read to its end,
+//! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
+//! closes it), so a cancelled stream never leaves a half-read reply on a reused connection.
+
+use super::policy::normalize;
+use super::resolve::Overrides;
+use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper_util::rt::TokioIo;
+use reqwest::header::{HeaderValue, HOST};
+use reqwest::{Body, Method, ResponseBuilderExt, Url};
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, Weak};
+use std::task::{ready, Context, Poll};
+use std::time::{Duration, Instant};
+use url::Host;
+
+/// Idle connections kept for reuse; more than this many calls in flight at once still get a
+/// connection each, but the extra ones close when their reply ends.
+const IDLE_MAX: usize = 32;
+/// An idle connection older than this is closed rather than reused (reqwest's pool default):
+/// servers close theirs sooner or later, and a request racing that close would fail.
+const IDLE_FOR: Duration = Duration::from_secs(90);
+
+/// The environment variables reqwest takes proxies from (either case).
+const PROXY_VARIABLES: [&str; 6] = [
+    "http_proxy",
+    "HTTP_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "https_proxy",
+    "HTTPS_PROXY",
+];
+
+pub(crate) struct DirectOrigin {
+    url: Url,
+    /// The request target (origin form: path and query) and `Host` of every request.
+    target: hyper::Uri,
+    host: HeaderValue,
+    overrides: Arc<Overrides>,
+    connect_timeout: Duration,
+    /// Senders of idle connections, with when they became idle (newest last).
+    idle: Mutex<Vec<(SendRequest<Body>, Instant)>>,
+}
+
+/// Why a direct request failed, worded like reqwest's errors (the transport's hints read them).
+#[derive(Debug)]
+pub(crate) struct DirectError(String);
+
+impl std::fmt::Display for DirectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl DirectOrigin {
+    /// The direct path to `url`, when it may take one (see the module's doc).
+    pub fn for_endpoint(url: &Url, overrides: Arc<Overrides>, connect_timeout: Duration) -> Option<Arc<DirectOrigin>> {
+        if url.scheme() != "http"
+            || PROXY_VARIABLES
+                .iter()
+                .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
+        {
+            return None;
+        }
+        let mut target = url.path().to_string();
+        if let Some(query) = url.query() {
+            target.push('?');
+            target.push_str(query);
+        }
+        let host = match url.port() {
+            Some(port) => format!("{}:{port}", url.host_str()?),
+            None => url.host_str()?.to_string(),
+        };
+        Some(Arc::new(DirectOrigin {
+            url: url.clone(),
+            target: target.parse().ok()?,
+            host: HeaderValue::from_str(&host).ok()?,
+            overrides,
+            connect_timeout,
+            idle: Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// Whether `request` goes this way: a POST to the endpoint itself.
+    pub fn serves(&self, request: &reqwest::Request) -> bool {
+        request.method() == Method::POST && request.url() == &self.url
+    }
+
+    /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one.
+    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<reqwest::Response, DirectError> {
+        let mut request = request;
+        let mut message = hyper::Request::new(request.body_mut().take().unwrap_or_default());
+        *message.method_mut() = Method::POST;
+        *message.uri_mut() = self.target.clone();
+        let mut headers = std::mem::take(request.headers_mut());
+        headers.insert(HOST, self.host.clone());
+        *message.headers_mut() = headers;
+        let mut message = Some(message);
+        // A pooled connection the server closed meanwhile hands the request back unsent: it
+        // then goes on a new connection (never sent twice).
+        let mut fresh = false;
+        loop {
+            let mut sender = match self.idle_sender().await {
+                Some(sender) => sender,
+                None => {
+                    fresh = true;
+                    self.connect().await?
+                }
+            };
+            let sending = message.take().expect("the request is sent once");
+            match sender.try_send_request(sending).await {
+                Ok(response) => {
+                    let (mut parts, body) = response.into_parts();
+                    // The response's URL, as reqwest records it; without it reqwest parses a
+                    // placeholder URL for every response (~4.5k instructions).
+                    if let Some(url) = hyper::Response::builder().url(self.url.clone()).extensions_mut() {
+                        parts.extensions.extend(std::mem::take(url));
+                    }
+                    let body = Returning {
+                        body,
+                        home: Some((sender, Arc::downgrade(self))),
+                    };
+                    return Ok(reqwest::Response::from(hyper::Response::from_parts(
+                        parts,
+                        Body::wrap(body),
+                    )));
+                }
+                Err(mut failed) => match failed.take_message() {
+                    Some(unsent) if !fresh => message = Some(unsent),
+                    _ => return Err(DirectError(super::redact::chain(failed.error()))),
+                },
+            }
+        }
+    }
+
+    /// A pooled connection ready for a request, if one is.
+    async fn idle_sender(&self) -> Option<SendRequest<Body>> {
+        loop {
+            let (mut sender, since) = self.idle.lock().unwrap().pop()?;
+            if since.elapsed() < IDLE_FOR && sender.ready().await.is_ok() {
+                return Some(sender);
+            }
+        }
+    }
+
+    fn put_back(&self, sender: SendRequest<Body>) {
+        let now = Instant::now();
+        let mut idle = self.idle.lock().unwrap();
+        // Oldest first: the ones past IDLE_FOR go (dropping a sender closes its connection).
+        let expired = idle.partition_point(|(_, since)| now.duration_since(*since) >= IDLE_FOR);
+        idle.drain(..expired);
+        if idle.len() < IDLE_MAX && !sender.is_closed() {
+            idle.push((sender, now));
+        }
+    }
+
+    async fn connect(&self) -> Result<SendRequest<Body>, DirectError> {
+        let stream = tokio::time::timeout(self.connect_timeout, self.dial())
+            .await
+            .map_err(|_| DirectError("client error (Connect): tcp connect error: connect timed out".into()))?
+            .map_err(|e| DirectError(format!("client error (Connect): tcp connect error: {e}")))?;
+        let _ = stream.set_nodelay(true);
+        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| DirectError(format!("client error (Connect): {}", super::redact::chain(&e))))?;
+        // The connection's task ends when its last sender is dropped or the server hangs up.
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(sender)
+    }
+
+    /// The first address of the host that accepts a connection.
+    async fn dial(&self) -> io::Result<tokio::net::TcpStream> {
+        let port = self.url.port_or_known_default().unwrap_or(80);
+        let addrs: Vec<IpAddr> = match self.url.host() {
+            Some(Host::Ipv4(ip)) => vec![ip.into()],
+            Some(Host::Ipv6(ip)) => vec![ip.into()],
+            Some(Host::Domain(name)) => match self.overrides.get(&normalize(name)) {
+                Some(fixed) => fixed.clone(),
+                None => tokio::net::lookup_host((name, port)).await?.map(|a| a.ip()).collect(),
+            },
+            None => Vec::new(),
+        };
+        let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no addresses");
+        for ip in addrs {
+            match tokio::net::TcpStream::connect(SocketAddr::new(ip, port)).await {
+                Ok(stream) => return Ok(stream),
+                Err(e) => last = e,
+            }
+        }
+        Err(last)
+    }
+}
+
+/// A response body that returns its connection to the pool once read to its end.
+struct Returning {
+    body: Incoming,
+    home: Option<(SendRequest<Body>, Weak<DirectOrigin>)>,
+}
+
+impl Returning {
+    fn go_home(&mut self) {
+        if let Some((sender, origin)) = self.home.take() {
+            if let Some(origin) = origin.upgrade() {
+                origin.put_back(sender);
+            }
+        }
+    }
+}
+
+impl HttpBody for Returning {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
+        let frame = ready!(Pin::new(&mut self.body).poll_frame(cx));
+        match &frame {
+            None => self.go_home(),
+            Some(Ok(_)) if self.body.is_end_stream() => self.go_home(),
+            Some(Err(_)) => self.home = None,
+            Some(Ok(_)) => {}
+        }
+        Poll::Ready(frame)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
