@@ -222,8 +222,9 @@ pub trait Transport: Send + Sync + 'static {
             Err(e) => Box::pin(async move { Err(Error::unserialisable(e)) }),
         }
     }
-    /// Whether [`send_line`](Transport::send_line) writes the line as it is (stdio): the
-    /// session then serialises requests from borrowed parts instead of building a `Value`.
+    /// Whether [`send_line`](Transport::send_line) sends the line as it is (stdio; HTTP's
+    /// modern wire, as the POST body): the session then serialises requests from borrowed parts
+    /// instead of building a `Value`.
     fn takes_lines(&self) -> bool {
         false
     }

@@ -4,6 +4,7 @@
 
 use base64::Engine;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// The annotation keyword in a tool's `inputSchema`.
@@ -43,15 +44,16 @@ pub(super) fn needs_sentinel(value: &str) -> bool {
 }
 
 /// `Mcp-Name` for the methods that have one: the tool or prompt name, the resource URI, or the
-/// task id (tasks extension).
-pub fn name_for(method: &str, params: Option<&Value>) -> Option<String> {
+/// task id (tasks extension), encoded; `member(key)` reads that member of the request's params
+/// as text (none when absent or not a string).
+pub fn name_for<'a>(method: &str, member: impl FnOnce(&str) -> Option<Cow<'a, str>>) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
         "tasks/get" | "tasks/result" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
-    params?.get(key)?.as_str().map(encode_value)
+    member(key).map(|value| encode_value(&value))
 }
 
 /// The header form of one argument value, or `None` when no header is sent (null, absent, or a
@@ -262,6 +264,11 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// `name_for`'s reading of a `params` value.
+    fn member<'a>(params: &'a Value) -> impl FnOnce(&str) -> Option<Cow<'a, str>> {
+        move |key| params.get(key)?.as_str().map(Cow::Borrowed)
+    }
+
     #[test]
     fn sentinel_rules() {
         assert_eq!(encode_value("us-west1"), "us-west1");
@@ -313,21 +320,27 @@ mod tests {
     #[test]
     fn names_per_method() {
         let p = json!({"name": "my-hyphenated-tool", "uri": "https://example.com/resource?id=123"});
-        assert_eq!(name_for("tools/call", Some(&p)).as_deref(), Some("my-hyphenated-tool"));
-        assert_eq!(name_for("prompts/get", Some(&p)).as_deref(), Some("my-hyphenated-tool"));
         assert_eq!(
-            name_for("resources/read", Some(&p)).as_deref(),
+            name_for("tools/call", member(&p)).as_deref(),
+            Some("my-hyphenated-tool")
+        );
+        assert_eq!(
+            name_for("prompts/get", member(&p)).as_deref(),
+            Some("my-hyphenated-tool")
+        );
+        assert_eq!(
+            name_for("resources/read", member(&p)).as_deref(),
             Some("https://example.com/resource?id=123")
         );
-        assert_eq!(name_for("tools/list", Some(&p)), None);
+        assert_eq!(name_for("tools/list", member(&p)), None);
         let spaced = json!({"uri": "file:///a b"});
         assert_eq!(
-            name_for("resources/read", Some(&spaced)).as_deref(),
+            name_for("resources/read", member(&spaced)).as_deref(),
             Some("file:///a b")
         );
         let edge = json!({"name": "tool "});
         assert_eq!(
-            name_for("tools/call", Some(&edge)).as_deref(),
+            name_for("tools/call", member(&edge)).as_deref(),
             Some("=?base64?dG9vbCA=?=")
         );
     }

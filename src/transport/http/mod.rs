@@ -30,6 +30,7 @@ use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use headers::ToolCache;
+use hyper::body::Bytes;
 use reply::{Outcome, ERROR_BODY_MAX};
 use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
@@ -252,15 +253,20 @@ impl Inner {
         request
     }
 
-    fn post(&self, url: &Url, body: &Value, mut extra: HeaderMap) -> Result<reqwest::Request> {
+    fn post(&self, url: &Url, body: &Value, extra: HeaderMap) -> Result<reqwest::Request> {
         // Room for a typical request at once (`to_vec` starts at 128 bytes and grows twice).
         let mut bytes = Vec::with_capacity(512);
         serde_json::to_writer(&mut bytes, body).map_err(Error::unserialisable)?;
+        Ok(self.post_body(url, bytes.into(), extra))
+    }
+
+    /// A POST of `body` (JSON text; shared, so a resend copies nothing).
+    fn post_body(&self, url: &Url, body: Bytes, mut extra: HeaderMap) -> reqwest::Request {
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
         let mut request = self.request(Method::POST, url, extra);
-        *request.body_mut() = Some(bytes.into());
-        Ok(request)
+        *request.body_mut() = Some(body.into());
+        request
     }
 
     fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::Request {
@@ -286,6 +292,27 @@ impl Inner {
         }
     }
 
+    /// Sends a request the session wrote as a line: on the modern wire as the POST body it
+    /// already is; on the others (and for anything but a request) decoded, as `send` takes it.
+    fn send_line(self: Arc<Self>, line: Vec<u8>) -> BoxFuture<'static, Result<()>> {
+        if self.is_closed() {
+            return Box::pin(std::future::ready(Err(Self::closed_error())));
+        }
+        let modern = matches!(self.state.lock().unwrap().wire, Wire::Modern);
+        let line = if modern {
+            match self.start_modern_line(line) {
+                Ok(()) => return Box::pin(std::future::ready(Ok(()))),
+                Err(line) => line,
+            }
+        } else {
+            line
+        };
+        match serde_json::from_slice(&line) {
+            Ok(message) => self.send(message),
+            Err(e) => Box::pin(std::future::ready(Err(Error::unserialisable(e)))),
+        }
+    }
+
     fn start_request(self: &Arc<Self>, id: RequestId, method: String, message: Value) {
         enum Route {
             Modern,
@@ -306,7 +333,10 @@ impl Inner {
         let inner = self.clone();
         let task_id = id.clone();
         let fut: BoxFuture<'static, ()> = match route {
-            Route::Modern => Box::pin(inner.modern_request(id, method, message)),
+            Route::Modern => match serde_json::to_vec(&message) {
+                Ok(body) => Box::pin(inner.modern_request(id, method, body.into())),
+                Err(e) => return self.fail(id, Error::unserialisable(e)),
+            },
             Route::Streamable => Box::pin(inner.legacy_request(id, method, message)),
             Route::Sse2024(endpoint) => Box::pin(async move {
                 if let Err(e) = inner.sse2024_post(&endpoint, &message).await {
@@ -430,6 +460,14 @@ const CANCEL_NOTICE_WAIT: Duration = Duration::from_millis(500);
 impl Transport for HttpTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         self.inner.clone().send(message)
+    }
+
+    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        self.inner.clone().send_line(line)
+    }
+
+    fn takes_lines(&self) -> bool {
+        true
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {

@@ -7,8 +7,12 @@ use super::headers::{self, ToolHeaders};
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
+use hyper::body::Bytes;
 use reqwest::header::{HeaderMap, HeaderName};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -22,42 +26,107 @@ const MAX_REFRESH_PAGES: usize = 20;
 /// Ids of the transport's own `tools/list` requests (distinct from the session's integers).
 static REFRESH_IDS: AtomicU64 = AtomicU64::new(1);
 
+/// The members of a request that its modern headers mirror, read from the request's body
+/// (the session's line or a serialised `Value`) without decoding the rest: one reading for
+/// every request, however the transport got it.
+#[derive(Deserialize)]
+struct RequestView<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    params: Option<ParamsView<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct ParamsView<'a> {
+    #[serde(borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow)]
+    uri: Option<&'a RawValue>,
+    #[serde(borrow, rename = "taskId")]
+    task_id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "_meta")]
+    meta: Option<MetaView<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct MetaView<'a> {
+    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<&'a RawValue>,
+}
+
+/// A member's text when it is a JSON string (anything else: none, as a header cannot mirror it).
+fn text(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    serde_json::from_str(raw?.get()).ok()
+}
+
+impl<'a> RequestView<'a> {
+    fn of(body: &'a [u8]) -> Result<RequestView<'a>> {
+        serde_json::from_slice(body)
+            .map_err(|e| Error::protocol(format!("the request to send is not usable JSON: {e}")))
+    }
+
+    fn method(&self) -> Option<Cow<'a, str>> {
+        text(self.method)
+    }
+
+    fn id(&self) -> Option<RequestId> {
+        RequestId::from_value(&serde_json::from_str(self.id?.get()).ok()?)
+    }
+
+    /// A member of the params as text, for `headers::name_for`.
+    fn member(&self, key: &str) -> Option<Cow<'a, str>> {
+        let params = self.params.as_ref()?;
+        text(match key {
+            "name" => params.name,
+            "uri" => params.uri,
+            "taskId" => params.task_id,
+            _ => None,
+        })
+    }
+}
+
 impl Inner {
-    /// The headers of a modern POST, derived from the message itself and the tool cache.
-    /// Names are constants (a `&str` name is parsed again on every insert) and the version's
-    /// header value is kept with the version it was made from.
-    fn modern_headers(&self, message: &Value) -> HeaderMap {
+    /// The headers of a modern POST, derived from its body and the tool cache. Names are
+    /// constants (a `&str` name is parsed again on every insert) and the version's header value
+    /// is kept with the version it was made from.
+    fn modern_headers(&self, view: &RequestView<'_>) -> HeaderMap {
         let mut map = HeaderMap::with_capacity(8);
-        let method = message.get("method").and_then(Value::as_str).unwrap_or_default();
-        let params = message.get("params");
-        let meta_version = params
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(meta::PROTOCOL_VERSION))
-            .and_then(Value::as_str);
+        let method = view.method().unwrap_or_default();
+        let params = view.params.as_ref();
+        let meta_version = text(params.and_then(|p| p.meta.as_ref()).and_then(|m| m.version));
         let mut st = self.state.lock().unwrap();
         if let Some(v) = meta_version {
-            if st.modern_version.as_ref().map(|(text, _)| text.as_str()) != Some(v) {
-                st.modern_version = Some((v.to_string(), header_value(v)));
+            if st.modern_version.as_ref().map(|(text, _)| text.as_str()) != Some(&*v) {
+                st.modern_version = Some((v.to_string(), header_value(&v)));
             }
         }
         if let Some((_, Some(v))) = &st.modern_version {
             map.insert(VERSION, v.clone());
         }
-        let method_value = if headers::needs_sentinel(method) {
-            header_value(&headers::encode_value(method))
+        let method_value = if headers::needs_sentinel(&method) {
+            header_value(&headers::encode_value(&method))
         } else {
-            header_value(method)
+            header_value(&method)
         };
         if let Some(v) = method_value {
             map.insert(MCP_METHOD, v);
         }
-        if let Some(v) = headers::name_for(method, params).and_then(|n| header_value(&n)) {
+        if let Some(v) = headers::name_for(&method, |key| view.member(key)).and_then(|n| header_value(&n)) {
             map.insert(MCP_NAME, v);
         }
         if method == methods::TOOLS_CALL {
-            let tool = params.and_then(|p| p.get("name")).and_then(Value::as_str);
-            if let Some(ToolHeaders::Valid(declared)) = tool.and_then(|t| st.tools.get(t)) {
-                for (name, value) in headers::param_headers(declared, params.and_then(|p| p.get("arguments"))) {
+            let tool = text(params.and_then(|p| p.name));
+            if let Some(ToolHeaders::Valid(declared)) = tool.and_then(|t| st.tools.get(&t)) {
+                // Decoded only here: a tool that declares `x-mcp-header` arguments.
+                let arguments = params
+                    .and_then(|p| p.arguments)
+                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+                for (name, value) in headers::param_headers(declared, arguments.as_ref()) {
                     if let (Ok(name), Some(value)) = (HeaderName::from_bytes(name.as_bytes()), header_value(&value)) {
                         map.insert(name, value);
                     }
@@ -67,19 +136,40 @@ impl Inner {
         map
     }
 
-    /// One POST of a request, up to its answer (not yet delivered).
-    async fn modern_exchange(self: &Arc<Self>, id: &RequestId, message: &Value) -> Result<Outcome> {
-        let method = message.get("method").and_then(Value::as_str).unwrap_or("request");
-        let request = self.post(&self.url, message, self.modern_headers(message))?;
-        let response = self.send_for(request, &format!("POST {method}"), Some(id)).await?;
+    /// One POST of a request (its JSON body), up to its answer (not yet delivered).
+    async fn modern_exchange(self: &Arc<Self>, id: &RequestId, body: &Bytes) -> Result<Outcome> {
+        let view = RequestView::of(body)?;
+        let what = format!("POST {}", view.method().as_deref().unwrap_or("request"));
+        let request = self.post_body(&self.url, body.clone(), self.modern_headers(&view));
+        let response = self.send_for(request, &what, Some(id)).await?;
         Ok(self.outcome(response, Some(id)).await?.outcome)
     }
 
+    /// Starts request `id` if `line` (from the session) is a request for the modern wire;
+    /// otherwise gives the line back.
+    pub(super) fn start_modern_line(self: &Arc<Self>, line: Vec<u8>) -> std::result::Result<(), Vec<u8>> {
+        let mut body = line;
+        if body.last() == Some(&b'\n') {
+            body.pop();
+        }
+        let body = Bytes::from(body);
+        let (id, method) = match RequestView::of(&body) {
+            Ok(view) => match (view.id(), view.method()) {
+                (Some(id), Some(method)) if method != methods::INITIALIZE => (id, method.into_owned()),
+                _ => return Err(body.into()),
+            },
+            Err(_) => return Err(body.into()),
+        };
+        let task = self.clone().modern_request(id.clone(), method, body);
+        self.spawn_request(id, Box::pin(task));
+        Ok(())
+    }
+
     /// Serves one request: POST, answer, and the -32020 reload-and-retry for `tools/call`.
-    pub(super) async fn modern_request(self: Arc<Self>, id: RequestId, method: String, message: Value) {
+    pub(super) async fn modern_request(self: Arc<Self>, id: RequestId, method: String, body: Bytes) {
         let mut reloaded = false;
         loop {
-            let outcome = match self.modern_exchange(&id, &message).await {
+            let outcome = match self.modern_exchange(&id, &body).await {
                 Ok(outcome) => outcome,
                 Err(e) => return self.fail(id, e),
             };
@@ -95,6 +185,7 @@ impl Inner {
                         // gave: the tool changed. Reload it, then retry once with new headers.
                         reloaded = true;
                         self.drain(rest).await;
+                        let message = serde_json::from_slice::<Value>(&body).unwrap_or_default();
                         let tool = message
                             .get("params")
                             .and_then(|p| p.get("name"))
@@ -163,7 +254,8 @@ impl Inner {
                 params.insert("cursor".into(), Value::String(c.clone()));
             }
             let request = jsonrpc::request(&id, methods::TOOLS_LIST, Some(Value::Object(params)));
-            let mut answer = match self.modern_exchange(&id, &request).await? {
+            let body = Bytes::from(serde_json::to_vec(&request).map_err(Error::unserialisable)?);
+            let mut answer = match self.modern_exchange(&id, &body).await? {
                 Outcome::Answer { message, rest } => {
                     self.drain(rest).await;
                     message.into_value()?
@@ -197,7 +289,8 @@ impl Inner {
 
     /// A notification (none are defined for modern HTTP, but the wire allows them): 202 expected.
     pub(super) async fn modern_notification(self: &Arc<Self>, method: &str, message: &Value) -> Result<()> {
-        let request = self.post(&self.url, message, self.modern_headers(message))?;
+        let body = Bytes::from(serde_json::to_vec(message).map_err(Error::unserialisable)?);
+        let request = self.post_body(&self.url, body.clone(), self.modern_headers(&RequestView::of(&body)?));
         let response = self.send_http(request, &format!("POST {method}")).await?;
         match self.outcome(response, None).await?.outcome {
             Outcome::Status { status, excerpt } => Err(self.status_error(method, status, &excerpt)),
