@@ -126,9 +126,19 @@ async fn standard_headers_mirror_the_body() {
         .unwrap();
     client.read_resource("file:///raw space ", &none()).await.unwrap();
     client.get_prompt("test_prompt", None, &none()).await.unwrap();
+    // With `_meta` entries of its own, a request is built as a value: the same headers.
+    let with_meta = RequestOptions {
+        meta: Some(json!({"example.com/trace": "t-1"}).as_object().unwrap().clone()),
+        ..none()
+    };
+    client
+        .call_tool("my-hyphenated-tool", Some(json!({})), &with_meta)
+        .await
+        .unwrap();
 
     let posts = server.posts();
-    assert_eq!(posts.len(), 9);
+    assert_eq!(posts.len(), 10);
+    assert_eq!(posts[9].json()["params"]["_meta"]["example.com/trace"], "t-1");
     for p in &posts {
         let method = p.rpc_method().unwrap();
         assert_eq!(p.header("mcp-method"), Some(method.as_str()), "{method}");
@@ -155,6 +165,7 @@ async fn standard_headers_mirror_the_body() {
             Some("https://example.com/resource?id=123"),
             Some("=?base64?ZmlsZTovLy9yYXcgc3BhY2Ug?="),
             Some("test_prompt"),
+            Some("my-hyphenated-tool"),
         ]
     );
 }
