@@ -347,7 +347,7 @@ impl Session {
                     ..meta
                 };
                 match jsonrpc::request_line(&id, method, params, arguments, meta) {
-                    Ok(line) => self.transport.send_line(line).await,
+                    Ok(line) => self.transport.send_line(&id, method, line).await,
                     Err(e) => Err(Error::unserialisable(e)),
                 }
             }

@@ -213,10 +213,12 @@ pub trait Transport: Send + Sync + 'static {
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()>;
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
-    /// Writes one message given as its serialised line (with the newline), as the session
-    /// writes requests for transports that [`take lines`](Transport::takes_lines). Others get
-    /// the line decoded and passed to [`send`](Transport::send).
-    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+    /// Writes request `id` (a call of `method`) given as its serialised line (with the
+    /// newline), as the session writes requests for transports that
+    /// [`take lines`](Transport::takes_lines). Others get the line decoded and passed to
+    /// [`send`](Transport::send).
+    fn send_line(&self, id: &RequestId, method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        let _ = (id, method);
         match serde_json::from_slice(&line) {
             Ok(message) => self.send(message),
             Err(e) => Box::pin(async move { Err(Error::unserialisable(e)) }),

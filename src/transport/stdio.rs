@@ -341,7 +341,7 @@ impl Transport for StdioTransport {
         Box::pin(async move { self.write_line(&message).await })
     }
 
-    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+    fn send_line(&self, _id: &RequestId, _method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
         Box::pin(self.post_line(line))
     }
 

@@ -294,19 +294,18 @@ impl Inner {
 
     /// Sends a request the session wrote as a line: on the modern wire as the POST body it
     /// already is; on the others (and for anything but a request) decoded, as `send` takes it.
-    fn send_line(self: Arc<Self>, line: Vec<u8>) -> BoxFuture<'static, Result<()>> {
+    fn send_line(self: Arc<Self>, id: &RequestId, method: &str, mut line: Vec<u8>) -> BoxFuture<'static, Result<()>> {
         if self.is_closed() {
             return Box::pin(std::future::ready(Err(Self::closed_error())));
         }
-        let modern = matches!(self.state.lock().unwrap().wire, Wire::Modern);
-        let line = if modern {
-            match self.start_modern_line(line) {
-                Ok(()) => return Box::pin(std::future::ready(Ok(()))),
-                Err(line) => line,
+        if method != methods::INITIALIZE && matches!(self.state.lock().unwrap().wire, Wire::Modern) {
+            if line.last() == Some(&b'\n') {
+                line.pop();
             }
-        } else {
-            line
-        };
+            let task = self.clone().modern_request(id.clone(), method.to_string(), line.into());
+            self.spawn_request(id.clone(), Box::pin(task));
+            return Box::pin(std::future::ready(Ok(())));
+        }
         match serde_json::from_slice(&line) {
             Ok(message) => self.send(message),
             Err(e) => Box::pin(std::future::ready(Err(Error::unserialisable(e)))),
@@ -462,8 +461,8 @@ impl Transport for HttpTransport {
         self.inner.clone().send(message)
     }
 
-    fn send_line(&self, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
-        self.inner.clone().send_line(line)
+    fn send_line(&self, id: &RequestId, method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
+        self.inner.clone().send_line(id, method, line)
     }
 
     fn takes_lines(&self) -> bool {

@@ -32,8 +32,6 @@ static REFRESH_IDS: AtomicU64 = AtomicU64::new(1);
 #[derive(Deserialize)]
 struct RequestView<'a> {
     #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
     method: Option<&'a RawValue>,
     #[serde(default, borrow)]
     params: Option<ParamsView<'a>>,
@@ -72,10 +70,6 @@ impl<'a> RequestView<'a> {
 
     fn method(&self) -> Option<Cow<'a, str>> {
         text(self.method)
-    }
-
-    fn id(&self) -> Option<RequestId> {
-        RequestId::from_value(&serde_json::from_str(self.id?.get()).ok()?)
     }
 
     /// A member of the params as text, for `headers::name_for`.
@@ -143,26 +137,6 @@ impl Inner {
         let request = self.post_body(&self.url, body.clone(), self.modern_headers(&view));
         let response = self.send_for(request, &what, Some(id)).await?;
         Ok(self.outcome(response, Some(id)).await?.outcome)
-    }
-
-    /// Starts request `id` if `line` (from the session) is a request for the modern wire;
-    /// otherwise gives the line back.
-    pub(super) fn start_modern_line(self: &Arc<Self>, line: Vec<u8>) -> std::result::Result<(), Vec<u8>> {
-        let mut body = line;
-        if body.last() == Some(&b'\n') {
-            body.pop();
-        }
-        let body = Bytes::from(body);
-        let (id, method) = match RequestView::of(&body) {
-            Ok(view) => match (view.id(), view.method()) {
-                (Some(id), Some(method)) if method != methods::INITIALIZE => (id, method.into_owned()),
-                _ => return Err(body.into()),
-            },
-            Err(_) => return Err(body.into()),
-        };
-        let task = self.clone().modern_request(id.clone(), method, body);
-        self.spawn_request(id, Box::pin(task));
-        Ok(())
     }
 
     /// Serves one request: POST, answer, and the -32020 reload-and-retry for `tools/call`.
