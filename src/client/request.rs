@@ -74,26 +74,30 @@ impl Client {
     /// The modern `_meta` members (protocol version, capabilities, client info) as JSON text,
     /// serialised once per connection and again only when the version (a -32022 retry) or the
     /// capabilities (a handler registered since) change.
-    fn meta_head(&self, conn: &Connection) -> Arc<[u8]> {
+    fn meta_head(&self, conn: &Connection) -> (Arc<[u8]>, Arc<str>) {
         // Read before the capabilities are: a handler registered meanwhile makes the next
         // request build the text again.
         let inputs = self.inner.hooks.inputs_generation();
         let version = conn.version.read().unwrap();
         let mut cached = conn.meta_head.lock().unwrap();
-        if let Some(head) = cached.as_ref().filter(|h| h.version == *version && h.inputs == inputs) {
-            return head.text.clone();
+        if let Some(head) = cached
+            .as_ref()
+            .filter(|h| *h.version == **version && h.inputs == inputs)
+        {
+            return (head.text.clone(), head.version.clone());
         }
         let caps = self.capabilities(Era::Modern);
         let version_value = Value::String(version.clone());
         let text: Arc<[u8]> = jsonrpc::members_text(self.modern_meta(&version_value, &caps))
             .unwrap_or_default()
             .into();
+        let version: Arc<str> = version.as_str().into();
         *cached = Some(MetaHead {
             version: version.clone(),
             inputs,
             text: text.clone(),
         });
-        text
+        (text, version)
     }
 
     /// One request/response on the live connection: stamping, the -32022 version retry, and
@@ -134,8 +138,9 @@ impl Client {
                 Params::Parts {
                     params,
                     arguments,
+                    version: head.as_ref().map(|(_, version)| &**version),
                     meta: jsonrpc::MetaParts {
-                        head: head.as_deref().unwrap_or_default(),
+                        head: head.as_ref().map(|(text, _)| &**text).unwrap_or_default(),
                         log_level: level.as_deref(),
                         progress_token: None,
                     },
@@ -292,7 +297,7 @@ impl Client {
 
 /// A connection's serialised modern `_meta` members and what they were made from.
 pub(super) struct MetaHead {
-    version: String,
+    version: Arc<str>,
     /// `Hooks::inputs_generation` when it was made.
     inputs: u64,
     text: Arc<[u8]>,

@@ -7,7 +7,7 @@ use super::options::{Progress, ProgressFn};
 use super::reply::Reply;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
-use crate::transport::{Inbound, InboundReceiver, Transport};
+use crate::transport::{Inbound, InboundReceiver, RequestLine, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
@@ -132,6 +132,8 @@ pub(crate) enum Params<'a> {
         params: &'a Map<String, Value>,
         /// An `arguments` member kept as its JSON object text (not in `params`).
         arguments: Option<&'a serde_json::value::RawValue>,
+        /// The protocol version `meta` carries (modern era).
+        version: Option<&'a str>,
         meta: jsonrpc::MetaParts<'a>,
     },
 }
@@ -340,6 +342,7 @@ impl Session {
             Params::Parts {
                 params,
                 arguments,
+                version,
                 meta,
             } => {
                 let meta = jsonrpc::MetaParts {
@@ -347,7 +350,17 @@ impl Session {
                     ..meta
                 };
                 match jsonrpc::request_line(&id, method, params, arguments, meta) {
-                    Ok(line) => self.transport.send_line(&id, method, line).await,
+                    Ok(line) => {
+                        let request = RequestLine {
+                            id: &id,
+                            method,
+                            params,
+                            arguments,
+                            version,
+                            line,
+                        };
+                        self.transport.send_line(request).await
+                    }
                     Err(e) => Err(Error::unserialisable(e)),
                 }
             }

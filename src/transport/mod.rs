@@ -15,7 +15,8 @@ pub mod stdio;
 
 use crate::error::{Error, Result};
 use crate::protocol::RequestId;
-use serde_json::Value;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use tokio::sync::{mpsc, Notify};
@@ -206,6 +207,23 @@ impl Drop for InboundReceiver {
     }
 }
 
+/// A request the session serialised itself (see [`Transport::takes_lines`]), with what it
+/// was written from, for a transport that derives more than the bytes from it (HTTP's headers
+/// mirror the method, the name and the version).
+pub struct RequestLine<'a> {
+    pub id: &'a RequestId,
+    pub method: &'a str,
+    /// Its params as the caller gave them: no `_meta`, and `arguments` apart when they came as
+    /// text (below).
+    pub params: &'a Map<String, Value>,
+    /// An `arguments` member kept as JSON object text.
+    pub arguments: Option<&'a RawValue>,
+    /// The protocol version its `_meta` carries (modern era).
+    pub version: Option<&'a str>,
+    /// The serialised request, with its newline.
+    pub line: Vec<u8>,
+}
+
 pub trait Transport: Send + Sync + 'static {
     /// Writes one message. Fails when the transport is closed or the write fails.
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>>;
@@ -213,13 +231,11 @@ pub trait Transport: Send + Sync + 'static {
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()>;
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
-    /// Writes request `id` (a call of `method`) given as its serialised line (with the
-    /// newline), as the session writes requests for transports that
-    /// [`take lines`](Transport::takes_lines). Others get the line decoded and passed to
+    /// Writes a request the session serialised itself, as it writes requests for transports
+    /// that [`take lines`](Transport::takes_lines). Others get the line decoded and passed to
     /// [`send`](Transport::send).
-    fn send_line(&self, id: &RequestId, method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
-        let _ = (id, method);
-        match serde_json::from_slice(&line) {
+    fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
+        match serde_json::from_slice(&request.line) {
             Ok(message) => self.send(message),
             Err(e) => Box::pin(async move { Err(Error::unserialisable(e)) }),
         }

@@ -7,7 +7,7 @@ use super::framing::{json_depth, read_line, scan_answer_request_id, scan_top_lev
 use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::pump::Pump;
-use super::{BoxFuture, Inbound, InboundSender, Transport};
+use super::{BoxFuture, Inbound, InboundSender, RequestLine, Transport};
 use crate::base::defaults;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
@@ -341,8 +341,8 @@ impl Transport for StdioTransport {
         Box::pin(async move { self.write_line(&message).await })
     }
 
-    fn send_line(&self, _id: &RequestId, _method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
-        Box::pin(self.post_line(line))
+    fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
+        Box::pin(self.post_line(request.line))
     }
 
     fn takes_lines(&self) -> bool {

@@ -1707,6 +1707,17 @@ static void http_handler(void *ud, const char *m, const char *p, size_t n, mcp_r
     (void)answered; /* a refused or unwanted answer fails the call, which the test checks */
 }
 
+/* Occurrences of `needle` in the fixture's record file. */
+static int record_count(const char *record, const char *needle)
+{
+    char *rec = slurp(record, NULL);
+    int n = 0;
+    for (const char *at = rec; at && (at = strstr(at, needle)) != NULL; at += strlen(needle))
+        n++;
+    free(rec);
+    return n;
+}
+
 static void http_round_trip(const char *era, int want_era)
 {
     struct http_fixture h;
@@ -1731,6 +1742,19 @@ static void http_round_trip(const char *era, int want_era)
             EXPECT_CONTAINS(out, "Hello, Http!");
             mcp_string_free(out);
         }
+        if (st == MCP_OK && want_era == MCP_ERA_MODERN) {
+            /* Mcp-Param-* headers mirror the arguments text as the host passed it, once the
+             * tool list has said which: the first POST carries them (no -32020 reload). */
+            char *tools = NULL;
+            EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &tools, &err), MCP_OK, err);
+            mcp_string_free(tools);
+            char *out = tool_ok(c, "headers_echo", "{\"region\":\"us-west1\",\"priority\":42,\"query\":\"q\"}");
+            EXPECT_CONTAINS(out, "\"mcp-param-region\":\"us-west1\"");
+            EXPECT_CONTAINS(out, "\"mcp-param-priority\":\"42\"");
+            mcp_string_free(out);
+            EXPECT_MSG(record_count(h.record, "\"method\":\"tools/list\"") == 1, "tools/list sent %d times",
+                       record_count(h.record, "\"method\":\"tools/list\""));
+        }
         mcp_client_free(c);
         /* the configured headers and the bearer token went out with the requests */
         char *rec = slurp(h.record, NULL);
@@ -1740,17 +1764,6 @@ static void http_round_trip(const char *era, int want_era)
         free(rec);
     }
     http_fixture_stop(&h);
-}
-
-/* Occurrences of `needle` in the fixture's record file. */
-static int record_count(const char *record, const char *needle)
-{
-    char *rec = slurp(record, NULL);
-    int n = 0;
-    for (const char *at = rec; at && (at = strstr(at, needle)) != NULL; at += strlen(needle))
-        n++;
-    free(rec);
-    return n;
 }
 
 /* `auto` remembers a legacy origin (the process's era cache): the second client skips the

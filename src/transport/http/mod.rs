@@ -22,7 +22,7 @@ mod stream;
 pub use authorize::{challenge, Authorization, Authorizer, Challenge, Link};
 pub use config::HttpConfig;
 
-use super::{BoxFuture, Inbound, InboundSender, Transport};
+use super::{BoxFuture, Inbound, InboundSender, RequestLine, Transport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::direct::DirectOrigin;
 use crate::net::redact::chain;
@@ -293,20 +293,27 @@ impl Inner {
     }
 
     /// Sends a request the session wrote as a line: on the modern wire as the POST body it
-    /// already is; on the others (and for anything but a request) decoded, as `send` takes it.
-    fn send_line(self: Arc<Self>, id: &RequestId, method: &str, mut line: Vec<u8>) -> BoxFuture<'static, Result<()>> {
+    /// already is, with headers from the parts it was written from; on the others decoded,
+    /// as `send` takes it.
+    fn send_line(self: Arc<Self>, request: RequestLine<'_>) -> BoxFuture<'static, Result<()>> {
         if self.is_closed() {
             return Box::pin(std::future::ready(Err(Self::closed_error())));
         }
-        if method != methods::INITIALIZE && matches!(self.state.lock().unwrap().wire, Wire::Modern) {
-            if line.last() == Some(&b'\n') {
-                line.pop();
+        let modern = matches!(self.state.lock().unwrap().wire, Wire::Modern);
+        if modern && request.method != methods::INITIALIZE {
+            let headers = self.modern_headers(&modern::HeaderSource::Parts(&request));
+            let mut body = request.line;
+            if body.last() == Some(&b'\n') {
+                body.pop();
             }
-            let task = self.clone().modern_request(id.clone(), method.to_string(), line.into());
-            self.spawn_request(id.clone(), Box::pin(task));
+            let (id, method) = (request.id.clone(), request.method.to_string());
+            let task = self
+                .clone()
+                .modern_request(id.clone(), method, body.into(), Some(headers));
+            self.spawn_request(id, Box::pin(task));
             return Box::pin(std::future::ready(Ok(())));
         }
-        match serde_json::from_slice(&line) {
+        match serde_json::from_slice(&request.line) {
             Ok(message) => self.send(message),
             Err(e) => Box::pin(std::future::ready(Err(Error::unserialisable(e)))),
         }
@@ -333,7 +340,7 @@ impl Inner {
         let task_id = id.clone();
         let fut: BoxFuture<'static, ()> = match route {
             Route::Modern => match serde_json::to_vec(&message) {
-                Ok(body) => Box::pin(inner.modern_request(id, method, body.into())),
+                Ok(body) => Box::pin(inner.modern_request(id, method, body.into(), None)),
                 Err(e) => return self.fail(id, Error::unserialisable(e)),
             },
             Route::Streamable => Box::pin(inner.legacy_request(id, method, message)),
@@ -461,8 +468,8 @@ impl Transport for HttpTransport {
         self.inner.clone().send(message)
     }
 
-    fn send_line(&self, id: &RequestId, method: &str, line: Vec<u8>) -> BoxFuture<'_, Result<()>> {
-        self.inner.clone().send_line(id, method, line)
+    fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
+        self.inner.clone().send_line(request)
     }
 
     fn takes_lines(&self) -> bool {

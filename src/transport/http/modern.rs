@@ -7,6 +7,7 @@ use super::headers::{self, ToolHeaders};
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
+use crate::transport::RequestLine;
 use hyper::body::Bytes;
 use reqwest::header::{HeaderMap, HeaderName};
 use serde::Deserialize;
@@ -30,7 +31,7 @@ static REFRESH_IDS: AtomicU64 = AtomicU64::new(1);
 /// (the session's line or a serialised `Value`) without decoding the rest: one reading for
 /// every request, however the transport got it.
 #[derive(Deserialize)]
-struct RequestView<'a> {
+pub(super) struct RequestView<'a> {
     #[serde(borrow)]
     method: Option<&'a RawValue>,
     #[serde(default, borrow)]
@@ -67,34 +68,68 @@ impl<'a> RequestView<'a> {
         serde_json::from_slice(body)
             .map_err(|e| Error::protocol(format!("the request to send is not usable JSON: {e}")))
     }
+}
 
+/// What a request's modern headers are made from: the parts the session wrote its line from
+/// (nothing to read back), or a view of its body (requests built as values, and a retry).
+pub(super) enum HeaderSource<'a> {
+    Parts(&'a RequestLine<'a>),
+    Body(RequestView<'a>),
+}
+
+impl<'a> HeaderSource<'a> {
     fn method(&self) -> Option<Cow<'a, str>> {
-        text(self.method)
+        match self {
+            HeaderSource::Parts(line) => Some(Cow::Borrowed(line.method)),
+            HeaderSource::Body(view) => text(view.method),
+        }
     }
 
-    /// A member of the params as text, for `headers::name_for`.
+    /// A member of the params as text (`headers::name_for`'s reading).
     fn member(&self, key: &str) -> Option<Cow<'a, str>> {
-        let params = self.params.as_ref()?;
-        text(match key {
-            "name" => params.name,
-            "uri" => params.uri,
-            "taskId" => params.task_id,
-            _ => None,
-        })
+        match self {
+            HeaderSource::Parts(line) => line.params.get(key)?.as_str().map(Cow::Borrowed),
+            HeaderSource::Body(view) => {
+                let params = view.params.as_ref()?;
+                text(match key {
+                    "name" => params.name,
+                    "uri" => params.uri,
+                    "taskId" => params.task_id,
+                    _ => None,
+                })
+            }
+        }
+    }
+
+    fn version(&self) -> Option<Cow<'a, str>> {
+        match self {
+            HeaderSource::Parts(line) => line.version.map(Cow::Borrowed),
+            HeaderSource::Body(view) => text(view.params.as_ref()?.meta.as_ref()?.version),
+        }
+    }
+
+    /// The arguments, decoded (only for a tool that declares `x-mcp-header` arguments).
+    fn arguments(&self) -> Option<Value> {
+        let raw = match self {
+            HeaderSource::Parts(line) => match line.arguments {
+                Some(raw) => raw,
+                None => return line.params.get(jsonrpc::ARGUMENTS).cloned(),
+            },
+            HeaderSource::Body(view) => view.params.as_ref()?.arguments?,
+        };
+        serde_json::from_str(raw.get()).ok()
     }
 }
 
 impl Inner {
-    /// The headers of a modern POST, derived from its body and the tool cache. Names are
+    /// The headers of a modern POST, derived from the request and the tool cache. Names are
     /// constants (a `&str` name is parsed again on every insert) and the version's header value
     /// is kept with the version it was made from.
-    fn modern_headers(&self, view: &RequestView<'_>) -> HeaderMap {
+    pub(super) fn modern_headers(&self, source: &HeaderSource<'_>) -> HeaderMap {
         let mut map = HeaderMap::with_capacity(8);
-        let method = view.method().unwrap_or_default();
-        let params = view.params.as_ref();
-        let meta_version = text(params.and_then(|p| p.meta.as_ref()).and_then(|m| m.version));
+        let method = source.method().unwrap_or_default();
         let mut st = self.state.lock().unwrap();
-        if let Some(v) = meta_version {
+        if let Some(v) = source.version() {
             if st.modern_version.as_ref().map(|(text, _)| text.as_str()) != Some(&*v) {
                 st.modern_version = Some((v.to_string(), header_value(&v)));
             }
@@ -110,17 +145,12 @@ impl Inner {
         if let Some(v) = method_value {
             map.insert(MCP_METHOD, v);
         }
-        if let Some(v) = headers::name_for(&method, |key| view.member(key)).and_then(|n| header_value(&n)) {
+        if let Some(v) = headers::name_for(&method, |key| source.member(key)).and_then(|n| header_value(&n)) {
             map.insert(MCP_NAME, v);
         }
         if method == methods::TOOLS_CALL {
-            let tool = text(params.and_then(|p| p.name));
-            if let Some(ToolHeaders::Valid(declared)) = tool.and_then(|t| st.tools.get(&t)) {
-                // Decoded only here: a tool that declares `x-mcp-header` arguments.
-                let arguments = params
-                    .and_then(|p| p.arguments)
-                    .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
-                for (name, value) in headers::param_headers(declared, arguments.as_ref()) {
+            if let Some(ToolHeaders::Valid(declared)) = source.member("name").and_then(|t| st.tools.get(&t)) {
+                for (name, value) in headers::param_headers(declared, source.arguments().as_ref()) {
                     if let (Ok(name), Some(value)) = (HeaderName::from_bytes(name.as_bytes()), header_value(&value)) {
                         map.insert(name, value);
                     }
@@ -130,20 +160,35 @@ impl Inner {
         map
     }
 
-    /// One POST of a request (its JSON body), up to its answer (not yet delivered).
-    async fn modern_exchange(self: &Arc<Self>, id: &RequestId, body: &Bytes) -> Result<Outcome> {
-        let view = RequestView::of(body)?;
-        let what = format!("POST {}", view.method().as_deref().unwrap_or("request"));
-        let request = self.post_body(&self.url, body.clone(), self.modern_headers(&view));
-        let response = self.send_for(request, &what, Some(id)).await?;
+    /// One POST of a request (its JSON body, with its headers when already made), up to its
+    /// answer (not yet delivered).
+    async fn modern_exchange(
+        self: &Arc<Self>,
+        id: &RequestId,
+        method: &str,
+        body: &Bytes,
+        headers: Option<HeaderMap>,
+    ) -> Result<Outcome> {
+        let headers = match headers {
+            Some(headers) => headers,
+            None => self.modern_headers(&HeaderSource::Body(RequestView::of(body)?)),
+        };
+        let request = self.post_body(&self.url, body.clone(), headers);
+        let response = self.send_for(request, &format!("POST {method}"), Some(id)).await?;
         Ok(self.outcome(response, Some(id)).await?.outcome)
     }
 
     /// Serves one request: POST, answer, and the -32020 reload-and-retry for `tools/call`.
-    pub(super) async fn modern_request(self: Arc<Self>, id: RequestId, method: String, body: Bytes) {
+    pub(super) async fn modern_request(
+        self: Arc<Self>,
+        id: RequestId,
+        method: String,
+        body: Bytes,
+        mut headers: Option<HeaderMap>,
+    ) {
         let mut reloaded = false;
         loop {
-            let outcome = match self.modern_exchange(&id, &body).await {
+            let outcome = match self.modern_exchange(&id, &method, &body, headers.take()).await {
                 Ok(outcome) => outcome,
                 Err(e) => return self.fail(id, e),
             };
@@ -229,7 +274,7 @@ impl Inner {
             }
             let request = jsonrpc::request(&id, methods::TOOLS_LIST, Some(Value::Object(params)));
             let body = Bytes::from(serde_json::to_vec(&request).map_err(Error::unserialisable)?);
-            let mut answer = match self.modern_exchange(&id, &body).await? {
+            let mut answer = match self.modern_exchange(&id, methods::TOOLS_LIST, &body, None).await? {
                 Outcome::Answer { message, rest } => {
                     self.drain(rest).await;
                     message.into_value()?
@@ -264,7 +309,8 @@ impl Inner {
     /// A notification (none are defined for modern HTTP, but the wire allows them): 202 expected.
     pub(super) async fn modern_notification(self: &Arc<Self>, method: &str, message: &Value) -> Result<()> {
         let body = Bytes::from(serde_json::to_vec(message).map_err(Error::unserialisable)?);
-        let request = self.post_body(&self.url, body.clone(), self.modern_headers(&RequestView::of(&body)?));
+        let headers = self.modern_headers(&HeaderSource::Body(RequestView::of(&body)?));
+        let request = self.post_body(&self.url, body, headers);
         let response = self.send_http(request, &format!("POST {method}")).await?;
         match self.outcome(response, None).await?.outcome {
             Outcome::Status { status, excerpt } => Err(self.status_error(method, status, &excerpt)),
