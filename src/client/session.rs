@@ -7,7 +7,7 @@ use super::options::{Progress, ProgressFn};
 use super::reply::Reply;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
-use crate::transport::{Inbound, InboundReceiver, RequestLine, Transport};
+use crate::transport::{Inbound, InboundReceiver, RequestLine, ResultAt, Transport};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
@@ -109,14 +109,15 @@ struct ProgressRoute {
 enum Answer {
     Decoded(Result<Value>),
     /// The raw answer line (see `Inbound::Answer`), decoded by the waiting caller.
-    Line(Vec<u8>),
+    Line(Vec<u8>, ResultAt),
 }
 
 impl Answer {
     fn decode(self, id: &RequestId) -> Result<Reply> {
         match self {
             Answer::Decoded(answer) => answer.map(Reply::Value),
-            Answer::Line(line) => Reply::from_answer_line(id, line),
+            Answer::Line(line, Some(result)) => Ok(Reply::line(line, result)),
+            Answer::Line(line, None) => Reply::from_answer_line(id, line),
         }
     }
 }
@@ -243,10 +244,10 @@ impl Session {
             heard: Heard::default(),
         });
         let weak = Arc::downgrade(&session);
-        inbound.set_answer_sink(Box::new(move |id, line| {
+        inbound.set_answer_sink(Box::new(move |id, line, result| {
             if let Some(session) = weak.upgrade() {
                 session.heard.anything.store(true, Ordering::Relaxed);
-                session.complete(&id, Answer::Line(line));
+                session.complete(&id, Answer::Line(line, result));
             }
         }));
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
@@ -703,7 +704,7 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: InboundReceiv
                 }
             }
             Inbound::Message(value) => on_message(&session, value),
-            Inbound::Answer { id, line } => session.complete(&id, Answer::Line(line)),
+            Inbound::Answer { id, line, result } => session.complete(&id, Answer::Line(line, result)),
             Inbound::RequestFailed { id, error } => session.complete(&id, Answer::Decoded(Err(error))),
             Inbound::Paused { id, paused } => session.hold(&id, paused),
             Inbound::Log { source, line } => {

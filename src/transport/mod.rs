@@ -31,7 +31,11 @@ pub enum Inbound {
     /// An answer (result or error) to request `id`, still undecoded: the waiting caller decodes
     /// it on its own thread, so the thread reading the transport never decodes results, and
     /// what the decoding allocates is allocated and freed by one thread.
-    Answer { id: RequestId, line: Vec<u8> },
+    Answer {
+        id: RequestId,
+        line: Vec<u8>,
+        result: ResultAt,
+    },
     /// A message for request `id` could not be accepted (e.g. too large); the request fails.
     RequestFailed { id: RequestId, error: Error },
     /// A diagnostic line (server stderr, skipped input) for the log listener.
@@ -79,7 +83,12 @@ struct Meter {
 }
 
 /// Hands an undecoded answer to the request waiting for it (the session's, set by the receiver).
-pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>) + Send + Sync>;
+pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>, ResultAt) + Send + Sync>;
+
+/// Where an answer line's `result` sits, when the transport already knows: it checked the
+/// line is well-formed JSON with a `result` and no `error` (HTTP reads each body once to find
+/// the answer's error code), so the caller reads nothing more. `None`: the caller finds out.
+pub type ResultAt = Option<std::ops::Range<usize>>;
 
 impl std::fmt::Debug for Meter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -125,15 +134,33 @@ impl InboundSender {
     /// handled, it goes straight to the waiting request through the session's sink: the same
     /// order as through the queue, without a hop through the session's read loop (a task poll
     /// and a wake-up per call). Otherwise it queues behind them, as [`deliver`](Self::deliver).
-    pub async fn deliver_answer(&self, id: RequestId, line: Vec<u8>) -> bool {
-        if self.meter.unhandled.load(Ordering::SeqCst) == 0 {
-            if let Some(sink) = self.meter.direct.get() {
-                sink(id, line);
-                return !self.tx.is_closed();
-            }
-        }
+    pub async fn deliver_answer(&self, id: RequestId, line: Vec<u8>, result: ResultAt) -> bool {
         let weight = line.len();
-        self.deliver(Inbound::Answer { id, line }, weight).await
+        match self.answer_direct(id, line, result) {
+            None => !self.tx.is_closed(),
+            Some(queued) => self.deliver(queued, weight).await,
+        }
+    }
+
+    /// As [`deliver_answer`](Self::deliver_answer), never waiting: queued without counting
+    /// against the budget when events are ahead of it (an answer a request waits for).
+    pub fn send_answer(&self, id: RequestId, line: Vec<u8>, result: ResultAt) -> bool {
+        match self.answer_direct(id, line, result) {
+            None => !self.tx.is_closed(),
+            Some(queued) => self.send(queued),
+        }
+    }
+
+    /// Hands the answer to the session's sink when nothing sent before it is unhandled;
+    /// otherwise returns it as the event to queue.
+    fn answer_direct(&self, id: RequestId, line: Vec<u8>, result: ResultAt) -> Option<Inbound> {
+        match self.meter.direct.get() {
+            Some(sink) if self.meter.unhandled.load(Ordering::SeqCst) == 0 => {
+                sink(id, line, result);
+                None
+            }
+            _ => Some(Inbound::Answer { id, line, result }),
+        }
     }
 
     /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
@@ -309,17 +336,17 @@ mod tests {
         let (tx, mut rx) = inbound_channel();
         let direct = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = direct.clone();
-        rx.set_answer_sink(Box::new(move |id, _line| seen.lock().unwrap().push(id)));
+        rx.set_answer_sink(Box::new(move |id, _line, _result| seen.lock().unwrap().push(id)));
 
-        assert!(tx.deliver_answer(RequestId::Num(1), b"{}".to_vec()).await);
+        assert!(tx.deliver_answer(RequestId::Num(1), b"{}".to_vec(), None).await);
         assert_eq!(*direct.lock().unwrap(), [RequestId::Num(1)]);
 
         // A message not yet handled: the next answer queues behind it.
         assert!(tx.deliver(Inbound::Message(Value::Null), 4).await);
-        assert!(tx.deliver_answer(RequestId::Num(2), b"{}".to_vec()).await);
+        assert!(tx.deliver_answer(RequestId::Num(2), b"{}".to_vec(), None).await);
         assert!(matches!(rx.recv().await, Some(Inbound::Message(_))));
         // Still being handled (the receiver has not come back): queued again.
-        assert!(tx.deliver_answer(RequestId::Num(3), b"{}".to_vec()).await);
+        assert!(tx.deliver_answer(RequestId::Num(3), b"{}".to_vec(), None).await);
         assert!(matches!(
             rx.recv().await,
             Some(Inbound::Answer {
@@ -342,7 +369,7 @@ mod tests {
         while tx.meter.unhandled.load(Ordering::SeqCst) != 0 {
             tokio::task::yield_now().await;
         }
-        assert!(tx.deliver_answer(RequestId::Num(4), b"{}".to_vec()).await);
+        assert!(tx.deliver_answer(RequestId::Num(4), b"{}".to_vec(), None).await);
         assert_eq!(direct.lock().unwrap().last(), Some(&RequestId::Num(4)));
         drop(tx);
         assert!(next.await.unwrap());

@@ -471,7 +471,7 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
                 };
                 let _ = shared.inbound.deliver(event, weight).await;
             } else {
-                let _ = shared.inbound.deliver_answer(id, bytes).await;
+                let _ = shared.inbound.deliver_answer(id, bytes, None).await;
             }
             continue;
         }

@@ -9,10 +9,11 @@ use crate::net::redact;
 use crate::protocol::jsonrpc;
 use crate::protocol::{RequestId, MAX_JSON_DEPTH};
 use crate::transport::framing::scan_answer;
-use crate::transport::Inbound;
+use crate::transport::ResultAt;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,6 +58,8 @@ pub(super) enum Answer {
         id: RequestId,
         bytes: Vec<u8>,
         error_code: Option<i64>,
+        /// Where the `result` sits (an answer without `error`).
+        result: ResultAt,
     },
 }
 
@@ -64,7 +67,9 @@ pub(super) enum Answer {
 /// its code (the -32020 retry). Unknown members are skipped; anything odd (a duplicate member,
 /// a code that is no integer) fails the probe, and the answer then takes the full decoder.
 #[derive(Deserialize)]
-struct Probe {
+struct Probe<'a> {
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
     error: Option<ProbeError>,
 }
 
@@ -86,14 +91,23 @@ impl Answer {
         if !ours {
             return Err(bytes);
         }
-        match serde_json::from_slice::<Probe>(&bytes) {
-            Ok(probe) => Ok(Answer::Raw {
-                id: id.clone(),
-                bytes,
-                error_code: probe.error.map(|e| e.code),
-            }),
-            Err(_) => Err(bytes),
-        }
+        let (result, error_code) = match serde_json::from_slice::<Probe>(&bytes) {
+            Ok(Probe { result, error: None }) => {
+                let at = result.map(|raw| {
+                    let start = raw.get().as_ptr() as usize - bytes.as_ptr() as usize;
+                    start..start + raw.get().len()
+                });
+                (at, None)
+            }
+            Ok(Probe { error: Some(e), .. }) => (None, Some(e.code)),
+            Err(_) => return Err(bytes),
+        };
+        Ok(Answer::Raw {
+            id: id.clone(),
+            bytes,
+            error_code,
+            result,
+        })
     }
 
     /// The answer decoded (for the few answers the transport reads: `initialize`, `tools/list`).
@@ -367,8 +381,8 @@ impl Inner {
     pub(super) fn deliver_answer(&self, answer: Answer) {
         match answer {
             Answer::Value(message) => self.deliver(message),
-            Answer::Raw { id, bytes, .. } => {
-                let _ = self.inbound.send(Inbound::Answer { id, line: bytes });
+            Answer::Raw { id, bytes, result, .. } => {
+                let _ = self.inbound.send_answer(id, bytes, result);
             }
         }
     }
