@@ -1,11 +1,11 @@
-//! Direct HTTP/1.1 connections to one plain-`http://` origin, for the requests of the MCP
+//! Direct HTTP/1.1 connections to one plain-`http://` origin, for the requests to the MCP
 //! endpoint itself: hyper's connection API under a small keep-alive pool of our own.
 //!
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
 //! hyper-util's pool keyed by authority: about 40k of the 126k instructions of a loopback
 //! `tools/call` (callgrind; ARCHITECTURE.md, "Streamable HTTP performance"). None of it does
-//! anything for a POST to the one origin the transport was made for, with no redirects
+//! anything for a request to the one endpoint the transport was made for, with no redirects
 //! followed and no retries.
 //!
 //! Only where reqwest would add nothing: `http://` (TLS stays with reqwest and its verifier)
@@ -99,16 +99,19 @@ impl DirectOrigin {
         }))
     }
 
-    /// Whether `request` goes this way: a POST to the endpoint itself.
+    /// Whether `request` goes this way: any request to the endpoint itself (its POSTs, and the
+    /// legacy wire's GET streams and DELETE, which must share the POSTs' idle connections as
+    /// through one pool: a GET stream opened after `initialize` takes the connection that just
+    /// went idle, and reaches the server before the next POST does).
     pub fn serves(&self, request: &reqwest::Request) -> bool {
-        request.method() == Method::POST && request.url() == &self.url
+        request.url() == &self.url
     }
 
     /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one.
     pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<reqwest::Response, DirectError> {
         let mut request = request;
         let mut message = hyper::Request::new(request.body_mut().take().unwrap_or_default());
-        *message.method_mut() = Method::POST;
+        *message.method_mut() = std::mem::replace(request.method_mut(), Method::GET);
         *message.uri_mut() = self.target.clone();
         let mut headers = std::mem::take(request.headers_mut());
         headers.insert(HOST, self.host.clone());
