@@ -48,11 +48,13 @@ struct ParamsView<'a> {
     task_id: Option<&'a RawValue>,
     #[serde(borrow)]
     arguments: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "_meta")]
-    meta: Option<MetaView<'a>>,
+    /// Kept as text (read by [`MetaView`] when needed): whatever a caller put there, the
+    /// request is still sent, as the server is the judge of its `_meta`.
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<&'a RawValue>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct MetaView<'a> {
     #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
     version: Option<&'a RawValue>,
@@ -104,7 +106,10 @@ impl<'a> HeaderSource<'a> {
     fn version(&self) -> Option<Cow<'a, str>> {
         match self {
             HeaderSource::Parts(line) => line.version.map(Cow::Borrowed),
-            HeaderSource::Body(view) => text(view.params.as_ref()?.meta.as_ref()?.version),
+            HeaderSource::Body(view) => {
+                let meta = view.params.as_ref()?.meta?;
+                text(serde_json::from_str::<MetaView>(meta.get()).ok()?.version)
+            }
         }
     }
 
@@ -316,5 +321,27 @@ impl Inner {
             Outcome::Status { status, excerpt } => Err(self.status_error(method, status, &excerpt)),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_body_is_read_for_its_headers_whatever_its_members_hold() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u00e9","arguments":{"a":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let view = HeaderSource::Body(RequestView::of(body).unwrap());
+        assert_eq!(view.method().as_deref(), Some("tools/call"));
+        assert_eq!(view.member("name").as_deref(), Some("té"));
+        assert_eq!(view.version().as_deref(), Some("2026-07-28"));
+        assert_eq!(view.arguments(), Some(json!({"a": 1})));
+        // Members a header cannot mirror give no header; the request is still readable.
+        let odd = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5,"_meta":5}}"#;
+        let view = HeaderSource::Body(RequestView::of(odd).unwrap());
+        assert_eq!(view.member("name"), None);
+        assert_eq!(view.version(), None);
+        assert!(RequestView::of(b"{\"method\":").is_err());
     }
 }
