@@ -8,10 +8,12 @@
 //! anything for a request to the one endpoint the transport was made for, with no redirects
 //! followed and no retries.
 //!
-//! Only where reqwest would add nothing: `http://` (TLS stays with reqwest and its verifier)
-//! and no proxy variable in the environment (reqwest reads them; with any set, every request
-//! keeps going through reqwest so that its proxy and `NO_PROXY` rules decide). Names resolve
-//! as reqwest's would: the host's pinned addresses (`resolve`), else the system's.
+//! Only where reqwest would add nothing: `http://` (TLS stays with reqwest and its verifier),
+//! no proxy variable in the environment (reqwest reads them; with any set, every request keeps
+//! going through reqwest so that its proxy and `NO_PROXY` rules decide), and a host that needs
+//! no DNS beyond the machine itself: an IP literal, `localhost`, or a name the host pinned
+//! (`resolve`). Their addresses are tried in turn, as a refused loopback address fails at once;
+//! other names keep reqwest's resolver and its fallback between address families.
 //!
 //! A connection is busy from its request until its response body has been read to its end,
 //! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
@@ -73,11 +75,10 @@ impl std::fmt::Display for DirectError {
 impl DirectOrigin {
     /// The direct path to `url`, when it may take one (see the module's doc).
     pub fn for_endpoint(url: &Url, overrides: Arc<Overrides>, connect_timeout: Duration) -> Option<Arc<DirectOrigin>> {
-        if url.scheme() != "http"
-            || PROXY_VARIABLES
-                .iter()
-                .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()))
-        {
+        let proxied = PROXY_VARIABLES
+            .iter()
+            .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
+        if proxied || !plain_and_local(url, &overrides) {
             return None;
         }
         let mut target = url.path().to_string();
@@ -191,7 +192,8 @@ impl DirectOrigin {
         Ok(sender)
     }
 
-    /// The first address of the host that accepts a connection.
+    /// The first address of the host that accepts a connection (see the module's doc for why
+    /// one after the other will do).
     async fn dial(&self) -> io::Result<tokio::net::TcpStream> {
         let port = self.url.port_or_known_default().unwrap_or(80);
         let addrs: Vec<IpAddr> = match self.url.host() {
@@ -212,6 +214,19 @@ impl DirectOrigin {
         }
         Err(last)
     }
+}
+
+/// Whether `url` is plain `http://` to a host that needs no DNS beyond the machine itself.
+fn plain_and_local(url: &Url, overrides: &Overrides) -> bool {
+    url.scheme() == "http"
+        && match url.host() {
+            Some(Host::Ipv4(_) | Host::Ipv6(_)) => true,
+            Some(Host::Domain(name)) => {
+                let name = normalize(name);
+                name == "localhost" || overrides.contains_key(&name)
+            }
+            None => false,
+        }
 }
 
 /// A response body that returns its connection to the pool once read to its end.
@@ -251,5 +266,29 @@ impl HttpBody for Returning {
 
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn direct(url: &str, pinned: &[&str]) -> bool {
+        let overrides: Overrides = pinned
+            .iter()
+            .map(|name| (name.to_string(), vec![IpAddr::from([127, 0, 0, 1])]))
+            .collect();
+        plain_and_local(&Url::parse(url).unwrap(), &overrides)
+    }
+
+    #[test]
+    fn only_plain_http_hosts_that_need_no_dns_go_direct() {
+        assert!(direct("http://127.0.0.1:9/mcp", &[]));
+        assert!(direct("http://[::1]:9/mcp", &[]));
+        assert!(direct("http://localhost:9/mcp", &[]));
+        assert!(direct("http://mcp.test:9/mcp?key=1", &["mcp.test"]));
+        // reqwest keeps TLS, and names the system resolves (its fallback between families).
+        assert!(!direct("https://127.0.0.1:9/mcp", &[]));
+        assert!(!direct("http://mcp.example.com/mcp", &[]));
     }
 }
