@@ -8,7 +8,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::protocol::jsonrpc;
 use crate::protocol::{RequestId, MAX_JSON_DEPTH};
-use crate::transport::framing::scan_answer;
+use crate::transport::framing::scan_answer_request_id;
 use crate::transport::ResultAt;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
@@ -84,8 +84,8 @@ impl Answer {
     /// well-formed JSON (checked without building anything, so that a broken body still meets
     /// the full decoder and its error). Otherwise the bytes come back.
     pub(super) fn raw(bytes: Vec<u8>, id: &RequestId) -> std::result::Result<Answer, Vec<u8>> {
-        let ours = match scan_answer(&bytes) {
-            Some((found, depth)) => depth <= MAX_JSON_DEPTH && RequestId::from_value(&found).as_ref() == Some(id),
+        let ours = match scan_answer_request_id(&bytes) {
+            Some((found, depth)) => depth <= MAX_JSON_DEPTH && found == *id,
             None => false,
         };
         if !ours {
@@ -223,13 +223,18 @@ impl Inner {
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let content_type = response
+        let event_stream = response
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .map(|v| v.split(';').next().unwrap_or("").trim().to_ascii_lowercase())
-            .unwrap_or_default();
-        let outcome = if status.is_success() && content_type == EVENT_STREAM {
+            .is_some_and(|v| {
+                v.split(';')
+                    .next()
+                    .unwrap_or("")
+                    .trim()
+                    .eq_ignore_ascii_case(EVENT_STREAM)
+            });
+        let outcome = if status.is_success() && event_stream {
             let stream = EventStream::new(response, self.cfg.max_message_bytes);
             match id {
                 Some(id) => self.read_for_answer(stream, id).await?,
