@@ -83,7 +83,7 @@ pub(crate) struct Inner {
     cfg: HttpConfig,
     url: Url,
     client: reqwest::Client,
-    /// The endpoint's POSTs without reqwest, where it would add nothing (`net::direct`).
+    /// Requests to the endpoint without reqwest, where it would add nothing (`net::direct`).
     direct: Option<Arc<DirectOrigin>>,
     base_headers: HeaderMap,
     inbound: InboundSender,
