@@ -62,16 +62,6 @@ pub(crate) struct DirectOrigin {
     idle: Mutex<Vec<(SendRequest<Body>, Instant)>>,
 }
 
-/// Why a direct request failed, worded like reqwest's errors (the transport's hints read them).
-#[derive(Debug)]
-pub(crate) struct DirectError(String);
-
-impl std::fmt::Display for DirectError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
 impl DirectOrigin {
     /// The direct path to `url`, when it may take one (see the module's doc).
     pub fn for_endpoint(url: &Url, overrides: Arc<Overrides>, connect_timeout: Duration) -> Option<Arc<DirectOrigin>> {
@@ -108,8 +98,9 @@ impl DirectOrigin {
         request.url() == &self.url
     }
 
-    /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one.
-    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<reqwest::Response, DirectError> {
+    /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one. A
+    /// failure is its cause, worded like reqwest's (the transport's connect hints read it).
+    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<reqwest::Response, String> {
         let mut request = request;
         let mut message = hyper::Request::new(request.body_mut().take().unwrap_or_default());
         *message.method_mut() = std::mem::replace(request.method_mut(), Method::GET);
@@ -149,7 +140,7 @@ impl DirectOrigin {
                 }
                 Err(mut failed) => match failed.take_message() {
                     Some(unsent) if !fresh => message = Some(unsent),
-                    _ => return Err(DirectError(super::redact::chain(failed.error()))),
+                    _ => return Err(super::redact::chain(failed.error())),
                 },
             }
         }
@@ -176,15 +167,15 @@ impl DirectOrigin {
         }
     }
 
-    async fn connect(&self) -> Result<SendRequest<Body>, DirectError> {
+    async fn connect(&self) -> Result<SendRequest<Body>, String> {
         let stream = tokio::time::timeout(self.connect_timeout, self.dial())
             .await
-            .map_err(|_| DirectError("client error (Connect): tcp connect error: connect timed out".into()))?
-            .map_err(|e| DirectError(format!("client error (Connect): tcp connect error: {e}")))?;
+            .map_err(|_| "client error (Connect): tcp connect error: connect timed out".to_string())?
+            .map_err(|e| format!("client error (Connect): tcp connect error: {e}"))?;
         let _ = stream.set_nodelay(true);
         let (sender, connection) = http1::handshake(TokioIo::new(stream))
             .await
-            .map_err(|e| DirectError(format!("client error (Connect): {}", super::redact::chain(&e))))?;
+            .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
         // The connection's task ends when its last sender is dropped or the server hangs up.
         tokio::spawn(async move {
             let _ = connection.await;

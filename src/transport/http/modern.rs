@@ -38,7 +38,7 @@ pub(super) struct RequestView<'a> {
     params: Option<ParamsView<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct ParamsView<'a> {
     #[serde(borrow)]
     name: Option<&'a RawValue>,

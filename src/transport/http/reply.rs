@@ -157,7 +157,7 @@ pub(super) struct Exchange {
 impl Inner {
     pub(super) async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
         let sent = match &self.direct {
-            Some(direct) if direct.serves(&request) => direct.send(request).await.map_err(|e| e.to_string()),
+            Some(direct) if direct.serves(&request) => direct.send(request).await,
             _ => self.client.execute(request).await.map_err(redact::http_error),
         };
         sent.map_err(|cause| {
