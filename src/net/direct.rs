@@ -18,14 +18,22 @@
 //! A connection is busy from its request until its response body has been read to its end,
 //! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
 //! closes it), so a cancelled stream never leaves a half-read reply on a reused connection.
+//!
+//! No task per connection: hyper's connection future (its reading, parsing and writing) is
+//! polled by whoever holds the connection: the request's future until the response head, the
+//! body's reader after it, the next request at checkout. The socket then wakes the task waiting
+//! for the reply (a lone call's own, see `transport/http/inline`), not a connection task that
+//! would wake it in turn. An idle connection is not polled, so a server's hang-up is seen at
+//! checkout (or by the request put on it, which hyper then hands back unsent).
 
 use super::policy::normalize;
 use super::resolve::Overrides;
 use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
-use hyper::client::conn::http1::{self, SendRequest};
+use hyper::client::conn::http1::{self, Connection, SendRequest};
 use hyper_util::rt::TokioIo;
 use reqwest::header::{HeaderValue, HOST};
 use reqwest::{Body, Method, ResponseBuilderExt, Url};
+use std::future::{poll_fn, Future};
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
@@ -58,8 +66,44 @@ pub(crate) struct DirectOrigin {
     host: HeaderValue,
     overrides: Arc<Overrides>,
     connect_timeout: Duration,
-    /// Senders of idle connections, with when they became idle (newest last).
-    idle: Mutex<Vec<(SendRequest<Body>, Instant)>>,
+    /// Idle connections, with when they became idle (newest last).
+    idle: Mutex<Vec<(Link, Instant)>>,
+}
+
+/// hyper's future that does a connection's I/O.
+type ConnectionIo = Pin<Box<Connection<TokioIo<tokio::net::TcpStream>, Body>>>;
+
+/// One connection: the sender of its requests and its I/O.
+struct Link {
+    sender: SendRequest<Body>,
+    /// `None` once the connection has ended.
+    io: Option<ConnectionIo>,
+}
+
+impl Link {
+    /// Lets the connection read and write what it can now, registering `cx` for more.
+    fn drive(&mut self, cx: &mut Context<'_>) {
+        if let Some(io) = &mut self.io {
+            if io.as_mut().poll(cx).is_ready() {
+                self.io = None;
+            }
+        }
+    }
+}
+
+/// Polls `wanted` (a response, a body frame, readiness: something the connection produces),
+/// driving `link` only when it is not ready yet: every poll of the connection costs a pass of
+/// hyper's dispatcher (~3k instructions), and what it delivers is often already waiting.
+fn polled_with<T>(
+    link: &mut Link,
+    cx: &mut Context<'_>,
+    mut wanted: impl FnMut(&mut Link, &mut Context<'_>) -> Poll<T>,
+) -> Poll<T> {
+    if let Poll::Ready(out) = wanted(link, cx) {
+        return Poll::Ready(out);
+    }
+    link.drive(cx);
+    wanted(link, cx)
 }
 
 impl DirectOrigin {
@@ -113,30 +157,35 @@ impl DirectOrigin {
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
         loop {
-            let mut sender = match self.idle_sender().await {
-                Some(sender) => sender,
+            let mut link = match self.idle_link().await {
+                Some(link) => link,
                 None => {
                     fresh = true;
                     self.connect().await?
                 }
             };
             let sending = message.take().expect("the request is sent once");
-            match sender.try_send_request(sending).await {
+            let mut response = std::pin::pin!(link.sender.try_send_request(sending));
+            let sent = poll_fn(|cx| polled_with(&mut link, cx, |_, cx| response.as_mut().poll(cx))).await;
+            match sent {
                 Ok(response) => {
-                    let (mut parts, body) = response.into_parts();
-                    // The response's URL, as reqwest records it; without it reqwest parses a
-                    // placeholder URL for every response (~4.5k instructions).
-                    if let Some(url) = hyper::Response::builder().url(self.url.clone()).extensions_mut() {
-                        parts.extensions.extend(std::mem::take(url));
-                    }
+                    let (parts, body) = response.into_parts();
                     let body = Returning {
                         body,
-                        home: Some((sender, Arc::downgrade(self))),
+                        home: Some((link, Arc::downgrade(self))),
                     };
-                    return Ok(reqwest::Response::from(hyper::Response::from_parts(
-                        parts,
-                        Body::wrap(body),
-                    )));
+                    // The response's URL, as reqwest records it; without it reqwest parses a
+                    // placeholder URL for every response (~4.5k instructions). The builder's
+                    // extensions are the response's (hyper's own are none reqwest reads).
+                    let mut builder = hyper::Response::builder()
+                        .status(parts.status)
+                        .version(parts.version)
+                        .url(self.url.clone());
+                    if let Some(headers) = builder.headers_mut() {
+                        *headers = parts.headers;
+                    }
+                    let response = builder.body(Body::wrap(body)).map_err(|e| e.to_string())?;
+                    return Ok(reqwest::Response::from(response));
                 }
                 Err(mut failed) => match failed.take_message() {
                     Some(unsent) if !fresh => message = Some(unsent),
@@ -147,40 +196,43 @@ impl DirectOrigin {
     }
 
     /// A pooled connection ready for a request, if one is.
-    async fn idle_sender(&self) -> Option<SendRequest<Body>> {
+    async fn idle_link(&self) -> Option<Link> {
         loop {
-            let (mut sender, since) = self.idle.lock().unwrap().pop()?;
-            if since.elapsed() < IDLE_FOR && sender.ready().await.is_ok() {
-                return Some(sender);
+            let (mut link, since) = self.idle.lock().unwrap().pop()?;
+            if since.elapsed() >= IDLE_FOR {
+                continue;
+            }
+            let ready = poll_fn(|cx| polled_with(&mut link, cx, |link, cx| link.sender.poll_ready(cx))).await;
+            if ready.is_ok() {
+                return Some(link);
             }
         }
     }
 
-    fn put_back(&self, sender: SendRequest<Body>) {
+    fn put_back(&self, link: Link) {
         let now = Instant::now();
         let mut idle = self.idle.lock().unwrap();
-        // Oldest first: the ones past IDLE_FOR go (dropping a sender closes its connection).
+        // Oldest first: the ones past IDLE_FOR go (dropping a link closes its connection).
         let expired = idle.partition_point(|(_, since)| now.duration_since(*since) >= IDLE_FOR);
         idle.drain(..expired);
-        if idle.len() < IDLE_MAX && !sender.is_closed() {
-            idle.push((sender, now));
+        if idle.len() < IDLE_MAX && link.io.is_some() && !link.sender.is_closed() {
+            idle.push((link, now));
         }
     }
 
-    async fn connect(&self) -> Result<SendRequest<Body>, String> {
+    async fn connect(&self) -> Result<Link, String> {
         let stream = tokio::time::timeout(self.connect_timeout, self.dial())
             .await
             .map_err(|_| "client error (Connect): tcp connect error: connect timed out".to_string())?
             .map_err(|e| format!("client error (Connect): tcp connect error: {e}"))?;
         let _ = stream.set_nodelay(true);
-        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+        let (sender, io) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
-        // The connection's task ends when its last sender is dropped or the server hangs up.
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        Ok(sender)
+        Ok(Link {
+            sender,
+            io: Some(Box::pin(io)),
+        })
     }
 
     /// The first address of the host that accepts a connection (see the module's doc for why
@@ -220,17 +272,18 @@ fn plain_and_local(url: &Url, overrides: &Overrides) -> bool {
         }
 }
 
-/// A response body that returns its connection to the pool once read to its end.
+/// A response body that drives its connection while it is read, and returns it to the pool
+/// once read to its end.
 struct Returning {
     body: Incoming,
-    home: Option<(SendRequest<Body>, Weak<DirectOrigin>)>,
+    home: Option<(Link, Weak<DirectOrigin>)>,
 }
 
 impl Returning {
     fn go_home(&mut self) {
-        if let Some((sender, origin)) = self.home.take() {
+        if let Some((link, origin)) = self.home.take() {
             if let Some(origin) = origin.upgrade() {
-                origin.put_back(sender);
+                origin.put_back(link);
             }
         }
     }
@@ -241,7 +294,12 @@ impl HttpBody for Returning {
     type Error = hyper::Error;
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
-        let frame = ready!(Pin::new(&mut self.body).poll_frame(cx));
+        let this = &mut *self;
+        let body = &mut this.body;
+        let frame = ready!(match &mut this.home {
+            Some((link, _)) => polled_with(link, cx, |_, cx| Pin::new(&mut *body).poll_frame(cx)),
+            None => Pin::new(body).poll_frame(cx),
+        });
         match &frame {
             None => self.go_home(),
             Some(Ok(_)) if self.body.is_end_stream() => self.go_home(),
