@@ -12,6 +12,35 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Runs each test on both runtimes: on a current-thread one a call waiting alone runs its
+/// exchange on its own task (`transport/http/inline`), on a multi-thread one the exchange has a
+/// task of its own.
+macro_rules! on_both_runtimes {
+    ($($test:ident)*) => {
+        $(mod $test {
+            #[tokio::test(flavor = "current_thread")]
+            async fn current_thread() {
+                super::$test().await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn multi_thread() {
+                super::$test().await
+            }
+        })*
+    };
+}
+
+on_both_runtimes! {
+    json_and_sse_replies_deliver_notifications_before_the_result
+    cancelling_a_call_closes_its_response_stream
+    a_header_mismatch_reloads_the_tools_and_retries_once
+    http_errors_become_rpc_errors_or_io_errors
+    oversized_messages_fail_only_their_request
+    fifty_sequential_calls_reuse_the_connection_without_stalls
+    concurrent_calls_get_a_connection_each_and_later_calls_reuse_them
+    a_connection_the_server_hung_up_is_replaced
+}
+
 fn none() -> RequestOptions {
     RequestOptions::default()
 }
@@ -38,7 +67,6 @@ fn echo_tool() -> Value {
     json!([{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}])
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_and_sse_replies_deliver_notifications_before_the_result() {
     let server = Server::start(|req| async move {
         let tools = echo_tool();
@@ -364,7 +392,6 @@ async fn tools_with_invalid_annotations_are_left_out_with_a_warning() {
     assert_eq!(call.header("mcp-param-region"), Some("eu"));
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_call_closes_its_response_stream() {
     let feeders: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>> = Arc::default();
     let f = feeders.clone();
@@ -468,7 +495,6 @@ async fn a_version_refusal_is_retried_with_header_and_meta_agreeing() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_header_mismatch_reloads_the_tools_and_retries_once() {
     // The tool's annotation moves from `region` to `zone` after the first listing.
     let listed = Arc::new(AtomicBool::new(false));
@@ -563,7 +589,6 @@ async fn configured_headers_and_the_bearer_token_go_on_every_request() {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn http_errors_become_rpc_errors_or_io_errors() {
     let server = Server::start(|req| async move {
         if let Some(reply) = basics(&req, &echo_tool()) {
@@ -662,7 +687,6 @@ async fn broken_answers_are_judged_as_before_the_undecoded_path() {
     client.close().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn oversized_messages_fail_only_their_request() {
     let server = Server::start(|req| async move {
         if let Some(reply) = basics(&req, &echo_tool()) {
@@ -699,7 +723,6 @@ async fn oversized_messages_fail_only_their_request() {
     assert_eq!(text(&r), "small");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fifty_sequential_calls_reuse_the_connection_without_stalls() {
     let server = Server::start(|req| async move {
         if let Some(reply) = basics(&req, &echo_tool()) {
@@ -724,7 +747,6 @@ async fn fifty_sequential_calls_reuse_the_connection_without_stalls() {
 /// Calls in flight at once each get a connection (HTTP/1.1 has one request per connection at a
 /// time), and those connections serve the next calls: the server answers only once all four
 /// calls have reached it, so calls queued behind one another would never finish.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_calls_get_a_connection_each_and_later_calls_reuse_them() {
     let all_in = Arc::new(tokio::sync::Barrier::new(4));
     let server = Server::start(move |req| {
@@ -766,7 +788,6 @@ async fn concurrent_calls_get_a_connection_each_and_later_calls_reuse_them() {
 
 /// A kept-alive connection the server has closed since (its idle timeout) is not used again:
 /// the next call goes on a new connection and succeeds.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_the_server_hung_up_is_replaced() {
     let server = Server::start(|req| async move {
         if let Some(reply) = basics(&req, &echo_tool()) {

@@ -154,20 +154,21 @@ fn on_current_thread_runtime() -> bool {
 /// dropping it hands the reading back.
 struct InlineRead<'a> {
     transport: &'a dyn Transport,
+    id: &'a RequestId,
     on: bool,
     joined: bool,
 }
 
 impl InlineRead<'_> {
     fn poll(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<()> {
-        self.transport.poll_read_inline(cx, &mut self.joined)
+        self.transport.poll_read_inline(cx, self.id, &mut self.joined)
     }
 }
 
 impl Drop for InlineRead<'_> {
     fn drop(&mut self) {
         if self.on {
-            self.transport.end_read_inline(self.joined);
+            self.transport.end_read_inline(self.id, self.joined);
         }
     }
 }
@@ -335,6 +336,13 @@ impl Session {
                 );
             }
         }
+        // Alone, the request reads the transport itself while it waits (see `transport/pump`;
+        // HTTP runs its exchange there). Only on a current-thread runtime: on a multi-thread
+        // one, handing the reading back to the reader task when the call ends would wake another
+        // worker thread per call. Not from a thread waiting on a runtime another thread drives
+        // (`base::driving`).
+        let inline_on =
+            alone && self.transport.reads_inline() && on_current_thread_runtime() && !crate::base::driving::off_core();
         let sent = match params {
             Params::Owned(params) => {
                 let message = jsonrpc::request(&id, method, Some(Value::Object(params)));
@@ -359,6 +367,7 @@ impl Session {
                             arguments,
                             version,
                             line,
+                            inline: inline_on,
                         };
                         self.transport.send_line(request).await
                     }
@@ -373,16 +382,10 @@ impl Session {
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
-        // Alone, the request reads the transport itself while it waits (see `transport/pump`).
-        // Only on a current-thread runtime: on a multi-thread one, handing the reading back to
-        // the reader task when the call ends would wake another worker thread per call. Not
-        // from a thread waiting on a runtime another thread drives (`base::driving`).
         let mut inline = InlineRead {
             transport: &*self.transport,
-            on: alone
-                && self.transport.reads_inline()
-                && on_current_thread_runtime()
-                && !crate::base::driving::off_core(),
+            id: &id,
+            on: inline_on,
             joined: false,
         };
         let outcome = loop {
@@ -421,6 +424,9 @@ impl Session {
                 }
             }
         };
+        // Handed back before the cancellation, which may need the reading (or, on HTTP, the
+        // exchange's task to abort).
+        drop(inline);
         self.forget(&id, token_key.as_deref());
         if wait.notify_cancel {
             self.transport.cancel(id, outcome.message().to_string()).await;

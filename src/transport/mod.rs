@@ -249,6 +249,8 @@ pub struct RequestLine<'a> {
     pub version: Option<&'a str>,
     /// The serialised request, with its newline.
     pub line: Vec<u8>,
+    /// The session will poll [`Transport::poll_read_inline`] for this request while it waits.
+    pub inline: bool,
 }
 
 pub trait Transport: Send + Sync + 'static {
@@ -274,18 +276,24 @@ pub trait Transport: Send + Sync + 'static {
         false
     }
     /// Whether a request waiting alone may read the transport on its own task
-    /// ([`poll_read_inline`](Transport::poll_read_inline); stdio, see `transport/pump`).
+    /// ([`poll_read_inline`](Transport::poll_read_inline); stdio, see `transport/pump`; HTTP
+    /// runs the request's exchange there).
     fn reads_inline(&self) -> bool {
         false
     }
-    /// Reads what the server sent on the calling task; `Ready` when anything was read (the
-    /// caller then looks for its answer again). `joined` is the caller's state for
-    /// [`end_read_inline`](Transport::end_read_inline), false at first.
-    fn poll_read_inline(&self, _cx: &mut std::task::Context<'_>, _joined: &mut bool) -> std::task::Poll<()> {
+    /// Reads what the server sent on the calling task, waiting for request `id`; `Ready` when
+    /// anything was read (the caller then looks for its answer again). `joined` is the caller's
+    /// state for [`end_read_inline`](Transport::end_read_inline), false at first.
+    fn poll_read_inline(
+        &self,
+        _cx: &mut std::task::Context<'_>,
+        _id: &RequestId,
+        _joined: &mut bool,
+    ) -> std::task::Poll<()> {
         std::task::Poll::Pending
     }
-    /// The caller no longer reads (its wait is over).
-    fn end_read_inline(&self, _joined: bool) {}
+    /// The caller of `id` no longer reads (its wait is over).
+    fn end_read_inline(&self, _id: &RequestId, _joined: bool) {}
     /// Whether this transport may send `Inbound::Paused` (only an HTTP transport with an
     /// authorization flow does); the session then keeps a hold switch per request.
     fn may_pause(&self) -> bool {

@@ -353,7 +353,12 @@ impl Transport for StdioTransport {
         true
     }
 
-    fn poll_read_inline(&self, cx: &mut std::task::Context<'_>, joined: &mut bool) -> std::task::Poll<()> {
+    fn poll_read_inline(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        _id: &RequestId,
+        joined: &mut bool,
+    ) -> std::task::Poll<()> {
         let before = self.shared.lines.load(Ordering::SeqCst);
         self.pump.poll_guest(cx, joined);
         match self.shared.lines.load(Ordering::SeqCst) != before {
@@ -362,7 +367,7 @@ impl Transport for StdioTransport {
         }
     }
 
-    fn end_read_inline(&self, joined: bool) {
+    fn end_read_inline(&self, _id: &RequestId, joined: bool) {
         self.pump.leave(joined);
     }
 

@@ -4,6 +4,7 @@
 //! `notifications/cancelled`, one re-initialisation when the session expires (404), and DELETE
 //! on close. A refused `initialize` (400, 404, 405) falls back to HTTP+SSE (2024-11-05).
 
+use super::reply::Post;
 use super::{header_value, Inner, Outcome, Wire, DELETE_LIMIT, ERROR_BODY_MAX, SESSION_HEADER, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
@@ -109,7 +110,7 @@ impl Inner {
         loop {
             let snap = self.snapshot();
             let sent = match self.post(&self.url, &message, snap.headers) {
-                Ok(request) => self.send_for(request, &format!("POST {method}"), Some(&id)).await,
+                Ok(request) => self.send_for(request, &Post(&method), Some(&id)).await,
                 Err(e) => Err(e),
             };
             let exchange = match sent {

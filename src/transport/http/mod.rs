@@ -13,6 +13,7 @@
 mod authorize;
 mod config;
 pub(crate) mod headers;
+mod inline;
 mod legacy;
 mod modern;
 mod reply;
@@ -89,6 +90,8 @@ pub(crate) struct Inner {
     inbound: InboundSender,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
+    /// A modern request run by its waiting caller (`inline`).
+    inline: inline::InlineSlot,
     /// Serialises legacy re-initialisation after a 404.
     reinit: tokio::sync::Mutex<()>,
     closed: AtomicBool,
@@ -139,6 +142,7 @@ impl HttpTransport {
                     modern_version: None,
                 }),
                 tasks: Mutex::default(),
+                inline: inline::InlineSlot::default(),
                 reinit: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
                 close_done: tokio::sync::Mutex::new(false),
@@ -307,10 +311,18 @@ impl Inner {
                 body.pop();
             }
             let (id, method) = (request.id.clone(), request.method.to_string());
-            let task = self
-                .clone()
-                .modern_request(id.clone(), method, body.into(), Some(headers));
-            self.spawn_request(id, Box::pin(task));
+            let exchange: BoxFuture<'static, ()> =
+                Box::pin(
+                    self.clone()
+                        .modern_request(id.clone(), method, body.into(), Some(headers)),
+                );
+            let exchange = match request.inline {
+                true => self.inline.park(id.clone(), exchange),
+                false => Some(exchange),
+            };
+            if let Some(exchange) = exchange {
+                self.spawn_request(id, exchange);
+            }
             return Box::pin(std::future::ready(Ok(())));
         }
         match serde_json::from_slice(&request.line) {
@@ -439,6 +451,7 @@ impl Inner {
     }
 
     fn abort_all(&self) {
+        self.inline.clear();
         let mut tasks = self.tasks.lock().unwrap();
         for (_, handle) in tasks.requests.drain() {
             handle.abort();
@@ -474,6 +487,28 @@ impl Transport for HttpTransport {
 
     fn takes_lines(&self) -> bool {
         true
+    }
+
+    fn reads_inline(&self) -> bool {
+        true
+    }
+
+    fn poll_read_inline(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        id: &RequestId,
+        _joined: &mut bool,
+    ) -> std::task::Poll<()> {
+        self.inner.inline.poll(cx, id)
+    }
+
+    fn end_read_inline(&self, id: &RequestId, _joined: bool) {
+        // Unfinished: on in a task of its own (none without a runtime: nothing could run it).
+        if let Some(exchange) = self.inner.inline.take(id) {
+            if !self.inner.is_closed() && tokio::runtime::Handle::try_current().is_ok() {
+                self.inner.spawn_request(id.clone(), exchange);
+            }
+        }
     }
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {

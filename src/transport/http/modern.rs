@@ -4,6 +4,7 @@
 //! reload-and-retry after a -32020 header mismatch.
 
 use super::headers::{self, ToolHeaders};
+use super::reply::Post;
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
@@ -179,7 +180,7 @@ impl Inner {
             None => self.modern_headers(&HeaderSource::Body(RequestView::of(body)?)),
         };
         let request = self.post_body(&self.url, body.clone(), headers);
-        let response = self.send_for(request, &format!("POST {method}"), Some(id)).await?;
+        let response = self.send_for(request, &Post(method), Some(id)).await?;
         Ok(self.outcome(response, Some(id)).await?.outcome)
     }
 

@@ -15,6 +15,7 @@ use reqwest::StatusCode;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -154,8 +155,22 @@ pub(super) struct Exchange {
     pub(super) session_id: Option<String>,
 }
 
+/// What a request's errors call it: `POST <method>`, written only when an error is made (a
+/// `format!` per request cost an allocation for messages almost never written).
+pub(super) struct Post<'a>(pub &'a str);
+
+impl fmt::Display for Post<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "POST {}", self.0)
+    }
+}
+
 impl Inner {
-    pub(super) async fn execute(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
+    pub(super) async fn execute(
+        &self,
+        request: reqwest::Request,
+        what: &(dyn fmt::Display + Sync),
+    ) -> Result<reqwest::Response> {
         let sent = match &self.direct {
             Some(direct) if direct.serves(&request) => direct.send(request).await,
             _ => self.client.execute(request).await.map_err(redact::http_error),

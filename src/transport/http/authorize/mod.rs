@@ -17,6 +17,7 @@ use crate::protocol::RequestId;
 use crate::transport::{Inbound, InboundSender};
 use reqwest::header::WWW_AUTHENTICATE;
 use reqwest::{StatusCode, Url};
+use std::fmt;
 use std::sync::Arc;
 
 /// What an authorizer is given of the transport it is bound to.
@@ -89,7 +90,7 @@ fn www_authenticate(response: &reqwest::Response) -> Option<String> {
 
 impl Inner {
     pub(super) async fn send_http(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
-        self.send_for(request, what, None).await
+        self.send_for(request, &what, None).await
     }
 
     /// Stops the session's timer for request `id` while an authorization runs, until the
@@ -110,7 +111,12 @@ impl Inner {
     }
 
     /// The `AuthRequired` error for a refused answer (its body is read and dropped).
-    pub(super) async fn refusal(&self, mut response: reqwest::Response, what: &str, why: &str) -> Error {
+    pub(super) async fn refusal(
+        &self,
+        mut response: reqwest::Response,
+        what: &(dyn fmt::Display + Sync),
+        why: &str,
+    ) -> Error {
         let status = response.status();
         let challenge = www_authenticate(&response);
         let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
@@ -130,7 +136,7 @@ impl Inner {
     pub(super) async fn send_for(
         &self,
         request: reqwest::Request,
-        what: &str,
+        what: &(dyn fmt::Display + Sync),
         id: Option<&RequestId>,
     ) -> Result<reqwest::Response> {
         let Some(auth) = self.auth.as_deref() else {
