@@ -33,6 +33,7 @@ macro_rules! on_both_runtimes {
 on_both_runtimes! {
     json_and_sse_replies_deliver_notifications_before_the_result
     cancelling_a_call_closes_its_response_stream
+    a_call_whose_future_is_dropped_goes_on_until_the_client_closes
     a_header_mismatch_reloads_the_tools_and_retries_once
     http_errors_become_rpc_errors_or_io_errors
     oversized_messages_fail_only_their_request
@@ -443,6 +444,51 @@ async fn cancelling_a_call_closes_its_response_stream() {
     server
         .wait_until(Duration::from_secs(5), "the second stream is dropped", |s| {
             s.dropped().len() == 2
+        })
+        .await;
+}
+
+/// A call whose future the host drops (no timeout of ours, no cancellation) leaves its request
+/// running, as a request task always did: on a current-thread runtime the exchange its caller
+/// was running goes on in a task of its own. Later calls work, and closing the client ends it.
+async fn a_call_whose_future_is_dropped_goes_on_until_the_client_closes() {
+    let feeders: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>> = Arc::default();
+    let f = feeders.clone();
+    let server = Server::start(move |req| {
+        let f = f.clone();
+        async move {
+            if let Some(reply) = basics(&req, &echo_tool()) {
+                return reply;
+            }
+            if req.json()["params"]["arguments"]["text"] == "hold" {
+                let (reply, tx) = Reply::sse_stream();
+                tx.send(b": working\n\n".to_vec()).unwrap();
+                f.lock().unwrap().push(tx);
+                return reply;
+            }
+            Reply::json(result(&req.id(), text_result("ok")))
+        }
+    })
+    .await;
+    let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
+    client.connect().await.unwrap();
+    let held = tokio::time::timeout(
+        Duration::from_millis(300),
+        client.call_tool("echo", Some(json!({"text": "hold"})), &none()),
+    )
+    .await;
+    assert!(held.is_err(), "the held call cannot have finished: {held:?}");
+    // The dropped call's stream is still open: its exchange goes on.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(server.dropped().is_empty(), "{:?}", server.summary());
+    let r = within(Duration::from_secs(5), client.call_tool("echo", None, &none()))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "ok");
+    within(Duration::from_secs(5), client.close()).await;
+    server
+        .wait_until(Duration::from_secs(5), "the held stream is dropped", |s| {
+            s.dropped().len() == 1
         })
         .await;
 }

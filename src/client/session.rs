@@ -173,6 +173,24 @@ impl Drop for InlineRead<'_> {
     }
 }
 
+/// Forgets a request whose caller's future is dropped before it ended (a host's own timeout, a
+/// `select!`): otherwise its entry stayed until an answer that may never come, and the session
+/// counted it pending, so no later request was alone (none read inline).
+struct Unanswered<'a> {
+    session: &'a Session,
+    id: &'a RequestId,
+    token: Option<&'a str>,
+    armed: bool,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.session.forget(self.id, self.token);
+        }
+    }
+}
+
 /// A request waiting for its answer.
 struct Pending {
     answer: oneshot::Sender<Answer>,
@@ -336,6 +354,12 @@ impl Session {
                 );
             }
         }
+        let mut unanswered = Unanswered {
+            session: self,
+            id: &id,
+            token: token_key.as_deref(),
+            armed: true,
+        };
         // Alone, the request reads the transport itself while it waits (see `transport/pump`;
         // HTTP runs its exchange there). Only on a current-thread runtime: on a multi-thread
         // one, handing the reading back to the reader task when the call ends would wake another
@@ -375,10 +399,8 @@ impl Session {
                 }
             }
         };
-        if let Err(e) = sent {
-            self.forget(&id, token_key.as_deref());
-            return Err(e);
-        }
+        // On failure `unanswered` forgets the request.
+        sent?;
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
@@ -396,6 +418,8 @@ impl Session {
             tokio::select! {
                 biased;
                 answer = &mut rx => {
+                    // Whoever sent the answer (or closed the session) removed the entry.
+                    unanswered.armed = false;
                     self.forget_progress(token_key.as_deref());
                     return match answer {
                         Ok(answer) => answer.decode(&id),
@@ -427,7 +451,7 @@ impl Session {
         // Handed back before the cancellation, which may need the reading (or, on HTTP, the
         // exchange's task to abort).
         drop(inline);
-        self.forget(&id, token_key.as_deref());
+        drop(unanswered);
         if wait.notify_cancel {
             self.transport.cancel(id, outcome.message().to_string()).await;
         }
@@ -752,5 +776,70 @@ fn on_message(session: &Arc<Session>, value: Value) {
         Err(why) => session
             .hooks
             .log("transport", "warning", &format!("ignored a message: {why}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{inbound_channel, BoxFuture};
+
+    /// A server that never answers, over a transport that takes lines and reads inline; it
+    /// records whether the session meant to read inline for each request.
+    #[derive(Default)]
+    struct Silent {
+        inline: Arc<Mutex<Vec<bool>>>,
+    }
+
+    impl Transport for Silent {
+        fn send(&self, _message: Value) -> BoxFuture<'_, Result<()>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
+            self.inline.lock().unwrap().push(request.inline);
+            Box::pin(async { Ok(()) })
+        }
+        fn cancel(&self, _id: RequestId, _reason: String) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn close(&self) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn takes_lines(&self) -> bool {
+            true
+        }
+        fn reads_inline(&self) -> bool {
+            true
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_whose_future_is_dropped_is_no_longer_pending() {
+        let (_sender, receiver) = inbound_channel();
+        let transport = Silent::default();
+        let inline = transport.inline.clone();
+        let session = Session::start(Box::new(transport), receiver, Arc::new(Hooks::default()));
+        let params = Map::new();
+        let parts = || Params::Parts {
+            params: &params,
+            arguments: None,
+            version: None,
+            meta: jsonrpc::MetaParts {
+                head: b"",
+                log_level: None,
+                progress_token: None,
+            },
+        };
+        for _ in 0..2 {
+            let waited = tokio::time::timeout(
+                Duration::from_millis(20),
+                session.request("tools/call", parts(), &Wait::default()),
+            )
+            .await;
+            assert!(waited.is_err(), "the silent server cannot have answered");
+        }
+        assert!(session.state.lock().unwrap().pending.is_empty());
+        // The second request was alone: the first one's dropped future did not stay pending.
+        assert_eq!(*inline.lock().unwrap(), [true, true]);
     }
 }
