@@ -393,20 +393,26 @@ async fn tools_with_invalid_annotations_are_left_out_with_a_warning() {
     assert_eq!(call.header("mcp-param-region"), Some("eu"));
 }
 
+type Feeders = Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>>;
+
+/// A reply stream that never answers; its feeder is kept in `feeders`, so it stays open.
+fn endless_stream(feeders: &Feeders) -> Reply {
+    let (reply, tx) = Reply::sse_stream();
+    tx.send(b": working\n\n".to_vec()).unwrap();
+    feeders.lock().unwrap().push(tx);
+    reply
+}
+
 async fn cancelling_a_call_closes_its_response_stream() {
-    let feeders: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>> = Arc::default();
+    let feeders = Feeders::default();
     let f = feeders.clone();
     let server = Server::start(move |req| {
         let f = f.clone();
         async move {
-            if let Some(reply) = basics(&req, &echo_tool()) {
-                return reply;
+            match basics(&req, &echo_tool()) {
+                Some(reply) => reply,
+                None => endless_stream(&f),
             }
-            // A stream that never answers; the feeder is kept so it stays open.
-            let (reply, tx) = Reply::sse_stream();
-            tx.send(b": working\n\n".to_vec()).unwrap();
-            f.lock().unwrap().push(tx);
-            reply
         }
     })
     .await;
@@ -452,7 +458,7 @@ async fn cancelling_a_call_closes_its_response_stream() {
 /// running, as a request task always did: on a current-thread runtime the exchange its caller
 /// was running goes on in a task of its own. Later calls work, and closing the client ends it.
 async fn a_call_whose_future_is_dropped_goes_on_until_the_client_closes() {
-    let feeders: Arc<Mutex<Vec<tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>> = Arc::default();
+    let feeders = Feeders::default();
     let f = feeders.clone();
     let server = Server::start(move |req| {
         let f = f.clone();
@@ -460,13 +466,10 @@ async fn a_call_whose_future_is_dropped_goes_on_until_the_client_closes() {
             if let Some(reply) = basics(&req, &echo_tool()) {
                 return reply;
             }
-            if req.json()["params"]["arguments"]["text"] == "hold" {
-                let (reply, tx) = Reply::sse_stream();
-                tx.send(b": working\n\n".to_vec()).unwrap();
-                f.lock().unwrap().push(tx);
-                return reply;
+            match req.json()["params"]["arguments"]["text"] == "hold" {
+                true => endless_stream(&f),
+                false => Reply::json(result(&req.id(), text_result("ok"))),
             }
-            Reply::json(result(&req.id(), text_result("ok")))
         }
     })
     .await;
