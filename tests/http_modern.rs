@@ -3,6 +3,7 @@
 //! closing the stream, the -32022 and -32020 retries, configured headers, HTTP errors, the
 //! message bound, keep-alive speed and `subscriptions/listen`.
 
+#[macro_use]
 mod http_support;
 
 use http_support::*;
@@ -11,24 +12,6 @@ use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Runs each test on both runtimes: on a current-thread one a call waiting alone runs its
-/// exchange on its own task (`transport/http/inline`), on a multi-thread one the exchange has a
-/// task of its own.
-macro_rules! on_both_runtimes {
-    ($($test:ident)*) => {
-        $(mod $test {
-            #[tokio::test(flavor = "current_thread")]
-            async fn current_thread() {
-                super::$test().await
-            }
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn multi_thread() {
-                super::$test().await
-            }
-        })*
-    };
-}
 
 on_both_runtimes! {
     json_and_sse_replies_deliver_notifications_before_the_result

@@ -9,6 +9,25 @@
 // Each test binary uses a different subset of the helpers.
 #![allow(dead_code)]
 
+/// Runs each named `async fn` test on both runtimes: on a current-thread one a call waiting
+/// alone runs its exchange on its own task (`transport/http/inline`), on a multi-thread one the
+/// exchange has a task of its own. Test binaries load it with `#[macro_use] mod http_support;`.
+#[allow(unused_macros)]
+macro_rules! on_both_runtimes {
+    ($($test:ident)*) => {
+        $(mod $test {
+            #[tokio::test(flavor = "current_thread")]
+            async fn current_thread() {
+                super::$test().await
+            }
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn multi_thread() {
+                super::$test().await
+            }
+        })*
+    };
+}
+
 use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, ConnectMode, TransportConfig};
 use serde_json::{json, Value};

@@ -8,6 +8,7 @@ use super::reply::Post;
 use super::{header_value, Inner, Outcome, Wire, DELETE_LIMIT, ERROR_BODY_MAX, SESSION_HEADER, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
+use hyper::body::Bytes;
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -104,15 +105,20 @@ impl Inner {
         }
     }
 
-    /// Serves one legacy request.
-    pub(super) async fn legacy_request(self: Arc<Self>, id: RequestId, method: String, message: Value) {
+    /// Serves one legacy request: `body` is its JSON text; `initialize`, when it is one, its
+    /// message (for the 2024 fallback).
+    pub(super) async fn legacy_request(
+        self: Arc<Self>,
+        id: RequestId,
+        method: String,
+        body: Bytes,
+        mut initialize: Option<Value>,
+    ) {
         let mut reinitialised = false;
         loop {
             let snap = self.snapshot();
-            let sent = match self.post(&self.url, &message, snap.headers) {
-                Ok(request) => self.send_for(request, &Post(&method), Some(&id)).await,
-                Err(e) => Err(e),
-            };
+            let request = self.post_body(&self.url, body.clone(), snap.headers);
+            let sent = self.send_for(request, &Post(&method), Some(&id)).await;
             let exchange = match sent {
                 Ok(response) => self.outcome(response, Some(&id)).await,
                 Err(e) => Err(e),
@@ -121,7 +127,7 @@ impl Inner {
                 Ok(x) => x,
                 Err(e) => return self.fail(id, e),
             };
-            if method == methods::INITIALIZE {
+            if let Some(message) = initialize.take() {
                 return match exchange.outcome {
                     Outcome::Status { status, excerpt } if matches!(status.as_u16(), 400 | 404 | 405) => {
                         self.fallback_2024(id, message, status, excerpt).await

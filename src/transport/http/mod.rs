@@ -296,26 +296,30 @@ impl Inner {
         }
     }
 
-    /// Sends a request the session wrote as a line: on the modern wire as the POST body it
-    /// already is, with headers from the parts it was written from; on the others decoded,
-    /// as `send` takes it.
+    /// Sends a request the session wrote as a line: on the Streamable HTTP wires (modern and
+    /// legacy) as the POST body it already is, the modern headers from the parts it was written
+    /// from; `initialize` and the 2024 fallback's requests decoded, as `send` takes them.
     fn send_line(self: Arc<Self>, request: RequestLine<'_>) -> BoxFuture<'static, Result<()>> {
         if self.is_closed() {
             return Box::pin(std::future::ready(Err(Self::closed_error())));
         }
-        let modern = matches!(self.state.lock().unwrap().wire, Wire::Modern);
-        if modern && request.method != methods::INITIALIZE {
-            let headers = self.modern_headers(&modern::HeaderSource::Parts(&request));
+        let (modern, legacy) = match self.state.lock().unwrap().wire {
+            Wire::Modern => (true, false),
+            Wire::Streamable(_) => (false, true),
+            Wire::Sse2024 { .. } => (false, false),
+        };
+        if (modern || legacy) && request.method != methods::INITIALIZE {
+            let headers = modern.then(|| self.modern_headers(&modern::HeaderSource::Parts(&request)));
             let mut body = request.line;
             if body.last() == Some(&b'\n') {
                 body.pop();
             }
             let (id, method) = (request.id.clone(), request.method.to_string());
-            let exchange: BoxFuture<'static, ()> =
-                Box::pin(
-                    self.clone()
-                        .modern_request(id.clone(), method, body.into(), Some(headers)),
-                );
+            let inner = self.clone();
+            let exchange: BoxFuture<'static, ()> = match headers {
+                Some(headers) => Box::pin(inner.modern_request(id.clone(), method, body.into(), Some(headers))),
+                None => Box::pin(inner.legacy_request(id.clone(), method, body.into(), None)),
+            };
             let exchange = match request.inline {
                 true => self.inline.park(id.clone(), exchange),
                 false => Some(exchange),
@@ -351,11 +355,20 @@ impl Inner {
         let inner = self.clone();
         let task_id = id.clone();
         let fut: BoxFuture<'static, ()> = match route {
-            Route::Modern => match serde_json::to_vec(&message) {
-                Ok(body) => Box::pin(inner.modern_request(id, method, body.into(), None)),
-                Err(e) => return self.fail(id, Error::unserialisable(e)),
-            },
-            Route::Streamable => Box::pin(inner.legacy_request(id, method, message)),
+            Route::Modern | Route::Streamable => {
+                let body = match serde_json::to_vec(&message) {
+                    Ok(body) => Bytes::from(body),
+                    Err(e) => return self.fail(id, Error::unserialisable(e)),
+                };
+                match route {
+                    Route::Modern => Box::pin(inner.modern_request(id, method, body, None)),
+                    // `initialize` keeps its message for the 2024 fallback.
+                    _ => {
+                        let initialize = (method == methods::INITIALIZE).then_some(message);
+                        Box::pin(inner.legacy_request(id, method, body, initialize))
+                    }
+                }
+            }
             Route::Sse2024(endpoint) => Box::pin(async move {
                 if let Err(e) = inner.sse2024_post(&endpoint, &message).await {
                     inner.fail(id, e);
