@@ -247,7 +247,9 @@ def versions() -> dict:
     return {
         "mcp_client": lock_version(ROOT / "Cargo.lock", "mcp_client"),
         "git_commit": out_of(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT) or "?",
-        "git_dirty": bool(out_of(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT)),
+        # The results of an earlier run are not a change to what is measured.
+        "git_dirty": bool(out_of(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                                  ":(exclude)bench/results"], cwd=ROOT)),
         "rmcp": lock_version(BENCH / "Cargo.lock", "rmcp"),
         "tokio (ours)": lock_version(ROOT / "Cargo.lock", "tokio"),
         "typescript_client": ts,
