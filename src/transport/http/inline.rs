@@ -1,6 +1,6 @@
-//! A modern request's exchange run on its caller's task instead of a task of its own, while
-//! the caller waits alone on a current-thread runtime (the session decides, as for stdio's
-//! inline reading: `Transport::poll_read_inline`).
+//! A Streamable HTTP request's exchange (modern or legacy wire) run on its caller's task
+//! instead of a task of its own, while the caller waits alone on a current-thread runtime (the
+//! session decides, as for stdio's inline reading: `Transport::poll_read_inline`).
 //!
 //! Why: a spawned exchange hands its answer to the caller across tasks, and a current-thread
 //! runtime whose `block_on` future is woken by another task parks once more with a zero timeout

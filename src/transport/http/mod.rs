@@ -90,7 +90,7 @@ pub(crate) struct Inner {
     inbound: InboundSender,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
-    /// A modern request run by its waiting caller (`inline`).
+    /// A request's exchange run by its waiting caller (`inline`).
     inline: inline::InlineSlot,
     /// Serialises legacy re-initialisation after a 404.
     reinit: tokio::sync::Mutex<()>,
