@@ -214,7 +214,7 @@ impl Inner {
                 headers.insert(LAST_EVENT_ID, v);
             }
             let response = match self
-                .send_http(self.get_stream_request(&self.url, headers), "GET (resume)")
+                .send_http(self.get_stream_request(&self.url, headers), &"GET (resume)")
                 .await
             {
                 Ok(r) => r,
@@ -257,7 +257,7 @@ impl Inner {
         loop {
             let snap = self.snapshot();
             let request = self.post(&self.url, message, snap.headers)?;
-            let response = self.send_http(request, &format!("POST {what}")).await?;
+            let response = self.send_http(request, &Post(what)).await?;
             let exchange = self.outcome(response, None).await?;
             if exchange.status == StatusCode::NOT_FOUND
                 && snap.session_id.is_some()
@@ -320,7 +320,7 @@ impl Inner {
                 snap.headers.insert(LAST_EVENT_ID, v);
             }
             let progressed = match self
-                .send_http(self.get_stream_request(&self.url, snap.headers), "GET")
+                .send_http(self.get_stream_request(&self.url, snap.headers), &"GET")
                 .await
             {
                 Ok(response) if response.status().is_client_error() => {
@@ -393,7 +393,7 @@ impl Inner {
         let mut message = init;
         message["id"] = id.to_value();
         let request = self.post(&self.url, &message, HeaderMap::new())?;
-        let response = self.send_http(request, "POST initialize").await?;
+        let response = self.send_http(request, &Post(methods::INITIALIZE)).await?;
         let exchange = self.outcome(response, Some(&id)).await?;
         let answer = match exchange.outcome {
             Outcome::Answer { message, rest } => {
@@ -413,10 +413,7 @@ impl Inner {
             let note = jsonrpc::notification(methods::INITIALIZED, None);
             let snap = self.snapshot();
             let response = self
-                .send_http(
-                    self.post(&self.url, &note, snap.headers)?,
-                    "POST notifications/initialized",
-                )
+                .send_http(self.post(&self.url, &note, snap.headers)?, &Post(methods::INITIALIZED))
                 .await?;
             if let Outcome::Status { status, excerpt } = self.outcome(response, None).await?.outcome {
                 return Err(self.status_error("notifications/initialized", status, &excerpt));

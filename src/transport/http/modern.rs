@@ -317,7 +317,7 @@ impl Inner {
         let body = Bytes::from(serde_json::to_vec(message).map_err(Error::unserialisable)?);
         let headers = self.modern_headers(&HeaderSource::Body(RequestView::of(&body)?));
         let request = self.post_body(&self.url, body, headers);
-        let response = self.send_http(request, &format!("POST {method}")).await?;
+        let response = self.send_http(request, &Post(method)).await?;
         match self.outcome(response, None).await?.outcome {
             Outcome::Status { status, excerpt } => Err(self.status_error(method, status, &excerpt)),
             _ => Ok(()),

@@ -52,7 +52,7 @@ impl Inner {
     /// Opens the GET stream, waits for its `endpoint` event, and starts reading it.
     async fn open_2024(self: &Arc<Self>) -> Result<Url> {
         let response = self
-            .send_http(self.get_stream_request(&self.url, HeaderMap::new()), "GET (HTTP+SSE)")
+            .send_http(self.get_stream_request(&self.url, HeaderMap::new()), &"GET (HTTP+SSE)")
             .await?;
         let status = response.status();
         let is_stream = response

@@ -89,8 +89,12 @@ fn www_authenticate(response: &reqwest::Response) -> Option<String> {
 }
 
 impl Inner {
-    pub(super) async fn send_http(&self, request: reqwest::Request, what: &str) -> Result<reqwest::Response> {
-        self.send_for(request, &what, None).await
+    pub(super) async fn send_http(
+        &self,
+        request: reqwest::Request,
+        what: &(dyn fmt::Display + Sync),
+    ) -> Result<reqwest::Response> {
+        self.send_for(request, what, None).await
     }
 
     /// Stops the session's timer for request `id` while an authorization runs, until the
