@@ -21,6 +21,7 @@ on_both_runtimes! {
     server_requests_on_a_post_stream_are_answered_before_the_result
     an_expired_session_is_renewed_once
     cancelling_a_legacy_call_posts_notifications_cancelled
+    dropping_a_legacy_calls_future_posts_notifications_cancelled
     a_post_stream_cut_before_its_answer_is_resumed
     auto_mode_detects_a_legacy_server_over_http
 }
@@ -325,6 +326,16 @@ async fn an_expired_session_is_renewed_once() {
 }
 
 async fn cancelling_a_legacy_call_posts_notifications_cancelled() {
+    legacy_call_ended_early(false).await;
+}
+
+async fn dropping_a_legacy_calls_future_posts_notifications_cancelled() {
+    legacy_call_ended_early(true).await;
+}
+
+/// A legacy call to a tool that never answers, ended by its cancel token or by dropping its
+/// future (a host's own timeout): either way the server gets `notifications/cancelled`.
+async fn legacy_call_ended_early(drop_it: bool) {
     let st = Arc::new(Legacy::default());
     let s = st.clone();
     let server = Server::start(move |req| {
@@ -344,23 +355,28 @@ async fn cancelling_a_legacy_call_posts_notifications_cancelled() {
     .await;
     let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Legacy);
     client.connect().await.unwrap();
-    let cancel = CancelToken::new();
-    let opts = RequestOptions {
-        cancel: Some(cancel.clone()),
-        ..none()
-    };
-    let c = client.clone();
-    let call = tokio::spawn(async move { c.call_tool("slow", None, &opts).await });
-    server
-        .wait_until(Duration::from_secs(5), "the call", |s| {
-            !s.posts_of("tools/call").is_empty()
-        })
-        .await;
-    cancel.cancel();
-    assert_eq!(
-        within(Duration::from_secs(5), call).await.unwrap().unwrap_err().kind(),
-        ErrorKind::Cancelled
-    );
+    if drop_it {
+        let held = tokio::time::timeout(Duration::from_millis(300), client.call_tool("slow", None, &none())).await;
+        assert!(held.is_err(), "the silent tool cannot have answered: {held:?}");
+    } else {
+        let cancel = CancelToken::new();
+        let opts = RequestOptions {
+            cancel: Some(cancel.clone()),
+            ..none()
+        };
+        let c = client.clone();
+        let call = tokio::spawn(async move { c.call_tool("slow", None, &opts).await });
+        server
+            .wait_until(Duration::from_secs(5), "the call", |s| {
+                !s.posts_of("tools/call").is_empty()
+            })
+            .await;
+        cancel.cancel();
+        assert_eq!(
+            within(Duration::from_secs(5), call).await.unwrap().unwrap_err().kind(),
+            ErrorKind::Cancelled
+        );
+    }
     server
         .wait_until(Duration::from_secs(5), "the cancellation", |s| {
             !s.posts_of("notifications/cancelled").is_empty()

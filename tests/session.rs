@@ -219,6 +219,34 @@ async fn cancel_returns_at_once_sends_cancelled_and_ignores_the_late_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_future_is_dropped_is_cancelled_on_the_wire() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let held = tokio::time::timeout(
+        Duration::from_millis(200),
+        client.call_tool("hang", None, &RequestOptions::default()),
+    )
+    .await;
+    assert!(held.is_err(), "hang cannot have answered: {held:?}");
+    // Written behind the cancellation, so the fixture has read it by then.
+    let hang_id = fx.wire.tool_calls("hang")[0]["id"].clone();
+    assert_eq!(cancelled_ids(&client).await, vec![hang_id.clone()]);
+    let cancels = fx.wire.notifications("notifications/cancelled");
+    assert_eq!(cancels.len(), 1, "{cancels:#?}");
+    assert_eq!(cancels[0]["params"]["requestId"], hang_id);
+    let reason = cancels[0]["params"]["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("tools/call was abandoned"), "{reason}");
+    // A call that ends normally is not cancelled.
+    let echo = client
+        .call_tool("echo", Some(json!({"text": "after"})), &RequestOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(text(&echo), "after");
+    assert_eq!(fx.wire.notifications("notifications/cancelled").len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_token_before_the_call_fails_it() {
     let fx = Fixture::modern(&[]);
     let client = fx.client();

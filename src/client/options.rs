@@ -185,7 +185,8 @@ pub struct RequestOptions {
     pub reset_timeout_on_progress: bool,
     /// Upper bound for the whole call, MRTR rounds and progress resets included.
     pub max_total: Option<Duration>,
-    /// Cancels the call (the server is told, in its era's way).
+    /// Cancels the call (the server is told, in its era's way). Dropping the call's future (a
+    /// `tokio::time::timeout` or `select!` of the host's own) cancels it too.
     pub cancel: Option<CancelToken>,
     /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,

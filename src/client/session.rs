@@ -175,21 +175,29 @@ impl Drop for InlineRead<'_> {
 
 /// Forgets a request whose caller's future is dropped before it ended (a host's own timeout, a
 /// `select!`): otherwise its entry stayed until an answer that may never come, and the session
-/// counted it pending, so no later request was alone (none read inline).
+/// counted it pending, so no later request was alone (none read inline). Once the request was
+/// sent, and unless it is one never cancelled, the server is told too: dropping the future is
+/// the Rust way to cancel it.
 struct Unanswered<'a> {
     session: &'a Session,
     id: &'a RequestId,
+    method: &'a str,
     token: Option<&'a str>,
     armed: bool,
+    /// Sent, and `Wait::notify_cancel`.
+    announce: bool,
 }
 
 impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
-        if self.armed {
-            self.session.forget(self.id, self.token);
+        if self.armed && self.session.forget(self.id, self.token) && self.announce {
+            let reason = format!("{} was abandoned by its caller (request {})", self.method, self.id);
+            self.session.transport.abandon(self.id.clone(), reason);
         }
     }
 }
+
+const LISTEN_CANCELLED: &str = "subscription cancelled";
 
 /// A request waiting for its answer.
 struct Pending {
@@ -357,8 +365,10 @@ impl Session {
         let mut unanswered = Unanswered {
             session: self,
             id: &id,
+            method,
             token: token_key.as_deref(),
             armed: true,
+            announce: false,
         };
         // Alone, the request reads the transport itself while it waits (see `transport/pump`;
         // HTTP runs its exchange there). Only on a current-thread runtime: on a multi-thread
@@ -401,6 +411,7 @@ impl Session {
         };
         // On failure `unanswered` forgets the request.
         sent?;
+        unanswered.announce = wait.notify_cancel;
 
         let mut timer = wait.timeout.map(|t| Instant::now() + t);
         let mut hold_open = hold_rx.is_some();
@@ -449,8 +460,9 @@ impl Session {
             }
         };
         // Handed back before the cancellation, which may need the reading (or, on HTTP, the
-        // exchange's task to abort).
+        // exchange's task to abort). Announced below, where it can be awaited.
         drop(inline);
+        unanswered.announce = false;
         drop(unanswered);
         if wait.notify_cancel {
             self.transport.cancel(id, outcome.message().to_string()).await;
@@ -458,12 +470,14 @@ impl Session {
         Err(outcome)
     }
 
-    fn forget(&self, id: &RequestId, token: Option<&str>) {
+    /// Drops request `id`'s entry; true when it was still waiting on an open session.
+    fn forget(&self, id: &RequestId, token: Option<&str>) -> bool {
         let mut st = self.state.lock().unwrap();
-        st.pending.remove(id);
+        let waiting = st.pending.remove(id).is_some();
         if let Some(t) = token {
             st.progress.remove(t);
         }
+        waiting && st.closed.is_none()
     }
 
     /// Holds or releases the timeout of request `id` (see `Inbound::Paused`).
@@ -507,12 +521,25 @@ impl Session {
 
     /// Ends a subscription from the client side.
     pub async fn unlisten(&self, id: &RequestId) {
-        let route = self.state.lock().unwrap().subscriptions.remove(id);
-        if let Some(tx) = route {
-            tx.close(Some(Error::new(ErrorKind::Cancelled, "subscription cancelled")));
-            drop(tx);
-            self.transport.cancel(id.clone(), "subscription cancelled".into()).await;
+        if self.end_listen(id) {
+            self.transport.cancel(id.clone(), LISTEN_CANCELLED.into()).await;
         }
+    }
+
+    /// As [`unlisten`](Session::unlisten), from a `Drop`: the server is told without waiting.
+    pub fn drop_listen(&self, id: &RequestId) {
+        if self.end_listen(id) {
+            self.transport.abandon(id.clone(), LISTEN_CANCELLED.into());
+        }
+    }
+
+    /// Closes subscription `id`'s queue; true when it was open.
+    fn end_listen(&self, id: &RequestId) -> bool {
+        let route = self.state.lock().unwrap().subscriptions.remove(id);
+        route.is_some_and(|tx| {
+            tx.close(Some(Error::new(ErrorKind::Cancelled, LISTEN_CANCELLED)));
+            true
+        })
     }
 
     /// Fails everything pending with `error` (the first reason sticks) and shuts the transport.
@@ -789,6 +816,7 @@ mod tests {
     #[derive(Default)]
     struct Silent {
         inline: Arc<Mutex<Vec<bool>>>,
+        abandoned: Arc<Mutex<Vec<RequestId>>>,
     }
 
     impl Transport for Silent {
@@ -802,6 +830,9 @@ mod tests {
         fn cancel(&self, _id: RequestId, _reason: String) -> BoxFuture<'_, ()> {
             Box::pin(async {})
         }
+        fn abandon(&self, id: RequestId, _reason: String) {
+            self.abandoned.lock().unwrap().push(id);
+        }
         fn close(&self) -> BoxFuture<'_, ()> {
             Box::pin(async {})
         }
@@ -814,10 +845,10 @@ mod tests {
     }
 
     #[tokio::test(flavor = "current_thread")]
-    async fn a_request_whose_future_is_dropped_is_no_longer_pending() {
+    async fn a_request_whose_future_is_dropped_is_forgotten_and_announced() {
         let (_sender, receiver) = inbound_channel();
         let transport = Silent::default();
-        let inline = transport.inline.clone();
+        let (inline, abandoned) = (transport.inline.clone(), transport.abandoned.clone());
         let session = Session::start(Box::new(transport), receiver, Arc::new(Hooks::default()));
         let params = Map::new();
         let parts = || Params::Parts {
@@ -841,5 +872,27 @@ mod tests {
         assert!(session.state.lock().unwrap().pending.is_empty());
         // The second request was alone: the first one's dropped future did not stay pending.
         assert_eq!(*inline.lock().unwrap(), [true, true]);
+        // Neither may be cancelled (`notify_cancel` off, as for `initialize`): nothing told.
+        assert!(abandoned.lock().unwrap().is_empty());
+
+        let cancellable = Wait {
+            notify_cancel: true,
+            ..Wait::default()
+        };
+        let waited = tokio::time::timeout(
+            Duration::from_millis(20),
+            session.request("tools/call", parts(), &cancellable),
+        )
+        .await;
+        assert!(waited.is_err());
+        assert_eq!(*abandoned.lock().unwrap(), [RequestId::Num(3)]);
+        // A request that timed out by its own timeout is cancelled the awaited way, not abandoned.
+        let timed = Wait {
+            timeout: Some(Duration::from_millis(5)),
+            ..cancellable
+        };
+        let outcome = session.request("tools/call", parts(), &timed).await;
+        assert!(matches!(outcome, Err(e) if e.kind() == crate::error::ErrorKind::Timeout));
+        assert_eq!(abandoned.lock().unwrap().len(), 1);
     }
 }

@@ -51,10 +51,7 @@ impl Subscription {
 
 impl Drop for Subscription {
     fn drop(&mut self) {
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let (session, id) = (self.session.clone(), self.id.clone());
-            handle.spawn(async move { session.unlisten(&id).await });
-        }
+        self.session.drop_listen(&self.id);
     }
 }
 

@@ -258,6 +258,9 @@ pub trait Transport: Send + Sync + 'static {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>>;
     /// Tells the server to stop working on `id`, in this transport's way.
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()>;
+    /// As [`cancel`](Transport::cancel), for a request whose caller's future was dropped: nothing
+    /// can be awaited there, so the notice is queued or goes on in a task of its own.
+    fn abandon(&self, id: RequestId, reason: String);
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
     /// Writes a request the session serialised itself, as it writes requests for transports

@@ -336,6 +336,19 @@ impl StdioTransport {
     }
 }
 
+/// `notifications/cancelled` for request `id`, as a line.
+fn cancelled_line(id: &RequestId, reason: String) -> Vec<u8> {
+    let params = json!({"requestId": id.to_value(), "reason": reason});
+    let mut line = Vec::with_capacity(128);
+    // A map of strings and an id serialises.
+    let _ = serde_json::to_writer(
+        &mut line,
+        &jsonrpc::notification(methods::NOTIFY_CANCELLED, Some(params)),
+    );
+    line.push(b'\n');
+    line
+}
+
 impl Transport for StdioTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         Box::pin(async move { self.write_line(&message).await })
@@ -373,11 +386,13 @@ impl Transport for StdioTransport {
 
     fn cancel(&self, id: RequestId, reason: String) -> BoxFuture<'_, ()> {
         Box::pin(async move {
-            let params = json!({"requestId": id.to_value(), "reason": reason});
-            let _ = self
-                .write_line(&jsonrpc::notification(methods::NOTIFY_CANCELLED, Some(params)))
-                .await;
+            let _ = self.post_line(cancelled_line(&id, reason)).await;
         })
+    }
+
+    fn abandon(&self, id: RequestId, reason: String) {
+        // Queued behind what is already written; a closed or full stdin has no one to tell.
+        let _ = self.stdin.post(cancelled_line(&id, reason));
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

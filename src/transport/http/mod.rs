@@ -533,6 +533,15 @@ impl Transport for HttpTransport {
         })
     }
 
+    fn abandon(&self, id: RequestId, reason: String) {
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(self.inner.clone().cancel(id, reason))),
+            // Nothing could run a legacy POST: the exchange at least ends (the modern wire's
+            // cancellation).
+            Err(_) => self.inner.abort_request(&id),
+        }
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         let inner = self.inner.clone();
         Box::pin(inner.close())
