@@ -317,11 +317,15 @@ class Runners:
             return ["node", str(BENCH / "ts" / "client.mjs"), *common, *target], env
         raise ValueError(runner)
 
-    def run(self, runner: str, test: str, target: list[str], extra: list[str], budget: float) -> dict:
+    def run(self, runner: str, test: str, target: list[str], extra: list[str], budget: float,
+            pin: str | None = None) -> dict:
+        """One runner's result line; `pin`: the CPU the runner (all its threads) is held to."""
         why = self.peers.get(runner)
         if why:
             return {"error": why}
         cmd, env = self.command(runner, test, target, extra)
+        if pin is not None:
+            cmd = ["taskset", "-c", pin, *cmd]
         name = "-".join([runner, test, *[x.strip("-") for x in extra if not x.startswith("http")]])[:80]
         logfile = LOGS / f"{name}.log"
         try:
@@ -385,6 +389,9 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
                 key = "/".join([runner, *extra[1:]])
                 rounds.setdefault(key, []).append(r.run(runner, "seq", stdio, [*extra, *dur], budget))
         res["seq_stdio"] = {k: summary(v) for k, v in rounds.items()}
+
+    if "place" in sections:
+        res["placement"] = measure_placements(args, r, dur, budget)
 
     if "http" in sections:
         # 2. The same over Streamable HTTP (JSON and SSE responses).
@@ -470,6 +477,36 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         res["many"] = measure_many(**{**MANY_SECTION, "rounds": min(MANY_SECTION["rounds"], args.rounds)})
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
+
+
+# Section 1b: the sequential stdio pair pinned both ways. Unpinned, the kernel decides, run by run
+# and even within a run, whether a client and its server share a core: on one core each wake-up is
+# a context switch (CPU per call decides the figures), across two it is a cross-core wake-up (on a
+# VM, tens of µs each: wake-ups decide, and CPU-bound clients close in on the others). The targets
+# use section 1 (unpinned, as a host runs); this shows which placement each verdict came from.
+PLACE_CASES = [("raw", []), ("cabi", []), ("python", []), ("rmcp", ["--runtime", "current"]), ("ts", []),
+               ("python-sdk", [])]
+
+
+def measure_placements(args: argparse.Namespace, r: Runners, dur: list[str], budget: float) -> dict:
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2 or not shutil.which("taskset"):
+        log("1b: skipped (needs two CPUs and taskset)")
+        return {"error": "needs two CPUs and taskset (util-linux)"}
+    a, b = str(cpus[0]), str(cpus[1])
+    rounds_n = max(1, min(args.rounds, 3))
+    out: dict = {}
+    for name, (client_cpu, server_cpu) in (("same core", (a, a)), ("separate cores", (a, b))):
+        log(f"1b sequential stdio, {name}: {len(PLACE_CASES)} clients x {rounds_n} rounds "
+            f"(client on CPU {client_cpu}, server on CPU {server_cpu})")
+        target = ["--", "taskset", "-c", server_cpu, *STDIO_SERVER]
+        rounds: dict[str, list[dict]] = {}
+        for _ in range(rounds_n):
+            for runner, extra in PLACE_CASES:
+                key = "/".join([runner, *extra[1:]])
+                rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget, pin=client_cpu))
+        out[name] = {k: summary(v) for k, v in rounds.items()}
+    return out
 
 
 def measure_async(args: argparse.Namespace, r: Runners) -> dict:
@@ -738,6 +775,17 @@ def targets(res: dict) -> list[dict]:
     return t
 
 
+def cpu_compare(a: dict | None, b: dict | None) -> dict | None:
+    """a's client CPU per call ÷ b's, as `compare` does calls/s: the median of the per-round
+    ratios, their range, and the best round (the lowest CPU of each)."""
+    ra, rb = (a or {}).get("cpu_round_values") or [], (b or {}).get("cpu_round_values") or []
+    pairs = [x / y for x, y in zip(ra, rb) if x and y] if len(ra) == len(rb) else []
+    if not pairs:
+        return None
+    return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
+            "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+
+
 def cpu_targets(res: dict, add) -> None:
     """Issue 19 item 5: the C ABI's client CPU (user+system time of the client process, all its
     threads) per sequential stdio call against the raw baseline's. The median over rounds of the
@@ -748,11 +796,7 @@ def cpu_targets(res: dict, add) -> None:
     if not seq or not per_sec(cabi) or not per_sec(raw):
         return
     ra, rb = cabi.get("cpu_round_values") or [], raw.get("cpu_round_values") or []
-    pairs = [x / y for x, y in zip(ra, rb) if x and y] if len(ra) == len(rb) else []
-    value = None
-    if pairs:
-        value = {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
-                 "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+    value = cpu_compare(cabi, raw)
 
     def cpu(row: dict, values: list) -> str:
         vals = sorted(v for v in values if v)
@@ -854,6 +898,48 @@ def async_targets(a: dict, add) -> list[dict]:
     return []
 
 
+def placement_report(place: dict | None, unpinned: dict) -> list[str]:
+    """Section 1b: the stdio targets' figures unpinned (section 1) and pinned both ways."""
+    if not place:
+        return []
+    if "error" in place:
+        return ["", f"### 1b. By placement: not run ({place['error']})"]
+    cols = [("unpinned (section 1)", unpinned), *place.items()]
+
+    def cell(c: dict | None) -> str:
+        return "n/a" if not c else f"{c['value']:.2f} ({c['lo']:.2f}-{c['hi']:.2f})"
+
+    figures = [
+        ("C ABI ÷ raw (target ≥ 0.75)", lambda t: cell(compare(t.get("cabi"), t.get("raw")))),
+        ("C ABI client CPU ÷ raw's (target ≤ 1.5)", lambda t: cell(cpu_compare(t.get("cabi"), t.get("raw")))),
+        ("C ABI ÷ rmcp (current) (target ≥ 1.2)", lambda t: cell(compare(t.get("cabi"), t.get("rmcp/current")))),
+        ("C ABI ÷ TypeScript client (target ≥ 2)", lambda t: cell(compare(t.get("cabi"), t.get("ts")))),
+        ("C ABI ÷ Python SDK client (target ≥ 3)", lambda t: cell(compare(t.get("cabi"), t.get("python-sdk")))),
+        ("Python binding ÷ Python SDK client (target ≥ 3)",
+         lambda t: cell(compare(t.get("python"), t.get("python-sdk")))),
+        ("raw calls/s", lambda t: fnum(per_sec(t.get("raw")))),
+        ("raw p50 µs", lambda t: fnum((t.get("raw") or {}).get("p50_us"), 1)),
+        ("C ABI calls/s", lambda t: fnum(per_sec(t.get("cabi")))),
+        ("C ABI client CPU µs/call", lambda t: fnum((t.get("cabi") or {}).get("cpu_us_per_call"), 1)),
+        ("raw client CPU µs/call", lambda t: fnum((t.get("raw") or {}).get("cpu_us_per_call"), 1)),
+    ]
+    rounds = len(next(iter(place.values()), {}).get("raw", {}).get("round_values") or [])
+    L = ["", "### 1b. The same by placement: client and server on one core, or on two",
+         "",
+         "Unpinned (section 1, what the targets use) the kernel places the client and its server, and may "
+         "move them during a run. Pinned with `taskset` (the client and all its threads on the first CPU; "
+         "the server on the same one or the second), "
+         f"{rounds} interleaved rounds each: on one core every wake-up is a context switch, so CPU per call "
+         "decides; on two, every wake-up crosses cores (tens of µs on this VM), so wake-ups decide and "
+         "CPU-bound clients close in. Medians of per-round ratios (range).",
+         "",
+         "| figure | " + " | ".join(name for name, _ in cols) + " |",
+         "|---|" + "---:|" * len(cols)]
+    for name, fig in figures:
+        L.append(f"| {name} | " + " | ".join(fig(table) for _, table in cols) + " |")
+    return L
+
+
 def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Namespace) -> str:
     L: list[str] = []
     # A run of some --sections leaves the others' tables empty.
@@ -913,6 +999,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.append("## 1. Sequential tools/call over stdio")
     L.append("")
     L.extend(seq_table(res["seq_stdio"]))
+    L.extend(placement_report(res.get("placement"), res["seq_stdio"]))
     for mode in ("json", "sse"):
         L.append("")
         L.append(f"## 2. Sequential tools/call over Streamable HTTP, {mode.upper()} responses (127.0.0.1)")
@@ -1050,7 +1137,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,http,conc,mrtr,connect,mem,async,many"
+ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many"
 
 
 def chart(res: dict, mach: dict) -> str:
