@@ -116,7 +116,7 @@ def _ms(seconds: float | None, what: str) -> int:
 class _Opts:
     """Builds an ``mcp_call_opts`` (or NULL) and keeps everything it points to alive."""
 
-    __slots__ = ("struct", "keep")
+    __slots__ = ("struct", "keep", "ref")
 
     def __init__(
         self,
@@ -131,6 +131,9 @@ class _Opts:
         validate_output: bool | None = None,
     ):
         self.keep: list[Any] = []
+        # What the call passes: NULL, or the struct's address (an attribute, not a property:
+        # read on every call's path).
+        self.ref: Any = None
         if (
             (timeout, cancel, progress, meta, log_level, max_total, cache, validate_output) == (None,) * 8
             and not reset_timeout_on_progress
@@ -168,6 +171,7 @@ class _Opts:
         if validate_output is not None:
             o.skip_output_validation = not validate_output
         self.struct = o
+        self.ref = ctypes.byref(o)
 
     @classmethod
     def of(cls, kw: dict[str, Any]) -> "_Opts":
@@ -177,10 +181,6 @@ class _Opts:
         if unknown:
             raise TypeError(f"unknown call option(s): {', '.join(sorted(unknown))}")
         return cls(**kw)
-
-    @property
-    def ref(self) -> Any:
-        return None if self.struct is None else ctypes.byref(self.struct)
 
 
 _NO_OPTS = _Opts()

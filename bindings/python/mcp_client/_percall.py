@@ -108,15 +108,6 @@ def loads(raw: bytes) -> Any:
     return json.loads(raw)
 
 
-def take_result(out: ctypes.c_char_p) -> Any:
-    """The JSON value of a library-owned result string, which is freed."""
-    raw = out.value
-    if raw is None:
-        return None
-    RAW.string_free(out)
-    return loads(raw)
-
-
 # ----- lifetime -----
 
 
@@ -204,7 +195,11 @@ def call(life: Lifetime, fn: Any, *args: Any) -> Any:
     st = invoke(life, fn, *args, ctypes.byref(out), ctypes.byref(err))
     if st:
         raise take_error(st, err)
-    return take_result(out)
+    raw = out.value  # the library's string copied; then freed
+    if raw is None:
+        return None
+    RAW.string_free(out)
+    return loads(raw)
 
 
 def invoke(life: Lifetime, fn: Any, *args: Any) -> int:
