@@ -342,6 +342,16 @@ class Runners:
             return {"error": f"exit {p.returncode}: {' | '.join(tail)[:300]}"}
         return json.loads(lines[-1])
 
+    def seq_rounds(self, cases: list[tuple[str, list[str]]], rounds: int, target: list[str], dur: list[str],
+                   budget: float, pin: str | None = None) -> dict:
+        """Sequential `seq` runs of every case, in `rounds` interleaved rounds: a row per client."""
+        runs: dict[str, list[dict]] = {}
+        for _ in range(rounds):
+            for runner, extra in cases:
+                key = "/".join([runner, *extra[1:]])
+                runs.setdefault(key, []).append(self.run(runner, "seq", target, [*extra, *dur], budget, pin=pin))
+        return {k: summary(v) for k, v in runs.items()}
+
 
 def summary(results: list[dict], key: str = "per_sec") -> dict:
     """One client's interleaved rounds as one row: the median round (its latencies and CPU), with
@@ -383,12 +393,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
                      ("python", []), ("rmcp", ["--runtime", "current"]), ("rmcp", ["--runtime", "multi"]),
                      ("ts", []), ("python-sdk", [])]
         log(f"1/7 sequential stdio: {len(seq_cases)} clients x {args.rounds} rounds")
-        rounds: dict[str, list[dict]] = {}
-        for _ in range(args.rounds):
-            for runner, extra in seq_cases:
-                key = "/".join([runner, *extra[1:]])
-                rounds.setdefault(key, []).append(r.run(runner, "seq", stdio, [*extra, *dur], budget))
-        res["seq_stdio"] = {k: summary(v) for k, v in rounds.items()}
+        res["seq_stdio"] = r.seq_rounds(seq_cases, args.rounds, stdio, dur, budget)
 
     if "place" in sections:
         res["placement"] = measure_placements(args, r, dur, budget)
@@ -402,13 +407,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
             log(f"2/7 sequential HTTP ({mode}): {len(http_cases)} clients x {args.http_rounds} rounds")
             server = HttpServer(sse=(mode == "sse"))
             try:
-                target = ["--url", server.url]
-                rounds = {}
-                for _ in range(args.http_rounds):
-                    for runner, extra in http_cases:
-                        key = "/".join([runner, *extra[1:]])
-                        rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget))
-                res[f"seq_http_{mode}"] = {k: summary(v) for k, v in rounds.items()}
+                res[f"seq_http_{mode}"] = r.seq_rounds(http_cases, args.http_rounds, ["--url", server.url], dur, budget)
             finally:
                 server.close()
 
@@ -500,12 +499,7 @@ def measure_placements(args: argparse.Namespace, r: Runners, dur: list[str], bud
         log(f"1b sequential stdio, {name}: {len(PLACE_CASES)} clients x {rounds_n} rounds "
             f"(client on CPU {client_cpu}, server on CPU {server_cpu})")
         target = ["--", "taskset", "-c", server_cpu, *STDIO_SERVER]
-        rounds: dict[str, list[dict]] = {}
-        for _ in range(rounds_n):
-            for runner, extra in PLACE_CASES:
-                key = "/".join([runner, *extra[1:]])
-                rounds.setdefault(key, []).append(r.run(runner, "seq", target, [*extra, *dur], budget, pin=client_cpu))
-        out[name] = {k: summary(v) for k, v in rounds.items()}
+        out[name] = r.seq_rounds(PLACE_CASES, rounds_n, target, dur, budget, pin=client_cpu)
     return out
 
 
