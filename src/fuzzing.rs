@@ -1,5 +1,5 @@
 //! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
-//! `fuzzing` cargo feature (never in a shipped build): the framer, its reader and the id scans, the SSE parser,
+//! `fuzzing` cargo feature (never in a shipped build): the framer, its reader, the id scan and the answer probe, the SSE parser,
 //! the header encoder, the `WWW-Authenticate` parser, the skills entry rules and `SKILL.md`
 //! frontmatter parser. (The configuration's keys come from `config::keys`.)
 

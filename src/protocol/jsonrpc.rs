@@ -22,6 +22,17 @@ impl RequestId {
             _ => None,
         }
     }
+    /// The id written as `text` (a member's JSON value): an integer, what this client sends, is
+    /// read from its digits without building a value.
+    pub fn from_json(text: &str) -> Option<RequestId> {
+        // JSON text has no `+` sign or leading zero, so Rust's integer syntax reads it the
+        // JSON way; fractions, exponents and strings go to the decoder.
+        match text.parse::<i64>() {
+            Ok(n) => Some(RequestId::Num(n)),
+            Err(_) => RequestId::from_value(&serde_json::from_str(text).ok()?),
+        }
+    }
+
     /// The id as JSON.
     pub fn to_value(&self) -> Value {
         match self {

@@ -3,6 +3,11 @@
 use std::ops::ControlFlow;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
+use serde::de::IgnoredAny;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::ResultAt;
 use crate::protocol::RequestId;
 pub use crate::protocol::MAX_JSON_DEPTH;
 
@@ -83,82 +88,78 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
     id
 }
 
-/// The `"id"` of a line that is an answer (a top-level `"result"` or `"error"` and no
-/// `"method"`), found without decoding it: the reader hands answers to their waiting callers
-/// undecoded, and each caller decodes its own on its own thread. Anything else (requests,
-/// notifications, odd spellings such as escaped keys) gets `None` and is decoded by the reader.
-#[cfg_attr(not(feature = "fuzzing"), allow(dead_code))] // the fuzzer checks it against the depth walk
-pub fn scan_answer_id(line: &[u8]) -> Option<serde_json::Value> {
-    scan_answer(line).map(|(id, _)| id)
+/// An answer line, as the one pass over it found it: see [`probe_answer`].
+pub struct ProbedAnswer<'a> {
+    /// The request it answers.
+    pub id: RequestId,
+    /// Where its `result` sits, when it has one (not `null`) and no `error`: the caller reads
+    /// that text as it is. `None`: the caller decodes the line.
+    pub result: ResultAt,
+    /// Its `error` member's text, when it has one.
+    pub error: Option<&'a RawValue>,
 }
 
-/// As [`scan_answer_id`], with the line's nesting depth (the same walk measures it, so the
-/// reader can refuse an answer nested deeper than [`MAX_JSON_DEPTH`] at no extra cost).
-pub fn scan_answer(line: &[u8]) -> Option<(serde_json::Value, usize)> {
-    let (rest, depth) = answer_id_rest(line)?;
-    Some((value_after_colon(rest)?, depth))
+/// The members an answer probe reads; the rest are checked (the whole line is validated, its
+/// nesting bounded as the decoder bounds it) and skipped without building anything.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    method: Option<IgnoredAny>,
 }
 
-/// As [`scan_answer`], with the id as a [`RequestId`]: an integer id (what this client sends) is
-/// read from its digits, without decoding a JSON value (or checking the rest of the line).
-pub fn scan_answer_request_id(line: &[u8]) -> Option<(RequestId, usize)> {
-    let (rest, depth) = answer_id_rest(line)?;
-    let id = match integer_after_colon(rest) {
-        Some(n) => RequestId::Num(n),
-        None => RequestId::from_value(&value_after_colon(rest)?)?,
-    };
-    Some((id, depth))
+/// A member that is there, `null` included (serde reads a plain `Option` of `null` as absent).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
-/// The text after an answer's top-level `"id"` key, and the line's depth.
-fn answer_id_rest(line: &[u8]) -> Option<(&[u8], usize)> {
-    let (mut id, mut answer, mut method) = (None, false, false);
-    let depth = top_level_keys(line, |key, rest| {
-        match key {
-            b"id" => id = Some(rest),
-            b"result" | b"error" => answer = true,
-            b"method" => {
-                method = true;
-                return ControlFlow::Break(());
-            }
-            _ => {}
-        }
-        ControlFlow::Continue(())
-    })?;
-    if method || !answer || line.first() != Some(&b'{') {
+/// `line` as an answer, checked in one pass: a JSON object (well-formed, duplicate-free, within
+/// [`MAX_JSON_DEPTH`]) with a `result` or an `error`, no `method`, and an integer or string
+/// `id`. The reader hands such lines to their waiting callers with what the pass found, so
+/// nothing reads them again to route or check them. Anything else (requests, notifications,
+/// broken or odd lines) gets `None` and meets the full decoder, whose verdicts and messages
+/// every other message gets.
+pub fn probe_answer(line: &[u8]) -> Option<ProbedAnswer<'_>> {
+    // A struct also decodes from an array (its members in order): only objects are answers.
+    if line.trim_ascii_start().first() != Some(&b'{') {
         return None;
     }
-    Some((id?, depth))
+    // serde skips unread members without a depth bound, so the bound is checked here. Nesting
+    // deeper than it takes more brackets (and twice as many bytes) than that: only a line
+    // with that many is walked.
+    let bound = MAX_JSON_DEPTH;
+    let may_be_deeper = line.len() > 2 * bound && memchr::memchr2_iter(b'{', b'[', line).nth(bound).is_some();
+    if may_be_deeper && json_depth(line) > bound {
+        return None;
+    }
+    let envelope: Envelope = serde_json::from_slice(line).ok()?;
+    if envelope.method.is_some() || (envelope.result.is_none() && envelope.error.is_none()) {
+        return None;
+    }
+    let id = RequestId::from_json(envelope.id?.get())?;
+    let result = match (envelope.result, envelope.error) {
+        (Some(raw), None) if raw.get() != "null" => {
+            let start = raw.get().as_ptr() as usize - line.as_ptr() as usize;
+            Some(start..start + raw.get().len())
+        }
+        _ => None,
+    };
+    Some(ProbedAnswer {
+        id,
+        result,
+        error: envelope.error,
+    })
 }
 
 /// The text after a member's key (`: value, ...`) from its value on: whitespace, the colon and
 /// whitespace skipped; `None` without the colon.
 pub(crate) fn after_colon(rest: &[u8]) -> Option<&[u8]> {
     Some(rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start())
-}
-
-/// `: 123,` → 123: a plain JSON integer (no sign but `-`, no leading zero, no fraction or
-/// exponent) that fits an `i64` and is followed by a delimiter (not cut off). Anything else is
-/// `None`, for the JSON decoder to judge.
-fn integer_after_colon(rest: &[u8]) -> Option<i64> {
-    let rest = after_colon(rest)?;
-    let negative = rest.first() == Some(&b'-');
-    let start = usize::from(negative);
-    let digits = rest[start..].iter().take_while(|c| c.is_ascii_digit()).count();
-    if digits == 0 || digits > 18 || (digits > 1 && rest[start] == b'0') {
-        return None;
-    }
-    if !matches!(
-        rest.get(start + digits),
-        Some(b',' | b'}' | b' ' | b'\t' | b'\r' | b'\n')
-    ) {
-        return None;
-    }
-    let mut n: i64 = 0;
-    for &c in &rest[start..start + digits] {
-        n = n * 10 + i64::from(c - b'0');
-    }
-    Some(if negative { -n } else { n })
 }
 
 /// Visits the members of a JSON object's top level: each key's raw bytes (escapes as written)
@@ -263,9 +264,10 @@ mod tests {
         assert!(serde_json::from_str::<serde_json::Value>(&nest(MAX_JSON_DEPTH)).is_ok());
         assert!(serde_json::from_str::<serde_json::Value>(&nest(MAX_JSON_DEPTH + 1)).is_err());
         assert_eq!(json_depth(br#"{"a":"[[[{{","b":[{}]}"#), 3);
-        let line = format!(r#"{{"id":1,"result":{}}}"#, nest(5));
-        assert_eq!(scan_answer(line.as_bytes()), Some((json!(1), 6)));
-        assert_eq!(scan_answer_request_id(line.as_bytes()), Some((RequestId::Num(1), 6)));
+        let answer = |depth: usize| format!(r#"{{"id":1,"result":{}}}"#, nest(depth - 1));
+        let id = |line: String| probe_answer(line.as_bytes()).map(|answer| answer.id);
+        assert_eq!(id(answer(MAX_JSON_DEPTH)), Some(RequestId::Num(1)));
+        assert_eq!(id(answer(MAX_JSON_DEPTH + 1)), None, "too deep: the decoder's verdict");
     }
 
     #[test]
@@ -273,7 +275,7 @@ mod tests {
         assert_eq!(scan_top_level_id(b"{\"id\": \t\"a\",\"result\":{"), Some(json!("a")));
         // U+2003 (em space) is whitespace to Rust's `trim`, not to JSON.
         assert_eq!(scan_top_level_id("{\"id\":\u{2003}\"a\",\"result\":{".as_bytes()), None);
-        assert_eq!(scan_answer("{\"id\":\u{2003}\"a\",\"result\":{}}".as_bytes()), None);
+        assert!(probe_answer("{\"id\":\u{2003}\"a\",\"result\":{}}".as_bytes()).is_none());
     }
 
     #[test]
@@ -290,27 +292,26 @@ mod tests {
     }
 
     #[test]
-    fn answers_are_told_from_requests_and_notifications_without_decoding() {
-        let answer = |s: &str| scan_answer_id(s.as_bytes());
+    fn answers_are_told_from_requests_and_notifications() {
+        let answer = |s: &str| probe_answer(s.as_bytes()).map(|answer| answer.id);
+        let num = |n| Some(RequestId::Num(n));
         assert_eq!(
             answer(r#"{"jsonrpc":"2.0","id":7,"result":{"method":"x","id":9}}"#),
-            Some(json!(7))
+            num(7)
         );
         assert_eq!(
             answer(r#"{"result":{"id":1},"id":"a b","jsonrpc":"2.0"}"#),
-            Some(json!("a b"))
+            Some(RequestId::Str("a b".into()))
         );
+        assert_eq!(answer(r#" {"error":{"code":-1,"message":"id"},"id" : 3}"#), num(3));
+        assert_eq!(answer(r#"{"error":{"code":-1,"message":"\"id\""}, "id" : 3}"#), num(3));
         assert_eq!(
-            answer(r#" {"error":{"code":-1,"message":"id"},"id" : 3}"#),
-            None,
-            "leading space: not an object start"
-        );
-        assert_eq!(
-            answer(r#"{"error":{"code":-1,"message":""id""}, "id" : 3}"#),
-            Some(json!(3))
+            answer(r#"{"jsonrpc":"2.0","\u0069d":9,"result":{}}"#),
+            num(9),
+            "keys unescaped"
         );
         // A value spelled like a key is not a key.
-        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":4,"result":"method"}"#), Some(json!(4)));
+        assert_eq!(answer(r#"{"jsonrpc":"2.0","id":4,"result":"method"}"#), num(4));
         // Requests and notifications (a top-level "method" anywhere) are not answers.
         assert_eq!(answer(r#"{"id":5,"result":{},"method":"ping"}"#), None);
         assert_eq!(answer(r#"{"jsonrpc":"2.0","id":6,"method":"roots/list"}"#), None);
@@ -318,47 +319,72 @@ mod tests {
             answer(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"result":1}}"#),
             None
         );
-        // No result/error, no usable id, or escaped keys: left to the full decoder.
+        // No result/error, no usable id, duplicates, a cut or broken line: the decoder's.
         assert_eq!(answer(r#"{"jsonrpc":"2.0","id":8}"#), None);
         assert_eq!(
             answer(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#),
             None
         );
         assert_eq!(answer(r#"{"jsonrpc":"2.0","id":{"a":1},"result":{}}"#), None);
-        assert_eq!(answer(r#"{"jsonrpc":"2.0","\u0069d":9,"result":{}}"#), None);
+        assert_eq!(answer(r#"{"id":1,"id":2,"result":{}}"#), None);
+        assert_eq!(answer(r#"{"id":1,"result":{},"result":{}}"#), None);
         assert_eq!(answer(r#"[{"id":1,"result":{}}]"#), None);
+        assert_eq!(answer(r#"[1,{}]"#), None, "a struct's array form");
         assert_eq!(answer(r#"{"id":1,"result":{"text":"unterminated"#), None);
+        assert_eq!(answer(r#"{"id":1,"result":{"a":tru}}"#), None);
+        assert_eq!(
+            answer("{\"id\":1,\"result\":\"\u{0}\"}"),
+            None,
+            "a raw control character"
+        );
     }
 
-    /// The integer fast path reads exactly the ids the JSON decoder would, and leaves the rest
-    /// to it.
+    /// Where the caller reads the result: only a non-null `result` without an `error`.
     #[test]
-    fn integer_ids_are_read_from_their_digits_as_the_decoder_would() {
+    fn the_probe_points_at_a_plain_result_only() {
+        let line = r#"{"id":1, "result" : {"content":[]} }"#;
+        let probed = probe_answer(line.as_bytes()).unwrap();
+        assert_eq!(&line[probed.result.unwrap()], r#"{"content":[]}"#);
+        assert!(probed.error.is_none());
+        for line in [
+            r#"{"id":1,"result":null}"#,
+            r#"{"id":1,"result":{},"error":{"code":1}}"#,
+            r#"{"id":1,"error":null}"#,
+        ] {
+            let probed = probe_answer(line.as_bytes()).unwrap();
+            assert_eq!(probed.result, None, "{line}");
+        }
+        let probed = probe_answer(br#"{"id":2,"error":{"code":-32020,"message":"m"}}"#).unwrap();
+        assert_eq!(probed.error.map(|e| e.get()), Some(r#"{"code":-32020,"message":"m"}"#));
+    }
+
+    /// Ids are read as the JSON decoder reads them (`RequestId::from_value`).
+    #[test]
+    fn ids_are_read_as_the_decoder_would() {
         for id in [
             "0",
             "7",
             "-7",
-            "123456789012345678",
-            "-123456789012345678",
+            "-0",
             "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "12345678901234567890",
             "1.0",
             "1e3",
-            "01",
-            "-0",
             "\"7\"",
             "\"\"",
-            "12345678901234567890",
-            "-",
+            "\"a\\u0062\"",
             "true",
-            "7 ",
         ] {
-            for tail in [",\"result\":{}}", "}", " ,\"result\":1}"] {
-                let line = format!("{{\"result\":{{}},\"id\": {id}{tail}");
-                let slow = scan_answer(line.as_bytes()).and_then(|(v, d)| Some((RequestId::from_value(&v)?, d)));
-                assert_eq!(scan_answer_request_id(line.as_bytes()), slow, "{line}");
-            }
+            let line = format!("{{\"result\":{{}},\"id\": {id} }}");
+            let decoded: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let expected = RequestId::from_value(&decoded["id"]);
+            assert_eq!(
+                probe_answer(line.as_bytes()).map(|answer| answer.id),
+                expected,
+                "{line}"
+            );
         }
-        assert_eq!(integer_after_colon(b": 42,"), Some(42));
-        assert_eq!(integer_after_colon(b":42"), None, "cut off: the decoder decides");
     }
 }

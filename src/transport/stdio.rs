@@ -3,7 +3,7 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
-use super::framing::{json_depth, read_line, scan_answer_request_id, scan_top_level_id, Line, MAX_JSON_DEPTH};
+use super::framing::{json_depth, probe_answer, read_line, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
 use super::pump::Pump;
@@ -483,16 +483,8 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
             continue;
         }
         let weight = bytes.len();
-        if let Some((id, depth)) = scan_answer_request_id(&bytes) {
-            if depth > MAX_JSON_DEPTH {
-                let event = Inbound::RequestFailed {
-                    id,
-                    error: too_deep(depth),
-                };
-                let _ = shared.inbound.deliver(event, weight).await;
-            } else {
-                let _ = shared.inbound.deliver_answer(id, bytes, None).await;
-            }
+        if let Some((id, result)) = probe_answer(&bytes).map(|answer| (answer.id, answer.result)) {
+            let _ = shared.inbound.deliver_answer(id, bytes, result).await;
             continue;
         }
         let event = match serde_json::from_slice::<Value>(&bytes) {

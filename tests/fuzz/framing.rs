@@ -1,8 +1,9 @@
 //! The stdio line framer (`read_line`, through tokio's `BufReader` and through the stdio
 //! transport's `LeanReader`) and the id scans over a line or an oversized prefix.
 
-use mcp_client::fuzzing::framing::{read_line, scan_answer_id, scan_top_level_id, Line};
+use mcp_client::fuzzing::framing::{probe_answer, read_line, scan_top_level_id, Line};
 use mcp_client::fuzzing::LeanReader;
+use mcp_client::RequestId;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
@@ -196,22 +197,28 @@ proptest! {
 
     #[test]
     fn scans_never_panic_on_any_bytes(data in stream()) {
-        let _ = scan_answer_id(&data);
+        let _ = probe_answer(&data).map(|answer| answer.id);
         let _ = scan_top_level_id(&data);
     }
 
-    /// On a serialised object, the answer scan agrees with a full decode: `Some(id)` exactly
-    /// when the object is an answer (a `result` or `error`, no `method`) with a number or
-    /// string id.
+    /// On a serialised object, the answer probe agrees with a full decode: `Some(id)` exactly
+    /// when the object is an answer (a `result` or `error`, no `method`) with an integer or
+    /// string id, and it points at the `result` the decoder reads.
     #[test]
     fn answer_scan_agrees_with_the_decoder(obj in message()) {
         let line = serde_json::to_vec(&Value::Object(obj)).unwrap();
         // Compare with what the decoder reads back (floats may not round-trip bit for bit).
         let obj: Map<String, Value> = serde_json::from_slice(&line).unwrap();
         let is_answer = (obj.contains_key("result") || obj.contains_key("error")) && !obj.contains_key("method");
-        let id = obj.get("id").filter(|id| id.is_number() || id.is_string());
-        let expected = if is_answer { id.cloned() } else { None };
-        prop_assert_eq!(scan_answer_id(&line), expected);
+        let id = obj.get("id").and_then(RequestId::from_value);
+        let expected = if is_answer { id } else { None };
+        let probed = probe_answer(&line);
+        prop_assert_eq!(probed.as_ref().map(|answer| answer.id.clone()), expected);
+        if let Some(at) = probed.and_then(|answer| answer.result) {
+            let result: Value = serde_json::from_slice(&line[at]).unwrap();
+            prop_assert_eq!(Some(&result), obj.get("result"));
+            prop_assert!(!obj.contains_key("error") && !result.is_null());
+        }
     }
 
     /// On any cut of a serialised object (what an oversized line keeps), the id scan finds the

@@ -7,13 +7,12 @@ use super::{excerpt, Inner, EVENT_STREAM, SESSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::protocol::jsonrpc;
-use crate::protocol::{RequestId, MAX_JSON_DEPTH};
-use crate::transport::framing::scan_answer_request_id;
+use crate::protocol::RequestId;
+use crate::transport::framing::probe_answer;
 use crate::transport::ResultAt;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::StatusCode;
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
@@ -64,45 +63,28 @@ pub(super) enum Answer {
     },
 }
 
-/// What the transport reads of a raw answer while checking it: whether it is an error, and
-/// its code (the -32020 retry). Unknown members are skipped; anything odd (a duplicate member,
-/// a code that is no integer) fails the probe, and the answer then takes the full decoder.
 #[derive(Deserialize)]
-struct Probe<'a> {
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    error: Option<ProbeError>,
-}
-
-#[derive(Deserialize)]
-struct ProbeError {
+struct ErrorCode {
     code: i64,
 }
 
 impl Answer {
-    /// `bytes` as the undecoded answer to `id`, when they are one: an object with a top-level
-    /// `result` or `error` and no `method`, whose `id` is `id`, within the nesting bound, and
-    /// well-formed JSON (checked without building anything, so that a broken body still meets
-    /// the full decoder and its error). Otherwise the bytes come back.
+    /// `bytes` as the undecoded answer to `id`, when they are one (`framing::probe_answer`,
+    /// whose id is `id`), with the code of an error (the -32020 retry reads it; a code that is
+    /// no integer sends the answer to the full decoder). Otherwise the bytes come back.
     pub(super) fn raw(bytes: Vec<u8>, id: &RequestId) -> std::result::Result<Answer, Vec<u8>> {
-        let ours = match scan_answer_request_id(&bytes) {
-            Some((found, depth)) => depth <= MAX_JSON_DEPTH && found == *id,
-            None => false,
+        let probed = match probe_answer(&bytes) {
+            Some(answer) if answer.id == *id => answer,
+            _ => return Err(bytes),
         };
-        if !ours {
-            return Err(bytes);
-        }
-        let (result, error_code) = match serde_json::from_slice::<Probe>(&bytes) {
-            Ok(Probe { result, error: None }) => {
-                let at = result.map(|raw| {
-                    let start = raw.get().as_ptr() as usize - bytes.as_ptr() as usize;
-                    start..start + raw.get().len()
-                });
-                (at, None)
-            }
-            Ok(Probe { error: Some(e), .. }) => (None, Some(e.code)),
-            Err(_) => return Err(bytes),
+        let error_code = match probed.error {
+            None => None,
+            Some(error) => match serde_json::from_str::<ErrorCode>(error.get()) {
+                Ok(error) => Some(error.code),
+                Err(_) => return Err(bytes),
+            },
         };
+        let result = probed.result;
         Ok(Answer::Raw {
             id: id.clone(),
             bytes,
