@@ -218,9 +218,6 @@ pub fn request_line(
     Ok(out)
 }
 
-/// The decoder's nesting limit (serde_json's recursion limit).
-const MAX_DEPTH: usize = 128;
-
 /// The `arguments` member of `tools/call` and `prompts/get` params.
 pub const ARGUMENTS: &str = "arguments";
 
@@ -230,8 +227,9 @@ pub const ARGUMENTS: &str = "arguments";
 /// holding an escape or enough brackets for that depth is checked by the full decoder too,
 /// giving the same verdict and message as decoding it would.
 pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
-    let deep = || text.bytes().filter(|b| matches!(b, b'[' | b'{')).count() >= MAX_DEPTH;
-    if text.contains("\\u") || deep() {
+    let bytes = text.as_bytes();
+    let escape = memchr::memchr_iter(b'\\', bytes).any(|i| bytes.get(i + 1) == Some(&b'u'));
+    if escape || super::may_nest_too_deep(bytes) {
         serde_json::from_str::<Value>(text)?;
     }
     let raw: &RawValue = serde_json::from_str(text)?;
@@ -290,6 +288,7 @@ pub fn error_response(id: &RequestId, code: i64, message: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::MAX_JSON_DEPTH;
 
     #[test]
     fn classifies_every_shape() {
@@ -425,8 +424,8 @@ mod tests {
             assert!(raw_object(other).unwrap().is_none(), "{other}");
         }
         let nested = |n: usize| format!("{{\"a\":{}{}}}", "[".repeat(n), "]".repeat(n));
-        assert!(raw_object(&nested(MAX_DEPTH - 2)).unwrap().is_some());
-        let too_deep = nested(MAX_DEPTH);
+        assert!(raw_object(&nested(MAX_JSON_DEPTH - 1)).unwrap().is_some());
+        let too_deep = nested(MAX_JSON_DEPTH);
         for bad in [
             "",
             "{",

@@ -17,3 +17,10 @@ pub use result_type::ResultType;
 /// it cannot read again (`mcp_json_pointer`, the bindings): a message nested deeper fails alone
 /// (its request, or it is skipped with a log line), and the connection carries on.
 pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Whether JSON text may nest deeper than [`MAX_JSON_DEPTH`]: false, after one search, when it
+/// is too short or holds too few brackets for that (most messages); true otherwise, and the
+/// caller then measures or decodes it.
+pub fn may_nest_too_deep(text: &[u8]) -> bool {
+    text.len() > 2 * MAX_JSON_DEPTH && memchr::memchr2_iter(b'{', b'[', text).nth(MAX_JSON_DEPTH).is_some()
+}

@@ -129,12 +129,8 @@ pub fn probe_answer(line: &[u8]) -> Option<ProbedAnswer<'_>> {
     if line.trim_ascii_start().first() != Some(&b'{') {
         return None;
     }
-    // serde skips unread members without a depth bound, so the bound is checked here. Nesting
-    // deeper than it takes more brackets (and twice as many bytes) than that: only a line
-    // with that many is walked.
-    let bound = MAX_JSON_DEPTH;
-    let may_be_deeper = line.len() > 2 * bound && memchr::memchr2_iter(b'{', b'[', line).nth(bound).is_some();
-    if may_be_deeper && json_depth(line) > bound {
+    // serde skips unread members without a depth bound: the bound is checked here.
+    if crate::protocol::may_nest_too_deep(line) && json_depth(line) > MAX_JSON_DEPTH {
         return None;
     }
     let envelope: Envelope = serde_json::from_slice(line).ok()?;
