@@ -32,6 +32,51 @@ async fn arguments_arrive_intact_and_stderr_lines_reach_the_log_listener() {
     client.close().await;
 }
 
+/// A server that logs every request on stderr (as Python SDK servers do at INFO): every line
+/// reaches the listener, in order, while each call gets its answer. Lines skip the session's
+/// queue (`InboundSender::deliver_log`), so a current-thread runtime, where the lone caller reads
+/// the answers itself, is tested as well as a multi-thread one.
+async fn logged_requests_reach_the_listener_in_order() {
+    let fx = Fixture::modern(&["--log-requests"]);
+    let client = fx.client();
+    let logs = collect_logs(&client);
+    client.connect().await.unwrap();
+    for i in 0..40 {
+        let text = format!("call {i}");
+        let result = client
+            .call_tool("echo", Some(json!({ "text": text })), &RequestOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(result["content"][0]["text"], text);
+    }
+    let calls = |lines: &[mcp_client::LogLine]| -> Vec<String> {
+        let prefix = "fixture: processing request ";
+        let of_calls = lines
+            .iter()
+            .filter(|l| l.source == "stderr" && l.message.ends_with("tools/call"));
+        of_calls
+            .map(|l| l.message.trim_start_matches(prefix).to_string())
+            .collect()
+    };
+    let last = "fixture: processing request 41 of type tools/call";
+    logs.wait_for("the last call's line", |l| l.message == last).await;
+    let expected: Vec<String> = (2..42).map(|id| format!("{id} of type tools/call")).collect();
+    assert_eq!(calls(&logs.snapshot()), expected);
+    let heard = logs.snapshot().iter().filter(|l| l.source == "stderr").count();
+    assert_eq!(heard, 42, "discover, 40 calls and the era line");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn logged_requests_reach_the_listener_in_order_current_thread() {
+    logged_requests_reach_the_listener_in_order().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logged_requests_reach_the_listener_in_order_multi_thread() {
+    logged_requests_reach_the_listener_in_order().await;
+}
+
 /// A variable of the test's own environment that a shell does not invent (dash sets a default
 /// `PATH` when none is given, so `PATH` proves nothing), and its value.
 fn inherited_variable() -> (String, String) {

@@ -244,17 +244,17 @@ const HEARD_STDERR_LINES: usize = 5;
 
 impl Heard {
     fn note(&self, event: &Inbound) {
-        match event {
-            Inbound::Message(_) | Inbound::Answer { .. } => self.anything.store(true, Ordering::Relaxed),
-            Inbound::Log { source: "stderr", line } => {
-                let mut tail = self.stderr.lock().unwrap();
-                if tail.len() == HEARD_STDERR_LINES {
-                    tail.pop_front();
-                }
-                tail.push_back(line.chars().take(300).collect());
-            }
-            _ => {}
+        if let Inbound::Message(_) | Inbound::Answer { .. } = event {
+            self.anything.store(true, Ordering::Relaxed);
         }
+    }
+
+    fn note_stderr(&self, line: &str) {
+        let mut tail = self.stderr.lock().unwrap();
+        if tail.len() == HEARD_STDERR_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(line.chars().take(300).collect());
     }
 }
 
@@ -277,8 +277,26 @@ impl Session {
                 session.complete(&id, Answer::Line(line, result));
             }
         }));
+        let weak = Arc::downgrade(&session);
+        inbound.set_log_sink(Box::new(move |source, line| {
+            if let Some(session) = weak.upgrade() {
+                session.log_line(source, &line);
+            }
+        }));
         tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
         session
+    }
+
+    /// A diagnostic line: the server's stderr (kept for a connect timeout's message), or the
+    /// transport's; to the log listener.
+    fn log_line(&self, source: &'static str, line: &str) {
+        let level = if source == "stderr" {
+            self.heard.note_stderr(line);
+            "info"
+        } else {
+            "warning"
+        };
+        self.hooks.log(source, level, line);
     }
 
     /// The server turned out to be `era`: legacy servers may send requests from now on, modern
@@ -764,10 +782,7 @@ async fn read_loop(session: std::sync::Weak<Session>, mut inbound: InboundReceiv
             Inbound::Answer { id, line, result } => session.complete(&id, Answer::Line(line, result)),
             Inbound::RequestFailed { id, error } => session.complete(&id, Answer::Decoded(Err(error))),
             Inbound::Paused { id, paused } => session.hold(&id, paused),
-            Inbound::Log { source, line } => {
-                let level = if source == "stderr" { "info" } else { "warning" };
-                session.hooks.log(source, level, &line);
-            }
+            Inbound::Log { source, line } => session.log_line(source, &line),
             Inbound::Closed(error) => {
                 session.fail_all(error);
                 return;

@@ -80,10 +80,15 @@ struct Meter {
     unhandled: AtomicUsize,
     /// Where an answer goes when nothing is queued before it (see [`InboundSender::deliver_answer`]).
     direct: OnceLock<AnswerSink>,
+    /// Where the server's stderr lines go (see [`InboundSender::deliver_log`]).
+    log: OnceLock<LogSink>,
 }
 
 /// Hands an undecoded answer to the request waiting for it (the session's, set by the receiver).
 pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>, ResultAt) + Send + Sync>;
+
+/// Hands a diagnostic line (`source`, the line) to the session (set by the receiver).
+pub type LogSink = Box<dyn Fn(&'static str, String) + Send + Sync>;
 
 /// Where an answer line's `result` sits, when the transport already knows: it checked the
 /// line is well-formed JSON with a `result` and no `error` (HTTP reads each body once to find
@@ -163,6 +168,23 @@ impl InboundSender {
         }
     }
 
+    /// Delivers a line the server wrote on its stderr. Another pipe than its messages, so no
+    /// order with them to keep: once the session has a sink for lines, the line goes there at
+    /// once, neither queued (an answer behind it would lose its direct path) nor handled by the
+    /// session's read loop (a second task to wake per line). Queued as `Inbound::Log` before.
+    pub async fn deliver_log(&self, source: &'static str, line: String) -> bool {
+        match self.meter.log.get() {
+            Some(sink) => {
+                sink(source, line);
+                !self.tx.is_closed()
+            }
+            None => {
+                let weight = line.len();
+                self.deliver(Inbound::Log { source, line }, weight).await
+            }
+        }
+    }
+
     /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
     /// the session is gone.
     pub async fn deliver(&self, event: Inbound, weight: usize) -> bool {
@@ -204,6 +226,11 @@ impl InboundReceiver {
     /// Installs where answers go when nothing is queued before them (once).
     pub fn set_answer_sink(&self, sink: AnswerSink) {
         let _ = self.meter.direct.set(sink);
+    }
+
+    /// Installs where stderr lines go (once; see [`InboundSender::deliver_log`]).
+    pub fn set_log_sink(&self, sink: LogSink) {
+        let _ = self.meter.log.set(sink);
     }
 
     /// The next event; the one returned before counts as handled from now on.

@@ -545,11 +545,7 @@ async fn read_stderr(stderr: pipe::Receiver, shared: Arc<Shared>, eof: watch::Se
             }
             tail.push_back(line.clone());
         }
-        let weight = line.len();
-        let _ = shared
-            .inbound
-            .deliver(Inbound::Log { source: "stderr", line }, weight)
-            .await;
+        let _ = shared.inbound.deliver_log("stderr", line).await;
     }
 }
 

@@ -35,6 +35,8 @@ pub struct Config {
     /// `--signal PATH`: a line per received message (see signal.rs).
     pub signal: Option<PathBuf>,
     pub stderr_banner: Option<String>,
+    /// A stderr line per request, as servers that log each request do (`--log-requests`).
+    pub log_requests: bool,
     pub page_size: Option<usize>,
     pub require_elicitation: bool,
     /// `--lax-capabilities`: modern MRTR rounds ask for input the request's capabilities do not
@@ -74,6 +76,7 @@ impl Default for Config {
             record: None,
             signal: None,
             stderr_banner: None,
+            log_requests: false,
             page_size: None,
             require_elicitation: false,
             lax_capabilities: false,
@@ -107,7 +110,7 @@ impl Config {
 
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
-[--stderr-banner TEXT] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
+[--stderr-banner TEXT] [--log-requests] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
 [--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
@@ -198,6 +201,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             "--record" => cfg.record = Some(PathBuf::from(value("--record")?)),
             "--signal" => cfg.signal = Some(PathBuf::from(value("--signal")?)),
             "--stderr-banner" => cfg.stderr_banner = Some(value("--stderr-banner")?),
+            "--log-requests" => cfg.log_requests = true,
             "--page-size" => {
                 let raw = value("--page-size")?;
                 match raw.parse::<usize>() {

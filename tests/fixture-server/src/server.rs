@@ -438,6 +438,9 @@ impl Server {
                 OnDiscover::Answer => {}
             }
         }
+        if self.cfg.log_requests {
+            eprintln!("fixture: processing request {id} of type {method}");
+        }
         let era = match chan.era {
             Some(era) => era,
             None => self.choose_era(&method, &params),
