@@ -326,7 +326,8 @@ class Runners:
         cmd, env = self.command(runner, test, target, extra)
         if pin is not None:
             cmd = ["taskset", "-c", pin, *cmd]
-        name = "-".join([runner, test, *[x.strip("-") for x in extra if not x.startswith("http")]])[:80]
+        pinned = [] if pin is None else [f"cpu{pin}"]  # pinned runs keep their own logs
+        name = "-".join([runner, test, *pinned, *[x.strip("-") for x in extra if not x.startswith("http")]])[:80]
         logfile = LOGS / f"{name}.log"
         try:
             with open(logfile, "w") as err:
