@@ -284,6 +284,36 @@ static void flood_message_no_listener(void) {
     flood_call("flood-message", flood_size());
 }
 
+/* stderr lines skip the session's queue (no order with stdout to keep): without a listener they
+ * only feed the bounded stderr tail; with a slow one, its callbacks queue for the dispatcher, at
+ * most 4096 waiting, and the rest are dropped and counted. Either way the call's answer comes. */
+static void flood_stderr_no_listener(void) {
+    flood_call("flood-stderr", flood_size());
+}
+
+static void slow_log_listener(void *ud, const char *level, const char *source, const char *message) {
+    (void)ud, (void)level, (void)source, (void)message;
+    usleep(200);
+}
+
+static void flood_stderr_slow_listener(void) {
+    mcp_client *c = client_for("flood-stderr", 200000, "modern");
+    if (!c)
+        return;
+    mcp_error *err = NULL;
+    CHECK(mcp_client_set_log_handler(c, slow_log_listener, NULL, NULL, &err) == MCP_OK, "log listener");
+    char *out;
+    mcp_status st = call(c, "{}", NULL, &out, &err);
+    if (st != MCP_OK || !strstr(out, "after the flood"))
+        fail("status %d (%s), result %s", st, msg(err), out ? out : "-");
+    uint64_t dropped = mcp_client_dropped_callbacks(c);
+    if (dropped == 0 || dropped >= 200000)
+        fail("%" PRIu64 " of 200000 log callbacks were dropped; expected some but not all", dropped);
+    mcp_string_free(out);
+    mcp_error_free(err);
+    finish(c);
+}
+
 static void slow_listener(void *ud, const char *method, const char *params, size_t len) {
     (void)ud, (void)method, (void)params, (void)len;
     usleep(200); /* deliberately slow, so the flood queues up behind the listener */
@@ -647,6 +677,8 @@ static const struct fault_case cases[] = {
     {"flood/progress-unknown-tokens", flood_progress_unknown_tokens},
     {"flood/message-no-listener", flood_message_no_listener},
     {"flood/message-slow-listener", flood_message_slow_listener},
+    {"flood/stderr-no-listener", flood_stderr_no_listener},
+    {"flood/stderr-slow-listener", flood_stderr_slow_listener},
     {"flood/listen-unread", flood_listen_unread},
     {"flood/legacy-pings-unread", legacy_ping_flood},
     {"modern/server-requests-refused", modern_server_requests_refused},

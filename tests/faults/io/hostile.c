@@ -11,6 +11,7 @@
  *   stop-reading     never reads stdin again after the handshake
  *   flood-progress   N notifications/progress for an unknown token, then the answer
  *   flood-message    N notifications/message (no listener asked for them), then the answer
+ *   flood-stderr     N lines of 100 bytes on stderr, then the answer
  *   flood-listen     on subscriptions/listen: the acknowledgement, then N list_changed events
  *   ping-flood       legacy: N ping requests with 100 KB ids, never reading stdin again
  *   elicit-flood     modern: N elicitation/create requests, then an answer saying how many of
@@ -192,6 +193,13 @@ int main(int argc, char **argv) {
                            "{\"level\":\"info\",\"data\":\"flood %ld\"}}\n",
                            i);
             }
+            answer_text(id, "after the flood");
+        } else if (strcmp(mode, "flood-stderr") == 0) {
+            static char buf[1 << 16];
+            setvbuf(stderr, buf, _IOFBF, sizeof buf); /* whole pipe-sized writes, not one per line */
+            for (long i = 0; i < count; i++)
+                fprintf(stderr, "hostile: stderr flood line %09ld %070d\n", i, 0);
+            fflush(stderr);
             answer_text(id, "after the flood");
         } else if (strcmp(mode, "elicit-flood") == 0) {
             for (long i = 0; i < count; i++)
