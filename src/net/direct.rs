@@ -37,8 +37,9 @@ use std::future::{poll_fn, Future};
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, Weak};
-use std::task::{ready, Context, Poll};
+use std::task::{ready, Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 use url::Host;
 
@@ -78,18 +79,73 @@ struct Link {
     sender: SendRequest<Body>,
     /// `None` once the connection has ended.
     io: Option<ConnectionIo>,
+    /// What the connection's I/O is driven with (see [`LinkWaker`]).
+    waker: Arc<LinkWaker>,
+    as_waker: Waker,
 }
 
-impl Link {
-    /// Lets the connection read and write what it can now, registering `cx` for more.
-    fn drive(&mut self, cx: &mut Context<'_>) {
-        if let Some(io) = &mut self.io {
-            if io.as_mut().poll(cx).is_ready() {
-                self.io = None;
+/// The waker a connection's I/O registers: that of the task driving it, except while a request
+/// is put on the connection. Putting one there wakes the connection's reader, which its last
+/// drive registered (usually the previous call's, on the same task); the sender drives the
+/// connection right after anyway, so that wake-up would only make a current-thread runtime
+/// poll its `block_on` future once more after a zero-timeout `epoll_wait`, per call.
+#[derive(Default)]
+struct LinkWaker {
+    task: Mutex<Option<Waker>>,
+    quiet: AtomicBool,
+}
+
+impl Wake for LinkWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.quiet.load(SeqCst) {
+            if let Some(task) = &*self.task.lock().unwrap() {
+                task.wake_by_ref();
             }
         }
     }
 }
+
+impl Link {
+    fn new(sender: SendRequest<Body>, io: ConnectionIo) -> Link {
+        let waker = Arc::new(LinkWaker::default());
+        Link {
+            sender,
+            io: Some(io),
+            as_waker: Waker::from(waker.clone()),
+            waker,
+        }
+    }
+
+    /// Lets the connection read and write what it can now, registering `cx`'s task for more.
+    fn drive(&mut self, cx: &mut Context<'_>) {
+        if let Some(io) = &mut self.io {
+            {
+                let mut task = self.waker.task.lock().unwrap();
+                if !task.as_ref().is_some_and(|task| task.will_wake(cx.waker())) {
+                    *task = Some(cx.waker().clone());
+                }
+            }
+            if io.as_mut().poll(&mut Context::from_waker(&self.as_waker)).is_ready() {
+                self.io = None;
+            }
+        }
+    }
+
+    /// Puts `request` on the connection without waking its reader's task (see [`LinkWaker`]):
+    /// the caller drives the connection next.
+    fn put(&mut self, request: hyper::Request<Body>) -> impl Future<Output = SendResult> {
+        self.waker.quiet.store(true, SeqCst);
+        let response = self.sender.try_send_request(request);
+        self.waker.quiet.store(false, SeqCst);
+        response
+    }
+}
+
+type SendResult = Result<hyper::Response<Incoming>, hyper::client::conn::TrySendError<hyper::Request<Body>>>;
 
 /// Polls `wanted` (a response, a body frame, readiness: something the connection produces),
 /// driving `link` only when it is not ready yet: every poll of the connection costs a pass of
@@ -165,7 +221,7 @@ impl DirectOrigin {
                 }
             };
             let sending = message.take().expect("the request is sent once");
-            let mut response = std::pin::pin!(link.sender.try_send_request(sending));
+            let mut response = std::pin::pin!(link.put(sending));
             let sent = poll_fn(|cx| polled_with(&mut link, cx, |_, cx| response.as_mut().poll(cx))).await;
             match sent {
                 Ok(response) => {
@@ -229,10 +285,7 @@ impl DirectOrigin {
         let (sender, io) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
-        Ok(Link {
-            sender,
-            io: Some(Box::pin(io)),
-        })
+        Ok(Link::new(sender, Box::pin(io)))
     }
 
     /// The first address of the host that accepts a connection (see the module's doc for why
