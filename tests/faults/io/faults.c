@@ -285,10 +285,16 @@ static void flood_message_no_listener(void) {
 }
 
 /* stderr lines skip the session's queue (no order with stdout to keep): without a listener they
- * only feed the bounded stderr tail; with a slow one, its callbacks queue for the dispatcher, at
- * most 4096 waiting, and the rest are dropped and counted. Either way the call's answer comes. */
+ * only feed the bounded stderr tail. */
 static void flood_stderr_no_listener(void) {
     flood_call("flood-stderr", flood_size());
+}
+
+/* A listener slower than the flood (200 µs a callback): at most 4096 callbacks wait for the
+ * dispatcher, the rest are dropped and counted, and the call's answer still comes. */
+static void slow_listener(void *ud, const char *method, const char *params, size_t len) {
+    (void)ud, (void)method, (void)params, (void)len;
+    usleep(200);
 }
 
 static void slow_log_listener(void *ud, const char *level, const char *source, const char *message) {
@@ -296,45 +302,38 @@ static void slow_log_listener(void *ud, const char *level, const char *source, c
     usleep(200);
 }
 
-static void flood_stderr_slow_listener(void) {
-    mcp_client *c = client_for("flood-stderr", 200000, "modern");
+static mcp_status listen_notifications(mcp_client *c, mcp_error **err) {
+    return mcp_client_set_notification_handler(c, slow_listener, NULL, NULL, err);
+}
+
+static mcp_status listen_logs(mcp_client *c, mcp_error **err) {
+    return mcp_client_set_log_handler(c, slow_log_listener, NULL, NULL, err);
+}
+
+static void flood_slow_listener(const char *mode, mcp_status (*install)(mcp_client *, mcp_error **)) {
+    mcp_client *c = client_for(mode, 200000, "modern");
     if (!c)
         return;
     mcp_error *err = NULL;
-    CHECK(mcp_client_set_log_handler(c, slow_log_listener, NULL, NULL, &err) == MCP_OK, "log listener");
+    CHECK(install(c, &err) == MCP_OK, "listener");
     char *out;
     mcp_status st = call(c, "{}", NULL, &out, &err);
     if (st != MCP_OK || !strstr(out, "after the flood"))
         fail("status %d (%s), result %s", st, msg(err), out ? out : "-");
     uint64_t dropped = mcp_client_dropped_callbacks(c);
     if (dropped == 0 || dropped >= 200000)
-        fail("%" PRIu64 " of 200000 log callbacks were dropped; expected some but not all", dropped);
-    mcp_string_free(out);
-    mcp_error_free(err);
-    finish(c);
-}
-
-static void slow_listener(void *ud, const char *method, const char *params, size_t len) {
-    (void)ud, (void)method, (void)params, (void)len;
-    usleep(200); /* deliberately slow, so the flood queues up behind the listener */
-}
-
-static void flood_message_slow_listener(void) {
-    mcp_client *c = client_for("flood-message", 200000, "modern");
-    if (!c)
-        return;
-    mcp_error *err = NULL;
-    CHECK(mcp_client_set_notification_handler(c, slow_listener, NULL, NULL, &err) == MCP_OK, "listener");
-    char *out;
-    mcp_status st = call(c, "{}", NULL, &out, &err);
-    if (st != MCP_OK)
-        fail("status %d (%s)", st, msg(err));
-    uint64_t dropped = mcp_client_dropped_callbacks(c);
-    if (dropped == 0 || dropped >= 200000)
         fail("%" PRIu64 " of 200000 listener callbacks were dropped; expected some but not all", dropped);
     mcp_string_free(out);
     mcp_error_free(err);
     finish(c);
+}
+
+static void flood_message_slow_listener(void) {
+    flood_slow_listener("flood-message", listen_notifications);
+}
+
+static void flood_stderr_slow_listener(void) {
+    flood_slow_listener("flood-stderr", listen_logs);
 }
 
 static void flood_listen_unread(void) {
