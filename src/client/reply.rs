@@ -7,10 +7,8 @@
 
 use crate::error::{Error, Result};
 use crate::protocol::{Incoming, RequestId, ResultType};
-use crate::transport::framing;
-use serde::de::IgnoredAny;
+use crate::transport::{framing, ResultAt};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 use std::ops::{ControlFlow, Range};
 
@@ -92,14 +90,6 @@ fn member_value(rest: &[u8]) -> &[u8] {
     rest
 }
 
-/// The members of an answer line the fast path looks at (the rest is checked, not kept).
-#[derive(Deserialize)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    error: Option<IgnoredAny>,
-}
-
 #[derive(Deserialize)]
 struct Kind {
     #[serde(rename = "resultType")]
@@ -107,19 +97,15 @@ struct Kind {
 }
 
 impl Reply {
-    /// The answer in `line` to request `id`: a result, or the server's error as an `Err`.
-    pub fn from_answer_line(id: &RequestId, line: Vec<u8>) -> Result<Reply> {
-        if let Ok(Envelope {
-            result: Some(raw),
-            error: None,
-        }) = serde_json::from_slice::<Envelope>(&line)
-        {
-            let start = raw.get().as_ptr() as usize - line.as_ptr() as usize;
-            let result = start..start + raw.get().len();
+    /// The answer in `line` to request `id`, as a transport hands it over: its result where
+    /// the transport's answer probe (`framing::probe_answer`) found one, kept as the server's
+    /// text; otherwise (an error, a `null` result, anything the probe left alone: duplicate
+    /// members, bad JSON) the line through the full decoder, whose verdicts and messages are
+    /// the ones every other message gets. No second check of a line the probe already read.
+    pub fn from_answer(id: &RequestId, line: Vec<u8>, result: ResultAt) -> Result<Reply> {
+        if let Some(result) = result {
             return Ok(Reply::line(line, result));
         }
-        // Errors, and anything unusual (duplicate members, bad JSON), take the full decoder,
-        // whose verdicts and messages are the ones every other answer gets.
         let value = serde_json::from_slice::<Value>(&line)
             .map_err(|e| Error::protocol(format!("the server's answer to request {id} is not JSON: {e}")))?;
         match Incoming::classify(value) {
@@ -232,8 +218,14 @@ mod tests {
     use crate::error::ErrorKind;
     use serde_json::json;
 
+    /// `line` as the reader hands it to the caller: probed, then the reply.
+    fn answer(line: Vec<u8>) -> Result<Reply> {
+        let result = framing::probe_answer(&line).and_then(|answer| answer.result);
+        Reply::from_answer(&RequestId::Num(1), line, result)
+    }
+
     fn reply(line: &str) -> Result<Reply> {
-        Reply::from_answer_line(&RequestId::Num(1), line.as_bytes().to_vec())
+        answer(line.as_bytes().to_vec())
     }
 
     #[test]
@@ -267,7 +259,7 @@ mod tests {
     fn a_raw_nul_never_reaches_a_host_and_an_escaped_one_stays_escaped() {
         // JSON forbids raw control characters in strings: such a line fails its request.
         let raw_nul = b"{\"id\":1,\"result\":{\"s\":\"a\x00b\"}}".to_vec();
-        let e = Reply::from_answer_line(&RequestId::Num(1), raw_nul).err().unwrap();
+        let e = answer(raw_nul).err().unwrap();
         assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
         let escaped = reply(r#"{"id":1,"result":{"s":"a\u0000b"}}"#).unwrap();
         assert_eq!(escaped.into_json(), br#"{"s":"a\u0000b"}"#.to_vec());
@@ -303,7 +295,7 @@ mod tests {
             assert_eq!(reply(bad).err().unwrap().kind(), ErrorKind::ProtocolViolation, "{bad}");
         }
         let invalid_utf8 = b"{\"id\":1,\"result\":\"\xff\"}".to_vec();
-        let e = Reply::from_answer_line(&RequestId::Num(1), invalid_utf8).err().unwrap();
+        let e = answer(invalid_utf8).err().unwrap();
         assert_eq!(e.kind(), ErrorKind::ProtocolViolation);
         let no_code = reply(r#"{"id":1,"error":{"message":"m"}}"#).err().unwrap();
         assert_eq!(no_code.kind(), ErrorKind::ProtocolViolation);

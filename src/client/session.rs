@@ -116,8 +116,7 @@ impl Answer {
     fn decode(self, id: &RequestId) -> Result<Reply> {
         match self {
             Answer::Decoded(answer) => answer.map(Reply::Value),
-            Answer::Line(line, Some(result)) => Ok(Reply::line(line, result)),
-            Answer::Line(line, None) => Reply::from_answer_line(id, line),
+            Answer::Line(line, result) => Reply::from_answer(id, line, result),
         }
     }
 }
