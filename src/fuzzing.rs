@@ -1,9 +1,10 @@
 //! Internals the property tests in `tests/fuzz` drive directly, re-exported only under the
-//! `fuzzing` cargo feature (never in a shipped build): the framer, its reader, the id scan and the answer probe, the SSE parser,
+//! `fuzzing` cargo feature (never in a shipped build): the framer, its reader, the id scan and the answer probe (with the `resultType` it reads), the SSE parser,
 //! the header encoder, the `WWW-Authenticate` parser, the skills entry rules and `SKILL.md`
 //! frontmatter parser. (The configuration's keys come from `config::keys`.)
 
 pub use crate::client::skills_fuzz::{check_entry as check_skill_entry, parse_frontmatter as parse_skill_frontmatter};
+pub use crate::protocol::ResultType;
 pub use crate::transport::http::headers::{
     encode_value as encode_header_value, name_for, param_headers, param_value, tool_headers, ToolCache, ToolHeaders,
 };

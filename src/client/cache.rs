@@ -152,11 +152,7 @@ impl ResponseCache {
         };
         for key in [own, shared] {
             match state.entries.get(&key) {
-                Some(e) if now < e.expires => {
-                    let json = e.json.to_vec();
-                    let len = json.len();
-                    return Some(Reply::line(json, 0..len));
-                }
+                Some(e) if now < e.expires => return Reply::from_result_text(e.json.to_vec()).ok(),
                 Some(_) => state.remove(&key),
                 None => {}
             }

@@ -6,11 +6,12 @@
 //! and every result a Rust caller asks for as a `Value`, are decoded in full.
 
 use crate::error::{Error, Result};
+use crate::protocol::result_probe::{locate_result, LocatedResult, ResultScan};
 use crate::protocol::{Incoming, RequestId, ResultType};
-use crate::transport::{framing, ResultAt};
+use crate::transport::ResultAt;
 use serde::Deserialize;
 use serde_json::Value;
-use std::ops::{ControlFlow, Range};
+use std::ops::Range;
 
 pub(crate) enum Reply {
     Value(Value),
@@ -18,76 +19,8 @@ pub(crate) enum Reply {
     Line {
         line: Vec<u8>,
         result: Range<usize>,
-        scan: Scan,
+        scan: ResultScan,
     },
-}
-
-/// What the client reads in a result it keeps as bytes, found in one walk of its text (valid
-/// JSON by then) without decoding it. `None` where the walk cannot be sure (escaped keys,
-/// duplicate members, an unusual `resultType`): the JSON decoder then decides, as before.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Scan {
-    kind: Option<ResultType>,
-    /// A top-level `structuredContent` that is not `null`.
-    structured: Option<bool>,
-}
-
-impl Scan {
-    fn of(raw: &[u8]) -> Scan {
-        if raw.first() != Some(&b'{') {
-            // Not an object: nothing to read (as the decoder would find).
-            return Scan {
-                kind: Some(ResultType::Complete),
-                structured: Some(false),
-            };
-        }
-        let unsure = Scan {
-            kind: None,
-            structured: None,
-        };
-        let (mut kind, mut kinds, mut structured, mut structs, mut escaped) = (None, 0, None, 0, false);
-        framing::top_level_members(raw, |key, rest| {
-            if key.contains(&b'\\') {
-                escaped = true;
-                return ControlFlow::Break(());
-            }
-            match key {
-                b"resultType" => (kind, kinds) = (Some(rest), kinds + 1),
-                b"structuredContent" => (structured, structs) = (Some(rest), structs + 1),
-                _ => {}
-            }
-            ControlFlow::Continue(())
-        });
-        if escaped {
-            return unsure;
-        }
-        let kind = match (kinds, kind.map(member_value)) {
-            (0, _) => Some(ResultType::Complete),
-            (1, Some(v)) if v == b"\"complete\"" => Some(ResultType::Complete),
-            (1, Some(v)) if v == b"\"input_required\"" => Some(ResultType::InputRequired),
-            (1, Some(v)) if v == b"\"task\"" => Some(ResultType::Task),
-            _ => None,
-        };
-        let structured = match (structs, structured.map(member_value)) {
-            (0, _) => Some(false),
-            (1, Some(v)) => Some(!v.starts_with(b"null")),
-            _ => None,
-        };
-        Scan { kind, structured }
-    }
-}
-
-/// The value of a member, given the text after its key (`: value, ...`), as far as a walk
-/// needs it: its first bytes (a string's up to and including its closing quote when it holds no
-/// escape).
-fn member_value(rest: &[u8]) -> &[u8] {
-    let rest = framing::after_colon(rest).unwrap_or(rest.trim_ascii_start());
-    if rest.first() == Some(&b'"') {
-        if let Some(end) = rest[1..].iter().position(|&b| b == b'"' || b == b'\\') {
-            return &rest[..end + 2];
-        }
-    }
-    rest
 }
 
 #[derive(Deserialize)]
@@ -103,8 +36,12 @@ impl Reply {
     /// members, bad JSON) the line through the full decoder, whose verdicts and messages are
     /// the ones every other message gets. No second check of a line the probe already read.
     pub fn from_answer(id: &RequestId, line: Vec<u8>, result: ResultAt) -> Result<Reply> {
-        if let Some(result) = result {
-            return Ok(Reply::line(line, result));
+        if let Some(LocatedResult { range, scan }) = result {
+            return Ok(Reply::Line {
+                line,
+                result: range,
+                scan,
+            });
         }
         let value = serde_json::from_slice::<Value>(&line)
             .map_err(|e| Error::protocol(format!("the server's answer to request {id} is not JSON: {e}")))?;
@@ -122,20 +59,29 @@ impl Reply {
         }
     }
 
-    /// A result that is `line[result]` (valid JSON).
-    pub fn line(line: Vec<u8>, result: Range<usize>) -> Reply {
-        let scan = Scan::of(&line[result.clone()]);
-        Reply::Line { line, result, scan }
+    /// A result on its own (JSON text): kept as those bytes when it can be placed, else decoded.
+    pub fn from_result_text(json: Vec<u8>) -> Result<Reply> {
+        match locate_result(&json) {
+            Some(LocatedResult { range, scan }) => Ok(Reply::Line {
+                line: json,
+                result: range,
+                scan,
+            }),
+            None => serde_json::from_slice(&json)
+                .map(Reply::Value)
+                .map_err(|e| Error::protocol(format!("the result is not JSON: {e}"))),
+        }
     }
 
     /// Whether the result has a top-level `structuredContent` (read without decoding it).
     pub fn has_structured_content(&self) -> bool {
         match self {
             Reply::Line {
-                scan: Scan {
-                    structured: Some(structured),
-                    ..
-                },
+                scan:
+                    ResultScan {
+                        structured: Some(structured),
+                        ..
+                    },
                 ..
             } => *structured,
             _ => super::output_schema::has_structured_content(&self.json_text()),
@@ -151,7 +97,7 @@ impl Reply {
         match self {
             Reply::Value(v) => ResultType::of(v),
             Reply::Line {
-                scan: Scan { kind: Some(kind), .. },
+                scan: ResultScan { kind: Some(kind), .. },
                 ..
             } => Ok(*kind),
             Reply::Line { line, result, .. } => {
@@ -220,7 +166,7 @@ mod tests {
 
     /// `line` as the reader hands it to the caller: probed, then the reply.
     fn answer(line: Vec<u8>) -> Result<Reply> {
-        let result = framing::probe_answer(&line).and_then(|answer| answer.result);
+        let result = crate::transport::framing::probe_answer(&line).and_then(|answer| answer.result);
         Reply::from_answer(&RequestId::Num(1), line, result)
     }
 
@@ -301,10 +247,10 @@ mod tests {
         assert_eq!(no_code.kind(), ErrorKind::ProtocolViolation);
     }
 
-    /// The walk agrees with the decoder on `resultType` and `structuredContent`, or leaves the
-    /// case to it.
+    /// The probe's scan agrees with the decoder on `resultType` and `structuredContent`, or
+    /// leaves the case to it.
     #[test]
-    fn the_scan_agrees_with_the_decoder() {
+    fn the_probe_agrees_with_the_decoder() {
         let results = [
             r#"{}"#,
             r#"[1,{"resultType":"task"}]"#,

@@ -6,6 +6,7 @@ pub mod era;
 pub mod jsonrpc;
 pub mod meta;
 pub mod methods;
+pub mod result_probe;
 pub mod result_type;
 
 pub use era::Era;

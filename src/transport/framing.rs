@@ -8,6 +8,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::ResultAt;
+use crate::protocol::result_probe::ProbedResult;
 use crate::protocol::RequestId;
 pub use crate::protocol::MAX_JSON_DEPTH;
 
@@ -92,8 +93,9 @@ pub fn scan_top_level_id(prefix: &[u8]) -> Option<serde_json::Value> {
 pub struct ProbedAnswer<'a> {
     /// The request it answers.
     pub id: RequestId,
-    /// Where its `result` sits, when it has one (not `null`) and no `error`: the caller reads
-    /// that text as it is. `None`: the caller decodes the line.
+    /// Where its `result` sits and what it says, when it has one the probe could place (an
+    /// object with members) and no `error`: the caller reads that text as it is. `None`: the
+    /// caller decodes the line.
     pub result: ResultAt,
     /// Its `error` member's text, when it has one.
     pub error: Option<&'a RawValue>,
@@ -105,8 +107,8 @@ pub struct ProbedAnswer<'a> {
 struct Envelope<'a> {
     #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(borrow, default, deserialize_with = "present")]
-    result: Option<&'a RawValue>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<ProbedResult>,
     #[serde(borrow, default, deserialize_with = "present")]
     error: Option<&'a RawValue>,
     #[serde(default, deserialize_with = "present")]
@@ -138,11 +140,8 @@ pub fn probe_answer(line: &[u8]) -> Option<ProbedAnswer<'_>> {
         return None;
     }
     let id = RequestId::from_json(envelope.id?.get())?;
-    let result = match (envelope.result, envelope.error) {
-        (Some(raw), None) if raw.get() != "null" => {
-            let start = raw.get().as_ptr() as usize - line.as_ptr() as usize;
-            Some(start..start + raw.get().len())
-        }
+    let result = match (&envelope.result, envelope.error) {
+        (Some(result), None) => result.locate(line),
         _ => None,
     };
     Some(ProbedAnswer {
@@ -154,14 +153,8 @@ pub fn probe_answer(line: &[u8]) -> Option<ProbedAnswer<'_>> {
 
 /// The text after a member's key (`: value, ...`) from its value on: whitespace, the colon and
 /// whitespace skipped; `None` without the colon.
-pub(crate) fn after_colon(rest: &[u8]) -> Option<&[u8]> {
+fn after_colon(rest: &[u8]) -> Option<&[u8]> {
     Some(rest.trim_ascii_start().strip_prefix(b":")?.trim_ascii_start())
-}
-
-/// Visits the members of a JSON object's top level: each key's raw bytes (escapes as written)
-/// and the text after its closing quote; `Break` stops the walk. Accurate on valid JSON.
-pub(crate) fn top_level_members<'a>(bytes: &'a [u8], visit: impl FnMut(&'a [u8], &'a [u8]) -> ControlFlow<()>) {
-    top_level_keys(bytes, visit);
 }
 
 /// How deeply `bytes` (JSON text) nests arrays and objects; 0 for a scalar.
@@ -335,15 +328,19 @@ mod tests {
         );
     }
 
-    /// Where the caller reads the result: only a non-null `result` without an `error`.
+    /// Where the caller reads the result: only an object with members and no `error` (an
+    /// empty or non-object result is decoded).
     #[test]
     fn the_probe_points_at_a_plain_result_only() {
         let line = r#"{"id":1, "result" : {"content":[]} }"#;
         let probed = probe_answer(line.as_bytes()).unwrap();
-        assert_eq!(&line[probed.result.unwrap()], r#"{"content":[]}"#);
+        assert_eq!(&line[probed.result.unwrap().range], r#"{"content":[]}"#);
         assert!(probed.error.is_none());
         for line in [
             r#"{"id":1,"result":null}"#,
+            r#"{"id":1,"result":{}}"#,
+            r#"{"id":1,"result":[{"a":1}]}"#,
+            r#"{"id":1,"result":-1.5e300}"#,
             r#"{"id":1,"result":{},"error":{"code":1}}"#,
             r#"{"id":1,"error":null}"#,
         ] {

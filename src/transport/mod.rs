@@ -90,10 +90,11 @@ pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>, ResultAt) + Send + Sync>;
 /// Hands a diagnostic line (`source`, the line) to the session (set by the receiver).
 pub type LogSink = Box<dyn Fn(&'static str, String) + Send + Sync>;
 
-/// Where an answer line's `result` sits, when the transport already knows: it checked the
-/// line is well-formed JSON with a `result` and no `error` (HTTP reads each body once to find
-/// the answer's error code), so the caller reads nothing more. `None`: the caller finds out.
-pub type ResultAt = Option<std::ops::Range<usize>>;
+/// Where an answer line's `result` sits and what it says of itself (`resultType`,
+/// `structuredContent`), when the transport already knows: it checked the line is well-formed
+/// JSON with a `result` and no `error` (HTTP reads each body once to find the answer's error
+/// code), so the caller reads nothing more. `None`: the caller finds out.
+pub type ResultAt = Option<crate::protocol::result_probe::LocatedResult>;
 
 impl std::fmt::Debug for Meter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

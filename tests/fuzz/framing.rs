@@ -2,7 +2,7 @@
 //! transport's `LeanReader`) and the id scans over a line or an oversized prefix.
 
 use mcp_client::fuzzing::framing::{probe_answer, read_line, scan_top_level_id, Line};
-use mcp_client::fuzzing::LeanReader;
+use mcp_client::fuzzing::{LeanReader, ResultType};
 use mcp_client::RequestId;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -147,6 +147,7 @@ fn message() -> impl Strategy<Value = Map<String, Value>> {
             .prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
         Just(Value::from("\"id\":1,\"method\":\"x\"")),
+        prop::sample::select(vec!["complete", "input_required", "task"]).prop_map(Value::from),
     ];
     let value = leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
@@ -159,7 +160,10 @@ fn message() -> impl Strategy<Value = Map<String, Value>> {
 
 fn key() -> impl Strategy<Value = String> {
     prop_oneof![
-        3 => prop::sample::select(vec!["id", "result", "error", "method", "jsonrpc", "params"]).prop_map(String::from),
+        3 => prop::sample::select(vec![
+            "id", "result", "error", "method", "jsonrpc", "params", "resultType", "structuredContent",
+        ])
+        .prop_map(String::from),
         1 => ".{0,6}",
     ]
 }
@@ -215,9 +219,16 @@ proptest! {
         let probed = probe_answer(&line);
         prop_assert_eq!(probed.as_ref().map(|answer| answer.id.clone()), expected);
         if let Some(at) = probed.and_then(|answer| answer.result) {
-            let result: Value = serde_json::from_slice(&line[at]).unwrap();
+            let result: Value = serde_json::from_slice(&line[at.range]).unwrap();
             prop_assert_eq!(Some(&result), obj.get("result"));
             prop_assert!(!obj.contains_key("error") && !result.is_null());
+            // What the client reads in it, where the probe is sure, is what the decoder reads.
+            if let Some(kind) = at.scan.kind {
+                prop_assert_eq!(Some(kind), ResultType::of(&result).ok());
+            }
+            if let Some(structured) = at.scan.structured {
+                prop_assert_eq!(structured, result.get("structuredContent").is_some_and(|v| !v.is_null()));
+            }
         }
     }
 

@@ -1,0 +1,258 @@
+//! A `result` read in the same serde pass that checks its answer line: where it sits in the
+//! line and what the client reads in it (`resultType`, whether it has `structuredContent`), so
+//! a result kept as the server's bytes is never walked again.
+//!
+//! serde gives no offsets, but borrowed keys and member values (`RawValue`) point into the line:
+//! the object runs from the `{` before its first key to the `}` after its last value, with only
+//! whitespace (and the key's quote) between. Results this cannot place (empty objects, objects
+//! whose first key has an escape, non-objects) are left to the decoder.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::ResultType;
+
+/// What a result says of itself. `None` where the probe cannot be sure (escaped keys, a member
+/// given twice, a `resultType` that is not a known string): the JSON decoder then decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultScan {
+    pub kind: Option<ResultType>,
+    /// A top-level `structuredContent` that is not `null`.
+    pub structured: Option<bool>,
+}
+
+/// A result placed in its text: `text[range]` is the result, read as `scan` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocatedResult {
+    pub range: Range<usize>,
+    pub scan: ResultScan,
+}
+
+/// A `result` member as the probe deserialises it (validated like any other value).
+pub struct ProbedResult {
+    /// Addresses of the first key's text and of the end of the last member's value, when the
+    /// result is an object whose first key is written without escapes.
+    bounds: Option<(usize, usize)>,
+    scan: ResultScan,
+}
+
+impl ProbedResult {
+    /// Where the result sits in `text` (the buffer it was deserialised from), with its scan.
+    pub fn locate(&self, text: &[u8]) -> Option<LocatedResult> {
+        let (key, end) = self.bounds?;
+        let base = text.as_ptr() as usize;
+        let (key, end) = (key.checked_sub(base)?, end.checked_sub(base)?);
+        if key == 0 || key > end || end > text.len() || text[key - 1] != b'"' {
+            return None;
+        }
+        let start = text[..key - 1].trim_ascii_end().len().checked_sub(1)?;
+        let close = end + (text.len() - end - text[end..].trim_ascii_start().len());
+        (text[start] == b'{' && text.get(close) == Some(&b'}')).then(|| LocatedResult {
+            range: start..close + 1,
+            scan: self.scan,
+        })
+    }
+}
+
+/// `text`, a result on its own (a cached one), placed and scanned.
+pub fn locate_result(text: &[u8]) -> Option<LocatedResult> {
+    serde_json::from_slice::<ProbedResult>(text).ok()?.locate(text)
+}
+
+impl<'de> Deserialize<'de> for ProbedResult {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(ResultVisitor)
+    }
+}
+
+/// The one key of the map serde_json (with `arbitrary_precision`) presents a number as. An
+/// object spelling it is only decoded instead (the fuzz tests would catch a change of name).
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+const UNPLACED: ProbedResult = ProbedResult {
+    bounds: None,
+    scan: ResultScan {
+        kind: None,
+        structured: None,
+    },
+};
+
+struct ResultVisitor;
+
+impl<'de> Visitor<'de> for ResultVisitor {
+    type Value = ProbedResult;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_unit<E>(self) -> Result<ProbedResult, E> {
+        Ok(UNPLACED)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ProbedResult, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(UNPLACED)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProbedResult, A::Error> {
+        let (mut first, mut end, mut members) = (None, 0, 0);
+        let (mut kind, mut kinds, mut structured, mut structs, mut escaped) = (None, 0, None, 0, false);
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if members == 0 && key.0 == Some(NUMBER_TOKEN) {
+                // A number: its text comes as a string, not as JSON text of the line.
+                map.next_value::<IgnoredAny>()?;
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                return Ok(UNPLACED);
+            }
+            let value: &'de RawValue = map.next_value()?;
+            let text = value.get();
+            if members == 0 {
+                first = key.0.map(|k| k.as_ptr() as usize);
+            }
+            members += 1;
+            end = text.as_ptr() as usize + text.len();
+            match key.0 {
+                Some("resultType") => (kind, kinds) = (Some(text), kinds + 1),
+                Some("structuredContent") => (structured, structs) = (Some(text), structs + 1),
+                Some(_) => {}
+                None => escaped = true,
+            }
+        }
+        let Some(first) = first else {
+            return Ok(UNPLACED);
+        };
+        let scan = match escaped {
+            true => UNPLACED.scan,
+            false => ResultScan {
+                kind: match (kinds, kind) {
+                    (0, _) => Some(ResultType::Complete),
+                    (1, Some("null" | "\"complete\"")) => Some(ResultType::Complete),
+                    (1, Some("\"input_required\"")) => Some(ResultType::InputRequired),
+                    (1, Some("\"task\"")) => Some(ResultType::Task),
+                    _ => None,
+                },
+                structured: match (structs, structured) {
+                    (0, _) => Some(false),
+                    (1, Some(text)) => Some(text != "null"),
+                    _ => None,
+                },
+            },
+        };
+        Ok(ProbedResult {
+            bounds: Some((first, end)),
+            scan,
+        })
+    }
+}
+
+/// A member's key: borrowed from the text when written without escapes, else `None`.
+struct Key<'de>(Option<&'de str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_borrowed_str<E>(self, key: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key(Some(key)))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Key<'de>, E> {
+                Ok(Key(None))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn located(text: &str) -> Option<(String, ResultScan)> {
+        locate_result(text.as_bytes()).map(|at| (text[at.range].to_string(), at.scan))
+    }
+
+    #[test]
+    fn objects_are_placed_where_they_stand() {
+        let text = "  {\"a\" : [1, {\"b\":\"}\"}] , \"resultType\":\"task\" }  ";
+        let (found, scan) = located(text).unwrap();
+        assert_eq!(found, text.trim());
+        assert_eq!(scan.kind, Some(ResultType::Task));
+        assert_eq!(scan.structured, Some(false));
+        let (found, _) = located(r#"{"":1}"#).unwrap();
+        assert_eq!(found, r#"{"":1}"#);
+    }
+
+    #[test]
+    fn what_cannot_be_placed_is_left_to_the_decoder() {
+        for text in ["{}", " { } ", "[1]", "\"s\"", "5", "null", "true", r#"{"\u0061":1}"#] {
+            assert_eq!(located(text), None, "{text}");
+        }
+        assert!(locate_result(b"{\"a\":1").is_none());
+    }
+
+    #[test]
+    fn an_escaped_later_key_leaves_the_scan_unsure() {
+        let (_, scan) = located(r#"{"a":1,"result\u0054ype":"task"}"#).unwrap();
+        assert_eq!(scan, UNPLACED.scan);
+    }
+
+    /// The scan agrees with the decoder wherever it is sure.
+    #[test]
+    fn the_scan_agrees_with_the_decoder() {
+        let results = [
+            r#"{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}"#,
+            r#"{"a":{"resultType":"task","structuredContent":1},"b":"\"resultType\":"}"#,
+            r#"{"resultType" : "input_required","inputRequests":{}}"#,
+            r#"{"resultType":"task"}"#,
+            r#"{"resultType":null}"#,
+            r#"{"resultType":"later"}"#,
+            r#"{"resultType":"comp\u006cete"}"#,
+            r#"{"resultType":"task","resultType":"complete"}"#,
+            r#"{"resultType":7}"#,
+            r#"{"structuredContent":{"x":1}}"#,
+            r#"{"structuredContent": null}"#,
+            r#"{"structuredContent":null,"structuredContent":{}}"#,
+            r#"{"structuredContent":[]}"#,
+        ];
+        for text in results {
+            let (_, scan) = located(text).unwrap();
+            let value: Value = serde_json::from_str(text).unwrap();
+            if let Some(kind) = scan.kind {
+                assert_eq!(Ok(kind), ResultType::of(&value).map_err(|e| e.kind()), "{text}");
+            }
+            if let Some(structured) = scan.structured {
+                let want = value.get("structuredContent").is_some_and(|v| !v.is_null());
+                assert_eq!(structured, want, "{text}");
+            }
+        }
+    }
+}
