@@ -32,16 +32,13 @@ struct Kind {
 impl Reply {
     /// The answer in `line` to request `id`, as a transport hands it over: its result where
     /// the transport's answer probe (`framing::probe_answer`) found one, kept as the server's
-    /// text; otherwise (an error, a `null` result, anything the probe left alone: duplicate
-    /// members, bad JSON) the line through the full decoder, whose verdicts and messages are
-    /// the ones every other message gets. No second check of a line the probe already read.
+    /// text; otherwise (an error, a `null` or empty result, anything the probe left alone:
+    /// duplicate members, bad JSON) the line through the full decoder, whose verdicts and
+    /// messages are the ones every other message gets. No second check of a line the probe
+    /// already read.
     pub fn from_answer(id: &RequestId, line: Vec<u8>, result: ResultAt) -> Result<Reply> {
-        if let Some(LocatedResult { range, scan }) = result {
-            return Ok(Reply::Line {
-                line,
-                result: range,
-                scan,
-            });
+        if let Some(at) = result {
+            return Ok(Reply::located(line, at));
         }
         let value = serde_json::from_slice::<Value>(&line)
             .map_err(|e| Error::protocol(format!("the server's answer to request {id} is not JSON: {e}")))?;
@@ -62,14 +59,19 @@ impl Reply {
     /// A result on its own (JSON text): kept as those bytes when it can be placed, else decoded.
     pub fn from_result_text(json: Vec<u8>) -> Result<Reply> {
         match locate_result(&json) {
-            Some(LocatedResult { range, scan }) => Ok(Reply::Line {
-                line: json,
-                result: range,
-                scan,
-            }),
+            Some(at) => Ok(Reply::located(json, at)),
             None => serde_json::from_slice(&json)
                 .map(Reply::Value)
                 .map_err(|e| Error::protocol(format!("the result is not JSON: {e}"))),
+        }
+    }
+
+    /// The result `at` places in `line`, kept as those bytes.
+    fn located(line: Vec<u8>, at: LocatedResult) -> Reply {
+        Reply::Line {
+            line,
+            result: at.range,
+            scan: at.scan,
         }
     }
 
@@ -89,7 +91,7 @@ impl Reply {
     }
 
     fn raw<'a>(line: &'a [u8], result: &Range<usize>) -> &'a str {
-        // The range is a RawValue's text: valid UTF-8 (checked when it was parsed).
+        // The range is a placed result of text serde checked: valid UTF-8.
         std::str::from_utf8(&line[result.clone()]).unwrap_or("null")
     }
 
