@@ -33,6 +33,17 @@ async fn conforming_results_pass_and_others_fail_with_the_raw_result() {
         assert_kind(&e, ErrorKind::OutputSchemaInvalid);
         assert!(e.message().contains("/result"), "{}", e.message());
         assert_eq!(e.result().unwrap()["structuredContent"]["result"], "five");
+        // The schema's other branch is a string with a `pattern`: digits pass, a letter fails.
+        let digits = client
+            .call_tool("typed", Some(json!({"value": "12"})), &none())
+            .await
+            .unwrap();
+        assert_eq!(digits["structuredContent"]["result"], "12");
+        let e = expect_err(
+            client.call_tool("typed", Some(json!({"value": "12a"})), &none()).await,
+            "a string the pattern refuses",
+        );
+        assert_kind(&e, ErrorKind::OutputSchemaInvalid);
 
         let e = expect_err(
             client

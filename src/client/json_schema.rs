@@ -11,27 +11,55 @@
 //! `dependentRequired`; `allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`; boolean schemas;
 //! and `$ref` to a JSON pointer inside the same schema (`#`, `#/$defs/..`, `#/definitions/..`).
 //!
-//! Not checked (they pass): `pattern` and `patternProperties` (no regex engine is linked;
-//! `additionalProperties` is skipped next to `patternProperties` so nothing valid fails),
-//! `format` (an annotation by default in 2020-12), `unevaluated*`, `$dynamicRef`. A `$ref` to
-//! anything but this schema is refused when the schema is compiled: nothing is ever fetched.
+//! `pattern` and `patternProperties` run on `regex-lite` (≈65 KB in the shipped library, where
+//! the `regex` crate's Unicode tables would not fit). The patterns are ECMA-262 regular
+//! expressions; what `regex-lite` cannot compile (lookaround, backreferences, `\p{..}`
+//! classes, Annex B leniencies such as a bare `{`) is not checked and passes, and next to a
+//! `patternProperties` pattern that could not be compiled `additionalProperties` is skipped
+//! too, so nothing valid fails for want of an engine. Known differences that can fail a value
+//! ECMA-262 accepts: `\s` is ASCII whitespace only, and `&&`, `--` and `~~` inside a class are
+//! set operations.
+//!
+//! Not checked (they pass): `format` (an annotation by default in 2020-12), `unevaluated*`,
+//! `$dynamicRef`. A `$ref` to anything but this schema is refused when the schema is compiled:
+//! nothing is ever fetched.
 
+use std::collections::HashMap;
+
+use regex_lite::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
 /// Nesting bound for `$ref` chains and subschemas: a cyclic or hostile schema fails, never
 /// overflows the stack.
 const MAX_DEPTH: usize = 64;
 
-/// A schema whose `$ref`s were all found inside it.
+/// Bounds on a server's patterns: compiled size of each (regex-lite's own default is 10 MiB)
+/// and how many one schema may bring; beyond them a pattern is not checked.
+const PATTERN_SIZE_LIMIT: usize = 256 * 1024;
+const MAX_PATTERNS: usize = 256;
+
+/// A schema whose `$ref`s were all found inside it, with its patterns compiled.
 pub(crate) struct Schema {
     root: Value,
+    /// Every `pattern` and `patternProperties` key of the schema; `None`: not checked.
+    patterns: HashMap<String, Option<Regex>>,
 }
 
 impl Schema {
     /// Checks that every `$ref` points inside the schema.
     pub fn compile(root: &Value) -> Result<Schema, String> {
         check_refs(root, root, 0)?;
-        Ok(Schema { root: root.clone() })
+        let mut patterns = HashMap::new();
+        collect_patterns(root, &mut patterns, 0);
+        Ok(Schema {
+            root: root.clone(),
+            patterns,
+        })
+    }
+
+    /// The compiled `pattern`, or `None` when it is not checked.
+    fn regex(&self, pattern: &str) -> Option<&Regex> {
+        self.patterns.get(pattern).and_then(Option::as_ref)
     }
 
     /// Up to `max` messages, each `at <pointer>: <what>`; empty when `instance` conforms.
@@ -92,7 +120,7 @@ impl Schema {
         }
         match inst {
             Value::Number(n) => number_rules(s, n.as_f64().unwrap_or(f64::NAN), path, out),
-            Value::String(text) => string_rules(s, text, path, out),
+            Value::String(text) => self.string_rules(s, text, path, out),
             Value::Array(items) => self.array_rules(s, items, path, out, depth),
             Value::Object(members) => self.object_rules(s, members, path, out, depth),
             _ => {}
@@ -173,6 +201,27 @@ impl Schema {
         }
     }
 
+    fn string_rules(&self, s: &Map<String, Value>, text: &str, path: &str, out: &mut Errors) {
+        let chars = text.chars().count() as u64;
+        if let Some(min) = s.get("minLength").and_then(Value::as_u64).filter(|m| chars < *m) {
+            out.push(path, format!("{chars} characters, fewer than minLength {min}"));
+        }
+        if let Some(max) = s.get("maxLength").and_then(Value::as_u64).filter(|m| chars > *m) {
+            out.push(path, format!("{chars} characters, more than maxLength {max}"));
+        }
+        if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
+            if self.regex(pattern).is_some_and(|re| !re.is_match(text)) {
+                out.push(
+                    path,
+                    format!(
+                        "{} does not match the pattern {pattern:?}",
+                        brief(&Value::String(text.into()))
+                    ),
+                );
+            }
+        }
+    }
+
     fn object_rules(
         &self,
         s: &Map<String, Value>,
@@ -182,22 +231,30 @@ impl Schema {
         depth: usize,
     ) {
         let props = s.get("properties").and_then(Value::as_object);
+        let patterns = s.get("patternProperties").and_then(Value::as_object);
+        // A pattern that is not checked leaves unknown which members are additional.
+        let additional_known = patterns.is_none_or(|p| p.keys().all(|k| self.regex(k).is_some()));
         for (key, value) in members {
-            let (sub, additional) = match props.and_then(|p| p.get(key)) {
-                Some(sub) => (Some(sub), false),
-                None if s.contains_key("patternProperties") => (None, false),
-                None => (s.get("additionalProperties"), true),
-            };
-            if let Some(sub) = sub {
-                let len = path.len();
-                path.push('/');
-                path.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                if additional && sub == &Value::Bool(false) {
-                    out.push(path, "additional property not allowed".into());
-                } else {
-                    self.check(sub, value, path, out, depth + 1);
+            let mut matched = false;
+            if let Some(sub) = props.and_then(|p| p.get(key)) {
+                matched = true;
+                self.member(sub, key, value, path, out, depth);
+            }
+            for (pattern, sub) in patterns.into_iter().flatten() {
+                if self.regex(pattern).is_some_and(|re| re.is_match(key)) {
+                    matched = true;
+                    self.member(sub, key, value, path, out, depth);
                 }
-                path.truncate(len);
+            }
+            if let Some(sub) = s.get("additionalProperties").filter(|_| !matched && additional_known) {
+                if sub == &Value::Bool(false) {
+                    let len = path.len();
+                    push_key(path, key);
+                    out.push(path, "additional property not allowed".into());
+                    path.truncate(len);
+                } else {
+                    self.member(sub, key, value, path, out, depth);
+                }
             }
             if let Some(names) = s.get("propertyNames") {
                 if !self.is_valid(names, &Value::String(key.clone()), depth + 1) {
@@ -227,6 +284,20 @@ impl Schema {
             out.push(path, format!("{n} properties, more than maxProperties {max}"));
         }
     }
+
+    /// Checks one member's value against `sub`, with the member's key on the path.
+    fn member(&self, sub: &Value, key: &str, value: &Value, path: &mut String, out: &mut Errors, depth: usize) {
+        let len = path.len();
+        push_key(path, key);
+        self.check(sub, value, path, out, depth + 1);
+        path.truncate(len);
+    }
+}
+
+/// Appends `key` to a JSON pointer.
+fn push_key(path: &mut String, key: &str) {
+    path.push('/');
+    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
 }
 
 struct Errors {
@@ -265,16 +336,6 @@ fn number_rules(s: &Map<String, Value>, x: f64, path: &str, out: &mut Errors) {
         if (q - q.round()).abs() > 1e-9 * q.abs().max(1.0) {
             out.push(path, format!("{x} is not a multiple of {m}"));
         }
-    }
-}
-
-fn string_rules(s: &Map<String, Value>, text: &str, path: &str, out: &mut Errors) {
-    let chars = text.chars().count() as u64;
-    if let Some(min) = s.get("minLength").and_then(Value::as_u64).filter(|m| chars < *m) {
-        out.push(path, format!("{chars} characters, fewer than minLength {min}"));
-    }
-    if let Some(max) = s.get("maxLength").and_then(Value::as_u64).filter(|m| chars > *m) {
-        out.push(path, format!("{chars} characters, more than maxLength {max}"));
     }
 }
 
@@ -351,6 +412,32 @@ fn check_refs(root: &Value, node: &Value, depth: usize) -> Result<(), String> {
     }
 }
 
+/// Compiles every `pattern` string and `patternProperties` key under `node` (data keywords
+/// skipped, as in `check_refs`), at most `MAX_PATTERNS`.
+fn collect_patterns(node: &Value, out: &mut HashMap<String, Option<Regex>>, depth: usize) {
+    let mut add = |pattern: &str| {
+        if out.len() < MAX_PATTERNS && !out.contains_key(pattern) {
+            let re = RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build().ok();
+            out.insert(pattern.to_owned(), re);
+        }
+    };
+    match node {
+        Value::Object(m) if depth <= MAX_DEPTH => {
+            if let Some(Value::String(p)) = m.get("pattern") {
+                add(p);
+            }
+            if let Some(Value::Object(p)) = m.get("patternProperties") {
+                p.keys().for_each(|k| add(k));
+            }
+            m.iter()
+                .filter(|(k, _)| !matches!(k.as_str(), "const" | "enum" | "default" | "examples"))
+                .for_each(|(_, v)| collect_patterns(v, out, depth + 1));
+        }
+        Value::Array(a) if depth <= MAX_DEPTH => a.iter().for_each(|v| collect_patterns(v, out, depth + 1)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -402,9 +489,71 @@ mod tests {
         assert!(e.iter().any(|m| m.contains("\"c\" is missing")), "{e:?}");
         assert!(e.iter().any(|m| m.starts_with("at /x: additional")), "{e:?}");
         assert!(e.iter().any(|m| m.contains("\"d\" is required")), "{e:?}");
-        // Next to patternProperties (not checked), nothing valid fails on additionalProperties.
-        let p = json!({"patternProperties": {"^x": {}}, "additionalProperties": false});
+    }
+
+    #[test]
+    fn patterns_are_ecma_searches_not_anchored() {
+        let s = json!({"type": "string", "pattern": "[0-9]{3}"});
+        assert!(errs(s.clone(), json!("ab123")).is_empty(), "a search, not a full match");
+        let e = errs(s, json!("ab12"));
+        assert_eq!(
+            e,
+            vec![r#"at /: "ab12" does not match the pattern "[0-9]{3}""#],
+            "{e:?}"
+        );
+        let anchored = json!({"pattern": "^[a-z]+(-[a-z]+)*$"});
+        assert!(errs(anchored.clone(), json!("kebab-case")).is_empty());
+        assert_eq!(errs(anchored.clone(), json!("Kebab")).len(), 1);
+        // Only strings are checked; other types pass `pattern`.
+        assert!(errs(anchored, json!(12)).is_empty());
+        // Non-ASCII text is matched by character.
+        assert!(errs(json!({"pattern": "^.{2}$"}), json!("éé")).is_empty());
+    }
+
+    #[test]
+    fn patterns_the_engine_cannot_compile_pass() {
+        // Lookahead, a backreference and a Unicode property class: ECMA-262 has them,
+        // regex-lite does not; the value passes rather than failing for want of an engine.
+        for pattern in ["^(?=a)a$", "^(a)\\1$", "^\\p{L}+$"] {
+            assert!(errs(json!({"pattern": pattern}), json!("zzz")).is_empty(), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn pattern_properties_and_additional_properties() {
+        let s = json!({
+            "properties": {"id": {"type": "integer"}},
+            "patternProperties": {"^x-": {"type": "string"}, "^id$": {"minimum": 10}},
+            "additionalProperties": false
+        });
+        assert!(errs(s.clone(), json!({"id": 12, "x-a": "s"})).is_empty());
+        let e = errs(s.clone(), json!({"x-a": 1}));
+        assert!(e.len() == 1 && e[0].starts_with("at /x-a: 1 is not of type"), "{e:?}");
+        // A member named in `properties` is checked by the patterns it matches as well.
+        let e = errs(s.clone(), json!({"id": 3}));
+        assert!(e.len() == 1 && e[0].contains("minimum"), "{e:?}");
+        let e = errs(s, json!({"y": 1}));
+        assert_eq!(e, vec!["at /y: additional property not allowed"], "{e:?}");
+        // Next to a pattern that cannot be compiled, which members are additional is not known:
+        // additionalProperties is not applied, so nothing valid fails.
+        let p = json!({"patternProperties": {"^(?=x)": {}}, "additionalProperties": false});
         assert!(errs(p, json!({"xy": 1})).is_empty());
+    }
+
+    #[test]
+    fn hostile_patterns_are_bounded() {
+        // Too big to compile within the size limit: not checked, no time or memory spent.
+        let huge = format!("^(?:{})$", "[a-z]{1000}".repeat(8));
+        assert!(errs(json!({"pattern": huge}), json!("x")).is_empty());
+        // A pattern that backtracks exponentially in ECMA engines is linear here.
+        let s = json!({"pattern": "^(a+)+$"});
+        assert_eq!(errs(s, json!(format!("{}b", "a".repeat(10_000)))).len(), 1);
+        // Data keywords hold no patterns: nothing is compiled from them.
+        let data = json!({"const": {"pattern": "("}, "enum": [{"pattern": "("}]});
+        assert!(Schema::compile(&data).unwrap().patterns.is_empty());
+        let many: Map<String, Value> = (0..MAX_PATTERNS + 10).map(|i| (format!("^p{i}$"), json!({}))).collect();
+        let schema = Schema::compile(&json!({"patternProperties": many})).unwrap();
+        assert_eq!(schema.patterns.len(), MAX_PATTERNS);
     }
 
     #[test]

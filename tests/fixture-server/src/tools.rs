@@ -155,13 +155,13 @@ pub fn definitions() -> Vec<Value> {
     ]
 }
 
-/// A tool declaring an `outputSchema` (`{"result": integer}`, required): its structuredContent
-/// is `{"result": value}`, so the argument decides whether the result conforms; `omit: true`
-/// leaves structuredContent out.
+/// A tool declaring an `outputSchema` (`{"result": integer, or a string of digits}`, required):
+/// its structuredContent is `{"result": value}`, so the argument decides whether the result
+/// conforms; `omit: true` leaves structuredContent out.
 fn typed_tool() -> Value {
     let mut t = tool(
         "typed",
-        "Returns {\"result\": value} against an outputSchema requiring an integer result",
+        "Returns {\"result\": value} against an outputSchema requiring an integer result or a string of digits",
         props(json!({"value": {}, "omit": {"type": "boolean"}}), &["value"]),
     );
     t["outputSchema"] = json!({
@@ -169,7 +169,7 @@ fn typed_tool() -> Value {
         "type": "object",
         "properties": {"result": {"$ref": "#/$defs/count"}},
         "required": ["result"],
-        "$defs": {"count": {"type": "integer"}}
+        "$defs": {"count": {"anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^[0-9]+$"}]}}
     });
     t
 }
