@@ -98,7 +98,8 @@
  *   (MCP_CACHE_USE, MCP_CACHE_REFRESH, MCP_CACHE_BYPASS); client-wide: mcp_config_set_response_cache.
  * - A tools/call result's structuredContent is checked against the outputSchema its tool
  *   declared in the last tools/list (JSON Schema 2020-12 assertions; $refs resolve inside the
- *   schema only, nothing is fetched; `pattern` and `format` are not checked); a mismatch or a missing structuredContent is MCP_OUTPUT_SCHEMA_INVALID
+ *   schema only, nothing is fetched; a `pattern` the engine cannot compile, such as a lookahead,
+ *   passes; `format` is not checked); a mismatch or a missing structuredContent is MCP_OUTPUT_SCHEMA_INVALID
  *   (mcp_error_result_json: the raw result). A client without a tools/list lists the tools once
  *   when the first structured result arrives. Off per call (mcp_call_opts.skip_output_validation)
  *   or per client (mcp_config_set_validate_output_schema).
