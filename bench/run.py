@@ -354,6 +354,55 @@ class Runners:
         return {k: summary(v) for k, v in runs.items()}
 
 
+# Section 9: the idle time before each call (µs) and the calls timed per run.
+IDLE_GAPS_US = (1000, 20000)
+IDLE_CALLS = 150
+
+
+def measure_idle(args: argparse.Namespace, r: "Runners", stdio: list[str], budget: float) -> dict:
+    """9. Calls after an idle gap: the runner sleeps before each `seq` call (`--gap-us`, untimed),
+    as a host calls between other work; a latency figure (p50 and p99 of the calls), interleaved
+    rounds, raw and the clients that run on the host's own thread or runtime."""
+    cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rmcp", ["--runtime", "current"])]
+    log(f"idle: {len(cases)} clients x {len(IDLE_GAPS_US)} gaps x {args.rounds} rounds of {IDLE_CALLS} calls")
+    runs: dict[str, dict[str, list[dict]]] = {}
+    for _ in range(args.rounds):
+        for gap in IDLE_GAPS_US:
+            for runner, extra in cases:
+                key = "/".join([runner, *extra[1:]])
+                run_args = [*extra, "--gap-us", str(gap), "--max-calls", str(IDLE_CALLS), "--duration", "60",
+                            "--warmup", str(args.warmup)]
+                runs.setdefault(str(gap), {}).setdefault(key, []).append(r.run(runner, "seq", stdio, run_args, budget))
+    return {gap: {k: latency_summary(v, "p50_us") for k, v in by.items()} for gap, by in runs.items()}
+
+
+def idle_report(idle: dict | None) -> list[str]:
+    if not idle:
+        return []
+    gaps = list(idle)
+    L = ["", "## 9. Calls after an idle gap (stdio)", "",
+         f"The runner sleeps before each call ({', '.join(f'{int(g) // 1000} ms' for g in gaps)}; untimed), "
+         f"{IDLE_CALLS} calls a run after the warm-up, in interleaved rounds: what a host that calls between other "
+         "work sees. Rust clients sleep on their runtime (`tokio::time::sleep`), C hosts in `usleep`. p50 and p99 of "
+         "the median round; `÷ raw` is the median over rounds of the p50 ratio within a round (range). After more "
+         "than 5 ms idle the C ABI's driver thread drives the runtime, and the next call waits for it to hand the "
+         "runtime back (ARCHITECTURE.md, \"Where a call's CPU goes on one core\"). No target: informational.", "",
+         "| client | " + " | ".join(f"p50 µs after {int(g) // 1000} ms | p99 µs | ÷ raw (p50)" for g in gaps) + " |",
+         "|---|" + "---:|---:|---:|" * len(gaps)]
+    for key in idle[gaps[0]]:
+        cells = []
+        for g in gaps:
+            row = idle[g].get(key) or {"error": "not run"}
+            if "error" in row:
+                cells.append(f"not run: {row['error'][:60]} | | ")
+                continue
+            rr = latency_ratio(row, idle[g].get("raw"))
+            rel = f"{rr['value']:.2f} ({rr['lo']:.2f}-{rr['hi']:.2f})" if rr else ""
+            cells.append(f"{fnum(row.get('p50_us'), 1)} | {fnum(row.get('p99_us'), 1)} | {rel}")
+        L.append(f"| {label(key)} | " + " | ".join(cells) + " |")
+    return L
+
+
 def summary(results: list[dict], key: str = "per_sec") -> dict:
     """One client's interleaved rounds as one row: the median round (its latencies and CPU), with
     `per_sec` the median over rounds, and the best round and the range beside it. Medians, not
@@ -471,6 +520,9 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
     if "async" in sections:
         # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
         res["async"] = measure_async(args, r)
+
+    if "idle" in sections:
+        res["idle"] = measure_idle(args, r, stdio, budget)
 
     if "many" in sections:
         # 8. Many clients on the shared runtime (issue 19), reduced: see MANY_SECTION.
@@ -612,6 +664,17 @@ def latency_summary(results: list[dict], key: str) -> dict:
     return row
 
 
+def latency_ratio(a: dict | None, b: dict | None) -> dict | None:
+    """A latency of `a` over `b`'s (rows of `latency_summary`): the median over rounds of the
+    ratio within a round, its range, and the best round against the best round."""
+    ra, rb = (a or {}).get("round_values") or [], (b or {}).get("round_values") or []
+    pairs = [x / y for x, y in zip(ra, rb) if x and y]
+    if not pairs:
+        return None
+    return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
+            "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+
+
 def compare(a: dict | None, b: dict | None, how=lambda x, y: x / y) -> dict | None:
     """A target's figure: `value` from medians of interleaved rounds (the median of the
     within-round comparisons when both clients ran the same rounds, else the comparison of the two
@@ -741,12 +804,7 @@ def targets(res: dict) -> list[dict]:
             return None if "error" in row else row.get("first_p50_us")
 
         def vs_raw(k: str) -> dict | None:
-            ra, rb = (con.get(k) or {}).get("round_values") or [], (con.get("raw") or {}).get("round_values") or []
-            pairs = [x / y for x, y in zip(ra, rb) if x and y]
-            if not pairs:
-                return None
-            return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
-                    "best": min(x for x in ra if x) / min(y for y in rb if y), "rounds": len(pairs)}
+            return latency_ratio(con.get(k), con.get("raw"))
         others = "; ".join(f"{label(k)} {fnum(first(k))} µs ({fnum((vs_raw(k) or {}).get('value'), 2)}x raw)"
                            for k in con if k not in ("raw", "cabi") and first(k))
         add("connect + first call (spawn, discover, one call) within 1.2x raw baseline, C ABI (median over rounds "
@@ -1089,6 +1147,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
                  f"({(c.get('cpu_us_per_call') or 0) - (rc.get('cpu_us_per_call') or 0):.1f} µs of CPU): argument "
                  "JSON parsing, the result string, the call boundary.")
     L.extend(many_report(res.get("many")))
+    L.extend(idle_report(res.get("idle")))
     return "\n".join(L) + "\n"
 
 
@@ -1132,7 +1191,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many"
+ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle"
 
 
 def chart(res: dict, mach: dict) -> str:

@@ -1,9 +1,10 @@
 /* The C ABI runner (libmcp_client through include/mcp_client.h).
  *
  *   cabi TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--iterations N]
- *        [--calls N] (--url URL | -- SERVER [ARGS...])
+ *        [--calls N] [--gap-us N] (--url URL | -- SERVER [ARGS...])
  *
- * TEST: seq (sequential tools/call echo), conc (--inflight threads on one client), mrtr (a
+ * TEST: seq (sequential tools/call echo; with --gap-us, the host sleeps that long before each
+ * call, untimed: calls after an idle gap), conc (--inflight threads on one client), mrtr (a
  * call needing one elicitation round vs a plain call), connect (new + connect, then free until
  * the child is reaped), mem (RSS idle, then growth over --calls calls), cache (tools/list
  * answered from the response cache vs sent with MCP_CACHE_BYPASS; the server needs a TTL,
@@ -21,10 +22,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <malloc.h>
+#include <unistd.h>
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
 
 static double duration = 2.0;
+static long gap_us = 0; /* seq: idle time before each call */
 static long warmup = 500, max_calls = 200000, inflight = 1, iterations = 50, mem_calls = 100000;
 static char *config_json;
 static long n_clients = 200;
@@ -66,6 +69,10 @@ static size_t timed_loop(mcp_client *c, const char *tool, double secs, samples *
     uint64_t start = now_ns(), deadline = start + (uint64_t)(secs * 1e9), t = start;
     size_t calls = 0;
     while (calls < (size_t)max_calls && t < deadline) {
+        if (gap_us > 0) {
+            usleep((useconds_t)gap_us);
+            t = now_ns();
+        }
         call(c, tool);
         uint64_t t2 = now_ns();
         samples_add(s, t2 - t);
@@ -492,6 +499,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
         else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) iterations = atol(argv[++i]);
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc) mem_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) gap_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--clients") && i + 1 < argc) n_clients = atol(argv[++i]);
         else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)

@@ -2,6 +2,7 @@
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
  *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N] [--servers N]
+ *             [--gap-us N]
  *             -- SERVER [ARGS...]
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
@@ -248,12 +249,13 @@ static int many_loop(char **cmd, long servers, long threads, double duration) {
 
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0;
+    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0, gap_us = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atol(argv[++i]);
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) gap_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
         else if (!strcmp(argv[i], "--connect") && i + 1 < argc) connects = atol(argv[++i]);
         else if (!strcmp(argv[i], "--servers") && i + 1 < argc) servers = atol(argv[++i]);
@@ -313,6 +315,10 @@ int main(int argc, char **argv) {
     size_t calls = 0;
     uint64_t t = start;
     while (calls < (size_t)max_calls && t < deadline) {
+        if (gap_us > 0) { /* calls after an idle gap, as cabi's --gap-us */
+            usleep((useconds_t)gap_us);
+            t = now_ns();
+        }
         write_all(CALL, sizeof CALL - 1);
         read_line();
         uint64_t t2 = now_ns();

@@ -2,8 +2,9 @@
 //! timed loops, latency statistics and the one JSON result line each run prints on stdout.
 //!
 //! Arguments: `TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N]
-//! [--iterations N] [--calls N] [--runtime multi|current] [--variant NAME]
-//! (--url URL | -- SERVER [ARGS...])`.
+//! [--iterations N] [--calls N] [--runtime multi|current] [--variant NAME] [--gap-us N]
+//! (--url URL | -- SERVER [ARGS...])`. `--gap-us`: `seq` sleeps that long (untimed, on the
+//! runtime) before each call: calls after an idle gap.
 
 use serde_json::{json, Map, Value};
 use std::future::Future;
@@ -27,13 +28,15 @@ pub struct Args {
     pub calls: usize,
     pub runtime: String,
     pub variant: String,
+    /// Idle time before each `seq` call.
+    pub gap: Duration,
     pub target: Target,
 }
 
 pub fn parse_args() -> Args {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--iterations N] \
-                 [--calls N] [--runtime multi|current] [--variant NAME] (--url URL | -- SERVER ARGS...)";
+                 [--calls N] [--runtime multi|current] [--variant NAME] [--gap-us N] (--url URL | -- SERVER ARGS...)";
     let mut it = argv.into_iter();
     let test = it.next().unwrap_or_else(|| fail(usage));
     let mut a = Args {
@@ -46,6 +49,7 @@ pub fn parse_args() -> Args {
         calls: 100_000,
         runtime: "multi".into(),
         variant: "default".into(),
+        gap: Duration::ZERO,
         target: Target::Http { url: String::new() },
     };
     let mut url = None;
@@ -69,6 +73,7 @@ pub fn parse_args() -> Args {
             "--calls" => a.calls = num(&value),
             "--runtime" => a.runtime = value,
             "--variant" => a.variant = value,
+            "--gap-us" => a.gap = Duration::from_micros(num(&value) as u64),
             "--url" => url = Some(value),
             _ => fail(usage),
         }
@@ -145,8 +150,9 @@ impl Series {
     }
 }
 
-/// Runs `call` sequentially for `duration` (at most `max_calls` times), timing each.
-pub async fn timed<F, Fut>(duration: Duration, max_calls: usize, mut call: F) -> Series
+/// Runs `call` sequentially for `duration` (at most `max_calls` times), timing each; with a
+/// `gap`, sleeps that long before each call (not timed).
+pub async fn timed<F, Fut>(duration: Duration, max_calls: usize, gap: Duration, mut call: F) -> Series
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = ()>,
@@ -159,6 +165,10 @@ where
     let deadline = start + duration;
     let mut t = start;
     while s.calls < max_calls && t < deadline {
+        if !gap.is_zero() {
+            tokio::time::sleep(gap).await;
+            t = Instant::now();
+        }
         call().await;
         let t2 = Instant::now();
         s.lat_ns.push((t2 - t).as_nanos() as u64);

@@ -13,7 +13,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientLifecycleMode, ClientServiceExt};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 #[derive(Clone)]
 struct Handler {
@@ -90,7 +90,7 @@ async fn bench(args: Args) -> Value {
                 call(&client, "echo").await;
             }
             let cpu0 = cpu_us();
-            let mut s = timed(args.duration, args.max_calls, || call(&client, "echo")).await;
+            let mut s = timed(args.duration, args.max_calls, args.gap, || call(&client, "echo")).await;
             let cpu = cpu_us() - cpu0;
             out.extend(s.to_json(""));
             out.insert("cpu_us_per_call".into(), json!(cpu / s.calls.max(1) as f64));
@@ -121,8 +121,8 @@ async fn bench(args: Args) -> Value {
                 call(&client, "elicit_once").await;
             }
             let half = args.duration / 2;
-            let mut plain = timed(half, args.max_calls, || call(&client, "echo")).await;
-            let mut mrtr = timed(half, args.max_calls, || call(&client, "elicit_once")).await;
+            let mut plain = timed(half, args.max_calls, Duration::ZERO, || call(&client, "echo")).await;
+            let mut mrtr = timed(half, args.max_calls, Duration::ZERO, || call(&client, "elicit_once")).await;
             out.extend(plain.to_json("plain_"));
             out.extend(mrtr.to_json("mrtr_"));
             let _ = client.cancel().await;

@@ -4,7 +4,7 @@ use mcp_client::HttpConfig;
 use mcp_client::{Client, ClientConfig, InputRequest, RequestOptions, StdioConfig, TransportConfig};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 fn config(args: &Args) -> ClientConfig {
     let transport = match &args.target {
@@ -45,7 +45,7 @@ async fn bench(args: Args) -> Value {
                 call(&client, "echo", &opts).await;
             }
             let cpu0 = cpu_us();
-            let mut s = timed(args.duration, args.max_calls, || call(&client, "echo", &opts)).await;
+            let mut s = timed(args.duration, args.max_calls, args.gap, || call(&client, "echo", &opts)).await;
             let cpu = cpu_us() - cpu0;
             out.extend(s.to_json(""));
             out.insert("cpu_us_per_call".into(), json!(cpu / s.calls.max(1) as f64));
@@ -74,8 +74,8 @@ async fn bench(args: Args) -> Value {
                 call(&client, "elicit_once", &opts).await;
             }
             let half = args.duration / 2;
-            let mut plain = timed(half, args.max_calls, || call(&client, "echo", &opts)).await;
-            let mut mrtr = timed(half, args.max_calls, || call(&client, "elicit_once", &opts)).await;
+            let mut plain = timed(half, args.max_calls, Duration::ZERO, || call(&client, "echo", &opts)).await;
+            let mut mrtr = timed(half, args.max_calls, Duration::ZERO, || call(&client, "elicit_once", &opts)).await;
             out.extend(plain.to_json("plain_"));
             out.extend(mrtr.to_json("mrtr_"));
             client.close().await;
