@@ -7,6 +7,7 @@ pub mod cancel;
 pub mod codes;
 pub mod defaults;
 pub mod driving;
+pub mod event_fd;
 
 pub use cancel::CancelToken;
 

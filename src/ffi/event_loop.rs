@@ -9,6 +9,7 @@ use super::dispatcher::Job;
 use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::{mcp_status, MCP_IO, MCP_REENTRANT_CALL};
+use crate::base::event_fd::EventFd;
 use std::collections::VecDeque;
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -40,8 +41,8 @@ pub(crate) struct HostQueue {
     /// Taken by `close`; the dispatching thread locks it only to receive its batch.
     rx: Mutex<Option<mpsc::Receiver<Job>>>,
     state: AtomicU64,
-    /// The descriptor pair (read end, write end; the same eventfd twice on Linux); -1 once closed.
-    fds: Mutex<(c_int, c_int)>,
+    /// The descriptor; `None` once closed.
+    fds: Mutex<Option<EventFd>>,
     /// The thread inside `mcp_client_dispatch`, if any (re-entrancy and "on the loop thread").
     dispatching: Mutex<Option<ThreadId>>,
     wakeup: Mutex<Option<Wakeup>>,
@@ -61,7 +62,7 @@ impl HostQueue {
             tx,
             rx: Mutex::new(Some(rx)),
             state: AtomicU64::new(0),
-            fds: Mutex::new(open_fds()?),
+            fds: Mutex::new(Some(EventFd::open()?)),
             dispatching: Mutex::new(None),
             wakeup: Mutex::new(None),
             closed: AtomicBool::new(false),
@@ -71,7 +72,7 @@ impl HostQueue {
     }
 
     pub fn fd(&self) -> c_int {
-        self.fds.lock().unwrap().0
+        self.fds.lock().unwrap().as_ref().map_or(-1, EventFd::fd)
     }
 
     /// Queues a job; the descriptor becomes readable (and the wakeup runs) on empty → non-empty.
@@ -106,8 +107,8 @@ impl HostQueue {
             // Marked before the write: whoever sees the descriptor readable finds the mark.
             let fds = self.fds.lock().unwrap();
             self.state.fetch_or(SIGNALLED, Ordering::SeqCst);
-            if fds.0 >= 0 {
-                signal(fds.1);
+            if let Some(fd) = fds.as_ref() {
+                fd.signal();
             }
         }
         let wakeup = self.wakeup.lock().unwrap().clone();
@@ -177,8 +178,8 @@ impl HostQueue {
                 .compare_exchange(cur, next, Ordering::SeqCst, Ordering::SeqCst)
             {
                 Ok(_) => {
-                    if next == 0 && fds.0 >= 0 {
-                        drain(fds.0);
+                    if let (0, Some(fd)) = (next, fds.as_ref()) {
+                        fd.drain();
                     }
                     return (next / ONE) as usize;
                 }
@@ -192,8 +193,8 @@ impl HostQueue {
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
         {
-            let mut fds = self.fds.lock().unwrap();
-            close_fds(std::mem::replace(&mut *fds, (-1, -1)));
+            let closed = self.fds.lock().unwrap().take();
+            drop(closed);
         }
         let rx = self.rx.lock().unwrap().take();
         if let Some(rx) = rx {
@@ -215,77 +216,6 @@ struct SignalLater(Arc<HostQueue>);
 impl Drop for SignalLater {
     fn drop(&mut self) {
         self.0.signal();
-    }
-}
-
-impl Drop for HostQueue {
-    fn drop(&mut self) {
-        let fds = self.fds.get_mut().unwrap();
-        close_fds(std::mem::replace(fds, (-1, -1)));
-    }
-}
-
-#[cfg(target_os = "linux")]
-fn open_fds() -> std::io::Result<(c_int, c_int)> {
-    // SAFETY: creates the event descriptor (a plain syscall, no pointers).
-    let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok((fd, fd))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_fds() -> std::io::Result<(c_int, c_int)> {
-    let mut fds = [0 as c_int; 2];
-    // SAFETY: creates the event descriptor (syscalls on descriptors the queue owns).
-    unsafe {
-        if libc::pipe(fds.as_mut_ptr()) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        for fd in fds {
-            libc::fcntl(fd, libc::F_SETFL, libc::fcntl(fd, libc::F_GETFL) | libc::O_NONBLOCK);
-            libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
-        }
-    }
-    Ok((fds[0], fds[1]))
-}
-
-fn close_fds((r, w): (c_int, c_int)) {
-    // SAFETY: closes the event descriptor, owned by the queue, once (replaced by -1 first).
-    unsafe {
-        if r >= 0 {
-            libc::close(r);
-        }
-        if w >= 0 && w != r {
-            libc::close(w);
-        }
-    }
-}
-
-fn signal(fd: c_int) {
-    let one: u64 = 1;
-    // SAFETY: writes to the event descriptor from a local (8 bytes: an eventfd increment; a pipe
-    // takes 1). A full pipe or counter already means "readable", so the result does not matter.
-    unsafe {
-        libc::write(
-            fd,
-            (&one as *const u64).cast(),
-            if cfg!(target_os = "linux") { 8 } else { 1 },
-        )
-    };
-}
-
-fn drain(fd: c_int) {
-    let mut buf = [0u8; 64];
-    // SAFETY: reads the event descriptor (non-blocking) into a local buffer until it is empty.
-    // One read empties an eventfd (it returns and resets the whole counter); a pipe may need more.
-    unsafe {
-        while libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) > 0 {
-            if cfg!(target_os = "linux") {
-                break;
-            }
-        }
     }
 }
 
