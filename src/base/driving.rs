@@ -1,10 +1,21 @@
-//! Whether this thread waits on a current-thread runtime that another thread drives (a second
-//! caller in `Handle::block_on`, `ffi/engine`). A request waiting alone reads the transport
-//! itself (`transport/pump`) only where its thread drives the runtime: a guest read from a
-//! thread that does not drive it raced the reader task on the driving thread and could miss
-//! the reply, leaving the call to its timeout (two host threads on one client, session 9).
+//! How a host thread waits on a current-thread runtime that another thread drives.
+//!
+//! A second caller (`Handle::block_on` in `ffi/engine`) waits "off the core": its request is
+//! read by whoever drives. A guest read from such a thread (`transport/pump`) raced the reader
+//! task on the driving thread and could miss the reply, leaving the call to its timeout (two
+//! host threads on one client, session 9), so it does not read.
+//!
+//! A lone caller that finds the driver thread in its idle spell waits "beside" the runtime
+//! (below): it does read, and the pump makes that safe (a guest that cannot take the reader
+//! while the task holds it polls again).
 
+use super::event_fd::EventFd;
 use std::cell::Cell;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
 
 thread_local! {
     static OFF_CORE: Cell<bool> = const { Cell::new(false) };
@@ -25,4 +36,132 @@ pub fn waiting_off_core<R>(wait: impl FnOnce() -> R) -> R {
 /// True inside [`waiting_off_core`] on this thread.
 pub fn off_core() -> bool {
     OFF_CORE.with(Cell::get)
+}
+
+// ----- waiting beside the runtime -----
+//
+// A lone call that finds the driver thread holding the runtime in its idle spell does not wait
+// for it to stand down (a cross-CPU wake-up of a sleeping thread, then another back: 100–300 µs
+// on a VM whose idle vCPUs halt, ARCHITECTURE "Where a call's CPU goes on one core"). It asks
+// for the runtime and meanwhile polls its own future on its own thread: the request is written
+// there, and a stdio guest read (`transport/pump`) reads the server's stdout itself, waiting in
+// `poll(2)` on that pipe, so the kernel wakes the caller directly when the answer arrives, as
+// it wakes a blocking `read`. The reactor on the driver thread would report the same data only
+// after its own wake-up, so such a guest reads without waiting for it (`GuestPipe`).
+
+thread_local! {
+    /// Polling beside the runtime (inside [`ThreadWake::poll_beside`]).
+    static BESIDE: Cell<bool> = const { Cell::new(false) };
+    /// The descriptor this poll's guest read is waiting on, if any (see [`watch`]).
+    static WATCH: Cell<Option<RawFd>> = const { Cell::new(None) };
+    /// This thread's waker for polling beside the runtime (opened on first use).
+    static WAKE: std::cell::OnceCell<Option<Arc<ThreadWake>>> = const { std::cell::OnceCell::new() };
+}
+
+/// True while this thread polls a future beside the runtime: readers may read without
+/// waiting for the reactor's report.
+pub fn beside() -> bool {
+    BESIDE.with(Cell::get)
+}
+
+/// A reader polled beside the runtime has nothing to read yet and waits for `fd` to become
+/// readable: the waiting thread watches it itself.
+pub fn watch(fd: RawFd) {
+    WATCH.with(|w| w.set(Some(fd)));
+}
+
+/// Wakes one thread out of `poll(2)`: the descriptor is written only when the thread may be
+/// blocked (not while it polls its future, which it checks again afterwards).
+pub struct ThreadWake {
+    fd: EventFd,
+    woken: AtomicBool,
+    polling: AtomicBool,
+}
+
+impl Wake for ThreadWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        if !self.woken.swap(true, SeqCst) && !self.polling.load(SeqCst) {
+            self.fd.signal();
+        }
+    }
+}
+
+impl ThreadWake {
+    /// This thread's (`None` if no descriptor could be opened, or the thread is exiting).
+    pub fn current() -> Option<Arc<ThreadWake>> {
+        WAKE.try_with(|w| {
+            w.get_or_init(|| {
+                EventFd::open().ok().map(|fd| {
+                    Arc::new(ThreadWake {
+                        fd,
+                        woken: AtomicBool::new(false),
+                        polling: AtomicBool::new(false),
+                    })
+                })
+            })
+            .clone()
+        })
+        .ok()
+        .flatten()
+    }
+
+    /// Polls `fut` once beside the runtime with this waker. `Pending` carries the descriptor
+    /// its guest read watches, if any (see [`watch`]). Call on the thread that owns this waker.
+    pub fn poll_beside<T>(&self, waker: &Waker, poll: impl FnOnce(&mut Context<'_>) -> Poll<T>) -> Beside<T> {
+        struct Restore<'a>(bool, &'a AtomicBool);
+        impl Drop for Restore<'_> {
+            fn drop(&mut self) {
+                BESIDE.with(|b| b.set(self.0));
+                self.1.store(false, SeqCst);
+            }
+        }
+        WATCH.with(|w| w.set(None));
+        self.polling.store(true, SeqCst);
+        let polled = {
+            let _restore = Restore(BESIDE.with(|b| b.replace(true)), &self.polling);
+            poll(&mut Context::from_waker(waker))
+        };
+        match polled {
+            Poll::Ready(out) => Beside::Ready(out),
+            Poll::Pending => Beside::Pending(WATCH.with(Cell::take)),
+        }
+    }
+
+    /// After a `Pending` poll: waits (at most `bound`) until this waker is woken or `watch`
+    /// becomes readable; at once if it was woken meanwhile. False when `bound` ran out.
+    pub fn wait(&self, watch: Option<RawFd>, bound: Duration) -> bool {
+        if self.woken.swap(false, SeqCst) {
+            return true;
+        }
+        let mut fds = [
+            libc::pollfd {
+                fd: self.fd.fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: watch.unwrap_or(-1),
+                events: libc::POLLIN,
+                revents: 0,
+            },
+        ];
+        let count = if watch.is_some() { 2 } else { 1 };
+        // SAFETY: polls descriptors listed in a local array of `count` entries.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), count, bound.as_millis().max(1) as libc::c_int) };
+        if fds[0].revents != 0 {
+            self.fd.drain();
+        }
+        ready != 0
+    }
+}
+
+/// What one poll beside the runtime gave.
+pub enum Beside<T> {
+    Ready(T),
+    /// Not yet; the descriptor the guest read waits on, if one does.
+    Pending(Option<RawFd>),
 }

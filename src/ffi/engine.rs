@@ -16,16 +16,26 @@
 //! call has started for [`IDLE_GRACE`], so back-to-back calls from one thread never hand the
 //! runtime back and forth; a lone call that starts while the driver drives asks it to stand down
 //! and takes over (one hand-off, on the first call after an idle or busy period).
+//!
+//! That hand-off wakes a sleeping thread and waits for it to answer: two cross-CPU wake-ups,
+//! which on a VM whose idle vCPUs halt took 100–300 µs, more than the call. So the lone call
+//! first leaves the driver asleep and polls its own future beside the runtime
+//! (`base::driving`): it writes its request and, over stdio, reads the answer itself when the
+//! kernel wakes it on the server's pipe. Most calls after an idle gap end there; a slower one
+//! (or one the reactor must serve, as HTTP's) asks the driver to stand down and takes over.
 
 use std::cell::RefCell;
 use std::future::Future;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::task::Waker;
 use std::thread::{JoinHandle, Thread};
 use std::time::Duration;
 use tokio::runtime::{Handle, Runtime};
 use tokio::sync::{mpsc, Notify};
 
+use crate::base::driving::{Beside, ThreadWake};
 use crate::base::BoxFuture;
 
 /// How long the runtime must have seen no new call before the driver thread drives it while
@@ -45,6 +55,8 @@ struct Shared {
     driving: AtomicBool,
     /// Asks the driver to give the runtime back.
     release: Notify,
+    /// A lone caller polling beside the runtime (`beside_spell`), woken when a spell ends.
+    spell_waiter: Mutex<Option<Waker>>,
     stop: AtomicBool,
     driver: OnceLock<Thread>,
     /// Started calls on their way to the runtime (see `spawn_call`).
@@ -145,6 +157,7 @@ impl OwnEngine {
             caller_drives: AtomicBool::new(false),
             driving: AtomicBool::new(false),
             release: Notify::new(),
+            spell_waiter: Mutex::new(None),
             stop: AtomicBool::new(false),
             driver: OnceLock::new(),
             starts,
@@ -178,10 +191,65 @@ impl OwnEngine {
         // the two flags: either the driver sees `caller_drives` or this sees `driving`).
         s.caller_drives.store(true, SeqCst);
         let _active = Leave { shared: s, drove: true };
+        let mut fut = pin!(fut);
         if s.driving.load(SeqCst) {
-            s.release.notify_one();
+            if let Some(out) = self.beside_spell(fut.as_mut()) {
+                return out;
+            }
         }
         s.runtime.block_on(fut)
+    }
+
+    /// While the driver thread holds the runtime in a spell: polls `fut` beside it, waiting on
+    /// this thread's descriptor and the pipe its stdio guest read watches. The driver is asked
+    /// to stand down when the future waits on something else (the reactor must report it: an
+    /// HTTP exchange), when the call is slow (`IDLE_GRACE` without news), or once the call is
+    /// over (so the next call drives); asking at once put the driver's wake-up beside the
+    /// server's on the other CPU, ahead of the answer. `None` once the spell is over (the
+    /// caller then drives), or without a descriptor for this thread.
+    fn beside_spell<F: Future>(&self, mut fut: Pin<&mut F>) -> Option<F::Output> {
+        struct Unregister<'a>(&'a Shared);
+        impl Drop for Unregister<'_> {
+            fn drop(&mut self) {
+                self.0
+                    .spell_waiter
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .take();
+                if self.0.driving.load(SeqCst) {
+                    self.0.release.notify_one(); // the next call drives
+                }
+            }
+        }
+        let s = &*self.shared;
+        let Some(wake) = ThreadWake::current() else {
+            s.release.notify_one();
+            return None;
+        };
+        let waker = Waker::from(wake.clone());
+        let _context = s.handle.enter();
+        let _unregister = Unregister(s);
+        let mut asked = false;
+        loop {
+            *s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
+            if !s.driving.load(SeqCst) {
+                return None;
+            }
+            let watch = match wake.poll_beside(&waker, |cx| fut.as_mut().poll(cx)) {
+                Beside::Ready(out) => return Some(out),
+                Beside::Pending(watch) => watch,
+            };
+            if watch.is_none() && !asked {
+                asked = true;
+                s.release.notify_one();
+            }
+            // A call that waits this long is not a quick one: it takes the runtime over, not to
+            // poll beside it every `IDLE_GRACE` until it ends.
+            if !wake.wait(watch, IDLE_GRACE) && !asked {
+                asked = true;
+                s.release.notify_one();
+            }
+        }
     }
 
     /// Starts a task; it runs while any thread drives the runtime.
@@ -362,4 +430,8 @@ fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
         super::boundary::contain(|| s.runtime.block_on(s.release.notified()));
     }
     s.driving.store(false, SeqCst);
+    let waiter = s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner).take();
+    if let Some(waiter) = waiter {
+        waiter.wake(); // a lone caller beside the spell takes the runtime now
+    }
 }

@@ -11,12 +11,22 @@
 //! reads, the task stands aside (it keeps its waker here instead), and a guest leaving wakes the
 //! task, whose next poll registers its own waker again: server output between calls is read as
 //! before.
+//!
+//! A guest may also read from a thread that does not drive the runtime: a lone caller beside
+//! the driver thread's idle spell (`base::driving`). The task may then hold the reader on the
+//! driver thread while the guest tries to take it; a guest that has joined polls again rather
+//! than wait for a wake-up that was meant for it and went to nobody. Its reads go straight to
+//! the pipe (`GuestPipe`), since the reactor that reports readiness runs on the other thread.
 
 use std::future::Future;
+use std::io;
+use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
+use tokio::io::{AsyncRead, ReadBuf};
+use tokio::net::unix::pipe;
 
 type Reader = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -65,6 +75,12 @@ impl Pump {
     /// through the task as usual.
     pub fn poll_guest(&self, cx: &mut Context<'_>, joined: &mut bool) {
         let Ok(mut reader) = self.reader.try_lock() else {
+            if *joined {
+                // Beside the runtime, the task holds the reader for a moment on the driver
+                // thread (it stands aside for joined guests): the pipe's readiness may have
+                // woken this guest, so poll again.
+                cx.waker().wake_by_ref();
+            }
             return;
         };
         if !*joined {
@@ -108,4 +124,44 @@ fn poll_reader(reader: &mut Option<Reader>, cx: &mut Context<'_>) -> Poll<()> {
         *reader = None;
     }
     done
+}
+
+/// A child's output pipe for the pump's reader. Polled beside the runtime
+/// (`base::driving::beside`), a read the reactor has no readiness for yet goes to the pipe
+/// anyway, and if that finds nothing the waiting thread watches the pipe itself: the reactor's
+/// report would come only after the driver thread woke up.
+pub(crate) struct GuestPipe(pub pipe::Receiver);
+
+impl AsyncRead for GuestPipe {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        let polled = Pin::new(&mut me.0).poll_read(cx, buf);
+        if polled.is_ready() || !crate::base::driving::beside() {
+            return polled;
+        }
+        let fd = me.0.as_raw_fd();
+        // SAFETY: reads into the buffer's unfilled part, then marks as filled exactly the bytes
+        // `read` wrote.
+        unsafe {
+            let spare = buf.unfilled_mut();
+            loop {
+                let n = libc::read(fd, spare.as_mut_ptr().cast(), spare.len());
+                if n >= 0 {
+                    let n = n as usize;
+                    buf.assume_init(n);
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => {
+                        crate::base::driving::watch(fd);
+                        return Poll::Pending; // the reactor has this task's waker too
+                    }
+                    _ => return Poll::Ready(Err(e)),
+                }
+            }
+        }
+    }
 }

@@ -260,6 +260,110 @@ static void test_two_threads_back_to_back_on_one_client(void)
     mcp_client_free(c);
 }
 
+/* Calls after idle gaps. After IDLE_GRACE (5 ms) without a call the client's driver thread drives
+ * the runtime, and a lone call then polls its own request beside it and reads the server's pipe
+ * itself (ffi/engine, base/driving). Every kind of call must end right there: a quick echo (read
+ * beside), a slow one (longer than the grace: it takes the runtime over), one that times out,
+ * one with progress notifications; and, with two threads now and then calling at once, a second
+ * caller waiting while the first reads beside. A call that ends with anything but its expected
+ * outcome fails. */
+struct gap_worker {
+    mcp_client *c;
+    int index;
+    int rounds;
+    int ok;
+    int progress;
+    int failures;
+    char failure[256];
+};
+
+static void count_progress(void *userdata, double progress, double total, const char *message)
+{
+    (void)progress;
+    (void)total;
+    (void)message;
+    __atomic_fetch_add((int *)userdata, 1, __ATOMIC_SEQ_CST);
+}
+
+static void *gap_worker(void *arg)
+{
+    struct gap_worker *w = (struct gap_worker *)arg;
+    for (int i = 0; i < w->rounds && w->failures == 0; i++) {
+        sleep_ms(6 + (i + w->index * 3) % 5); /* 6-10 ms: past the grace, in the driver's spell */
+        char args[96], want[64], text[64];
+        snprintf(want, sizeof want, "gap %d.%d", w->index, i);
+        snprintf(args, sizeof args, "{\"text\":\"%s\"}", want);
+        mcp_call_opts o;
+        if (mcp_call_opts_init(&o, MCP_CALL_OPTS_VERSION) != MCP_OK) {
+            snprintf(w->failure, sizeof w->failure, "mcp_call_opts_init failed");
+            w->failures++;
+            break;
+        }
+        const char *tool = "echo", *targs = args;
+        mcp_status want_st = MCP_OK;
+        switch (i % 4) {
+        case 1: tool = "slow"; targs = "{\"ms\":12}"; break;
+        case 2: tool = "hang"; targs = "{}"; o.timeout_ms = 30; want_st = MCP_TIMEOUT; break;
+        case 3:
+            tool = "progress";
+            targs = "{\"steps\":2,\"delay_ms\":1}";
+            o.on_progress = count_progress;
+            o.progress_userdata = &w->progress;
+            break;
+        }
+        char *out = NULL;
+        mcp_error *err = NULL;
+        mcp_status st = mcp_client_call_tool(w->c, tool, targs, NULL, NULL, &o, &out, &err);
+        bool good = st == want_st;
+        if (good && i % 4 == 0)
+            good = first_text(out, text, sizeof text) && strcmp(text, want) == 0;
+        if (good && i % 4 == 1)
+            good = out && strstr(out, "slept 12");
+        if (good && i % 4 == 3)
+            good = out && strstr(out, "progress done");
+        if (good)
+            w->ok++;
+        else if (w->failures++ == 0)
+            snprintf(w->failure, sizeof w->failure, "round %d (%s): status %d, %s", i, tool, (int)st,
+                     err ? mcp_error_message(err) : (out ? out : ""));
+        mcp_string_free(out);
+        mcp_error_free(err);
+    }
+    return NULL;
+}
+
+static void test_calls_after_idle_gaps(void)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        mcp_client *c = json_client(NULL, NULL); /* request_timeout_ms 5000 */
+        CHECK(c != NULL);
+        mcp_error *err = NULL;
+        CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+        pthread_t th[2];
+        struct gap_worker w[2];
+        memset(w, 0, sizeof w);
+        int started = 0;
+        for (int i = 0; i < threads; i++) {
+            w[i].c = c;
+            w[i].index = i;
+            w[i].rounds = 24;
+            if (pthread_create(&th[i], NULL, gap_worker, &w[i]) == 0) started++;
+        }
+        for (int i = 0; i < started; i++)
+            pthread_join(th[i], NULL);
+        EXPECT(started == threads);
+        for (int i = 0; i < started; i++) {
+            EXPECT_MSG(w[i].failures == 0, "%d threads, thread %d: %s", threads, i, w[i].failure);
+            EXPECT_MSG(w[i].ok == w[i].rounds, "%d threads, thread %d: %d of %d", threads, i, w[i].ok,
+                       w[i].rounds);
+        }
+        mcp_client_free(c); /* joins the dispatcher: every progress callback has run */
+        for (int i = 0; i < started; i++)
+            EXPECT_MSG(w[i].progress == 2 * (w[i].rounds / 4), "thread %d: %d progress callbacks", i,
+                       w[i].progress);
+    }
+}
+
 /* 8 threads each drive an MRTR flow; one handler answers them all. */
 struct name_handler {
     int calls;
@@ -1428,6 +1532,7 @@ static void test_close_kills_process_group(void)
 const struct test_case thread_tests[] = {
     {"threads/concurrent_calls_8_threads", test_concurrent_calls},
     {"threads/two_threads_back_to_back_on_one_client", test_two_threads_back_to_back_on_one_client},
+    {"threads/calls_after_idle_gaps", test_calls_after_idle_gaps},
     {"threads/concurrent_mrtr_8_threads", test_concurrent_mrtr},
     {"threads/many_clients", test_many_clients},
     {"threads/close_wakes_blocked_callers", test_close_wakes_blocked_callers},
