@@ -176,6 +176,20 @@ impl OwnEngine {
     /// Runs `fut` to completion on the calling thread: driving the runtime when no other call
     /// is in progress, else woken by whoever drives it.
     pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
+        // What follows runs one `dyn` future, not one copy per call's future type: the calls'
+        // state machines were inlined into each path (beside the spell, on the runtime, off the
+        // core), which cost the shipped library tens of KB.
+        let mut out = None;
+        {
+            let task = pin!(async {
+                out = Some(fut.await);
+            });
+            self.run(task);
+        }
+        out.expect("block_on returns once its future is done")
+    }
+
+    fn run(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) {
         let s = &*self.shared;
         s.entries.fetch_add(1, SeqCst);
         let others = s.active.fetch_add(1, SeqCst);
@@ -191,11 +205,8 @@ impl OwnEngine {
         // the two flags: either the driver sees `caller_drives` or this sees `driving`).
         s.caller_drives.store(true, SeqCst);
         let _active = Leave { shared: s, drove: true };
-        let mut fut = pin!(fut);
-        if s.driving.load(SeqCst) {
-            if let Some(out) = self.beside_spell(fut.as_mut()) {
-                return out;
-            }
+        if s.driving.load(SeqCst) && self.beside_spell(fut.as_mut()) {
+            return;
         }
         s.runtime.block_on(fut)
     }
@@ -205,9 +216,9 @@ impl OwnEngine {
     /// to stand down when the future waits on something else (the reactor must report it: an
     /// HTTP exchange), when the call is slow (`IDLE_GRACE` without news), or once the call is
     /// over (so the next call drives); asking at once put the driver's wake-up beside the
-    /// server's on the other CPU, ahead of the answer. `None` once the spell is over (the
-    /// caller then drives), or without a descriptor for this thread.
-    fn beside_spell<F: Future>(&self, mut fut: Pin<&mut F>) -> Option<F::Output> {
+    /// server's on the other CPU, ahead of the answer. True once `fut` is done; false once the
+    /// spell is over (the caller then drives), or without a descriptor for this thread.
+    fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) -> bool {
         struct Unregister<'a>(&'a Shared);
         impl Drop for Unregister<'_> {
             fn drop(&mut self) {
@@ -224,7 +235,7 @@ impl OwnEngine {
         let s = &*self.shared;
         let Some(wake) = ThreadWake::current() else {
             s.release.notify_one();
-            return None;
+            return false;
         };
         let waker = Waker::from(wake.clone());
         let _context = s.handle.enter();
@@ -233,10 +244,10 @@ impl OwnEngine {
         loop {
             *s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
             if !s.driving.load(SeqCst) {
-                return None;
+                return false;
             }
             let watch = match wake.poll_beside(&waker, |cx| fut.as_mut().poll(cx)) {
-                Beside::Ready(out) => return Some(out),
+                Beside::Ready(()) => return true,
                 Beside::Pending(watch) => watch,
             };
             if watch.is_none() && !asked {
