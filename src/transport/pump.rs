@@ -165,3 +165,47 @@ impl AsyncRead for GuestPipe {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::driving::{Beside, ThreadWake};
+    use std::io::Write;
+
+    /// Data the reactor has not reported yet: the pipe's own read waits for the reactor, a read
+    /// beside the runtime takes it at once; with nothing there, it names the pipe to watch.
+    #[tokio::test]
+    async fn beside_the_runtime_a_guest_reads_what_the_reactor_has_not_reported() {
+        let (rx, tx) = std::io::pipe().unwrap();
+        let rx = pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(rx)).unwrap();
+        let fd = rx.as_raw_fd();
+        let mut guest = GuestPipe(rx);
+        let mut buf = [0u8; 16];
+        let mut read = |beside: bool| {
+            let mut rb = ReadBuf::new(&mut buf);
+            let wake = ThreadWake::current().unwrap();
+            let waker = Waker::from(wake.clone());
+            let polled = if beside {
+                wake.poll_beside(&waker, |cx| Pin::new(&mut guest).poll_read(cx, &mut rb))
+            } else {
+                match Pin::new(&mut guest).poll_read(&mut Context::from_waker(&waker), &mut rb) {
+                    Poll::Ready(r) => Beside::Ready(r),
+                    Poll::Pending => Beside::Pending(None),
+                }
+            };
+            match polled {
+                Beside::Ready(r) => Ok(r.map(|()| rb.filled().to_vec())),
+                Beside::Pending(watch) => Err(watch),
+            }
+        };
+        // Nothing written: beside, the caller is told which pipe to watch.
+        assert!(matches!(read(true), Err(Some(f)) if f == fd));
+        (&tx).write_all(b"answer\n").unwrap();
+        // No runtime turn since the write: the reactor has not seen it.
+        assert!(matches!(read(false), Err(None)));
+        assert_eq!(read(true).unwrap().unwrap(), b"answer\n");
+        drop(tx);
+        // End of stream beside the runtime: an empty read, as the pipe's own.
+        assert_eq!(read(true).unwrap().unwrap(), b"");
+    }
+}
