@@ -65,6 +65,9 @@
  *   returns MCP_REENTRANT_CALL instead of deadlocking.
  * - mcp_client_close wakes every blocked caller (MCP_CLOSED). After mcp_client_free returns, no
  *   callback runs again. Callbacks must not unwind (no C++ exceptions, no longjmp) out of them.
+ * - A host thread whose blocking call finds the client idle (no call for 5 ms) waits for the
+ *   answer in poll(2), and keeps one close-on-exec event descriptor for that (an eventfd on
+ *   Linux, a pipe elsewhere) until the thread exits.
  * - Create clients after fork(); a client used in a forked child returns MCP_FORKED, and freeing
  *   it there only releases the handle (the parent's server and threads are left alone).
  * - mcp_client_new sets SIGPIPE to "ignore" when it still has the default disposition, so a
