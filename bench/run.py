@@ -385,8 +385,9 @@ def idle_report(idle: dict | None) -> list[str]:
          f"{IDLE_CALLS} calls a run after the warm-up, in interleaved rounds: what a host that calls between other "
          "work sees. Rust clients sleep on their runtime (`tokio::time::sleep`), C hosts in `usleep`. p50 and p99 of "
          "the median round; `÷ raw` is the median over rounds of the p50 ratio within a round (range). After more "
-         "than 5 ms idle the C ABI's driver thread drives the runtime, and the next call waits for it to hand the "
-         "runtime back (ARCHITECTURE.md, \"Where a call's CPU goes on one core\"). No target: informational.", "",
+         "than 5 ms idle the C ABI's driver thread drives the runtime; the next call polls its request beside it and "
+         "reads the server's pipe itself (ARCHITECTURE.md, \"Waiting beside the spell\"). No target: informational.",
+         "",
          "| client | " + " | ".join(f"p50 µs after {int(g) // 1000} ms | p99 µs | ÷ raw (p50)" for g in gaps) + " |",
          "|---|" + "---:|---:|---:|" * len(gaps)]
     for key in idle[gaps[0]]:
