@@ -42,9 +42,8 @@ pub fn off_core() -> bool {
 //
 // A lone call that finds the driver thread holding the runtime in its idle spell does not wait
 // for it to stand down (a cross-CPU wake-up of a sleeping thread, then another back: 100–300 µs
-// on a VM whose idle vCPUs halt, ARCHITECTURE "Where a call's CPU goes on one core"). It asks
-// for the runtime and meanwhile polls its own future on its own thread: the request is written
-// there, and a stdio guest read (`transport/pump`) reads the server's stdout itself, waiting in
+// on a VM whose idle vCPUs halt, ARCHITECTURE "Where a call's CPU goes on one core"). It leaves
+// the driver asleep and polls its own future on its own thread: the request is written there, and a stdio guest read (`transport/pump`) reads the server's stdout itself, waiting in
 // `poll(2)` on that pipe, so the kernel wakes the caller directly when the answer arrives, as
 // it wakes a blocking `read`. The reactor on the driver thread would report the same data only
 // after its own wake-up, so such a guest reads without waiting for it (`GuestPipe`).
