@@ -240,7 +240,13 @@ impl OwnEngine {
         let waker = Waker::from(wake.clone());
         let _context = s.handle.enter();
         let _unregister = Unregister(s);
+        // Once: a second notification would be stored and end the driver's next spell at once.
         let mut asked = false;
+        let mut ask = || {
+            if !std::mem::replace(&mut asked, true) {
+                s.release.notify_one();
+            }
+        };
         loop {
             *s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
             if !s.driving.load(SeqCst) {
@@ -250,15 +256,13 @@ impl OwnEngine {
                 Beside::Ready(()) => return true,
                 Beside::Pending(watch) => watch,
             };
-            if watch.is_none() && !asked {
-                asked = true;
-                s.release.notify_one();
+            if watch.is_none() {
+                ask();
             }
             // A call that waits this long is not a quick one: it takes the runtime over, not to
             // poll beside it every `IDLE_GRACE` until it ends.
-            if !wake.wait(watch, IDLE_GRACE) && !asked {
-                asked = true;
-                s.release.notify_one();
+            if !wake.wait(watch, IDLE_GRACE) {
+                ask();
             }
         }
     }

@@ -192,10 +192,7 @@ impl HostQueue {
     /// deliver themselves when dropped, see `call`), then the descriptor is closed.
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
-        {
-            let closed = self.fds.lock().unwrap().take();
-            drop(closed);
-        }
+        self.fds.lock().unwrap().take(); // closes the descriptor
         let rx = self.rx.lock().unwrap().take();
         if let Some(rx) = rx {
             for job in rx.try_iter() {
