@@ -2,7 +2,7 @@
  * POST of tools/call and the reply read to its end (Content-Length for JSON, the last chunk for
  * SSE), with no JSON work: the practical limit of loopback TCP plus server.
  *
- *   raw_http [--duration S] [--warmup N] [--max-calls N] --url http://127.0.0.1:PORT/PATH
+ *   raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] --url http://127.0.0.1:PORT/PATH
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -62,14 +62,15 @@ static void read_response(void) {
 
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000;
+    long warmup = 500, max_calls = 200000, gap_us = 0;
     const char *url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
         else if (!strcmp(argv[i], "--warmup") && i + 1 < argc) warmup = atol(argv[++i]);
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) gap_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
-        else die("usage: raw_http [--duration S] [--warmup N] [--max-calls N] --url URL");
+        else die("usage: raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] --url URL");
     }
     if (!url || strncmp(url, "http://127.0.0.1:", 17) != 0) die("--url must be http://127.0.0.1:PORT/...");
     int port = atoi(url + 17);
@@ -103,6 +104,10 @@ int main(int argc, char **argv) {
     uint64_t start = now_ns(), deadline = start + (uint64_t)(duration * 1e9), t = start;
     size_t calls = 0;
     while (calls < (size_t)max_calls && t < deadline) {
+        if (gap_us > 0) { /* calls after an idle gap, as cabi's --gap-us */
+            usleep((useconds_t)gap_us);
+            t = now_ns();
+        }
         send_all(req, (size_t)n);
         read_response();
         uint64_t t2 = now_ns();

@@ -11,11 +11,14 @@
 
 use super::event_fd::EventFd;
 use std::cell::Cell;
-use std::os::fd::RawFd;
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 thread_local! {
     static OFF_CORE: Cell<bool> = const { Cell::new(false) };
@@ -46,7 +49,8 @@ pub fn off_core() -> bool {
 // the driver asleep and polls its own future on its own thread: the request is written there, and a stdio guest read (`transport/pump`) reads the server's stdout itself, waiting in
 // `poll(2)` on that pipe, so the kernel wakes the caller directly when the answer arrives, as
 // it wakes a blocking `read`. The reactor on the driver thread would report the same data only
-// after its own wake-up, so such a guest reads without waiting for it (`GuestPipe`).
+// after its own wake-up, so such a read does not wait for it (`ReadBeside`); an HTTP exchange
+// on a direct connection (`net::direct`) reads its socket the same way.
 
 thread_local! {
     /// Polling beside the runtime (inside [`ThreadWake::poll_beside`]).
@@ -163,4 +167,115 @@ pub enum Beside<T> {
     Ready(T),
     /// Not yet; the descriptor the guest read waits on, if one does.
     Pending(Option<RawFd>),
+}
+
+/// A descriptor-backed reader (a child's stdout pipe, a TCP connection) that reads without the
+/// reactor's report when polled beside the runtime ([`beside`]): a read the reactor has no
+/// readiness for yet goes to the descriptor anyway, and if that finds nothing the waiting thread
+/// watches the descriptor itself ([`watch`]), since the report would come only after the driver
+/// thread woke up. Elsewhere it is the inner reader. Writes pass through.
+pub struct ReadBeside<T>(pub T);
+
+impl<T: AsyncRead + AsRawFd + Unpin> AsyncRead for ReadBeside<T> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let me = self.get_mut();
+        let polled = Pin::new(&mut me.0).poll_read(cx, buf);
+        if polled.is_ready() || !beside() {
+            return polled;
+        }
+        let fd = me.0.as_raw_fd();
+        // SAFETY: reads into the buffer's unfilled part, then marks as filled exactly the bytes
+        // `read` wrote.
+        unsafe {
+            let spare = buf.unfilled_mut();
+            loop {
+                let n = libc::read(fd, spare.as_mut_ptr().cast(), spare.len());
+                if n >= 0 {
+                    let n = n as usize;
+                    buf.assume_init(n);
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => {
+                        watch(fd);
+                        return Poll::Pending; // the reactor has this task's waker too
+                    }
+                    _ => return Poll::Ready(Err(e)),
+                }
+            }
+        }
+    }
+}
+
+impl<T: AsyncWrite + Unpin> AsyncWrite for ReadBeside<T> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().0).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.0.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use tokio::net::unix::pipe;
+
+    /// Data the reactor has not reported yet: the pipe's own read waits for the reactor, a read
+    /// beside the runtime takes it at once; with nothing there, it names the pipe to watch.
+    #[tokio::test]
+    async fn beside_the_runtime_a_read_takes_what_the_reactor_has_not_reported() {
+        let (rx, tx) = std::io::pipe().unwrap();
+        let rx = pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(rx)).unwrap();
+        let fd = rx.as_raw_fd();
+        let mut guest = ReadBeside(rx);
+        let mut buf = [0u8; 16];
+        let mut read = |beside: bool| {
+            let mut rb = ReadBuf::new(&mut buf);
+            let wake = ThreadWake::current().unwrap();
+            let waker = Waker::from(wake.clone());
+            let polled = if beside {
+                wake.poll_beside(&waker, |cx| Pin::new(&mut guest).poll_read(cx, &mut rb))
+            } else {
+                match Pin::new(&mut guest).poll_read(&mut Context::from_waker(&waker), &mut rb) {
+                    Poll::Ready(r) => Beside::Ready(r),
+                    Poll::Pending => Beside::Pending(None),
+                }
+            };
+            match polled {
+                Beside::Ready(r) => Ok(r.map(|()| rb.filled().to_vec())),
+                Beside::Pending(watch) => Err(watch),
+            }
+        };
+        // Nothing written: beside, the caller is told which pipe to watch.
+        assert!(matches!(read(true), Err(Some(f)) if f == fd));
+        (&tx).write_all(b"answer\n").unwrap();
+        // No runtime turn since the write: the reactor has not seen it.
+        assert!(matches!(read(false), Err(None)));
+        assert_eq!(read(true).unwrap().unwrap(), b"answer\n");
+        drop(tx);
+        // End of stream beside the runtime: an empty read, as the pipe's own.
+        assert_eq!(read(true).unwrap().unwrap(), b"");
+    }
 }

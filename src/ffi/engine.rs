@@ -19,10 +19,12 @@
 //!
 //! That hand-off wakes a sleeping thread and waits for it to answer: two cross-CPU wake-ups,
 //! which on a VM whose idle vCPUs halt took 100–300 µs, more than the call. So the lone call
-//! first leaves the driver asleep and polls its own future beside the runtime
-//! (`base::driving`): it writes its request and, over stdio, reads the answer itself when the
-//! kernel wakes it on the server's pipe. Most calls after an idle gap end there; a slower one
-//! (or one the reactor must serve, as HTTP's) asks the driver to stand down and takes over.
+//! leaves the driver asleep and polls its own future beside the runtime (`base::driving`): it
+//! writes its request and reads the answer itself (a stdio server's pipe, a direct HTTP
+//! connection's socket) when the kernel wakes it on that descriptor. The driver keeps its spell,
+//! so a call that comes alone after an idle gap wakes no other thread of the client; calls that
+//! come back to back, a slow call, or one only the reactor can serve ask the driver to stand
+//! down, and the caller takes over.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -31,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::task::Waker;
 use std::thread::{JoinHandle, Thread};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::runtime::{Handle, Runtime};
 use tokio::sync::{mpsc, Notify};
 
@@ -42,6 +44,12 @@ use crate::base::BoxFuture;
 /// idle; also how often the driver looks while calls are running.
 const IDLE_GRACE: Duration = Duration::from_millis(5);
 
+/// While the driver thread sleeps in a spell, a timer of its own stays armed at most this far
+/// ahead. tokio wakes a parked driver when another thread registers a timer earlier than any it
+/// has: with this one armed, a lone call's request timer (60 s by default) is not, and the
+/// call's start leaves the driver asleep. Costs one wake-up per interval while idle.
+const SPELL_TICK: Duration = Duration::from_secs(10);
+
 struct Shared {
     runtime: Runtime,
     handle: Handle,
@@ -49,6 +57,10 @@ struct Shared {
     active: Arc<AtomicUsize>,
     /// Calls started so far (tells the driver whether calls came and went while it slept).
     entries: AtomicU64,
+    /// When the latest call started, in µs since `epoch` (tells a lone call beside the spell
+    /// whether calls come in a burst).
+    last_start: AtomicU64,
+    epoch: Instant,
     /// A caller drives the runtime (or is about to).
     caller_drives: AtomicBool,
     /// The driver thread drives the runtime (or is about to).
@@ -154,6 +166,8 @@ impl OwnEngine {
             runtime,
             active: Arc::new(AtomicUsize::new(0)),
             entries: AtomicU64::new(0),
+            last_start: AtomicU64::new(0),
+            epoch: Instant::now(),
             caller_drives: AtomicBool::new(false),
             driving: AtomicBool::new(false),
             release: Notify::new(),
@@ -192,6 +206,8 @@ impl OwnEngine {
     fn run(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) {
         let s = &*self.shared;
         s.entries.fetch_add(1, SeqCst);
+        let now = s.epoch.elapsed().as_micros() as u64;
+        let burst = now.saturating_sub(s.last_start.swap(now, SeqCst)) < IDLE_GRACE.as_micros() as u64;
         let others = s.active.fetch_add(1, SeqCst);
         if others > 0 {
             // Someone drives (a caller, or the driver thread once that caller returns).
@@ -205,20 +221,23 @@ impl OwnEngine {
         // the two flags: either the driver sees `caller_drives` or this sees `driving`).
         s.caller_drives.store(true, SeqCst);
         let _active = Leave { shared: s, drove: true };
-        if s.driving.load(SeqCst) && self.beside_spell(fut.as_mut()) {
+        if s.driving.load(SeqCst) && self.beside_spell(fut.as_mut(), burst) {
             return;
         }
         s.runtime.block_on(fut)
     }
 
     /// While the driver thread holds the runtime in a spell: polls `fut` beside it, waiting on
-    /// this thread's descriptor and the pipe its stdio guest read watches. The driver is asked
-    /// to stand down when the future waits on something else (the reactor must report it: an
-    /// HTTP exchange), when the call is slow (`IDLE_GRACE` without news), or once the call is
-    /// over (so the next call drives); asking at once put the driver's wake-up beside the
-    /// server's on the other CPU, ahead of the answer. True once `fut` is done; false once the
-    /// spell is over (the caller then drives), or without a descriptor for this thread.
-    fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) -> bool {
+    /// this thread's descriptor and the one its read watches (`base::driving::watch`). The
+    /// driver keeps its spell unless calls come in a `burst` (this one started within
+    /// `IDLE_GRACE` of the previous one: the next ones should drive), the future waits on
+    /// something only the reactor reports (no descriptor watched), or the call is slow
+    /// (`IDLE_GRACE` without news); then it is asked, once, to stand down. Asking every call
+    /// cost two driver wake-ups per call after an idle gap (asking, then the next spell), and
+    /// asking at once put that wake-up beside the server's on the other CPU, ahead of the
+    /// answer. True once `fut` is done; false once the spell is over (the caller then drives),
+    /// or without a descriptor for this thread.
+    fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>, burst: bool) -> bool {
         struct Unregister<'a>(&'a Shared);
         impl Drop for Unregister<'_> {
             fn drop(&mut self) {
@@ -227,9 +246,6 @@ impl OwnEngine {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .take();
-                if self.0.driving.load(SeqCst) {
-                    self.0.release.notify_one(); // the next call drives
-                }
             }
         }
         let s = &*self.shared;
@@ -247,6 +263,9 @@ impl OwnEngine {
                 s.release.notify_one();
             }
         };
+        if burst {
+            ask(); // calls come back to back: the next ones drive
+        }
         loop {
             *s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner) = Some(waker.clone());
             if !s.driving.load(SeqCst) {
@@ -442,11 +461,27 @@ fn drive(s: &Shared) {
 fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     s.driving.store(true, SeqCst);
     if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
-        super::boundary::contain(|| s.runtime.block_on(s.release.notified()));
+        super::boundary::contain(|| s.runtime.block_on(released_with_tick(s)));
     }
     s.driving.store(false, SeqCst);
     let waiter = s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner).take();
     if let Some(waiter) = waiter {
         waiter.wake(); // a lone caller beside the spell takes the runtime now
     }
+}
+
+/// Until the driver is asked to stand down, with a timer armed (see [`SPELL_TICK`]).
+async fn released_with_tick(s: &Shared) {
+    let mut released = pin!(s.release.notified());
+    let mut tick = pin!(tokio::time::sleep(SPELL_TICK));
+    std::future::poll_fn(|cx| {
+        if released.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(());
+        }
+        while tick.as_mut().poll(cx).is_ready() {
+            tick.as_mut().reset(tokio::time::Instant::now() + SPELL_TICK);
+        }
+        std::task::Poll::Pending
+    })
+    .await
 }

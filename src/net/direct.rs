@@ -28,6 +28,7 @@
 
 use super::policy::normalize;
 use super::resolve::Overrides;
+use crate::base::driving::ReadBeside;
 use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
 use hyper_util::rt::TokioIo;
@@ -71,8 +72,9 @@ pub(crate) struct DirectOrigin {
     idle: Mutex<Vec<(Link, Instant)>>,
 }
 
-/// hyper's future that does a connection's I/O.
-type ConnectionIo = Pin<Box<Connection<TokioIo<tokio::net::TcpStream>, Body>>>;
+/// hyper's future that does a connection's I/O. A lone call beside the driver thread's idle
+/// spell reads the socket itself (`ReadBeside`), as a stdio call reads its pipe.
+type ConnectionIo = Pin<Box<Connection<TokioIo<ReadBeside<tokio::net::TcpStream>>, Body>>>;
 
 /// One connection: the sender of its requests and its I/O.
 struct Link {
@@ -282,7 +284,7 @@ impl DirectOrigin {
             .map_err(|_| "client error (Connect): tcp connect error: connect timed out".to_string())?
             .map_err(|e| format!("client error (Connect): tcp connect error: {e}"))?;
         let _ = stream.set_nodelay(true);
-        let (sender, io) = http1::handshake(TokioIo::new(stream))
+        let (sender, io) = http1::handshake(TokioIo::new(ReadBeside(stream)))
             .await
             .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
         Ok(Link::new(sender, Box::pin(io)))

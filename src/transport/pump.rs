@@ -16,17 +16,14 @@
 //! the driver thread's idle spell (`base::driving`). The task may then hold the reader on the
 //! driver thread while the guest tries to take it; a guest that has joined polls again rather
 //! than wait for a wake-up that was meant for it and went to nobody. Its reads go straight to
-//! the pipe (`GuestPipe`), since the reactor that reports readiness runs on the other thread.
+//! the pipe (`base::driving::ReadBeside`), since the reactor that reports readiness runs on the
+//! other thread.
 
 use std::future::Future;
-use std::io;
-use std::os::fd::AsRawFd;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
-use tokio::io::{AsyncRead, ReadBuf};
-use tokio::net::unix::pipe;
 
 type Reader = Pin<Box<dyn Future<Output = ()> + Send>>;
 
@@ -124,88 +121,4 @@ fn poll_reader(reader: &mut Option<Reader>, cx: &mut Context<'_>) -> Poll<()> {
         *reader = None;
     }
     done
-}
-
-/// A child's output pipe for the pump's reader. Polled beside the runtime
-/// (`base::driving::beside`), a read the reactor has no readiness for yet goes to the pipe
-/// anyway, and if that finds nothing the waiting thread watches the pipe itself: the reactor's
-/// report would come only after the driver thread woke up.
-pub(crate) struct GuestPipe(pub pipe::Receiver);
-
-impl AsyncRead for GuestPipe {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let me = self.get_mut();
-        let polled = Pin::new(&mut me.0).poll_read(cx, buf);
-        if polled.is_ready() || !crate::base::driving::beside() {
-            return polled;
-        }
-        let fd = me.0.as_raw_fd();
-        // SAFETY: reads into the buffer's unfilled part, then marks as filled exactly the bytes
-        // `read` wrote.
-        unsafe {
-            let spare = buf.unfilled_mut();
-            loop {
-                let n = libc::read(fd, spare.as_mut_ptr().cast(), spare.len());
-                if n >= 0 {
-                    let n = n as usize;
-                    buf.assume_init(n);
-                    buf.advance(n);
-                    return Poll::Ready(Ok(()));
-                }
-                let e = io::Error::last_os_error();
-                match e.kind() {
-                    io::ErrorKind::Interrupted => continue,
-                    io::ErrorKind::WouldBlock => {
-                        crate::base::driving::watch(fd);
-                        return Poll::Pending; // the reactor has this task's waker too
-                    }
-                    _ => return Poll::Ready(Err(e)),
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::base::driving::{Beside, ThreadWake};
-    use std::io::Write;
-
-    /// Data the reactor has not reported yet: the pipe's own read waits for the reactor, a read
-    /// beside the runtime takes it at once; with nothing there, it names the pipe to watch.
-    #[tokio::test]
-    async fn beside_the_runtime_a_guest_reads_what_the_reactor_has_not_reported() {
-        let (rx, tx) = std::io::pipe().unwrap();
-        let rx = pipe::Receiver::from_owned_fd(std::os::fd::OwnedFd::from(rx)).unwrap();
-        let fd = rx.as_raw_fd();
-        let mut guest = GuestPipe(rx);
-        let mut buf = [0u8; 16];
-        let mut read = |beside: bool| {
-            let mut rb = ReadBuf::new(&mut buf);
-            let wake = ThreadWake::current().unwrap();
-            let waker = Waker::from(wake.clone());
-            let polled = if beside {
-                wake.poll_beside(&waker, |cx| Pin::new(&mut guest).poll_read(cx, &mut rb))
-            } else {
-                match Pin::new(&mut guest).poll_read(&mut Context::from_waker(&waker), &mut rb) {
-                    Poll::Ready(r) => Beside::Ready(r),
-                    Poll::Pending => Beside::Pending(None),
-                }
-            };
-            match polled {
-                Beside::Ready(r) => Ok(r.map(|()| rb.filled().to_vec())),
-                Beside::Pending(watch) => Err(watch),
-            }
-        };
-        // Nothing written: beside, the caller is told which pipe to watch.
-        assert!(matches!(read(true), Err(Some(f)) if f == fd));
-        (&tx).write_all(b"answer\n").unwrap();
-        // No runtime turn since the write: the reactor has not seen it.
-        assert!(matches!(read(false), Err(None)));
-        assert_eq!(read(true).unwrap().unwrap(), b"answer\n");
-        drop(tx);
-        // End of stream beside the runtime: an empty read, as the pipe's own.
-        assert_eq!(read(true).unwrap().unwrap(), b"");
-    }
 }

@@ -6,9 +6,10 @@
 use super::framing::{json_depth, probe_answer, read_line, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
-use super::pump::{GuestPipe, Pump};
+use super::pump::Pump;
 use super::{BoxFuture, Inbound, InboundSender, RequestLine, Transport};
 use crate::base::defaults;
+use crate::base::driving::ReadBeside;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use serde_json::{json, Value};
@@ -452,7 +453,7 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     // Keeps the buffer its answers need between them (no allocation per call), at most 16 KiB
     // (issue 19: many idle clients).
-    let mut reader = LeanReader::new(GuestPipe(stdout), KEEP_IDLE);
+    let mut reader = LeanReader::new(ReadBeside(stdout), KEEP_IDLE);
     loop {
         let line = read_line(&mut reader, max).await;
         shared.lines.fetch_add(1, Ordering::SeqCst);

@@ -6,13 +6,16 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -572,4 +575,95 @@ int main(int argc, char **argv)
     fflush(stdout);
     summary_line(passed_total, failed_total);
     return failed_total == 0 && passed_total > 0 ? 0 : 1;
+}
+
+/* ---- the fixture over HTTP ---------------------------------------------------------------- */
+
+bool http_fixture_start(struct http_fixture *h, const char *era, bool sse_responses)
+{
+    memset(h, 0, sizeof *h);
+    h->pid = -1;
+    h->stdin_fd = -1;
+    if (!temp_file(h->record, sizeof h->record, "http"))
+        return false;
+    int in[2], out[2];
+    if (pipe(in) != 0)
+        return false;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        return false;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            dup2(devnull, 2);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(fixture_path(), fixture_path(), "--http", "127.0.0.1:0", "--era", era, "--record", h->record,
+              sse_responses ? "--sse-responses" : (char *)NULL, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    h->pid = pid;
+    h->stdin_fd = in[1];
+    if (pid < 0) {
+        close(out[0]);
+        return false;
+    }
+    /* one line: "fixture: listening on http://127.0.0.1:PORT/mcp" */
+    char line[512];
+    size_t len = 0;
+    double end = now_ms() + tscale(5000);
+    while (len + 1 < sizeof line && now_ms() < end) {
+        struct pollfd pfd;
+        pfd.fd = out[0];
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (poll(&pfd, 1, 50) <= 0)
+            continue;
+        ssize_t n = read(out[0], line + len, 1);
+        if (n <= 0)
+            break;
+        if (line[len] == '\n')
+            break;
+        len++;
+    }
+    line[len] = '\0';
+    close(out[0]);
+    const char *prefix = "fixture: listening on ";
+    if (strncmp(line, prefix, strlen(prefix)) != 0) {
+        t_fail(__FILE__, __LINE__, "no URL from the HTTP fixture: \"%s\"", line);
+        return false;
+    }
+    snprintf(h->url, sizeof h->url, "%s", line + strlen(prefix));
+    return true;
+}
+
+void http_fixture_stop(struct http_fixture *h)
+{
+    if (h->stdin_fd >= 0)
+        close(h->stdin_fd); /* stdin EOF ends the server */
+    if (h->pid > 0) {
+        int status;
+        double end = now_ms() + tscale(3000);
+        while (waitpid(h->pid, &status, WNOHANG) == 0) {
+            if (now_ms() > end) {
+                kill(h->pid, SIGKILL);
+                waitpid(h->pid, &status, 0);
+                break;
+            }
+            sleep_ms(5);
+        }
+    }
+    if (h->record[0])
+        remove(h->record);
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -196,6 +197,23 @@ long test_thread_id(void);
  * futex or epoll wait, i.e. is parked inside the library; false after timeout_ms. For waits
  * no fixture signal can mark (mcp_subscription_next). */
 bool wait_thread_parked(const long *tid, int timeout_ms);
+
+/* ---- the fixture over HTTP ---------------------------------------------------------------- */
+
+/* The fixture serving Streamable HTTP on a free loopback port (`--era` era, recording into a
+ * temporary file; with sse_responses, modern answers come as event streams, which can carry
+ * progress), its stdin held open by us: closing it ends the server. */
+struct http_fixture {
+    pid_t pid;
+    int stdin_fd;
+    char url[512];
+    char record[512];
+};
+
+/* Starts it; false (the test failed) when it gives no URL. Stop it with http_fixture_stop. */
+bool http_fixture_start(struct http_fixture *h, const char *era, bool sse_responses);
+/* Ends it (stdin EOF, then SIGKILL after 3 s) and removes its record. */
+void http_fixture_stop(struct http_fixture *h);
 
 /* ---- files --------------------------------------------------------------------------------- */
 

@@ -1576,103 +1576,6 @@ static void test_listen_free_client_wakes_next(void)
 
 /* ---- Streamable HTTP: url, headers, bearer token ------------------------------------------------ */
 
-/* The fixture serving HTTP on a free loopback port, its stdin held open by us. */
-struct http_fixture {
-    pid_t pid;
-    int stdin_fd;
-    char url[512];
-    char record[512];
-};
-
-static bool http_fixture_start(struct http_fixture *h, const char *era)
-{
-    memset(h, 0, sizeof *h);
-    h->pid = -1;
-    h->stdin_fd = -1;
-    if (!temp_file(h->record, sizeof h->record, "http"))
-        return false;
-    int in[2], out[2];
-    if (pipe(in) != 0)
-        return false;
-    if (pipe(out) != 0) {
-        close(in[0]);
-        close(in[1]);
-        return false;
-    }
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        int devnull = open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            dup2(devnull, 2);
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        execl(fixture_path(), fixture_path(), "--http", "127.0.0.1:0", "--era", era, "--record",
-              h->record, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    h->pid = pid;
-    h->stdin_fd = in[1];
-    if (pid < 0) {
-        close(out[0]);
-        return false;
-    }
-    /* one line: "fixture: listening on http://127.0.0.1:PORT/mcp" */
-    char line[512];
-    size_t len = 0;
-    double end = now_ms() + tscale(5000);
-    while (len + 1 < sizeof line && now_ms() < end) {
-        struct pollfd pfd;
-        pfd.fd = out[0];
-        pfd.events = POLLIN;
-        pfd.revents = 0;
-        if (poll(&pfd, 1, 50) <= 0)
-            continue;
-        ssize_t n = read(out[0], line + len, 1);
-        if (n <= 0)
-            break;
-        if (line[len] == '\n')
-            break;
-        len++;
-    }
-    line[len] = '\0';
-    close(out[0]);
-    const char *prefix = "fixture: listening on ";
-    if (strncmp(line, prefix, strlen(prefix)) != 0) {
-        t_fail(__FILE__, __LINE__, "no URL from the HTTP fixture: \"%s\"", line);
-        return false;
-    }
-    snprintf(h->url, sizeof h->url, "%s", line + strlen(prefix));
-    return true;
-}
-
-static void http_fixture_stop(struct http_fixture *h)
-{
-    if (h->stdin_fd >= 0)
-        close(h->stdin_fd); /* stdin EOF ends the server */
-    if (h->pid > 0) {
-        int status;
-        double end = now_ms() + tscale(3000);
-        while (waitpid(h->pid, &status, WNOHANG) == 0) {
-            if (now_ms() > end) {
-                kill(h->pid, SIGKILL);
-                waitpid(h->pid, &status, 0);
-                break;
-            }
-            sleep_ms(5);
-        }
-    }
-    if (h->record[0])
-        remove(h->record);
-}
-
 static mcp_client *http_client(const struct http_fixture *h)
 {
     mcp_config *cfg = NULL;
@@ -1721,7 +1624,7 @@ static int record_count(const char *record, const char *needle)
 static void http_round_trip(const char *era, int want_era)
 {
     struct http_fixture h;
-    bool started = http_fixture_start(&h, era);
+    bool started = http_fixture_start(&h, era, false);
     EXPECT(started);
     mcp_client *c = started ? http_client(&h) : NULL;
     if (c != NULL) {
@@ -1771,7 +1674,7 @@ static void http_round_trip(const char *era, int want_era)
 static void test_http_era_cache_clear(void)
 {
     struct http_fixture h;
-    bool started = http_fixture_start(&h, "legacy");
+    bool started = http_fixture_start(&h, "legacy", false);
     EXPECT(started);
     const char *probe = "\"method\":\"server/discover\"";
     for (int round = 0; started && round < 3; round++) {

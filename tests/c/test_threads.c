@@ -332,35 +332,67 @@ static void *gap_worker(void *arg)
     return NULL;
 }
 
+/* A client of the HTTP fixture `h` with the harness's request timeout (5 s). */
+static mcp_client *url_client(const struct http_fixture *h)
+{
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new(NULL, &cfg, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_url(cfg, h->url, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_request_timeout_ms(cfg, tscale(5000), &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, "http config", st, MCP_OK, err);
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}
+
+/* Calls 6-10 ms apart, from one thread and from two: each finds the driver thread in its idle
+ * spell and waits beside it, reading the server's pipe (stdio) or socket (HTTP, both wires)
+ * itself. Quick answers, a call slower than the grace, a timeout, progress callbacks. */
 static void test_calls_after_idle_gaps(void)
 {
-    for (int threads = 1; threads <= 2; threads++) {
-        mcp_client *c = json_client(NULL, NULL); /* request_timeout_ms 5000 */
-        CHECK(c != NULL);
-        mcp_error *err = NULL;
-        CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-        pthread_t th[2];
-        struct gap_worker w[2];
-        memset(w, 0, sizeof w);
-        int started = 0;
-        for (int i = 0; i < threads; i++) {
-            w[i].c = c;
-            w[i].index = i;
-            w[i].rounds = 24;
-            if (pthread_create(&th[i], NULL, gap_worker, &w[i]) == 0) started++;
+    const char *wires[] = {"stdio", "modern", "legacy"};
+    for (size_t k = 0; k < sizeof wires / sizeof wires[0]; k++) {
+        struct http_fixture h;
+        bool http = strcmp(wires[k], "stdio") != 0;
+        if (http && !http_fixture_start(&h, wires[k], true)) /* progress needs a stream */
+            return;
+        for (int threads = 1; threads <= 2; threads++) {
+            mcp_client *c = http ? url_client(&h) : json_client(NULL, NULL); /* request_timeout_ms 5000 */
+            CHECK(c != NULL);
+            mcp_error *err = NULL;
+            CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+            pthread_t th[2];
+            struct gap_worker w[2];
+            memset(w, 0, sizeof w);
+            int started = 0;
+            for (int i = 0; i < threads; i++) {
+                w[i].c = c;
+                w[i].index = i;
+                w[i].rounds = 24;
+                if (pthread_create(&th[i], NULL, gap_worker, &w[i]) == 0) started++;
+            }
+            for (int i = 0; i < started; i++)
+                pthread_join(th[i], NULL);
+            EXPECT(started == threads);
+            for (int i = 0; i < started; i++) {
+                EXPECT_MSG(w[i].failures == 0, "%s, %d threads, thread %d: %s", wires[k], threads, i,
+                           w[i].failure);
+                EXPECT_MSG(w[i].ok == w[i].rounds, "%s, %d threads, thread %d: %d of %d", wires[k], threads, i,
+                           w[i].ok, w[i].rounds);
+            }
+            mcp_client_free(c); /* joins the dispatcher: every progress callback has run */
+            for (int i = 0; i < started; i++)
+                EXPECT_MSG(w[i].progress == 2 * (w[i].rounds / 4), "%s, thread %d: %d progress callbacks",
+                           wires[k], i, w[i].progress);
         }
-        for (int i = 0; i < started; i++)
-            pthread_join(th[i], NULL);
-        EXPECT(started == threads);
-        for (int i = 0; i < started; i++) {
-            EXPECT_MSG(w[i].failures == 0, "%d threads, thread %d: %s", threads, i, w[i].failure);
-            EXPECT_MSG(w[i].ok == w[i].rounds, "%d threads, thread %d: %d of %d", threads, i, w[i].ok,
-                       w[i].rounds);
-        }
-        mcp_client_free(c); /* joins the dispatcher: every progress callback has run */
-        for (int i = 0; i < started; i++)
-            EXPECT_MSG(w[i].progress == 2 * (w[i].rounds / 4), "thread %d: %d progress callbacks", i,
-                       w[i].progress);
+        if (http)
+            http_fixture_stop(&h);
     }
 }
 
