@@ -359,12 +359,16 @@ IDLE_GAPS_US = (1000, 20000)
 IDLE_CALLS = 150
 
 
-def measure_idle(args: argparse.Namespace, r: "Runners", stdio: list[str], budget: float) -> dict:
+def measure_idle(args: argparse.Namespace, r: "Runners", target: list[str], budget: float,
+                 http: bool = False) -> dict:
     """9. Calls after an idle gap: the runner sleeps before each `seq` call (`--gap-us`, untimed),
     as a host calls between other work; a latency figure (p50 and p99 of the calls), interleaved
-    rounds, raw and the clients that run on the host's own thread or runtime."""
-    cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rmcp", ["--runtime", "current"])]
-    log(f"idle: {len(cases)} clients x {len(IDLE_GAPS_US)} gaps x {args.rounds} rounds of {IDLE_CALLS} calls")
+    rounds, raw and the clients that run on the host's own thread or runtime. `target`: the stdio
+    server's command, or `--url` of an HTTP fixture (`http`: rmcp then keeps its connections)."""
+    rmcp = ["--variant", "pooled"] if http else ["--runtime", "current"]
+    cases = [("raw", []), ("cabi", []), ("rust", ["--runtime", "current"]), ("rmcp", rmcp)]
+    log(f"idle ({'http' if http else 'stdio'}): {len(cases)} clients x {len(IDLE_GAPS_US)} gaps x "
+        f"{args.rounds} rounds of {IDLE_CALLS} calls")
     runs: dict[str, dict[str, list[dict]]] = {}
     for _ in range(args.rounds):
         for gap in IDLE_GAPS_US:
@@ -372,21 +376,23 @@ def measure_idle(args: argparse.Namespace, r: "Runners", stdio: list[str], budge
                 key = "/".join([runner, *extra[1:]])
                 run_args = [*extra, "--gap-us", str(gap), "--max-calls", str(IDLE_CALLS), "--duration", "60",
                             "--warmup", str(args.warmup)]
-                runs.setdefault(str(gap), {}).setdefault(key, []).append(r.run(runner, "seq", stdio, run_args, budget))
+                runs.setdefault(str(gap), {}).setdefault(key, []).append(r.run(runner, "seq", target, run_args, budget))
     return {gap: {k: latency_summary(v, "p50_us") for k, v in by.items()} for gap, by in runs.items()}
 
 
-def idle_report(idle: dict | None) -> list[str]:
+def idle_report(idle: dict | None, http: bool = False) -> list[str]:
     if not idle:
         return []
     gaps = list(idle)
-    L = ["", "## 9. Calls after an idle gap (stdio)", "",
+    wire = "Streamable HTTP, JSON responses, 127.0.0.1" if http else "stdio"
+    reads = "the server's socket" if http else "the server's pipe"
+    L = ["", f"## 9. Calls after an idle gap ({wire})", "",
          f"The runner sleeps before each call ({', '.join(f'{int(g) // 1000} ms' for g in gaps)}; untimed), "
          f"{IDLE_CALLS} calls a run after the warm-up, in interleaved rounds: what a host that calls between other "
          "work sees. Rust clients sleep on their runtime (`tokio::time::sleep`), C hosts in `usleep`. p50 and p99 of "
          "the median round; `÷ raw` is the median over rounds of the p50 ratio within a round (range). After more "
          "than 5 ms idle the C ABI's driver thread drives the runtime; the next call polls its request beside it and "
-         "reads the server's pipe itself (ARCHITECTURE.md, \"Waiting beside the spell\"). No target: informational.",
+         f"reads {reads} itself (ARCHITECTURE.md, \"Waiting beside the spell\"). No target: informational.",
          "",
          "| client | " + " | ".join(f"p50 µs after {int(g) // 1000} ms | p99 µs | ÷ raw (p50)" for g in gaps) + " |",
          "|---|" + "---:|---:|---:|" * len(gaps)]
@@ -524,6 +530,11 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
 
     if "idle" in sections:
         res["idle"] = measure_idle(args, r, stdio, budget)
+        server = HttpServer(sse=False)
+        try:
+            res["idle_http"] = measure_idle(args, r, ["--url", server.url], budget, http=True)
+        finally:
+            server.close()
 
     if "many" in sections:
         # 8. Many clients on the shared runtime (issue 19), reduced: see MANY_SECTION.
@@ -1149,6 +1160,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
                  "JSON parsing, the result string, the call boundary.")
     L.extend(many_report(res.get("many")))
     L.extend(idle_report(res.get("idle")))
+    L.extend(idle_report(res.get("idle_http"), http=True))
     return "\n".join(L) + "\n"
 
 
