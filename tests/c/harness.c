@@ -667,3 +667,25 @@ void http_fixture_stop(struct http_fixture *h)
     if (h->record[0])
         remove(h->record);
 }
+
+mcp_client *http_fixture_client(const struct http_fixture *h, const char *const *headers, const char *bearer)
+{
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    mcp_status st = mcp_config_new(NULL, &cfg, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_url(cfg, h->url, &err);
+    for (size_t i = 0; headers && headers[i] && st == MCP_OK; i += 2)
+        st = mcp_config_add_header(cfg, headers[i], headers[i + 1], &err);
+    if (st == MCP_OK && bearer)
+        st = mcp_config_set_bearer_token(cfg, bearer, &err);
+    if (st == MCP_OK)
+        st = mcp_config_set_request_timeout_ms(cfg, tscale(5000), &err);
+    if (st != MCP_OK) {
+        t_status(__FILE__, __LINE__, "http config", st, MCP_OK, err);
+        mcp_error_free(err);
+        mcp_config_free(cfg);
+        return NULL;
+    }
+    return client_from_config(cfg);
+}

@@ -214,6 +214,9 @@ struct http_fixture {
 bool http_fixture_start(struct http_fixture *h, const char *era, bool sse_responses);
 /* Ends it (stdin EOF, then SIGKILL after 3 s) and removes its record. */
 void http_fixture_stop(struct http_fixture *h);
+/* A client of it with a 5 s request timeout (tscale), the extra headers (name, value, ...,
+ * NULL; or NULL) and the bearer token (or NULL); NULL (the test failed) if a setter refused. */
+mcp_client *http_fixture_client(const struct http_fixture *h, const char *const *headers, const char *bearer);
 
 /* ---- files --------------------------------------------------------------------------------- */
 

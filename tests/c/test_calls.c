@@ -1578,26 +1578,8 @@ static void test_listen_free_client_wakes_next(void)
 
 static mcp_client *http_client(const struct http_fixture *h)
 {
-    mcp_config *cfg = NULL;
-    mcp_error *err = NULL;
-    mcp_status st = mcp_config_new(NULL, &cfg, &err);
-    if (st == MCP_OK)
-        st = mcp_config_set_url(cfg, h->url, &err);
-    if (st == MCP_OK)
-        st = mcp_config_add_header(cfg, "X-Ctest-One", "first", &err);
-    if (st == MCP_OK)
-        st = mcp_config_add_header(cfg, "X-Ctest-Two", "second", &err);
-    if (st == MCP_OK)
-        st = mcp_config_set_bearer_token(cfg, "s3cret-token", &err);
-    if (st == MCP_OK)
-        st = mcp_config_set_request_timeout_ms(cfg, 5000, &err);
-    if (st != MCP_OK) {
-        t_status(__FILE__, __LINE__, "http config", st, MCP_OK, err);
-        mcp_error_free(err);
-        mcp_config_free(cfg);
-        return NULL;
-    }
-    return client_from_config(cfg);
+    static const char *const headers[] = {"X-Ctest-One", "first", "X-Ctest-Two", "second", NULL};
+    return http_fixture_client(h, headers, "s3cret-token");
 }
 
 static void http_handler(void *ud, const char *m, const char *p, size_t n, mcp_responder *r)

@@ -332,25 +332,6 @@ static void *gap_worker(void *arg)
     return NULL;
 }
 
-/* A client of the HTTP fixture `h` with the harness's request timeout (5 s). */
-static mcp_client *url_client(const struct http_fixture *h)
-{
-    mcp_config *cfg = NULL;
-    mcp_error *err = NULL;
-    mcp_status st = mcp_config_new(NULL, &cfg, &err);
-    if (st == MCP_OK)
-        st = mcp_config_set_url(cfg, h->url, &err);
-    if (st == MCP_OK)
-        st = mcp_config_set_request_timeout_ms(cfg, tscale(5000), &err);
-    if (st != MCP_OK) {
-        t_status(__FILE__, __LINE__, "http config", st, MCP_OK, err);
-        mcp_error_free(err);
-        mcp_config_free(cfg);
-        return NULL;
-    }
-    return client_from_config(cfg);
-}
-
 /* Calls 6-10 ms apart, from one thread and from two: each finds the driver thread in its idle
  * spell and waits beside it, reading the server's pipe (stdio) or socket (HTTP, both wires)
  * itself. Quick answers, a call slower than the grace, a timeout, progress callbacks. */
@@ -363,7 +344,7 @@ static void test_calls_after_idle_gaps(void)
         if (http && !http_fixture_start(&h, wires[k], true)) /* progress needs a stream */
             return;
         for (int threads = 1; threads <= 2; threads++) {
-            mcp_client *c = http ? url_client(&h) : json_client(NULL, NULL); /* request_timeout_ms 5000 */
+            mcp_client *c = http ? http_fixture_client(&h, NULL, NULL) : json_client(NULL, NULL);
             CHECK(c != NULL);
             mcp_error *err = NULL;
             CHECK_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
