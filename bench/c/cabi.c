@@ -14,7 +14,7 @@
  * and mcp_client_dispatch; reports the process's thread count at the end), many (--clients
  * clients, each with its own server, on --runtime shared|isolated: threads, RSS per idle client,
  * connect time per client, then calls/s from --inflight threads on one client vs spread over
- * all clients).
+ * all clients). --runtime shared puts every other test's client on the shared runtime too.
  */
 #include "common.h"
 #include "mcp_client.h"
@@ -45,6 +45,7 @@ static mcp_client *open_client(int connect) {
     mcp_client *c = NULL;
     mcp_error *err = NULL;
     check(mcp_config_new(config_json, &cfg, &err), err, "mcp_config_new");
+    if (runtime == MCP_RUNTIME_SHARED) check(mcp_config_set_runtime(cfg, runtime, &err), err, "mcp_config_set_runtime");
     check(mcp_client_new(cfg, &c, &err), err, "mcp_client_new");
     mcp_config_free(cfg);
     if (connect) check(mcp_client_connect(c, NULL, NULL, &err), err, "mcp_client_connect");

@@ -46,11 +46,12 @@ pub fn off_core() -> bool {
 // A lone call that finds the driver thread holding the runtime in its idle spell does not wait
 // for it to stand down (a cross-CPU wake-up of a sleeping thread, then another back: 100–300 µs
 // on a VM whose idle vCPUs halt, ARCHITECTURE "Where a call's CPU goes on one core"). It leaves
-// the driver asleep and polls its own future on its own thread: the request is written there, and a stdio guest read (`transport/pump`) reads the server's stdout itself, waiting in
-// `poll(2)` on that pipe, so the kernel wakes the caller directly when the answer arrives, as
-// it wakes a blocking `read`. The reactor on the driver thread would report the same data only
-// after its own wake-up, so such a read does not wait for it (`ReadBeside`); an HTTP exchange
-// on a direct connection (`net::direct`) reads its socket the same way.
+// the driver asleep and polls its own future on its own thread: the request is written there,
+// and the answer is read there too, from a stdio server's pipe (`transport/pump`) or a direct
+// HTTP connection's socket (`net::direct`), waiting in `poll(2)` on that descriptor, so the
+// kernel wakes the caller directly when the answer arrives, as it wakes a blocking `read`. The
+// reactor on the driver thread would report the same data only after its own wake-up, so such
+// a read does not wait for it (`ReadBeside`).
 
 thread_local! {
     /// Polling beside the runtime (inside [`ThreadWake::poll_beside`]).
