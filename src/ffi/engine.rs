@@ -22,9 +22,9 @@
 //! leaves the driver asleep and polls its own future beside the runtime (`base::driving`): it
 //! writes its request and reads the answer itself (a stdio server's pipe, a direct HTTP
 //! connection's socket) when the kernel wakes it on that descriptor. The driver keeps its spell,
-//! so a call that comes alone after an idle gap wakes no other thread of the client; calls that
-//! come back to back, a slow call, or one only the reactor can serve ask the driver to stand
-//! down, and the caller takes over.
+//! so a call that comes alone after an idle gap, quick or slow, wakes no other thread of the
+//! client; calls that come back to back, or one only the reactor can serve, ask the driver to
+//! stand down, and the caller takes over.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -47,7 +47,8 @@ const IDLE_GRACE: Duration = Duration::from_millis(5);
 /// While the driver thread sleeps in a spell, a timer of its own stays armed at most this far
 /// ahead. tokio wakes a parked driver when another thread registers a timer earlier than any it
 /// has: with this one armed, a lone call's request timer (60 s by default) is not, and the
-/// call's start leaves the driver asleep. Costs one wake-up per interval while idle.
+/// call's start leaves the driver asleep. Costs one wake-up per interval while idle. Also how
+/// long a call beside the spell waits without news before it takes the runtime over.
 const SPELL_TICK: Duration = Duration::from_secs(10);
 
 struct Shared {
@@ -230,13 +231,13 @@ impl OwnEngine {
     /// While the driver thread holds the runtime in a spell: polls `fut` beside it, waiting on
     /// this thread's descriptor and the one its read watches (`base::driving::watch`). The
     /// driver keeps its spell unless calls come in a `burst` (this one started within
-    /// `IDLE_GRACE` of the previous one: the next ones should drive), the future waits on
-    /// something only the reactor reports (no descriptor watched), or the call is slow
-    /// (`IDLE_GRACE` without news); then it is asked, once, to stand down. Asking every call
-    /// cost two driver wake-ups per call after an idle gap (asking, then the next spell), and
-    /// asking at once put that wake-up beside the server's on the other CPU, ahead of the
-    /// answer. True once `fut` is done; false once the spell is over (the caller then drives),
-    /// or without a descriptor for this thread.
+    /// `IDLE_GRACE` of the previous one: the next ones should drive) or the future waits on
+    /// something only the reactor reports (no descriptor watched); then it is asked, once, to
+    /// stand down. Asking every call cost two driver wake-ups per call after an idle gap
+    /// (asking, then the next spell), and asking at once put that wake-up beside the server's
+    /// on the other CPU, ahead of the answer; a slow call that took the runtime over after
+    /// `IDLE_GRACE` paid them too. True once `fut` is done; false once the spell is over (the
+    /// caller then drives), or without a descriptor for this thread.
     fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>, burst: bool) -> bool {
         struct Unregister<'a>(&'a Shared);
         impl Drop for Unregister<'_> {
@@ -278,9 +279,10 @@ impl OwnEngine {
             if watch.is_none() {
                 ask();
             }
-            // A call that waits this long is not a quick one: it takes the runtime over, not to
-            // poll beside it every `IDLE_GRACE` until it ends.
-            if !wake.wait(watch, IDLE_GRACE) {
+            // A slow call waits here too (every wake-up it needs reaches this thread: its
+            // descriptor, timers and tasks through its waker, the spell's end); the bound is a
+            // safety net, after which it takes the runtime over.
+            if !wake.wait(watch, SPELL_TICK) {
                 ask();
             }
         }
