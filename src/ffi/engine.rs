@@ -14,10 +14,10 @@
 //! Between calls the driver thread drives the runtime too, so background work goes on: server
 //! output and exits, listeners, subscriptions, deferred responders. It takes over only after no
 //! call has started for [`IDLE_GRACE`], so back-to-back calls from one thread never hand the
-//! runtime back and forth; a lone call that starts while the driver drives asks it to stand down
-//! and takes over (one hand-off, on the first call after an idle or busy period).
+//! runtime back and forth.
 //!
-//! That hand-off wakes a sleeping thread and waits for it to answer: two cross-CPU wake-ups,
+//! A lone call that starts while the driver drives could ask it to stand down and take over,
+//! but that hand-off wakes a sleeping thread and waits for it to answer: two cross-CPU wake-ups,
 //! which on a VM whose idle vCPUs halt took 100–300 µs, more than the call. So the lone call
 //! leaves the driver asleep and polls its own future beside the runtime (`base::driving`): it
 //! writes its request and reads the answer itself (a stdio server's pipe, a direct HTTP
@@ -58,9 +58,10 @@ struct Shared {
     active: Arc<AtomicUsize>,
     /// Calls started so far (tells the driver whether calls came and went while it slept).
     entries: AtomicU64,
-    /// When the latest call started, in µs since `epoch` (tells a lone call beside the spell
-    /// whether calls come in a burst).
-    last_start: AtomicU64,
+    /// When the latest call beside the spell started, in µs since `epoch` (tells the next one
+    /// whether calls come in a burst; a spell the driver begins follows `IDLE_GRACE` without a
+    /// call, so only calls beside a spell that went on can be that close).
+    last_beside: AtomicU64,
     epoch: Instant,
     /// A caller drives the runtime (or is about to).
     caller_drives: AtomicBool,
@@ -167,7 +168,7 @@ impl OwnEngine {
             runtime,
             active: Arc::new(AtomicUsize::new(0)),
             entries: AtomicU64::new(0),
-            last_start: AtomicU64::new(0),
+            last_beside: AtomicU64::new(0),
             epoch: Instant::now(),
             caller_drives: AtomicBool::new(false),
             driving: AtomicBool::new(false),
@@ -207,8 +208,6 @@ impl OwnEngine {
     fn run(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) {
         let s = &*self.shared;
         s.entries.fetch_add(1, SeqCst);
-        let now = s.epoch.elapsed().as_micros() as u64;
-        let burst = now.saturating_sub(s.last_start.swap(now, SeqCst)) < IDLE_GRACE.as_micros() as u64;
         let others = s.active.fetch_add(1, SeqCst);
         if others > 0 {
             // Someone drives (a caller, or the driver thread once that caller returns).
@@ -222,7 +221,7 @@ impl OwnEngine {
         // the two flags: either the driver sees `caller_drives` or this sees `driving`).
         s.caller_drives.store(true, SeqCst);
         let _active = Leave { shared: s, drove: true };
-        if s.driving.load(SeqCst) && self.beside_spell(fut.as_mut(), burst) {
+        if s.driving.load(SeqCst) && self.beside_spell(fut.as_mut()) {
             return;
         }
         s.runtime.block_on(fut)
@@ -230,15 +229,15 @@ impl OwnEngine {
 
     /// While the driver thread holds the runtime in a spell: polls `fut` beside it, waiting on
     /// this thread's descriptor and the one its read watches (`base::driving::watch`). The
-    /// driver keeps its spell unless calls come in a `burst` (this one started within
-    /// `IDLE_GRACE` of the previous one: the next ones should drive) or the future waits on
+    /// driver keeps its spell unless calls come in a burst (this one started within
+    /// `IDLE_GRACE` of the previous one beside it: the next ones should drive) or the future waits on
     /// something only the reactor reports (no descriptor watched); then it is asked, once, to
     /// stand down. Asking every call cost two driver wake-ups per call after an idle gap
     /// (asking, then the next spell), and asking at once put that wake-up beside the server's
     /// on the other CPU, ahead of the answer; a slow call that took the runtime over after
     /// `IDLE_GRACE` paid them too. True once `fut` is done; false once the spell is over (the
     /// caller then drives), or without a descriptor for this thread.
-    fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>, burst: bool) -> bool {
+    fn beside_spell(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) -> bool {
         struct Unregister<'a>(&'a Shared);
         impl Drop for Unregister<'_> {
             fn drop(&mut self) {
@@ -264,7 +263,8 @@ impl OwnEngine {
                 s.release.notify_one();
             }
         };
-        if burst {
+        let now = s.epoch.elapsed().as_micros() as u64;
+        if now.saturating_sub(s.last_beside.swap(now, SeqCst)) < IDLE_GRACE.as_micros() as u64 {
             ask(); // calls come back to back: the next ones drive
         }
         loop {
