@@ -511,6 +511,9 @@ pub fn client_for(http: HttpConfig, mode: ConnectMode) -> Client {
     cfg.mode = mode;
     cfg.request_timeout = Duration::from_secs(10);
     cfg.probe_timeout = Duration::from_secs(5);
+    // A cache of its own: the process's would remember another test's server on a port the
+    // kernel hands out again, and skip the probe a test checks.
+    cfg.era_cache = mcp_client::EraCache::new();
     Client::new(cfg)
 }
 
