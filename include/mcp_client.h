@@ -768,7 +768,9 @@ mcp_status mcp_config_set_validate_output_schema(struct mcp_config *config,
 /**
  * Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
  * the process's, shared by every client), so the next connect to such an origin probes
- * `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+ * `server/discover` again. A connect whose cached era the server refuses (a server upgraded in
+ * place) detects again by itself; clearing spares it that refused `initialize`, and lets a
+ * server that still accepts the old era be probed for a newer one. Any thread.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

@@ -68,3 +68,49 @@ fn reqwest_origin(url: &str) -> String {
     let rest = url.split_once("://").unwrap();
     format!("{}://{}", rest.0, rest.1.split('/').next().unwrap())
 }
+
+/// A server upgraded in place (the same origin, now modern only): the era the cache holds is
+/// stale, and the `initialize` it leads to is refused. The same connect then detects the era
+/// again on a fresh transport and goes on as modern; the cache learns the new era.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_legacy_era_is_detected_again_in_the_same_connect() {
+    let cache = EraCache::new();
+    let connect = |url: String| {
+        let cache = cache.clone();
+        async move {
+            let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(url)));
+            config.era_cache = cache;
+            let client = Client::new(config);
+            let outcome = client.connect().await.map(|info| info.era);
+            client.close().await;
+            outcome
+        }
+    };
+    let legacy = HttpFixture::start(&["--era", "legacy"]);
+    let url = legacy.1.clone();
+    assert_eq!(
+        connect(url.clone()).await.expect("connect to the legacy server"),
+        Era::Legacy
+    );
+    drop(legacy);
+
+    let record = TempPath::new("era-cache-stale.jsonl");
+    let address = url.split_once("://").unwrap().1.split('/').next().unwrap().to_string();
+    let modern = HttpFixture::start(&["--era", "modern", "--http", &address, "--record", &record.as_string()]);
+    assert_eq!(modern.1, url, "the upgraded server listens where the old one did");
+    let era = connect(url.clone())
+        .await
+        .expect("the same connect detects the new era");
+    assert_eq!(era, Era::Modern);
+    assert_eq!(cache.get(&reqwest_origin(&url)), Some(Era::Modern));
+    let sent = methods(&record);
+    assert_eq!(
+        sent.first().map(String::as_str),
+        Some("initialize"),
+        "the cache was used first: {sent:?}"
+    );
+    assert!(sent.iter().any(|m| m == "server/discover"), "then probed: {sent:?}");
+    // Known modern now: the next connect goes straight to the probe that is its first request.
+    assert_eq!(connect(url.clone()).await.expect("connect again"), Era::Modern);
+    assert_eq!(methods(&record).iter().filter(|m| *m == "initialize").count(), 1);
+}

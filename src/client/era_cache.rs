@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 /// configuration starts with [`EraCache::shared`], the process's cache (so clients for one
 /// origin learn from each other, as before this type existed); a host that wants clients
 /// to probe independently gives them [`EraCache::new`], and [`EraCache::clear`] forgets
-/// what was learnt (for a server that was upgraded in place).
+/// what was learnt. An entry is a shortcut, not a verdict: a connect whose cached era the
+/// server refuses (upgraded in place) detects the era again.
 #[derive(Clone, Default, Debug)]
 pub struct EraCache(Arc<Mutex<HashMap<String, Era>>>);
 

@@ -193,26 +193,19 @@ impl Client {
                     "protocol version {v:?} is not one this client speaks"
                 ))),
             },
-            // An origin already found to be legacy in this process skips the probe.
+            // An origin already found to be legacy in this process skips the probe. A server
+            // that refuses the `initialize` has changed since (upgraded in place): detect again,
+            // on a fresh transport (the refused `initialize` moved this one to the legacy wire).
             ConnectMode::Auto if self.known_http_era() == Some(Era::Legacy) => {
-                self.initialize(&session, LATEST_LEGACY_VERSION, false).await
-            }
-            ConnectMode::Auto => match self.probe(&session).await {
-                Ok(ProbeOutcome::Modern(conn) | ProbeOutcome::Ready(conn)) => Ok(conn),
-                Ok(ProbeOutcome::Legacy(version)) => match self.initialize(&session, version, false).await {
-                    // Some legacy servers answer the probe with an error, then exit: start again.
-                    Err(e) if died(&e) => {
-                        session = self.restart(&session).await?;
-                        self.initialize(&session, version, false).await
+                match self.initialize(&session, LATEST_LEGACY_VERSION, false).await {
+                    Err(e) if refused(&e) => {
+                        session = self.restart(&session, "the server refused the cached era").await?;
+                        self.detect(&mut session).await
                     }
                     other => other,
-                },
-                Ok(ProbeOutcome::Restart) => {
-                    session = self.restart(&session).await?;
-                    self.initialize(&session, LATEST_LEGACY_VERSION, false).await
                 }
-                Err(e) => Err(e),
-            },
+            }
+            ConnectMode::Auto => self.detect(&mut session).await,
         };
         self.inner.connecting.lock().unwrap().take();
         if self.inner.config.mode == ConnectMode::Auto {
@@ -245,13 +238,29 @@ impl Client {
         }
     }
 
-    /// Replaces a session whose server died during era detection.
-    async fn restart(&self, old: &Arc<Session>) -> Result<Arc<Session>> {
-        old.close(Error::new(
-            ErrorKind::ServerExited,
-            "the server exited during era detection",
-        ))
-        .await;
+    /// `auto`: the `server/discover` probe, then whichever era it found.
+    async fn detect(&self, session: &mut Arc<Session>) -> Result<Arc<Connection>> {
+        match self.probe(session).await {
+            Ok(ProbeOutcome::Modern(conn) | ProbeOutcome::Ready(conn)) => Ok(conn),
+            Ok(ProbeOutcome::Legacy(version)) => match self.initialize(session, version, false).await {
+                // Some legacy servers answer the probe with an error, then exit: start again.
+                Err(e) if died(&e) => {
+                    *session = self.restart(session, "the server exited during era detection").await?;
+                    self.initialize(session, version, false).await
+                }
+                other => other,
+            },
+            Ok(ProbeOutcome::Restart) => {
+                *session = self.restart(session, "the server exited during era detection").await?;
+                self.initialize(session, LATEST_LEGACY_VERSION, false).await
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Replaces a session that era detection cannot go on with (`why` ends the old one).
+    async fn restart(&self, old: &Arc<Session>, why: &str) -> Result<Arc<Session>> {
+        old.close(Error::new(ErrorKind::ServerExited, why)).await;
         self.start_session().await
     }
 
@@ -523,4 +532,14 @@ fn legacy_only_hint(e: Error) -> Error {
 /// The server process went away (as opposed to answering).
 fn died(e: &Error) -> bool {
     matches!(e.kind(), ErrorKind::ServerExited | ErrorKind::Io)
+}
+
+/// The server answered, and not as a legacy server would: an error object, an HTTP status, a
+/// version it does not share. (Not silence, a dead connection or a refused authorization: a
+/// probe would meet those too.)
+fn refused(e: &Error) -> bool {
+    matches!(
+        e.kind(),
+        ErrorKind::Rpc | ErrorKind::HttpStatus | ErrorKind::VersionMismatch | ErrorKind::ProtocolViolation
+    )
 }

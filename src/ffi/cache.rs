@@ -98,7 +98,9 @@ pub unsafe extern "C" fn mcp_config_set_validate_output_schema(
 
 /// Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
 /// the process's, shared by every client), so the next connect to such an origin probes
-/// `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+/// `server/discover` again. A connect whose cached era the server refuses (a server upgraded in
+/// place) detects again by itself; clearing spares it that refused `initialize`, and lets a
+/// server that still accepts the old era be probed for a newer one. Any thread.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_clear_era_cache(

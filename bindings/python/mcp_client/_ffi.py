@@ -450,7 +450,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Forgets the eras `auto` detected per HTTP origin in the cache this client uses (by default
     # the process's, shared by every client), so the next connect to such an origin probes
-    # `server/discover` again (e.g. after a server was upgraded in place). Any thread.
+    # `server/discover` again. A connect whose cached era the server refuses (a server upgraded in
+    # place) detects again by itself; clearing spares it that refused `initialize`, and lets a
+    # server that still accepts the old era be probed for a newer one. Any thread.
     # mcp_status mcp_client_clear_era_cache(struct mcp_client *client, struct mcp_error **err_out)
     'mcp_client_clear_era_cache': (
         mcp_status,
