@@ -189,12 +189,12 @@ pub fn request_line(
     push_members(&mut out, &mut first, params.iter().map(|(k, v)| (k.as_str(), v)))?;
     if let Some(arguments) = arguments {
         push_key(&mut out, &mut first, ARGUMENTS)?;
-        let at = out.len();
+        let mut at = out.len();
         out.extend_from_slice(arguments.get().as_bytes());
-        for b in &mut out[at..] {
-            if matches!(*b, b'\n' | b'\r') {
-                *b = b' ';
-            }
+        // Found with memchr (a byte loop cost ~7 instructions a byte: 0.7M for 100 KB).
+        while let Some(i) = memchr::memchr2(b'\n', b'\r', &out[at..]) {
+            out[at + i] = b' ';
+            at += i + 1;
         }
     }
     let extra = [

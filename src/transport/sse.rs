@@ -119,8 +119,9 @@ impl SseParser {
                 self.line_len = self.line.len();
             }
         }
-        // A run of line content at a time (not byte by byte): the run up to the next CR or LF is
-        // copied at once, as much of it as the cap allows.
+        // A run of line content at a time (not byte by byte): the run up to the next CR or LF,
+        // found with memchr (a byte loop cost ~8 instructions a byte), is copied at once, as much
+        // of it as the cap allows.
         while let Some(&b) = bytes.first() {
             if self.after_cr {
                 self.after_cr = false;
@@ -140,10 +141,7 @@ impl SseParser {
                     bytes = &bytes[1..];
                 }
                 _ => {
-                    let run = bytes
-                        .iter()
-                        .position(|&c| c == b'\n' || c == b'\r')
-                        .unwrap_or(bytes.len());
+                    let run = memchr::memchr2(b'\n', b'\r', bytes).unwrap_or(bytes.len());
                     self.line_len += run;
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
                     let cap = self.max_data.saturating_add(LINE_SLACK);
