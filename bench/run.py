@@ -225,6 +225,27 @@ def busy_share(before: list[int], after: list[int]) -> dict:
     return {"busy_percent": round(100 * (total - idle) / total, 1), "steal_percent": round(100 * steal / total, 1)}
 
 
+# Above this share of steal time a section measured the host's contention as much as the clients.
+STEAL_NOTABLE = 5.0
+
+
+class SectionShares:
+    """`busy_share` section by section (`res["host"]`): a VM's host can take a quarter of its
+    CPU time for minutes and then nothing (seen: 12-30% in one section, 0.1% in the next), so the
+    whole run's share hides which figures were measured under it."""
+
+    def __init__(self, res: dict):
+        self.res = res
+        self.last = cpu_times()
+
+    def mark(self, section: str) -> None:
+        now = cpu_times()
+        share = busy_share(self.last, now)
+        if share:
+            self.res.setdefault("host", {})[section] = share
+        self.last = now
+
+
 def lock_version(lock: Path, name: str) -> str:
     try:
         lines = lock.read_text().splitlines()
@@ -442,6 +463,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
     budget = d * 2 + 30
     res: dict = {}
     sections = set(args.sections.split(","))
+    host = SectionShares(res)
     t0 = time.time()
 
     if "seq" in sections:
@@ -451,9 +473,11 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
                      ("ts", []), ("python-sdk", [])]
         log(f"1/7 sequential stdio: {len(seq_cases)} clients x {args.rounds} rounds")
         res["seq_stdio"] = r.seq_rounds(seq_cases, args.rounds, stdio, dur, budget)
+        host.mark("seq")
 
     if "place" in sections:
         res["placement"] = measure_placements(args, r, dur, budget)
+        host.mark("place")
 
     if "http" in sections:
         # 2. The same over Streamable HTTP (JSON and SSE responses).
@@ -467,6 +491,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
                 res[f"seq_http_{mode}"] = r.seq_rounds(http_cases, args.http_rounds, ["--url", server.url], dur, budget)
             finally:
                 server.close()
+            host.mark(f"http-{mode}")
 
     if "conc" in sections:
         # 3. Concurrency on one connection: threads (C ABI, Python binding), tasks (Rust, rmcp, TS,
@@ -491,6 +516,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         for runner in ("python", "ts", "python-sdk"):
             conc.setdefault(runner, {})["64"] = r.run(runner, "conc", stdio, ["--inflight", "64", *dur], budget)
         res["concurrency"] = conc
+        host.mark("conc")
 
     if "mrtr" in sections:
         # 4. MRTR: a call needing one elicitation round vs a plain call.
@@ -498,6 +524,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         res["mrtr"] = {runner: r.run(runner, "mrtr", stdio, [*extra, *dur], budget)
                        for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]), ("python", []),
                                              ("rmcp", ["--runtime", "current"]), ("ts", []), ("python-sdk", [])]}
+        host.mark("mrtr")
 
     if "connect" in sections:
         # 5. Connect (spawn + discover) and close (until the child is reaped).
@@ -512,6 +539,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
             for runner, extra in cases:
                 rounds.setdefault(runner, []).append(r.run(runner, "connect", stdio, extra, budget + 30))
         res["connect"] = {k: latency_summary(v, "first_p50_us") for k, v in rounds.items()}
+        host.mark("connect")
 
     if "mem" in sections:
         # 6. Memory: idle RSS and growth over N calls.
@@ -520,6 +548,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         res["memory"] = {runner: r.run(runner, "mem", stdio, [*extra, *mem_args], 120)
                          for runner, extra in [("cabi", []), ("rust", ["--runtime", "current"]),
                                                ("rmcp", ["--runtime", "current"])]}
+        host.mark("mem")
 
     if "connect" in sections:
         res["sizes"] = sizes()
@@ -527,6 +556,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
     if "async" in sections:
         # 7. FFI cost: derived from the sequential runs (C ABI vs Rust API, same runtime model).
         res["async"] = measure_async(args, r)
+        host.mark("async")
 
     if "idle" in sections:
         res["idle"] = measure_idle(args, r, stdio, budget)
@@ -535,10 +565,12 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
             res["idle_http"] = measure_idle(args, r, ["--url", server.url], budget, http=True)
         finally:
             server.close()
+        host.mark("idle")
 
     if "many" in sections:
         # 8. Many clients on the shared runtime (issue 19), reduced: see MANY_SECTION.
         res["many"] = measure_many(**{**MANY_SECTION, "rounds": min(MANY_SECTION["rounds"], args.rounds)})
+        host.mark("many")
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -1044,6 +1076,16 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.append("- **rmcp:** both tokio runtimes are measured and shown: `current` (`new_current_thread`) and "
              "`multi` (`new_multi_thread` with 2 workers, tokio's default on this 2-core machine); targets against rmcp take the "
              "better of the two by median and list both.")
+    shares = res.get("host") or {}
+    if shares:
+        notable = [k for k, v in shares.items() if (v.get("steal_percent") or 0) > STEAL_NOTABLE]
+        L.append("- **Host, section by section** (steal time: CPU time the hypervisor gave to other guests, "
+                 "as a share of the section's): " + ", ".join(
+                     f"{k} {v.get('steal_percent', '?')}% steal ({v.get('busy_percent', '?')}% busy)"
+                     for k, v in shares.items()) + "."
+                 + (f" Above {STEAL_NOTABLE:.0f}% steal ({', '.join(notable)}) a section measured the host's "
+                    "contention as much as the clients: its absolute figures, latency tails above all, are not "
+                    "comparable with a quiet run's." if notable else ""))
     busy = mach.get("during_run", {}).get("busy_percent") or 0
     if busy >= 90:
         L.append(f"- **Saturated:** the CPUs were {busy}% busy during this run (other work on the machine): "
