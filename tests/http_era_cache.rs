@@ -44,11 +44,7 @@ async fn a_cache_of_its_own_can_be_cleared() {
     let server = HttpFixture::start(&["--era", "legacy", "--record", &record.as_string()]);
     let cache = EraCache::new();
     let connect = || async {
-        let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
-        config.era_cache = cache.clone();
-        let client = Client::new(config);
-        assert_eq!(client.connect().await.expect("connect").era, Era::Legacy);
-        client.close().await;
+        assert_eq!(era_with(&cache, &server.1).await.expect("connect"), Era::Legacy);
     };
     connect().await;
     let origin = reqwest_origin(&server.1);
@@ -63,6 +59,16 @@ async fn a_cache_of_its_own_can_be_cleared() {
     assert_eq!(sent.iter().filter(|m| *m == "initialize").count(), 3, "{sent:?}");
 }
 
+/// The era a client using `cache` connects to `url` in (it closes again).
+async fn era_with(cache: &EraCache, url: &str) -> mcp_client::Result<Era> {
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(url)));
+    config.era_cache = cache.clone();
+    let client = Client::new(config);
+    let era = client.connect().await.map(|info| info.era);
+    client.close().await;
+    era
+}
+
 /// `scheme://host:port` of a URL like `http://127.0.0.1:PORT/mcp`.
 fn reqwest_origin(url: &str) -> String {
     let rest = url.split_once("://").unwrap();
@@ -75,34 +81,24 @@ fn reqwest_origin(url: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_legacy_era_is_detected_again_in_the_same_connect() {
     let cache = EraCache::new();
-    let connect = |url: String| {
-        let cache = cache.clone();
-        async move {
-            let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(url)));
-            config.era_cache = cache;
-            let client = Client::new(config);
-            let outcome = client.connect().await.map(|info| info.era);
-            client.close().await;
-            outcome
-        }
-    };
     let legacy = HttpFixture::start(&["--era", "legacy"]);
     let url = legacy.1.clone();
     assert_eq!(
-        connect(url.clone()).await.expect("connect to the legacy server"),
+        era_with(&cache, &url).await.expect("connect to the legacy server"),
         Era::Legacy
     );
     drop(legacy);
 
     let record = TempPath::new("era-cache-stale.jsonl");
-    let address = url.split_once("://").unwrap().1.split('/').next().unwrap().to_string();
-    let modern = HttpFixture::start(&["--era", "modern", "--http", &address, "--record", &record.as_string()]);
+    let origin = reqwest_origin(&url);
+    let address = origin.split_once("://").unwrap().1;
+    let modern = HttpFixture::start(&["--era", "modern", "--http", address, "--record", &record.as_string()]);
     assert_eq!(modern.1, url, "the upgraded server listens where the old one did");
-    let era = connect(url.clone())
+    let era = era_with(&cache, &url)
         .await
         .expect("the same connect detects the new era");
     assert_eq!(era, Era::Modern);
-    assert_eq!(cache.get(&reqwest_origin(&url)), Some(Era::Modern));
+    assert_eq!(cache.get(&origin), Some(Era::Modern));
     let sent = methods(&record);
     assert_eq!(
         sent.first().map(String::as_str),
@@ -111,6 +107,6 @@ async fn a_stale_legacy_era_is_detected_again_in_the_same_connect() {
     );
     assert!(sent.iter().any(|m| m == "server/discover"), "then probed: {sent:?}");
     // Known modern now: the next connect goes straight to the probe that is its first request.
-    assert_eq!(connect(url.clone()).await.expect("connect again"), Era::Modern);
+    assert_eq!(era_with(&cache, &url).await.expect("connect again"), Era::Modern);
     assert_eq!(methods(&record).iter().filter(|m| *m == "initialize").count(), 1);
 }

@@ -199,7 +199,8 @@ impl Client {
             ConnectMode::Auto if self.known_http_era() == Some(Era::Legacy) => {
                 match self.initialize(&session, LATEST_LEGACY_VERSION, false).await {
                     Err(e) if refused(&e) => {
-                        session = self.restart(&session, "the server refused the cached era").await?;
+                        let why = Error::new(ErrorKind::Closed, "the server refused the cached era");
+                        session = self.restart(&session, why).await?;
                         self.detect(&mut session).await
                     }
                     other => other,
@@ -245,13 +246,13 @@ impl Client {
             Ok(ProbeOutcome::Legacy(version)) => match self.initialize(session, version, false).await {
                 // Some legacy servers answer the probe with an error, then exit: start again.
                 Err(e) if died(&e) => {
-                    *session = self.restart(session, "the server exited during era detection").await?;
+                    *session = self.restart(session, exited_during_detection()).await?;
                     self.initialize(session, version, false).await
                 }
                 other => other,
             },
             Ok(ProbeOutcome::Restart) => {
-                *session = self.restart(session, "the server exited during era detection").await?;
+                *session = self.restart(session, exited_during_detection()).await?;
                 self.initialize(session, LATEST_LEGACY_VERSION, false).await
             }
             Err(e) => Err(e),
@@ -259,8 +260,8 @@ impl Client {
     }
 
     /// Replaces a session that era detection cannot go on with (`why` ends the old one).
-    async fn restart(&self, old: &Arc<Session>, why: &str) -> Result<Arc<Session>> {
-        old.close(Error::new(ErrorKind::ServerExited, why)).await;
+    async fn restart(&self, old: &Arc<Session>, why: Error) -> Result<Arc<Session>> {
+        old.close(why).await;
         self.start_session().await
     }
 
@@ -530,6 +531,10 @@ fn legacy_only_hint(e: Error) -> Error {
 }
 
 /// The server process went away (as opposed to answering).
+fn exited_during_detection() -> Error {
+    Error::new(ErrorKind::ServerExited, "the server exited during era detection")
+}
+
 fn died(e: &Error) -> bool {
     matches!(e.kind(), ErrorKind::ServerExited | ErrorKind::Io)
 }
