@@ -60,7 +60,7 @@ mod transport;
 mod untrusted;
 
 pub use auth::{AuthorizationHandler, AuthorizationRequest, Grant, MemoryTokenStore, OAuthConfig, TokenStore};
-// Issue 18: authorization extensions (DPoP, assertion grants, locked token stores).
+// Authorization extensions (DPoP, assertion grants, locked token stores).
 pub use auth::{
     AssertionKind, AssertionProvider, AssertionRequest, AssertionSource, DpopKeySource, FileTokenStore, IdpConfig,
     StoreGuard,
@@ -71,7 +71,7 @@ pub use client::{
     HandlerError, InputHandler, InputKind, InputRequest, ListKind, LogFn, LogLine, NotificationFn, Progress,
     ProgressFn, ReconnectPolicy, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
-// Issue 17: URL elicitation, manual input mode, the tasks extension.
+// URL elicitation, manual input mode, the tasks extension.
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
 pub use protocol::{Era, RequestId};

@@ -3,7 +3,7 @@
 //! A second caller (`Handle::block_on` in `ffi/engine`) waits "off the core": its request is
 //! read by whoever drives. A guest read from such a thread (`transport/pump`) raced the reader
 //! task on the driving thread and could miss the reply, leaving the call to its timeout (two
-//! host threads on one client, session 9), so it does not read.
+//! host threads on one client, until commit 77612cb), so it does not read.
 //!
 //! A lone caller that finds the driver thread in its idle spell waits "beside" the runtime
 //! (below): it does read, and the pump makes that safe (a guest that cannot take the reader

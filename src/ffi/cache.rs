@@ -1,5 +1,5 @@
 //! Response caching (SEP-2549) in the C ABI: the per-call modes for `mcp_call_opts.cache_mode`
-//! and the client's cache controls; the configuration switches of both issue-17 features
+//! and the client's cache controls; the configuration switches of both features
 //! (response caching, output schema validation). The cache itself is `crate::client`'s (`cache.rs`).
 //! Also the era cache's clear (what `auto` learnt per HTTP origin).
 

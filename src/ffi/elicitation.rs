@@ -1,4 +1,4 @@
-//! URL-mode elicitation and manual input in the C ABI (issue 17): registering an elicitation
+//! URL-mode elicitation and manual input in the C ABI: registering an elicitation
 //! handler for chosen modes, and the error accessors for -32042's `data.elicitations` and for
 //! the input requests no handler answers. The decisions live in `crate::client`.
 

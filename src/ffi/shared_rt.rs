@@ -1,4 +1,4 @@
-//! The shared runtime (issue 19): clients created with `"runtime": "shared"` (or
+//! The shared runtime: clients created with `"runtime": "shared"` (or
 //! `mcp_config_set_runtime(config, MCP_RUNTIME_SHARED)`) use a process-wide set of
 //! [`RUNTIMES`] engines (`ffi/engine`: a current-thread runtime and its driver thread each) and
 //! one dispatcher thread for all their callbacks. Library threads then stay flat however many

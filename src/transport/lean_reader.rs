@@ -3,7 +3,7 @@
 //!
 //! Every stdio client reads its server's stdout and stderr. With a fixed 64 KiB + 8 KiB
 //! `BufReader` pair, 200 idle clients on the shared runtime held 14 MiB of buffers between
-//! them (issue 19: ≤ 64 KiB per idle client). Here a reader that waits for data keeps at most
+//! them (the target is ≤ 64 KiB per idle client). Here a reader that waits for data keeps at most
 //! `keep_idle` bytes, and a burst of large messages still gets 64 KiB reads (as many syscalls
 //! per megabyte as before, after a few doubling reads).
 //!

@@ -1,5 +1,5 @@
-//! One thread reaps every stdio server of the process (issue 19: threads must not grow with
-//! the number of servers). Each child gets a pidfd (Linux 5.3+), which becomes readable when the
+//! One thread reaps every stdio server of the process (threads must not grow with the
+//! number of servers). Each child gets a pidfd (Linux 5.3+), which becomes readable when the
 //! child exits; the reaper thread polls them all, plus a pipe that wakes it for new children,
 //! and `wait`s the ones that exited. Where `pidfd_open` is unavailable the caller falls back to
 //! a blocking `waitpid` thread per child. No signal handler either way.

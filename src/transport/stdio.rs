@@ -452,7 +452,7 @@ fn live_group_member(pgid: i32) -> Option<bool> {
 
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     // Keeps the buffer its answers need between them (no allocation per call), at most 16 KiB
-    // (issue 19: many idle clients).
+    // when idle, so many idle clients stay small.
     let mut reader = LeanReader::new(ReadBeside(stdout), KEEP_IDLE);
     loop {
         let line = read_line(&mut reader, max).await;
