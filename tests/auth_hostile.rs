@@ -1,4 +1,4 @@
-//! Hostile servers against the authorization client (issue 13, items 1, 2, 5, 6, 7), through
+//! Hostile servers against the authorization client, through
 //! the C ABI's exported functions. The fixture server runs with `--oauth --oauth-hostile-auth
 //! MODE` (`tests/fixture-server/src/oauth_hostile_auth.rs`): a malicious MCP server that is its
 //! own authorization server, recording every request's credentials (`--record`).

@@ -1,4 +1,4 @@
-//! Issue 17 items 3, 4 and 6 against the fixture server: URL-mode elicitation (modern
+//! Against the fixture server: URL-mode elicitation (modern
 //! `inputRequests` with `mode: "url"`, legacy pushed requests, -32042 and its completion
 //! notification), the tasks extension (SEP-2663: polling at `pollIntervalMs`, status
 //! listeners, input through the MRTR handlers with de-duplicated keys, failure, cancel,

@@ -1,4 +1,4 @@
-//! The crate's top-level modules import each other without a loop (issue 15): every `crate::x`
+//! The crate's top-level modules import each other without a loop: every `crate::x`
 //! (and a top-level file's `super::x`) in `src/` is an edge from the file's top-level module to
 //! `x`, and the graph of those edges must have no cycle. `base` imports nothing of the crate.
 //! Comments are left out (a doc link is no import). Run: `cargo test --test layers`.

@@ -1,5 +1,5 @@
-//! Hostile servers against the network rules (issue 13: SSRF through discovery, tokens over
-//! plain http, URLs in errors), driven through the exported C functions. Everything listens on
+//! Hostile servers against the network rules (SSRF through discovery, tokens over plain http,
+//! URLs in errors), driven through the exported C functions. Everything listens on
 //! 127.0.0.1; "remote" names (`mcp.test`, `as.test`, ...) are pinned to 127.0.0.1 with the
 //! `resolve` setting, so the MCP server is *not* loopback by its URL and the loopback
 //! allowance stays off, as for a real remote server.
@@ -195,7 +195,7 @@ fn pinned(names: &[&str]) -> Value {
     Value::Object(m)
 }
 
-/// Issue 13 item 3: a `resource_metadata` or `authorization_servers` entry aimed at the host's
+/// A `resource_metadata` or `authorization_servers` entry aimed at the host's
 /// own network is refused before any connection, whether the address is written as a literal
 /// (in any spelling) or is what a name resolves to; the host can open a host with
 /// `allow_hosts` and close one with `deny_hosts`.
@@ -353,7 +353,7 @@ fn token_requests_are_not_redirected_or_aimed_inside() {
     assert_eq!(target.connections(), 0, "{:?}", target.summary());
 }
 
-/// Issue 13 item 4: a token (static or OAuth) goes over plain http only to loopback, unless the
+/// A token (static or OAuth) goes over plain http only to loopback, unless the
 /// host sets `allow_insecure_http`.
 #[test]
 fn tokens_over_plain_http_only_to_loopback() {
@@ -400,7 +400,7 @@ fn tokens_over_plain_http_only_to_loopback() {
         .unwrap();
 }
 
-/// Issue 13 item 9: request URLs in errors lose their query and userinfo (codes, state, keys).
+/// Request URLs in errors lose their query and userinfo (codes, state, keys).
 #[test]
 fn urls_in_errors_carry_no_query() {
     let rt = tokio::runtime::Runtime::new().unwrap();

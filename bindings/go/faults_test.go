@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Issue 14, item 4: a NUL byte in a string argument is refused before anything is sent (the C
+// A NUL byte in a string argument is refused before anything is sent (the C
 // ABI would cut the string there); inside JSON arguments U+0000 travels escaped and whole.
 func TestNULInStringArgumentsIsRefused(t *testing.T) {
 	c := connected(t, []string{"--era", "modern"})
@@ -37,7 +37,7 @@ func TestNULInStringArgumentsIsRefused(t *testing.T) {
 	}
 }
 
-// Issue 14, item 5: numbers beyond 64 bits keep their digits on the all-pages path too.
+// Numbers beyond 64 bits keep their digits on the all-pages path too.
 func TestBigNumbersAreExact(t *testing.T) {
 	c := connected(t, []string{"--page-size", "7"})
 	all, err := c.ListAll(testCtx(t), KindTools)
@@ -51,7 +51,7 @@ func TestBigNumbersAreExact(t *testing.T) {
 	}
 }
 
-// Issue 14, item 12: with WithReconnect a crashed server is replaced on the next call; the
+// With WithReconnect a crashed server is replaced on the next call; the
 // CallTool that met the crash fails (not retried) and the states arrive in order.
 func TestReconnectAfterACrash(t *testing.T) {
 	states := make(chan string, 16)

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Issue 17 from Go: the tasks extension, manual input mode and -32042.
+// The tasks extension, manual input mode and -32042 from Go.
 func TestTasksFollowCancelAndResume(t *testing.T) {
 	c := newFixture(t, nil, WithTasks())
 	if got := callText(t, c, "task_echo", map[string]any{"text": "go"}); got != "task: go" {

@@ -1,4 +1,4 @@
-/* Started calls (issue 16): exactly-once completion under cancel / timeout / close races, free
+/* Started calls: exactly-once completion under cancel / timeout / close races, free
  * with calls in flight, host-loop delivery (callbacks only on the host's thread, the descriptor
  * readable exactly while work waits), re-entrancy, pushed responder cancellation, and 10,000
  * started calls from one thread.

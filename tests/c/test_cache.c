@@ -1,4 +1,4 @@
-/* Issue 17 through the C ABI: response caching (SEP-2549: a second tools/list within the TTL
+/* The C ABI's response caching (SEP-2549: a second tools/list within the TTL
  * sends nothing; bypass, partition, clear and the client-wide switch) and output schema
  * validation (MCP_OUTPUT_SCHEMA_INVALID with the raw result; off per call and per client). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,4 +1,4 @@
-/* Issue 17 through the C ABI, against the fixture server: URL-mode elicitation (modes,
+/* The C ABI against the fixture server: URL-mode elicitation (modes,
  * -32042 with its elicitations, the completion notification), manual input mode (declared
  * kinds, the unanswered requests), and the tasks extension (blocking follow, status listener,
  * failure, input through tasks/update, cancel, resume by id). */

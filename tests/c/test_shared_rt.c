@@ -1,4 +1,4 @@
-/* The shared runtime (issue 19): many clients on the process-wide runtime and dispatcher
+/* The shared runtime: many clients on the process-wide runtime and dispatcher
  * threads keep the thread count flat, each client's callbacks stay serial, blocking calls from
  * a shared callback are refused, freeing one client leaves the others working, and free with
  * calls in flight completes each started call once. */

@@ -205,8 +205,9 @@ static void test_concurrent_calls(void)
 /* Two host threads calling one client back to back, for a while: each call is now and then alone
  * on the connection while the other thread waits on the runtime the first drives. A lone call
  * read the server's output itself even from the thread that did not drive the runtime, racing
- * the reader task, and now and then missed its answer until the request timeout (session 9:
- * within about three runs of a second). A call that ends with anything but its echo fails. */
+ * the reader task, and now and then missed its answer until the request timeout (before commit
+ * 77612cb: within about three runs of a second). A call that ends with anything but its echo
+ * fails. */
 struct duo_worker {
     mcp_client *c;
     double until;

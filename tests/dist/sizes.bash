@@ -1,4 +1,4 @@
-# Size targets of issue 12, shared by run.sh and c.sh (sourced; not a <lang>.sh host script).
+# Size limits of the shipped files, shared by run.sh and c.sh (sourced; not a <lang>.sh host script).
 # MB here means 10^6 bytes.
 SO_LIMIT=5000000      # the installed libmcp_client.so
 STATIC_LIMIT=6000000  # a statically linked C program calling one tool

@@ -1,4 +1,4 @@
-// Issue 17 through the C++ binding: response caching (a second tools/list within the TTL sends
+// The C++ binding's response caching (a second tools/list within the TTL sends
 // nothing; bypass, partition, clear, client-wide off) and output schema validation
 // (OutputSchemaError with the raw result; off per call and per client).
 #include "harness.hpp"

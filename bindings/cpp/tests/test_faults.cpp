@@ -1,4 +1,4 @@
-// Issue 14's faults that live in this binding: a NUL byte in a std::string argument would end
+// The C ABI faults that live in this binding: a NUL byte in a std::string argument would end
 // the C string early (a name, URI or requestState silently cut short), so it is refused.
 #include "harness.hpp"
 
@@ -27,7 +27,7 @@ TEST(faults, nul_in_string_arguments_is_refused_before_sending) {
     CHECK_CONTAINS(res, R"(echo\u0000evil)");
 }
 
-// Issue 14, item 11: a client destroyed by a C++ thread_local's destructor (the thread's
+// A client destroyed by a C++ thread_local's destructor (the thread's
 // thread-locals, tokio's among them, are being torn down) still closes its server gracefully.
 // The server runs under sh, which records "exit 0" only when the fixture ended on stdin EOF.
 TEST(faults, client_destroyed_by_a_thread_local_closes_gracefully) {

@@ -1,4 +1,4 @@
-// Issue 17 through the C++ binding: URL-mode elicitation handlers, the tasks extension (a task
+// The C++ binding's URL-mode elicitation handlers, the tasks extension (a task
 // followed to its result with status events; answered by hand with update_task, then resumed;
 // get and cancel by id).
 #include "harness.hpp"

@@ -1,4 +1,4 @@
-"""Issue 17 through the Python binding: response caching (SEP-2549) and output schema
+"""The Python binding's response caching (SEP-2549) and output schema
 validation, against the fixture server (its --record file shows what went over the wire)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17 through the Python binding: URL-mode elicitation, manual input mode with the retry
+"""The Python binding's URL-mode elicitation, manual input mode with the retry
 helper, and the tasks extension (follow, status listener, failure, cancel, resume by id)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Faults of issue 14 that live in this binding: NUL characters and exact numbers."""
+"""The C ABI faults that live in this binding: NUL characters and exact numbers."""
 
 from __future__ import annotations
 

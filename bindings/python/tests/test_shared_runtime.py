@@ -1,4 +1,4 @@
-"""The shared runtime (issue 19): ``runtime="shared"`` clients keep the process's thread count
+"""The shared runtime: ``runtime="shared"`` clients keep the process's thread count
 flat however many are connected, and each still works on its own."""
 
 from __future__ import annotations

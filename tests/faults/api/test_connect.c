@@ -1,4 +1,4 @@
-/* Connecting (issue 14, items 9 and 10): a slow modern server, a silent server, and the
+/* Connecting: a slow modern server, a silent server, and the
  * errors a newcomer meets at connect, each saying what happened and what to do. */
 #define _GNU_SOURCE
 #include "harness.h"

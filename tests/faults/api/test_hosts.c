@@ -1,4 +1,4 @@
-/* Hosts (issue 14, item 11): no SIGCHLD handler ever, and mcp_client_free from a thread-exit
+/* Hosts: no SIGCHLD handler ever, and mcp_client_free from a thread-exit
  * destructor still closes the server gracefully. */
 #define _GNU_SOURCE
 #include "harness.h"

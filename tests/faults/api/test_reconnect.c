@@ -1,4 +1,4 @@
-/* Reconnecting (issue 14, item 12): the opt-in policy re-establishes a lost stdio connection,
+/* Reconnecting: the opt-in policy re-establishes a lost stdio connection,
  * retries only idempotent requests, and tells the host each state change. */
 #define _GNU_SOURCE
 #include "harness.h"

@@ -1,4 +1,4 @@
-/* Silent data changes (issue 14, items 4 and 5): NUL characters and numbers beyond 64 bits. */
+/* Silent data changes: NUL characters and numbers beyond 64 bits. */
 #define _GNU_SOURCE
 #include "harness.h"
 

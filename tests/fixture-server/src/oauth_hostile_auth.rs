@@ -1,5 +1,5 @@
 //! `--oauth-hostile-auth MODE`: the `--oauth` fixture turned against the client, for the
-//! authorization hardening tests (issue 13). The fixture is a malicious MCP server that is
+//! authorization hardening tests (`tests/auth_hostile.rs`). The fixture is a malicious MCP server that is
 //! also its own authorization server; each mode is one attack:
 //!
 //! - `own-as`: nothing changes but the intent: the protected resource metadata names the

@@ -120,7 +120,7 @@ extension JSON: Codable {
         } else if let big = try? c.decode(Decimal.self), big.exponent >= 0, !big.isNaN,
             let d = try? c.decode(Double.self), abs(d) >= 9.2e18
         {
-            // An integer no Int64 holds: a Double would lose its digits (issue 14). Decimals
+            // An integer no Int64 holds: a Double would lose its digits. Decimals
             // with a fraction stay Double, as in the other bindings.
             self = .bigInt(big)
         } else if let d = try? c.decode(Double.self) {

@@ -1,7 +1,7 @@
 import CMCPClient
 import Foundation
 
-// Issue 17 in Swift: URL-mode elicitation and the tasks extension (SEP-2663). Manual input mode
+// URL-mode elicitation and the tasks extension (SEP-2663). Manual input mode
 // is `ClientOptions.manualInput`; its errors carry `InputRequiredError.unanswered`.
 
 /// The elicitation modes a handler answers (`MCP_ELICITATION_FORM`, `MCP_ELICITATION_URL`).

@@ -2,7 +2,7 @@ import Foundation
 import MCPClient
 import XCTest
 
-/// Issue 17 through the Swift binding: response caching and output schema validation.
+/// The Swift binding's response caching and output schema validation.
 final class CacheSchemaTests: XCTestCase {
     private func toolsLists(_ record: String) -> Int {
         let text = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""

@@ -4,7 +4,7 @@ import XCTest
 
 @testable import MCPClient
 
-/// Issue 17 from Swift: URL-mode elicitation, manual input mode, -32042 and the tasks extension
+/// From Swift: URL-mode elicitation, manual input mode, -32042 and the tasks extension
 /// (follow, status listener, get, cancel, resume, update) against the fixture's `url_*` and
 /// `task_*` tools.
 final class ElicitTasksTests: XCTestCase {

@@ -3,7 +3,7 @@ import XCTest
 
 @testable import MCPClient
 
-/// Issue 14's faults that live in this binding: exact big integers and NUL in strings.
+/// The C ABI faults that live in this binding: exact big integers and NUL in strings.
 final class FaultTests: XCTestCase {
     func testBigIntegersKeepTheirDigits() throws {
         let client = try fixtureClient(["--page-size", "7"])
