@@ -166,7 +166,7 @@ bench:
 bench-cache:
 	python3 bench/run.py --only cache $(BENCH_ARGS)
 
-# Issue 19's many-clients targets in full: isolated and shared runtime against the raw baseline,
+# The many-clients targets in full: isolated and shared runtime against the raw baseline,
 # 200 clients each on its own server (bench/results/many.md).
 .PHONY: bench-many
 bench-many:
