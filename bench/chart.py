@@ -1,4 +1,4 @@
-"""The headline ratios of `make bench` as one SVG bar chart (issue 19, item 7).
+"""The headline ratios of `make bench` as one SVG bar chart.
 
 Plain SVG text, no plotting library: for every client of the sequential stdio table, one bar for
 its calls/s over the raw baseline's and one for the C ABI's calls/s over its own, each the median

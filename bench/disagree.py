@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 19: why `make bench` and a second harness disagreed, checked by measurement.
+"""Why `make bench` and a second harness disagreed, checked by measurement.
 
 Interleaved rounds of sequential stdio calls for the raw baseline, the C ABI and rmcp on both
 tokio runtimes, against the fixture (`--fast`) and against the minimal canned-reply server

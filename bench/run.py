@@ -5,8 +5,8 @@ Builds the release library, the fixture server, the Rust runners (bench/Cargo.to
 workspace: rmcp never enters the root workspace) and the C runners; installs the peers into a
 cache outside the repository; runs every measurement against the same server binary
 (`mcp-fixture-server --fast`) and the same tool (`echo`); writes bench/results/latest.json and
-bench/results/latest.md and latest.svg and prints the table with PASS/FAIL lines for the targets of
-issues 6 and 19 (medians of interleaved rounds, with range and best round).
+bench/results/latest.md and latest.svg and prints the table with PASS/FAIL lines for the targets
+(medians of interleaved rounds, with range and best round).
 
 Every run is bounded: each measurement loop stops after --duration seconds (or its call cap),
 each runner process is killed after a timeout, and servers listen on 127.0.0.1 ephemeral ports.
@@ -52,7 +52,7 @@ CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mcp_
 VENV = CACHE / "venv"
 NPM = CACHE / "npm"
 
-# Pinned peers (issue 6). rmcp's pin is in bench/Cargo.toml (and bench/Cargo.lock).
+# Pinned peers. rmcp's pin is in bench/Cargo.toml (and bench/Cargo.lock).
 PY_SDK = ("mcp", "2.3.0")
 TS_CLIENT = ("@modelcontextprotocol/client", "2.4.0")
 
@@ -568,7 +568,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         host.mark("idle")
 
     if "many" in sections:
-        # 8. Many clients on the shared runtime (issue 19), reduced: see MANY_SECTION.
+        # 8. Many clients on the shared runtime, reduced: see MANY_SECTION.
         res["many"] = measure_many(**{**MANY_SECTION, "rounds": min(MANY_SECTION["rounds"], args.rounds)})
         host.mark("many")
     log(f"7/7 done in {time.time() - t0:.0f} s")
@@ -601,7 +601,7 @@ def measure_placements(args: argparse.Namespace, r: Runners, dur: list[str], bud
 
 
 def measure_async(args: argparse.Namespace, r: Runners) -> dict:
-    """Issue 16: started calls from ONE host thread (C ABI host-loop mode) vs rmcp's 64 tasks
+    """Started calls from ONE host thread (C ABI host-loop mode) vs rmcp's 64 tasks
     and the raw in-flight window; the Python AsyncClient vs the Python SDK's gather; the
     process's thread count as calls in flight grow. Interleaved rounds; median and spread."""
     d = args.duration
@@ -652,7 +652,7 @@ def stripped_bytes(binary: Path) -> int | None:
 
 
 def sizes() -> dict:
-    """Item 6 of issue 19: what each client installs. Ours: the shipped shared library (`make
+    """What each client installs. Ours: the shipped shared library (`make
     dist-lib`'s; run.py does not build it, it takes minutes). rmcp is a
     crate linked into its host, so its figure is the stripped bench runner (same harness code as
     our Rust API runner, whose stripped size is shown beside it). TypeScript: the npm prefix (the
@@ -884,7 +884,7 @@ def cpu_compare(a: dict | None, b: dict | None) -> dict | None:
 
 
 def cpu_targets(res: dict, add) -> None:
-    """Issue 19 item 5: the C ABI's client CPU (user+system time of the client process, all its
+    """The C ABI's client CPU (user+system time of the client process, all its
     threads) per sequential stdio call against the raw baseline's. The median over rounds of the
     ratio within a round (both ran back to back in it), with the range; the best round is the
     lowest CPU of each."""
@@ -905,7 +905,7 @@ def cpu_targets(res: dict, add) -> None:
 
 
 def http_targets(res: dict, add) -> None:
-    """Issue 19 item 3: sequential Streamable HTTP against the raw HTTP baseline (bench/c/raw_http.c),
+    """Sequential Streamable HTTP against the raw HTTP baseline (bench/c/raw_http.c),
     the C ABI's calls/s ÷ raw's, median of the per-round ratios (rounds are interleaved) with their
     range; p99 on loopback, median over rounds of each round's p99, for the C ABI and the Rust API."""
     for mode, want in (("json", 0.75), ("sse", 0.65)):
@@ -937,7 +937,7 @@ def spread(row: dict | None) -> str:
 
 
 def python_targets(res: dict, add) -> None:
-    """Issue 19 item 4: the Python binding's sequential lead over the Python SDK in the median,
+    """The Python binding's sequential lead over the Python SDK in the median,
     and its AsyncClient against the TypeScript client at 64 calls in flight (both from the same
     interleaved rounds of the async section; section 3's single TypeScript run when that is all
     there is)."""
@@ -954,16 +954,16 @@ def python_targets(res: dict, add) -> None:
 
 
 def pipelined_targets(conc: dict, add) -> None:
-    """Issue 19 item 2: 64 calls in flight from 64 host threads (blocking C ABI calls) against the
+    """64 calls in flight from 64 host threads (blocking C ABI calls) against the
     raw in-flight baseline (a window of 64 on one thread), paired within each round of section 3.
-    The one-thread form of the target is issue 16's started-call target (async section)."""
+    The one-thread form of the target is the started-call target (async section)."""
     c64, raw64 = conc.get("cabi", {}).get("64"), conc.get("raw", {}).get("64")
     add("C ABI 64 host threads >= 0.4x raw in-flight baseline (64 blocking calls in flight)", compare(c64, raw64),
         0.4, ">=", f"C ABI 64 threads {spread(c64)}; raw window of 64 {spread(raw64)}")
 
 
 def async_targets(a: dict, add) -> list[dict]:
-    """Issue 16's targets; ratios of medians over interleaved rounds (pairs would need equal
+    """The started-call targets; ratios of medians over interleaved rounds (pairs would need equal
     round counts; medians resist one disturbed round either way)."""
     def med(row: dict | None) -> float | None:
         if not row or "error" in row:
@@ -1159,7 +1159,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
                  f"{fnum(row['close_p99_us'])} |")
     if res["sizes"]:
         L.append("")
-        L.append("Installed size (issue 19 item 6):")
+        L.append("Installed size:")
         L.append("")
         L.append("| client | bytes | MiB | what |")
         L.append("|---|---:|---:|---|")
@@ -1260,7 +1260,7 @@ def chart(res: dict, mach: dict) -> str:
                      "rounds")
 
 
-# make bench's reduced many-clients section (about a minute): the issue's 200 clients, shared
+# make bench's reduced many-clients section (about a minute): the target's 200 clients, shared
 # runtime and raw baseline only (the isolated runtime is in `--only many`), 1 and 4 host threads;
 # at most --rounds rounds (so --quick makes it one).
 MANY_SECTION = {"clients": 200, "rounds": 5, "duration": 1.0, "runtimes": ("shared",)}
@@ -1268,7 +1268,7 @@ MANY_SECTION = {"clients": 200, "rounds": 5, "duration": 1.0, "runtimes": ("shar
 
 def measure_many(clients: int, rounds: int, duration: float, runtimes: tuple[str, ...],
                  fixture: Path = FIXTURE) -> dict:
-    """Issue 19: `clients` C-ABI clients, each connected to its own fixture server (`cabi many`,
+    """`clients` C-ABI clients, each connected to its own fixture server (`cabi many`,
     per runtime), and the raw baseline over as many servers (`raw_stdio --servers`), for 1 and 4
     host threads, interleaved per round. Each run reports calls/s with the host threads' calls
     all on one client ("one") and spread over every client ("all"), and client CPU per call."""
@@ -1344,7 +1344,7 @@ def many_med(runs: dict, key: str, field: str) -> float | None:
 
 
 def many_targets(m: dict, add) -> None:
-    """Issue 19's three targets for the shared runtime, plus the raw baseline's spread (what
+    """The three many-clients targets for the shared runtime, plus the raw baseline's spread (what
     the machine and the servers cost, no client library in the way)."""
     runs, n = m["runs"], m["settings"]["clients"]
     shared = [k for k in runs if k.startswith("shared/")]
@@ -1394,7 +1394,7 @@ def many_report(m: dict | None) -> list[str]:
             return ""
         return f"{fmt.format(statistics.median(vals))} ({fmt.format(min(vals))}–{fmt.format(max(vals))})"
 
-    L = ["", f"## 8. Many clients (issue 19): {st['clients']} clients, each on its own server", "",
+    L = ["", f"## 8. Many clients: {st['clients']} clients, each on its own server", "",
          f"`bench/c/cabi.c many` per runtime and `bench/c/raw_stdio.c --servers` (the raw baseline: pre-encoded "
          f"lines, blocking read/write, no client library), {st['rounds']} interleaved rounds of {st['duration']} s "
          "per series; median (min–max). **one**: the host threads' calls all go to one client (one server: N host "
@@ -1420,7 +1420,7 @@ def many_report(m: dict | None) -> list[str]:
 
 
 def bench_many(args) -> int:
-    """Issue 19 in full (`--only many`): --clients clients, each connected to its own fixture
+    """The many-clients target in full (`--only many`): --clients clients, each connected to its own fixture
     server, isolated vs on the shared runtime, with the raw baseline over as many servers."""
     _, fixture = cabi_against(args)
     build_raw_stdio()
@@ -1435,7 +1435,7 @@ def bench_many(args) -> int:
                     "value": value, "detail": detail})
 
     many_targets(m, add)
-    L = ["# Many clients (issue 19): isolated vs shared runtime, against the raw baseline", "",
+    L = ["# Many clients: isolated vs shared runtime, against the raw baseline", "",
          f"`python3 bench/run.py --only many --clients {args.clients} --rounds {args.rounds} --duration "
          f"{args.duration}`, {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
          f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores.",
@@ -1446,7 +1446,7 @@ def bench_many(args) -> int:
           "caches and last run on whichever core; concentrated on one client, the one server and the client "
           "ping-pong on one core (the server preempts the client, which finds its answer without sleeping). "
           "The raw baseline, which does nothing but write and read pipes, loses as much or more by spreading: "
-          "the issue's \"within 10% of one client's\" cannot be met on this machine by any client, so the "
+          "the target's \"within 10% of one client's\" cannot be met on this machine by any client, so the "
           "targets also compare the library's loss with the raw baseline's. ARCHITECTURE.md (Shared runtime) "
           "has the analysis.", ""]
     md = "\n".join(L)
@@ -1471,8 +1471,8 @@ def main() -> int:
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
     ap.add_argument("--only", choices=["all", "cache", "async", "many"], default="all",
-                    help="cache: only the response-cache target; async: only issue 16's targets (results/async.{md,json}); "
-                         "many: only issue 19's many-clients target (results/many.{md,json})")
+                    help="cache: only the response-cache target; async: only the started-call targets (results/async.{md,json}); "
+                         "many: only the many-clients target (results/many.{md,json})")
     ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
                     "make bench's section `many` uses MANY_SECTION")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
@@ -1556,7 +1556,7 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
     python_targets(res, lambda name, v, want, op, detail: add(name, v["value"] if isinstance(v, dict) else v, want, op,
                                                               detail))
     RESULTS.mkdir(parents=True, exist_ok=True)
-    lines = ["# Issue 16 (started calls) bench", "",
+    lines = ["# Started calls bench", "",
              f"Load average at end {mach['load_average_at_end']}; during the run {mach['during_run']}.", "",
              "| target | status | value | detail |", "|---|---|---|---|"]
     for t in tgs:

@@ -366,7 +366,7 @@ static void append(char **out, size_t *len, size_t *cap, const char *s) {
     *len += n;
 }
 
-/* ---- many: clients spread over servers (issue 19) ------------------------------------------ */
+/* ---- many: clients spread over servers ---- */
 
 static int task_count(void) {
     DIR *d = opendir("/proc/self/task");

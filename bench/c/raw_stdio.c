@@ -7,7 +7,7 @@
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
  * read lets one more request go): the in-flight baseline for one connection (test "conc").
- * With --servers N (test "many", issue 19) it starts N servers and measures --inflight calls in
+ * With --servers N (test "many") it starts N servers and measures --inflight calls in
  * flight on one server (a window) vs --inflight threads each calling its share of all N servers
  * in turn: what spreading calls over many server processes costs the machine, with no client
  * library in the way (the floor of `cabi many`'s "all ÷ one").
@@ -116,7 +116,7 @@ static int connect_loop(char **cmd, long n, double duration) {
     return 0;
 }
 
-/* ---- many: calls spread over --servers servers (issue 19) ---------------------------------- */
+/* ---- many: calls spread over --servers servers ---- */
 
 typedef struct {
     int to, from;
