@@ -2,7 +2,7 @@
 #   make demo                 build the library and run the C examples against the fixture server
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
 #   make conformance          the official MCP conformance suite's client scenarios
-#   make docs-test            every README code block compiled and run (part of make test)
+#   make docs-test            every README code block compiled and run, history labels, links (part of make test)
 #   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
 #   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
 #   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1]
@@ -78,8 +78,11 @@ rust-test: build
 
 # Every code block of the READMEs compiled, and run against the fixture server where it talks to
 # one (conventions at the top of tests/docs/check.py; README.md's Rust blocks are doctests).
+# First the quick hygiene checks (tests/docs/hygiene.py): no numbered history labels in tracked
+# files, no broken relative links or anchors in tracked Markdown, README and ARCHITECTURE lengths.
 .PHONY: docs-test
 docs-test: build
+	python3 tests/docs/hygiene.py
 	python3 tests/docs/check.py
 
 # Property-based fuzzing of the parsers (tests/fuzz, proptest): a few seconds in `make test`,
