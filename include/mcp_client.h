@@ -990,6 +990,9 @@ MCP_API struct mcp_cancel_token *mcp_cancel_token_clone(const struct mcp_cancel_
  */
 MCP_API void mcp_cancel_token_cancel(const struct mcp_cancel_token *token);
 
+/**
+ * Whether this token (or a clone of it) was cancelled. Any thread; callbacks too. NULL: false.
+ */
 MCP_API bool mcp_cancel_token_is_cancelled(const struct mcp_cancel_token *token);
 
 /**
@@ -1947,7 +1950,7 @@ mcp_status mcp_client_update_task(struct mcp_client *client,
                                   struct mcp_error **err_out);
 
 /**
- * "mcp_client/<semver>": static, never freed.
+ * `"mcp_client/<semver>"`: static, never freed.
  */
 MCP_API const char *mcp_version(void);
 

@@ -1,4 +1,4 @@
-//! The opt-in reconnect policy ([`ReconnectPolicy`]) and the connection-state listener.
+//! The opt-in reconnect policy ([`ReconnectPolicy`](super::ReconnectPolicy)) and the connection-state listener.
 //!
 //! A lost connection (the stdio server exited, the HTTP server refused or dropped us) is noticed
 //! by the call that meets it. With a policy, that connection is dropped and the next connect

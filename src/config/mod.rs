@@ -2,14 +2,14 @@
 //! the bindings and [`crate::ClientConfig::from_json`] take.
 //!
 //! The serde structs here are the JSON-facing form only: serde checks key names
-//! (`deny_unknown_fields`) and types and fills in defaults; [`convert`] turns them into the
+//! (`deny_unknown_fields`) and types and fills in defaults; `convert` turns them into the
 //! internal types (`ClientConfig`, `StdioConfig`, `HttpConfig`, `OAuthConfig`, `ReconnectPolicy`)
 //! and applies the checks that span keys. The doc comments are the schema's descriptions:
-//! [`schema`] derives `schema/config.schema.json` from these types (tests/config_schema.rs keeps
-//! the committed file and the bindings' generated type hints in step).
+//! `schema` (feature `schema`) derives `schema/config.schema.json` from these types
+//! (tests/config_schema.rs keeps the committed file and the bindings' generated type hints in step).
 //!
 //! Adding a key: one field here (doc comment, serde default if it has one), one line in
-//! [`convert`] moving it onto the internal type; the schema, the fuzzer's key lists and the
+//! `convert` moving it onto the internal type; the schema, the fuzzer's key lists and the
 //! bindings' types follow (run `cargo test --features schema --test config_schema` and commit what it rewrites).
 
 mod convert;

@@ -45,6 +45,7 @@ pub unsafe extern "C" fn mcp_cancel_token_cancel(token: *const mcp_cancel_token)
     })
 }
 
+/// Whether this token (or a clone of it) was cancelled. Any thread; callbacks too. NULL: false.
 #[no_mangle]
 pub unsafe extern "C" fn mcp_cancel_token_is_cancelled(token: *const mcp_cancel_token) -> bool {
     ffi_boundary!({ handle_opt(token).is_some_and(|t| t.token.is_cancelled()) })

@@ -6,7 +6,7 @@ use std::ffi::c_char;
 /// Bumped on any ABI break; bindings compare it with `MCP_ABI_VERSION` at load.
 pub const MCP_ABI_VERSION: u32 = 2;
 
-/// "mcp_client/<semver>": static, never freed.
+/// `"mcp_client/<semver>"`: static, never freed.
 #[no_mangle]
 pub extern "C" fn mcp_version() -> *const c_char {
     ffi_boundary!({ concat!("mcp_client/", env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast() })

@@ -15,7 +15,7 @@ pub fn url(url: &Url) -> String {
     shown.to_string()
 }
 
-/// As [`url`], for a URL still in text form; text that is not a URL is not shown at all.
+/// As [`url()`], for a URL still in text form; text that is not a URL is not shown at all.
 pub fn url_text(text: &str) -> String {
     Url::parse(text)
         .map(|u| url(&u))

@@ -587,6 +587,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         None,
         [ctypes.POINTER(mcp_cancel_token)],
     ),
+    # Whether this token (or a clone of it) was cancelled. Any thread; callbacks too. NULL: false.
     # bool mcp_cancel_token_is_cancelled(const struct mcp_cancel_token *token)
     'mcp_cancel_token_is_cancelled': (
         ctypes.c_bool,
@@ -1322,7 +1323,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # "mcp_client/<semver>": static, never freed.
+    # `"mcp_client/<semver>"`: static, never freed.
     # const char *mcp_version(void)
     'mcp_version': (
         ctypes.c_char_p,

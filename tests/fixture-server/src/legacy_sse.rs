@@ -57,7 +57,7 @@ fn open_stream(conn: &mut Conn, req: Request) -> io::Result<bool> {
     result
 }
 
-/// POST /message?sessionId=<id>: 202, the answer goes to the stream.
+/// `POST /message?sessionId=<id>`: 202, the answer goes to the stream.
 fn post_message(conn: &mut Conn, req: Request) -> io::Result<bool> {
     let Some(sid) = req.query_param("sessionId") else {
         conn.respond_text(400, &[], "Bad Request: missing sessionId")?;
