@@ -3,6 +3,7 @@
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
 #   make conformance          the official MCP conformance suite's client scenarios
 #   make docs-test            every README code block compiled and run, history labels, links (part of make test)
+#   make reference            the C API reference (target/reference/c) and cargo doc, warnings fail (in make test)
 #   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
 #   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
 #   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1]
@@ -57,7 +58,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test c-test faults-test conformance bindings-test interop-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test interop-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -84,6 +85,16 @@ rust-test: build
 docs-test: build
 	python3 tests/docs/hygiene.py
 	python3 tests/docs/check.py
+
+# The C API reference (target/reference/c/index.md, one Markdown page per group of functions) from
+# the header's comments, and the Rust docs (target/doc; private items too, since module comments
+# carry the design) of the library and the fixture server. Both fail on warnings: a function
+# without a comment or in no group, an empty group, a comment naming an mcp_*/MCP_* identifier
+# the header lacks (tests/docs/reference.py); any rustdoc warning.
+.PHONY: reference
+reference: build
+	python3 tests/docs/reference.py --out target/reference/c
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --locked --document-private-items
 
 # Property-based fuzzing of the parsers (tests/fuzz, proptest): a few seconds in `make test`,
 # FUZZ_MINUTES of it in `make fuzz` (not in CI). Saved failures in tests/proptest-regressions
