@@ -176,6 +176,7 @@ class Reference:
         taken = set()
         for page, title, about, pattern in GROUPS:
             members = [f for f in functions if f.name not in taken and re.fullmatch(pattern, f.name)]
+            members.sort(key=lambda f: 0 if f.name.endswith(("_new", "_init")) else 2 if f.name.endswith("_free") else 1)
             taken.update(f.name for f in members)
             if not members:
                 self.warn(0, f"group {page!r} ({title}) has no function: its pattern {pattern!r} matches none")
@@ -279,7 +280,7 @@ class Reference:
                       f"typedef struct {it.name} {{ ... }} {it.name};", "```", "", self.prose(it.doc, page), ""]
                 if it.fields:
                     L += ["| field | type | meaning |", "|---|---|---|"]
-                    L += [f"| `{n}` | `{t}` | {self.prose(' '.join(d.split()), page)} |" for n, t, d in it.fields]
+                    L += [f"| `{n}` | `{t}` | {self.prose(' '.join(d.split()), page).replace('|', '&#124;')} |" for n, t, d in it.fields]
                     L.append("")
         return "\n".join(L).rstrip() + "\n"
 
@@ -288,7 +289,7 @@ class Reference:
         L = self.page_header("Constants") + ["## Constants", "", "| name | value | meaning |", "|---|---|---|"]
         for it in self.items:
             if it.kind == "define" and it.decl and not it.decl.startswith("__"):  # not the guard, not MCP_API
-                doc = self.prose(" ".join(it.doc.split()), page).replace("|", "\\|")
+                doc = self.prose(" ".join(it.doc.split()), page).replace("|", "&#124;")
                 L.append(f"| `{it.name}` | `{it.decl}` | {doc} |")
         return "\n".join(L) + "\n"
 
@@ -300,10 +301,10 @@ class Reference:
              + ", [types](types.md), [constants](constants.md).", ""]
         for para in self.top.split("\n\n"):
             lines = para.splitlines()
-            m = re.match(r"^([A-Z][A-Z0-9 ()-]*?[A-Z)])(?:\s*\((.*)\))?$", lines[0]) if lines else None
-            if m and len(lines) > 1 and lines[0].split()[0].isupper() and len(lines[0].split()[0]) > 2:
-                L += [f"## {lines[0][:1]}{lines[0][1:].lower()}" if not m.group(2) else
-                      f"## {m.group(1)[:1]}{m.group(1)[1:].lower()} ({m.group(2)})", ""]
+            if len(lines) > 1 and re.fullmatch(r"[A-Z]{3,}", lines[0].split()[0]):  # "OWNERSHIP (who frees what)"
+                words = [w.lower() if re.fullmatch(r"[A-Z]+", w) else w for w in lines[0].split()]
+                title = " ".join(words)
+                L += [f"## {title[:1].upper()}{title[1:]}", ""]
                 lines = lines[1:]
             L += [self.prose("\n".join(lines), page), ""]
         L += ["## Functions", ""]
