@@ -413,7 +413,7 @@ def idle_report(idle: dict | None, http: bool = False) -> list[str]:
          "work sees. Rust clients sleep on their runtime (`tokio::time::sleep`), C hosts in `usleep`. p50 and p99 of "
          "the median round; `÷ raw` is the median over rounds of the p50 ratio within a round (range). After more "
          "than 5 ms idle the C ABI's driver thread drives the runtime; the next call polls its request beside it and "
-         f"reads {reads} itself (ARCHITECTURE.md, \"Waiting beside the spell\"). No target: informational.",
+         f"reads {reads} itself (docs/performance.md, \"Calls after an idle gap\"). No target: informational.",
          "",
          "| client | " + " | ".join(f"p50 µs after {int(g) // 1000} ms | p99 µs | ÷ raw (p50)" for g in gaps) + " |",
          "|---|" + "---:|---:|---:|" * len(gaps)]
@@ -1447,7 +1447,7 @@ def bench_many(args) -> int:
           "ping-pong on one core (the server preempts the client, which finds its answer without sleeping). "
           "The raw baseline, which does nothing but write and read pipes, loses as much or more by spreading: "
           "the target's \"within 10% of one client's\" cannot be met on this machine by any client, so the "
-          "targets also compare the library's loss with the raw baseline's. ARCHITECTURE.md (Shared runtime) "
+          "targets also compare the library's loss with the raw baseline's. docs/performance.md (Shared runtime) "
           "has the analysis.", ""]
     md = "\n".join(L)
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -45,7 +45,7 @@ pub fn off_core() -> bool {
 //
 // A lone call that finds the driver thread holding the runtime in its idle spell does not wait
 // for it to stand down (a cross-CPU wake-up of a sleeping thread, then another back: 100–300 µs
-// on a VM whose idle vCPUs halt, ARCHITECTURE "Where a call's CPU goes on one core"). It leaves
+// on a VM whose idle vCPUs halt, docs/performance.md "On one core"). It leaves
 // the driver asleep and polls its own future on its own thread: the request is written there,
 // and the answer is read there too, from a stdio server's pipe (`transport/pump`) or a direct
 // HTTP connection's socket (`net::direct`), waiting in `poll(2)` on that descriptor, so the

@@ -2,7 +2,7 @@
 //!
 //! Why not a crate: `jsonschema` (default features off) took the shipped `.so` from 4.8 MB to
 //! 10.2 MB (it brings two regex engines with Unicode tables, big-number arithmetic and format
-//! validators), past the 5 MB limit; see ARCHITECTURE.md. Output schemas are plain data
+//! validators), past the 5 MB limit; see docs/performance.md. Output schemas are plain data
 //! shapes, so this covers the assertion vocabulary they use:
 //! `type`, `enum`, `const`; `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
 //! `multipleOf`; `minLength`, `maxLength`; `prefixItems`, `items`, `contains` (with

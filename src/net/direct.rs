@@ -4,7 +4,7 @@
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
 //! hyper-util's pool keyed by authority: about 40k of the 126k instructions of a loopback
-//! `tools/call` (callgrind; ARCHITECTURE.md, "Streamable HTTP performance"). None of it does
+//! `tools/call` (callgrind; docs/performance.md, "HTTP"). None of it does
 //! anything for a request to the one endpoint the transport was made for, with no redirects
 //! followed and no retries.
 //!

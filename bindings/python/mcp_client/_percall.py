@@ -2,8 +2,8 @@
 foreign functions of the frequent calls.
 
 A sequential call's Python cost is paid on top of the library's round trip, so this module
-avoids per-call work that does not change the outcome (measured in ARCHITECTURE.md, "Python
-binding"):
+avoids per-call work that does not change the outcome (measured in docs/performance.md,
+"Python binding path"):
 
 - the frequent calls use foreign functions declared without ``argtypes`` (``RAW``): ctypes
   then converts nothing, since the arguments already are C-compatible (``bytes`` or None for
