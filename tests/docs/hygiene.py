@@ -31,7 +31,7 @@ MAX_LINES = {"README.md": 300, "ARCHITECTURE.md": 400}
 # The word, an optional plural, a separator, an optional '#', a number. A leading \b keeps
 # "mcp_session_2"-style identifiers out; a number glued to the word is caught too.
 LABEL = re.compile(r"\b(session|issue)(s?)[ \t_-]*#?\s?(\d+)(?!\d)", re.IGNORECASE)
-# "issue(s)" as a verb before an HTTP status and what it names.
+# "issue(s)" as a verb: an HTTP status, then what it names ("... 401 responses").
 HTTP_VERB = re.compile(
     r"\s*(responses?|status(es)?|errors?|codes?|repl(y|ies)|redirects?|challenges?)\b", re.IGNORECASE
 )
@@ -66,8 +66,8 @@ def self_test() -> None:
     s, i = "session", "issue"
     caught = [f"{s} 18", f"{s.title()} 18's run", f"{s}s 16 and 18", f"{i} 19", f"{i.upper()} 19 item 4",
               f"{i}s 16 and 19", f"item 4 of {i} 17", f"the {i}-17 features", f"({i} #19)", f"{i}19_many"]
-    clean = [f"the server {i}s 401 responses", f"it may {i} 403 errors", "it issues a token", "issued 3 tokens", "an issuer",
-             "one session per client", "session ids", "mcp_session_2", "item 42", "round 2",
+    clean = [f"the server {i}s 401 responses", f"it may {i} 403 errors", "it issues a token", "issued 3 tokens",
+             "an issuer", "one session per client", "session ids", "mcp_session_2", "item 42", "round 2",
              "HTTP 404", "the sessions' ids", "issues: none"]
     bad = [t for t in caught if not labels(t)] + [t for t in clean if labels(t)]
     if bad:
@@ -166,7 +166,8 @@ def main() -> int:
             continue
         for n, line in enumerate(text.splitlines(), 1):
             for label in labels(line):
-                findings.append(f"{path}:{n}: history label {label!r}: say what it is (a date or commit if history matters)")
+                findings.append(f"{path}:{n}: history label {label!r}: say what it is "
+                                "(where history matters, a date or a commit)")
 
     anchor_cache: dict[str, set[str]] = {}
 

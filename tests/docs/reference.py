@@ -61,6 +61,13 @@ NAME = re.compile(r"(?<![\w.-])((?:mcp|MCP)_[A-Za-z0-9_]*)(\*|\.[a-z_]+)?")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 
 
+def page_order(f: "Item") -> int:
+    """Constructors first, destructors last, the rest in header order (a stable sort)."""
+    if f.name.endswith(("_new", "_init")):
+        return 0
+    return 2 if f.name.endswith("_free") else 1
+
+
 @dataclass
 class Item:
     kind: str  # function, define, opaque, typedef, callback, struct
@@ -176,7 +183,7 @@ class Reference:
         taken = set()
         for page, title, about, pattern in GROUPS:
             members = [f for f in functions if f.name not in taken and re.fullmatch(pattern, f.name)]
-            members.sort(key=lambda f: 0 if f.name.endswith(("_new", "_init")) else 2 if f.name.endswith("_free") else 1)
+            members.sort(key=page_order)
             taken.update(f.name for f in members)
             if not members:
                 self.warn(0, f"group {page!r} ({title}) has no function: its pattern {pattern!r} matches none")
@@ -280,7 +287,8 @@ class Reference:
                       f"typedef struct {it.name} {{ ... }} {it.name};", "```", "", self.prose(it.doc, page), ""]
                 if it.fields:
                     L += ["| field | type | meaning |", "|---|---|---|"]
-                    L += [f"| `{n}` | `{t}` | {self.prose(' '.join(d.split()), page).replace('|', '&#124;')} |" for n, t, d in it.fields]
+                    for n, t, d in it.fields:
+                        L.append(f"| `{n}` | `{t}` | {self.prose(' '.join(d.split()), page).replace('|', '&#124;')} |")
                     L.append("")
         return "\n".join(L).rstrip() + "\n"
 
