@@ -273,7 +273,7 @@ impl Client {
             _ = cancel::cancelled(wait.cancel.as_ref()) => {
                 Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
             }
-            _ = session::sleep_until(wait.deadline) => Err(wait.total_ran_out("the call (while connecting)")),
+            _ = session::sleep_until(wait.deadline) => Err(wait.total_ran_out("the call (waiting for the connection)")),
         }
     }
 

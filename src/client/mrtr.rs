@@ -235,7 +235,7 @@ impl Round {
 pub(super) async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<()> {
     let until = Instant::now() + delay;
     if wait.deadline.is_some_and(|d| d < until) {
-        return Err(wait.total_ran_out("the call (between rounds)"));
+        return Err(wait.total_ran_out("the call (waiting between rounds)"));
     }
     tokio::select! {
         _ = tokio::time::sleep_until(until) => Ok(()),
