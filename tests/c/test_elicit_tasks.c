@@ -278,12 +278,14 @@ static void test_task_cancel_get_and_resume(void)
     static struct task_log log;
     mcp_client *c = task_client(&log, NULL);
     CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    /* Connected first: the 20 ms caps below are for the tasks, not for starting the server. */
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     /* The call gives up (total cap); the task goes on server-side. */
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.max_total_ms = 20;
-    char *out = SENTINEL_STR;
-    mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_call_tool(c, "task_slow", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
     mcp_error_free(err);
     err = NULL;

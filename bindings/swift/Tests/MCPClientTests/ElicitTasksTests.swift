@@ -96,6 +96,7 @@ final class ElicitTasksTests: XCTestCase {
 
     func testATaskIsResumedReadAndCancelledByID() throws {
         let (client, events, signal) = try taskClient()
+        try client.connect()  // the 20 ms caps below are for the tasks, not for starting the server
         assertMCPError(try client.callTool("task_echo", arguments: ["text": "again"], options: CallOptions(maxTotal: 0.02))) {
             if case .timeout = $0 { return true }
             return false
@@ -155,6 +156,7 @@ final class ElicitTasksTests: XCTestCase {
         var options = ClientOptions()
         options.tasks = true
         let client = try fixtureClient(options: options)
+        try await client.connect()  // the 20 ms cap is for the task, not for starting the server
         do {
             _ = try await client.callTool("task_slow", options: CallOptions(maxTotal: 0.02))
             XCTFail("task_slow ended within 20 ms")
