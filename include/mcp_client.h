@@ -432,15 +432,22 @@ typedef struct mcp_call_opts {
   uint32_t version;
   /**
    * Per-request timeout (see `MCP_TIMEOUT_DEFAULT`; default: the client's request timeout).
+   * A `tools/call` the server answers with a task (`"tasks": true`) waits at most this long
+   * for the task's end, counted from the request the task answered (for
+   * `mcp_client_resume_task`, from its start) and started again by each answered input
+   * round; when it passes the call fails with `MCP_TIMEOUT`, `tasks/cancel` is sent (its
+   * answer awaited at most 1 s) and polling stops. Each `tasks/get` poll has this timeout too.
    */
   int64_t timeout_ms;
   /**
    * Cap for the whole call, MRTR rounds and progress resets included (see
-   * `MCP_TIMEOUT_DEFAULT`; default: none).
+   * `MCP_TIMEOUT_DEFAULT`; default: none). When it ends the wait for a task (`MCP_TIMEOUT`),
+   * the task is left running: `mcp_client_resume_task` follows it again.
    */
   int64_t max_total_ms;
   /**
-   * Restart the timeout on each progress notification (a progress token is sent).
+   * Restart the timeout on each progress notification (a progress token is sent); for a
+   * followed task, on each change of its status or status message too.
    */
   bool reset_timeout_on_progress;
   /**
@@ -1386,6 +1393,8 @@ mcp_status mcp_config_set_protocol_version(struct mcp_config *config,
 /**
  * The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
  * negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+ * It also bounds a call's wait for a task (`mcp_config_set_tasks`) unless the call's options
+ * set `timeout_ms`; a timeout's error message names which of the two expired.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1879,8 +1888,12 @@ MCP_API void mcp_subscription_free(struct mcp_subscription *subscription);
  * with a task, which the call follows to its end: it polls `tasks/get` at the task's
  * `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
  * key once, through `tasks/update`), returns the `completed` task's result, and sends
- * `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
- * task running: resume it with `mcp_client_resume_task`.
+ * `tasks/cancel` when the call's cancel token fires. The call's timeout (`timeout_ms` in its
+ * options, else `request_timeout_ms`) bounds the wait for the task: when it passes the call
+ * fails with `MCP_TIMEOUT` and `tasks/cancel` is sent; a task expected to run longer needs a
+ * longer timeout (or `MCP_TIMEOUT_NONE` with `max_total_ms`), or `reset_timeout_on_progress`.
+ * A call ended by its `max_total_ms` leaves the task running: resume it with
+ * `mcp_client_resume_task`. Either way nothing polls after the call returns.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1903,7 +1916,9 @@ mcp_status mcp_client_on_task_status(struct mcp_client *client,
 /**
  * Follows the task `task_id` (from a status listener, possibly of another process) to its end
  * as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
- * cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+ * cancelling `opts`'s token sends `tasks/cancel`, and the timeout bounds the wait from this
+ * call's start as it bounds a task call's (`MCP_TIMEOUT`, `tasks/cancel` sent). Result: the
+ * tool's `CallToolResult` JSON.
  * A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
  * an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
  * true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.

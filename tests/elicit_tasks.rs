@@ -339,6 +339,8 @@ async fn a_task_id_kept_by_the_host_is_resumed_after_the_call_gave_up() {
     let fx = Fixture::modern(&[]);
     let client = task_client(&fx);
     let (events, on_call) = recorder();
+    // Connected first: the cap below is for the task, not for starting the server.
+    client.connect().await.unwrap();
     // A total cap shorter than the task: the call ends, the task goes on server-side.
     let opts = RequestOptions {
         max_total: Some(Duration::from_millis(30)),

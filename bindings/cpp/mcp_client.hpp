@@ -557,9 +557,11 @@ struct Progress {
 
 /// Options for one call. Every field is optional; the defaults are the library's.
 struct CallOptions {
-    /// Per-request timeout. nullopt or 0: the client default; negative (no_timeout): none.
+    /// Per-request timeout. nullopt or 0: the client default; negative (no_timeout): none. It
+    /// also bounds a call's wait for a task (then TimeoutError, and tasks/cancel is sent).
     std::optional<std::chrono::milliseconds> timeout;
-    /// Cap for the whole call (MRTR rounds and progress resets included); nullopt: none.
+    /// Cap for the whole call (MRTR rounds and progress resets included); nullopt: none. When
+    /// it ends the wait for a task, the task is left running (resume_task follows it again).
     std::optional<std::chrono::milliseconds> max_total;
     /// Restart the timeout on each progress notification.
     bool reset_timeout_on_progress = false;

@@ -13,6 +13,10 @@ import (
 // WithTasks declares the tasks extension (SEP-2663, io.modelcontextprotocol/tasks): a
 // CallTool the server answers with a task follows it to its result (polling tasks/get at the
 // task's pollIntervalMs, input through the registered handlers). Configuration key "tasks".
+// The call's timeout (WithTimeout, else WithRequestTimeout) bounds the wait for the task: when
+// it passes the call fails with ErrTimeout and tasks/cancel is sent; a context deadline
+// (max_total_ms) ends the wait but leaves the task running for ResumeTask. Nothing polls
+// after the call returns.
 func WithTasks() Option { return func(c *config) { c.settings["tasks"] = true } }
 
 // WithManualInput declares input kinds answered by hand, without a handler ("elicitation",

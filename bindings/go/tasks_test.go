@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -139,4 +141,39 @@ func TestTaskStatusListenerAndUpdateTask(t *testing.T) {
 		}
 	}
 	t.Fatal("the answered task never completed")
+}
+
+// The call's timeout bounds the wait for a task that stays working: ErrTimeout at the bound,
+// the message naming the limit, tasks/cancel sent, and no tasks/get once the call returned.
+func TestTaskCallEndsAtItsTimeout(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	c := newFixture(t, []string{"--record", record}, WithTasks())
+	requests := func(method string) int {
+		data, _ := os.ReadFile(record)
+		return strings.Count(string(data), `"method":"`+method+`"`)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second) // a safety cap
+	defer cancel()
+	start := time.Now()
+	_, err := c.CallTool(ctx, "task_stuck", nil, WithTimeout(400*time.Millisecond))
+	took := time.Since(start)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("task_stuck: %v", err)
+	}
+	if took < 400*time.Millisecond || took > 2500*time.Millisecond {
+		t.Fatalf("ended after %v", took)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "timed out after 400 ms: the limit is this call's timeout") ||
+		!strings.HasSuffix(msg, "; tasks/cancel sent") {
+		t.Fatalf("message: %s", msg)
+	}
+	if n := requests("tasks/cancel"); n != 1 {
+		t.Fatalf("%d tasks/cancel sent", n)
+	}
+	gets := requests("tasks/get")
+	time.Sleep(300 * time.Millisecond)
+	if n := requests("tasks/get"); n != gets {
+		t.Fatalf("still polling: %d tasks/get, then %d", gets, n)
+	}
 }

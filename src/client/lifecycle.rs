@@ -1,6 +1,7 @@
 //! Connecting: era detection (`auto`), `server/discover` (modern), `initialize` (legacy).
 
-use super::session::{Session, Wait};
+use super::session::Session;
+use super::wait::Wait;
 use super::{
     supported_versions, version_mismatch, CancelToken, Client, ConnectMode, Connection, RequestOptions, ServerInfo,
 };

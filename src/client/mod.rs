@@ -18,6 +18,7 @@ mod session;
 mod skills;
 mod subscription;
 mod tasks;
+mod wait;
 
 use crate::base::cancel;
 pub use crate::base::CancelToken;
@@ -42,10 +43,11 @@ use crate::protocol::{meta, methods};
 use handlers::Hooks;
 pub(crate) use reply::Reply;
 use serde_json::{json, Map, Value};
-use session::{Session, Wait};
+use session::Session;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
+use wait::Wait;
 
 /// What the server told us about itself at connect time.
 #[derive(Debug, Clone, PartialEq)]
@@ -271,9 +273,7 @@ impl Client {
             _ = cancel::cancelled(wait.cancel.as_ref()) => {
                 Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
             }
-            _ = session::sleep_until(wait.deadline) => {
-                Err(Error::new(ErrorKind::Timeout, "the call's total time ran out while connecting"))
-            }
+            _ = session::sleep_until(wait.deadline) => Err(wait.total_ran_out("the call (waiting for the connection)")),
         }
     }
 

@@ -4,7 +4,8 @@
 
 use super::cancel::{cancelled, CancelToken};
 use super::handlers::InputRequest;
-use super::session::{sleep_until, Wait};
+use super::session::sleep_until;
+use super::wait::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, InputRequiredData, Result};
 use crate::protocol::{Era, ResultType};
@@ -62,6 +63,8 @@ impl Client {
             &manual
         };
         let mut retried = opts.input_responses.is_some() || opts.request_state.is_some();
+        // When the leg a task answers was sent: the call's timeout for the task counts from it.
+        let mut leg = Instant::now();
         let mut reply = self.exchange_args(conn, method, first, arguments, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
@@ -90,13 +93,14 @@ impl Client {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
             retried = true;
+            leg = Instant::now();
             reply = self.exchange_args(conn, method, &retry, arguments, opts, wait).await?;
         }
         if reply.result_type()? == ResultType::Task {
             // Tasks extension: the work goes on server-side; follow it to its result (never
             // cached: it comes from `tools/call`).
             // Boxed: a rare leg that would otherwise size every call's future.
-            let follow = Box::pin(self.follow_task(conn, reply.into_value()?, opts, wait));
+            let follow = Box::pin(self.follow_task(conn, reply.into_value()?, opts, wait, (method, leg)));
             return Ok((follow.await?, true));
         }
         Ok((reply, retried))
@@ -231,10 +235,7 @@ impl Round {
 pub(super) async fn pause(delay: Duration, wait: &Wait, shutdown: &CancelToken) -> Result<()> {
     let until = Instant::now() + delay;
     if wait.deadline.is_some_and(|d| d < until) {
-        return Err(Error::new(
-            ErrorKind::Timeout,
-            "the call's total time ran out between rounds",
-        ));
+        return Err(wait.total_ran_out("the call (waiting between rounds)"));
     }
     tokio::select! {
         _ = tokio::time::sleep_until(until) => Ok(()),

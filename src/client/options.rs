@@ -179,11 +179,16 @@ pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
 /// Options for one call. The default uses the client's timeout and nothing else.
 #[derive(Clone, Default)]
 pub struct RequestOptions {
-    /// `None`: the client's default; `Some(ZERO)`: no timeout.
+    /// `None`: the client's default; `Some(ZERO)`: no timeout. A `tools/call` answered with a
+    /// task waits at most this long for the task's end (counted from the request the task
+    /// answered; each answered input round starts it again); when it passes, the call fails
+    /// with `Timeout` and the client sends `tasks/cancel`.
     pub timeout: Option<Duration>,
-    /// Restart the timeout whenever the server reports progress (a progress token is sent).
+    /// Restart the timeout whenever the server reports progress (a progress token is sent);
+    /// for a followed task, each change of its status or status message is progress too.
     pub reset_timeout_on_progress: bool,
-    /// Upper bound for the whole call, MRTR rounds and progress resets included.
+    /// Upper bound for the whole call, MRTR rounds and progress resets included. When it ends
+    /// the wait for a task, the task is left running (follow it again with `resume_task`).
     pub max_total: Option<Duration>,
     /// Cancels the call (the server is told, in its era's way). Dropping the call's future (a
     /// `tokio::time::timeout` or `select!` of the host's own) cancels it too.

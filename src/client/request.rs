@@ -2,6 +2,7 @@
 //! era, the exchange with its -32022 retry, and the response cache in front of it.
 
 use super::session::Params;
+use super::wait::TimeoutFrom;
 use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wait};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
@@ -14,10 +15,16 @@ use tokio::time::Instant;
 impl Client {
     pub(super) fn wait_for(&self, opts: &RequestOptions) -> Wait {
         let timeout = opts.timeout.unwrap_or(self.inner.config.request_timeout);
+        let total = opts.max_total.filter(|d| !d.is_zero());
         Wait {
             timeout: (!timeout.is_zero()).then_some(timeout),
+            timeout_from: match opts.timeout {
+                Some(_) => TimeoutFrom::Call,
+                None => TimeoutFrom::Client,
+            },
             reset_on_progress: opts.reset_timeout_on_progress,
-            deadline: opts.max_total.filter(|d| !d.is_zero()).map(|d| Instant::now() + d),
+            deadline: total.map(|d| Instant::now() + d),
+            total,
             cancel: opts.cancel.clone(),
             on_progress: opts.on_progress.clone(),
             notify_cancel: true,

@@ -5,6 +5,7 @@ use super::cancel::{cancelled, CancelToken};
 use super::handlers::{Hooks, InputRequest};
 use super::options::{Progress, ProgressFn};
 use super::reply::Reply;
+pub(crate) use super::wait::Wait;
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, Incoming, RequestId};
 use crate::transport::{Inbound, InboundReceiver, RequestLine, ResultAt, Transport};
@@ -12,7 +13,6 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 
@@ -85,20 +85,6 @@ impl SubReceiver {
 const ERA_UNKNOWN: u8 = 0;
 const ERA_LEGACY: u8 = 1;
 const ERA_MODERN: u8 = 2;
-
-/// How one request waits.
-#[derive(Clone, Default)]
-pub(crate) struct Wait {
-    /// Per-request timeout; `None` waits as long as `deadline` allows.
-    pub timeout: Option<Duration>,
-    pub reset_on_progress: bool,
-    /// Absolute cap (whole call, across resets and rounds).
-    pub deadline: Option<Instant>,
-    pub cancel: Option<CancelToken>,
-    pub on_progress: Option<ProgressFn>,
-    /// Tell the server when the request is abandoned (never before `initialize` completes).
-    pub notify_cancel: bool,
-}
 
 struct ProgressRoute {
     activity: Arc<Notify>,
@@ -455,7 +441,11 @@ impl Session {
                     };
                 }
                 _ = sleep_until(until) => {
-                    break Error::new(ErrorKind::Timeout, format!("{method} timed out (request {id})"));
+                    let what = format!("{method} (request {id})");
+                    break match timer {
+                        Some(t) if wait.deadline.is_none_or(|d| t <= d) => wait.timed_out(&what),
+                        _ => wait.total_ran_out(&what),
+                    };
                 }
                 _ = notified(activity.as_deref()), if wait.reset_on_progress && wait.timeout.is_some() => {
                     timer = wait.timeout.map(|t| Instant::now() + t);
@@ -824,6 +814,7 @@ fn on_message(session: &Arc<Session>, value: Value) {
 mod tests {
     use super::*;
     use crate::transport::{inbound_channel, BoxFuture};
+    use std::time::Duration;
 
     /// A server that never answers, over a transport that takes lines and reads inline; it
     /// records whether the session meant to read inline for each request.

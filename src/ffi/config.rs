@@ -319,6 +319,8 @@ pub unsafe extern "C" fn mcp_config_set_protocol_version(
 
 /// The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
 /// negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+/// It also bounds a call's wait for a task (`mcp_config_set_tasks`) unless the call's options
+/// set `timeout_ms`; a timeout's error message names which of the two expired.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_config_set_request_timeout_ms(

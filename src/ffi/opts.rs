@@ -40,11 +40,18 @@ pub struct mcp_call_opts {
     /// The layout version, set by `mcp_call_opts_init`; do not change it.
     pub version: u32,
     /// Per-request timeout (see `MCP_TIMEOUT_DEFAULT`; default: the client's request timeout).
+    /// A `tools/call` the server answers with a task (`"tasks": true`) waits at most this long
+    /// for the task's end, counted from the request the task answered (for
+    /// `mcp_client_resume_task`, from its start) and started again by each answered input
+    /// round; when it passes the call fails with `MCP_TIMEOUT`, `tasks/cancel` is sent (its
+    /// answer awaited at most 1 s) and polling stops. Each `tasks/get` poll has this timeout too.
     pub timeout_ms: i64,
     /// Cap for the whole call, MRTR rounds and progress resets included (see
-    /// `MCP_TIMEOUT_DEFAULT`; default: none).
+    /// `MCP_TIMEOUT_DEFAULT`; default: none). When it ends the wait for a task (`MCP_TIMEOUT`),
+    /// the task is left running: `mcp_client_resume_task` follows it again.
     pub max_total_ms: i64,
-    /// Restart the timeout on each progress notification (a progress token is sent).
+    /// Restart the timeout on each progress notification (a progress token is sent); for a
+    /// followed task, on each change of its status or status message too.
     pub reset_timeout_on_progress: bool,
     /// Cancels the call when cancelled; may be NULL.
     pub cancel: *const mcp_cancel_token,

@@ -1,6 +1,6 @@
 //! The tasks extension (SEP-2663) in the C ABI: a status listener, resume by id, and the three
-//! `tasks/*` requests. Following a task is the blocking `mcp_client_call_tool` itself (with
-//! `"tasks": true` in the configuration); the polling lives in `crate::client::tasks`.
+//! `tasks/*` requests. Following a task is `mcp_client_call_tool` itself, blocking or started
+//! (with `"tasks": true` in the configuration); the polling lives in `crate::client::tasks`.
 
 use super::boundary::ffi_boundary;
 use super::client::{act, call, mcp_client, on_client};
@@ -27,8 +27,12 @@ pub type mcp_task_status_fn =
 /// with a task, which the call follows to its end: it polls `tasks/get` at the task's
 /// `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
 /// key once, through `tasks/update`), returns the `completed` task's result, and sends
-/// `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
-/// task running: resume it with `mcp_client_resume_task`.
+/// `tasks/cancel` when the call's cancel token fires. The call's timeout (`timeout_ms` in its
+/// options, else `request_timeout_ms`) bounds the wait for the task: when it passes the call
+/// fails with `MCP_TIMEOUT` and `tasks/cancel` is sent; a task expected to run longer needs a
+/// longer timeout (or `MCP_TIMEOUT_NONE` with `max_total_ms`), or `reset_timeout_on_progress`.
+/// A call ended by its `max_total_ms` leaves the task running: resume it with
+/// `mcp_client_resume_task`. Either way nothing polls after the call returns.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_config_set_tasks(
@@ -74,7 +78,9 @@ pub unsafe extern "C" fn mcp_client_on_task_status(
 
 /// Follows the task `task_id` (from a status listener, possibly of another process) to its end
 /// as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
-/// cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+/// cancelling `opts`'s token sends `tasks/cancel`, and the timeout bounds the wait from this
+/// call's start as it bounds a task call's (`MCP_TIMEOUT`, `tasks/cancel` sent). Result: the
+/// tool's `CallToolResult` JSON.
 /// A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
 /// an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
 /// true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.

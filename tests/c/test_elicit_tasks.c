@@ -1,7 +1,7 @@
 /* The C ABI against the fixture server: URL-mode elicitation (modes,
  * -32042 with its elicitations, the completion notification), manual input mode (declared
  * kinds, the unanswered requests), and the tasks extension (blocking follow, status listener,
- * failure, input through tasks/update, cancel, resume by id). */
+ * failure, input through tasks/update, cancel, resume by id, the call's timeout). */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 
@@ -278,12 +278,14 @@ static void test_task_cancel_get_and_resume(void)
     static struct task_log log;
     mcp_client *c = task_client(&log, NULL);
     CHECK(c != NULL);
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    /* Connected first: the 20 ms caps below are for the tasks, not for starting the server. */
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     /* The call gives up (total cap); the task goes on server-side. */
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.max_total_ms = 20;
-    char *out = SENTINEL_STR;
-    mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_call_tool(c, "task_slow", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
     mcp_error_free(err);
     err = NULL;
@@ -340,6 +342,81 @@ static void test_task_cancel_get_and_resume(void)
     mcp_client_free(c);
 }
 
+/* The call's timeout bounds the wait for a task that stays working: MCP_TIMEOUT at the bound,
+ * the message naming the limit, tasks/cancel sent, and no tasks/get after the call returned —
+ * for the blocking call and the started one. */
+struct task_done {
+    int done;
+    mcp_status status;
+    double at_ms;
+    char message[1024];
+};
+
+static void on_task_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                         const mcp_error *error)
+{
+    (void)result_json;
+    (void)result_len;
+    struct task_done *d = (struct task_done *)userdata;
+    d->status = status;
+    d->at_ms = now_ms();
+    snprintf(d->message, sizeof d->message, "%s", error ? mcp_error_message(error) : "");
+    AINC(&d->done);
+}
+
+/* The record shows `n` tasks/cancel requests, and its tasks/get count stays put over six poll
+ * intervals (nothing polls after the call ended). */
+static void expect_cancelled_and_quiet(const char *rec, int n)
+{
+    char *wire = slurp(rec, NULL);
+    EXPECT(wire && count_occurrences(wire, "\"method\":\"tasks/cancel\"") == n);
+    int gets = wire ? count_occurrences(wire, "\"method\":\"tasks/get\"") : -1;
+    free(wire);
+    sleep_ms(300);
+    wire = slurp(rec, NULL);
+    EXPECT(wire && count_occurrences(wire, "\"method\":\"tasks/get\"") == gets);
+    free(wire);
+}
+
+static void test_task_call_timeout_blocking_and_started(void)
+{
+    char rec[512];
+    CHECK(temp_file(rec, sizeof rec, "tasks-timeout"));
+    mcp_client *c = task_client(NULL, rec);
+    CHECK(c != NULL);
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.timeout_ms = 400;
+    opts.max_total_ms = 6000; /* a safety cap: a task call that ignored its timeout ends here */
+    char *out = SENTINEL_STR;
+    mcp_error *err = NULL;
+    double start = now_ms();
+    EXPECT_STATUS(mcp_client_call_tool(c, "task_stuck", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
+    double took = now_ms() - start;
+    EXPECT(took >= 400 && took < tscale(2500));
+    EXPECT(out == SENTINEL_STR);
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "still working) timed out after 400 ms: the limit is "
+                                                         "this call's timeout (timeout_ms in its call options");
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "; tasks/cancel sent");
+    mcp_error_free(err);
+    err = NULL;
+    expect_cancelled_and_quiet(rec, 1);
+
+    static struct task_done done;
+    memset(&done, 0, sizeof done);
+    start = now_ms();
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "task_stuck", NULL, NULL, NULL, &opts, on_task_done, &done, NULL,
+                                             &err),
+                  MCP_OK, err);
+    EXPECT(wait_count(&done.done, 1, tscale(8000)));
+    EXPECT(done.status == MCP_TIMEOUT);
+    EXPECT(done.at_ms - start >= 400 && done.at_ms - start < tscale(2500));
+    EXPECT_CONTAINS(done.message, "timed out after 400 ms");
+    EXPECT_CONTAINS(done.message, "; tasks/cancel sent");
+    expect_cancelled_and_quiet(rec, 2);
+    mcp_client_free(c);
+}
+
 const struct test_case elicit_tasks_tests[] = {
     {"elicit_tasks/url_mode_modern", test_url_mode_modern},
     {"elicit_tasks/form_handler_leaves_url_requests_unanswered", test_form_handler_leaves_url_requests_unanswered},
@@ -348,5 +425,6 @@ const struct test_case elicit_tasks_tests[] = {
     {"elicit_tasks/task_followed_to_its_result", test_task_followed_to_its_result},
     {"elicit_tasks/task_input_goes_through_the_handlers", test_task_input_goes_through_the_handlers},
     {"elicit_tasks/task_cancel_get_and_resume", test_task_cancel_get_and_resume},
+    {"elicit_tasks/task_call_timeout_blocking_and_started", test_task_call_timeout_blocking_and_started},
 };
 const size_t elicit_tasks_tests_count = sizeof elicit_tasks_tests / sizeof elicit_tasks_tests[0];

@@ -1,9 +1,14 @@
 // The C++ binding's URL-mode elicitation handlers, the tasks extension (a task
 // followed to its result with status events; answered by hand with update_task, then resumed;
-// get and cancel by id).
+// get and cancel by id; the call's timeout ending a task that stays working).
 #include "harness.hpp"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <mutex>
+#include <sstream>
 #include <vector>
 
 namespace {
@@ -11,6 +16,17 @@ mcp::Options with(const char* extra_json) {
     mcp::Options options;
     options.extra_json = extra_json;
     return options;
+}
+
+/// How many `method` requests the fixture's --record file holds.
+int requests(const std::string& record, const std::string& method) {
+    std::ifstream in(record);
+    std::stringstream all;
+    all << in.rdbuf();
+    std::string text = all.str(), needle = "\"method\":\"" + method + "\"";
+    int n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+    return n;
 }
 }  // namespace
 
@@ -62,4 +78,24 @@ TEST(tasks, followed_with_status_events_then_by_hand) {
     } catch (const mcp::RpcError& e) {
         CHECK_EQ(e.code(), int64_t(-32602));
     }
+}
+
+TEST(tasks, a_call_timeout_ends_a_task_that_stays_working) {
+    std::string record = "/tmp/mcp_cpp_task_timeout_" + std::to_string(getpid()) + ".jsonl";
+    std::remove(record.c_str());
+    auto client = t::fixture({"--record", record}, with(R"({"tasks":true})"));
+    mcp::CallOptions options;
+    options.timeout = std::chrono::milliseconds(400);
+    options.max_total = std::chrono::milliseconds(6000);  // a safety cap
+    auto start = std::chrono::steady_clock::now();
+    auto e = EXPECT_THROW(mcp::TimeoutError, client.call_tool("task_stuck", "", options));
+    long long took = t::elapsed_ms(start);
+    CHECK(took >= 400 && took < 2500);
+    CHECK_CONTAINS(std::string(e.what()), "timed out after 400 ms: the limit is this call's timeout");
+    CHECK_CONTAINS(std::string(e.what()), "; tasks/cancel sent");
+    CHECK_EQ(requests(record, "tasks/cancel"), 1);
+    int gets = requests(record, "tasks/get");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK_EQ(requests(record, "tasks/get"), gets);
+    std::remove(record.c_str());
 }

@@ -723,6 +723,11 @@ class Client:
         client default / no cap; ``math.inf``: no timeout), ``cancel`` a CancelToken,
         ``progress(progress, total, message)`` a callback, ``meta`` extra ``_meta`` entries,
         ``log_level`` the modern per-request log level.
+
+        With ``tasks=True`` a server may answer with a task, which the call follows to its end.
+        ``timeout`` (else ``request_timeout_ms``) bounds that wait: when it passes the call
+        raises MCPTimeoutError and ``tasks/cancel`` is sent. ``max_total`` ends the wait but
+        leaves the task running for :meth:`resume_task`. Nothing polls after the call returns.
         """
         if (
             timeout is None
@@ -789,7 +794,8 @@ class Client:
     def resume_task(self, task_id: str, **opts: Any) -> dict[str, Any]:
         """Follows task ``task_id`` to its end as a blocking ``call_tool`` does (polling at its
         ``pollIntervalMs``, input through the handlers) and returns the CallToolResult. A failed
-        task raises RpcError, a cancelled one CancelledError, an unknown id RpcError -32602."""
+        task raises RpcError, a cancelled one CancelledError, an unknown id RpcError -32602.
+        ``timeout`` bounds the wait from this call's start as for :meth:`call_tool`."""
         o = _Opts.of(opts)
         t = _enc(task_id, "task_id")
         return self._obj(lambda c, out, err: lib.mcp_client_resume_task(c, t, o.ref, out, err))

@@ -878,6 +878,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # The client's per-request timeout (see `MCP_TIMEOUT_DEFAULT`: 0 is the default, 60000 ms;
     # negative is none). (The JSON key `request_timeout_ms` keeps its own meaning: 0 is none.)
+    # It also bounds a call's wait for a task (`mcp_config_set_tasks`) unless the call's options
+    # set `timeout_ms`; a timeout's error message names which of the two expired.
     # mcp_status mcp_config_set_request_timeout_ms(struct mcp_config *config, int64_t timeout_ms, struct mcp_error **err_out)
     'mcp_config_set_request_timeout_ms': (
         mcp_status,
@@ -1279,8 +1281,12 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # with a task, which the call follows to its end: it polls `tasks/get` at the task's
     # `pollIntervalMs`, answers `input_required` states with the registered handlers (each input
     # key once, through `tasks/update`), returns the `completed` task's result, and sends
-    # `tasks/cancel` when the call's cancel token fires. A call ended by its timeout leaves the
-    # task running: resume it with `mcp_client_resume_task`.
+    # `tasks/cancel` when the call's cancel token fires. The call's timeout (`timeout_ms` in its
+    # options, else `request_timeout_ms`) bounds the wait for the task: when it passes the call
+    # fails with `MCP_TIMEOUT` and `tasks/cancel` is sent; a task expected to run longer needs a
+    # longer timeout (or `MCP_TIMEOUT_NONE` with `max_total_ms`), or `reset_timeout_on_progress`.
+    # A call ended by its `max_total_ms` leaves the task running: resume it with
+    # `mcp_client_resume_task`. Either way nothing polls after the call returns.
     # mcp_status mcp_config_set_tasks(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
     'mcp_config_set_tasks': (
         mcp_status,
@@ -1295,7 +1301,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Follows the task `task_id` (from a status listener, possibly of another process) to its end
     # as a blocking `mcp_client_call_tool` would: input requests go to the registered handlers,
-    # cancelling `opts`'s token sends `tasks/cancel`. Result: the tool's `CallToolResult` JSON.
+    # cancelling `opts`'s token sends `tasks/cancel`, and the timeout bounds the wait from this
+    # call's start as it bounds a task call's (`MCP_TIMEOUT`, `tasks/cancel` sent). Result: the
+    # tool's `CallToolResult` JSON.
     # A `failed` task is `MCP_JSONRPC_ERROR` with its error; a `cancelled` one `MCP_CANCELLED`;
     # an unknown or expired id `MCP_JSONRPC_ERROR` -32602. `MCP_INVALID_ARG` without `"tasks":
     # true` in the configuration, `MCP_UNSUPPORTED` on a legacy connection.

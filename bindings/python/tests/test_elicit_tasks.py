@@ -1,9 +1,13 @@
 """The Python binding's URL-mode elicitation, manual input mode with the retry
-helper, and the tasks extension (follow, status listener, failure, cancel, resume by id)."""
+helper, and the tasks extension (follow, status listener, failure, cancel, resume by id, the
+call's timeout)."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import threading
+import time
 
 import pytest
 
@@ -115,6 +119,7 @@ def test_a_task_id_is_resumed_cancelled_and_read(make_client):
             return next(i for i in ids if i not in known)
 
     c.on_task_status(on_task)
+    c.connect()  # the 20 ms caps below are for the task, not for starting the server
     with pytest.raises(mcp_client.MCPTimeoutError):
         c.call_tool("task_echo", {"text": "again"}, max_total=0.02)
     echo = id_other_than(set())
@@ -129,3 +134,66 @@ def test_a_task_id_is_resumed_cancelled_and_read(make_client):
         c.resume_task(slow)
     with pytest.raises(mcp_client.RpcError):
         c.resume_task("task-none")
+
+
+# --- the call's timeout bounds the wait for a task -------------------------------------------
+
+
+def _requests(record, method: str) -> int:
+    """How many ``method`` requests the fixture's --record file holds."""
+    lines = record.read_text().splitlines() if record.exists() else []
+    return sum(1 for line in lines if json.loads(line).get("method") == method and "id" in json.loads(line))
+
+
+def _cancelled_and_quiet(record, cancels: int) -> None:
+    """``cancels`` tasks/cancel went out, and no tasks/get follows over six poll intervals."""
+    assert _requests(record, "tasks/cancel") == cancels
+    gets = _requests(record, "tasks/get")
+    time.sleep(0.3)
+    assert _requests(record, "tasks/get") == gets, "still polling after the call ended"
+
+
+def test_a_per_call_timeout_ends_a_task_that_stays_working(make_client, tmp_path):
+    record = tmp_path / "record.jsonl"
+    c = make_client("--record", str(record), tasks=True)
+    start = time.monotonic()
+    with pytest.raises(mcp_client.MCPTimeoutError) as info:
+        c.call_tool("task_stuck", timeout=0.4, max_total=6)  # max_total: a safety cap
+    took = time.monotonic() - start
+    assert 0.4 <= took < 2.5, took
+    message = str(info.value)
+    assert "still working) timed out after 400 ms: the limit is this call's timeout (timeout_ms" in message
+    assert message.endswith("; tasks/cancel sent"), message
+    _cancelled_and_quiet(record, 1)
+
+
+def test_the_client_wide_request_timeout_ends_a_task_call(make_client, tmp_path):
+    record = tmp_path / "record.jsonl"
+    c = make_client("--record", str(record), tasks=True, request_timeout_ms=1000)
+    start = time.monotonic()
+    with pytest.raises(mcp_client.MCPTimeoutError) as info:
+        c.call_tool("task_slow", max_total=6)
+    took = time.monotonic() - start
+    assert 1.0 <= took < 3.0, took
+    assert "timed out after 1000 ms: the limit is request_timeout_ms in the configuration" in str(info.value)
+    _cancelled_and_quiet(record, 1)
+    # A plain call names the same setting.
+    with pytest.raises(mcp_client.MCPTimeoutError) as info:
+        c.call_tool("slow", {"ms": 3000})
+    assert "timed out after 1000 ms: the limit is request_timeout_ms" in str(info.value)
+
+
+def test_an_async_task_call_ends_at_its_timeout(fixture_server, tmp_path):
+    record = tmp_path / "record.jsonl"
+
+    async def run() -> str:
+        async with mcp_client.AsyncClient.stdio(
+            fixture_server, ["--record", str(record)], tasks=True, request_timeout_ms=10_000
+        ) as c:
+            with pytest.raises(mcp_client.MCPTimeoutError) as info:
+                await c.call_tool("task_stuck", timeout=0.4, max_total=6)
+            return str(info.value)
+
+    message = asyncio.run(run())
+    assert "timed out after 400 ms" in message and message.endswith("; tasks/cancel sent"), message
+    _cancelled_and_quiet(record, 1)

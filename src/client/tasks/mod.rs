@@ -4,9 +4,14 @@
 //! through `tasks/update` (each key once: polls repeat keys until the answer is applied);
 //! cancelling the call sends `tasks/cancel`. A host that kept a task id resumes it in a new
 //! process with [`Client::resume_task`].
+//!
+//! The call's timeout bounds the wait for the task ([`Bound`]): when it passes, the call fails
+//! with `Timeout`, `tasks/cancel` goes out (bounded by [`CANCEL_TIMEOUT`]) and polling stops
+//! with the call. Each poll is a request with the call's own per-request timeout, never past
+//! the bound. `max_total` ends the wait too but leaves the task running, to be resumed.
 
 use super::mrtr::{pause, Round};
-use super::session::Wait;
+use super::wait::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{methods, Era};
@@ -14,6 +19,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::time::Instant;
 
 /// The extension's identifier, declared under `clientCapabilities.extensions`.
 pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
@@ -32,8 +38,9 @@ pub type TaskStatusFn = Arc<dyn Fn(&Value) + Send + Sync>;
 const DEFAULT_POLL: Duration = Duration::from_secs(1);
 const MIN_POLL: Duration = Duration::from_millis(10);
 const MAX_POLL: Duration = Duration::from_secs(60);
-/// The bound on the `tasks/cancel` sent when a followed call is cancelled.
-const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
+/// The bound on the `tasks/cancel` sent when a followed call ends early (cancelled, or its
+/// timeout passed): the host's call waits at most this long past its own end.
+const CANCEL_TIMEOUT: Duration = Duration::from_secs(1);
 
 impl Client {
     /// Sets (`None`: removes) the client's task status listener; it sees every task any call
@@ -49,27 +56,54 @@ impl Client {
         (method == methods::TOOLS_CALL && self.inner.config.tasks) || method == TASKS_GET
     }
 
-    /// Follows the task a `tools/call` created to its final result.
+    /// Follows the task a `tools/call` created to its final result. `what` names the call in
+    /// errors; `since` is when the host's wait for the task began (the send of the leg the task
+    /// answered, or the start of a resume).
     pub(super) async fn follow_task(
         &self,
         conn: &Connection,
         created: Value,
         opts: &RequestOptions,
         wait: &Wait,
+        (what, since): (&str, Instant),
     ) -> Result<Reply> {
         let id = task_id(&created)?.to_string();
-        let outcome = self.poll_to_end(conn, &id, created, opts, wait).await;
-        if let Err(e) = &outcome {
-            if e.kind() == ErrorKind::Cancelled && wait.cancel.as_ref().is_some_and(|c| c.is_cancelled()) {
+        let mut bound = Bound::new(wait, since);
+        let outcome = self.poll_to_end(conn, &id, created, opts, wait, &mut bound).await;
+        match outcome {
+            Err(e) if e.kind() == ErrorKind::Cancelled && cancelled_now(wait) => {
                 // The host gave the call up: tell the server (cooperative; its answer does not matter).
-                let bounded = Wait {
-                    timeout: Some(CANCEL_TIMEOUT),
-                    ..Wait::default()
-                };
-                let _ = self.task_request(conn, TASKS_CANCEL, &id, None, opts, &bounded).await;
+                let _ = self.cancel_quietly(conn, &id, opts).await;
+                Err(e)
             }
+            Err(e) if e.kind() == ErrorKind::Timeout && bound.passed() => {
+                // The call's timeout passed with the task unfinished: as a plain call's timeout
+                // tells the server to stop, so does this one.
+                let status = bound.status.take().unwrap_or_default();
+                let e = wait.timed_out(&format!("{what} (task {id:?}, still {status})"));
+                Err(match self.cancel_quietly(conn, &id, opts).await {
+                    Ok(()) => e.note("tasks/cancel sent"),
+                    Err(why) => e.note(&format!("tasks/cancel failed: {}", why.message())),
+                })
+            }
+            // The total cap is the host's cap on its wait: the task goes on server-side.
+            Err(e) if e.kind() == ErrorKind::Timeout => {
+                Err(e.note(&format!("task {id:?} goes on: resume_task follows it again")))
+            }
+            outcome => outcome,
         }
-        outcome
+    }
+
+    /// `tasks/cancel` for a follow that ended early, bounded by [`CANCEL_TIMEOUT`] (the call
+    /// is over: its own cancel token and limits no longer apply).
+    async fn cancel_quietly(&self, conn: &Connection, id: &str, opts: &RequestOptions) -> Result<()> {
+        let bounded = Wait {
+            timeout: Some(CANCEL_TIMEOUT),
+            ..Wait::default()
+        };
+        self.task_request(conn, TASKS_CANCEL, id, None, opts, &bounded)
+            .await
+            .map(drop)
     }
 
     /// Resumes following a task created earlier (possibly by another process): polls it to its
@@ -79,10 +113,11 @@ impl Client {
     }
 
     pub(crate) async fn resume_task_reply(&self, task_id: &str, opts: &RequestOptions) -> Result<Reply> {
+        let since = Instant::now();
         let wait = self.wait_for(opts);
         let conn = self.task_connection(&wait).await?;
         let task = self.task_request(&conn, TASKS_GET, task_id, None, opts, &wait).await?;
-        self.follow_task(&conn, task, opts, &wait).await
+        self.follow_task(&conn, task, opts, &wait, ("resume_task", since)).await
     }
 
     /// One `tasks/get`: the task as the server has it now.
@@ -180,6 +215,7 @@ impl Client {
         mut task: Value,
         opts: &RequestOptions,
         wait: &Wait,
+        bound: &mut Bound,
     ) -> Result<Reply> {
         let mut seen: Option<(String, Option<String>)> = None;
         // Keys sent before (by `update_task`, or a follow that gave up) stay answered.
@@ -195,8 +231,13 @@ impl Client {
             let now = (status.clone(), field_str(&task, "statusMessage").map(str::to_string));
             if seen.as_ref() != Some(&now) {
                 self.emit(&task, opts);
+                if seen.is_some() && wait.reset_on_progress {
+                    // A change of status or status message is the task's progress.
+                    bound.restart();
+                }
                 seen = Some(now);
             }
+            bound.status = Some(status.clone());
             if matches!(status.as_str(), "completed" | "failed" | "cancelled") {
                 self.inner.task_answers.forget(id);
             }
@@ -248,7 +289,7 @@ impl Client {
                                 )))
                             }
                             Err(e) => {
-                                let _ = self.task_request(conn, TASKS_CANCEL, id, None, opts, wait).await;
+                                let _ = self.cancel_quietly(conn, id, opts).await;
                                 return Err(e);
                             }
                         };
@@ -256,6 +297,8 @@ impl Client {
                             .await?;
                         self.inner.task_answers.add(id, keys.iter().cloned());
                         answered.extend(keys);
+                        // An answered round is a new leg: the wait starts again, as in MRTR.
+                        bound.restart();
                     }
                 }
                 "working" => idle_polls = 0,
@@ -267,9 +310,47 @@ impl Client {
                     "the call was cancelled while its task ran",
                 ));
             }
-            pause(poll_interval(&task), wait, &self.inner.shutdown).await?;
-            task = self.task_request(conn, TASKS_GET, id, None, opts, wait).await?;
+            let next = async {
+                pause(poll_interval(&task), wait, &self.inner.shutdown).await?;
+                self.task_request(conn, TASKS_GET, id, None, opts, wait).await
+            };
+            // The bound ends the wait between polls and in one (its answer is then not wanted).
+            task = match bound.until {
+                Some(at) => tokio::time::timeout_at(at, next)
+                    .await
+                    .map_err(|_| Error::new(ErrorKind::Timeout, "the task's bound passed"))??,
+                None => next.await?,
+            };
         }
+    }
+}
+
+/// The host's wait for a followed task: the call's timeout from the moment the wait began,
+/// restarted by each answered input round and, when the call asked for it
+/// (`reset_timeout_on_progress`), by each change of the task's status or status message.
+/// Without a timeout it never passes (`max_total` and the cancel token still end the wait).
+struct Bound {
+    limit: Option<Duration>,
+    until: Option<Instant>,
+    /// The task's last status, for the error when the bound passes.
+    status: Option<String>,
+}
+
+impl Bound {
+    fn new(wait: &Wait, since: Instant) -> Bound {
+        Bound {
+            limit: wait.timeout,
+            until: wait.timeout.map(|t| since + t),
+            status: None,
+        }
+    }
+
+    fn restart(&mut self) {
+        self.until = self.limit.map(|t| Instant::now() + t);
+    }
+
+    fn passed(&self) -> bool {
+        self.until.is_some_and(|at| Instant::now() >= at)
     }
 }
 

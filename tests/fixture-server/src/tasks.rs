@@ -1,13 +1,14 @@
 //! The tasks extension (SEP-2663), server side, for the client's tests. When a `tools/call`
 //! declares `io.modelcontextprotocol/tasks`, the unlisted tools `task_echo`, `task_fail`,
-//! `task_input` and `task_slow` answer with a task (`pollIntervalMs` 50) that `tasks/get`
-//! advances one step per poll:
+//! `task_input`, `task_slow` and `task_stuck` answer with a task (`pollIntervalMs` 50) that
+//! `tasks/get` advances one step per poll:
 //! - `task_echo {text}`: working, then completed with the text;
 //! - `task_fail`: failed with JSON-RPC error -32603;
 //! - `task_input`: input_required (key `confirm`, a form elicitation) until `tasks/update`
 //!   answers it, once more after that (the ack is eventually consistent), then completed;
 //!   a key answered twice makes the result an error;
-//! - `task_slow`: working until `tasks/cancel`.
+//! - `task_slow`: working until `tasks/cancel`, its status message changing on every poll;
+//! - `task_stuck`: working until `tasks/cancel`, its status message never changing.
 //!
 //! Each status change is pushed as `notifications/tasks` to the listens whose `taskIds` name
 //! the task. A poll sooner than 40 ms after the previous poll is noted and reported in
@@ -35,6 +36,7 @@ enum Kind {
     Fail,
     Input,
     Slow,
+    Stuck,
 }
 
 struct Task {
@@ -82,6 +84,7 @@ pub fn call(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Option<Reply> {
         "task_fail" => Kind::Fail,
         "task_input" => Kind::Input,
         "task_slow" => Kind::Slow,
+        "task_stuck" => Kind::Stuck,
         _ => return None,
     };
     let text = args.get("text").and_then(Value::as_str).unwrap_or("").to_string();
@@ -117,7 +120,10 @@ fn view(id: &str, task: &Task) -> Map<String, Value> {
         "pollIntervalMs": POLL_INTERVAL_MS,
     });
     if task.status == "working" {
-        body["statusMessage"] = json!(format!("step {}", task.polls));
+        body["statusMessage"] = match task.kind {
+            Kind::Stuck => json!("waiting"),
+            _ => json!(format!("step {}", task.polls)),
+        };
     }
     body.as_object().cloned().unwrap_or_default()
 }

@@ -95,8 +95,10 @@ public struct CallOptions: @unchecked Sendable {
     /// `callTool`: `false` skips the check of `structuredContent` against the tool's `outputSchema`.
     public var validateOutput = true
     /// Per-request timeout in seconds: nil uses the client default; ≤ 0 or `.infinity`: none.
+    /// It also bounds a call's wait for a task (then `.timeout`, and tasks/cancel is sent).
     public var timeout: Double?
-    /// Cap for the whole call (MRTR rounds and progress resets included), in seconds.
+    /// Cap for the whole call (MRTR rounds and progress resets included), in seconds. When it
+    /// ends the wait for a task, the task is left running (`resumeTask` follows it again).
     public var maxTotal: Double?
     /// Restart the timeout on each progress notification.
     public var resetTimeoutOnProgress = false

@@ -96,6 +96,7 @@ final class ElicitTasksTests: XCTestCase {
 
     func testATaskIsResumedReadAndCancelledByID() throws {
         let (client, events, signal) = try taskClient()
+        try client.connect()  // the 20 ms caps below are for the tasks, not for starting the server
         assertMCPError(try client.callTool("task_echo", arguments: ["text": "again"], options: CallOptions(maxTotal: 0.02))) {
             if case .timeout = $0 { return true }
             return false
@@ -120,12 +121,42 @@ final class ElicitTasksTests: XCTestCase {
         }
     }
 
+    /// The call's timeout bounds the wait for a task that stays working: `.timeout` at the
+    /// bound, the message naming the limit, tasks/cancel sent, and no tasks/get afterwards.
+    func testACallTimeoutEndsATaskThatStaysWorking() throws {
+        let record = FileManager.default.temporaryDirectory
+            .appendingPathComponent("mcp-swift-task-timeout-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        var options = ClientOptions()
+        options.tasks = true
+        let client = try fixtureClient(["--record", record], options: options)
+        func requests(_ method: String) -> Int {
+            let sent = (try? String(contentsOfFile: record, encoding: .utf8)) ?? ""
+            return sent.components(separatedBy: "\"method\":\"\(method)\"").count - 1
+        }
+        let started = Date()
+        let error = assertMCPError(try client.callTool("task_stuck", options: CallOptions(timeout: 0.4, maxTotal: 6))) {
+            if case .timeout = $0 { return true }
+            return false
+        }
+        let took = Date().timeIntervalSince(started)
+        XCTAssertTrue(took >= 0.4 && took < 2.5, "ended after \(took) s")
+        let message = error?.message ?? ""
+        XCTAssertTrue(message.contains("timed out after 400 ms: the limit is this call's timeout"), message)
+        XCTAssertTrue(message.hasSuffix("; tasks/cancel sent"), message)
+        XCTAssertEqual(requests("tasks/cancel"), 1)
+        let gets = requests("tasks/get")
+        Thread.sleep(forTimeInterval: 0.3)
+        XCTAssertEqual(requests("tasks/get"), gets, "still polling after the call ended")
+    }
+
     /// The async forms. The fixture numbers tasks per process (`task-<n>`), so this client's
     /// first task is task-1.
     func testAsyncTaskCalls() async throws {
         var options = ClientOptions()
         options.tasks = true
         let client = try fixtureClient(options: options)
+        try await client.connect()  // the 20 ms cap is for the task, not for starting the server
         do {
             _ = try await client.callTool("task_slow", options: CallOptions(maxTotal: 0.02))
             XCTFail("task_slow ended within 20 ms")
