@@ -1804,9 +1804,17 @@ mcp_status mcp_client_read_skill_file(struct mcp_client *client,
                                       struct mcp_error **err_out);
 
 /**
- * Static, NUL-terminated English text for a status; never NULL, never freed.
+ * Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
+ * that is no status. Never NULL, never freed; any thread.
  */
 MCP_API const char *mcp_status_str(int32_t status);
+
+/**
+ * Static, NUL-terminated name of a status's constant ("MCP_OUTPUT_SCHEMA_INVALID" for 305);
+ * "MCP_UNKNOWN" for a value that is no status (no constant has that name). Never NULL, never
+ * freed; any thread.
+ */
+MCP_API const char *mcp_status_name(int32_t status);
 
 /**
  * True for the transport range (100–199): the connection or the call's wait failed.

@@ -1216,9 +1216,18 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Static, NUL-terminated English text for a status; never NULL, never freed.
+    # Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
+    # that is no status. Never NULL, never freed; any thread.
     # const char *mcp_status_str(int32_t status)
     'mcp_status_str': (
+        ctypes.c_char_p,
+        [ctypes.c_int32],
+    ),
+    # Static, NUL-terminated name of a status's constant ("MCP_OUTPUT_SCHEMA_INVALID" for 305);
+    # "MCP_UNKNOWN" for a value that is no status (no constant has that name). Never NULL, never
+    # freed; any thread.
+    # const char *mcp_status_name(int32_t status)
+    'mcp_status_name': (
         ctypes.c_char_p,
         [ctypes.c_int32],
     ),
