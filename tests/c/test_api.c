@@ -198,6 +198,31 @@ static void test_error_object_of_api_failure(void)
     CHECK_STATUS(mcp_config_new("{}", &cfg, &err), MCP_OK, err);
     CHECK(err == NULL && cfg != NULL);
     mcp_config_free(cfg);
+
+    /* An unknown key fails mcp_client_new: the message names it and the nearest known key, in
+     * nested objects too. */
+    const struct {
+        const char *json, *message;
+    } unknown_keys[] = {
+        {"{\"command\":\"x\",\"request_timeout\":5}",
+         "unknown configuration key \"request_timeout\"; did you mean \"request_timeout_ms\"?"},
+        {"{\"command\":\"x\",\"reconnect\":{\"max_attempt\":2}}",
+         "unknown reconnect key \"max_attempt\"; did you mean \"max_attempts\"?"},
+        {"{\"command\":\"x\",\"telepathy\":true}", "unknown configuration key \"telepathy\""},
+    };
+    for (size_t i = 0; i < sizeof unknown_keys / sizeof unknown_keys[0]; i++) {
+        err = NULL;
+        cfg = NULL;
+        CHECK_STATUS(mcp_config_new(unknown_keys[i].json, &cfg, &err), MCP_OK, err);
+        mcp_client *client = NULL;
+        CHECK_STATUS(mcp_client_new(cfg, &client, &err), MCP_INVALID_ARG, err);
+        mcp_config_free(cfg);
+        CHECK(client == NULL);
+        CHECK_MSG(err && strcmp(mcp_error_message(err), unknown_keys[i].message) == 0,
+                  "message \"%s\", want \"%s\"", err ? mcp_error_message(err) : "(none)",
+                  unknown_keys[i].message);
+        mcp_error_free(err);
+    }
 }
 
 static void test_call_opts_init(void)
