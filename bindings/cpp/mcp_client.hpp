@@ -1773,7 +1773,10 @@ public:
     }
     /// The elicitation handler for `modes` (MCP_ELICITATION_FORM | MCP_ELICITATION_URL),
     /// declaring exactly those: URL mode hands `{"mode":"url","url",...}` requests to the
-    /// handler (an accept carries no content); a request in another mode is left to the host.
+    /// handler (an accept carries no content); a request in another mode never reaches it
+    /// (servers that check capabilities answer -32021, others leave it to the host). Throws
+    /// InvalidArgumentError, registering nothing, for no mode or a mode the configuration's
+    /// `capabilities` override does not declare.
     template <class F>
     void on_elicitation_modes(uint32_t modes, F&& handler) {
         register_input(
