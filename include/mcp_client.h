@@ -1444,13 +1444,16 @@ mcp_status mcp_client_on_connection_state(struct mcp_client *client,
 
 /**
  * Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
- * `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
- * mode). A request in another mode is not handed to `handler`: the call fails with
- * `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+ * `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation: {"url": {}}`
+ * for URL mode alone). A request in another mode is not handed to `handler`: modern servers
+ * that check capabilities answer -32021 (`MCP_CAPABILITY_MISSING`), lax ones get the call
+ * failing with `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`), and legacy
  * servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
  * adds `elicitationId`; the completion then arrives as the notification
  * `notifications/elicitation/complete` on the notification listener). NULL `handler`
- * unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+ * unregisters. `MCP_INVALID_ARG`, registering nothing, for unknown bits and for a handler that
+ * could never be asked: no mode, or a mode the configuration's `capabilities` override does not
+ * declare. `userdata_free` runs exactly once.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1816,9 +1819,17 @@ mcp_status mcp_client_read_skill_file(struct mcp_client *client,
                                       struct mcp_error **err_out);
 
 /**
- * Static, NUL-terminated English text for a status; never NULL, never freed.
+ * Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
+ * that is no status. Never NULL, never freed; any thread.
  */
 MCP_API const char *mcp_status_str(int32_t status);
+
+/**
+ * Static, NUL-terminated name of a status's constant ("MCP_OUTPUT_SCHEMA_INVALID" for 305);
+ * "MCP_UNKNOWN" for a value that is no status (no constant has that name). Never NULL, never
+ * freed; any thread.
+ */
+MCP_API const char *mcp_status_name(int32_t status);
 
 /**
  * True for the transport range (100–199): the connection or the call's wait failed.

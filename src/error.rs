@@ -124,9 +124,13 @@ impl Error {
             crate::base::codes::URL_ELICITATION_REQUIRED => ErrorKind::UrlElicitationRequired,
             _ => ErrorKind::Rpc,
         };
+        let hint = match kind {
+            ErrorKind::CapabilityMissing => missing_capability_hint(data.as_ref()),
+            _ => String::new(),
+        };
         Error(Box::new(Inner {
             kind,
-            message: format!("server error {code}: {message}"),
+            message: format!("server error {code}: {message}{hint}"),
             rpc: Some(RpcErrorData { code, message, data }),
             input: None,
             http_status: None,
@@ -275,3 +279,82 @@ impl PartialEq for Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What declares the capabilities a -32021 answer's `data.requiredCapabilities` names: the
+/// handler to register or the `manual_input` entry, in the C ABI's words and the bindings'.
+/// Empty when the data names none of the input kinds.
+fn missing_capability_hint(data: Option<&Value>) -> String {
+    let Some(required) = data
+        .and_then(|d| d.get("requiredCapabilities"))
+        .and_then(Value::as_object)
+    else {
+        return String::new();
+    };
+    let mut hints = Vec::new();
+    if let Some(elicitation) = required.get("elicitation") {
+        hints.push(match elicitation.get("url") {
+            Some(_) => {
+                "it asked for URL-mode elicitation (`elicitation.url`): register the elicitation \
+                 handler for URL mode (mcp_client_on_elicitation_modes with MCP_ELICITATION_URL; \
+                 on_elicitation_modes in the bindings) or list \"elicitation.url\" in the \
+                 configuration's manual_input"
+            }
+            None => {
+                "register an elicitation handler for form mode (mcp_client_on_elicitation; \
+                 on_elicitation in the bindings) or list \"elicitation\" in the configuration's \
+                 manual_input"
+            }
+        });
+    }
+    if required.contains_key("sampling") {
+        hints.push(
+            "register a sampling handler (mcp_client_on_sampling; on_sampling in the bindings) or \
+             list \"sampling\" in the configuration's manual_input",
+        );
+    }
+    if required.contains_key("roots") {
+        hints.push(
+            "register a roots handler (mcp_client_on_roots; on_roots in the bindings) or list \
+             \"roots\" in the configuration's manual_input",
+        );
+    }
+    hints.iter().map(|h| format!("; {h}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_missing_capability_says_what_declares_it() {
+        let missing = |data: Value| {
+            Error::rpc(-32021, "Server requires it".into(), Some(data))
+                .message()
+                .to_string()
+        };
+        let form = missing(json!({"requiredCapabilities": {"elicitation": {}}}));
+        assert!(form.starts_with("server error -32021: Server requires it; register an elicitation handler"));
+        assert!(
+            form.contains("\"elicitation\" in the configuration's manual_input"),
+            "{form}"
+        );
+        let url = missing(json!({"requiredCapabilities": {"elicitation": {"url": {}}}}));
+        assert!(
+            url.contains("`elicitation.url`") && url.contains("MCP_ELICITATION_URL"),
+            "{url}"
+        );
+        let two = missing(json!({"requiredCapabilities": {"sampling": {}, "roots": {}}}));
+        assert!(
+            two.contains("mcp_client_on_sampling") && two.contains("mcp_client_on_roots"),
+            "{two}"
+        );
+        assert_eq!(missing(json!({})), "server error -32021: Server requires it");
+        let other = Error::rpc(
+            -32601,
+            "nope".into(),
+            Some(json!({"requiredCapabilities": {"roots": {}}})),
+        );
+        assert_eq!(other.message(), "server error -32601: nope");
+    }
+}

@@ -38,7 +38,9 @@ async fn modern_url_elicitation_reaches_a_url_handler_and_accept_carries_no_cont
     let calls = Calls::default();
     // The handler "accepts" with content: the library drops it (URL accepts carry none).
     let answer = json!({"action": "accept", "content": {"ignored": true}});
-    client.on_elicitation_modes(ElicitationModes::URL, url_handler(calls.clone(), answer));
+    client
+        .on_elicitation_modes(ElicitationModes::URL, url_handler(calls.clone(), answer))
+        .unwrap();
     let result = client.call_tool("url_login", None, &none()).await.unwrap();
     assert_eq!(text(&result), "url login: accept");
     let seen = calls.snapshot();
@@ -71,15 +73,102 @@ async fn a_form_only_handler_declares_form_and_is_never_handed_a_url_request() {
     );
 }
 
+/// A URL-only handler declares URL mode alone, so a server that checks capabilities never asks
+/// it for form input: the form request goes down the "not declared" path (-32021), and the
+/// handler is not called.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_only_handler_declares_url_alone_and_is_never_handed_a_form_request() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let calls = Calls::default();
+    let url_only = ElicitationModes {
+        url: true,
+        ..Default::default()
+    };
+    client
+        .on_elicitation_modes(url_only, url_handler(calls.clone(), json!({"action": "accept"})))
+        .unwrap();
+    let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "elicit_once");
+    assert_kind(&err, ErrorKind::CapabilityMissing);
+    assert!(
+        err.message().contains("register an elicitation handler for form mode"),
+        "{}",
+        err.message()
+    );
+    assert!(calls.is_empty(), "a URL handler must not answer a form request");
+    assert_eq!(
+        caps_of(&fx.wire.tool_calls("elicit_once")[0])["elicitation"],
+        json!({"url": {}})
+    );
+    // Its own mode still reaches it.
+    assert_eq!(
+        text(&client.call_tool("url_login", None, &none()).await.unwrap()),
+        "url login: accept"
+    );
+    assert_eq!(calls.snapshot().len(), 1);
+
+    // Legacy: initialize declares URL mode alone, and a pushed form request is not handed over
+    // (it gets the answer of a request without a handler).
+    let fx = Fixture::legacy(&[]);
+    let legacy = fx.client();
+    let calls = Calls::default();
+    legacy
+        .on_elicitation_modes(
+            ElicitationModes::URL,
+            url_handler(calls.clone(), json!({"action": "accept"})),
+        )
+        .unwrap();
+    // The legacy fixture asks anyway (it checks only that `elicitation` is declared) and turns
+    // the client's refusal into a tool error.
+    let refused = legacy.call_tool("elicit_once", None, &none()).await.unwrap();
+    assert_eq!(refused["isError"], true);
+    assert!(
+        text(&refused).contains("Method not found: elicitation/create"),
+        "{refused}"
+    );
+    assert!(calls.is_empty(), "a URL handler must not answer a form request");
+    assert_eq!(
+        fx.wire.requests("initialize")[0]["params"]["capabilities"]["elicitation"],
+        json!({"url": {}})
+    );
+}
+
+/// A handler that could never be asked is refused at registration, and nothing is registered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_no_request_could_reach_is_refused() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let calls = Calls::default();
+    let err = client
+        .on_elicitation_modes(ElicitationModes::default(), url_handler(calls.clone(), json!({})))
+        .unwrap_err();
+    assert_kind(&err, ErrorKind::InvalidArgument);
+    assert!(err.message().contains("one mode at least"), "{}", err.message());
+    assert_eq!(client.capabilities(mcp_client::Era::Modern), json!({}));
+
+    // An override that declares form mode alone cannot carry a URL handler's requests.
+    let custom = fx.client_with(|c| c.capabilities = Some(json!({"elicitation": {}})));
+    let err = custom
+        .on_elicitation_modes(ElicitationModes::URL, url_handler(calls.clone(), json!({})))
+        .unwrap_err();
+    assert_kind(&err, ErrorKind::InvalidArgument);
+    assert!(err.message().contains("lacks `elicitation.url`"), "{}", err.message());
+    custom
+        .on_elicitation_modes(ElicitationModes::FORM, url_handler(calls, json!({})))
+        .unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_modes_are_declared_when_registered_for_both() {
     let fx = Fixture::modern(&[]);
     let client = fx.client();
     let calls = Calls::default();
-    client.on_elicitation_modes(
-        ElicitationModes::BOTH,
-        url_handler(calls.clone(), json!({"action": "accept", "content": {"name": "Ada"}})),
-    );
+    client
+        .on_elicitation_modes(
+            ElicitationModes::BOTH,
+            url_handler(calls.clone(), json!({"action": "accept", "content": {"name": "Ada"}})),
+        )
+        .unwrap();
     assert_eq!(
         text(&client.call_tool("elicit_once", None, &none()).await.unwrap()),
         "Hello, Ada!"
@@ -102,10 +191,12 @@ async fn legacy_url_elicitation_is_pushed_to_the_handler_and_completion_is_notif
         seen.push((m.to_string(), p.clone()))
     })));
     let calls = Calls::default();
-    client.on_elicitation_modes(
-        ElicitationModes::URL,
-        url_handler(calls.clone(), json!({"action": "accept"})),
-    );
+    client
+        .on_elicitation_modes(
+            ElicitationModes::URL,
+            url_handler(calls.clone(), json!({"action": "accept"})),
+        )
+        .unwrap();
     let result = client.call_tool("url_login", None, &none()).await.unwrap();
     assert_eq!(text(&result), "url login: accept");
     let params = calls.snapshot()[0].params.clone().unwrap();
@@ -145,6 +236,35 @@ async fn without_a_declaration_an_enforcing_server_answers_minus_32021() {
     let err = expect_err(client.call_tool("elicit_once", None, &none()).await, "elicit_once");
     assert_kind(&err, ErrorKind::CapabilityMissing);
     assert_eq!(err.rpc_error().unwrap().code, -32021);
+    // The message says what declares it.
+    assert!(
+        err.message().ends_with(
+            "; register an elicitation handler for form mode (mcp_client_on_elicitation; \
+             on_elicitation in the bindings) or list \"elicitation\" in the configuration's manual_input"
+        ),
+        "{}",
+        err.message()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_request_to_a_form_only_client_names_elicitation_url() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let calls = accept_elicitation(&client, json!({"name": "Ada"}));
+    let err = expect_err(client.call_tool("url_login", None, &none()).await, "url_login");
+    assert_kind(&err, ErrorKind::CapabilityMissing);
+    assert_eq!(
+        err.rpc_error().unwrap().data,
+        Some(json!({"requiredCapabilities": {"elicitation": {"url": {}}}}))
+    );
+    let m = err.message();
+    assert!(m.contains("URL-mode elicitation (`elicitation.url`)"), "{m}");
+    assert!(
+        m.contains("\"elicitation.url\" in the configuration's manual_input"),
+        "{m}"
+    );
+    assert!(calls.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -109,8 +109,13 @@ async fn capabilities_follow_the_registered_handlers() {
 
     // The elicitation modes, and removing handlers, change it again (the request's `_meta`
     // text is reused only while nothing of this changed).
-    let url_only = ElicitationModes { form: false, url: true };
-    client.on_elicitation_modes(url_only, |_: InputRequest| async { Ok(json!({"action": "accept"})) });
+    let url_only = ElicitationModes {
+        url: true,
+        ..Default::default()
+    };
+    client
+        .on_elicitation_modes(url_only, |_: InputRequest| async { Ok(json!({"action": "accept"})) })
+        .unwrap();
     client.set_handler(mcp_client::InputKind::Sampling, None);
     let meta = client.call_tool("echo_meta", None, &none()).await.unwrap();
     let caps = &meta["structuredContent"][META_CAPABILITIES];

@@ -72,8 +72,12 @@ inline std::string version() { return mcp_version(); }
 /// True when the linked library implements the ABI this header was generated for.
 inline bool abi_compatible() noexcept { return mcp_abi_version() == MCP_ABI_VERSION; }
 
-/// English text for a status code.
+/// English text for a status code ("timed out").
 inline std::string status_string(mcp_status status) { return mcp_status_str(status); }
+
+/// The name of a status code's constant ("MCP_TIMEOUT"), or "MCP_UNKNOWN" for a value that is no
+/// status. Static storage.
+inline const char* status_name(mcp_status status) noexcept { return mcp_status_name(status); }
 
 enum class ListKind : int32_t {
     Tools = MCP_LIST_TOOLS,
@@ -164,8 +168,10 @@ public:
     mcp_status status() const noexcept { return status_; }
     /// The library's message (what() adds the status name in front).
     const std::string& message() const noexcept { return message_; }
-    /// Static English name of the status.
-    const char* status_name() const noexcept { return mcp_status_str(status_); }
+    /// The name of the status's constant ("MCP_TIMEOUT"); static storage.
+    const char* status_name() const noexcept { return mcp_status_name(status_); }
+    /// The library's static English text for the status ("timed out").
+    const char* status_text() const noexcept { return mcp_status_str(status_); }
     /// The JSON-RPC error.code when the server answered with an error object.
     std::optional<int64_t> jsonrpc_code() const noexcept { return jsonrpc_code_; }
     /// The JSON-RPC error.data as JSON, when present.
@@ -1769,7 +1775,10 @@ public:
     }
     /// The elicitation handler for `modes` (MCP_ELICITATION_FORM | MCP_ELICITATION_URL),
     /// declaring exactly those: URL mode hands `{"mode":"url","url",...}` requests to the
-    /// handler (an accept carries no content); a request in another mode is left to the host.
+    /// handler (an accept carries no content); a request in another mode never reaches it
+    /// (servers that check capabilities answer -32021, others leave it to the host). Throws
+    /// InvalidArgumentError, registering nothing, for no mode or a mode the configuration's
+    /// `capabilities` override does not declare.
     template <class F>
     void on_elicitation_modes(uint32_t modes, F&& handler) {
         register_input(

@@ -78,6 +78,10 @@ func TestConfigErrors(t *testing.T) {
 	if !errors.Is(err, ErrInvalidArg) {
 		t.Fatalf("errors.Is(ErrInvalidArg): %v", err)
 	}
+	_, err = NewStdio(fixture, nil, WithSetting("request_timeout", 1))
+	if !errors.As(err, &e) || e.Message != `unknown configuration key "request_timeout"; did you mean "request_timeout_ms"?` {
+		t.Fatalf("a near miss names the known key: %v", err)
+	}
 	c := newFixture(t, nil)
 	if _, err := c.CallTool(testCtx(t), "echo", make(chan int)); err == nil {
 		t.Fatal("unmarshalable args accepted")

@@ -47,8 +47,12 @@ const (
 	StatusPanic                   Status = C.MCP_PANIC
 )
 
-// String is the library's static English text for the status.
+// String is the library's static English text for the status ("timed out").
 func (s Status) String() string { return C.GoString(C.mcp_status_str(C.int32_t(s))) }
+
+// Name is the name of the status's C constant ("MCP_TIMEOUT" for StatusTimeout), or
+// "MCP_UNKNOWN" for a value that is no status.
+func (s Status) Name() string { return C.GoString(C.mcp_status_name(C.int32_t(s))) }
 
 // IsTransport reports whether s is in the transport range (100–199).
 func (s Status) IsTransport() bool { return bool(C.mcp_status_is_transport(C.int32_t(s))) }

@@ -57,6 +57,21 @@ func TestURLModeElicitationHandler(t *testing.T) {
 	if !strings.Contains(string(seen), `"mode":"url"`) {
 		t.Fatalf("the handler saw %s", seen)
 	}
+	// URL mode alone is declared, so the server never sends this client a form request: the
+	// call fails -32021, saying what would declare form mode, and the handler is not called.
+	seen = nil
+	_, err = c.CallTool(testCtx(t), "elicit_once", nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != StatusCapabilityMissing ||
+		!strings.Contains(e.Message, "register an elicitation handler for form mode") || seen != nil {
+		t.Fatalf("a form request to a URL-only client: %v (handler saw %s)", err, seen)
+	}
+	// A handler with no mode could never be asked: refused.
+	if err := c.OnElicitationModes(0, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+		return nil, nil
+	}); !errors.Is(err, ErrInvalidArg) || !strings.Contains(err.Error(), "one mode at least") {
+		t.Fatalf("no mode: %v", err)
+	}
 	form := newFixture(t, []string{"--lax-capabilities"})
 	if err := form.OnElicitationModes(ElicitationForm, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 		t.Error("a form-only handler was handed a URL request")

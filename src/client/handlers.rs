@@ -116,10 +116,21 @@ impl Hooks {
     }
 
     pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
-        if kind == InputKind::Elicitation {
-            *self.elicitation_modes.write().unwrap() = ElicitationModes::default();
+        match kind {
+            InputKind::Elicitation => self.set_elicitation(handler, ElicitationModes::FORM),
+            _ => self.replace(kind, handler, None),
         }
-        let old = std::mem::replace(&mut *self.slot(kind).write().unwrap(), handler);
+    }
+
+    /// Puts `handler` in `kind`'s slot, with `modes` for an elicitation handler: the modes are
+    /// written under the slot's lock, so a request never meets a handler with another's modes.
+    fn replace(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>, modes: Option<ElicitationModes>) {
+        let mut slot = self.slot(kind).write().unwrap();
+        if let Some(modes) = modes {
+            *self.elicitation_modes.write().unwrap() = modes;
+        }
+        let old = std::mem::replace(&mut *slot, handler);
+        drop(slot);
         self.inputs_changed.fetch_add(1, Ordering::SeqCst);
         drop(old); // outside the lock: dropping may run host code (userdata_free)
     }
@@ -135,9 +146,7 @@ impl Hooks {
 
     /// Registers the elicitation handler with the modes it answers.
     pub fn set_elicitation(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
-        self.set_handler(InputKind::Elicitation, handler);
-        *self.elicitation_modes.write().unwrap() = modes;
-        self.inputs_changed.fetch_add(1, Ordering::SeqCst);
+        self.replace(InputKind::Elicitation, handler, Some(modes));
     }
 
     /// The modes of the registered elicitation handler, `None` without one.
@@ -150,10 +159,13 @@ impl Hooks {
     /// in a mode the handler was not registered for (so it is left to the host, never
     /// answered by a form handler that cannot open a URL).
     pub fn handler_for_request(&self, method: &str, params: Option<&Value>) -> Option<Arc<dyn InputHandler>> {
-        if InputKind::of_method(method) == Some(InputKind::Elicitation)
-            && !self.elicitation_modes.read().unwrap().accepts(params)
-        {
-            return None;
+        if InputKind::of_method(method) == Some(InputKind::Elicitation) {
+            // The handler and its modes read under the slot's lock, as `replace` writes them.
+            let slot = self.elicitation.read().unwrap();
+            if !self.elicitation_modes.read().unwrap().accepts(params) {
+                return None;
+            }
+            return Some(Arc::new(ElicitationDefaults(slot.clone()?)));
         }
         self.handler_for(method)
     }

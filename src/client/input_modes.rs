@@ -6,9 +6,11 @@
 use super::handlers::InputKind;
 use serde_json::{json, Map, Value};
 
-/// The elicitation modes a handler answers. `form` is the protocol's default mode; `url` asks
-/// the user to open a URL out of band (SEP-1036), and its `accept` carries no content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The elicitation modes a handler answers, declared exactly as given: `form` is the protocol's
+/// default mode; `url` asks the user to open a URL out of band (SEP-1036), and its `accept`
+/// carries no content. The default is no mode at all, so `ElicitationModes { url: true,
+/// ..Default::default() }` is URL mode alone; registering a handler needs one mode at least.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ElicitationModes {
     /// Form mode: the server asks for content matching a schema.
     pub form: bool,
@@ -16,24 +18,13 @@ pub struct ElicitationModes {
     pub url: bool,
 }
 
-impl Default for ElicitationModes {
-    fn default() -> Self {
-        ElicitationModes { form: true, url: false }
-    }
-}
-
 impl ElicitationModes {
-    /// Form mode only (the default).
+    /// Form mode only (what `on_elicitation` registers).
     pub const FORM: ElicitationModes = ElicitationModes { form: true, url: false };
     /// URL mode only.
     pub const URL: ElicitationModes = ElicitationModes { form: false, url: true };
     /// Form and URL mode.
     pub const BOTH: ElicitationModes = ElicitationModes { form: true, url: true };
-    const NONE: ElicitationModes = ElicitationModes {
-        form: false,
-        url: false,
-    };
-
     /// Whether an `elicitation/create` with these params is one of these modes (no `mode`
     /// means form).
     pub fn accepts(self, params: Option<&Value>) -> bool {
@@ -54,6 +45,36 @@ impl ElicitationModes {
             caps.insert("url".into(), json!({}));
         }
         Value::Object(caps)
+    }
+
+    /// Whether a handler registered for these modes can be handed a request, given the
+    /// configuration's `capabilities` override (which replaces what handlers declare): one mode
+    /// at least, and each of them declared by the override when there is one. Modern servers
+    /// ask only for what is declared, so a mode left out would never reach the handler.
+    pub(crate) fn check_registration(self, capabilities: Option<&Value>) -> crate::error::Result<()> {
+        use crate::error::Error;
+        if !self.form && !self.url {
+            return Err(Error::invalid(
+                "an elicitation handler needs one mode at least (form, url): with none it would never be asked",
+            ));
+        }
+        let Some(caps) = capabilities else {
+            return Ok(());
+        };
+        let declared = caps.get("elicitation").and_then(Value::as_object);
+        // `elicitation: {}` declares form mode alone.
+        let form = declared.is_some_and(|e| e.is_empty() || e.contains_key("form"));
+        let url = declared.is_some_and(|e| e.contains_key("url"));
+        let missing = match (self.form && !form, self.url && !url) {
+            (true, true) => "`elicitation` (form and url)",
+            (true, false) => "`elicitation.form`",
+            (false, true) => "`elicitation.url`",
+            (false, false) => return Ok(()),
+        };
+        Err(Error::invalid(format!(
+            "the configuration's `capabilities` replaces what handlers declare and lacks {missing}: \
+             servers would never send this handler those requests; add it there, or drop the override"
+        )))
     }
 
     fn union(self, other: ElicitationModes) -> ElicitationModes {
@@ -94,10 +115,7 @@ pub(crate) fn elicitation_capability(
 ) -> Option<Value> {
     match (handler, manual) {
         (None, None) => None,
-        (a, b) => {
-            let none = ElicitationModes::NONE;
-            Some(a.unwrap_or(none).union(b.unwrap_or(none)).capability())
-        }
+        (a, b) => Some(a.unwrap_or_default().union(b.unwrap_or_default()).capability()),
     }
 }
 
@@ -123,7 +141,34 @@ mod tests {
             Some(json!({"form": {}, "url": {}}))
         );
         assert_eq!(elicitation_capability(None, None), None);
+        assert_eq!(
+            ElicitationModes {
+                url: true,
+                ..Default::default()
+            },
+            ElicitationModes::URL,
+            "the default is no mode: only the modes asked for are declared"
+        );
         assert!(ManualInput::from_json(&json!(["telepathy"])).is_err());
         assert!(ManualInput::from_json(&json!("sampling")).is_err());
+    }
+
+    #[test]
+    fn a_registration_must_be_able_to_receive_requests() {
+        let none = ElicitationModes::default();
+        assert!(none
+            .check_registration(None)
+            .unwrap_err()
+            .message()
+            .contains("one mode at least"));
+        assert!(ElicitationModes::URL.check_registration(None).is_ok());
+        let form_only = json!({"elicitation": {}});
+        assert!(ElicitationModes::FORM.check_registration(Some(&form_only)).is_ok());
+        let err = ElicitationModes::URL.check_registration(Some(&form_only)).unwrap_err();
+        assert!(err.message().contains("lacks `elicitation.url`"), "{}", err.message());
+        let err = ElicitationModes::BOTH.check_registration(Some(&json!({}))).unwrap_err();
+        assert!(err.message().contains("(form and url)"), "{}", err.message());
+        let both = json!({"elicitation": {"form": {}, "url": {}}});
+        assert!(ElicitationModes::BOTH.check_registration(Some(&both)).is_ok());
     }
 }

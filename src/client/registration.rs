@@ -4,6 +4,7 @@ use super::{
     input_modes, Client, ElicitationModes, InputHandler, InputKind, LogFn, NotificationFn, SKILLS_EXTENSION,
     TASKS_EXTENSION,
 };
+use crate::error::Result;
 use crate::protocol::era::Era;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -21,13 +22,24 @@ impl Client {
     }
     /// Registers the elicitation handler for the given modes and declares exactly those
     /// (`elicitation.url` for URL mode). Requests in another mode are left to the host
-    /// (`InputRequired`), like a kind without a handler.
-    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) {
-        self.set_elicitation_handler(Some(Arc::new(handler)), modes);
+    /// (`InputRequired`; modern servers answer -32021 instead of asking), like a kind without a
+    /// handler. `InvalidArgument`, registering nothing, for a handler that could never be asked:
+    /// no mode, or a mode the configuration's `capabilities` override does not declare.
+    pub fn on_elicitation_modes(&self, modes: ElicitationModes, handler: impl InputHandler) -> Result<()> {
+        self.set_elicitation_handler(Some(Arc::new(handler)), modes)
     }
-    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it).
-    pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
+    /// As [`Client::on_elicitation_modes`], for a shared handler (`None` removes it, whatever
+    /// `modes`).
+    pub fn set_elicitation_handler(
+        &self,
+        handler: Option<Arc<dyn InputHandler>>,
+        modes: ElicitationModes,
+    ) -> Result<()> {
+        if handler.is_some() {
+            modes.check_registration(self.inner.config.capabilities.as_ref())?;
+        }
         self.inner.hooks.set_elicitation(handler, modes);
+        Ok(())
     }
     /// Answers `sampling/createMessage` requests (and declares the capability).
     pub fn on_sampling(&self, handler: impl InputHandler) {

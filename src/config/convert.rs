@@ -150,13 +150,11 @@ impl Config {
 pub(super) fn manual_input(kinds: &[InputKind]) -> ManualInput {
     let mut manual = ManualInput::default();
     for kind in kinds {
-        let none = ElicitationModes {
-            form: false,
-            url: false,
-        };
         match kind {
-            InputKind::Elicitation | InputKind::ElicitationForm => manual.elicitation.get_or_insert(none).form = true,
-            InputKind::ElicitationUrl => manual.elicitation.get_or_insert(none).url = true,
+            InputKind::Elicitation | InputKind::ElicitationForm => {
+                manual.elicitation.get_or_insert_with(ElicitationModes::default).form = true
+            }
+            InputKind::ElicitationUrl => manual.elicitation.get_or_insert_with(ElicitationModes::default).url = true,
             InputKind::Sampling => manual.sampling = true,
             InputKind::Roots => manual.roots = true,
         }

@@ -15,6 +15,7 @@
 mod convert;
 mod entry;
 mod parse;
+mod suggest;
 
 #[cfg(feature = "schema")]
 use schemars::JsonSchema;

@@ -1,6 +1,6 @@
 //! JSON to [`Config`], with errors that name the key, and the JSON Schema of it.
 
-use super::Config;
+use super::{suggest, Config};
 use crate::error::{Error, Result};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -84,7 +84,11 @@ fn locate<T: DeserializeOwned>(value: &Value, err: serde_json::Error) -> Error {
             [] => "configuration".to_string(),
             parents => parents.join("."),
         };
-        return Error::invalid(format!("unknown {section} key {key:?}"));
+        let hint = match suggest::nearest(key, &suggest::expected_fields(&message)) {
+            Some(near) => format!("; did you mean {near:?}?"),
+            None => String::new(),
+        };
+        return Error::invalid(format!("unknown {section} key {key:?}{hint}"));
     }
     match path.is_empty() {
         true => Error::invalid(plain(&message)),
@@ -195,14 +199,29 @@ mod tests {
     #[test]
     fn errors_name_the_key() {
         let err = |v: Value| parse(&v).unwrap_err().message().to_string();
-        assert_eq!(err(json!({"comand": "x"})), "unknown configuration key \"comand\"");
+        assert_eq!(
+            err(json!({"comand": "x"})),
+            "unknown configuration key \"comand\"; did you mean \"command\"?"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "request_timeout": 5})),
+            "unknown configuration key \"request_timeout\"; did you mean \"request_timeout_ms\"?"
+        );
+        assert_eq!(
+            err(json!({"command": "x", "reconnect": {"max_attempt": 1}})),
+            "unknown reconnect key \"max_attempt\"; did you mean \"max_attempts\"?"
+        );
+        assert_eq!(
+            err(json!({"url": "x", "oauth": {"client_ids": "a"}})),
+            "unknown oauth key \"client_ids\"; did you mean \"client_id\"?"
+        );
         assert_eq!(
             err(json!({"command": "x", "reconnect": {"tries": 1}})),
             "unknown reconnect key \"tries\""
         );
         assert_eq!(
             err(json!({"url": "x", "oauth": {"client": 1}})),
-            "unknown oauth key \"client\""
+            "unknown oauth key \"client\"; did you mean \"client_id\"?"
         );
         let m = err(json!({"command": "x", "request_timeout_ms": "5"}));
         assert!(m.starts_with("request_timeout_ms: invalid type: string"), "{m}");

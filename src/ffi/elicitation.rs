@@ -18,13 +18,16 @@ pub const MCP_ELICITATION_FORM: u32 = 1;
 pub const MCP_ELICITATION_URL: u32 = 2;
 
 /// Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
-/// `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
-/// mode). A request in another mode is not handed to `handler`: the call fails with
-/// `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+/// `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation: {"url": {}}`
+/// for URL mode alone). A request in another mode is not handed to `handler`: modern servers
+/// that check capabilities answer -32021 (`MCP_CAPABILITY_MISSING`), lax ones get the call
+/// failing with `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`), and legacy
 /// servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
 /// adds `elicitationId`; the completion then arrives as the notification
 /// `notifications/elicitation/complete` on the notification listener). NULL `handler`
-/// unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+/// unregisters. `MCP_INVALID_ARG`, registering nothing, for unknown bits and for a handler that
+/// could never be asked: no mode, or a mode the configuration's `capabilities` override does not
+/// declare. `userdata_free` runs exactly once.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_on_elicitation_modes(
@@ -40,7 +43,7 @@ pub unsafe extern "C" fn mcp_client_on_elicitation_modes(
         let userdata = Userdata::new(userdata, userdata_free);
         on_client(client, move |fc: &FfiClient| {
             let all = MCP_ELICITATION_FORM | MCP_ELICITATION_URL;
-            if modes == 0 || modes & !all != 0 {
+            if modes & !all != 0 {
                 return Err(Failure::invalid(format!(
                     "modes {modes:#x}: give MCP_ELICITATION_FORM, MCP_ELICITATION_URL or both"
                 )));
@@ -50,8 +53,7 @@ pub unsafe extern "C" fn mcp_client_on_elicitation_modes(
                 url: modes & MCP_ELICITATION_URL != 0,
             };
             let handler = handler.map(|callback| input_handler(fc, InputKind::Elicitation, callback, userdata));
-            fc.client.set_elicitation_handler(handler, modes);
-            Ok(())
+            Ok(fc.client.set_elicitation_handler(handler, modes)?)
         })
     })
 }

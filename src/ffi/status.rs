@@ -80,49 +80,119 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
     }
 }
 
-fn text(status: i32) -> &'static [u8] {
-    match status {
-        MCP_OK => b"ok\0",
-        MCP_NULL_ARG => b"a required pointer argument was NULL\0",
-        MCP_INVALID_UTF8 => b"a string argument is not valid UTF-8\0",
-        MCP_INVALID_JSON => b"a JSON argument does not parse\0",
-        MCP_INVALID_ARG => b"invalid argument\0",
-        MCP_CLOSED => b"the client is closed\0",
-        MCP_REENTRANT_CALL => b"blocking call from a callback or runtime thread\0",
-        MCP_UNSUPPORTED => b"not supported by this server, era or build\0",
-        MCP_FORKED => b"the client was created before fork()\0",
-        MCP_NOT_CONNECTED => b"the client is not connected yet\0",
-        MCP_IO => b"transport I/O error\0",
-        MCP_TIMEOUT => b"timed out\0",
-        MCP_CANCELLED => b"cancelled\0",
-        MCP_SERVER_EXITED => b"the server exited or closed the connection\0",
-        MCP_HTTP_STATUS => b"unexpected HTTP status\0",
-        MCP_AUTH_REQUIRED => b"authorization required\0",
-        MCP_MESSAGE_TOO_LARGE => b"message exceeds the size bound\0",
-        MCP_JSONRPC_ERROR => b"the server answered with a JSON-RPC error\0",
-        MCP_PROTOCOL_VIOLATION => b"the server broke the protocol\0",
-        MCP_VERSION_MISMATCH => b"no mutually supported protocol version\0",
-        MCP_CAPABILITY_MISSING => b"the server requires an undeclared client capability\0",
-        MCP_INPUT_REQUIRED => b"the server requires input (input_required)\0",
-        MCP_INPUT_ROUNDS_EXCEEDED => b"too many input_required rounds\0",
-        MCP_HANDLER_FAILED => b"an input handler failed\0",
-        MCP_URL_ELICITATION_REQUIRED => b"URL elicitation required\0",
-        MCP_SKILL_VERIFICATION_FAILED => b"a skill failed verification\0",
-        MCP_OUTPUT_SCHEMA_INVALID => b"a tool result does not match its output schema\0",
-        MCP_INTERNAL => b"internal error\0",
-        MCP_PANIC => b"internal panic (the client is poisoned)\0",
-        _ => b"unknown status\0",
-    }
+/// One row per status: its value, its constant's name and its English text, NUL-terminated.
+/// `status!` spells the name from the constant itself, so the two cannot drift apart; a test
+/// checks that every constant above has a row.
+macro_rules! status {
+    ($name:ident, $text:literal) => {
+        (
+            $name,
+            concat!(stringify!($name), "\0").as_bytes(),
+            concat!($text, "\0").as_bytes(),
+        )
+    };
 }
 
-/// Static, NUL-terminated English text for a status; never NULL, never freed.
+const STATUSES: &[(mcp_status, &[u8], &[u8])] = &[
+    status!(MCP_OK, "ok"),
+    status!(MCP_NULL_ARG, "a required pointer argument was NULL"),
+    status!(MCP_INVALID_UTF8, "a string argument is not valid UTF-8"),
+    status!(MCP_INVALID_JSON, "a JSON argument does not parse"),
+    status!(MCP_INVALID_ARG, "invalid argument"),
+    status!(MCP_CLOSED, "the client is closed"),
+    status!(MCP_REENTRANT_CALL, "blocking call from a callback or runtime thread"),
+    status!(MCP_UNSUPPORTED, "not supported by this server, era or build"),
+    status!(MCP_FORKED, "the client was created before fork()"),
+    status!(MCP_NOT_CONNECTED, "the client is not connected yet"),
+    status!(MCP_IO, "transport I/O error"),
+    status!(MCP_TIMEOUT, "timed out"),
+    status!(MCP_CANCELLED, "cancelled"),
+    status!(MCP_SERVER_EXITED, "the server exited or closed the connection"),
+    status!(MCP_HTTP_STATUS, "unexpected HTTP status"),
+    status!(MCP_AUTH_REQUIRED, "authorization required"),
+    status!(MCP_MESSAGE_TOO_LARGE, "message exceeds the size bound"),
+    status!(MCP_JSONRPC_ERROR, "the server answered with a JSON-RPC error"),
+    status!(MCP_PROTOCOL_VIOLATION, "the server broke the protocol"),
+    status!(MCP_VERSION_MISMATCH, "no mutually supported protocol version"),
+    status!(
+        MCP_CAPABILITY_MISSING,
+        "the server requires an undeclared client capability"
+    ),
+    status!(MCP_INPUT_REQUIRED, "the server requires input (input_required)"),
+    status!(MCP_INPUT_ROUNDS_EXCEEDED, "too many input_required rounds"),
+    status!(MCP_HANDLER_FAILED, "an input handler failed"),
+    status!(MCP_URL_ELICITATION_REQUIRED, "URL elicitation required"),
+    status!(MCP_SKILL_VERIFICATION_FAILED, "a skill failed verification"),
+    status!(
+        MCP_OUTPUT_SCHEMA_INVALID,
+        "a tool result does not match its output schema"
+    ),
+    status!(MCP_INTERNAL, "internal error"),
+    status!(MCP_PANIC, "internal panic (the client is poisoned)"),
+];
+
+fn row(status: i32) -> Option<&'static (mcp_status, &'static [u8], &'static [u8])> {
+    STATUSES.iter().find(|(value, _, _)| *value == status)
+}
+
+/// Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
+/// that is no status. Never NULL, never freed; any thread.
 #[no_mangle]
 pub extern "C" fn mcp_status_str(status: i32) -> *const c_char {
-    ffi_boundary!({ text(status).as_ptr().cast() })
+    ffi_boundary!({
+        row(status)
+            .map_or(b"unknown status\0".as_slice(), |r| r.2)
+            .as_ptr()
+            .cast()
+    })
+}
+
+/// Static, NUL-terminated name of a status's constant ("MCP_OUTPUT_SCHEMA_INVALID" for 305);
+/// "MCP_UNKNOWN" for a value that is no status (no constant has that name). Never NULL, never
+/// freed; any thread.
+#[no_mangle]
+pub extern "C" fn mcp_status_name(status: i32) -> *const c_char {
+    ffi_boundary!({ row(status).map_or(b"MCP_UNKNOWN\0".as_slice(), |r| r.1).as_ptr().cast() })
 }
 
 /// True for the transport range (100–199): the connection or the call's wait failed.
 #[no_mangle]
 pub extern "C" fn mcp_status_is_transport(status: i32) -> bool {
     ffi_boundary!({ (100..200).contains(&status) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::CStr;
+
+    fn name_of(status: i32) -> &'static str {
+        // SAFETY: mcp_status_name returns a static NUL-terminated string, never NULL.
+        unsafe { CStr::from_ptr(mcp_status_name(status)) }.to_str().unwrap()
+    }
+
+    /// Every `pub const MCP_*: mcp_status` of this file has a row, so a status added without a
+    /// name (or text) fails here; and the names are the constants' own.
+    #[test]
+    fn every_status_constant_has_its_name_and_a_text() {
+        let source = include_str!("status.rs");
+        let declared: Vec<(&str, i32)> = source
+            .lines()
+            .filter_map(|line| {
+                let rest = line.strip_prefix("pub const ")?;
+                let (name, value) = rest.split_once(": mcp_status = ")?;
+                Some((name, value.trim_end_matches(';').parse().unwrap()))
+            })
+            .collect();
+        assert_eq!(declared.len(), STATUSES.len(), "one row per status constant");
+        for (name, value) in declared {
+            assert_eq!(name_of(value), name);
+            // SAFETY: mcp_status_str returns a static NUL-terminated string, never NULL.
+            let text = unsafe { CStr::from_ptr(mcp_status_str(value)) };
+            assert_ne!(text.to_bytes(), b"unknown status", "{name} has no text");
+        }
+        for unknown in [-1, 7, 99, 12345, i32::MIN, i32::MAX] {
+            assert_eq!(name_of(unknown), "MCP_UNKNOWN");
+        }
+    }
 }

@@ -41,15 +41,24 @@ STATIC_ASSERT(MCP_OK == 0, "MCP_OK is 0");
 static char sentinel_byte;
 #define SENTINEL_STR ((char *)&sentinel_byte)
 
-static const mcp_status all_statuses[] = {
-    MCP_OK, MCP_NULL_ARG, MCP_INVALID_UTF8, MCP_INVALID_JSON, MCP_INVALID_ARG, MCP_CLOSED,
-    MCP_REENTRANT_CALL, MCP_UNSUPPORTED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_IO, MCP_TIMEOUT,
-    MCP_CANCELLED, MCP_SERVER_EXITED, MCP_HTTP_STATUS, MCP_AUTH_REQUIRED, MCP_MESSAGE_TOO_LARGE,
-    MCP_JSONRPC_ERROR, MCP_PROTOCOL_VIOLATION, MCP_VERSION_MISMATCH, MCP_CAPABILITY_MISSING,
-    MCP_INPUT_REQUIRED, MCP_INPUT_ROUNDS_EXCEEDED, MCP_HANDLER_FAILED,
-    MCP_URL_ELICITATION_REQUIRED, MCP_SKILL_VERIFICATION_FAILED, MCP_INTERNAL, MCP_PANIC,
+/* Every status with its constant's name (test_status_names checks that the library names no
+ * other, so a status added to the library fails here until it is listed). */
+#define S(status) {status, #status}
+static const struct {
+    mcp_status value;
+    const char *name;
+} status_table[] = {
+    S(MCP_OK), S(MCP_NULL_ARG), S(MCP_INVALID_UTF8), S(MCP_INVALID_JSON), S(MCP_INVALID_ARG),
+    S(MCP_CLOSED), S(MCP_REENTRANT_CALL), S(MCP_UNSUPPORTED), S(MCP_FORKED), S(MCP_NOT_CONNECTED),
+    S(MCP_IO), S(MCP_TIMEOUT), S(MCP_CANCELLED), S(MCP_SERVER_EXITED), S(MCP_HTTP_STATUS),
+    S(MCP_AUTH_REQUIRED), S(MCP_MESSAGE_TOO_LARGE), S(MCP_JSONRPC_ERROR),
+    S(MCP_PROTOCOL_VIOLATION), S(MCP_VERSION_MISMATCH), S(MCP_CAPABILITY_MISSING),
+    S(MCP_INPUT_REQUIRED), S(MCP_INPUT_ROUNDS_EXCEEDED), S(MCP_HANDLER_FAILED),
+    S(MCP_URL_ELICITATION_REQUIRED), S(MCP_SKILL_VERIFICATION_FAILED),
+    S(MCP_OUTPUT_SCHEMA_INVALID), S(MCP_INTERNAL), S(MCP_PANIC),
 };
-#define N_STATUSES (sizeof all_statuses / sizeof all_statuses[0])
+#undef S
+#define N_STATUSES (sizeof status_table / sizeof status_table[0])
 
 static void test_version_and_abi(void)
 {
@@ -77,21 +86,43 @@ static void test_status_strings(void)
     CHECK(strcmp(mcp_status_str(99), unknown) == 0);
     CHECK(strcmp(mcp_status_str(MCP_OK), "ok") == 0);
     for (size_t i = 0; i < N_STATUSES; i++) {
-        const char *s = mcp_status_str(all_statuses[i]);
-        CHECK_MSG(s != NULL && *s != '\0', "status %d has no text", (int)all_statuses[i]);
-        CHECK_MSG(strcmp(s, unknown) != 0, "status %d is \"unknown\"", (int)all_statuses[i]);
-        CHECK(mcp_status_str(all_statuses[i]) == s); /* static storage */
+        const char *s = mcp_status_str(status_table[i].value);
+        CHECK_MSG(s != NULL && *s != '\0', "status %d has no text", (int)status_table[i].value);
+        CHECK_MSG(strcmp(s, unknown) != 0, "status %d is \"unknown\"", (int)status_table[i].value);
+        CHECK(mcp_status_str(status_table[i].value) == s); /* static storage */
         for (size_t j = 0; j < i; j++)
-            CHECK_MSG(strcmp(s, mcp_status_str(all_statuses[j])) != 0,
-                      "statuses %d and %d share a text", (int)all_statuses[i],
-                      (int)all_statuses[j]);
+            CHECK_MSG(strcmp(s, mcp_status_str(status_table[j].value)) != 0,
+                      "statuses %d and %d share a text", (int)status_table[i].value,
+                      (int)status_table[j].value);
     }
+}
+
+static void test_status_names(void)
+{
+    /* Each status's name is its constant's, in static storage. */
+    for (size_t i = 0; i < N_STATUSES; i++) {
+        const char *name = mcp_status_name(status_table[i].value);
+        CHECK_MSG(name != NULL && strcmp(name, status_table[i].name) == 0,
+                  "mcp_status_name(%d) = \"%s\", want \"%s\"", (int)status_table[i].value,
+                  name ? name : "(null)", status_table[i].name);
+        CHECK(mcp_status_name(status_table[i].value) == name);
+    }
+    /* A value that is no status has the stable answer, never NULL. */
+    const mcp_status unknown[] = {-1, 7, 99, 12345, INT32_MAX, INT32_MIN};
+    for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+        CHECK(strcmp(mcp_status_name(unknown[i]), "MCP_UNKNOWN") == 0);
+    /* The library names exactly the statuses listed above. */
+    size_t named = 0;
+    for (mcp_status s = 0; s < 1000; s++)
+        named += strcmp(mcp_status_name(s), "MCP_UNKNOWN") != 0;
+    CHECK_MSG(named == N_STATUSES, "the library names %zu statuses, this test lists %zu", named,
+              (size_t)N_STATUSES);
 }
 
 static void test_status_is_transport(void)
 {
     for (size_t i = 0; i < N_STATUSES; i++) {
-        mcp_status s = all_statuses[i];
+        mcp_status s = status_table[i].value;
         bool want = s >= 100 && s <= 199;
         CHECK_MSG(mcp_status_is_transport(s) == want, "mcp_status_is_transport(%d)", (int)s);
     }
@@ -167,6 +198,31 @@ static void test_error_object_of_api_failure(void)
     CHECK_STATUS(mcp_config_new("{}", &cfg, &err), MCP_OK, err);
     CHECK(err == NULL && cfg != NULL);
     mcp_config_free(cfg);
+
+    /* An unknown key fails mcp_client_new: the message names it and the nearest known key, in
+     * nested objects too. */
+    const struct {
+        const char *json, *message;
+    } unknown_keys[] = {
+        {"{\"command\":\"x\",\"request_timeout\":5}",
+         "unknown configuration key \"request_timeout\"; did you mean \"request_timeout_ms\"?"},
+        {"{\"command\":\"x\",\"reconnect\":{\"max_attempt\":2}}",
+         "unknown reconnect key \"max_attempt\"; did you mean \"max_attempts\"?"},
+        {"{\"command\":\"x\",\"telepathy\":true}", "unknown configuration key \"telepathy\""},
+    };
+    for (size_t i = 0; i < sizeof unknown_keys / sizeof unknown_keys[0]; i++) {
+        err = NULL;
+        cfg = NULL;
+        CHECK_STATUS(mcp_config_new(unknown_keys[i].json, &cfg, &err), MCP_OK, err);
+        mcp_client *client = NULL;
+        CHECK_STATUS(mcp_client_new(cfg, &client, &err), MCP_INVALID_ARG, err);
+        mcp_config_free(cfg);
+        CHECK(client == NULL);
+        CHECK_MSG(err && strcmp(mcp_error_message(err), unknown_keys[i].message) == 0,
+                  "message \"%s\", want \"%s\"", err ? mcp_error_message(err) : "(none)",
+                  unknown_keys[i].message);
+        mcp_error_free(err);
+    }
 }
 
 static void test_call_opts_init(void)
@@ -886,6 +942,7 @@ static void test_free_order(void)
 const struct test_case api_tests[] = {
     {"api/version_and_abi", test_version_and_abi},
     {"api/status_strings", test_status_strings},
+    {"api/status_names", test_status_names},
     {"api/status_is_transport", test_status_is_transport},
     {"api/free_null_is_noop", test_free_null_is_noop},
     {"api/error_accessors_on_null", test_error_accessors_on_null},

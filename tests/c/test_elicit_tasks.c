@@ -56,6 +56,17 @@ static void test_url_mode_modern(void)
     EXPECT_CONTAINS(wire, "\"elicitation\":{\"url\":{}}");
     EXPECT_CONTAINS(wire, "\"inputResponses\":{\"login\":{\"action\":\"accept\"}}");
     free(wire);
+    /* URL mode alone is declared: the server never sends a form request, the call fails -32021
+     * saying what would declare form mode, and the handler is not called. */
+    out = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_call_tool(c, "elicit_once", NULL, NULL, NULL, NULL, &out, &err),
+                  MCP_CAPABILITY_MISSING, err);
+    EXPECT(out == SENTINEL_STR);
+    EXPECT(ALOAD(&url_calls) == 1);
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL,
+                    "; register an elicitation handler for form mode (mcp_client_on_elicitation;");
+    mcp_error_free(err);
+    err = NULL;
     /* No mode, or an unknown bit, is refused. */
     struct counted ud;
     memset(&ud, 0, sizeof ud);
@@ -67,6 +78,32 @@ static void test_url_mode_modern(void)
     EXPECT_STATUS(mcp_client_on_elicitation_modes(c, 0x10, reply_with, NULL, NULL, &err),
                   MCP_INVALID_ARG, err);
     mcp_error_free(err);
+    mcp_client_free(c);
+}
+
+/* A handler no request could reach is refused, its userdata freed once: a mode the
+ * configuration's `capabilities` override does not declare. */
+static void test_modes_the_override_lacks_are_refused(void)
+{
+    char json[1024];
+    snprintf(json, sizeof json, "{\"command\":\"%s\",\"capabilities\":{\"elicitation\":{}}}",
+             fixture_path());
+    mcp_config *cfg = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);
+    mcp_client *c = client_with(cfg);
+    CHECK(c != NULL);
+    struct counted ud;
+    memset(&ud, 0, sizeof ud);
+    EXPECT_STATUS(mcp_client_on_elicitation_modes(c, MCP_ELICITATION_URL, reply_with, &ud, counted_free, &err),
+                  MCP_INVALID_ARG, err);
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "lacks `elicitation.url`");
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT(ud.frees == 1);
+    EXPECT_STATUS(mcp_client_on_elicitation_modes(c, MCP_ELICITATION_FORM, reply_with,
+                                                  (void *)"{\"action\":\"accept\"}", NULL, &err),
+                  MCP_OK, err);
     mcp_client_free(c);
 }
 
@@ -419,6 +456,7 @@ static void test_task_call_timeout_blocking_and_started(void)
 
 const struct test_case elicit_tasks_tests[] = {
     {"elicit_tasks/url_mode_modern", test_url_mode_modern},
+    {"elicit_tasks/modes_the_override_lacks_are_refused", test_modes_the_override_lacks_are_refused},
     {"elicit_tasks/form_handler_leaves_url_requests_unanswered", test_form_handler_leaves_url_requests_unanswered},
     {"elicit_tasks/legacy_url_required_and_completion", test_legacy_url_required_and_completion},
     {"elicit_tasks/manual_input_mode", test_manual_input_mode},

@@ -12,6 +12,30 @@ TEST(basic, version_and_abi) {
     CHECK_EQ(mcp::status_string(MCP_OK).empty(), false);
 }
 
+TEST(basic, status_names) {
+    // The names are the constants' own; a value that is no status has a stable answer.
+    const std::pair<mcp_status, const char*> some[] = {
+        {MCP_OK, "MCP_OK"},
+        {MCP_TIMEOUT, "MCP_TIMEOUT"},
+        {MCP_CAPABILITY_MISSING, "MCP_CAPABILITY_MISSING"},
+        {MCP_OUTPUT_SCHEMA_INVALID, "MCP_OUTPUT_SCHEMA_INVALID"},
+        {MCP_PANIC, "MCP_PANIC"},
+    };
+    for (const auto& [status, name] : some) CHECK_EQ(std::string(mcp::status_name(status)), std::string(name));
+    CHECK_EQ(std::string(mcp::status_name(12345)), std::string("MCP_UNKNOWN"));
+    // An error says both: the constant's name and the English text.
+    try {
+        mcp::Config config(R"({"command": "x", "request_timeout": 5})");
+        mcp::Client client(config);
+        CHECK(false);
+    } catch (const mcp::Error& e) {
+        CHECK_EQ(std::string(e.status_name()), std::string("MCP_INVALID_ARG"));
+        CHECK_EQ(std::string(e.status_text()), mcp::status_string(MCP_INVALID_ARG));
+        CHECK_EQ(e.message(),
+                 std::string("unknown configuration key \"request_timeout\"; did you mean \"request_timeout_ms\"?"));
+    }
+}
+
 TEST(basic, json_helpers) {
     CHECK_EQ(mcp::json::quote("a\"b\\c\n\x01"), std::string("\"a\\\"b\\\\c\\n\\u0001\""));
     CHECK_EQ(mcp::json::quote("sté 🔑"), std::string("\"sté 🔑\""));

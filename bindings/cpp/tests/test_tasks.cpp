@@ -39,6 +39,19 @@ TEST(tasks, url_mode_handler_gets_the_url_request) {
     });
     CHECK_EQ(t::text(client.call_tool("url_login")), std::string("url login: accept"));
     CHECK_CONTAINS(seen, "\"mode\":\"url\"");
+    // URL mode alone is declared: the server never sends a form request, the call fails -32021
+    // saying what would declare form mode, and the handler is not called.
+    seen.clear();
+    try {
+        client.call_tool("elicit_once");
+        CHECK(false);
+    } catch (const mcp::CapabilityMissingError& e) {
+        CHECK_CONTAINS(e.message(), "register an elicitation handler for form mode");
+    }
+    CHECK(seen.empty());
+    // A handler with no mode could never be asked: refused.
+    EXPECT_THROW(mcp::InvalidArgumentError,
+                 client.on_elicitation_modes(0, [](const std::string&) { return std::string("{}"); }));
 }
 
 TEST(tasks, followed_with_status_events_then_by_hand) {

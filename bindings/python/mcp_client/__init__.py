@@ -62,6 +62,7 @@ from ._errors import (
     UrlElicitationRequiredError,
     VersionMismatchError,
     exception_class,
+    status_name,
     status_str,
 )
 
@@ -124,6 +125,7 @@ __all__ = [
     "InternalError",
     "PanicError",
     "exception_class",
+    "status_name",
     "status_str",
     "library_path",
     "library_version",

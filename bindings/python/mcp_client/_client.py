@@ -489,16 +489,18 @@ class Client:
         return self._set_input(lib.mcp_client_on_elicitation, "elicitation", fn)
 
     def on_elicitation_modes(
-        self, fn: Callable[[dict[str, Any]], Any] | None, *, form: bool = True, url: bool = False
+        self, fn: Callable[[dict[str, Any]], Any] | None, *, form: bool = False, url: bool = False
     ) -> Any:
-        """As :meth:`on_elicitation`, for the chosen modes: ``url=True`` declares
-        ``elicitation.url`` and hands URL-mode requests (``{"mode": "url", "message", "url"}``;
-        legacy adds ``elicitationId``) to ``fn``, whose ``accept`` carries no content (any is
-        dropped). A request in a mode not chosen is left to the host (InputRequiredError with
-        it in ``unanswered``)."""
+        """As :meth:`on_elicitation`, for exactly the modes chosen, which are what the client
+        declares: ``url=True`` alone declares ``elicitation: {"url": {}}`` and hands URL-mode
+        requests (``{"mode": "url", "message", "url"}``; legacy adds ``elicitationId``) to
+        ``fn``, whose ``accept`` carries no content (any is dropped); ``form=True, url=True``
+        declares both. A request in a mode not chosen never reaches ``fn``: servers that check
+        capabilities answer -32021 (CapabilityMissingError), others leave it to the host
+        (InputRequiredError with it in ``unanswered``). No mode, or a mode the configuration's
+        ``capabilities`` override does not declare, raises InvalidArgumentError (a ValueError)
+        and registers nothing. None removes the handler."""
         modes = (_ffi.MCP_ELICITATION_FORM if form else 0) | (_ffi.MCP_ELICITATION_URL if url else 0)
-        if fn is not None and modes == 0:
-            raise ValueError("choose at least one elicitation mode (form or url)")
 
         def setter(ptr: Any, thunk: Any, key: Any, free: Any, err: Any) -> int:
             if fn is None:

@@ -14,7 +14,8 @@ class MCPError(Exception):
     """A failed call. Every instance carries:
 
     - ``status``: the numeric ``mcp_status`` (``MCP_*`` in :mod:`mcp_client`),
-    - ``status_name``: the library's text for the status,
+    - ``status_name``: the status constant's name (``"MCP_TIMEOUT"``, as in :mod:`mcp_client`),
+    - ``status_text``: the library's English text for the status (``"timed out"``),
     - ``message``: the library's message,
     - ``code`` / ``data``: the JSON-RPC ``error.code`` / parsed ``error.data`` when the server
       (or a handler) answered with an error object, else ``None``,
@@ -52,6 +53,12 @@ class MCPError(Exception):
 
     @property
     def status_name(self) -> str:
+        """The status constant's name, ``"MCP_TIMEOUT"`` (``mcp_status_name``)."""
+        return status_name(self.status)
+
+    @property
+    def status_text(self) -> str:
+        """The library's English text for the status, ``"timed out"`` (``mcp_status_str``)."""
         return status_str(self.status)
 
     def __str__(self) -> str:
@@ -296,7 +303,15 @@ def exception_class(status: int) -> type[MCPError]:
 
 
 def status_str(status: int) -> str:
+    """The library's English text for a status (``"timed out"``); ``"unknown status"`` for a
+    value that is none."""
     return (lib.mcp_status_str(status) or b"").decode("utf-8", "replace")
+
+
+def status_name(status: int) -> str:
+    """The name of a status's constant (``"MCP_OUTPUT_SCHEMA_INVALID"`` for 305), which
+    :mod:`mcp_client` exports with that value; ``"MCP_UNKNOWN"`` for a value that is none."""
+    return (lib.mcp_status_name(status) or b"MCP_UNKNOWN").decode("ascii")
 
 
 def _text(raw: bytes | None) -> str | None:

@@ -916,13 +916,16 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client), mcp_connection_state_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Registers the `elicitation/create` handler for `modes` (`MCP_ELICITATION_FORM`,
-    # `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation.url` for URL
-    # mode). A request in another mode is not handed to `handler`: the call fails with
-    # `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`) on modern servers, and legacy
+    # `MCP_ELICITATION_URL`, or both or-ed) and declares exactly those (`elicitation: {"url": {}}`
+    # for URL mode alone). A request in another mode is not handed to `handler`: modern servers
+    # that check capabilities answer -32021 (`MCP_CAPABILITY_MISSING`), lax ones get the call
+    # failing with `MCP_INPUT_REQUIRED` listing it (`mcp_error_unanswered_json`), and legacy
     # servers get an error answer. URL-mode params are `{"mode":"url","message","url"}` (legacy
     # adds `elicitationId`; the completion then arrives as the notification
     # `notifications/elicitation/complete` on the notification listener). NULL `handler`
-    # unregisters. `MCP_INVALID_ARG` for no mode or unknown bits. `userdata_free` runs exactly once.
+    # unregisters. `MCP_INVALID_ARG`, registering nothing, for unknown bits and for a handler that
+    # could never be asked: no mode, or a mode the configuration's `capabilities` override does not
+    # declare. `userdata_free` runs exactly once.
     # mcp_status mcp_client_on_elicitation_modes(struct mcp_client *client, uint32_t modes, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_elicitation_modes': (
         mcp_status,
@@ -1219,9 +1222,18 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Static, NUL-terminated English text for a status; never NULL, never freed.
+    # Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
+    # that is no status. Never NULL, never freed; any thread.
     # const char *mcp_status_str(int32_t status)
     'mcp_status_str': (
+        ctypes.c_char_p,
+        [ctypes.c_int32],
+    ),
+    # Static, NUL-terminated name of a status's constant ("MCP_OUTPUT_SCHEMA_INVALID" for 305);
+    # "MCP_UNKNOWN" for a value that is no status (no constant has that name). Never NULL, never
+    # freed; any thread.
+    # const char *mcp_status_name(int32_t status)
+    'mcp_status_name': (
         ctypes.c_char_p,
         [ctypes.c_int32],
     ),

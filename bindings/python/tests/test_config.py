@@ -4,6 +4,7 @@ client, and a bad key or type is refused with the key named."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -35,7 +36,14 @@ def test_a_typed_config_builds_a_client(fixture_server):
 @pytest.mark.parametrize(
     "extra, message",
     [
-        ({"request_timeout": 5}, 'unknown configuration key "request_timeout"'),
+        (
+            {"request_timeout": 5},
+            re.escape('unknown configuration key "request_timeout"; did you mean "request_timeout_ms"?'),
+        ),
+        (
+            {"reconnect": {"max_attempt": 2}},
+            re.escape('unknown reconnect key "max_attempt"; did you mean "max_attempts"?'),
+        ),
         ({"request_timeout_ms": "5"}, "request_timeout_ms: invalid type: string"),
         ({"reconnect": {"max_attempts": -1}}, "reconnect.max_attempts: "),
         ({"env_mode": "all"}, "env_mode: unknown variant `all`"),

@@ -27,6 +27,53 @@ def test_url_mode_handler_gets_url_requests_and_accept_carries_no_content(client
     assert seen[0]["mode"] == "url" and seen[0]["url"].startswith("https://")
 
 
+def declared_elicitation(client):
+    meta = client.call_tool("echo_meta")["structuredContent"]
+    return meta["io.modelcontextprotocol/clientCapabilities"].get("elicitation")
+
+
+def test_url_only_handler_declares_url_alone_and_never_gets_form_requests(client):
+    seen = []
+
+    def on_url(params):
+        seen.append(params)
+        return {"action": "accept"}
+
+    client.on_elicitation_modes(on_url, url=True)
+    assert declared_elicitation(client) == {"url": {}}
+    # The server checks capabilities: the form request is never sent, the call fails -32021
+    # with what would declare it.
+    with pytest.raises(mcp_client.CapabilityMissingError) as info:
+        client.call_tool("elicit_once")
+    assert info.value.code == -32021
+    assert "register an elicitation handler for form mode" in info.value.message
+    assert seen == []
+    assert text_of(client.call_tool("url_login")) == "url login: accept"
+    assert len(seen) == 1
+    client.on_elicitation_modes(on_url, form=True, url=True)
+    assert declared_elicitation(client) == {"form": {}, "url": {}}
+
+
+def test_a_handler_with_no_mode_is_refused(client):
+    with pytest.raises(mcp_client.InvalidArgumentError, match="one mode at least"):
+        client.on_elicitation_modes(lambda params: {"action": "accept"})
+    assert declared_elicitation(client) is None
+
+
+def test_missing_capability_errors_say_what_declares_it(client):
+    with pytest.raises(mcp_client.CapabilityMissingError) as info:
+        client.call_tool("elicit_once")
+    assert info.value.message.endswith(
+        "register an elicitation handler for form mode (mcp_client_on_elicitation; on_elicitation in the"
+        ' bindings) or list "elicitation" in the configuration\'s manual_input'
+    )
+    client.on_elicitation(lambda params: {"action": "accept", "content": {"name": "Ada"}})
+    with pytest.raises(mcp_client.CapabilityMissingError) as info:
+        client.call_tool("url_login")
+    assert "URL-mode elicitation (`elicitation.url`)" in info.value.message
+    assert '"elicitation.url" in the configuration\'s manual_input' in info.value.message
+
+
 def test_form_handler_leaves_url_requests_to_the_host(make_client):
     c = make_client("--lax-capabilities")
     c.on_elicitation(lambda params: {"action": "accept"})

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import mcp_client
-from mcp_client import _ffi, _library
+from mcp_client import _errors, _ffi, _library
 from conftest import BINDING, REPO
 
 HEADER = REPO / "include" / "mcp_client.h"
@@ -91,6 +91,26 @@ def test_versions():
     assert mcp_client.abi_version() == _ffi.MCP_ABI_VERSION
     assert mcp_client.library_version() == f"mcp_client/{mcp_client.__version__}"
     assert mcp_client.status_str(mcp_client.MCP_INPUT_REQUIRED)
+
+
+def test_status_names_round_trip():
+    # Every status the library names is exported under that name with that value, and every
+    # status with an exception class has a name: a status added on either side fails here.
+    named = {}
+    for value in range(1000):
+        name = mcp_client.status_name(value)
+        if name != "MCP_UNKNOWN":
+            named[name] = value
+    assert named["MCP_OUTPUT_SCHEMA_INVALID"] == 305 and named["MCP_OK"] == 0
+    for name, value in named.items():
+        assert getattr(mcp_client, name) == value, name
+    assert set(_errors._BY_STATUS) <= set(named.values())
+    assert len(named) == len(_errors._BY_STATUS) + 1  # MCP_OK has no exception class
+    for value in (-1, 7, 99, 12345):
+        assert mcp_client.status_name(value) == "MCP_UNKNOWN"
+    err = mcp_client.exception_class(mcp_client.MCP_TIMEOUT)(mcp_client.MCP_TIMEOUT, "late")
+    assert err.status_name == "MCP_TIMEOUT"
+    assert err.status_text == mcp_client.status_str(mcp_client.MCP_TIMEOUT) == "timed out"
 
 
 def test_abi_mismatch_is_an_import_error(monkeypatch):

@@ -40,6 +40,12 @@ public enum MCPStatus {
     public static func describe(_ status: Int32) -> String {
         String(cString: mcp_status_str(status))
     }
+
+    /// The name of a status's C constant ("MCP_TIMEOUT" for `timeout`), or "MCP_UNKNOWN" for a
+    /// value that is no status.
+    public static func name(_ status: Int32) -> String {
+        String(cString: mcp_status_name(status))
+    }
 }
 
 /// What every failure carries: the status, the library's message, when the server answered
@@ -71,8 +77,11 @@ public struct MCPErrorInfo: Sendable, CustomStringConvertible {
         self.oauthError = oauthError
     }
 
-    /// The status as text, e.g. "the operation timed out".
+    /// The status as text, e.g. "timed out".
     public var statusText: String { MCPStatus.describe(status) }
+
+    /// The name of the status's C constant, e.g. "MCP_TIMEOUT".
+    public var statusName: String { MCPStatus.name(status) }
 
     public var description: String { "\(message) [status \(status): \(statusText)]" }
 }

@@ -29,8 +29,11 @@ extension Client {
     // MARK: URL-mode elicitation
 
     /// Registers the `elicitation/create` handler for `modes` and declares exactly those
-    /// (`elicitation.url` for URL mode). A request in another mode is not handed to the handler:
-    /// the call throws `MCPError.inputRequired` listing it in `unanswered`.
+    /// (`elicitation: {"url": {}}` for `.url` alone). A request in another mode is never handed
+    /// to the handler: servers that check capabilities answer -32021 (`MCPStatus.capabilityMissing`),
+    /// others leave it to the host (`MCPError.inputRequired` listing it in `unanswered`). Throws
+    /// with `MCPStatus.invalidArg`, registering nothing, for no mode (`[]`) or a mode the
+    /// configuration's `capabilities` override does not declare.
     public func onElicitation(modes: ElicitationModes, _ handler: @escaping @Sendable (JSON) throws -> JSON) throws {
         try registerElicitation(modes, InputHandlerBox { request in answer(request.responder) { try handler(request.params) } })
     }

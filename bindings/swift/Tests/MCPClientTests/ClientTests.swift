@@ -203,4 +203,39 @@ final class ClientTests: XCTestCase {
         XCTAssertEqual(MCPStatus.describe(MCPStatus.timeout).isEmpty, false)
         XCTAssertTrue(abiChecked)
     }
+
+    /// Every `MCPStatus` constant carries its C constant's name, and the library names no other
+    /// status: a status added to the library without a constant here fails.
+    func testStatusNames() {
+        let all: [Int32: String] = [
+            MCPStatus.ok: "MCP_OK", MCPStatus.nullArg: "MCP_NULL_ARG",
+            MCPStatus.invalidUTF8: "MCP_INVALID_UTF8", MCPStatus.invalidJSON: "MCP_INVALID_JSON",
+            MCPStatus.invalidArg: "MCP_INVALID_ARG", MCPStatus.closed: "MCP_CLOSED",
+            MCPStatus.reentrantCall: "MCP_REENTRANT_CALL", MCPStatus.notConnected: "MCP_NOT_CONNECTED",
+            MCPStatus.unsupported: "MCP_UNSUPPORTED", MCPStatus.forked: "MCP_FORKED",
+            MCPStatus.io: "MCP_IO", MCPStatus.timeout: "MCP_TIMEOUT",
+            MCPStatus.cancelled: "MCP_CANCELLED", MCPStatus.serverExited: "MCP_SERVER_EXITED",
+            MCPStatus.httpStatus: "MCP_HTTP_STATUS", MCPStatus.authRequired: "MCP_AUTH_REQUIRED",
+            MCPStatus.messageTooLarge: "MCP_MESSAGE_TOO_LARGE", MCPStatus.jsonrpcError: "MCP_JSONRPC_ERROR",
+            MCPStatus.protocolViolation: "MCP_PROTOCOL_VIOLATION",
+            MCPStatus.versionMismatch: "MCP_VERSION_MISMATCH",
+            MCPStatus.capabilityMissing: "MCP_CAPABILITY_MISSING",
+            MCPStatus.inputRequired: "MCP_INPUT_REQUIRED",
+            MCPStatus.inputRoundsExceeded: "MCP_INPUT_ROUNDS_EXCEEDED",
+            MCPStatus.handlerFailed: "MCP_HANDLER_FAILED",
+            MCPStatus.urlElicitationRequired: "MCP_URL_ELICITATION_REQUIRED",
+            MCPStatus.skillVerificationFailed: "MCP_SKILL_VERIFICATION_FAILED",
+            MCPStatus.outputSchemaInvalid: "MCP_OUTPUT_SCHEMA_INVALID",
+            MCPStatus.internal: "MCP_INTERNAL", MCPStatus.panic: "MCP_PANIC",
+        ]
+        for (status, name) in all {
+            XCTAssertEqual(MCPStatus.name(status), name)
+        }
+        let named = (Int32(0)..<1000).filter { MCPStatus.name($0) != "MCP_UNKNOWN" }
+        XCTAssertEqual(Set(named), Set(all.keys), "the library names exactly the binding's statuses")
+        XCTAssertEqual(MCPStatus.name(12345), "MCP_UNKNOWN")
+        let info = MCPErrorInfo(status: MCPStatus.timeout, message: "late")
+        XCTAssertEqual(info.statusName, "MCP_TIMEOUT")
+        XCTAssertEqual(info.statusText, "timed out")
+    }
 }

@@ -27,4 +27,12 @@ final class ConfigurationTests: XCTestCase {
             $0.status == MCPStatus.invalidArg && $0.message.contains("env_mode")
         }
     }
+
+    func testAnUnknownKeyNamesTheNearestKnownOne() throws {
+        let config: JSON = ["command": "x", "request_timeout": 5]
+        assertMCPError(try Client(config: config)) {
+            $0.status == MCPStatus.invalidArg
+                && $0.message == #"unknown configuration key "request_timeout"; did you mean "request_timeout_ms"?"#
+        }
+    }
 }

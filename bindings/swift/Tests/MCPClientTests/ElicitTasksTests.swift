@@ -18,6 +18,17 @@ final class ElicitTasksTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("url_login")), "url login: accept")
         XCTAssertEqual(seen.get.first?["mode"]?.stringValue, "url")
         XCTAssertTrue(seen.get.first?["url"]?.stringValue?.hasPrefix("https://") ?? false)
+        // URL mode alone is declared: the server never sends a form request, the call fails
+        // -32021 saying what would declare form mode, and the handler is not called.
+        assertMCPError(try client.callTool("elicit_once")) {
+            $0.status == MCPStatus.capabilityMissing
+                && $0.message.contains("register an elicitation handler for form mode")
+        }
+        XCTAssertEqual(seen.get.count, 1)
+        // A handler with no mode could never be asked: refused.
+        assertMCPError(try client.onElicitation(modes: []) { _ in ["action": "accept"] }) {
+            $0.status == MCPStatus.invalidArg && $0.message.contains("one mode at least")
+        }
     }
 
     func testAFormHandlerLeavesURLRequestsUnanswered() throws {
