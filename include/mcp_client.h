@@ -1941,7 +1941,7 @@ mcp_status mcp_client_notify_roots_changed_start(struct mcp_client *client,
 /**
  * Started `mcp_client_listen`. On `MCP_OK`, `*subscription_out` is a new subscription owned by
  * the caller (free it with `mcp_subscription_free`, from any thread, before or after the
- * completion), and the call completes with the acknowledged filter JSON once the server
+ * completion; it is written before the completion can run), and the call completes with the acknowledged filter JSON once the server
  * acknowledged, or with the listen's failure. Read events (`mcp_subscription_next_start`,
  * `mcp_subscription_next`) only after an `MCP_OK` completion: before it they fail with
  * `MCP_INVALID_ARG`, and after a failed one the subscription has nothing to read (free it).

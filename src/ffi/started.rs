@@ -3,7 +3,7 @@
 //! tail (`done`, `userdata`, `call_out`), run through `ffi/call`'s `start_on` (exactly once,
 //! on the delivery path; see that module).
 
-use super::boundary::{ffi_boundary, handle, into_handle, out};
+use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle};
 use super::call::{mcp_call, mcp_call_done_fn, start, start_on, Started};
 use super::client::{mcp_client, on_client, shared};
 use super::error::{mcp_error, Failure};
@@ -248,7 +248,7 @@ pub extern "C" fn mcp_client_notify_roots_changed_start(
 
 /// Started `mcp_client_listen`. On `MCP_OK`, `*subscription_out` is a new subscription owned by
 /// the caller (free it with `mcp_subscription_free`, from any thread, before or after the
-/// completion), and the call completes with the acknowledged filter JSON once the server
+/// completion; it is written before the completion can run), and the call completes with the acknowledged filter JSON once the server
 /// acknowledged, or with the listen's failure. Read events (`mcp_subscription_next_start`,
 /// `mcp_subscription_next`) only after an `MCP_OK` completion: before it they fail with
 /// `MCP_INVALID_ARG`, and after a failed one the subscription has nothing to read (free it).
@@ -270,22 +270,29 @@ pub extern "C" fn mcp_client_listen_start(
         on_client(client, |fc| {
             let subscription_out = out(subscription_out, "subscription_out")?;
             let owner = shared(handle(client, "client")?);
-            let stream = Stream::default();
-            let mut listen = None;
-            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            let before = *subscription_out;
+            let mut made = None;
+            let started = start_on(fc, opts, done, userdata, call_out, |c, ro| {
                 let filter =
                     opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
-                listen = ro.cancel.clone();
-                let stream = stream.clone();
+                let stream = Stream::default();
+                let sub = into_handle(mcp_subscription::new(owner, stream.clone(), ro.cancel.clone()));
+                // Written before the call's task exists, so no completion runs ahead of it.
+                *subscription_out = sub;
+                made = Some(sub);
                 Ok(Box::pin(async move {
                     let subscription = c.listen(filter, &ro).await?;
                     let acknowledged = serde_json::to_vec(subscription.acknowledged()).unwrap_or_default();
                     stream.set(subscription);
                     Ok(acknowledged)
                 }) as Started<Vec<u8>>)
-            })?;
-            *subscription_out = into_handle(mcp_subscription::new(owner, stream, listen));
-            Ok(())
+            });
+            if started.is_err() {
+                // Refused after the handle was written: outputs are untouched on failure.
+                *subscription_out = before;
+                drop(made.and_then(take_handle));
+            }
+            started
         })
     })
 }
