@@ -1230,62 +1230,6 @@ struct Options {
 };
 
 // ============================================================================================
-// Subscription
-// ============================================================================================
-
-/// A live `subscriptions/listen`. Move-only; one reader at a time, any thread.
-class Subscription {
-public:
-    Subscription() = default;
-    explicit Subscription(mcp_subscription* s) noexcept : sub_(s) {}
-    Subscription(Subscription&& o) noexcept : sub_(std::exchange(o.sub_, nullptr)) {}
-    Subscription& operator=(Subscription&& o) noexcept {
-        if (this != &o) {
-            mcp_subscription_free(sub_);
-            sub_ = std::exchange(o.sub_, nullptr);
-        }
-        return *this;
-    }
-    Subscription(const Subscription&) = delete;
-    Subscription& operator=(const Subscription&) = delete;
-    ~Subscription() { mcp_subscription_free(sub_); }
-
-    /// The next notification as {"method":..., "params":...}, or nullopt when none arrived
-    /// within `timeout` (nullopt: wait without limit). Throws ClosedError once the subscription
-    /// ended gracefully, CancelledError after cancel(), another Error if it ended with one.
-    std::optional<std::string> next(std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
-        int64_t ms = -1;
-        if (timeout) ms = timeout->count();
-        if (timeout && ms < 0) ms = 0;
-        char* out = nullptr;
-        mcp_error* err = nullptr;
-        mcp_status st = mcp_subscription_next(sub_, ms, &out, &err);
-        if (st == MCP_TIMEOUT) {
-            mcp_error_free(err);
-            return std::nullopt;
-        }
-        if (st != MCP_OK) detail::throw_error(st, err);
-        return detail::take_string(out);
-    }
-
-    /// The filter the server acknowledged (the subset it honours), as JSON.
-    std::string acknowledged() const {
-        return detail::check_string([&](char** out, mcp_error** e) { return mcp_subscription_acknowledged(sub_, out, e); });
-    }
-
-    /// Ends the subscription (the server is told). Safe from another thread while next() waits.
-    void cancel() {
-        detail::check([&](mcp_error** e) { return mcp_subscription_cancel(sub_, e); });
-    }
-
-    explicit operator bool() const noexcept { return sub_ != nullptr; }
-    mcp_subscription* native() const noexcept { return sub_; }
-
-private:
-    mcp_subscription* sub_ = nullptr;
-};
-
-// ============================================================================================
 // Client
 // ============================================================================================
 
@@ -1381,6 +1325,132 @@ public:
 
 private:
     std::shared_ptr<detail::CallState> state_;
+};
+
+namespace detail {
+
+/// Starts one call: `start_call(opts, userdata, &handle, &err)` runs one `*_start` function with
+/// `started_trampoline`; throws (and starts nothing) when it fails.
+template <class Start>
+Call start(const CallOptions& options, Completion done, Start&& start_call) {
+    auto box = std::make_unique<StartedBox>();
+    box->options = options;
+    box->done = std::move(done);
+    box->state = std::make_shared<CallState>();
+    std::shared_ptr<CallState> state = box->state;
+    mcp_call_opts o = native_opts(box->options);
+    mcp_error* err = nullptr;
+    mcp_status st;
+    {
+        // The completion (another thread) waits for the handle to be stored.
+        std::lock_guard<std::mutex> lock(state->mutex);
+        st = start_call(&o, box.get(), &state->handle, &err);
+    }
+    if (st != MCP_OK) throw_error(st, err);  // nothing started: the box goes here
+    box.release();                           // the completion owns it now
+    return Call(std::move(state));
+}
+
+/// The std::future form of a callback-started call.
+template <class Starter>
+std::future<std::string> as_future(Starter&& starter) {
+    auto promise = std::make_shared<std::promise<std::string>>();
+    std::future<std::string> future = promise->get_future();
+    starter([promise](Outcome o) {
+        if (o.error) {
+            promise->set_exception(o.error);
+        } else {
+            promise->set_value(std::move(o.result));
+        }
+    });
+    return future;
+}
+
+}  // namespace detail
+
+// ============================================================================================
+// Subscription
+// ============================================================================================
+
+/// A live `subscriptions/listen`. Move-only; one reader at a time, any thread.
+class Subscription {
+public:
+    Subscription() = default;
+    explicit Subscription(mcp_subscription* s) noexcept : sub_(s) {}
+    Subscription(Subscription&& o) noexcept : sub_(std::exchange(o.sub_, nullptr)) {}
+    Subscription& operator=(Subscription&& o) noexcept {
+        if (this != &o) {
+            mcp_subscription_free(sub_);
+            sub_ = std::exchange(o.sub_, nullptr);
+        }
+        return *this;
+    }
+    Subscription(const Subscription&) = delete;
+    Subscription& operator=(const Subscription&) = delete;
+    ~Subscription() { mcp_subscription_free(sub_); }
+
+    /// The next notification as {"method":..., "params":...}, or nullopt when none arrived
+    /// within `timeout` (nullopt: wait without limit). Throws ClosedError once the subscription
+    /// ended gracefully, CancelledError after cancel(), another Error if it ended with one.
+    std::optional<std::string> next(std::optional<std::chrono::milliseconds> timeout = std::nullopt) {
+        int64_t ms = -1;
+        if (timeout) ms = timeout->count();
+        if (timeout && ms < 0) ms = 0;
+        char* out = nullptr;
+        mcp_error* err = nullptr;
+        mcp_status st = mcp_subscription_next(sub_, ms, &out, &err);
+        if (st == MCP_TIMEOUT) {
+            mcp_error_free(err);
+            return std::nullopt;
+        }
+        if (st != MCP_OK) detail::throw_error(st, err);
+        return detail::take_string(out);
+    }
+    /// Started next(): the completion gets the notification, or TimeoutError's status
+    /// (MCP_TIMEOUT) when none arrived within `timeout`, ClosedError's once the subscription
+    /// ended. Cancelling the Call ends this read only. One read at a time; the subscription
+    /// may be destroyed while one is in flight (it then completes with ClosedError or
+    /// CancelledError).
+    Call next(std::optional<std::chrono::milliseconds> timeout, Completion done) {
+        int64_t ms = -1;
+        if (timeout) ms = timeout->count() < 0 ? 0 : static_cast<int64_t>(timeout->count());
+        return detail::start(CallOptions(), std::move(done),
+                             [&](const mcp_call_opts*, void* ud, mcp_call** call, mcp_error** e) {
+                                 return mcp_subscription_next_start(sub_, ms, &detail::started_trampoline, ud, call,
+                                                                    e);
+                             });
+    }
+    /// Started next() as a future: nullopt when none arrived within `timeout`, as next().
+    std::future<std::optional<std::string>> next(std::optional<std::chrono::milliseconds> timeout, use_future_t) {
+        auto promise = std::make_shared<std::promise<std::optional<std::string>>>();
+        auto future = promise->get_future();
+        next(timeout, [promise](Outcome o) {
+            if (o.ok()) {
+                promise->set_value(std::move(o.result));
+            } else if (o.status == MCP_TIMEOUT) {
+                promise->set_value(std::nullopt);
+            } else {
+                promise->set_exception(o.error);
+            }
+        });
+        return future;
+    }
+
+    /// The filter the server acknowledged (the subset it honours), as JSON.
+    std::string acknowledged() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_subscription_acknowledged(sub_, out, e); });
+    }
+
+    /// Ends the subscription (the server is told). Safe from another thread while next() waits.
+    void cancel() {
+        detail::check([&](mcp_error** e) { return mcp_subscription_cancel(sub_, e); });
+    }
+
+    explicit operator bool() const noexcept { return sub_ != nullptr; }
+    mcp_subscription* native() const noexcept { return sub_; }
+
+private:
+    mcp_subscription* sub_ = nullptr;
 };
 
 class Client {
@@ -1710,6 +1780,139 @@ public:
     std::future<std::string> set_log_level(const std::string& level, const CallOptions& options, use_future_t) {
         return as_future([&](Completion d) { return set_log_level(level, options, std::move(d)); });
     }
+    /// Started resume_task: the tool's result JSON; cancelling the Call sends tasks/cancel.
+    Call resume_task(const std::string& task_id, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_resume_task_start(client_, detail::c_arg(task_id), o, &detail::started_trampoline, ud,
+                                                call, e);
+        });
+    }
+    std::future<std::string> resume_task(const std::string& task_id, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return resume_task(task_id, options, std::move(d)); });
+    }
+    Call get_task(const std::string& task_id, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_get_task_start(client_, detail::c_arg(task_id), o, &detail::started_trampoline, ud, call,
+                                             e);
+        });
+    }
+    std::future<std::string> get_task(const std::string& task_id, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return get_task(task_id, options, std::move(d)); });
+    }
+    /// Started cancel_task: completes with "{}".
+    Call cancel_task(const std::string& task_id, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_cancel_task_start(client_, detail::c_arg(task_id), o, &detail::started_trampoline, ud,
+                                                call, e);
+        });
+    }
+    std::future<std::string> cancel_task(const std::string& task_id, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return cancel_task(task_id, options, std::move(d)); });
+    }
+    /// Started update_task: completes with "{}"; bad answers JSON throws here.
+    Call update_task(const std::string& task_id, const std::string& input_responses_json, const CallOptions& options,
+                     Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_update_task_start(client_, detail::c_arg(task_id), detail::c_arg(input_responses_json), o,
+                                                &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> update_task(const std::string& task_id, const std::string& input_responses_json,
+                                         const CallOptions& options, use_future_t) {
+        return as_future(
+            [&](Completion d) { return update_task(task_id, input_responses_json, options, std::move(d)); });
+    }
+    Call list_skills(const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_list_skills_start(client_, o, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> list_skills(const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return list_skills(options, std::move(d)); });
+    }
+    Call get_skill(const std::string& uri, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_get_skill_start(client_, detail::c_arg(uri), o, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> get_skill(const std::string& uri, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return get_skill(uri, options, std::move(d)); });
+    }
+    /// Started read_skill_file (SkillVerificationError's status on a mismatch).
+    Call read_skill_file(const std::string& entry_json, const std::optional<std::string>& file_uri,
+                         const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_read_skill_file_start(client_, detail::c_arg(entry_json), detail::c_or_null(file_uri), o,
+                                                    &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> read_skill_file(const std::string& entry_json, const std::optional<std::string>& file_uri,
+                                             const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return read_skill_file(entry_json, file_uri, options, std::move(d)); });
+    }
+    /// Started subscribe_resource (legacy): completes with "{}".
+    Call subscribe_resource(const std::string& uri, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_subscribe_resource_start(client_, detail::c_arg(uri), o, &detail::started_trampoline, ud,
+                                                       call, e);
+        });
+    }
+    std::future<std::string> subscribe_resource(const std::string& uri, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return subscribe_resource(uri, options, std::move(d)); });
+    }
+    Call unsubscribe_resource(const std::string& uri, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_unsubscribe_resource_start(client_, detail::c_arg(uri), o, &detail::started_trampoline,
+                                                         ud, call, e);
+        });
+    }
+    std::future<std::string> unsubscribe_resource(const std::string& uri, const CallOptions& options, use_future_t) {
+        return as_future([&](Completion d) { return unsubscribe_resource(uri, options, std::move(d)); });
+    }
+    /// Started notify_roots_changed: completes with "{}" once sent (at once on modern servers).
+    Call notify_roots_changed(Completion done) {
+        return start(CallOptions(), std::move(done), [&](const mcp_call_opts*, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_notify_roots_changed_start(client_, &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> notify_roots_changed(use_future_t) {
+        return as_future([&](Completion d) { return notify_roots_changed(std::move(d)); });
+    }
+    /// A started listen's completion: the Subscription once the server acknowledged, or an
+    /// empty one with the error (the same exception classes as the blocking listen).
+    using ListenCompletion = std::function<void(Subscription, std::exception_ptr)>;
+    /// Started listen. Cancelling the Call gives the listen up (the completion gets
+    /// CancelledError). Exceptions `done` throws are swallowed.
+    Call listen(const std::string& filter_json, const CallOptions& options, ListenCompletion done) {
+        // Written by the start, before the completion can run (it waits for the call handle).
+        auto slot = std::make_shared<mcp_subscription*>(nullptr);
+        return start(
+            options,
+            [slot, done = std::move(done)](Outcome o) {
+                Subscription sub(std::exchange(*slot, nullptr));  // owns the handle either way
+                if (o.ok()) {
+                    done(std::move(sub), nullptr);
+                } else {
+                    done(Subscription(), o.error);  // `sub`, never acknowledged, is freed here
+                }
+            },
+            [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+                return mcp_client_listen_start(client_, detail::c_arg(filter_json), o, &detail::started_trampoline, ud,
+                                               slot.get(), call, e);
+            });
+    }
+    std::future<Subscription> listen(const std::string& filter_json, const CallOptions& options, use_future_t) {
+        auto promise = std::make_shared<std::promise<Subscription>>();
+        auto future = promise->get_future();
+        listen(filter_json, options, [promise](Subscription sub, std::exception_ptr error) {
+            if (error) {
+                promise->set_exception(error);
+            } else {
+                promise->set_value(std::move(sub));
+            }
+        });
+        return future;
+    }
 
     // ---- host-loop mode ------------------------------------------------------------------
 
@@ -1899,36 +2102,11 @@ public:
 private:
     template <class Start>
     Call start(const CallOptions& options, Completion done, Start&& start_call) {
-        auto box = std::make_unique<detail::StartedBox>();
-        box->options = options;
-        box->done = std::move(done);
-        box->state = std::make_shared<detail::CallState>();
-        std::shared_ptr<detail::CallState> state = box->state;
-        mcp_call_opts o = detail::native_opts(box->options);
-        mcp_error* err = nullptr;
-        mcp_status st;
-        {
-            // The completion (another thread) waits for the handle to be stored.
-            std::lock_guard<std::mutex> lock(state->mutex);
-            st = start_call(&o, box.get(), &state->handle, &err);
-        }
-        if (st != MCP_OK) detail::throw_error(st, err);  // nothing started: the box goes here
-        box.release();                                   // the completion owns it now
-        return Call(std::move(state));
+        return detail::start(options, std::move(done), std::forward<Start>(start_call));
     }
-
     template <class Starter>
     static std::future<std::string> as_future(Starter&& starter) {
-        auto promise = std::make_shared<std::promise<std::string>>();
-        std::future<std::string> future = promise->get_future();
-        starter([promise](Outcome o) {
-            if (o.error) {
-                promise->set_exception(o.error);
-            } else {
-                promise->set_value(std::move(o.result));
-            }
-        });
-        return future;
+        return detail::as_future(std::forward<Starter>(starter));
     }
     static Config base_config(const Options& options) {
         Config config(options.extra_json);

@@ -180,9 +180,10 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, opts ...Call
 	}
 	cu := cstr(uri)
 	defer freeC(cu)
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_subscribe_resource(p, cu, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_subscribe_resource_start(p, cu, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // UnsubscribeResource sends legacy resources/unsubscribe.
@@ -192,15 +193,17 @@ func (c *Client) UnsubscribeResource(ctx context.Context, uri string, opts ...Ca
 	}
 	cu := cstr(uri)
 	defer freeC(cu)
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_unsubscribe_resource(p, cu, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_unsubscribe_resource_start(p, cu, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // NotifyRootsChanged tells a legacy server the host's roots changed (a no-op on modern
-// servers). The library takes no options for it: ctx is only checked before sending.
+// servers). The library takes no options for it: an ending ctx stops the wait only.
 func (c *Client) NotifyRootsChanged(ctx context.Context) error {
-	return c.run(ctx, nil, false, func(p *C.mcp_client, _ *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_notify_roots_changed(p, cerr)
+	_, err := c.startJSON(ctx, nil, false, func(p *C.mcp_client, _ *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_notify_roots_changed_start(p, done, ud, call, cerr)
 	})
+	return err
 }

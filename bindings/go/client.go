@@ -231,7 +231,6 @@ func orBackground(ctx context.Context) context.Context {
 // prepared holds the C side of one call's options; free releases it.
 type prepared struct {
 	opts           *C.mcp_call_opts
-	token          *C.mcp_cancel_token
 	inputResponses *C.char
 	requestState   *C.char
 	strs           []*C.char
@@ -249,15 +248,12 @@ func (p *prepared) free() {
 	for _, s := range p.strs {
 		freeC(s)
 	}
-	if p.token != nil {
-		C.mcp_cancel_token_free(p.token)
-	}
 	C.free(unsafe.Pointer(p.opts))
 }
 
-// prepare builds a call's C options; withToken maps ctx onto a cancel token (blocking calls;
-// a started call is cancelled through its handle instead).
-func (c *core) prepare(ctx context.Context, s *callSettings, withToken bool) (*prepared, *Error) {
+// prepare builds a call's C options (ctx's deadline caps max_total_ms; an ending ctx cancels
+// the started call through its handle).
+func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error) {
 	pr := &prepared{opts: (*C.mcp_call_opts)(C.calloc(1, C.sizeof_mcp_call_opts))}
 	if st := C.mcp_call_opts_init(pr.opts, C.MCP_CALL_OPTS_VERSION); st != C.MCP_OK {
 		pr.free() // a library older than this binding's header
@@ -309,79 +305,12 @@ func (c *core) prepare(ctx context.Context, s *callSettings, withToken bool) (*p
 	}
 	pr.opts.cache_mode = C.uint32_t(s.cacheMode)
 	pr.opts.skip_output_validation = C.bool(s.skipValidation)
-	if withToken && ctx.Done() != nil {
-		pr.token = C.mcp_cancel_token_new()
-		pr.opts.cancel = pr.token
-	}
 	if s.progress != nil {
 		pr.progress = &progressBox{fn: s.progress, q: newEventQueue()}
 		pr.handle = newHandle(pr.progress)
 		C.mcpgo_opts_set_progress(pr.opts, C.uintptr_t(pr.handle))
 	}
 	return pr, nil
-}
-
-// watch cancels tok when ctx ends; the returned stop ends the watcher and waits for it.
-func watch(ctx context.Context, tok *C.mcp_cancel_token) (stop func()) {
-	if tok == nil {
-		return func() {}
-	}
-	done, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(exited)
-		select {
-		case <-ctx.Done():
-			C.mcp_cancel_token_cancel(tok)
-		case <-done:
-		}
-	}()
-	return func() {
-		close(done)
-		<-exited
-	}
-}
-
-// cfn is one C call: the client, the prepared options and the error out-pointer.
-type cfn func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status
-
-// run performs one blocking library call (those without a started form: ping, log level,
-// legacy subscriptions, listen) with ctx mapped onto a cancel token and max_total_ms.
-func (c *Client) run(ctx context.Context, opts []CallOption, mrtr bool, fn cfn) error {
-	defer runtime.KeepAlive(c)
-	ctx = orBackground(ctx)
-	if ctx.Err() != nil {
-		return ctxError(ctx)
-	}
-	s, e := settings(opts, mrtr)
-	if e != nil {
-		return e
-	}
-	return c.invoke(ctx, &s, fn)
-}
-
-// invoke runs one library call under the options s and ctx (its cancel token and deadline).
-func (c *Client) invoke(ctx context.Context, s *callSettings, fn cfn) error {
-	p, e := c.core.acquire()
-	if e != nil {
-		return e
-	}
-	pr, e := c.core.prepare(ctx, s, true)
-	if e != nil {
-		c.core.release()
-		return e
-	}
-	stop := watch(ctx, pr.token)
-	var cerr *C.mcp_error
-	st := fn(p, pr, &cerr)
-	stop()
-	// Out of the library: Close may proceed even while progress callbacks still run (one of
-	// them may be the one calling Close).
-	c.core.release()
-	pr.free()
-	if st == C.MCP_OK {
-		return nil
-	}
-	return withContext(ctx, fromC(st, cerr))
 }
 
 // withContext ties a cancellation or timeout to the context that caused it. A deadline is
@@ -404,19 +333,6 @@ func withContext(ctx context.Context, e *Error) *Error {
 		e.Status = StatusTimeout
 	}
 	return e
-}
-
-// runJSON is run for blocking calls with a JSON result (the skills extension).
-func (c *Client) runJSON(ctx context.Context, opts []CallOption, mrtr bool,
-	fn func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status) (json.RawMessage, error) {
-	var out *C.char
-	err := c.run(ctx, opts, mrtr, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return fn(p, pr, &out, cerr)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return json.RawMessage(takeString(out)), nil
 }
 
 // marshalArg turns a Go value into JSON text for the library; nil (or JSON null) means

@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"unsafe"
 )
 
 // ListSkills returns every page of skills/list, checked against the skills extension's rules
@@ -15,8 +16,8 @@ import (
 // reads no skill file. ErrUnsupported when the server did not declare
 // io.modelcontextprotocol/skills. Identify a skill by (server, uri), never by uri alone.
 func (c *Client) ListSkills(ctx context.Context, opts ...CallOption) (json.RawMessage, error) {
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_list_skills(p, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_list_skills_start(p, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -24,8 +25,8 @@ func (c *Client) ListSkills(ctx context.Context, opts ...CallOption) (json.RawMe
 func (c *Client) GetSkill(ctx context.Context, uri string, opts ...CallOption) (json.RawMessage, error) {
 	curi := cstr(uri)
 	defer freeC(curi)
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_get_skill(p, curi, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_get_skill_start(p, curi, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -41,7 +42,7 @@ func (c *Client) ReadSkillFile(ctx context.Context, entry json.RawMessage, fileU
 		cfile = cstr(fileURI)
 		defer freeC(cfile)
 	}
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_read_skill_file(p, centry, cfile, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_read_skill_file_start(p, centry, cfile, pr.opts, done, ud, call, cerr)
 	})
 }

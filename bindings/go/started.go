@@ -15,8 +15,8 @@ import (
 	"unsafe"
 )
 
-// Calls with a started form in the C ABI (connect, tools, prompts, resources, lists, complete,
-// raw requests, subscription reads) run as started calls: the library completes them on its
+// Every call that waits on the server runs as a started call (its *_start form in the C ABI;
+// TestEveryContextMethodIsStarted checks each method taking a context): the library completes it on its
 // dispatcher thread (goMcpCallDone), which hands the outcome to the waiting goroutine through
 // a channel. A goroutine waiting on a call holds no OS thread, and a context that ends cancels
 // the call at once (mcp_call_cancel); no watcher goroutine, no polling.
@@ -30,14 +30,16 @@ type outcome struct {
 // callBox is a started call's userdata (through a cgo.Handle).
 type callBox struct{ ch chan outcome }
 
-// startedInFlight counts started calls not yet completed (the tests wait on it).
-var startedInFlight atomic.Int64
+// startedInFlight counts started calls not yet completed (the tests wait on it);
+// startedTotal counts every start tried (the parity test checks each method starts one).
+var startedInFlight, startedTotal atomic.Int64
 
 // startWith starts one call through start with a fresh box; on failure the box is released
 // (a failed start never completes).
 func startWith(start func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status) (*callBox, *C.mcp_call, C.mcp_status, *C.mcp_error) {
 	box := &callBox{ch: make(chan outcome, 1)}
 	h := newHandle(box)
+	startedTotal.Add(1)
 	startedInFlight.Add(1)
 	var call *C.mcp_call
 	var cerr *C.mcp_error
@@ -90,7 +92,7 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if e != nil {
 		return "", e
 	}
-	pr, e := c.prepare(ctx, s, false)
+	pr, e := c.prepare(ctx, s)
 	if e != nil {
 		c.release()
 		return "", e

@@ -57,26 +57,27 @@ func (c *Client) Listen(ctx context.Context, filter any, opts ...CallOption) (*S
 	cf := cstr(text)
 	defer freeC(cf)
 	var sc *subCore
-	err = c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
+	ack, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		var sp *C.mcp_subscription
-		st := C.mcp_client_listen(p, cf, pr.opts, &sp, cerr)
+		st := C.mcp_client_listen_start(p, cf, pr.opts, done, ud, &sp, call, cerr)
 		if st != C.MCP_OK {
 			return st
 		}
+		// The handle comes at once (readable once acknowledged); registered while this call
+		// still counts as in flight, so Client.Close sees it.
 		sc = &subCore{ptr: sp, owner: c.core}
-		var out *C.char
-		if C.mcp_subscription_acknowledged(sp, &out, nil) == C.MCP_OK {
-			sc.ack = json.RawMessage(takeString(out))
-		}
-		// Registered while this call still counts as in flight, so Client.Close sees it.
 		c.core.mu.Lock()
 		c.core.subs[sc] = struct{}{}
 		c.core.mu.Unlock()
 		return st
 	})
 	if err != nil {
+		if sc != nil {
+			sc.close() // never acknowledged: gives the listen up and frees the handle
+		}
 		return nil, err
 	}
+	sc.ack = ack
 	sub := &Subscription{s: sc, client: c}
 	runtime.SetFinalizer(sub, func(s *Subscription) { go s.s.close() })
 	return sub, nil

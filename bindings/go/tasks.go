@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 	"encoding/json"
+	"unsafe"
 )
 
 // WithTasks declares the tasks extension (SEP-2663, io.modelcontextprotocol/tasks): a
@@ -33,8 +34,8 @@ func WithManualInput(kinds ...string) Option {
 func (c *Client) ResumeTask(ctx context.Context, id string, opts ...CallOption) (json.RawMessage, error) {
 	cid := cstr(id)
 	defer freeC(cid)
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_resume_task(p, cid, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_resume_task_start(p, cid, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -42,8 +43,8 @@ func (c *Client) ResumeTask(ctx context.Context, id string, opts ...CallOption) 
 func (c *Client) GetTask(ctx context.Context, id string, opts ...CallOption) (json.RawMessage, error) {
 	cid := cstr(id)
 	defer freeC(cid)
-	return c.runJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, out **C.char, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_get_task(p, cid, pr.opts, out, cerr)
+	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_get_task_start(p, cid, pr.opts, done, ud, call, cerr)
 	})
 }
 
@@ -51,9 +52,10 @@ func (c *Client) GetTask(ctx context.Context, id string, opts ...CallOption) (js
 func (c *Client) CancelTask(ctx context.Context, id string, opts ...CallOption) error {
 	cid := cstr(id)
 	defer freeC(cid)
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_cancel_task(p, cid, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_cancel_task_start(p, cid, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // UpdateTask sends tasks/update with answers (an object, key -> answer, e.g. from
@@ -63,9 +65,10 @@ func (c *Client) UpdateTask(ctx context.Context, id string, answers json.RawMess
 	cid, cans := cstr(id), cstr(string(answers))
 	defer freeC(cid)
 	defer freeC(cans)
-	return c.run(ctx, opts, false, func(p *C.mcp_client, pr *prepared, cerr **C.mcp_error) C.mcp_status {
-		return C.mcp_client_update_task(p, cid, cans, pr.opts, cerr)
+	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_client_update_task_start(p, cid, cans, pr.opts, done, ud, call, cerr)
 	})
+	return err
 }
 
 // ErrURLElicitationRequired matches StatusURLElicitationRequired: a legacy server's -32042,

@@ -34,6 +34,8 @@ FIXTURE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 
 PKG="$SWIFT_REPO/bindings/swift"
 started=$(date +%s)
+# The async API has every waiting operation of the blocking one (a source check: no root needed).
+python3 "$SWIFT_REPO/tests/started_parity.py" swift || exit 1
 swift_root_enter
 swift_root_bind "$SWIFT_REPO"
 if [ -n "${MCP_SWIFT_PROVISION_ONLY:-}" ]; then say "provisioned in $(( $(date +%s) - started ))s"; exit 0; fi

@@ -213,10 +213,10 @@ fn closed() -> Failure {
 /// A started call's future, boxed where it is made: a call's future is several KiB, and a
 /// boxed one moves as a pointer through `start_on` and the engine (each move of the future
 /// itself was a copy of all of it, on the host's thread).
-type Started<T> = BoxFuture<'static, Result<T, Error>>;
+pub(crate) type Started<T> = BoxFuture<'static, Result<T, Error>>;
 
 /// What a started call's future yields, as the bytes its completion hands over.
-trait Completion: Send + 'static {
+pub(crate) trait Completion: Send + 'static {
     fn into_bytes(self) -> Vec<u8>;
 }
 
@@ -235,7 +235,7 @@ impl Completion for Reply {
 /// Starts the future `make` returns (after checking the arguments) as a call of `fc`: everything
 /// that can be checked now is checked now (a failure returns here, and `done` never runs); from
 /// `MCP_OK` on, `done` runs exactly once.
-fn start_on<T: Completion>(
+pub(crate) fn start_on<T: Completion>(
     fc: &FfiClient,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
@@ -289,7 +289,7 @@ fn start_on<T: Completion>(
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.
-fn start(
+pub(crate) fn start(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
@@ -569,9 +569,13 @@ pub extern "C" fn mcp_subscription_next_start(
         if timeout_ms >= 0 {
             crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
+        stream.get()?;
         start_on(fc, std::ptr::null(), done, userdata, call_out, |_, ro| {
             let cancel = ro.cancel.clone().unwrap_or_default();
             Ok(Box::pin(async move {
+                let Ok(stream) = stream.get() else {
+                    return Err(Error::closed());
+                };
                 let next = async {
                     if timeout_ms < 0 {
                         return Some(stream.next().await);

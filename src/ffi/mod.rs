@@ -31,6 +31,7 @@ mod responder;
 pub mod responders;
 pub mod shared_rt;
 pub mod skills;
+pub mod started;
 pub mod status;
 pub mod strings;
 pub mod subscription;

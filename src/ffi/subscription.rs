@@ -6,22 +6,51 @@ use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CLOSED, MCP_TIMEOUT};
 use super::strings::{give_json, opt_json_object};
-use crate::client::{Subscription, SubscriptionEvent};
+use crate::client::{CancelToken, Subscription, SubscriptionEvent};
 use serde_json::json;
 use std::ffi::c_char;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// A live subscription. Safe to use from any thread, one reader at a time.
 pub struct mcp_subscription {
     client: Arc<FfiClient>,
-    subscription: Arc<Subscription>,
+    stream: Stream,
+    /// A started listen's own token (`mcp_client_listen_start`): freeing the handle before the
+    /// acknowledgement gives the listen up.
+    listen: Option<CancelToken>,
+}
+
+/// The stream behind a subscription handle: there at once for `mcp_client_listen`, set by a
+/// started listen's task once the server acknowledged (a task finishing after the handle was
+/// freed drops it, which tells the server).
+#[derive(Clone, Default)]
+pub(crate) struct Stream(Arc<OnceLock<Subscription>>);
+
+impl Stream {
+    pub(crate) fn get(&self) -> Result<&Subscription, Failure> {
+        self.0.get().ok_or_else(|| {
+            Failure::invalid(
+                "the subscription is not acknowledged yet: wait for its mcp_client_listen_start completion",
+            )
+        })
+    }
+
+    /// Keeps the acknowledged subscription (once: a stream is set by one listen).
+    pub(crate) fn set(&self, subscription: Subscription) {
+        let _ = self.0.set(subscription);
+    }
 }
 
 impl mcp_subscription {
+    /// A handle over `stream` on the client `client`; `listen` as the field.
+    pub(crate) fn new(client: Arc<FfiClient>, stream: Stream, listen: Option<CancelToken>) -> mcp_subscription {
+        mcp_subscription { client, stream, listen }
+    }
+
     /// The client and the stream, for a started `next` (`ffi/call`).
-    pub(crate) fn parts(&self) -> (&FfiClient, Arc<Subscription>) {
-        (&self.client, self.subscription.clone())
+    pub(crate) fn parts(&self) -> (&FfiClient, Stream) {
+        (&self.client, self.stream.clone())
     }
 }
 
@@ -49,10 +78,9 @@ pub unsafe extern "C" fn mcp_client_listen(
             let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
             let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
             let client = shared(handle(client, "client")?);
-            *subscription_out = into_handle(mcp_subscription {
-                client,
-                subscription: Arc::new(subscription),
-            });
+            let stream = Stream::default();
+            stream.set(subscription);
+            *subscription_out = into_handle(mcp_subscription::new(client, stream, None));
             Ok(())
         })
     })
@@ -69,7 +97,7 @@ pub unsafe extern "C" fn mcp_subscription_acknowledged(
     ffi_boundary!(err_out, {
         let sub = handle(subscription, "subscription")?;
         out(filter_json_out, "filter_json_out")?;
-        give_json(filter_json_out, sub.subscription.acknowledged());
+        give_json(filter_json_out, sub.stream.get()?.acknowledged());
         Ok(())
     })
 }
@@ -94,7 +122,7 @@ pub unsafe extern "C" fn mcp_subscription_next(
         if timeout_ms >= 0 {
             crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
-        let next = sub.subscription.next();
+        let next = sub.stream.get()?.next();
         let event = sub.client.block_on(async {
             if timeout_ms < 0 {
                 return Ok(Some(next.await));
@@ -128,8 +156,14 @@ pub unsafe extern "C" fn mcp_subscription_cancel(
     ffi_boundary!(err_out, {
         let sub = handle(subscription, "subscription")?;
         sub.client.check()?;
+        if let Some(listen) = &sub.listen {
+            listen.cancel(); // a listen not acknowledged yet ends here
+        }
+        let Ok(stream) = sub.stream.get() else {
+            return Ok(());
+        };
         sub.client.block_on(async {
-            sub.subscription.cancel().await;
+            stream.cancel().await;
             Ok(())
         })
     })
@@ -146,10 +180,15 @@ pub unsafe extern "C" fn mcp_subscription_free(subscription: *mut mcp_subscripti
             std::mem::forget(sub); // inherited through fork(): see mcp_client_free
             return;
         }
-        let _ = sub.client.block_on(async {
-            sub.subscription.cancel().await;
-            Ok(())
-        });
+        if let Some(listen) = &sub.listen {
+            listen.cancel();
+        }
+        if let Ok(stream) = sub.stream.get() {
+            let _ = sub.client.block_on(async {
+                stream.cancel().await;
+                Ok(())
+            });
+        }
         drop(sub);
     })
 }

@@ -1016,6 +1016,302 @@ static void test_task_followed_by_started_call(void)
     tally_destroy(&t);
 }
 
+/* ---- the started forms of tasks, skills, listen and the legacy subscription requests ---------- */
+
+/* One started call's completion, its result or message copied whole (t.last keeps 512 bytes). */
+struct one {
+    int done;
+    mcp_status status;
+    char *text; /* the result JSON on MCP_OK, else the error message */
+};
+
+static void one_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                     const mcp_error *error)
+{
+    struct one *o = (struct one *)userdata;
+    (void)result_len;
+    free(o->text);
+    o->text = strdup(status == MCP_OK ? result_json : mcp_error_message(error));
+    o->status = status;
+    __atomic_add_fetch(&o->done, 1, __ATOMIC_SEQ_CST);
+}
+
+/* Waits for the completion of the call `o` was started with; its status (-1 without one). */
+static mcp_status one_wait(struct one *o)
+{
+    if (!wait_count(&o->done, 1, tscale(10000)))
+        return (mcp_status)-1;
+    if (o->done != 1)
+        t_fail(__FILE__, __LINE__, "%d completions", o->done);
+    o->done = 0;
+    return o->status;
+}
+
+/* A task's id from a status listener, the latest event with `status` kept. */
+struct task_ids {
+    pthread_mutex_t lock;
+    char input_required[64];
+    char any[64];
+};
+
+static void on_task_id(void *userdata, const char *task_json, size_t task_len)
+{
+    struct task_ids *ids = (struct task_ids *)userdata;
+    (void)task_len;
+    pthread_mutex_lock(&ids->lock);
+    json_string(task_json, "taskId", ids->any, sizeof ids->any);
+    if (strstr(task_json, "\"status\":\"input_required\""))
+        json_string(task_json, "taskId", ids->input_required, sizeof ids->input_required);
+    pthread_mutex_unlock(&ids->lock);
+}
+
+static bool task_id_wait(struct task_ids *ids, char *field, char *out, size_t n)
+{
+    double end = now_ms() + tscale(5000);
+    for (;;) {
+        pthread_mutex_lock(&ids->lock);
+        bool got = field[0] != '\0';
+        if (got)
+            snprintf(out, n, "%s", field);
+        field[0] = '\0';
+        pthread_mutex_unlock(&ids->lock);
+        if (got)
+            return true;
+        if (now_ms() > end)
+            return false;
+        sleep_ms(2);
+    }
+}
+
+/* tasks/update, resume, get and cancel as started calls: an input the host answers by hand (manual
+ * input), then a slow task cancelled; checks at the start leave `done` unrun. */
+static void test_task_calls_started(void)
+{
+    mcp_config *cfg = fixture_config(NULL);
+    CHECK(cfg != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_set_tasks(cfg, true, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_config_set_manual_input(cfg, MCP_ELICITATION_FORM, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    struct task_ids ids;
+    memset(&ids, 0, sizeof ids);
+    pthread_mutex_init(&ids.lock, NULL);
+    EXPECT_STATUS(mcp_client_on_task_status(c, on_task_id, &ids, NULL, &err), MCP_OK, err);
+    struct one o;
+    memset(&o, 0, sizeof o);
+    char id[64] = "";
+
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "task_input", NULL, NULL, NULL, NULL, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_INPUT_REQUIRED);
+    CHECK(task_id_wait(&ids, ids.input_required, id, sizeof id));
+    EXPECT_STATUS(mcp_client_update_task_start(c, id, "{\"confirm\":{\"action\":\"accept\",\"content\":{\"confirmed\":true}}}",
+                                               NULL, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT(o.text && strcmp(o.text, "{}") == 0);
+    sleep_ms(60); /* the fixture flags polls closer than its pollIntervalMs */
+    EXPECT_STATUS(mcp_client_resume_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT_MSG(one_wait(&o) == MCP_OK, "resume: %s", o.text ? o.text : "(none)");
+    EXPECT_CONTAINS(o.text, "confirmed:");
+    EXPECT_STATUS(mcp_client_get_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "\"status\":\"completed\"");
+
+    /* A slow task: the call gives up (total cap), then get, cancel, and a resume that sees it
+       cancelled; a started resume cancelled by the host completes with MCP_CANCELLED. */
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.max_total_ms = 20;
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "task_slow", NULL, NULL, NULL, &opts, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_TIMEOUT);
+    CHECK(task_id_wait(&ids, ids.any, id, sizeof id));
+    mcp_call *call = NULL;
+    EXPECT_STATUS(mcp_client_resume_task_start(c, id, NULL, one_done, &o, &call, &err), MCP_OK, err);
+    EXPECT(mcp_call_cancel(call) == MCP_OK);
+    EXPECT(one_wait(&o) == MCP_CANCELLED);
+    mcp_call_free(call);
+    EXPECT_STATUS(mcp_client_get_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "\"status\":\"");
+    EXPECT_STATUS(mcp_client_cancel_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_STATUS(mcp_client_get_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "\"status\":\"cancelled\"");
+    EXPECT_STATUS(mcp_client_resume_task_start(c, id, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_CANCELLED);
+    EXPECT_STATUS(mcp_client_cancel_task_start(c, "task-none", NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_JSONRPC_ERROR);
+
+    /* Checked at the start: no completion. */
+    EXPECT_STATUS(mcp_client_resume_task_start(c, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_get_task_start(c, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_cancel_task_start(c, "t", NULL, NULL, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_update_task_start(c, "t", "[1]", NULL, one_done, &o, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_update_task_start(c, "t", NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    sleep_ms(20);
+    EXPECT(o.done == 0);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&ids.lock);
+    free(o.text);
+}
+
+/* The skills calls started: list, get, a verified read; a NULL entry is refused at the start. */
+static void test_skill_calls_started(void)
+{
+    mcp_config *cfg = fixture_config("--skills", "genuine", (const char *)NULL);
+    CHECK(cfg != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_set_skills(cfg, true, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    struct one o;
+    memset(&o, 0, sizeof o);
+    EXPECT_STATUS(mcp_client_list_skills_start(c, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "skill://fixture/hello-world/SKILL.md");
+    EXPECT_CONTAINS(o.text, "\"rejected\":[]");
+    EXPECT_STATUS(mcp_client_get_skill_start(c, "skill://fixture/hello-world/SKILL.md", NULL, one_done, &o, NULL,
+                                             &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "\"name\":\"hello-world\"");
+    char *entry = o.text ? strdup(o.text) : NULL;
+    CHECK(entry != NULL);
+    EXPECT_STATUS(mcp_client_read_skill_file_start(c, entry, NULL, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    memset(entry, 'x', strlen(entry)); /* copied at the start */
+    free(entry);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "Say hello");
+    EXPECT_STATUS(mcp_client_get_skill_start(c, "skill://nope/SKILL.md", NULL, one_done, &o, NULL, &err), MCP_OK,
+                  err);
+    EXPECT(one_wait(&o) == MCP_JSONRPC_ERROR);
+    EXPECT_STATUS(mcp_client_read_skill_file_start(c, NULL, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_get_skill_start(c, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    sleep_ms(20);
+    EXPECT(o.done == 0);
+    mcp_client_free(c);
+
+    /* A server without the extension: the completion says so. */
+    c = fixture_client(NULL);
+    CHECK(c != NULL);
+    EXPECT_STATUS(mcp_client_list_skills_start(c, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_UNSUPPORTED);
+    mcp_client_free(c);
+    free(o.text);
+}
+
+/* A started listen: the subscription handle comes at once and reads once acknowledged; freed
+ * before the acknowledgement it gives the listen up (one completion still); a bad filter is
+ * refused at the start; a legacy server completes with MCP_UNSUPPORTED. The legacy subscription
+ * requests and the roots notification, started. */
+static void test_listen_and_legacy_requests_started(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    struct one o, next;
+    memset(&o, 0, sizeof o);
+    memset(&next, 0, sizeof next);
+    mcp_error *err = NULL;
+    mcp_subscription *sub = NULL;
+    mcp_call *call = NULL;
+    EXPECT_STATUS(mcp_client_listen_start(c, "{\"toolsListChanged\":true}", NULL, one_done, &o, &sub, &call, &err),
+                  MCP_OK, err);
+    CHECK(sub != NULL && call != NULL);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "toolsListChanged");
+    mcp_call_free(call);
+    char *ack = NULL;
+    EXPECT_STATUS(mcp_subscription_acknowledged(sub, &ack, &err), MCP_OK, err);
+    EXPECT_CONTAINS(ack, "toolsListChanged");
+    mcp_string_free(ack);
+    EXPECT_STATUS(mcp_subscription_next_start(sub, -1, one_done, &next, NULL, &err), MCP_OK, err);
+    char *out = tool_ok(c, "notify", NULL);
+    mcp_string_free(out);
+    EXPECT(one_wait(&next) == MCP_OK);
+    EXPECT_CONTAINS(next.text, "notifications/tools/list_changed");
+    mcp_subscription_free(sub);
+
+    /* Freed before anything was read, then the call: the completion runs once. */
+    sub = NULL;
+    EXPECT_STATUS(mcp_client_listen_start(c, "{\"toolsListChanged\":true}", NULL, one_done, &o, &sub, NULL, &err),
+                  MCP_OK, err);
+    mcp_subscription_free(sub);
+    mcp_status st = one_wait(&o);
+    EXPECT_MSG(st == MCP_OK || st == MCP_CANCELLED, "listen given up: %d", (int)st);
+
+    /* Refused at the start: outputs untouched, no completion. */
+    sub = (mcp_subscription *)&o;
+    EXPECT_STATUS(mcp_client_listen_start(c, "[1]", NULL, one_done, &o, &sub, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT(sub == (mcp_subscription *)&o);
+    EXPECT_STATUS(mcp_client_listen_start(c, "{}", NULL, one_done, &o, NULL, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_listen_start(c, NULL, NULL, one_done, &o, &sub, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    sleep_ms(20);
+    EXPECT(o.done == 0);
+    /* Modern servers: the legacy requests are unsupported, the roots notification a no-op. */
+    EXPECT_STATUS(mcp_client_subscribe_resource_start(c, "fixture://static", NULL, one_done, &o, NULL, &err), MCP_OK,
+                  err);
+    EXPECT(one_wait(&o) == MCP_UNSUPPORTED);
+    EXPECT_STATUS(mcp_client_notify_roots_changed_start(c, one_done, &o, NULL, &err), MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    mcp_client_free(c);
+
+    mcp_client *legacy = connected_client("--era", "legacy", (const char *)NULL);
+    CHECK(legacy != NULL);
+    sub = NULL;
+    EXPECT_STATUS(mcp_client_listen_start(legacy, "{\"toolsListChanged\":true}", NULL, one_done, &o, &sub, NULL,
+                                          &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_UNSUPPORTED);
+    /* Nothing to read after a failed listen. */
+    EXPECT_STATUS(mcp_subscription_next_start(sub, 0, one_done, &next, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    mcp_subscription_free(sub);
+    EXPECT_STATUS(mcp_client_subscribe_resource_start(legacy, "fixture://static", NULL, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT_MSG(one_wait(&o) == MCP_OK, "subscribe: %s", o.text ? o.text : "(none)");
+    EXPECT(o.text && strcmp(o.text, "{}") == 0);
+    EXPECT_STATUS(mcp_client_unsubscribe_resource_start(legacy, "fixture://static", NULL, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_STATUS(mcp_client_subscribe_resource_start(legacy, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_unsubscribe_resource_start(legacy, NULL, NULL, one_done, &o, NULL, &err), MCP_NULL_ARG,
+                  err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_notify_roots_changed_start(NULL, one_done, &o, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    mcp_client_free(legacy);
+    free(o.text);
+    free(next.text);
+}
+
 const struct test_case async_tests[] = {
     {"async/started_call_basics", test_started_call_basics},
     {"async/every_started_operation", test_every_started_operation},
@@ -1035,5 +1331,8 @@ const struct test_case async_tests[] = {
     {"async/host_loop_wakeup", test_host_loop_wakeup},
     {"async/ten_thousand_started_calls", test_ten_thousand_started_calls},
     {"async/task_followed_by_started_call", test_task_followed_by_started_call},
+    {"async/task_calls_started", test_task_calls_started},
+    {"async/skill_calls_started", test_skill_calls_started},
+    {"async/listen_and_legacy_requests_started", test_listen_and_legacy_requests_started},
 };
 const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];

@@ -127,3 +127,68 @@ TEST(async, host_loop_runs_completions_on_this_thread) {
     CHECK_EQ(tally.ok, 32);
     CHECK_EQ(off_thread.load(), 0);
 }
+
+// The started forms of the tasks, skills, listen and legacy subscription calls (callback and
+// future overloads), against the fixture.
+TEST(async, tasks_skills_listen_and_legacy_started) {
+    std::mutex lock;
+    std::vector<std::string> events;
+    mcp::Options options;
+    options.extra_json = R"({"tasks":true,"manual_input":["elicitation"]})";
+    auto client = t::fixture({}, options);
+    client.on_task_status([&](const std::string& task) {
+        std::lock_guard<std::mutex> g(lock);
+        events.push_back(task);
+    });
+    EXPECT_THROW(mcp::InputRequiredError, client.call_tool("task_input", "", {}, mcp::use_future).get());
+    std::string id;
+    CHECK(t::wait_until([&] {
+        std::lock_guard<std::mutex> g(lock);
+        for (const auto& event : events) {
+            if (event.find("\"input_required\"") != std::string::npos) id = mcp::json::string_at(event, "/taskId");
+        }
+        return !id.empty();
+    }));
+    CHECK_EQ(client.update_task(id, R"({"confirm":{"action":"accept","content":{"confirmed":true}}})", {},
+                                mcp::use_future)
+                 .get(),
+             std::string("{}"));
+    std::this_thread::sleep_for(60ms);  // the fixture flags polls closer than its pollIntervalMs
+    CHECK_CONTAINS(t::text(client.resume_task(id, {}, mcp::use_future).get()), "confirmed:");
+    CHECK_CONTAINS(client.get_task(id, {}, mcp::use_future).get(), "\"completed\"");
+    EXPECT_THROW(mcp::RpcError, client.cancel_task("task-none", {}, mcp::use_future).get());
+    Tally tally;
+    client.get_task(id, {}, [&](mcp::Outcome o) { tally.add(o); });
+    CHECK(tally.wait(1));
+    CHECK_EQ(tally.ok, 1);
+
+    mcp::Options skilled;
+    skilled.extra_json = R"({"skills":true})";
+    auto skills = t::fixture({"--skills", "genuine"}, skilled);
+    CHECK_CONTAINS(skills.list_skills({}, mcp::use_future).get(), "hello-world");
+    std::string entry = skills.get_skill("skill://fixture/hello-world/SKILL.md", {}, mcp::use_future).get();
+    CHECK_CONTAINS(skills.read_skill_file(entry, std::nullopt, {}, mcp::use_future).get(), "Say hello");
+    EXPECT_THROW(mcp::SkillVerificationError,
+                 skills.read_skill_file(entry, std::string("skill://fixture/hello-world/other.md"), {}, mcp::use_future)
+                     .get());
+
+    auto modern = t::fixture();
+    mcp::Subscription sub = modern.listen(R"({"toolsListChanged":true})", {}, mcp::use_future).get();
+    CHECK_CONTAINS(sub.acknowledged(), "toolsListChanged");
+    CHECK(!sub.next(30ms, mcp::use_future).get().has_value());  // nothing yet: a timeout
+    auto next = sub.next(std::nullopt, mcp::use_future);
+    modern.call_tool("notify");
+    CHECK_CONTAINS(next.get().value_or(""), "notifications/tools/list_changed");
+    // The callback form; then a listen refused by a legacy server hands over an empty subscription.
+    std::promise<bool> listened;
+    modern.listen(R"({"toolsListChanged":true})", {}, [&](mcp::Subscription s, std::exception_ptr error) {
+        listened.set_value(bool(s) && !error);
+    });
+    CHECK(listened.get_future().get());
+    auto legacy = t::fixture({"--era", "legacy"});
+    EXPECT_THROW(mcp::UnsupportedError, legacy.listen(R"({"toolsListChanged":true})", {}, mcp::use_future).get());
+    CHECK_EQ(legacy.subscribe_resource("fixture://static", {}, mcp::use_future).get(), std::string("{}"));
+    CHECK_EQ(legacy.unsubscribe_resource("fixture://static", {}, mcp::use_future).get(), std::string("{}"));
+    CHECK_EQ(legacy.notify_roots_changed(mcp::use_future).get(), std::string("{}"));
+    EXPECT_THROW(mcp::InvalidArgumentError, modern.listen("[1]", {}, mcp::use_future));
+}

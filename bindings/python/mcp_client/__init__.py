@@ -30,7 +30,7 @@ from . import _ffi
 from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
-from ._aio import AsyncClient
+from ._aio import AsyncClient, AsyncSubscription
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,
@@ -91,6 +91,7 @@ __all__ = [
     "CancelToken",
     "Deferred",
     "AsyncClient",
+    "AsyncSubscription",
     "ReplyError",
     "fetch_redirect",
     "Config",

@@ -24,14 +24,15 @@ import concurrent.futures
 import ctypes
 import inspect
 import itertools
+import math
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import _NO_OPTS, Client, _enc, _Opts, _opt_enc
-from ._config import Config
-from ._errors import ClosedError, new_error_ptr, take_error
+from ._client import _NO_OPTS, Client, Subscription, _enc, _Opts, _opt_enc
+from ._config import Config, OAuthConfig
+from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
-from ._percall import ERR_PTR, RAW, Use, invoke, json_arg, loads
+from ._percall import ERR_PTR, RAW, Lifetime, Use, invoke, json_arg, loads
 
 
 # Started calls by userdata key: the future to settle, and (only for calls with options) what
@@ -98,14 +99,29 @@ class AsyncClient:
         self._closing = False
 
     @classmethod
-    def stdio(cls, command: str, args: "list[str] | tuple[str, ...]" = (), **kw: Any) -> "AsyncClient":
+    def stdio(
+        cls,
+        command: str,
+        args: "list[str] | tuple[str, ...]" = (),
+        env: Mapping[str, str] | None = None,
+        env_mode: str | None = None,
+        cwd: str | None = None,
+        **settings: Any,
+    ) -> "AsyncClient":
         """As :meth:`Client.stdio`."""
-        return cls(Client.stdio(command, args, **kw))
+        return cls(Client.stdio(command, args, env, env_mode, cwd, **settings))
 
     @classmethod
-    def http(cls, url: str, **kw: Any) -> "AsyncClient":
+    def http(
+        cls,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        bearer_token: str | None = None,
+        oauth: OAuthConfig | None = None,
+        **settings: Any,
+    ) -> "AsyncClient":
         """As :meth:`Client.http`."""
-        return cls(Client.http(url, **kw))
+        return cls(Client.http(url, headers, bearer_token, oauth, **settings))
 
     # ----- the loop -----
 
@@ -154,9 +170,12 @@ class AsyncClient:
         finally:
             life.release()
 
-    async def _start(self, start: Any, *args: Any, keep: _Opts = _NO_OPTS) -> Any:
-        """Starts ``start(client, *args, done, userdata, &call, &err)`` (one of ``RAW``'s
-        functions, C-ready arguments) and awaits its completion: the result's JSON value."""
+    async def _start(
+        self, start: Any, *args: Any, keep: _Opts = _NO_OPTS, life: Lifetime | None = None, outs: tuple[Any, ...] = ()
+    ) -> Any:
+        """Starts ``start(handle, *args, done, userdata, *outs, &call, &err)`` (one of ``RAW``'s
+        functions, C-ready arguments; the handle is ``life``'s, by default the client's) and
+        awaits its completion: the result's JSON value."""
         loop = self._attach()
         fut: asyncio.Future[bytes] = loop.create_future()
         key = next(_KEYS)
@@ -167,7 +186,9 @@ class AsyncClient:
         err = ERR_PTR()
         try:
             userdata = ctypes.c_void_p(key)
-            st = invoke(self._client._life, start, *args, _DONE_THUNK, userdata, ctypes.byref(call), ctypes.byref(err))
+            st = invoke(
+                life or self._client._life, start, *args, _DONE_THUNK, userdata, *outs, ctypes.byref(call), ctypes.byref(err)
+            )
         except BaseException:
             _PENDING.pop(key, None)
             _KEEP.pop(key, None)
@@ -196,7 +217,18 @@ class AsyncClient:
 
     @property
     def era(self) -> str | None:
+        """As :attr:`Client.era`."""
         return self._client.era
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        """As :attr:`Client.server_info`."""
+        return self._client.server_info
+
+    @property
+    def dropped_callbacks(self) -> int:
+        """As :attr:`Client.dropped_callbacks`."""
+        return self._client.dropped_callbacks
 
     @property
     def closed(self) -> bool:
@@ -242,15 +274,15 @@ class AsyncClient:
 
     # ----- handlers and listeners (run on the loop) -----
 
-    def _wrap(self, fn: Callable[[dict[str, Any]], Any] | None) -> Callable[[dict[str, Any]], Any] | None:
+    def _wrap(self, fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
         """An ``async def`` handler becomes a task on the loop and a future the library waits
         on; when the call stops wanting the answer (cancelled, timed out, closed) the library
         cancels that future, which cancels the task."""
         if fn is None:
             return None
 
-        def handler(params: dict[str, Any]) -> Any:
-            result = fn(params)
+        def handler(*args: Any) -> Any:
+            result = fn(*args)
             if not inspect.iscoroutine(result):
                 return result
             loop = self._loop or asyncio.get_event_loop()
@@ -274,22 +306,92 @@ class AsyncClient:
 
         return handler
 
-    def on_elicitation(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
-        """As :meth:`Client.on_elicitation`; ``fn`` may be an ``async def``."""
+    def _listener(self, fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
+        """A listener runs on the loop; an ``async def`` one becomes a task there."""
+        if fn is None or not inspect.iscoroutinefunction(fn):
+            return fn
+
+        def listener(*args: Any) -> None:
+            (self._loop or asyncio.get_event_loop()).create_task(fn(*args))
+
+        return listener
+
+    def on_elicitation(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_elicitation`; ``fn`` may be an ``async def``. Usable as a decorator."""
         self._client.on_elicitation(self._wrap(fn))
+        return fn
 
-    def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
+    def on_elicitation_modes(
+        self, fn: Callable[[dict[str, Any]], Any] | None, *, form: bool | None = None, url: bool | None = None
+    ) -> Any:
+        """As :meth:`Client.on_elicitation_modes` (a mode left at None takes that method's
+        default); ``fn`` may be an ``async def``."""
+        modes = {k: v for k, v in (("form", form), ("url", url)) if v is not None}
+        self._client.on_elicitation_modes(self._wrap(fn), **modes)
+        return fn
+
+    def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_sampling`; ``fn`` may be an ``async def``."""
         self._client.on_sampling(self._wrap(fn))
+        return fn
 
-    def on_roots(self, fn: Callable[[dict[str, Any]], Any] | None) -> None:
+    def on_roots(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_roots`; ``fn`` may be an ``async def``."""
         self._client.on_roots(self._wrap(fn))
+        return fn
 
-    def on_notification(self, fn: Callable[[str, Any], Any] | None) -> None:
-        """As :meth:`Client.on_notification` (runs on the loop)."""
-        self._client.on_notification(fn)
+    def on_authorization(self, fn: Callable[[str, "str | None"], Any] | None) -> Any:
+        """As :meth:`Client.on_authorization`; ``fn`` may be an ``async def`` returning the
+        redirect URL (it runs as a task on the loop)."""
+        self._client.on_authorization(self._wrap(fn))
+        return fn
 
-    def on_log(self, fn: Callable[[str, str, str], Any] | None) -> None:
-        self._client.on_log(fn)
+    def on_notification(self, fn: Callable[[str, Any], Any] | None) -> Any:
+        """As :meth:`Client.on_notification` (runs on the loop; an ``async def`` becomes a task)."""
+        self._client.on_notification(self._listener(fn))
+        return fn
+
+    def on_log(self, fn: Callable[[str, str, str], Any] | None) -> Any:
+        """As :meth:`Client.on_log` (runs on the loop; an ``async def`` becomes a task)."""
+        self._client.on_log(self._listener(fn))
+        return fn
+
+    def on_connection_state(self, fn: Callable[[str, int, str], Any] | None) -> Any:
+        """As :meth:`Client.on_connection_state` (runs on the loop; an ``async def`` becomes a task)."""
+        self._client.on_connection_state(self._listener(fn))
+        return fn
+
+    def on_task_status(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_task_status` (runs on the loop; an ``async def`` becomes a task)."""
+        self._client.on_task_status(self._listener(fn))
+        return fn
+
+    # ----- registrations and cache controls: they return at once, nothing to await -----
+
+    def set_token_store(
+        self,
+        load: Callable[[str], "Mapping[str, Any] | None"] | None = None,
+        save: Callable[[str, "dict[str, Any] | None"], Any] | None = None,
+    ) -> None:
+        """As :meth:`Client.set_token_store` (``load`` and ``save`` are plain functions, run on
+        the loop: keep them quick)."""
+        self._client.set_token_store(load, save)
+
+    def set_assertion_provider(self, provider: Callable[[str, str], "str | None"] | None) -> None:
+        """As :meth:`Client.set_assertion_provider` (a plain function, run on the loop)."""
+        self._client.set_assertion_provider(provider)
+
+    def set_cache_partition(self, partition: str) -> None:
+        """As :meth:`Client.set_cache_partition`."""
+        self._client.set_cache_partition(partition)
+
+    def clear_cache(self) -> None:
+        """As :meth:`Client.clear_cache`."""
+        self._client.clear_cache()
+
+    def clear_era_cache(self) -> None:
+        """As :meth:`Client.clear_era_cache`."""
+        self._client.clear_era_cache()
 
     # ----- calls -----
 
@@ -358,6 +460,9 @@ class AsyncClient:
     async def list_resources(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
         return await self._list(_ffi.MCP_LIST_RESOURCES, cursor, opts)
 
+    async def list_resource_templates(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
+        return await self._list(_ffi.MCP_LIST_RESOURCE_TEMPLATES, cursor, opts)
+
     async def all_tools(self, **opts: Any) -> list[dict[str, Any]]:
         return await self._list_all(_ffi.MCP_LIST_TOOLS, "tools", opts)
 
@@ -366,6 +471,9 @@ class AsyncClient:
 
     async def all_resources(self, **opts: Any) -> list[dict[str, Any]]:
         return await self._list_all(_ffi.MCP_LIST_RESOURCES, "resources", opts)
+
+    async def all_resource_templates(self, **opts: Any) -> list[dict[str, Any]]:
+        return await self._list_all(_ffi.MCP_LIST_RESOURCE_TEMPLATES, "resourceTemplates", opts)
 
     async def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
@@ -388,6 +496,138 @@ class AsyncClient:
         """As :meth:`Client.set_log_level`; an unknown level raises before anything is sent."""
         o = _Opts.of(opts)
         await self._start(RAW.set_log_level_start, _enc(level, "level"), o.ref, keep=o)
+
+    async def subscribe_resource(self, uri: str, **opts: Any) -> None:
+        """As :meth:`Client.subscribe_resource` (legacy ``resources/subscribe``)."""
+        o = _Opts.of(opts)
+        await self._start(RAW.subscribe_resource_start, _enc(uri, "uri"), o.ref, keep=o)
+
+    async def unsubscribe_resource(self, uri: str, **opts: Any) -> None:
+        """As :meth:`Client.unsubscribe_resource`."""
+        o = _Opts.of(opts)
+        await self._start(RAW.unsubscribe_resource_start, _enc(uri, "uri"), o.ref, keep=o)
+
+    async def notify_roots_changed(self) -> None:
+        """As :meth:`Client.notify_roots_changed`."""
+        await self._start(RAW.notify_roots_changed_start)
+
+    # --- tasks extension (SEP-2663) ---
+
+    async def resume_task(self, task_id: str, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.resume_task`; cancelling the awaiting task sends ``tasks/cancel``."""
+        o = _Opts.of(opts)
+        result: dict[str, Any] = await self._start(RAW.resume_task_start, _enc(task_id, "task_id"), o.ref, keep=o)
+        return result
+
+    async def get_task(self, task_id: str, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.get_task`."""
+        o = _Opts.of(opts)
+        result: dict[str, Any] = await self._start(RAW.get_task_start, _enc(task_id, "task_id"), o.ref, keep=o)
+        return result
+
+    async def cancel_task(self, task_id: str, **opts: Any) -> None:
+        """As :meth:`Client.cancel_task`."""
+        o = _Opts.of(opts)
+        await self._start(RAW.cancel_task_start, _enc(task_id, "task_id"), o.ref, keep=o)
+
+    async def update_task(self, task_id: str, input_responses: Mapping[str, Any], **opts: Any) -> None:
+        """As :meth:`Client.update_task`."""
+        o = _Opts.of(opts)
+        t, r = _enc(task_id, "task_id"), json_arg(dict(input_responses))
+        await self._start(RAW.update_task_start, t, r, o.ref, keep=o)
+
+    # --- skills extension (SEP-2640) ---
+
+    async def list_skills(self, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.list_skills`."""
+        o = _Opts.of(opts)
+        result: dict[str, Any] = await self._start(RAW.list_skills_start, o.ref, keep=o)
+        return result
+
+    async def get_skill(self, uri: str, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.get_skill`."""
+        o = _Opts.of(opts)
+        result: dict[str, Any] = await self._start(RAW.get_skill_start, _enc(uri, "uri"), o.ref, keep=o)
+        return result
+
+    async def read_skill_file(
+        self, entry: Mapping[str, Any], file_uri: str | None = None, **opts: Any
+    ) -> dict[str, Any]:
+        """As :meth:`Client.read_skill_file` (SkillVerificationError on any mismatch)."""
+        o = _Opts.of(opts)
+        e, f = json_arg(dict(entry)), _opt_enc(file_uri, "file_uri")
+        result: dict[str, Any] = await self._start(RAW.read_skill_file_start, e, f, o.ref, keep=o)
+        return result
+
+    # --- subscriptions/listen ---
+
+    async def listen(self, filter: Mapping[str, Any], **opts: Any) -> "AsyncSubscription":
+        """As :meth:`Client.listen`: opens ``subscriptions/listen`` and returns, once the server
+        acknowledged, an :class:`AsyncSubscription` (``async for event in sub``)."""
+        o = _Opts.of(opts)
+        f = json_arg(dict(filter))
+        sub = ctypes.POINTER(_ffi.mcp_subscription)()
+        try:
+            await self._start(RAW.listen_start, f, o.ref, keep=o, outs=(ctypes.byref(sub),))
+        except BaseException:
+            if sub:
+                lib.mcp_subscription_free(sub)  # never acknowledged: nothing to tell the server
+            raise
+        return AsyncSubscription(Subscription(sub, self._client), self)
+
+
+class AsyncSubscription:
+    """A ``subscriptions/listen`` stream for asyncio: ``async for event in sub`` (ends when the
+    subscription ends), or ``await sub.next(timeout)``. Reads are started calls completed on the
+    client's loop; ``cancel``/``aclose`` tell the server from an executor thread. ``async with``
+    closes it."""
+
+    def __init__(self, sync: Subscription, client: AsyncClient):
+        self._sync = sync  # owns the handle (and frees it when collected)
+        self._client = client
+        self.acknowledged: dict[str, Any] = sync.acknowledged
+
+    async def next(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """As :meth:`Subscription.next`: the next notification ``{"method", "params"}``, None
+        when none arrived within ``timeout`` seconds (None: no limit); ClosedError once the
+        subscription ended, ``mcp_client.CancelledError`` after :meth:`cancel`. Cancelling the
+        awaiting task stops this wait only (the subscription stays open)."""
+        ms = -1 if timeout is None or math.isinf(timeout) else max(0, int(round(timeout * 1000)))
+        if ms > _ffi.MCP_MAX_TIMEOUT_MS:
+            raise ValueError(f"timeout is {timeout} s; the most is {_ffi.MCP_MAX_TIMEOUT_MS // 1000} s, None for none")
+        try:
+            event: dict[str, Any] = await self._client._start(
+                RAW.subscription_next_start, ctypes.c_int64(ms), life=self._sync._life
+            )
+        except MCPTimeoutError:
+            return None
+        return event
+
+    def __aiter__(self) -> "AsyncSubscription":
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        try:
+            event = await self.next(None)
+        except (ClosedError, CancelledError):
+            raise StopAsyncIteration from None
+        if event is None:  # pragma: no cover - no timeout was given
+            raise StopAsyncIteration
+        return event
+
+    async def cancel(self) -> None:
+        """As :meth:`Subscription.cancel` (the server is told from an executor thread)."""
+        await asyncio.get_running_loop().run_in_executor(None, self._sync.cancel)
+
+    async def aclose(self) -> None:
+        """Cancels and frees (as :meth:`Subscription.close`, from an executor thread)."""
+        await asyncio.get_running_loop().run_in_executor(None, self._sync.close)
+
+    async def __aenter__(self) -> "AsyncSubscription":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
 
 
 def pending_calls() -> int:

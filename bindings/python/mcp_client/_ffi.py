@@ -1222,6 +1222,85 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Started `mcp_client_resume_task`: completes as that call returns (the tool's
+    # `CallToolResult` JSON, or its failure). Input requests go to the registered handlers, whose
+    # callbacks run on the delivery path; `mcp_call_cancel` (or `opts`'s token) sends
+    # `tasks/cancel`.
+    # mcp_status mcp_client_resume_task_start(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_resume_task_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_get_task`: completes with the task JSON.
+    # mcp_status mcp_client_get_task_start(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_get_task_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_cancel_task`: completes with `{}` once the server accepted `tasks/cancel`.
+    # mcp_status mcp_client_cancel_task_start(struct mcp_client *client, const char *task_id, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_cancel_task_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_update_task`: completes with `{}` once the server accepted `tasks/update`.
+    # `input_responses_json` is checked now (`MCP_NULL_ARG`, `MCP_INVALID_ARG`: `done` never runs).
+    # mcp_status mcp_client_update_task_start(struct mcp_client *client, const char *task_id, const char *input_responses_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_update_task_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_list_skills`: completes with `{"skills": [...], "rejected": [...]}`.
+    # mcp_status mcp_client_list_skills_start(struct mcp_client *client, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_list_skills_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_get_skill`: completes with the checked entry JSON.
+    # mcp_status mcp_client_get_skill_start(struct mcp_client *client, const char *uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_get_skill_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_read_skill_file`: completes with the verified content item JSON, or
+    # `MCP_SKILL_VERIFICATION_FAILED`. `entry_json` is checked and copied now.
+    # mcp_status mcp_client_read_skill_file_start(struct mcp_client *client, const char *entry_json, const char *file_uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_read_skill_file_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_subscribe_resource` (legacy): completes with `{}`.
+    # mcp_status mcp_client_subscribe_resource_start(struct mcp_client *client, const char *uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_subscribe_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_unsubscribe_resource` (legacy): completes with `{}`.
+    # mcp_status mcp_client_unsubscribe_resource_start(struct mcp_client *client, const char *uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_unsubscribe_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_notify_roots_changed`: completes with `{}` once the notification is sent
+    # (at once on modern servers).
+    # mcp_status mcp_client_notify_roots_changed_start(struct mcp_client *client, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_notify_roots_changed_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_listen`. On `MCP_OK`, `*subscription_out` is a new subscription owned by
+    # the caller (free it with `mcp_subscription_free`, from any thread, before or after the
+    # completion; it is written before the completion can run), and the call completes with the acknowledged filter JSON once the server
+    # acknowledged, or with the listen's failure. Read events (`mcp_subscription_next_start`,
+    # `mcp_subscription_next`) only after an `MCP_OK` completion: before it they fail with
+    # `MCP_INVALID_ARG`, and after a failed one the subscription has nothing to read (free it).
+    # Freeing or cancelling the subscription before the acknowledgement gives the listen up (its
+    # completion still runs, as `mcp_call_cancel` would make it); so does freeing the call.
+    # mcp_status mcp_client_listen_start(struct mcp_client *client, const char *filter_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_subscription **subscription_out, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_listen_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_subscription)), ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Static, NUL-terminated English text for a status ("timed out"); "unknown status" for a value
     # that is no status. Never NULL, never freed; any thread.
     # const char *mcp_status_str(int32_t status)

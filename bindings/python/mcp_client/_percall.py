@@ -63,6 +63,18 @@ class _Raw:
         self.request_start = raw("mcp_client_request_start")
         self.ping_start = raw("mcp_client_ping_start")
         self.set_log_level_start = raw("mcp_client_set_log_level_start")
+        self.resume_task_start = raw("mcp_client_resume_task_start")
+        self.get_task_start = raw("mcp_client_get_task_start")
+        self.cancel_task_start = raw("mcp_client_cancel_task_start")
+        self.update_task_start = raw("mcp_client_update_task_start")
+        self.list_skills_start = raw("mcp_client_list_skills_start")
+        self.get_skill_start = raw("mcp_client_get_skill_start")
+        self.read_skill_file_start = raw("mcp_client_read_skill_file_start")
+        self.subscribe_resource_start = raw("mcp_client_subscribe_resource_start")
+        self.unsubscribe_resource_start = raw("mcp_client_unsubscribe_resource_start")
+        self.notify_roots_changed_start = raw("mcp_client_notify_roots_changed_start")
+        self.listen_start = raw("mcp_client_listen_start")
+        self.subscription_next_start = raw("mcp_subscription_next_start")
 
 
 RAW = _Raw()

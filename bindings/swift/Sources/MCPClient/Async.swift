@@ -242,20 +242,99 @@ extension Client {
         }
     }
 
-    /// Opens `subscriptions/listen` and waits for the acknowledgement. The C ABI has no started
-    /// listen, so this one wait runs the blocking call on Dispatch's shared pool (not a thread of
-    /// its own); Task cancellation cancels it through a token.
-    public func listen(_ filter: JSON, options: CallOptions = CallOptions()) async throws -> Subscription {
-        let token = options.cancel ?? CancelToken()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Subscription, Error>) in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result { try self.listen(filter, options: options.with(timeout: nil, cancel: token)) })
+    public func tools() async throws -> [JSON] { try await listAll(.tools)["tools"]?.arrayValue ?? [] }
+    public func prompts() async throws -> [JSON] { try await listAll(.prompts)["prompts"]?.arrayValue ?? [] }
+    public func resources() async throws -> [JSON] { try await listAll(.resources)["resources"]?.arrayValue ?? [] }
+    public func resourceTemplates() async throws -> [JSON] {
+        try await listAll(.resourceTemplates)["resourceTemplates"]?.arrayValue ?? []
+    }
+
+    /// Legacy `resources/subscribe` as a started call.
+    public func subscribeResource(_ uri: String, options: CallOptions = CallOptions()) async throws {
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let u = try s.c(uri)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_subscribe_resource_start(handle, u, o, done, ud, out, err)
                 }
             }
-        } onCancel: {
-            token.cancel()
         }
+    }
+
+    /// Legacy `resources/unsubscribe` as a started call.
+    public func unsubscribeResource(_ uri: String, options: CallOptions = CallOptions()) async throws {
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let u = try s.c(uri)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_unsubscribe_resource_start(handle, u, o, done, ud, out, err)
+                }
+            }
+        }
+    }
+
+    /// Tells a legacy server the roots changed (no-op on modern servers), as a started call.
+    public func notifyRootsChanged() async throws {
+        _ = try await startCall { _, done, ud, out, err in
+            mcp_client_notify_roots_changed_start(handle, done, ud, out, err)
+        }
+    }
+
+    /// `skills/list` (every page, checked) as a started call.
+    public func listSkills(options: CallOptions = CallOptions()) async throws -> JSON {
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                try options.withC(s, for: call) { o in mcp_client_list_skills_start(handle, o, done, ud, out, err) }
+            }
+        }
+    }
+
+    /// `skills/get` as a started call.
+    public func getSkill(_ uri: String, options: CallOptions = CallOptions()) async throws -> JSON {
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let u = try s.c(uri)
+                return try options.withC(s, for: call) { o in mcp_client_get_skill_start(handle, u, o, done, ud, out, err) }
+            }
+        }
+    }
+
+    /// The verified read of a skill file as a started call.
+    public func readSkillFile(_ entry: JSON, fileURI: String? = nil, options: CallOptions = CallOptions()) async throws
+        -> JSON
+    {
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let (e, f) = (try s.json(entry), try s.c(fileURI))
+                return try options.withC(s, for: call) { o in
+                    mcp_client_read_skill_file_start(handle, e, f, o, done, ud, out, err)
+                }
+            }
+        }
+    }
+
+    /// Opens `subscriptions/listen` and returns the subscription once the server acknowledged,
+    /// as a started call (`mcp_client_listen_start`): Task cancellation gives the listen up.
+    public func listen(_ filter: JSON, options: CallOptions = CallOptions()) async throws -> Subscription {
+        let made = Guarded<OpaquePointer?>(nil)  // the handle comes with the start
+        do {
+            _ = try await startCall { call, done, ud, out, err in
+                try withCStrings { s in
+                    let f = try s.json(filter)
+                    return try options.withC(s, for: call) { o in
+                        var sub: OpaquePointer? = nil
+                        let status = mcp_client_listen_start(handle, f, o, done, ud, &sub, out, err)
+                        made.with { $0 = sub }
+                        return status
+                    }
+                }
+            }
+        } catch {
+            if let sub = made.with({ $0 }) { mcp_subscription_free(sub) }  // never acknowledged
+            throw error
+        }
+        guard let sub = made.with({ $0 }) else { throw MCPError.invalid("mcp_client_listen_start returned no subscription") }
+        return Subscription(sub)
     }
 }
 

@@ -103,36 +103,48 @@ extension Client {
         }
     }
 
-    // The C ABI has no started task calls: as `listen`, each async form runs the blocking call on
-    // Dispatch's shared pool; Task cancellation cancels it through a token.
+    // The async forms are started calls (`mcp_client_*_task_start`): no thread waits; Task
+    // cancellation cancels the call (a cancelled resume sends `tasks/cancel`).
 
     public func resumeTask(_ id: String, options: CallOptions = CallOptions()) async throws -> JSON {
-        try await offPool(options) { try self.resumeTask(id, options: $0) }
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let i = try s.c(id)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_resume_task_start(handle, i, o, done, ud, out, err)
+                }
+            }
+        }
     }
 
     public func getTask(_ id: String, options: CallOptions = CallOptions()) async throws -> JSON {
-        try await offPool(options) { try self.getTask(id, options: $0) }
+        try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let i = try s.c(id)
+                return try options.withC(s, for: call) { o in mcp_client_get_task_start(handle, i, o, done, ud, out, err) }
+            }
+        }
     }
 
     public func cancelTask(_ id: String, options: CallOptions = CallOptions()) async throws {
-        try await offPool(options) { try self.cancelTask(id, options: $0) }
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let i = try s.c(id)
+                return try options.withC(s, for: call) { o in
+                    mcp_client_cancel_task_start(handle, i, o, done, ud, out, err)
+                }
+            }
+        }
     }
 
     public func updateTask(_ id: String, answers: JSON, options: CallOptions = CallOptions()) async throws {
-        try await offPool(options) { try self.updateTask(id, answers: answers, options: $0) }
-    }
-
-    private func offPool<R>(_ options: CallOptions, _ body: @escaping @Sendable (CallOptions) throws -> R) async throws
-        -> R
-    {
-        let token = options.cancel ?? CancelToken()
-        let opts = options.with(timeout: nil, cancel: token)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, Error>) in
-                DispatchQueue.global().async { continuation.resume(with: Result { try body(opts) }) }
+        _ = try await startCall { call, done, ud, out, err in
+            try withCStrings { s in
+                let (i, a) = (try s.c(id), try s.json(answers))
+                return try options.withC(s, for: call) { o in
+                    mcp_client_update_task_start(handle, i, a, o, done, ud, out, err)
+                }
             }
-        } onCancel: {
-            token.cancel()
         }
     }
 }

@@ -168,4 +168,72 @@ final class AsyncTests: XCTestCase {
         let event = try await sub.next(timeout: 5)
         XCTAssertEqual(event?.method, "notifications/tools/list_changed")
     }
+
+    /// Status of an `async` call that must fail, or nil (with a failure recorded) if it did not.
+    private func failure(_ body: () async throws -> Void, file: StaticString = #filePath, line: UInt = #line) async
+        -> MCPError?
+    {
+        do {
+            try await body()
+            XCTFail("expected an MCPError", file: file, line: line)
+        } catch let e as MCPError {
+            return e
+        } catch {
+            XCTFail("expected an MCPError, got \(error)", file: file, line: line)
+        }
+        return nil
+    }
+
+    /// The started forms of the tasks, skills, listen and legacy subscription calls.
+    func testTasksSkillsListenAndLegacyAsStartedCalls() async throws {
+        var options = ClientOptions()
+        options.tasks = true
+        options.manualInput = ["elicitation"]
+        let client = try fixtureClient(options: options)
+        let waiting = Guarded<String?>(nil)
+        try client.onTaskStatus { task in
+            if task["status"]?.stringValue == "input_required" { waiting.with { $0 = task["taskId"]?.stringValue } }
+        }
+        let needsInput = await failure { _ = try await client.callTool("task_input") }
+        guard case .inputRequired = needsInput else { return XCTFail("task_input: \(String(describing: needsInput))") }
+        let deadline = Date().addingTimeInterval(10)
+        while waiting.with({ $0 }) == nil && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        let id = try XCTUnwrap(waiting.with { $0 })
+        try await client.updateTask(id, answers: ["confirm": ["action": "accept", "content": ["confirmed": true]]])
+        try await Task.sleep(nanoseconds: 60_000_000)  // the fixture flags polls closer than its pollIntervalMs
+        let resumed = try await client.resumeTask(id)
+        XCTAssertTrue(text(resumed)?.hasPrefix("confirmed: ") ?? false, "\(resumed)")
+        let task = try await client.getTask(id)
+        XCTAssertEqual(task["status"]?.stringValue, "completed")
+        let unknown = await failure { try await client.cancelTask("task-none") }
+        guard case .rpc(let code, _, _) = unknown, code == -32602 else { return XCTFail("\(String(describing: unknown))") }
+
+        var skilled = ClientOptions()
+        skilled.extra = ["skills": true]
+        let skills = try fixtureClient(["--skills", "genuine"], options: skilled)
+        let listing = try await skills.listSkills()
+        XCTAssertEqual(listing["rejected"], [])
+        let hello = try await skills.getSkill("skill://fixture/hello-world/SKILL.md")
+        let md = try await skills.readSkillFile(hello)
+        XCTAssertTrue(md["text"]?.stringValue?.contains("Say hello") ?? false, "\(md)")
+        let other = await failure {
+            _ = try await skills.readSkillFile(hello, fileURI: "skill://fixture/hello-world/other.md")
+        }
+        XCTAssertEqual(other?.status, MCPStatus.skillVerificationFailed)
+
+        let modern = try fixtureClient()
+        let tools = try await modern.tools()
+        XCTAssertTrue(tools.contains { $0["name"]?.stringValue == "echo" })
+        let sub = try await modern.listen(["toolsListChanged": true])
+        XCTAssertEqual(try sub.acknowledged()["toolsListChanged"], true)
+        _ = try await modern.callTool("notify")
+        let event = try await sub.next(timeout: 5)
+        XCTAssertEqual(event?.method, "notifications/tools/list_changed")
+        let legacy = try fixtureClient(["--era", "legacy"])
+        let refused = await failure { _ = try await legacy.listen(["toolsListChanged": true]) }
+        XCTAssertEqual(refused?.status, MCPStatus.unsupported)
+        try await legacy.subscribeResource("fixture://static")
+        try await legacy.unsubscribeResource("fixture://static")
+        try await legacy.notifyRootsChanged()
+    }
 }
