@@ -79,8 +79,12 @@ pub use transport::http::HttpConfig;
 pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};
 pub use transport::TransportConfig;
 
-// README.md's Rust examples are compiled and run as doctests (`cargo test --doc`), so they
-// cannot rot; tests/docs/check.py covers the other languages.
+// The Rust examples of README.md and docs/rust.md are compiled and run as doctests
+// (`cargo test --doc`), so they cannot rot; tests/docs/check.py covers the other languages.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/rust.md")]
+struct RustGuideDoctests;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Docs checker: every fenced code block of the repository's READMEs is compiled, and run where
-it can be, so that the documentation cannot rot (`make docs-test`, part of `make test`).
+"""Docs checker: every fenced code block of the repository's READMEs and docs/ pages is compiled,
+and run where it can be, so that the documentation cannot rot (`make docs-test`, part of `make test`).
 
 Convention: the opening fence's info string is ```LANG [MODE]
 
@@ -11,8 +11,8 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   library; `norun`: byte-compiled only
          go       built in a scratch module that replaces the binding's module path with
                   bindings/go, then run
-         rust     README.md only: its blocks are doctests (src/lib.rs includes README.md), run
-                  by `cargo test --doc`; this checker makes sure that include is there
+         rust     doctests, run by `cargo test --doc`: only in pages src/lib.rs includes
+                  (README.md, docs/rust.md); this checker makes sure that include is there
          swift    every block is an executable target of one scratch SwiftPM package that
                   depends on the repository's Package.swift by path, linked statically to
                   target/debug's library, built at once (-warnings-as-errors) inside the
@@ -21,7 +21,9 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   its .build stay in ~/.cache/mcp_client/docs-swift (MCP_DOCS_SWIFT_DIR), so a
                   rerun compiles only what changed. Without root (or debootstrap to make the
                   root) the blocks are skipped with a SKIP line, a failure when CI=true
-         sh, console, text, json, cmake: shown, never run (commands and data, not programs)
+         sh, console, text, json, cmake: shown, never run (commands and data, not programs),
+                  except ```sh run: run by `bash -euo pipefail` from the repository root (for
+                  build commands a reader types in a checkout; the block cleans up after itself)
          Anything else, or a fence without a language, fails the check.
   MODE   (none)   a complete program: built, then run from the repository root (stdin empty,
                   60 s limit); it must exit 0
@@ -33,12 +35,14 @@ Convention: the opening fence's info string is ```LANG [MODE]
                   `keychain`)
          norun    built (or type-checked) but not run: for examples that need a real remote
                   server, a browser or credentials
+         run      ```sh only: see above
          Modes combine: `fragment norun`.
 
 Examples that talk to a server use the fixture server as `target/debug/mcp-fixture-server`,
 relative to the repository root, where they run (`make build` builds it).
 
-Usage: tests/docs/check.py [--root DIR] [FILE.md ...]   (default: every README*.md in git)
+Usage: tests/docs/check.py [--root DIR] [FILE.md ...]   (default: every README*.md and docs/*.md
+in git)
 """
 
 import argparse
@@ -193,12 +197,15 @@ class Checker:
             self.run(block, [exe])
 
     def check_rust(self, block):
+        """Rust blocks are doctests of the pages src/lib.rs includes (`cargo test --doc`)."""
         lib = (self.root / "src" / "lib.rs").read_text()
-        if block.path != "README.md":
-            self.fail(block, "Rust blocks are doctests of README.md only (src/lib.rs includes it); "
-                             "move this one there or into a crate's doc comments")
-        elif 'include_str!("../README.md")' not in lib:
-            self.fail(block, "src/lib.rs no longer includes README.md as a doctest")
+        if f'include_str!("../{block.path}")' not in lib:
+            self.fail(block, f"Rust blocks are doctests, and src/lib.rs does not include {block.path}: "
+                             "add an include_str! for it there, or move the block")
+
+    def check_sh(self, block):
+        """A ```sh run block: commands run from the repository root (other sh blocks are prose)."""
+        self.sh(block, ["bash", "-euo", "pipefail", "-c", block.body], "running it", timeout=RUN_TIMEOUT * 3)
 
     def check_swift(self, block):
         """Staged only: finish_swift builds every block in one package build."""
@@ -337,6 +344,8 @@ class Checker:
     def check(self, block):
         lang = block.lang
         unknown = block.modes - {"fragment", "norun"}
+        if lang == "sh" and block.modes == {"run"}:
+            return self.check_sh(block)
         if lang in PROSE:
             return "prose"
         if not lang:
@@ -371,11 +380,12 @@ def prune_swift_packages(parent):
 
 
 def default_files(root):
-    out = subprocess.run(["git", "ls-files", "*README*.md", "README.md"], cwd=root,
+    out = subprocess.run(["git", "ls-files", "*README*.md", "README.md", "docs/*.md"], cwd=root,
                          stdout=subprocess.PIPE, text=True)
     if out.returncode == 0 and out.stdout.strip():
         return sorted(set(out.stdout.split()))
-    return sorted(str(p.relative_to(root)) for p in root.rglob("README*.md")
+    found = [*root.rglob("README*.md"), *(root / "docs").glob("*.md")]
+    return sorted(str(p.relative_to(root)) for p in found
                   if "target" not in p.parts and "node_modules" not in p.parts)
 
 
