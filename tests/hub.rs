@@ -536,7 +536,12 @@ async fn lazy_members_connect_on_first_use_and_calls_respect_the_cap() {
     hub.start().await;
     assert_eq!(state(&hub, "lazy"), MemberState::Idle);
     assert!(pids(&events, "lazy").is_empty(), "not started");
-    let names = tool_names(&hub.list_tools().await.unwrap());
+    // The hub's futures are Send: a host may spawn them.
+    let listing = tokio::spawn({
+        let hub = hub.clone();
+        async move { hub.list_tools().await }
+    });
+    let names = tool_names(&listing.await.unwrap().unwrap());
     assert!(names.contains(&"lazy__echo".to_string()));
     assert_eq!(state(&hub, "lazy"), MemberState::Connected);
 
@@ -575,5 +580,31 @@ async fn handlers_registered_on_the_hub_answer_every_member() {
             .unwrap();
         assert_eq!(text(&out), "Hello, Hub!", "{server}");
     }
+    hub.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_member_whose_configuration_is_refused_fails_alone() {
+    let spec = HubSpec {
+        members: vec![
+            member("both", json!({"command": "x", "url": "http://127.0.0.1:1/mcp"})),
+            member("fix", fixture(&[])),
+        ],
+        warnings: vec![],
+    };
+    let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    let refused = hub.members().into_iter().next().unwrap();
+    assert_eq!(refused.state, MemberState::Failed);
+    let message = refused.error.unwrap().message().to_string();
+    assert!(message.starts_with("member `both`: "), "{message}");
+    assert!(hub.member_client("both").is_none());
+    hub.start().await;
+    assert_eq!(state(&hub, "fix"), MemberState::Connected);
+    assert_eq!(state(&hub, "both"), MemberState::Failed);
+    let twins = HubSpec {
+        members: vec![member("x", fixture(&[])), member("x", fixture(&[]))],
+        warnings: vec![],
+    };
+    assert!(Hub::new(twins, HubOptions::default()).is_err());
     hub.close().await;
 }
