@@ -601,6 +601,18 @@ async fn a_member_whose_configuration_is_refused_fails_alone() {
     hub.start().await;
     assert_eq!(state(&hub, "fix"), MemberState::Connected);
     assert_eq!(state(&hub, "both"), MemberState::Failed);
+    hub.add_member(member("late", fixture(&[]))).unwrap();
+    assert_eq!(state(&hub, "late"), MemberState::Idle);
+    assert_kind(
+        &hub.add_member(member("fix", fixture(&[]))).unwrap_err(),
+        ErrorKind::InvalidArgument,
+    );
+    hub.start().await;
+    assert_eq!(state(&hub, "late"), MemberState::Connected);
+    assert_eq!(
+        hub.spec().members.iter().map(|m| m.name.as_str()).collect::<Vec<_>>(),
+        ["both", "fix", "late"]
+    );
     let twins = HubSpec {
         members: vec![member("x", fixture(&[])), member("x", fixture(&[]))],
         warnings: vec![],

@@ -57,6 +57,51 @@ impl Default for HubOptions {
 /// tools, prompts and resources into one catalogue under namespaced names, routes each call to
 /// the member that owns it, and keeps going when members fail. Cheap to clone; every clone is
 /// the same hub. Runs on the caller's tokio runtime, as [`Client`] does.
+///
+/// ```
+/// use mcp_client::hub::{Hub, HubEvent, HubOptions, HubSpec, MemberSpec, MemberState, ToolFilter};
+/// use mcp_client::RequestOptions;
+/// use serde_json::json;
+/// use std::sync::Arc;
+///
+/// # #[tokio::main]
+/// # async fn main() -> mcp_client::Result<()> {
+/// # let command = "target/debug/mcp-fixture-server"; // the repository's test server
+/// let member = |name: &str, client: serde_json::Value| MemberSpec {
+///     name: name.into(),
+///     enabled: true,
+///     client, // the flat single-client configuration
+///     tools: ToolFilter::default(),
+///     lazy: false,
+///     max_concurrency: None,
+/// };
+/// let spec = HubSpec {
+///     members: vec![
+///         member("fixture", json!({"command": command})),
+///         member("broken", json!({"command": "/nonexistent/server"})),
+///     ],
+///     warnings: vec![],
+/// };
+/// let hub = Hub::new(spec, HubOptions::default())?;
+/// hub.on_event(Some(Arc::new(|event: &HubEvent| {
+///     if let HubEvent::State { server, state, error } = event {
+///         eprintln!("{server}: {} {}", state.as_str(), error.as_deref().unwrap_or(""));
+///     }
+/// })));
+/// hub.start().await; // every member at once; a broken one fails alone
+/// let states: Vec<MemberState> = hub.members().iter().map(|m| m.state).collect();
+/// assert_eq!(states, [MemberState::Connected, MemberState::Failed]);
+///
+/// let tools = hub.list_tools().await?; // `fixture__echo`, `fixture__add`, …
+/// assert!(tools["tools"].as_array().unwrap().iter().any(|t| t["name"] == "fixture__echo"));
+/// let result = hub
+///     .call_tool("fixture__echo", Some(json!({"text": "hi"})), &RequestOptions::default())
+///     .await?;
+/// assert_eq!(result["content"][0]["text"], "hi");
+/// hub.close().await; // every server stopped
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone)]
 pub struct Hub {
     inner: Arc<Inner>,
@@ -123,6 +168,30 @@ impl Hub {
     pub async fn start(&self) {
         let eager: Vec<Arc<Member>> = self.members_now().into_iter().filter(|m| m.starts_eagerly()).collect();
         connect_all(eager).await;
+    }
+
+    /// Adds member `spec` after the others, not started: [`Hub::start`] connects it (or its
+    /// first use, when lazy). A name the hub already has is an `InvalidArgument` error.
+    pub fn add_member(&self, spec: MemberSpec) -> Result<()> {
+        self.check_open()?;
+        let handlers = self.inner.handlers.read().unwrap().clone();
+        let mut members = self.inner.members.write().unwrap();
+        if members.iter().any(|m| m.name() == spec.name) {
+            return Err(Error::invalid(format!("two members are named `{}`", spec.name)));
+        }
+        let options = &self.inner.options;
+        let (emitter, generation) = (self.inner.emitter.clone(), self.inner.generation.clone());
+        members.push(Member::new(spec, options, &handlers, emitter, generation));
+        self.inner.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(())
+    }
+
+    /// The members' specs, in order (what [`Hub::reload`] compares a new spec with).
+    pub fn spec(&self) -> HubSpec {
+        HubSpec {
+            members: self.members_now().iter().map(|m| m.spec.clone()).collect(),
+            warnings: self.warnings(),
+        }
     }
 
     /// Every member's state, in the configuration's order.
