@@ -3,7 +3,7 @@
 
 use crate::client::{ListKind, LogLine};
 use crate::protocol::methods;
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::sync::{Arc, RwLock};
 
 /// Where a member is in its life.
@@ -87,6 +87,36 @@ pub enum HubEvent {
         /// Its params.
         params: Value,
     },
+}
+
+impl HubEvent {
+    /// The event as JSON, `type` first: `{"type": "state", "server", "state", "error"?}`,
+    /// `{"type": "list_changed", "server", "list": "tools" | "prompts" | "resources" |
+    /// "resourceTemplates"}`, `{"type": "resource_updated", "server", "uri"}`, `{"type": "log",
+    /// "server", "source", "level", "message"}`, `{"type": "notification", "server", "method",
+    /// "params"}`.
+    pub fn to_json(&self) -> Value {
+        match self {
+            HubEvent::State { server, state, error } => {
+                let mut v = json!({"type": "state", "server": server, "state": state.as_str()});
+                if let Some(e) = error {
+                    v["error"] = json!(e);
+                }
+                v
+            }
+            HubEvent::ListChanged { server, kind } => {
+                json!({"type": "list_changed", "server": server, "list": kind.key()})
+            }
+            HubEvent::ResourceUpdated { server, uri } => {
+                json!({"type": "resource_updated", "server": server, "uri": uri})
+            }
+            HubEvent::Log { server, line } => json!({"type": "log", "server": server, "source": line.source,
+                "level": line.level, "message": line.message}),
+            HubEvent::Notification { server, method, params } => {
+                json!({"type": "notification", "server": server, "method": method, "params": params})
+            }
+        }
+    }
 }
 
 /// The hub's listener. It runs on the thread that received the event (a runtime thread while a

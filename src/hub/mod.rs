@@ -53,6 +53,29 @@ impl Default for HubOptions {
     }
 }
 
+impl HubOptions {
+    /// The options from `{"separator"?: string, "prefix"?: bool, "defaults"?: object}` (absent
+    /// keys keep their defaults; another key is an error).
+    pub fn from_json(value: &Value) -> Result<HubOptions> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Keys {
+            separator: Option<String>,
+            prefix: Option<bool>,
+            defaults: Option<Map<String, Value>>,
+        }
+        let keys: Keys =
+            serde_json::from_value(value.clone()).map_err(|e| Error::invalid(format!("hub options: {e}")))?;
+        let mut options = HubOptions::default();
+        if let Some(separator) = keys.separator {
+            options.separator = separator;
+        }
+        options.prefix = keys.prefix.unwrap_or(options.prefix);
+        options.defaults = keys.defaults.unwrap_or_default();
+        Ok(options)
+    }
+}
+
 /// Many MCP servers as one client: it starts every enabled member concurrently, merges their
 /// tools, prompts and resources into one catalogue under namespaced names, routes each call to
 /// the member that owns it, and keeps going when members fail. Cheap to clone; every clone is
