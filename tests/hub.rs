@@ -449,6 +449,7 @@ async fn reload_starts_added_stops_removed_and_restarts_only_changed_members() {
             keep_member.clone(),
             member("change", fixture(&[])),
             member("drop", fixture(&[])),
+            member("broken", json!({"command": "/nonexistent/mcp-server"})),
         ],
         warnings: vec![],
     };
@@ -467,17 +468,20 @@ async fn reload_starts_added_stops_removed_and_restarts_only_changed_members() {
             member("add", fixture(&[])),
             keep_member,
             member("change", fixture(&["--page-size", "5"])),
+            member("broken", json!({"command": "/nonexistent/mcp-server"})),
         ],
         warnings: vec![],
     };
     let report = hub.reload(next).await.unwrap();
     assert_eq!(report.added, ["add"]);
     assert_eq!(report.removed, ["drop"]);
-    assert_eq!(report.restarted, ["change"]);
+    assert_eq!(report.restarted, ["change", "broken"], "a failed member is tried again");
     assert_eq!(report.unchanged, ["keep"]);
     let names: Vec<String> = hub.members().into_iter().map(|m| m.name).collect();
-    assert_eq!(names, ["add", "keep", "change"]);
-    assert!(hub.members().iter().all(|m| m.state == MemberState::Connected));
+    assert_eq!(names, ["add", "keep", "change", "broken"]);
+    let states: Vec<MemberState> = hub.members().iter().map(|m| m.state).collect();
+    use MemberState::*;
+    assert_eq!(states, [Connected, Connected, Connected, Failed]);
 
     assert!(gone(drop_pid).await, "the removed member's server stopped");
     assert!(gone(change_pid).await, "the changed member's old server stopped");

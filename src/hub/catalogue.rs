@@ -102,17 +102,19 @@ impl Hub {
     /// The merged list of `kind`, rebuilt only when something it shows changed.
     pub(crate) async fn merged(&self, kind: ListKind) -> Result<Arc<Merged>> {
         self.check_open()?;
-        let members: Vec<Arc<Member>> = self.members_now().into_iter().filter(|m| m.in_catalogue()).collect();
+        for m in self.members_now() {
+            m.check_lost();
+        }
+        // Read before anything the build reads: a change arriving meanwhile (a fetch's own
+        // included) makes the next call build again rather than keep a stale list.
         let generation = self.inner.generation.load(Ordering::SeqCst);
         if let Some((built, merged)) = &self.inner.merged.lock().unwrap()[index(kind)] {
             if *built == generation {
                 return Ok(merged.clone());
             }
         }
+        let members: Vec<Arc<Member>> = self.members_now().into_iter().filter(|m| m.in_catalogue()).collect();
         let lists = self.fetch(kind, members).await;
-        // What was fetched bumped the generation: read it again before building, so a change
-        // arriving while building makes the next call build again.
-        let generation = self.inner.generation.load(Ordering::SeqCst);
         let merged = Arc::new(self.build(kind, &lists)?);
         self.inner.merged.lock().unwrap()[index(kind)] = Some((generation, merged.clone()));
         Ok(merged)

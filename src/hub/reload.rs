@@ -3,9 +3,10 @@
 //! is closed and replaced, a new one is started, a missing one is closed.
 
 use super::members::Member;
-use super::{check_names, close_all, connect_all, Hub, HubSpec};
+use super::{check_names, close_all, connect_all, Hub, HubSpec, MemberState};
 use crate::error::Result;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// What a reload did, by member name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -14,7 +15,8 @@ pub struct ReloadReport {
     pub added: Vec<String>,
     /// Members the spec no longer has (closed).
     pub removed: Vec<String>,
-    /// Members whose spec changed (closed, then started again from the new spec).
+    /// Members whose spec changed, or that had failed (closed, then started again from the
+    /// new spec).
     pub restarted: Vec<String>,
     /// Members left as they were, connections and caches included.
     pub unchanged: Vec<String>,
@@ -35,7 +37,9 @@ impl Hub {
         for member_spec in spec.members {
             let name = member_spec.name.clone();
             let previous = old.iter().find(|m| m.name() == name);
-            if let Some(kept) = previous.filter(|m| m.spec == member_spec) {
+            // A failed member has no connection to keep: an equal spec starts it again.
+            let keep = |m: &&Arc<Member>| m.spec == member_spec && m.state() != MemberState::Failed;
+            if let Some(kept) = previous.filter(keep) {
                 report.unchanged.push(name);
                 next.push(kept.clone());
                 continue;
