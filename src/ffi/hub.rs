@@ -3,6 +3,7 @@
 //! so threads stay flat however many members it has. Calls block the calling thread.
 
 use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
+use super::call::{mcp_call, mcp_call_done_fn, start_for, Owner, Registry};
 use super::client::list_kind;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
@@ -25,6 +26,8 @@ pub struct mcp_hub {
     engine: Option<Engine>,
     hub: Hub,
     dispatcher: Arc<Dispatcher>,
+    /// Started calls not yet completed (`ffi/call`).
+    calls: Arc<Registry>,
     /// `fork::generation()` when created: another value means this is a forked child.
     fork_generation: u64,
 }
@@ -82,10 +85,12 @@ pub unsafe extern "C" fn mcp_hub_new(
         let hub = Hub::new(HubSpec::default(), options)?;
         let pool = super::shared_rt::pool()
             .map_err(|e| Failure::new(MCP_IO, format!("cannot start the shared runtime: {e}")))?;
+        let dispatcher = Dispatcher::on_shared(&pool);
         *hub_out = into_handle(mcp_hub {
             engine: Some(Engine::Shared(pool.runtime())),
             hub,
-            dispatcher: Dispatcher::on_shared(&pool),
+            calls: Registry::new(dispatcher.clone()),
+            dispatcher,
             fork_generation: super::fork::generation(),
         });
         Ok(())
@@ -107,18 +112,23 @@ pub unsafe extern "C" fn mcp_hub_add_member(
     ffi_boundary!(err_out, {
         let h = handle(hub, "hub")?;
         h.check()?;
-        let name = arg_str(name, "name")?;
-        let client =
-            opt_json(client_config_json, "client_config_json")?.ok_or_else(|| Failure::null("client_config_json"))?;
-        h.hub.add_member(MemberSpec {
-            name: name.to_string(),
-            enabled: true,
-            client,
-            tools: ToolFilter::default(),
-            lazy: false,
-            max_concurrency: None,
-        })?;
+        h.hub.add_member(member_spec(name, client_config_json)?)?;
         Ok(())
+    })
+}
+
+/// An enabled, eager member without a cap or a tool filter.
+fn member_spec(name: *const c_char, client_config_json: *const c_char) -> Result<MemberSpec, Failure> {
+    let name = arg_str(name, "name")?;
+    let client =
+        opt_json(client_config_json, "client_config_json")?.ok_or_else(|| Failure::null("client_config_json"))?;
+    Ok(MemberSpec {
+        name: name.to_string(),
+        enabled: true,
+        client,
+        tools: ToolFilter::default(),
+        lazy: false,
+        max_concurrency: None,
     })
 }
 
@@ -261,6 +271,88 @@ pub unsafe extern "C" fn mcp_hub_read_resource(
     })
 }
 
+/// Starts the tool call `mcp_hub_call_tool` makes (same arguments, copied now) and returns at
+/// once; `done` runs exactly once with its outcome, on the shared dispatcher thread, as for
+/// `mcp_client_call_tool_start` (`call_out`, may be NULL, receives the call: cancel it with
+/// `mcp_call_cancel`, free it with `mcp_call_free`). A failure returned here means `done`
+/// never runs. Any thread, callbacks included.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_call_tool_start(
+    hub: *mut mcp_hub,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let h = handle(hub, "hub")?;
+        h.check()?;
+        let owner = Owner {
+            engine: h.engine.as_ref(),
+            dispatcher: &h.dispatcher,
+            registry: &h.calls,
+            closed: &|| h.hub.is_closed(),
+        };
+        start_for(owner, opts, done, userdata, call_out, |ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            let hub = h.hub.clone();
+            Ok(Box::pin(async move { hub.call_tool(&name, args, &ro).await }))
+        })
+    })
+}
+
+/// Applies a changed configuration to one member, as a reload does: a new `name` is added and
+/// started, an existing one whose `client_config_json` differs is closed and started again
+/// from it (a `failed` one is started again even when it is equal), and an equal one keeps
+/// its connection. Returns once the member has connected or failed. Any thread; not from a
+/// callback.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_set_member(
+    hub: *mut mcp_hub,
+    name: *const c_char,
+    client_config_json: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let h = handle(hub, "hub")?;
+        let member = member_spec(name, client_config_json)?;
+        let mut spec = h.hub.spec();
+        match spec.members.iter_mut().find(|m| m.name == member.name) {
+            Some(slot) => *slot = member,
+            None => spec.members.push(member),
+        }
+        h.block_on(h.hub.reload(spec)).map(drop)
+    })
+}
+
+/// Removes member `name` and closes it (its server is shut down); an unknown name is
+/// `MCP_INVALID_ARG`. Any thread; not from a callback.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_remove_member(
+    hub: *mut mcp_hub,
+    name: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let h = handle(hub, "hub")?;
+        let name = arg_str(name, "name")?;
+        let mut spec = h.hub.spec();
+        let before = spec.members.len();
+        spec.members.retain(|m| m.name != name);
+        if spec.members.len() == before {
+            return Err(Failure::invalid(format!("no member is named `{name}`")));
+        }
+        h.block_on(h.hub.reload(spec)).map(drop)
+    })
+}
+
 /// A hub event listener: `event_json` (borrowed for the callback's duration) is one of
 /// `{"type": "state", "server", "state", "error"?}`, `{"type": "list_changed", "server",
 /// "list"}`, `{"type": "resource_updated", "server", "uri"}`, `{"type": "log", "server",
@@ -299,13 +391,14 @@ pub unsafe extern "C" fn mcp_hub_on_event(
     })
 }
 
-/// Closes every member: their servers are shut down and no process is left. Later calls fail
-/// with `MCP_CLOSED`. Idempotent. Any thread; not from a callback.
+/// Closes every member: their servers are shut down and no process is left. Started calls not
+/// yet completed complete with `MCP_CLOSED`; later calls fail with `MCP_CLOSED`. Idempotent. Any thread; not from a callback.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_hub_close(hub: *mut mcp_hub, err_out: *mut *mut mcp_error) -> mcp_status {
     ffi_boundary!(err_out, {
         let h = handle(hub, "hub")?;
+        h.calls.close_all();
         h.block_on(async {
             h.hub.close().await;
             Ok(())
@@ -320,6 +413,7 @@ pub unsafe extern "C" fn mcp_hub_close(hub: *mut mcp_hub, err_out: *mut *mut mcp
 pub unsafe extern "C" fn mcp_hub_free(hub: *mut mcp_hub) {
     ffi_boundary!({
         let Some(mut h) = take_handle(hub) else { return };
+        h.calls.close_all();
         if h.check().is_ok() && !h.dispatcher.is_current() && tokio::runtime::Handle::try_current().is_err() {
             if let Some(engine) = &h.engine {
                 let hub = h.hub.clone();

@@ -100,6 +100,71 @@ static void test_members_lists_calls(void)
     mcp_hub_free(NULL);
 }
 
+struct hub_done {
+    int calls;
+    mcp_status status;
+    char text[64];
+};
+
+static void on_hub_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                        const mcp_error *error)
+{
+    (void)result_len;
+    (void)error;
+    struct hub_done *d = (struct hub_done *)userdata;
+    d->status = status;
+    if (status == MCP_OK && !first_text(result_json, d->text, sizeof d->text))
+        d->text[0] = '\0';
+    AINC(&d->calls);
+}
+
+/* Started calls, then members set and removed one at a time, as reloads. */
+static void test_started_calls_and_member_changes(void)
+{
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new(NULL, &hub, &err), MCP_OK, err);
+    char member[1024];
+    fixture_member_json(member, sizeof member);
+    CHECK_STATUS(mcp_hub_add_member(hub, "fix", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+
+    static struct hub_done done;
+    memset(&done, 0, sizeof done);
+    mcp_call *call = NULL;
+    CHECK_STATUS(mcp_hub_call_tool_start(hub, "fix__echo", "{\"text\":\"started\"}", NULL, on_hub_done, &done,
+                                         &call, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_OK && strcmp(done.text, "started") == 0);
+    mcp_call_free(call);
+
+    /* set_member: a new member starts; an equal one stays; remove_member closes one. */
+    CHECK_STATUS(mcp_hub_set_member(hub, "more", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_set_member(hub, "fix", member, &err), MCP_OK, err);
+    char *states = NULL;
+    CHECK_STATUS(mcp_hub_members_json(hub, &states, &err), MCP_OK, err);
+    EXPECT_CONTAINS(states, "{\"name\":\"more\",\"state\":\"connected\"");
+    mcp_string_free(states);
+    char *result = NULL;
+    CHECK_STATUS(mcp_hub_call_tool(hub, "more__echo", "{\"text\":\"more\"}", NULL, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    CHECK_STATUS(mcp_hub_remove_member(hub, "fix", &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_hub_remove_member(hub, "fix", &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    CHECK_STATUS(mcp_hub_members_json(hub, &states, &err), MCP_OK, err);
+    CHECK_NOT_CONTAINS(states, "\"fix\"");
+    mcp_string_free(states);
+
+    /* Free with a started call in flight: it completes (MCP_CLOSED) before free returns. */
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_call_tool_start(hub, "more__hang", NULL, NULL, on_hub_done, &done, NULL, &err), MCP_OK,
+                 err);
+    mcp_hub_free(hub);
+    EXPECT(ALOAD(&done.calls) == 1 && done.status == MCP_CLOSED);
+}
+
 static void test_bad_options(void)
 {
     mcp_error *err = NULL;
@@ -116,6 +181,7 @@ static void test_bad_options(void)
 
 const struct test_case hub_tests[] = {
     {"hub/members_lists_calls", test_members_lists_calls},
+    {"hub/started_calls_and_member_changes", test_started_calls_and_member_changes},
     {"hub/bad_options", test_bad_options},
 };
 const size_t hub_tests_count = sizeof hub_tests / sizeof hub_tests[0];

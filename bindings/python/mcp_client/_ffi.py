@@ -1180,6 +1180,33 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Starts the tool call `mcp_hub_call_tool` makes (same arguments, copied now) and returns at
+    # once; `done` runs exactly once with its outcome, on the shared dispatcher thread, as for
+    # `mcp_client_call_tool_start` (`call_out`, may be NULL, receives the call: cancel it with
+    # `mcp_call_cancel`, free it with `mcp_call_free`). A failure returned here means `done`
+    # never runs. Any thread, callbacks included.
+    # mcp_status mcp_hub_call_tool_start(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_call_tool_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Applies a changed configuration to one member, as a reload does: a new `name` is added and
+    # started, an existing one whose `client_config_json` differs is closed and started again
+    # from it (a `failed` one is started again even when it is equal), and an equal one keeps
+    # its connection. Returns once the member has connected or failed. Any thread; not from a
+    # callback.
+    # mcp_status mcp_hub_set_member(struct mcp_hub *hub, const char *name, const char *client_config_json, struct mcp_error **err_out)
+    'mcp_hub_set_member': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Removes member `name` and closes it (its server is shut down); an unknown name is
+    # `MCP_INVALID_ARG`. Any thread; not from a callback.
+    # mcp_status mcp_hub_remove_member(struct mcp_hub *hub, const char *name, struct mcp_error **err_out)
+    'mcp_hub_remove_member': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Sets (NULL: removes) the hub's listener: every member's state changes, list changes (the
     # merged lists already reflect them), resource updates, stderr lines and notifications.
     # `userdata_free` runs exactly once. Any thread.
@@ -1188,8 +1215,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_hub), mcp_hub_event_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Closes every member: their servers are shut down and no process is left. Later calls fail
-    # with `MCP_CLOSED`. Idempotent. Any thread; not from a callback.
+    # Closes every member: their servers are shut down and no process is left. Started calls not
+    # yet completed complete with `MCP_CLOSED`; later calls fail with `MCP_CLOSED`. Idempotent. Any thread; not from a callback.
     # mcp_status mcp_hub_close(struct mcp_hub *hub, struct mcp_error **err_out)
     'mcp_hub_close': (
         mcp_status,
