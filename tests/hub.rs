@@ -624,3 +624,40 @@ async fn a_member_whose_configuration_is_refused_fails_alone() {
     assert!(Hub::new(twins, HubOptions::default()).is_err());
     hub.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_of_subscribed_resources_reach_the_listener() {
+    let spec = HubSpec {
+        members: vec![
+            member("new", fixture(&["--era", "modern"])),
+            member("old", fixture(&["--era", "legacy"])),
+        ],
+        warnings: vec![],
+    };
+    let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    let events = collect(&hub);
+    hub.start().await;
+    for server in ["new", "old"] {
+        hub.subscribe_resource(server, "fixture://static", &none())
+            .await
+            .unwrap();
+        let args = json!({"uri": "fixture://static"});
+        hub.call_tool(&format!("{server}__touch"), Some(args), &none())
+            .await
+            .unwrap();
+        events
+            .wait_for("the update", |e| {
+                *e == HubEvent::ResourceUpdated {
+                    server: server.into(),
+                    uri: "fixture://static".into(),
+                }
+            })
+            .await;
+    }
+    let err = expect_err(
+        hub.subscribe_resource("nobody", "fixture://static", &none()).await,
+        "unknown member",
+    );
+    assert_kind(&err, ErrorKind::InvalidArgument);
+    hub.close().await;
+}

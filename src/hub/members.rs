@@ -117,6 +117,8 @@ pub(crate) struct Member {
     /// The task draining a modern member's `subscriptions/listen` (its notifications reach the
     /// member through the client's notification listener).
     listen: Mutex<Option<JoinHandle<()>>>,
+    /// The tasks draining a modern member's resource subscriptions (`Hub::subscribe_resource`).
+    resource_listens: Mutex<Vec<JoinHandle<()>>>,
     /// Serialises connecting (a lazy member's first uses arrive together).
     start_lock: tokio::sync::Mutex<()>,
     emitter: Arc<Emitter>,
@@ -170,6 +172,7 @@ impl Member {
                 permits,
                 lists: Mutex::default(),
                 listen: Mutex::new(None),
+                resource_listens: Mutex::default(),
                 start_lock: tokio::sync::Mutex::new(()),
                 emitter,
                 generation,
@@ -486,10 +489,27 @@ impl Member {
         }
     }
 
+    /// Asks the member's server for `notifications/resources/updated` about `uri`: a legacy
+    /// server through `resources/subscribe`, a modern one through a `subscriptions/listen` of
+    /// its own (kept until the member closes; a reconnect ends it).
+    pub async fn subscribe(&self, uri: &str, opts: &RequestOptions) -> Result<()> {
+        let client = self.ensure().await?;
+        if client.server_info().is_some_and(|i| i.era == Era::Legacy) {
+            return client.subscribe_resource(uri, opts).await;
+        }
+        let subscription = client.listen(json!({"resourceSubscriptions": [uri]}), opts).await?;
+        let drain = tokio::spawn(async move { while subscription.next().await.is_some() {} });
+        self.resource_listens.lock().unwrap().push(drain);
+        Ok(())
+    }
+
     /// Closes the member's client (its server process and connection) for good.
     pub async fn close(&self) {
         self.set(MemberState::Closed, None, None);
         if let Some(listen) = self.listen.lock().unwrap().take() {
+            listen.abort();
+        }
+        for listen in self.resource_listens.lock().unwrap().drain(..) {
             listen.abort();
         }
         if let Some(client) = self.client() {

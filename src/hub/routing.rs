@@ -34,6 +34,18 @@ impl Hub {
         routed(&member, |c| async move { c.read_resource(uri, opts).await }).await
     }
 
+    /// Asks member `server` to report changes of resource `uri`: each arrives as a
+    /// [`super::HubEvent::ResourceUpdated`] event. Legacy members get `resources/subscribe`;
+    /// modern ones a `subscriptions/listen` for the URI, held until the member closes.
+    pub async fn subscribe_resource(&self, server: &str, uri: &str, opts: &RequestOptions) -> Result<()> {
+        self.check_open()?;
+        let member = self.member(server).ok_or_else(|| self.unknown_member(server))?;
+        member
+            .subscribe(uri, opts)
+            .await
+            .map_err(|e| e.context(&format!("member `{}`", member.name())))
+    }
+
     fn unknown_member(&self, server: &str) -> Error {
         let members = self.members_now();
         let names: Vec<&str> = members.iter().map(|m| m.name()).collect();
