@@ -31,7 +31,7 @@ from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient
-from ._hub import Hub
+from ._hub import AsyncHub, Hub
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,
@@ -88,6 +88,7 @@ def abi_version() -> int:
 __all__ = [
     "Client",
     "Hub",
+    "AsyncHub",
     "Subscription",
     "CancelToken",
     "Deferred",

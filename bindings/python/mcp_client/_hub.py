@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
+import itertools
 import json
 import logging
+import threading
 from typing import Any, Callable, Mapping
 
 from . import _callbacks, _ffi
@@ -12,7 +15,7 @@ from ._client import _enc, _take_json
 from ._config import Config
 from ._errors import new_error_ptr, take_error
 from ._library import lib
-from ._percall import ERR_PTR, Lifetime, Use
+from ._percall import ERR_PTR, Lifetime, Use, loads
 
 log = logging.getLogger("mcp_client")
 
@@ -193,3 +196,117 @@ class Hub:
                 self.close()
         except BaseException:  # noqa: BLE001
             pass
+
+
+# Started hub calls by userdata key: the loop and future to settle from the dispatcher thread.
+_STARTED: dict[int, tuple[asyncio.AbstractEventLoop, "asyncio.Future[bytes]"]] = {}
+_STARTED_LOCK = threading.Lock()
+_STARTED_KEYS = itertools.count(1)
+
+
+def _settle(fut: "asyncio.Future[bytes]", outcome: "bytes | BaseException") -> None:
+    if fut.done():
+        return
+    if isinstance(outcome, BaseException):
+        fut.set_exception(outcome)
+    else:
+        fut.set_result(outcome)
+
+
+def _started_trampoline(userdata: int | None, status: int, result: bytes | None, _len: int, error: Any) -> None:
+    # Runs on the shared dispatcher thread: hands the outcome to the awaiting loop.
+    try:
+        with _STARTED_LOCK:
+            entry = _STARTED.pop(userdata or 0, None)
+        if entry is None:
+            return
+        loop, fut = entry
+        outcome: bytes | BaseException
+        if status == _ffi.MCP_OK:
+            outcome = result or b"null"
+        else:
+            outcome = take_error(status, ctypes.cast(error or 0, ERR_PTR), borrowed=True)
+        loop.call_soon_threadsafe(_settle, fut, outcome)
+    except BaseException:  # noqa: BLE001 - nothing may propagate into ctypes
+        pass
+
+
+_started_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
+_STARTED_THUNK = _started_fn(_started_trampoline)
+
+
+class AsyncHub:
+    """A :class:`Hub` for asyncio: tool calls are the library's started calls (no thread per
+    call, cancelling the awaiting task cancels the call); starting, listing and the other
+    calls run the blocking form in a worker thread.
+
+        async with AsyncHub({"fix": {"command": "mcp-fixture-server"}}) as hub:
+            await hub.start()
+            results = await asyncio.gather(*(hub.call_tool("fix__echo", {"text": t}) for t in texts))
+    """
+
+    def __init__(self, members: Mapping[str, Config] | Hub | None = None, **options: Any):
+        self.hub = members if isinstance(members, Hub) else Hub(members, **options)
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.hub.start)
+
+    def members(self) -> list[dict[str, Any]]:
+        return self.hub.members()
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_tools)
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_prompts)
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_resources)
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        return await asyncio.to_thread(self.hub.get_prompt, name, arguments)
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.hub.read_resource, server, uri)
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """As :meth:`Hub.call_tool`, as a started call."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[bytes] = loop.create_future()
+        key = next(_STARTED_KEYS)
+        with _STARTED_LOCK:
+            _STARTED[key] = (loop, fut)
+        n = _enc(name, "name")
+        a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        call = ctypes.POINTER(_ffi.mcp_call)()
+        err = ERR_PTR()
+        with Use(self.hub._life) as ptr:
+            st = lib.mcp_hub_call_tool_start(
+                ptr, n, a, None, ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn), key, ctypes.byref(call), ctypes.byref(err)
+            )
+        if st != _ffi.MCP_OK:
+            with _STARTED_LOCK:
+                _STARTED.pop(key, None)  # a refused start never completes
+            raise take_error(st, err)
+        try:
+            raw = await fut
+        except asyncio.CancelledError:
+            lib.mcp_call_cancel(call)  # the completion still comes and drops the entry
+            raise
+        finally:
+            lib.mcp_call_free(call)
+        result: dict[str, Any] = loads(raw)
+        return result
+
+    def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Hub.on_event` (``fn`` runs on the library's dispatcher thread)."""
+        return self.hub.on_event(fn)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.hub.close)
+
+    async def __aenter__(self) -> "AsyncHub":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()

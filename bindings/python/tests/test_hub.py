@@ -1,9 +1,8 @@
 """The hub from Python: fixture members and one that cannot start, the merged list, routed
 calls, events, and no server left after close."""
 
-import os
+import asyncio
 import threading
-import time
 
 import pytest
 
@@ -67,3 +66,23 @@ def test_hub_options_refused_members_and_duplicate_names(fixture_server):
     assert states == {"fix": "connected", "both": "failed"}
     assert "fix-echo" in {t["name"] for t in hub.list_tools()}
     hub.close()
+
+
+def test_async_hub_runs_started_calls_concurrently(fixture_server):
+    async def main():
+        async with mcp_client.AsyncHub({"fix": _member(fixture_server)}) as hub:
+            await hub.start()
+            assert any(t["name"] == "fix__echo" for t in await hub.list_tools())
+            texts = [str(i) for i in range(8)]
+            results = await asyncio.gather(*(hub.call_tool("fix__echo", {"text": t}) for t in texts))
+            assert [text_of(r) for r in results] == texts
+            slow = asyncio.ensure_future(hub.call_tool("fix__hang"))
+            await asyncio.sleep(0.1)
+            slow.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await slow
+            with pytest.raises(mcp_client.InvalidArgumentError):
+                await hub.call_tool("fix__nope")
+            assert (await hub.read_resource("fix", "fixture://static"))["contents"][0]["text"] == "static content"
+
+    asyncio.run(asyncio.wait_for(main(), 30))
