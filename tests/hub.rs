@@ -661,3 +661,25 @@ async fn resource_updates_of_subscribed_resources_reach_the_listener() {
     assert_kind(&err, ErrorKind::InvalidArgument);
     hub.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hub_dropped_without_close_leaves_no_server_behind() {
+    let spec = HubSpec {
+        members: vec![
+            member("new", fixture(&["--era", "modern"])),
+            member("old", fixture(&["--era", "legacy"])),
+        ],
+        warnings: vec![],
+    };
+    let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    let events = collect(&hub);
+    hub.start().await;
+    hub.subscribe_resource("new", "fixture://static", &none())
+        .await
+        .unwrap();
+    let servers = [pid_of(&events, "new").await, pid_of(&events, "old").await];
+    drop(hub);
+    for pid in servers {
+        assert!(gone(pid).await, "server {pid} outlived its hub");
+    }
+}

@@ -518,6 +518,19 @@ impl Member {
     }
 }
 
+impl Drop for Member {
+    /// A hub dropped without `close`: the listens' tasks hold the member's session, so they end
+    /// here and the client's own drop can stop its server.
+    fn drop(&mut self) {
+        if let Some(listen) = self.listen.get_mut().unwrap().take() {
+            listen.abort();
+        }
+        for listen in self.resource_listens.get_mut().unwrap().drain(..) {
+            listen.abort();
+        }
+    }
+}
+
 /// Points the client's listeners at the member.
 fn wire(client: &Client, member: Weak<Member>) {
     let m = member.clone();
