@@ -11,7 +11,7 @@ use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_IO, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give_json, opt_json, opt_json_object, to_c};
+use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, to_c};
 use crate::client::RequestOptions;
 use crate::error::Error;
 use crate::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, MemberSpec, ToolFilter};
@@ -185,8 +185,8 @@ pub unsafe extern "C" fn mcp_hub_list(
         let h = handle(hub, "hub")?;
         out(result_json_out, "result_json_out")?;
         let kind = list_kind(kind)?;
-        let value = h.block_on(h.hub.list(kind))?;
-        give_json(result_json_out, &value);
+        let text = h.block_on(h.hub.list_text(kind))?;
+        give_json_bytes(result_json_out, text);
         Ok(())
     })
 }

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// `_meta` key naming the member an item comes from.
 pub const META_SERVER: &str = "mcp-client/server";
@@ -26,6 +26,16 @@ pub const META_NAME: &str = "mcp-client/name";
 pub(crate) struct Merged {
     pub value: Value,
     pub routes: HashMap<String, (Arc<Member>, String)>,
+    /// `value` as JSON text, written the first time it is asked for (the C ABI's lists).
+    text: OnceLock<Vec<u8>>,
+}
+
+impl Merged {
+    /// The merged list as JSON text, serialised once per build.
+    pub fn text(&self) -> &[u8] {
+        self.text
+            .get_or_init(|| serde_json::to_vec(&self.value).unwrap_or_else(|_| b"null".to_vec()))
+    }
 }
 
 /// A merged list and the catalogue generation it was built at.
@@ -97,6 +107,12 @@ impl Hub {
     /// says why); two members exporting one name is an `InvalidArgument` error naming both.
     pub async fn list(&self, kind: ListKind) -> Result<Value> {
         Ok(self.merged(kind).await?.value.clone())
+    }
+
+    /// [`Hub::list`] as JSON text (kept with the merged list: a list that has not changed is
+    /// not written again).
+    pub(crate) async fn list_text(&self, kind: ListKind) -> Result<Vec<u8>> {
+        Ok(self.merged(kind).await?.text().to_vec())
     }
 
     /// The merged list of `kind`, rebuilt only when something it shows changed.
@@ -177,6 +193,7 @@ impl Hub {
         Ok(Merged {
             value: json!({ kind.key(): items }),
             routes,
+            text: OnceLock::new(),
         })
     }
 }
