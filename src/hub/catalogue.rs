@@ -24,7 +24,7 @@ pub const META_NAME: &str = "mcp-client/name";
 
 /// One merged list and, for tools and prompts, where each exported name goes.
 pub(crate) struct Merged {
-    pub value: Value,
+    pub value: Arc<Value>,
     pub routes: HashMap<String, (Arc<Member>, String)>,
     /// `value` as JSON text, written the first time it is asked for (the C ABI's lists).
     text: OnceLock<Vec<u8>>,
@@ -34,7 +34,7 @@ impl Merged {
     /// The merged list as JSON text, serialised once per build.
     pub fn text(&self) -> &[u8] {
         self.text
-            .get_or_init(|| serde_json::to_vec(&self.value).unwrap_or_else(|_| b"null".to_vec()))
+            .get_or_init(|| serde_json::to_vec(&*self.value).unwrap_or_else(|_| b"null".to_vec()))
     }
 }
 
@@ -81,22 +81,22 @@ impl Hub {
     /// Every connected member's tools as one `{"tools": [...]}`, names exported
     /// (`<server><separator><tool>`, rewritten to `^[a-zA-Z0-9_-]{1,64}$` when needed), each
     /// tool's member in `_meta` (see [`Hub::list`]).
-    pub async fn list_tools(&self) -> Result<Value> {
+    pub async fn list_tools(&self) -> Result<Arc<Value>> {
         self.list(ListKind::Tools).await
     }
 
     /// Every connected member's prompts, named as tools are.
-    pub async fn list_prompts(&self) -> Result<Value> {
+    pub async fn list_prompts(&self) -> Result<Arc<Value>> {
         self.list(ListKind::Prompts).await
     }
 
     /// Every connected member's resources (URIs unchanged: read them with the member's name).
-    pub async fn list_resources(&self) -> Result<Value> {
+    pub async fn list_resources(&self) -> Result<Arc<Value>> {
         self.list(ListKind::Resources).await
     }
 
     /// Every connected member's resource templates.
-    pub async fn list_resource_templates(&self) -> Result<Value> {
+    pub async fn list_resource_templates(&self) -> Result<Arc<Value>> {
         self.list(ListKind::ResourceTemplates).await
     }
 
@@ -105,7 +105,9 @@ impl Hub {
     /// `"mcp-client/server"` (its member) and, for tools and prompts, `"mcp-client/name"` (its
     /// name on that member). A member whose list cannot be fetched is left out (a `Log` event
     /// says why); two members exporting one name is an `InvalidArgument` error naming both.
-    pub async fn list(&self, kind: ListKind) -> Result<Value> {
+    /// The list is shared: a list that has not changed since the last call is the same
+    /// allocation, handed out without a copy.
+    pub async fn list(&self, kind: ListKind) -> Result<Arc<Value>> {
         Ok(self.merged(kind).await?.value.clone())
     }
 
@@ -191,7 +193,7 @@ impl Hub {
             }
         }
         Ok(Merged {
-            value: json!({ kind.key(): items }),
+            value: Arc::new(json!({ kind.key(): items })),
             routes,
             text: OnceLock::new(),
         })
