@@ -413,8 +413,13 @@ pub unsafe extern "C" fn mcp_hub_close(hub: *mut mcp_hub, err_out: *mut *mut mcp
 pub unsafe extern "C" fn mcp_hub_free(hub: *mut mcp_hub) {
     ffi_boundary!({
         let Some(mut h) = take_handle(hub) else { return };
+        if h.check().is_err() {
+            // Inherited through fork(): its threads and its servers belong to the parent.
+            std::mem::forget(h);
+            return;
+        }
         h.calls.close_all();
-        if h.check().is_ok() && !h.dispatcher.is_current() && tokio::runtime::Handle::try_current().is_err() {
+        if !h.dispatcher.is_current() && tokio::runtime::Handle::try_current().is_err() {
             if let Some(engine) = &h.engine {
                 let hub = h.hub.clone();
                 engine.block_on(async move { hub.close().await });
