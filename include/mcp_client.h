@@ -1787,6 +1787,34 @@ mcp_status mcp_hub_call_tool_start(struct mcp_hub *hub,
                                    struct mcp_error **err_out);
 
 /**
+ * Started `mcp_hub_get_prompt`, as `mcp_hub_call_tool_start`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_get_prompt_start(struct mcp_hub *hub,
+                                    const char *name,
+                                    const char *arguments_json,
+                                    const struct mcp_call_opts *opts,
+                                    mcp_call_done_fn done,
+                                    void *userdata,
+                                    struct mcp_call **call_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * Started `mcp_hub_read_resource`, as `mcp_hub_call_tool_start`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_read_resource_start(struct mcp_hub *hub,
+                                       const char *server,
+                                       const char *uri,
+                                       const struct mcp_call_opts *opts,
+                                       mcp_call_done_fn done,
+                                       void *userdata,
+                                       struct mcp_call **call_out,
+                                       struct mcp_error **err_out);
+
+/**
  * Applies a changed configuration to one member, as a reload does: a new `name` is added and
  * started, an existing one whose `client_config_json` differs is closed and started again
  * from it (a `failed` one is started again even when it is equal), and an equal one keeps

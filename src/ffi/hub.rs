@@ -3,7 +3,7 @@
 //! so threads stay flat however many members it has. Calls block the calling thread.
 
 use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
-use super::call::{mcp_call, mcp_call_done_fn, start_for, Owner, Registry};
+use super::call::{mcp_call, mcp_call_done_fn, start_for, Owner, Registry, Started};
 use super::client::list_kind;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
@@ -271,6 +271,26 @@ pub unsafe extern "C" fn mcp_hub_read_resource(
     })
 }
 
+/// Starts `make`'s call of `h` (see `ffi/call`'s `start_for`).
+fn start_on_hub(
+    hub: *mut mcp_hub,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    make: impl FnOnce(Hub, RequestOptions) -> Result<Started<Value>, Failure>,
+) -> Result<(), Failure> {
+    let h = handle(hub, "hub")?;
+    h.check()?;
+    let owner = Owner {
+        engine: h.engine.as_ref(),
+        dispatcher: &h.dispatcher,
+        registry: &h.calls,
+        closed: &|| h.hub.is_closed(),
+    };
+    start_for(owner, opts, done, userdata, call_out, |ro| make(h.hub.clone(), ro))
+}
+
 /// Starts the tool call `mcp_hub_call_tool` makes (same arguments, copied now) and returns at
 /// once; `done` runs exactly once with its outcome, on the shared dispatcher thread, as for
 /// `mcp_client_call_tool_start` (`call_out`, may be NULL, receives the call: cancel it with
@@ -289,19 +309,53 @@ pub unsafe extern "C" fn mcp_hub_call_tool_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        let h = handle(hub, "hub")?;
-        h.check()?;
-        let owner = Owner {
-            engine: h.engine.as_ref(),
-            dispatcher: &h.dispatcher,
-            registry: &h.calls,
-            closed: &|| h.hub.is_closed(),
-        };
-        start_for(owner, opts, done, userdata, call_out, |ro| {
+        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
             let name = arg_str(name, "name")?.to_string();
             let args = opt_json_object(arguments_json, "arguments_json")?;
-            let hub = h.hub.clone();
             Ok(Box::pin(async move { hub.call_tool(&name, args, &ro).await }))
+        })
+    })
+}
+
+/// Started `mcp_hub_get_prompt`, as `mcp_hub_call_tool_start`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_get_prompt_start(
+    hub: *mut mcp_hub,
+    name: *const c_char,
+    arguments_json: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+            let name = arg_str(name, "name")?.to_string();
+            let args = opt_json_object(arguments_json, "arguments_json")?;
+            Ok(Box::pin(async move { hub.get_prompt(&name, args, &ro).await }))
+        })
+    })
+}
+
+/// Started `mcp_hub_read_resource`, as `mcp_hub_call_tool_start`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_read_resource_start(
+    hub: *mut mcp_hub,
+    server: *const c_char,
+    uri: *const c_char,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+            let (server, uri) = (arg_str(server, "server")?.to_string(), arg_str(uri, "uri")?.to_string());
+            Ok(Box::pin(async move { hub.read_resource(&server, &uri, &ro).await }))
         })
     })
 }

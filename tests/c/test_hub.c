@@ -138,6 +138,23 @@ static void test_started_calls_and_member_changes(void)
     CHECK(wait_count(&done.calls, 1, tscale(5000)));
     EXPECT(done.status == MCP_OK && strcmp(done.text, "started") == 0);
     mcp_call_free(call);
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_get_prompt_start(hub, "fix__greeting", "{\"name\":\"S\"}", NULL, on_hub_done, &done,
+                                          NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "nobody", "fixture://static", NULL, on_hub_done, &done, NULL,
+                                             &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_INVALID_ARG);
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "fix", "fixture://static", NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
 
     /* set_member: a new member starts; an equal one stays; remove_member closes one. */
     CHECK_STATUS(mcp_hub_set_member(hub, "more", member, &err), MCP_OK, err);

@@ -1190,6 +1190,18 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Started `mcp_hub_get_prompt`, as `mcp_hub_call_tool_start`.
+    # mcp_status mcp_hub_get_prompt_start(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_get_prompt_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_hub_read_resource`, as `mcp_hub_call_tool_start`.
+    # mcp_status mcp_hub_read_resource_start(struct mcp_hub *hub, const char *server, const char *uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_read_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Applies a changed configuration to one member, as a reload does: a new `name` is added and
     # started, an existing one whose `client_config_json` differs is closed and started again
     # from it (a `failed` one is started again even when it is equal), and an equal one keeps
