@@ -570,6 +570,9 @@ async fn handlers_registered_on_the_hub_answer_every_member() {
         warnings: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    // A member's own handler, registered on its client: the hub's registrations of other
+    // kinds leave it alone.
+    let sampled = answer_sampling(&hub.member_client("new").unwrap(), "mine");
     hub.set_handler(
         InputKind::Elicitation,
         Some(Arc::new(|_req: InputRequest| async {
@@ -584,6 +587,9 @@ async fn handlers_registered_on_the_hub_answer_every_member() {
             .unwrap();
         assert_eq!(text(&out), "Hello, Hub!", "{server}");
     }
+    let out = hub.call_tool("new__sample_only", None, &none()).await.unwrap();
+    assert_eq!(text(&out), "sampled: mine");
+    assert_eq!(sampled.len(), 1);
     hub.close().await;
 }
 

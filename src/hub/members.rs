@@ -62,16 +62,41 @@ pub(crate) struct SharedHandlers {
     pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
 }
 
+/// One kind of handler the hub registers on every member.
+#[derive(Clone, Copy)]
+pub(crate) enum HandlerPart {
+    Input(InputKind),
+    Authorization,
+    TokenStore,
+}
+
 impl SharedHandlers {
+    /// Registers every handler on `client` (a new member's).
     pub fn apply(&self, client: &Client) {
-        match &self.elicitation {
-            Some((h, modes)) => client.set_elicitation_handler(Some(h.clone()), *modes),
-            None => client.set_handler(InputKind::Elicitation, None),
+        for part in [
+            HandlerPart::Input(InputKind::Elicitation),
+            HandlerPart::Input(InputKind::Sampling),
+            HandlerPart::Input(InputKind::Roots),
+            HandlerPart::Authorization,
+            HandlerPart::TokenStore,
+        ] {
+            self.apply_part(client, part);
         }
-        client.set_handler(InputKind::Sampling, self.sampling.clone());
-        client.set_handler(InputKind::Roots, self.roots.clone());
-        client.set_authorization_handler(self.authorization.clone());
-        client.set_token_store(self.token_store.clone());
+    }
+
+    /// Registers one kind of handler on `client`, leaving the others as they are (a member's
+    /// own registrations through its client included).
+    pub fn apply_part(&self, client: &Client, part: HandlerPart) {
+        match part {
+            HandlerPart::Input(InputKind::Elicitation) => match &self.elicitation {
+                Some((h, modes)) => client.set_elicitation_handler(Some(h.clone()), *modes),
+                None => client.set_handler(InputKind::Elicitation, None),
+            },
+            HandlerPart::Input(InputKind::Sampling) => client.set_handler(InputKind::Sampling, self.sampling.clone()),
+            HandlerPart::Input(InputKind::Roots) => client.set_handler(InputKind::Roots, self.roots.clone()),
+            HandlerPart::Authorization => client.set_authorization_handler(self.authorization.clone()),
+            HandlerPart::TokenStore => client.set_token_store(self.token_store.clone()),
+        }
     }
 }
 

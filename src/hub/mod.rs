@@ -23,7 +23,7 @@ use crate::client::{Client, ElicitationModes, InputHandler, InputKind};
 use crate::error::{Error, Result};
 use catalogue::Built;
 use events::Emitter;
-use members::{Member, SharedHandlers};
+use members::{HandlerPart, Member, SharedHandlers};
 use serde_json::{Map, Value};
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -246,9 +246,12 @@ impl Hub {
     }
 
     /// Registers (or removes) the input handler of `kind` for every member, present and added
-    /// later. Register before [`Hub::start`]: legacy servers learn the capabilities at connect.
+    /// later, replacing what a member's client had for that kind (other kinds are left as
+    /// they are). Register before [`Hub::start`]: legacy servers learn the capabilities at
+    /// connect.
     pub fn set_handler(&self, kind: InputKind, handler: Option<Arc<dyn InputHandler>>) {
-        self.update_handlers(|h| match kind {
+        let part = HandlerPart::Input(kind);
+        self.update_handlers(part, |h| match kind {
             InputKind::Elicitation => h.elicitation = handler.map(|f| (f, ElicitationModes::default())),
             InputKind::Sampling => h.sampling = handler,
             InputKind::Roots => h.roots = handler,
@@ -257,20 +260,21 @@ impl Hub {
 
     /// As [`Client::set_elicitation_handler`], for every member.
     pub fn set_elicitation_handler(&self, handler: Option<Arc<dyn InputHandler>>, modes: ElicitationModes) {
-        self.update_handlers(|h| h.elicitation = handler.map(|f| (f, modes)));
+        let part = HandlerPart::Input(InputKind::Elicitation);
+        self.update_handlers(part, |h| h.elicitation = handler.map(|f| (f, modes)));
     }
 
     /// As [`Client::set_authorization_handler`], for every member.
     pub fn set_authorization_handler(&self, handler: Option<Arc<dyn crate::auth::AuthorizationHandler>>) {
-        self.update_handlers(|h| h.authorization = handler);
+        self.update_handlers(HandlerPart::Authorization, |h| h.authorization = handler);
     }
 
     /// As [`Client::set_token_store`], for every member.
     pub fn set_token_store(&self, store: Option<Arc<dyn crate::auth::TokenStore>>) {
-        self.update_handlers(|h| h.token_store = store);
+        self.update_handlers(HandlerPart::TokenStore, |h| h.token_store = store);
     }
 
-    fn update_handlers(&self, change: impl FnOnce(&mut SharedHandlers)) {
+    fn update_handlers(&self, part: HandlerPart, change: impl FnOnce(&mut SharedHandlers)) {
         let handlers = {
             let mut h = self.inner.handlers.write().unwrap();
             change(&mut h);
@@ -278,7 +282,7 @@ impl Hub {
         };
         for m in self.members_now() {
             if let Some(c) = m.client() {
-                handlers.apply(c);
+                handlers.apply_part(c, part);
             }
         }
     }
