@@ -17,8 +17,9 @@ pub enum MemberState {
     Connected,
     /// Its connection was lost and the client's reconnect policy is bringing it back.
     Reconnecting,
-    /// It could not start, connect or authorize, or its connection was lost for good; the
-    /// member's error says why. It stays out of the catalogue until a reload or restart.
+    /// It could not start, connect or authorize, or its connection was lost for good (seen at
+    /// the member's next use or state read); the member's error says why. It stays out of the
+    /// catalogue until a reload starts it again.
     Failed,
     /// Disabled in the configuration: it never starts.
     Disabled,
