@@ -37,9 +37,8 @@ mod client;
 /// The JSON configuration's one definition (keys, types, defaults) and its JSON Schema.
 pub mod config;
 mod error;
-// Every server of a host configuration file as one client.
-#[allow(dead_code)] // filled in by the hub work in progress
-mod hub;
+/// Many servers as one client: the [`hub::Hub`], its options, events and member states.
+pub mod hub;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
 #[cfg(not(feature = "testing"))]
 mod ffi;

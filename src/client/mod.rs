@@ -246,6 +246,12 @@ impl Client {
         self.inner.conn.read().unwrap().clone()
     }
 
+    /// The error that ended the live connection, when it is gone (nothing is attempted: a
+    /// reconnect policy reconnects on the next call).
+    pub(crate) fn connection_lost(&self) -> Option<Error> {
+        self.current().and_then(|c| c.session.closed_error())
+    }
+
     /// Whether [`Client::close`] was called.
     pub fn is_closed(&self) -> bool {
         self.inner.closed.load(Ordering::SeqCst)

@@ -14,6 +14,7 @@
 
 use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handle};
 use super::client::{mcp_client, on_client, FfiClient};
+use super::engine::Engine;
 use super::error::{mcp_error, Failure};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
@@ -226,35 +227,53 @@ impl Completion for Vec<u8> {
     }
 }
 
+impl Completion for serde_json::Value {
+    fn into_bytes(self) -> Vec<u8> {
+        serde_json::to_vec(&self).unwrap_or_else(|_| b"null".to_vec())
+    }
+}
+
 impl Completion for Reply {
     fn into_bytes(self) -> Vec<u8> {
         self.into_json()
     }
 }
 
-/// Starts the future `make` returns (after checking the arguments) as a call of `fc`: everything
-/// that can be checked now is checked now (a failure returns here, and `done` never runs); from
-/// `MCP_OK` on, `done` runs exactly once.
-pub(crate) fn start_on<T: Completion>(
-    fc: &FfiClient,
+/// What a started call needs of its owner, a client or a hub (`ffi/hub`).
+pub(crate) struct Owner<'a> {
+    /// The runtime the call runs on (`None`: the owner is freed).
+    pub engine: Option<&'a Engine>,
+    /// Where its completion (and progress) is delivered.
+    pub dispatcher: &'a Arc<super::dispatcher::Dispatcher>,
+    /// Its pending started calls.
+    pub registry: &'a Arc<Registry>,
+    /// Whether the owner was closed (checked once the call is made, before it is added).
+    pub closed: &'a dyn Fn() -> bool,
+}
+
+/// Starts the future `make` returns (after checking the arguments) as a call of `owner`:
+/// everything that can be checked now is checked now (a failure returns here, and `done` never
+/// runs); from `MCP_OK` on, `done` runs exactly once.
+pub(crate) fn start_for<T: Completion>(
+    owner: Owner<'_>,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
+    make: impl FnOnce(RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
-    let engine = fc.engine.as_ref().ok_or_else(closed)?;
-    let (mut ro, gate) = request_options(opts, &fc.dispatcher)?;
+    let engine = owner.engine.ok_or_else(closed)?;
+    let (mut ro, gate) = request_options(opts, owner.dispatcher)?;
     let progress = gate.map(|g| g.into_flag());
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
     let shared = ro.cancel.replace(own.clone());
-    let fut = make(fc.client.clone(), ro)?;
-    if fc.client.is_closed() {
+    let fut = make(ro)?;
+    if (owner.closed)() {
         return Err(closed());
     }
-    let registry = fc.calls.clone();
+    let registry = owner.registry.clone();
     let cell = registry.add(
         Pending {
             done,
@@ -286,6 +305,24 @@ pub(crate) fn start_on<T: Completion>(
         put(call_out, into_handle(mcp_call { cell, registry }));
     }
     Ok(())
+}
+
+/// `start_for` a call of client `fc`.
+pub(crate) fn start_on<T: Completion>(
+    fc: &FfiClient,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
+) -> Result<(), Failure> {
+    let owner = Owner {
+        engine: fc.engine.as_ref(),
+        dispatcher: &fc.dispatcher,
+        registry: &fc.calls,
+        closed: &|| fc.client.is_closed(),
+    };
+    start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.

@@ -25,6 +25,7 @@ pub mod error;
 pub mod event_loop;
 mod fork;
 pub mod handlers;
+pub mod hub;
 pub mod json;
 pub mod opts;
 mod responder;

@@ -572,6 +572,7 @@ int main(int argc, char **argv)
     run_suite(cache_tests, cache_tests_count, argc, argv);
     run_suite(async_tests, async_tests_count, argc, argv);
     run_suite(shared_rt_tests, shared_rt_tests_count, argc, argv);
+    run_suite(hub_tests, hub_tests_count, argc, argv);
     fflush(stdout);
     summary_line(passed_total, failed_total);
     return failed_total == 0 && passed_total > 0 ? 0 : 1;

@@ -238,6 +238,10 @@ class mcp_config(ctypes.Structure):
 class mcp_error(ctypes.Structure):
     """Opaque handle."""
 
+# A hub of MCP servers. Thread-safe except `mcp_hub_free`.
+class mcp_hub(ctypes.Structure):
+    """Opaque handle."""
+
 # The handle a callback completes. Owned by the library during the callback; after
 # `mcp_responder_defer`, owned by the host until a reply call consumes it. Thread-safe.
 class mcp_responder(ctypes.Structure):
@@ -341,6 +345,13 @@ mcp_notification_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, c
 # A log listener: the server's stderr lines (`source` "stderr", level "info") and the
 # library's warnings (`source` "transport" or "client", level "warning").
 mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p)
+
+# A hub event listener: `event_json` (borrowed for the callback's duration) is one of
+# `{"type": "state", "server", "state", "error"?}`, `{"type": "list_changed", "server",
+# "list"}`, `{"type": "resource_updated", "server", "uri"}`, `{"type": "log", "server",
+# "source", "level", "message"}`, `{"type": "notification", "server", "method", "params"}`.
+# Runs on the shared dispatcher thread, in order.
+mcp_hub_event_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 
 # A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
 # `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
@@ -1105,6 +1116,137 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_set_log_handler': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_log_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Creates an empty hub. `options_json` (may be NULL) is `{"separator"?: string (default
+    # "__"), "prefix"?: bool (default true), "defaults"?: object}`: tool and prompt names are
+    # exported as `<member><separator><name>` (or unprefixed), and `defaults` holds configuration
+    # keys every member gets unless its own configuration sets them. Add members with
+    # `mcp_hub_add_member`, then `mcp_hub_start`. Free with `mcp_hub_free`.
+    # mcp_status mcp_hub_new(const char *options_json, struct mcp_hub **hub_out, struct mcp_error **err_out)
+    'mcp_hub_new': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_hub)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Adds member `name` with `client_config_json`, the flat configuration `mcp_config_new` takes
+    # (`{"command": …}` or `{"url": …}` and the other keys). It starts with `mcp_hub_start`. A
+    # configuration the library refuses makes the member `failed` (see `mcp_hub_members_json`),
+    # not this call; a name the hub already has is `MCP_INVALID_ARG`. Any thread.
+    # mcp_status mcp_hub_add_member(struct mcp_hub *hub, const char *name, const char *client_config_json, struct mcp_error **err_out)
+    'mcp_hub_add_member': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Connects every member not yet started, all at once, and returns when each has connected or
+    # failed (each bounded by its `connect_timeout_ms`). A member that fails does not fail this
+    # call: read the states with `mcp_hub_members_json`. Any thread; not from a callback.
+    # mcp_status mcp_hub_start(struct mcp_hub *hub, struct mcp_error **err_out)
+    'mcp_hub_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The members' states as a JSON array, in the order they were added: `{"name", "state",
+    # "error"?, "era"?, "protocolVersion"?, "serverInfo"?}` with `state` one of `idle`,
+    # `connecting`, `connected`, `reconnecting`, `failed`, `disabled`, `closed`. Free the string
+    # with `mcp_string_free`. Any thread, callbacks included (it does not block).
+    # mcp_status mcp_hub_members_json(const struct mcp_hub *hub, char **members_json_out, struct mcp_error **err_out)
+    'mcp_hub_members_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The merged list of `kind` (`MCP_LIST_*`) over the connected members: `{"tools": [...]}` (or
+    # prompts, resources, resourceTemplates). Tool and prompt names are exported names
+    # (`<member>__<name>`, rewritten to `^[a-zA-Z0-9_-]{1,64}$` when needed); each item's
+    # `_meta` has `"mcp-client/server"` (its member) and, for tools and prompts,
+    # `"mcp-client/name"` (its own name). Without prefixes, a name two members offer is
+    # `MCP_INVALID_ARG`. Any thread; not from a callback.
+    # mcp_status mcp_hub_list(struct mcp_hub *hub, int32_t kind, char **result_json_out, struct mcp_error **err_out)
+    'mcp_hub_list': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Calls the tool the merged list names `name` on its member. `arguments_json` (a JSON object)
+    # may be NULL; `opts` (may be NULL) as for `mcp_client_call_tool`. A name the hub does not
+    # have is `MCP_INVALID_ARG`, its message listing the nearest names. A tool error
+    # (`isError: true`) is `MCP_OK` with the `CallToolResult` JSON. Any thread; not from a callback.
+    # mcp_status mcp_hub_call_tool(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_hub_call_tool': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Gets the prompt the merged list names `name` from its member; `arguments_json` is an object
+    # of strings (may be NULL). Any thread; not from a callback.
+    # mcp_status mcp_hub_get_prompt(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_hub_get_prompt': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Reads resource `uri` from member `server`. Any thread; not from a callback.
+    # mcp_status mcp_hub_read_resource(struct mcp_hub *hub, const char *server, const char *uri, const struct mcp_call_opts *opts, char **result_json_out, struct mcp_error **err_out)
+    'mcp_hub_read_resource': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Starts the tool call `mcp_hub_call_tool` makes (same arguments, copied now) and returns at
+    # once; `done` runs exactly once with its outcome, on the shared dispatcher thread, as for
+    # `mcp_client_call_tool_start` (`call_out`, may be NULL, receives the call: cancel it with
+    # `mcp_call_cancel`, free it with `mcp_call_free`). A failure returned here means `done`
+    # never runs. Any thread, callbacks included.
+    # mcp_status mcp_hub_call_tool_start(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_call_tool_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_hub_get_prompt`, as `mcp_hub_call_tool_start`.
+    # mcp_status mcp_hub_get_prompt_start(struct mcp_hub *hub, const char *name, const char *arguments_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_get_prompt_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_hub_read_resource`, as `mcp_hub_call_tool_start`.
+    # mcp_status mcp_hub_read_resource_start(struct mcp_hub *hub, const char *server, const char *uri, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_read_resource_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Applies a changed configuration to one member, as a reload does: a new `name` is added and
+    # started, an existing one whose `client_config_json` differs is closed and started again
+    # from it (a `failed` one is started again even when it is equal), and an equal one keeps
+    # its connection. Returns once the member has connected or failed. Any thread; not from a
+    # callback.
+    # mcp_status mcp_hub_set_member(struct mcp_hub *hub, const char *name, const char *client_config_json, struct mcp_error **err_out)
+    'mcp_hub_set_member': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Removes member `name` and closes it (its server is shut down); an unknown name is
+    # `MCP_INVALID_ARG`. Any thread; not from a callback.
+    # mcp_status mcp_hub_remove_member(struct mcp_hub *hub, const char *name, struct mcp_error **err_out)
+    'mcp_hub_remove_member': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL: removes) the hub's listener: every member's state changes, list changes (the
+    # merged lists already reflect them), resource updates, stderr lines and notifications.
+    # `userdata_free` runs exactly once. Any thread.
+    # mcp_status mcp_hub_on_event(struct mcp_hub *hub, mcp_hub_event_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_hub_on_event': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), mcp_hub_event_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Closes every member: their servers are shut down and no process is left. Started calls not
+    # yet completed complete with `MCP_CLOSED`; later calls fail with `MCP_CLOSED`. Idempotent. Any thread; not from a callback.
+    # mcp_status mcp_hub_close(struct mcp_hub *hub, struct mcp_error **err_out)
+    'mcp_hub_close': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Closes the hub (as `mcp_hub_close`) and frees it; queued events are dropped and the
+    # listener's `userdata_free` runs. NULL is a no-op. Not from a callback; no other call on
+    # this hub may run or start.
+    # void mcp_hub_free(struct mcp_hub *hub)
+    'mcp_hub_free': (
+        None,
+        [ctypes.POINTER(mcp_hub)],
     ),
     # The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
     # `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.

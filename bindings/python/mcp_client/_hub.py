@@ -1,0 +1,312 @@
+"""The hub: many MCP servers as one client (``mcp_hub_*``)."""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import itertools
+import json
+import logging
+import threading
+from typing import Any, Callable, Mapping
+
+from . import _callbacks, _ffi
+from ._client import _enc, _take_json
+from ._config import Config
+from ._errors import new_error_ptr, take_error
+from ._library import lib
+from ._percall import ERR_PTR, Lifetime, Use, loads
+
+log = logging.getLogger("mcp_client")
+
+_KINDS = {
+    "tools": _ffi.MCP_LIST_TOOLS,
+    "prompts": _ffi.MCP_LIST_PROMPTS,
+    "resources": _ffi.MCP_LIST_RESOURCES,
+    "resourceTemplates": _ffi.MCP_LIST_RESOURCE_TEMPLATES,
+}
+
+
+def _event_trampoline(userdata: int | None, event_json: bytes | None) -> None:
+    try:
+        entry = _callbacks._lookup(userdata)
+        if entry is None or not event_json:
+            return
+        entry.fn(json.loads(event_json))
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the hub event listener raised")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+_EVENT_THUNK = _ffi.mcp_hub_event_fn(_event_trampoline)
+
+
+class Hub:
+    """Many MCP servers as one client: every member starts at once, their tools, prompts and
+    resources form one catalogue (tool and prompt names ``<member>__<name>``, each item naming
+    its member in ``_meta["mcp-client/server"]``), and each call goes to the member that owns
+    it. A member that cannot start is ``failed`` in :meth:`members`; the hub keeps going.
+
+        with Hub({"files": {"command": "mcp-server-filesystem", "args": ["/tmp"]}}) as hub:
+            hub.start()
+            print([t["name"] for t in hub.list_tools()])
+            print(hub.call_tool("files__list_directory", {"path": "/tmp"}))
+
+    Members run on the library's shared runtime. Blocking calls release the GIL; the event
+    listener runs on the shared dispatcher thread.
+    """
+
+    def __init__(
+        self,
+        members: Mapping[str, Config] | None = None,
+        *,
+        separator: str = "__",
+        prefix: bool = True,
+        defaults: Mapping[str, Any] | None = None,
+    ):
+        options = json.dumps({"separator": separator, "prefix": prefix, "defaults": dict(defaults or {})})
+        err = new_error_ptr()
+        ptr = ctypes.POINTER(_ffi.mcp_hub)()
+        st = lib.mcp_hub_new(options.encode("utf-8"), ctypes.byref(ptr), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        self._life = Lifetime(ptr, lib.mcp_hub_free, "hub")
+        for name, config in (members or {}).items():
+            self.add_member(name, config)
+
+    def _run(self, body: Callable[[Any, Any, Any], int]) -> Any:
+        err = ERR_PTR()
+        out = ctypes.c_void_p()
+        with Use(self._life) as ptr:
+            st = body(ptr, ctypes.byref(out), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        return _take_json(out)
+
+    def add_member(self, name: str, config: Config) -> None:
+        """Adds member ``name`` with its flat client configuration (``{"command": ...}`` or
+        ``{"url": ...}``); :meth:`start` connects it. A configuration the library refuses makes
+        the member ``failed``; a name the hub already has raises InvalidArgumentError."""
+        cfg = json.dumps({k: v for k, v in dict(config).items() if v is not None}).encode("utf-8")
+        key = _enc(name, "name")
+        err = ERR_PTR()
+        with Use(self._life) as ptr:
+            st = lib.mcp_hub_add_member(ptr, key, cfg, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+
+    def start(self) -> None:
+        """Connects every member not yet started, all at once; returns when each has connected
+        or failed (each bounded by its ``connect_timeout_ms``)."""
+        err = ERR_PTR()
+        with Use(self._life) as ptr:
+            st = lib.mcp_hub_start(ptr, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+
+    def members(self) -> list[dict[str, Any]]:
+        """Each member's ``{"name", "state", "error"?, "era"?, "protocolVersion"?,
+        "serverInfo"?}``; ``state`` is idle, connecting, connected, reconnecting, failed,
+        disabled or closed."""
+        result: list[dict[str, Any]] = self._run(lambda p, o, e: lib.mcp_hub_members_json(p, o, e))
+        return result
+
+    def _list(self, key: str) -> list[dict[str, Any]]:
+        result = self._run(lambda p, o, e: lib.mcp_hub_list(p, _KINDS[key], o, e))
+        items: list[dict[str, Any]] = result[key]
+        return items
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        """Every connected member's tools, names exported (``<member>__<tool>``)."""
+        return self._list("tools")
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        return self._list("prompts")
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        return self._list("resources")
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        return self._list("resourceTemplates")
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Calls the tool the merged list names ``name`` on its member; an unknown name raises
+        InvalidArgumentError listing the nearest names."""
+        key = _enc(name, "name")
+        args = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_call_tool(p, key, args, None, o, e))
+        return result
+
+    def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        key = _enc(name, "name")
+        args = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_get_prompt(p, key, args, None, o, e))
+        return result
+
+    def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        """Reads ``uri`` from member ``server``."""
+        s, u = _enc(server, "server"), _enc(uri, "uri")
+        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_read_resource(p, s, u, None, o, e))
+        return result
+
+    def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """``fn(event)`` for every member's state change (``{"type": "state", "server",
+        "state", "error"?}``), list change, resource update, stderr line and notification.
+        Runs on the shared dispatcher thread; exceptions are logged. Usable as a decorator."""
+        if fn is not None and not callable(fn):
+            raise TypeError("the hub event listener must be callable or None")
+        key = None if fn is None else _callbacks.register(_callbacks.ListenerEntry(fn, "hub event"))
+        thunk = _EVENT_THUNK if fn is not None else _ffi.mcp_hub_event_fn()
+        free = _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn()
+        err = ERR_PTR()
+        with Use(self._life) as ptr:
+            st = lib.mcp_hub_on_event(ptr, thunk, key, free, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        return fn
+
+    @property
+    def closed(self) -> bool:
+        return self._life.closing
+
+    def close(self) -> None:
+        """Closes every member (no server process is left) and frees the hub once no call uses
+        it. Idempotent."""
+        if self._life.mark_closing():
+            try:
+                ptr = self._life.acquire(closing_ok=True)
+            except Exception:  # noqa: BLE001
+                return
+            try:
+                lib.mcp_hub_close(ptr, None)
+            finally:
+                self._life.release()
+
+    def __enter__(self) -> "Hub":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if getattr(self, "_life", None) is not None:
+                self.close()
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+# Started hub calls by userdata key: the loop and future to settle from the dispatcher thread.
+_STARTED: dict[int, tuple[asyncio.AbstractEventLoop, "asyncio.Future[bytes]"]] = {}
+_STARTED_LOCK = threading.Lock()
+_STARTED_KEYS = itertools.count(1)
+
+
+def _settle(fut: "asyncio.Future[bytes]", outcome: "bytes | BaseException") -> None:
+    if fut.done():
+        return
+    if isinstance(outcome, BaseException):
+        fut.set_exception(outcome)
+    else:
+        fut.set_result(outcome)
+
+
+def _started_trampoline(userdata: int | None, status: int, result: bytes | None, _len: int, error: Any) -> None:
+    # Runs on the shared dispatcher thread: hands the outcome to the awaiting loop.
+    try:
+        with _STARTED_LOCK:
+            entry = _STARTED.pop(userdata or 0, None)
+        if entry is None:
+            return
+        loop, fut = entry
+        outcome: bytes | BaseException
+        if status == _ffi.MCP_OK:
+            outcome = result or b"null"
+        else:
+            outcome = take_error(status, ctypes.cast(error or 0, ERR_PTR), borrowed=True)
+        loop.call_soon_threadsafe(_settle, fut, outcome)
+    except BaseException:  # noqa: BLE001 - nothing may propagate into ctypes
+        pass
+
+
+_started_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p)
+_STARTED_THUNK = _started_fn(_started_trampoline)
+
+
+class AsyncHub:
+    """A :class:`Hub` for asyncio: tool calls are the library's started calls (no thread per
+    call, cancelling the awaiting task cancels the call); starting, listing and the other
+    calls run the blocking form in a worker thread.
+
+        async with AsyncHub({"fix": {"command": "mcp-fixture-server"}}) as hub:
+            await hub.start()
+            results = await asyncio.gather(*(hub.call_tool("fix__echo", {"text": t}) for t in texts))
+    """
+
+    def __init__(self, members: Mapping[str, Config] | Hub | None = None, **options: Any):
+        self.hub = members if isinstance(members, Hub) else Hub(members, **options)
+
+    async def start(self) -> None:
+        await asyncio.to_thread(self.hub.start)
+
+    def members(self) -> list[dict[str, Any]]:
+        return self.hub.members()
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_tools)
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_prompts)
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.hub.list_resources)
+
+    async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
+        return await asyncio.to_thread(self.hub.get_prompt, name, arguments)
+
+    async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
+        return await asyncio.to_thread(self.hub.read_resource, server, uri)
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """As :meth:`Hub.call_tool`, as a started call."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[bytes] = loop.create_future()
+        key = next(_STARTED_KEYS)
+        with _STARTED_LOCK:
+            _STARTED[key] = (loop, fut)
+        n = _enc(name, "name")
+        a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        call = ctypes.POINTER(_ffi.mcp_call)()
+        err = ERR_PTR()
+        with Use(self.hub._life) as ptr:
+            st = lib.mcp_hub_call_tool_start(
+                ptr, n, a, None, ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn), key, ctypes.byref(call), ctypes.byref(err)
+            )
+        if st != _ffi.MCP_OK:
+            with _STARTED_LOCK:
+                _STARTED.pop(key, None)  # a refused start never completes
+            raise take_error(st, err)
+        try:
+            raw = await fut
+        except asyncio.CancelledError:
+            lib.mcp_call_cancel(call)  # the completion still comes and drops the entry
+            raise
+        finally:
+            lib.mcp_call_free(call)
+        result: dict[str, Any] = loads(raw)
+        return result
+
+    def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Hub.on_event` (``fn`` runs on the library's dispatcher thread)."""
+        return self.hub.on_event(fn)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.hub.close)
+
+    async def __aenter__(self) -> "AsyncHub":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
