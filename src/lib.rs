@@ -37,9 +37,10 @@ mod client;
 /// The JSON configuration's one definition (keys, types, defaults) and its JSON Schema.
 pub mod config;
 mod error;
-// Every server of a host configuration file as one client.
+/// Every server of a host's configuration file as one client: the file read into a
+/// [`hub::HubSpec`] ([`hub::HubSpec::from_file`], [`hub::ReadContext`]).
 #[allow(dead_code)] // filled in by the hub work in progress
-mod hub;
+pub mod hub;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
 #[cfg(not(feature = "testing"))]
 mod ffi;
