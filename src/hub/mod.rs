@@ -4,5 +4,5 @@
 mod file;
 pub mod spec;
 
-pub use file::{EnvLookup, InputPrompt, InputPromptFn, ReadContext};
+pub use file::{InputPrompt, ReadContext};
 pub use spec::{HubSpec, MemberSpec, ToolFilter};

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 /// Looks up one environment variable.
-pub type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// Asks the user for one input; `None` declines.
-pub type InputPromptFn = Arc<dyn Fn(&InputPrompt) -> Option<String> + Send + Sync>;
+type InputPromptFn = Arc<dyn Fn(&InputPrompt) -> Option<String> + Send + Sync>;
 
 /// One `${input:id}` the host is asked to fill in: a `promptString` of the file's `inputs` array.
 #[derive(Clone, PartialEq, Eq)]
@@ -39,7 +39,7 @@ impl fmt::Debug for InputPrompt {
     }
 }
 
-/// The host's side of reading a configuration file ([`super::super::HubSpec::from_file`]).
+/// The host's side of reading a configuration file ([`crate::hub::HubSpec::from_file`]).
 ///
 /// `ReadContext::default()` looks variables up in the process environment, takes the user's
 /// home from `HOME`, has no workspace folder (`${workspaceFolder}` is then an error) and no

@@ -12,7 +12,7 @@ mod envfile;
 mod jsonc;
 mod vars;
 
-pub use context::{EnvLookup, InputPrompt, InputPromptFn, ReadContext};
+pub use context::{InputPrompt, ReadContext};
 
 use super::spec::HubSpec;
 use crate::error::{Error, ErrorKind, Result};
@@ -96,6 +96,8 @@ impl HubSpec {
 
 /// A whole file's text into a spec; `origin` names it in errors.
 fn read(text: &str, ctx: &ReadContext, base_dir: Option<&Path>, origin: &str) -> Result<HubSpec> {
+    // Editors on Windows may start the file with a byte order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let top: Value = serde_json::from_str(&jsonc::strip(text)).map_err(|e| {
         Error::invalid(format!(
             "{origin} is not JSON (comments and trailing commas allowed): {e}"
