@@ -39,7 +39,6 @@ pub mod config;
 mod error;
 /// Every server of a host's configuration file as one client: the file read into a
 /// [`hub::HubSpec`] ([`hub::HubSpec::from_file`], [`hub::ReadContext`]).
-#[allow(dead_code)] // filled in by the hub work in progress
 pub mod hub;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
 #[cfg(not(feature = "testing"))]
