@@ -37,7 +37,8 @@ mod client;
 /// The JSON configuration's one definition (keys, types, defaults) and its JSON Schema.
 pub mod config;
 mod error;
-/// Many servers as one client: the [`hub::Hub`], its options, events and member states.
+/// Many servers as one client: the [`hub::Hub`], its options, events and member states, and a
+/// host's configuration file read into a [`hub::HubSpec`] ([`hub::HubSpec::from_file`]).
 pub mod hub;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
 #[cfg(not(feature = "testing"))]

@@ -101,6 +101,7 @@ async fn a_hub_merges_its_members_routes_calls_and_survives_broken_ones() {
             disabled,
         ],
         warnings: vec!["`autoApprove` of fix is ignored".into()],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let events = collect(&hub);
@@ -251,6 +252,7 @@ async fn a_member_that_crashes_leaves_the_catalogue() {
         HubSpec {
             members: vec![member("a", fixture(&[])), member("b", fixture(&[]))],
             warnings: vec![],
+            failed: vec![],
         },
         HubOptions::default(),
     )
@@ -284,6 +286,7 @@ async fn names_collide_without_prefixes_and_are_shortened_past_64_characters() {
     let spec = || HubSpec {
         members: vec![member("one", fixture(&[])), member("two", fixture(&[]))],
         warnings: vec![],
+        failed: vec![],
     };
     let options = HubOptions {
         prefix: false,
@@ -306,6 +309,7 @@ async fn names_collide_without_prefixes_and_are_shortened_past_64_characters() {
     let spec = HubSpec {
         members: vec![member(&long, fixture(&[])), member("my.server", fixture(&[]))],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec.clone(), HubOptions::default()).unwrap();
     hub.start().await;
@@ -364,6 +368,7 @@ async fn allow_and_deny_lists_hide_tools_from_the_list_and_from_calls() {
         HubSpec {
             members: vec![m],
             warnings: vec![],
+            failed: vec![],
         },
         options,
     )
@@ -396,6 +401,7 @@ async fn list_changed_from_one_member_reaches_the_merged_list() {
             member("old", with_record(&legacy, "legacy")),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let events = collect(&hub);
@@ -452,6 +458,7 @@ async fn reload_starts_added_stops_removed_and_restarts_only_changed_members() {
             member("broken", json!({"command": "/nonexistent/mcp-server"})),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let events = collect(&hub);
@@ -471,6 +478,7 @@ async fn reload_starts_added_stops_removed_and_restarts_only_changed_members() {
             member("broken", json!({"command": "/nonexistent/mcp-server"})),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let report = hub.reload(next).await.unwrap();
     assert_eq!(report.added, ["add"]);
@@ -510,6 +518,7 @@ async fn reload_starts_added_stops_removed_and_restarts_only_changed_members() {
         hub.reload(HubSpec {
             members: vec![member("x", fixture(&[])), member("x", fixture(&[]))],
             warnings: vec![],
+            failed: vec![],
         })
         .await,
         "twins",
@@ -532,6 +541,7 @@ async fn lazy_members_connect_on_first_use_and_calls_respect_the_cap() {
         HubSpec {
             members: vec![lazy, capped],
             warnings: vec![],
+            failed: vec![],
         },
         HubOptions::default(),
     )
@@ -568,6 +578,7 @@ async fn handlers_registered_on_the_hub_answer_every_member() {
             member("old", fixture(&["--era", "legacy"])),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     // A member's own handler, registered on its client: the hub's registrations of other
@@ -601,6 +612,7 @@ async fn a_member_whose_configuration_is_refused_fails_alone() {
             member("fix", fixture(&[])),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let refused = hub.members().into_iter().next().unwrap();
@@ -626,6 +638,7 @@ async fn a_member_whose_configuration_is_refused_fails_alone() {
     let twins = HubSpec {
         members: vec![member("x", fixture(&[])), member("x", fixture(&[]))],
         warnings: vec![],
+        failed: vec![],
     };
     assert!(Hub::new(twins, HubOptions::default()).is_err());
     hub.close().await;
@@ -639,6 +652,7 @@ async fn resource_updates_of_subscribed_resources_reach_the_listener() {
             member("old", fixture(&["--era", "legacy"])),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let events = collect(&hub);
@@ -676,6 +690,7 @@ async fn a_hub_dropped_without_close_leaves_no_server_behind() {
             member("old", fixture(&["--era", "legacy"])),
         ],
         warnings: vec![],
+        failed: vec![],
     };
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     let events = collect(&hub);
@@ -688,4 +703,34 @@ async fn a_hub_dropped_without_close_leaves_no_server_behind() {
     for pid in servers {
         assert!(gone(pid).await, "server {pid} outlived its hub");
     }
+}
+
+/// A configuration file's entry that could not be built (here an unset variable) is a member in
+/// state `failed` with the file's message; the file's other members run.
+#[tokio::test]
+async fn an_entry_a_file_could_not_build_fails_alone() {
+    let ctx = mcp_client::hub::ReadContext::new().env(|_| None);
+    let text = json!({"mcpServers": {
+        "good": {"command": fixture_str()},
+        "bad": {"command": fixture_str(), "env": {"TOKEN": "${HUB_TEST_UNSET}"}},
+    }})
+    .to_string();
+    let spec = HubSpec::from_text(&text, &ctx).unwrap();
+    assert_eq!(spec.failed.len(), 1, "{:?}", spec.failed);
+    let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    hub.start().await;
+    let members = hub.members();
+    let state = |name: &str| members.iter().find(|m| m.name == name).map(|m| m.state);
+    assert_eq!(state("good"), Some(MemberState::Connected));
+    assert_eq!(state("bad"), Some(MemberState::Failed));
+    let bad = members.iter().find(|m| m.name == "bad").unwrap();
+    let message = bad.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
+    assert!(message.contains("HUB_TEST_UNSET"), "{message}");
+    let tools = hub.list_tools().await.unwrap();
+    assert!(tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["name"] == "good__echo"));
+    hub.close().await;
 }

@@ -26,6 +26,7 @@ fn spec(members: usize) -> HubSpec {
     HubSpec {
         members,
         warnings: vec![],
+        failed: vec![],
     }
 }
 

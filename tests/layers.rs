@@ -178,3 +178,22 @@ fn the_check_sees_a_loop_when_there_is_one() {
         .iter()
         .any(|c| c.contains(&"client".to_string()) && c.contains(&"transport".to_string())));
 }
+
+#[test]
+fn the_hub_sits_above_client_and_below_ffi() {
+    let edges = graph();
+    // What the hub builds on: the client and its configuration, and what a client's handlers
+    // and errors are made of (authorization handlers, protocol types).
+    let allowed = ["auth", "base", "client", "config", "error", "protocol", "lib"];
+    let hub = edges["hub"].clone();
+    assert!(hub.contains_key("client"), "the graph sees the hub's imports: {hub:?}");
+    let beyond: Vec<_> = hub.iter().filter(|(to, _)| !allowed.contains(&to.as_str())).collect();
+    assert!(beyond.is_empty(), "src/hub imports beyond its layer: {beyond:?}");
+    // Only the C ABI (and the crate root's re-exports) stand on the hub.
+    let above: Vec<_> = edges
+        .iter()
+        .filter(|(from, to)| !["ffi", "lib", "testing", "fuzzing"].contains(&from.as_str()) && to.contains_key("hub"))
+        .map(|(from, to)| (from, &to["hub"]))
+        .collect();
+    assert!(above.is_empty(), "modules below the hub import it: {above:?}");
+}

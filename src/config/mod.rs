@@ -24,6 +24,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 pub use parse::parse;
+pub(crate) use parse::parse_key;
 #[cfg(feature = "schema")]
 pub use parse::{keys, schema};
 

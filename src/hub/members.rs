@@ -159,6 +159,26 @@ pub(crate) struct Member {
 }
 
 /// The member's client configuration: the hub's defaults under the member's own keys.
+/// A member to build: its spec, and why the configuration file could not build it (`HubSpec::failed`).
+pub type Entry = (MemberSpec, Option<String>);
+
+/// `spec`'s members, then its entries the file could not build (as failed members of their
+/// name: nothing else of them is known).
+pub fn entries(members: Vec<MemberSpec>, failed: Vec<(String, String)>) -> Vec<Entry> {
+    let refused = failed.into_iter().map(|(name, message)| {
+        let spec = MemberSpec {
+            name,
+            enabled: true,
+            client: Value::Null,
+            tools: Default::default(),
+            lazy: false,
+            max_concurrency: None,
+        };
+        (spec, Some(message))
+    });
+    members.into_iter().map(|m| (m, None)).chain(refused).collect()
+}
+
 fn client_config(spec: &MemberSpec, defaults: &Map<String, Value>) -> Result<ClientConfig> {
     let Value::Object(own) = &spec.client else {
         return Err(Error::invalid("its client configuration is not a JSON object"));
@@ -169,16 +189,21 @@ fn client_config(spec: &MemberSpec, defaults: &Map<String, Value>) -> Result<Cli
 }
 
 impl Member {
+    /// The member of `entry` (a spec, and the reason the configuration file could not build it:
+    /// such a member is `Failed` with that message from the start).
     pub fn new(
-        spec: MemberSpec,
+        entry: Entry,
         options: &HubOptions,
         handlers: &SharedHandlers,
         emitter: Arc<Emitter>,
         generation: Arc<AtomicU64>,
     ) -> Arc<Member> {
-        let client = client_config(&spec, &options.defaults)
-            .map(Client::new)
-            .map_err(|e| e.context(&format!("member `{}`", spec.name)));
+        let (spec, refused) = entry;
+        let client = match refused {
+            Some(message) => Err(Error::invalid(message)),
+            None => client_config(&spec, &options.defaults).map(Client::new),
+        }
+        .map_err(|e| e.context(&format!("member `{}`", spec.name)));
         let (state, error) = match (&client, spec.enabled) {
             (_, false) => (MemberState::Disabled, None),
             (Err(e), true) => (MemberState::Failed, Some(e.clone())),

@@ -8,6 +8,7 @@
 
 mod catalogue;
 mod events;
+mod file;
 mod members;
 mod naming;
 mod reload;
@@ -15,6 +16,7 @@ mod routing;
 pub mod spec;
 
 pub use events::{HubEvent, HubEventFn, MemberState};
+pub use file::{InputPrompt, ReadContext};
 pub use members::MemberStatus;
 pub use reload::ReloadReport;
 pub use spec::{HubSpec, MemberSpec, ToolFilter};
@@ -104,6 +106,7 @@ impl HubOptions {
 ///         member("broken", json!({"command": "/nonexistent/server"})),
 ///     ],
 ///     warnings: vec![],
+///     failed: vec![], // entries a configuration file could not build
 /// };
 /// let hub = Hub::new(spec, HubOptions::default())?;
 /// hub.on_event(Some(Arc::new(|event: &HubEvent| {
@@ -148,9 +151,14 @@ struct Inner {
 /// Refuses two members of one name.
 fn check_names(spec: &HubSpec) -> Result<()> {
     let mut seen = HashSet::new();
-    for m in &spec.members {
-        if !seen.insert(m.name.as_str()) {
-            return Err(Error::invalid(format!("two members are named `{}`", m.name)));
+    let names = spec
+        .members
+        .iter()
+        .map(|m| &m.name)
+        .chain(spec.failed.iter().map(|(n, _)| n));
+    for name in names {
+        if !seen.insert(name.as_str()) {
+            return Err(Error::invalid(format!("two members are named `{name}`")));
         }
     }
     Ok(())
@@ -165,8 +173,7 @@ impl Hub {
         let emitter = Arc::new(Emitter::default());
         let generation = Arc::new(AtomicU64::new(0));
         let handlers = SharedHandlers::default();
-        let members = spec
-            .members
+        let members = members::entries(spec.members, spec.failed)
             .into_iter()
             .map(|m| Member::new(m, &options, &handlers, emitter.clone(), generation.clone()))
             .collect();
@@ -204,7 +211,7 @@ impl Hub {
         }
         let options = &self.inner.options;
         let (emitter, generation) = (self.inner.emitter.clone(), self.inner.generation.clone());
-        members.push(Member::new(spec, options, &handlers, emitter, generation));
+        members.push(Member::new((spec, None), options, &handlers, emitter, generation));
         self.inner.generation.fetch_add(1, Ordering::SeqCst);
         Ok(())
     }
@@ -214,6 +221,7 @@ impl Hub {
         HubSpec {
             members: self.members_now().iter().map(|m| m.spec.clone()).collect(),
             warnings: self.warnings(),
+            failed: Vec::new(),
         }
     }
 

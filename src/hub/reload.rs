@@ -2,7 +2,7 @@
 //! [`MemberSpec`](super::MemberSpec) keeps its member (connection, lists, caches), a changed one
 //! is closed and replaced, a new one is started, a missing one is closed.
 
-use super::members::Member;
+use super::members::{self, Member};
 use super::{check_names, close_all, connect_all, Hub, HubSpec, MemberState};
 use crate::error::Result;
 use std::sync::atomic::Ordering;
@@ -34,11 +34,12 @@ impl Hub {
         let handlers = self.inner.handlers.read().unwrap().clone();
         let mut report = ReloadReport::default();
         let (mut next, mut start, mut stop) = (Vec::new(), Vec::new(), Vec::new());
-        for member_spec in spec.members {
+        for (member_spec, refused) in members::entries(spec.members, spec.failed) {
             let name = member_spec.name.clone();
             let previous = old.iter().find(|m| m.name() == name);
             // A failed member has no connection to keep: an equal spec starts it again.
-            let keep = |m: &&Arc<Member>| m.spec == member_spec && m.state() != MemberState::Failed;
+            let keep =
+                |m: &&Arc<Member>| refused.is_none() && m.spec == member_spec && m.state() != MemberState::Failed;
             if let Some(kept) = previous.filter(keep) {
                 report.unchanged.push(name);
                 next.push(kept.clone());
@@ -52,7 +53,7 @@ impl Hub {
                 None => report.added.push(name),
             }
             let member = Member::new(
-                member_spec,
+                (member_spec, refused),
                 &self.inner.options,
                 &handlers,
                 self.inner.emitter.clone(),

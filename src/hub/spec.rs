@@ -9,7 +9,11 @@
 use serde_json::Value;
 
 /// One server of the configuration file, ready to run.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Its `Debug` form shows the `client` object's `command`, its `url` without query or
+/// credentials, and the names of its other keys: values (environment, headers, arguments,
+/// tokens, answers to `${input:…}`) stay out of logs.
+#[derive(Clone, PartialEq)]
 pub struct MemberSpec {
     /// The entry's key in the file (`mcpServers.<name>` or `servers.<name>`): the member's name,
     /// the prefix of its namespaced tool names and the name events carry.
@@ -40,6 +44,39 @@ pub struct ToolFilter {
     pub deny: Vec<String>,
 }
 
+impl std::fmt::Debug for MemberSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let client = self.client.as_object();
+        let text = |key: &str| client.and_then(|c| c.get(key)).and_then(Value::as_str);
+        let url = text("url").map(|u| match url::Url::parse(u) {
+            Ok(mut u) => {
+                let _ = u.set_username("");
+                let _ = u.set_password(None);
+                u.set_query(None);
+                u.set_fragment(None);
+                u.to_string()
+            }
+            Err(_) => "(not a URL)".to_string(),
+        });
+        let keys: Vec<&str> = client
+            .into_iter()
+            .flat_map(|c| c.keys())
+            .map(String::as_str)
+            .filter(|k| !matches!(*k, "command" | "url"))
+            .collect();
+        f.debug_struct("MemberSpec")
+            .field("name", &self.name)
+            .field("enabled", &self.enabled)
+            .field("command", &text("command"))
+            .field("url", &url)
+            .field("client_keys", &keys)
+            .field("tools", &self.tools)
+            .field("lazy", &self.lazy)
+            .field("max_concurrency", &self.max_concurrency)
+            .finish()
+    }
+}
+
 /// A whole configuration file, read.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HubSpec {
@@ -48,4 +85,10 @@ pub struct HubSpec {
     /// Keys that other hosts define and this library ignores (`autoApprove`, `alwaysAllow`, …),
     /// each listed once with the server it was found on, for the host to show or log.
     pub warnings: Vec<String>,
+    /// Entries that could not be made into a member, as (name, message), in the file's order:
+    /// an unset variable, an input the host declined, a setting the single-client
+    /// configuration refuses. The message names the server and the key and never holds an
+    /// input's answer. A hub shows each as a member in state `failed` with that message; the
+    /// rest of the file runs.
+    pub failed: Vec<(String, String)>,
 }
