@@ -186,6 +186,12 @@ bench-cache:
 bench-many:
 	python3 bench/run.py --only many $(BENCH_ARGS)
 
+# The hub targets: 1, 5 and 20 stdio members connected at once against the raw baseline, the
+# merged tools/list from the cache, threads per member count (bench/results/hub.md).
+.PHONY: bench-hub
+bench-hub:
+	python3 bench/run.py --only hub $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

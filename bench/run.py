@@ -15,6 +15,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py --sections seq,conc,connect [--server minimal] [--warmup N]   (a subset)
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
     python3 bench/run.py --only many [--clients 200] [--rounds 3] [--duration S] [--lib ARCHIVE] [--fixture PATH]
+    python3 bench/run.py --only hub [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -108,6 +109,7 @@ def build(skip: bool) -> None:
     build_raw_stdio()
     sh([cc, *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
     link_cabi(RELEASE / "libmcp_client.a")
+    link_hub(RELEASE / "libmcp_client.a")
     build_mini_server()
 
 
@@ -120,6 +122,12 @@ def link_cabi(lib: Path) -> None:
     """The C ABI runner (bench/c/cabi.c), linked against `lib`."""
     sh([os.environ.get("CC", "cc"), *C_FLAGS, f"-I{ROOT / 'include'}", "-o", str(CBIN / "cabi"),
         str(BENCH / "c" / "cabi.c"), str(lib), *STATIC_LIBS])
+
+
+def link_hub(lib: Path) -> None:
+    """The hub runner (bench/c/hub.c), linked against `lib`."""
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, f"-I{ROOT / 'include'}", "-o", str(CBIN / "hub"),
+        str(BENCH / "c" / "hub.c"), str(lib), *STATIC_LIBS])
 
 
 def cabi_against(args: argparse.Namespace) -> tuple[Path, Path]:
@@ -571,6 +579,11 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         # 8. Many clients on the shared runtime, reduced: see MANY_SECTION.
         res["many"] = measure_many(**{**MANY_SECTION, "rounds": min(MANY_SECTION["rounds"], args.rounds)})
         host.mark("many")
+
+    if "hub" in sections:
+        # 10. The hub: 1, 5 and 20 stdio members connected at once, the merged tools/list, threads.
+        res["hub"] = measure_hub(**{**HUB_SECTION, "rounds": min(HUB_SECTION["rounds"], args.rounds)})
+        host.mark("hub")
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -783,23 +796,26 @@ def seq_table(rows: dict, ref_key: str = "cabi") -> list[str]:
     return out
 
 
+def target_row(name: str, value, want: float, op: str, detail: str) -> dict:
+    """One target's verdict; `value` a number, or compare()'s dict (median, range, best round);
+    `op` one of ">=", "<", "<="."""
+    cmp = value if isinstance(value, dict) else None
+    value = cmp["value"] if cmp else value
+    if value is None:
+        return {"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail}
+    ok = value >= want if op == ">=" else value <= want if op == "<=" else value < want
+    row = {"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
+           "detail": detail}
+    if cmp:
+        row.update(lo=round(cmp["lo"], 3), hi=round(cmp["hi"], 3), best=round(cmp["best"], 3), rounds=cmp["rounds"])
+    return row
+
+
 def targets(res: dict) -> list[dict]:
     t: list[dict] = []
 
     def add(name: str, value, want: float, op: str, detail: str) -> None:
-        """value: a number, or compare()'s dict (median, range, best round)."""
-        cmp = value if isinstance(value, dict) else None
-        value = cmp["value"] if cmp else value
-        if value is None:
-            t.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
-            return
-        ok = value >= want if op == ">=" else value < want
-        row = {"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
-               "detail": detail}
-        if cmp:
-            row.update(lo=round(cmp["lo"], 3), hi=round(cmp["hi"], 3), best=round(cmp["best"], 3),
-                       rounds=cmp["rounds"])
-        t.append(row)
+        t.append(target_row(name, value, want, op, detail))
 
     seq = res.get("seq_stdio", {})
     if seq:
@@ -861,6 +877,9 @@ def targets(res: dict) -> list[dict]:
 
     if res.get("many"):
         many_targets(res["many"], add)
+
+    if res.get("hub"):
+        hub_targets(res["hub"], add)
 
     for key in (("cabi", "rust") if res.get("memory") else ()):
         m = res.get("memory", {}).get(key)
@@ -1203,6 +1222,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.extend(many_report(res.get("many")))
     L.extend(idle_report(res.get("idle")))
     L.extend(idle_report(res.get("idle_http"), http=True))
+    L.extend(hub_report(res.get("hub")))
     return "\n".join(L) + "\n"
 
 
@@ -1246,7 +1266,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle"
+ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle,hub"
 
 
 def chart(res: dict, mach: dict) -> str:
@@ -1308,7 +1328,7 @@ def measure_many_round(runs: dict, rnd: int, rounds: int, clients: int, duration
 
 
 def many_run(cmd: list[str]) -> dict:
-    """A many-clients runner's JSON line."""
+    """A C runner's result: the last line of its stdout, as JSON."""
     done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=600, cwd=ROOT)
     if done.returncode != 0:
         # The runner says what failed on stderr (among the servers' own lines).
@@ -1428,11 +1448,7 @@ def bench_many(args) -> int:
     tgs: list[dict] = []
 
     def add(name: str, value, want: float, op: str, detail: str) -> None:
-        cmp = value if isinstance(value, dict) else None
-        value = cmp["value"] if cmp else value
-        ok = value is not None and (value >= want if op == ">=" else value < want)
-        tgs.append({"target": name, "status": "SKIP" if value is None else "PASS" if ok else "FAIL",
-                    "value": value, "detail": detail})
+        tgs.append(target_row(name, value, want, op, detail))
 
     many_targets(m, add)
     L = ["# Many clients: isolated vs shared runtime, against the raw baseline", "",
@@ -1457,6 +1473,181 @@ def bench_many(args) -> int:
     return 0 if all(t["status"] == "PASS" for t in tgs) else 1
 
 
+# The hub (make bench's section `hub`, and `--only hub` with its own --rounds): member counts, rounds,
+# hubs per run (each one's start timed), and seconds of merged tools/list with the most members.
+HUB_SECTION = {"members": (1, 5, 20), "rounds": 5, "iterations": 9, "list_duration": 1.0}
+
+
+def measure_hub(members: tuple[int, ...], rounds: int, iterations: int, list_duration: float,
+                fixture: Path = FIXTURE) -> dict:
+    """Per round, for each member count in turn (interleaved): the raw baseline connecting as many
+    fixture servers at once (`raw_stdio --connect --parallel`: spawn, discover, no library), then
+    a hub of as many fixture members through the C ABI (`bench/c/hub.c`); the hub with the most
+    members also times the merged tools/list from its cache."""
+    runs: dict[str, list[dict]] = {}
+    server = ["--", str(fixture), "--fast"]
+    for rnd in range(rounds):
+        for n in members:
+            log(f"hub: round {rnd + 1}/{rounds}, {n} member(s)")
+            runs.setdefault(f"raw/{n}", []).append(many_run(
+                [str(CBIN / "raw_stdio"), "--connect", str(iterations), "--parallel", str(n), "--duration", "120",
+                 *server]))
+            listing = ["--list-duration", str(list_duration)] if n == max(members) else []
+            runs.setdefault(f"hub/{n}", []).append(many_run(
+                [str(CBIN / "hub"), "--members", str(n), "--iterations", str(iterations), *listing, *server]))
+    return {"settings": {"members": list(members), "rounds": rounds, "iterations": iterations,
+                         "list_duration": list_duration}, "runs": runs}
+
+
+def hub_figure(runs: dict, key: str, field: str) -> dict | None:
+    """`field` over the rounds of `key`: median, range, best (lowest) round."""
+    vals = [r[field] for r in runs.get(key, []) if r.get(field) is not None]
+    if not vals:
+        return None
+    return {"value": statistics.median(vals), "lo": min(vals), "hi": max(vals), "best": min(vals), "rounds": len(vals)}
+
+
+def hub_ratio(runs: dict, kind: str, many: int, one: int = 1) -> dict | None:
+    """Connect time of `many` members (or servers) over `one`'s, within each round: median, range,
+    best round against best round."""
+    a, b = runs.get(f"{kind}/{many}", []), runs.get(f"{kind}/{one}", [])
+    pairs = [x["connect_p50_us"] / y["connect_p50_us"] for x, y in zip(a, b)]
+    if not pairs:
+        return None
+    return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs),
+            "best": min(x["connect_p50_us"] for x in a) / min(y["connect_p50_us"] for y in b), "rounds": len(pairs)}
+
+
+def hub_vs_raw(runs: dict, n: int) -> dict | None:
+    """The hub's connect of `n` members over the raw baseline's of `n` servers, within each round."""
+    pairs = [x["connect_p50_us"] / y["connect_p50_us"] for x, y in zip(runs.get(f"hub/{n}", []),
+                                                                       runs.get(f"raw/{n}", []))]
+    if not pairs:
+        return None
+    return {"value": statistics.median(pairs), "lo": min(pairs), "hi": max(pairs)}
+
+
+def ms_spread(fig: dict | None) -> str:
+    return "n/a" if not fig else f"{fig['value'] / 1e3:.1f} ms ({fig['lo'] / 1e3:.1f}–{fig['hi'] / 1e3:.1f})"
+
+
+def hub_targets(h: dict, add) -> None:
+    """The hub's three targets: concurrent connect, merged tools/list from the cache, flat threads."""
+    runs, members = h["runs"], h["settings"]["members"]
+    big = max(members)
+    mine, raw = hub_ratio(runs, "hub", big), hub_ratio(runs, "raw", big)
+    one, many = hub_figure(runs, "hub/1", "connect_p50_us"), hub_figure(runs, f"hub/{big}", "connect_p50_us")
+    raw_many = hub_figure(runs, f"raw/{big}", "connect_p50_us")
+    unreachable = raw is not None and raw["value"] > 1.5
+    vs_raw, vs_raw1 = hub_vs_raw(runs, big), hub_vs_raw(runs, 1)
+    add(f"hub connect: {big} stdio members ≤ 1.5x one member (concurrent, not sequential)", mine, 1.5, "<=",
+        f"hub start p50, 1 member {ms_spread(one)}, {big} members {ms_spread(many)} ({big} one after another "
+        f"would take {fnum(one and one['value'] * big / 1e3, 1)} ms); the raw baseline ({big} fixture servers "
+        f"spawned and sent discover at once by one C thread, no library) takes {fnum(raw and raw['value'], 2)}x "
+        f"({fnum(raw and raw['lo'], 2)}–{fnum(raw and raw['hi'], 2)}) its one-server time, {ms_spread(raw_many)} "
+        f"for {big}"
+        + (f": it misses the target itself, since {big} server processes starting at once queue for "
+           f"{os.cpu_count()} cores; no client can reach 1.5x on this machine" if unreachable else "")
+        + f"; the hub's {big}-member connect ÷ the raw baseline's {big} {fnum((vs_raw or {}).get('value'), 2)} "
+          f"({fnum((vs_raw or {}).get('lo'), 2)}–{fnum((vs_raw or {}).get('hi'), 2)}), with 1: "
+          f"{fnum((vs_raw1 or {}).get('value'), 2)} ({fnum((vs_raw1 or {}).get('lo'), 2)}–"
+          f"{fnum((vs_raw1 or {}).get('hi'), 2)})")
+    lst = hub_figure(runs, f"hub/{big}", "list_p50_us")
+    p99 = hub_figure(runs, f"hub/{big}", "list_p99_us")
+    r0 = (runs.get(f"hub/{big}") or [{}])[0]
+    fill = hub_figure(runs, f"hub/{big}", "list_fill_us")
+    add(f"merged tools/list over {big} connected members from the cache < 50 µs per call (p50)", lst, 50.0, "<",
+        f"p50 µs median over rounds {fnum(lst and lst['value'], 1)} ({fnum(lst and lst['lo'], 1)}–"
+        f"{fnum(lst and lst['hi'], 1)}), p99 {fnum(p99 and p99['value'], 1)} ({fnum(p99 and p99['lo'], 1)}–"
+        f"{fnum(p99 and p99['hi'], 1)}); {fnum(r0.get('tools'))} tools, {fnum(r0.get('list_bytes'))} bytes of JSON "
+        f"per call; the first call, fetching every member's list, {fnum(fill and fill['value'] / 1e3, 1)} ms")
+    th = {n: [r["threads_hub"] for r in runs.get(f"hub/{n}", [])] for n in members}
+    added = [b - a for a, b in zip(th.get(1, []), th.get(big, []))]
+    add(f"threads flat from 1 to {big} members (threads added)", float(max(added)) if added else None, 1.0, "<",
+        "process threads with " + " / ".join(f"{n}" for n in members) + " members: "
+        + " / ".join(str(sorted(set(th[n]))) for n in members)
+        + f"; before the hub {sorted(set(r['threads_before'] for r in runs.get('hub/1', [])))}")
+
+
+def hub_report(h: dict | None) -> list[str]:
+    """The hub table (make bench's section 10 and results/hub.md)."""
+    if not h:
+        return []
+    runs, st = h["runs"], h["settings"]
+
+    def cell(key: str, field: str, scale: float = 1e3, digits: int = 2) -> str:
+        fig = hub_figure(runs, key, field)
+        if not fig:
+            return ""
+        return (f"{fig['value'] / scale:.{digits}f} ({fig['lo'] / scale:.{digits}f}–"
+                f"{fig['hi'] / scale:.{digits}f})")
+
+    def ratio_cell(kind: str, n: int) -> str:
+        r = hub_ratio(runs, kind, n)
+        return "" if not r else f"{r['value']:.2f} ({r['lo']:.2f}–{r['hi']:.2f})"
+
+    L = ["", "## 10. Hub: many stdio members as one client", "",
+         f"`bench/c/hub.c` (the C ABI: `mcp_hub_new`, one `mcp_hub_add_member` per member, each starting its own "
+         f"`mcp-fixture-server --fast`; `mcp_hub_start` timed, every member connected concurrently on the shared "
+         f"runtime: spawn, `server/discover` and the `subscriptions/listen` acknowledgement; `mcp_hub_free` timed "
+         f"until every server is reaped) and `bench/c/raw_stdio.c --connect --parallel` (the raw baseline: one C "
+         f"thread spawns as many servers with `posix_spawn`, writes each its pre-encoded discover as soon as it is "
+         f"spawned, then reads every reply; no listen). {st['rounds']} interleaved rounds, each run "
+         f"{st['iterations']} hubs (or connects) whose p50 is the run's figure; median (min–max) over rounds. "
+         "Ratios are within a round, then the median.", "",
+         "| members | hub connect p50 ms | raw connect p50 ms | hub ÷ raw | hub: N ÷ 1 | raw: N ÷ 1 | "
+         "process threads | hub close p50 ms |",
+         "|---:|---:|---:|---:|---:|---:|---|---:|"]
+    for n in st["members"]:
+        r = hub_vs_raw(runs, n)
+        vs_raw = "" if not r else f"{r['value']:.2f} ({r['lo']:.2f}–{r['hi']:.2f})"
+        threads = sorted(set(r["threads_hub"] for r in runs.get(f"hub/{n}", [])))
+        L.append(f"| {n} | {cell(f'hub/{n}', 'connect_p50_us')} | {cell(f'raw/{n}', 'connect_p50_us')} | {vs_raw} | "
+                 f"{ratio_cell('hub', n)} | {ratio_cell('raw', n)} | {', '.join(map(str, threads))} | "
+                 f"{cell(f'hub/{n}', 'close_p50_us')} |")
+    big = max(st["members"])
+    L += ["", f"Merged `tools/list` over {big} connected members, from the hub's cache (`mcp_hub_list`, the JSON text "
+          f"copied out and freed; {st['list_duration']} s per round after one untimed call that fetches every "
+          f"member's list): p50 {cell(f'hub/{big}', 'list_p50_us', 1, 1)} µs, p99 "
+          f"{cell(f'hub/{big}', 'list_p99_us', 1, 1)} µs, {cell(f'hub/{big}', 'list_per_sec', 1, 0)} calls/s; the "
+          f"filling call {cell(f'hub/{big}', 'list_fill_us')} ms."]
+    return L
+
+
+def bench_hub(args) -> int:
+    """The hub targets alone (`--only hub`): results/hub.{md,json}."""
+    lib, fixture = cabi_against(args)
+    build_raw_stdio()
+    link_hub(lib)
+    mach, cpu0 = machine(), cpu_times()
+    h = measure_hub(HUB_SECTION["members"], args.rounds, HUB_SECTION["iterations"], HUB_SECTION["list_duration"],
+                    fixture)
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    mach["load_average_at_end"] = list(os.getloadavg())
+    tgs: list[dict] = []
+    hub_targets(h, lambda name, value, want, op, detail: tgs.append(target_row(name, value, want, op, detail)))
+    run = mach["during_run"]
+    steal = run.get("steal_percent") or 0
+    L = ["# Hub: many stdio members as one client", "",
+         f"`python3 bench/run.py --only hub --rounds {args.rounds}` (`make bench-hub`), {mach['date']}, library "
+         f"`{lib.relative_to(ROOT) if lib.is_relative_to(ROOT) else lib}`, {mach['cores']} cores ({mach['cpu_model']}); "
+         f"load average {mach['load_average_at_start'][0]:.2f} at the start, {mach['load_average_at_end'][0]:.2f} at "
+         f"the end; during the run the machine was {run.get('busy_percent', '?')}% busy and lost "
+         f"{run.get('steal_percent', '?')}% to steal"
+         + (f" (above {STEAL_NOTABLE:.0f}%: the absolute times measured the host's contention as much as the hub)"
+            if steal > STEAL_NOTABLE else "") + ".",
+         *hub_report(h)[2:], "", "| target | result | median (range) | detail |", "|---|---|---:|---|"]
+    for t in tgs:
+        rng = f" ({t['lo']:.2f}–{t['hi']:.2f})" if "lo" in t else ""
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)}{rng} | {t['detail']} |")
+    md = "\n".join(L) + "\n"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "hub.md").write_text(md)
+    (RESULTS / "hub.json").write_text(json.dumps({"machine": mach, "results": h, "targets": tgs}, indent=1) + "\n")
+    print(md)
+    return 0 if all(t["status"] == "PASS" for t in tgs) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     # Five rounds: on a shared 2-core VM single rounds swing by ±20%, and a median of three
@@ -1470,9 +1661,10 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
-    ap.add_argument("--only", choices=["all", "cache", "async", "many"], default="all",
+    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub"], default="all",
                     help="cache: only the response-cache target; async: only the started-call targets (results/async.{md,json}); "
-                         "many: only the many-clients target (results/many.{md,json})")
+                         "many: only the many-clients target (results/many.{md,json}); "
+                         "hub: only the hub targets (results/hub.{md,json})")
     ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
                     "make bench's section `many` uses MANY_SECTION")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
@@ -1481,13 +1673,15 @@ def main() -> int:
     ap.add_argument("--sections", default=ALL_SECTIONS,
                     help=f"comma-separated subset of {ALL_SECTIONS}; a subset writes target/bench-logs/sections.{{md,json,svg}} "
                          "instead of bench/results/latest.*")
-    ap.add_argument("--lib", help="--only cache: the libmcp_client.a to link (default target/release)")
-    ap.add_argument("--fixture", help="--only cache: the fixture server (default target/release)")
+    ap.add_argument("--lib", help="--only cache, many, hub: the libmcp_client.a to link (default target/release)")
+    ap.add_argument("--fixture", help="--only cache, many, hub: the fixture server (default target/release)")
     args = ap.parse_args()
     if args.only == "cache":
         return bench_cache(args)
     if args.only == "many":
         return bench_many(args)
+    if args.only == "hub":
+        return bench_hub(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10
@@ -1538,19 +1732,7 @@ def only_async(args: argparse.Namespace, r: Runners, mach: dict, vers: dict, cpu
     tgs: list[dict] = []
 
     def add(name: str, value, want: float, op: str, detail: str) -> None:
-        """value: a number, or compare()'s dict (median, range, best round)."""
-        cmp = value if isinstance(value, dict) else None
-        value = cmp["value"] if cmp else value
-        if value is None:
-            tgs.append({"target": name, "status": "SKIP", "value": None, "want": want, "detail": detail})
-            return
-        ok = value >= want if op == ">=" else value < want
-        row = {"target": name, "status": "PASS" if ok else "FAIL", "value": round(value, 3), "want": want,
-               "detail": detail}
-        if cmp:
-            row.update(lo=round(cmp["lo"], 3), hi=round(cmp["hi"], 3), best=round(cmp["best"], 3),
-                       rounds=cmp["rounds"])
-        tgs.append(row)
+        tgs.append(target_row(name, value, want, op, detail))
 
     async_targets(res["async"], add)
     python_targets(res, lambda name, v, want, op, detail: add(name, v["value"] if isinstance(v, dict) else v, want, op,

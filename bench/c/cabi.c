@@ -18,7 +18,6 @@
  */
 #include "common.h"
 #include "mcp_client.h"
-#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <malloc.h>
@@ -232,16 +231,6 @@ static void start_one(started_run *r, started_call *sc) {
     r->outstanding++;
 }
 
-static int thread_count(void) {
-    DIR *d = opendir("/proc/self/task");
-    int n = 0;
-    if (!d) return -1;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (e->d_name[0] != '.') n++;
-    closedir(d);
-    return n;
-}
-
 static int test_started(void) {
     mcp_client *c = open_client(1);
     int fd = -1;
@@ -251,13 +240,13 @@ static int test_started(void) {
     started_run r = {0};
     r.c = c;
     samples_init(&r.s, (size_t)max_calls + (size_t)inflight);
-    int threads_before = thread_count(), threads_max = threads_before;
+    int threads_before = task_count(), threads_max = threads_before;
     double cpu0 = cpu_us();
     uint64_t start = now_ns();
     r.deadline = start + (uint64_t)(duration * 1e9);
     for (long k = 0; k < inflight; k++) start_one(&r, (started_call *)malloc(sizeof(started_call)));
     {
-        int n = thread_count(); /* every call started, none dispatched yet */
+        int n = task_count(); /* every call started, none dispatched yet */
         if (n > threads_max) threads_max = n;
     }
     while (r.outstanding > 0) {
@@ -265,7 +254,7 @@ static int test_started(void) {
         poll(&p, 1, 1000);
         check(mcp_client_dispatch(c, 0, NULL, &err), err, "dispatch");
         if ((r.calls & 1023) == 0) {
-            int n = thread_count();
+            int n = task_count();
             if (n > threads_max) threads_max = n;
         }
     }
@@ -346,37 +335,7 @@ static int test_mem(void) {
     return 0;
 }
 
-/* JSON string escaping for the few characters a path may hold. */
-static void append_json_str(char **out, size_t *len, size_t *cap, const char *s) {
-    for (; *s; s++) {
-        if (*len + 8 >= *cap) {
-            *cap *= 2;
-            *out = realloc(*out, *cap);
-        }
-        if (*s == '"' || *s == '\\') (*out)[(*len)++] = '\\';
-        (*out)[(*len)++] = *s;
-    }
-    (*out)[*len] = 0;
-}
-
-static void append(char **out, size_t *len, size_t *cap, const char *s) {
-    size_t n = strlen(s);
-    while (*len + n + 1 >= *cap) *cap *= 2, *out = realloc(*out, *cap);
-    memcpy(*out + *len, s, n + 1);
-    *len += n;
-}
-
 /* ---- many: clients spread over servers ---- */
-
-static int task_count(void) {
-    DIR *d = opendir("/proc/self/task");
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) n += e->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
 
 typedef struct {
     mcp_client **clients;
@@ -507,24 +466,16 @@ int main(int argc, char **argv) {
             runtime = !strcmp(argv[++i], "shared") ? MCP_RUNTIME_SHARED : MCP_RUNTIME_ISOLATED;
         else die("unknown option");
     }
-    size_t len = 0, cap = 256;
-    config_json = malloc(cap);
-    config_json[0] = 0;
     if (url) {
+        size_t len = 0, cap = 256;
+        config_json = malloc(cap);
+        config_json[0] = 0;
         append(&config_json, &len, &cap, "{\"url\":\"");
         append_json_str(&config_json, &len, &cap, url);
         append(&config_json, &len, &cap, "\"}");
     } else {
         if (i + 1 >= argc) die("no server command");
-        append(&config_json, &len, &cap, "{\"command\":\"");
-        append_json_str(&config_json, &len, &cap, argv[i + 1]);
-        append(&config_json, &len, &cap, "\",\"args\":[");
-        for (int k = i + 2; k < argc; k++) {
-            append(&config_json, &len, &cap, k > i + 2 ? ",\"" : "\"");
-            append_json_str(&config_json, &len, &cap, argv[k]);
-            append(&config_json, &len, &cap, "\"");
-        }
-        append(&config_json, &len, &cap, "]}");
+        config_json = stdio_config_json(argv + i + 1);
     }
     if (!strcmp(test, "seq")) return test_seq();
     if (!strcmp(test, "conc")) return test_conc();

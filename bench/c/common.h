@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <dirent.h>
 #include <sys/resource.h>
 
 static inline uint64_t now_ns(void) {
@@ -86,6 +87,55 @@ static inline void print_series(const char *prefix, size_t calls, double seconds
            "\"%smean_us\":%.2f",
            prefix, calls, prefix, seconds, prefix, seconds > 0 ? (double)calls / seconds : 0.0, prefix, p50,
            prefix, p99, prefix, mean);
+}
+
+/* Threads of this process (entries of /proc/self/task), or -1. */
+static inline int task_count(void) {
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+static inline void append(char **out, size_t *len, size_t *cap, const char *s) {
+    size_t n = strlen(s);
+    while (*len + n + 1 >= *cap) *cap *= 2, *out = (char *)realloc(*out, *cap);
+    memcpy(*out + *len, s, n + 1);
+    *len += n;
+}
+
+/* JSON string escaping for the few characters a path may hold. */
+static inline void append_json_str(char **out, size_t *len, size_t *cap, const char *s) {
+    for (; *s; s++) {
+        if (*len + 8 >= *cap) {
+            *cap *= 2;
+            *out = (char *)realloc(*out, *cap);
+        }
+        if (*s == '"' || *s == '\\') (*out)[(*len)++] = '\\';
+        (*out)[(*len)++] = *s;
+    }
+    (*out)[*len] = 0;
+}
+
+/* `{"command": cmd[0], "args": [cmd[1], ...]}` (cmd ends with NULL, as argv does), malloc'd:
+ * the stdio configuration of a client (or hub member) starting that server. */
+static inline char *stdio_config_json(char **cmd) {
+    size_t len = 0, cap = 256;
+    char *out = (char *)malloc(cap);
+    out[0] = 0;
+    append(&out, &len, &cap, "{\"command\":\"");
+    append_json_str(&out, &len, &cap, cmd[0]);
+    append(&out, &len, &cap, "\",\"args\":[");
+    for (int k = 1; cmd[k]; k++) {
+        append(&out, &len, &cap, k > 1 ? ",\"" : "\"");
+        append_json_str(&out, &len, &cap, cmd[k]);
+        append(&out, &len, &cap, "\"");
+    }
+    append(&out, &len, &cap, "]}");
+    return out;
 }
 
 static inline void die(const char *what) {

@@ -1,8 +1,8 @@
 /* The raw stdio baseline: spawn the server with pipes, write a pre-encoded tools/call line and
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
- *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N] [--servers N]
- *             [--gap-us N]
+ *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N [--parallel M]]
+ *             [--servers N] [--gap-us N]
  *             -- SERVER [ARGS...]
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
@@ -10,7 +10,8 @@
  * With --servers N (test "many") it starts N servers and measures --inflight calls in
  * flight on one server (a window) vs --inflight threads each calling its share of all N servers
  * in turn: what spreading calls over many server processes costs the machine, with no client
- * library in the way (the floor of `cabi many`'s "all ÷ one").
+ * library in the way (the floor of `cabi many`'s "all ÷ one"). With --connect N --parallel M it
+ * connects M servers at once, N times (the floor of `hub`'s connect).
  */
 #include "common.h"
 #include <pthread.h>
@@ -155,6 +156,35 @@ static void conn_call(server_conn *c) {
     conn_read(c);
 }
 
+/* Test "connect" with --parallel M (--connect N --parallel M): N times spawn M servers, each
+ * sent its discover line as soon as it is spawned, and read every reply (servers start and
+ * answer concurrently); the time until the last reply is the connect. Then close + reap,
+ * untimed. The floor for a hub connecting M members at once. */
+static int connect_parallel(char **cmd, long n, long m, double duration) {
+    server_conn *conns = calloc((size_t)m, sizeof *conns);
+    pid_t *pids = calloc((size_t)m, sizeof *pids);
+    samples conn;
+    samples_init(&conn, (size_t)n);
+    uint64_t deadline = now_ns() + (uint64_t)(duration * 1e9);
+    long k = 0;
+    for (; k < n && now_ns() < deadline; k++) {
+        uint64_t t0 = now_ns();
+        for (long j = 0; j < m; j++) {
+            pids[j] = spawn(cmd);
+            conns[j].to = to_child, conns[j].from = from_child, conns[j].have = 0;
+            write_all(DISCOVER, sizeof DISCOVER - 1);
+        }
+        for (long j = 0; j < m; j++) conn_read(&conns[j]);
+        samples_add(&conn, now_ns() - t0);
+        for (long j = 0; j < m; j++) close(conns[j].to), close(conns[j].from);
+        for (long j = 0; j < m; j++) waitpid(pids[j], NULL, 0);
+    }
+    printf("{\"runner\":\"raw\",\"test\":\"connect\",\"servers\":%ld,\"iterations\":%ld,\"connect_p50_us\":%.1f,"
+           "\"connect_min_us\":%.1f,\"connect_max_us\":%.1f}\n",
+           m, k, samples_pct_us(&conn, 50), samples_pct_us(&conn, 0), samples_pct_us(&conn, 100));
+    return 0;
+}
+
 typedef struct {
     server_conn *conns;
     long first, step, count;
@@ -249,7 +279,7 @@ static int many_loop(char **cmd, long servers, long threads, double duration) {
 
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0, gap_us = 0;
+    long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0, gap_us = 0, parallel = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
@@ -259,12 +289,14 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--inflight") && i + 1 < argc) inflight = atol(argv[++i]);
         else if (!strcmp(argv[i], "--connect") && i + 1 < argc) connects = atol(argv[++i]);
         else if (!strcmp(argv[i], "--servers") && i + 1 < argc) servers = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--parallel") && i + 1 < argc) parallel = atol(argv[++i]);
         else die("usage: raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]");
     }
     if (i + 1 >= argc) die("no server command");
     char **cmd = argv + i + 1;
 
     signal(SIGPIPE, SIG_IGN);
+    if (connects > 0 && parallel > 0) return connect_parallel(cmd, connects, parallel, duration);
     if (connects > 0) return connect_loop(cmd, connects, duration);
     if (servers > 0) return many_loop(cmd, servers, inflight, duration);
     pid_t pid = spawn(cmd);
