@@ -1551,7 +1551,9 @@ def hub_targets(h: dict, add) -> None:
         + f"; the hub's {big}-member connect ÷ the raw baseline's {big} {fnum((vs_raw or {}).get('value'), 2)} "
           f"({fnum((vs_raw or {}).get('lo'), 2)}–{fnum((vs_raw or {}).get('hi'), 2)}), with 1: "
           f"{fnum((vs_raw1 or {}).get('value'), 2)} ({fnum((vs_raw1 or {}).get('lo'), 2)}–"
-          f"{fnum((vs_raw1 or {}).get('hi'), 2)})")
+          f"{fnum((vs_raw1 or {}).get('hi'), 2)}); client CPU during the {big}-member connect, hub "
+          f"{ms_spread(hub_figure(runs, f'hub/{big}', 'connect_cpu_p50_us'))}, raw "
+          f"{ms_spread(hub_figure(runs, f'raw/{big}', 'connect_cpu_p50_us'))}")
     lst = hub_figure(runs, f"hub/{big}", "list_p50_us")
     p99 = hub_figure(runs, f"hub/{big}", "list_p99_us")
     r0 = (runs.get(f"hub/{big}") or [{}])[0]
@@ -1594,16 +1596,18 @@ def hub_report(h: dict | None) -> list[str]:
          f"thread spawns as many servers with `posix_spawn`, writes each its pre-encoded discover as soon as it is "
          f"spawned, then reads every reply; no listen). {st['rounds']} interleaved rounds, each run "
          f"{st['iterations']} hubs (or connects) whose p50 is the run's figure; median (min–max) over rounds. "
-         "Ratios are within a round, then the median.", "",
+         "Ratios are within a round, then the median. Client CPU: the bench process's own (all threads) while it "
+         "connects; the servers are other processes.", "",
          "| members | hub connect p50 ms | raw connect p50 ms | hub ÷ raw | hub: N ÷ 1 | raw: N ÷ 1 | "
-         "process threads | hub close p50 ms |",
-         "|---:|---:|---:|---:|---:|---:|---|---:|"]
+         "client CPU during connect, hub / raw, ms | process threads | hub close p50 ms |",
+         "|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for n in st["members"]:
         r = hub_vs_raw(runs, n)
         vs_raw = "" if not r else f"{r['value']:.2f} ({r['lo']:.2f}–{r['hi']:.2f})"
         threads = sorted(set(r["threads_hub"] for r in runs.get(f"hub/{n}", [])))
         L.append(f"| {n} | {cell(f'hub/{n}', 'connect_p50_us')} | {cell(f'raw/{n}', 'connect_p50_us')} | {vs_raw} | "
-                 f"{ratio_cell('hub', n)} | {ratio_cell('raw', n)} | {', '.join(map(str, threads))} | "
+                 f"{ratio_cell('hub', n)} | {ratio_cell('raw', n)} | {cell(f'hub/{n}', 'connect_cpu_p50_us')} / "
+                 f"{cell(f'raw/{n}', 'connect_cpu_p50_us')} | {', '.join(map(str, threads))} | "
                  f"{cell(f'hub/{n}', 'close_p50_us')} |")
     big = max(st["members"])
     L += ["", f"Merged `tools/list` over {big} connected members, from the hub's cache (`mcp_hub_list`, the JSON text "
