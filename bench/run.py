@@ -1639,7 +1639,10 @@ def bench_hub(args) -> int:
          f"the end; during the run the machine was {run.get('busy_percent', '?')}% busy and lost "
          f"{run.get('steal_percent', '?')}% to steal"
          + (f" (above {STEAL_NOTABLE:.0f}%: the absolute times measured the host's contention as much as the hub)"
-            if steal > STEAL_NOTABLE else "") + ".",
+            if steal > STEAL_NOTABLE else "")
+         + (". Other processes kept both cores busy through the run: the connect times include waiting for them, "
+            "and the ratios within a round are the figures to compare" if (run.get("busy_percent") or 0) >= 90 else "")
+         + ".",
          *hub_report(h)[2:], "", "| target | result | median (range) | detail |", "|---|---|---:|---|"]
     for t in tgs:
         rng = f" ({t['lo']:.2f}–{t['hi']:.2f})" if "lo" in t else ""
