@@ -207,6 +207,8 @@ class Reference:
         for line, text in texts:
             for m in NAME.finditer(text):
                 name, tail = m.group(1), m.group(2) or ""
+                if text[m.start() - 1 : m.start()] == '"' and text[m.end() : m.end() + 1] == '"':
+                    continue  # a quoted string is a value the function returns, not a reference
                 if tail == "*":
                     if not any(n.startswith(name) for n in self.by_name):
                         self.warn(line, f"{name}* names no declared identifier")
