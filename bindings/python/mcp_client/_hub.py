@@ -69,7 +69,9 @@ class _Read:
             self.opts.on_input = self._thunk
 
     def _asker(self, on_input: InputFn) -> Callable[..., None]:
-        def ask(_userdata: Any, id_: bytes, description: bytes, password: bool, default: bytes | None, slot: Any) -> None:
+        def ask(
+            _userdata: Any, id_: bytes, description: bytes, password: bool, default: bytes | None, slot: Any
+        ) -> None:
             try:
                 prompt = {
                     "id": id_.decode("utf-8"),

@@ -176,7 +176,7 @@ def test_hub_reload_from_file_keeps_unchanged_members(fixture_server, tmp_path):
     def write(servers):
         path.write_text(json.dumps({"mcpServers": servers}))
 
-    write({"keep": {"command": fixture_server}, "change": {"command": fixture_server}, "gone": {"command": fixture_server}})
+    write({name: {"command": fixture_server} for name in ("keep", "change", "gone")})
     with mcp_client.Hub.from_file(path) as hub:
         hub.start()
         states = []
@@ -210,7 +210,8 @@ def test_async_hub_from_file_and_reload(fixture_server, tmp_path):
         async with mcp_client.AsyncHub.from_file(path, separator="_") as hub:
             await hub.start()
             assert text_of(await hub.call_tool("fix_echo", {"text": "a"})) == "a"
-            path.write_text(json.dumps({"servers": {"fix": {"command": fixture_server}, "two": {"command": fixture_server}}}))
+            servers = {name: {"command": fixture_server} for name in ("fix", "two")}
+            path.write_text(json.dumps({"servers": servers}))
             report = await hub.reload_from_file(path)
             assert report["added"] == ["two"] and report["unchanged"] == ["fix"]
             assert text_of(await hub.call_tool("two_echo", {"text": "b"})) == "b"
