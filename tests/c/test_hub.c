@@ -302,7 +302,9 @@ static void test_from_file_shapes(void)
              "             \"again\": {\"command\": \"%s\", \"args\": [\"--era=${input:era}\"]}}}",
              fix, fix);
     CHECK(write_text(path, text));
-    struct asked asked = {.answer = "legacy"};
+    struct asked asked;
+    memset(&asked, 0, sizeof asked);
+    asked.answer = "legacy";
     read.on_input = on_input;
     read.input_userdata = &asked;
     CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
