@@ -389,6 +389,7 @@ pub unsafe extern "C" fn mcp_hub_set_member(
         let h = handle(hub, "hub")?;
         let member = member_spec(name, client_config_json)?;
         let mut spec = h.hub.spec();
+        spec.failed.retain(|(name, _)| *name != member.name);
         match spec.members.iter_mut().find(|m| m.name == member.name) {
             Some(slot) => *slot = member,
             None => spec.members.push(member),
@@ -410,9 +411,10 @@ pub unsafe extern "C" fn mcp_hub_remove_member(
         let h = handle(hub, "hub")?;
         let name = arg_str(name, "name")?;
         let mut spec = h.hub.spec();
-        let before = spec.members.len();
+        let before = spec.members.len() + spec.failed.len();
         spec.members.retain(|m| m.name != name);
-        if spec.members.len() == before {
+        spec.failed.retain(|(n, _)| n != name);
+        if spec.members.len() + spec.failed.len() == before {
             return Err(Failure::invalid(format!("no member is named `{name}`")));
         }
         h.block_on(h.hub.reload(spec)).map(drop)

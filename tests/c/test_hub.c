@@ -345,6 +345,25 @@ static void test_from_text_and_errors(void)
     mcp_string_free(json);
     mcp_hub_free(hub);
 
+    /* A member set or removed one at a time leaves an entry the file could not build as it was. */
+    snprintf(text, sizeof text,
+             "{\"mcpServers\": {\"fix\": {\"command\": \"%s\"}, \"broken\": {\"command\": \"${MCP_CTEST_UNSET}\"}}}",
+             fixture_path());
+    CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);
+    char member[1024];
+    fixture_member_json(member, sizeof member);
+    CHECK_STATUS(mcp_hub_set_member(hub, "more", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_remove_member(hub, "fix", &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"broken\",\"state\":\"failed\"");
+    EXPECT_CONTAINS(json, "MCP_CTEST_UNSET");
+    mcp_string_free(json);
+    CHECK_STATUS(mcp_hub_set_member(hub, "broken", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"broken\",\"state\":\"connected\"");
+    mcp_string_free(json);
+    mcp_hub_free(hub);
+
     hub = NULL;
     EXPECT_STATUS(mcp_hub_new_from_text("{\"mcpServers\": ", NULL, NULL, &hub, &err), MCP_INVALID_ARG, err);
     EXPECT(hub == NULL);
