@@ -142,6 +142,8 @@ pub(crate) struct Member {
     pub spec: MemberSpec,
     /// The member's client, or why its configuration was refused.
     client: std::result::Result<Client, Error>,
+    /// Why a configuration file could not build this member (its `HubSpec::failed` message).
+    pub refused: Option<String>,
     status: Mutex<Status>,
     permits: Option<Arc<Semaphore>>,
     lists: Mutex<[Slot; 4]>,
@@ -199,8 +201,8 @@ impl Member {
         generation: Arc<AtomicU64>,
     ) -> Arc<Member> {
         let (spec, refused) = entry;
-        let client = match refused {
-            Some(message) => Err(Error::invalid(message)),
+        let client = match &refused {
+            Some(message) => Err(Error::invalid(message.clone())),
             None => client_config(&spec, &options.defaults).map(Client::new),
         }
         .map_err(|e| e.context(&format!("member `{}`", spec.name)));
@@ -220,6 +222,7 @@ impl Member {
             Member {
                 spec,
                 client,
+                refused,
                 status: Mutex::new(Status {
                     state,
                     error,

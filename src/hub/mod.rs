@@ -216,13 +216,20 @@ impl Hub {
         Ok(())
     }
 
-    /// The members' specs, in order (what [`Hub::reload`] compares a new spec with).
+    /// The members' specs, in order (what [`Hub::reload`] compares a new spec with); entries a
+    /// configuration file could not build are in `failed`, with their messages.
     pub fn spec(&self) -> HubSpec {
-        HubSpec {
-            members: self.members_now().iter().map(|m| m.spec.clone()).collect(),
+        let mut spec = HubSpec {
             warnings: self.warnings(),
-            failed: Vec::new(),
+            ..HubSpec::default()
+        };
+        for m in self.members_now() {
+            match &m.refused {
+                Some(message) => spec.failed.push((m.spec.name.clone(), message.clone())),
+                None => spec.members.push(m.spec.clone()),
+            }
         }
+        spec
     }
 
     /// Every member's state, in the configuration's order.

@@ -3,7 +3,8 @@ commands for the library to spawn, HTTP servers we spawn on a free loopback port
 are always closed, and the check that no server process outlives its test.
 
 Environment (set by the Makefile; setup.sh prints the cache directory):
-  MCP_INTEROP_CACHE   the cache with py/venv (mcp==2.3.0) and npm/node_modules (TS SDK, everything)
+  MCP_INTEROP_CACHE   the cache with py/venv (mcp==2.3.0, mcp-server-time, mcp-server-git) and
+                      npm/node_modules (TS SDK, everything, server-filesystem, server-memory)
   MCP_CLIENT_LIB      the libmcp_client shared library the Python binding loads
 """
 

@@ -6,9 +6,11 @@
 #   MCP_INTEROP_CACHE=/dir tests/interop/setup.sh
 #
 # Cache layout (default ${XDG_CACHE_HOME:-$HOME/.cache}/mcp_client/interop):
-#   py-<key>/venv          venv from requirements.txt (mcp==2.3.0, pytest, pytest-xdist)
+#   py-<key>/venv          venv from requirements.txt (mcp==2.3.0, pytest, pytest-xdist,
+#                          mcp-server-time and mcp-server-git 2026.10.19)
 #   npm-<key>/node_modules npm prefix from npm/package-lock.json (`npm ci`): the TypeScript SDK
-#                          server 2.4.0, node 2.1.2, zod 4, server-everything 2026.8.31
+#                          server 2.4.0, node 2.1.2, zod 4, server-everything, server-filesystem
+#                          and server-memory 2026.8.31
 #   py, npm                symlinks to the directories of the current pins
 # <key> hashes the pin files (and the Python / Node major version), so changing a pin installs
 # into a fresh directory. A directory is used only once its `.installed` marker exists, written
@@ -44,7 +46,7 @@ if [ ! -f "$PY_DIR/.installed" ]; then
   mkdir -p "$PY_DIR"
   "$PYTHON" -m venv "$PY_DIR/venv" >&2
   "$PY_DIR/venv/bin/python" -m pip install -q --disable-pip-version-check -r "$HERE/requirements.txt" >&2
-  "$PY_DIR/venv/bin/python" -c 'import mcp.server.mcpserver, pytest, xdist' >&2
+  "$PY_DIR/venv/bin/python" -c 'import mcp.server.mcpserver, pytest, xdist, mcp_server_time, mcp_server_git' >&2
   cp "$HERE/requirements.txt" "$PY_DIR/.installed"
   echo "setup.sh: Python side installed in $((SECONDS - start)) s" >&2
 fi
@@ -58,6 +60,8 @@ if [ ! -f "$NPM_DIR/.installed" ]; then
   (cd "$NPM_DIR" && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error) >&2
   test -f "$NPM_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js"
   test -f "$NPM_DIR/node_modules/@modelcontextprotocol/server/package.json"
+  test -f "$NPM_DIR/node_modules/@modelcontextprotocol/server-filesystem/package.json"
+  test -f "$NPM_DIR/node_modules/@modelcontextprotocol/server-memory/package.json"
   cp "$HERE/npm/package.json" "$NPM_DIR/.installed"
   echo "setup.sh: npm side installed in $((SECONDS - start)) s" >&2
 fi

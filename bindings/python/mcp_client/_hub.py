@@ -7,8 +7,9 @@ import ctypes
 import itertools
 import json
 import logging
+import os
 import threading
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Union
 
 from . import _callbacks, _ffi
 from ._client import _enc, _take_json
@@ -42,6 +43,66 @@ def _event_trampoline(userdata: int | None, event_json: bytes | None) -> None:
 
 _EVENT_THUNK = _ffi.mcp_hub_event_fn(_event_trampoline)
 
+#: What ``on_input`` is called with: ``{"id", "description", "password", "default"}``; it returns
+#: the answer, or None to decline.
+InputFn = Callable[[dict[str, Any]], Union[str, None]]
+PathArg = Union[str, "os.PathLike[str]"]
+
+
+class _Read:
+    """The ``mcp_hub_read_opts`` of one read, with its input callback kept alive. The callback
+    runs on the reading thread during the call; an exception it raises declines the input and
+    is raised again by :meth:`check` once the call has returned."""
+
+    def __init__(self, workspace_folder: PathArg | None, user_home: PathArg | None, on_input: InputFn | None):
+        if on_input is not None and not callable(on_input):
+            raise TypeError("on_input must be callable or None")
+        self.opts = _ffi.mcp_hub_read_opts()
+        if lib.mcp_hub_read_opts_init(ctypes.byref(self.opts), _ffi.MCP_HUB_READ_OPTS_VERSION) != _ffi.MCP_OK:
+            raise RuntimeError("mcp_hub_read_opts_init refused this header's version")
+        self.opts.workspace_folder = None if workspace_folder is None else os.fsencode(workspace_folder)
+        self.opts.user_home = None if user_home is None else os.fsencode(user_home)
+        self.raised: BaseException | None = None
+        self._thunk = None
+        if on_input is not None:
+            self._thunk = _ffi.mcp_hub_input_fn(self._asker(on_input))
+            self.opts.on_input = self._thunk
+
+    def _asker(self, on_input: InputFn) -> Callable[..., None]:
+        def ask(
+            _userdata: Any, id_: bytes, description: bytes, password: bool, default: bytes | None, slot: Any
+        ) -> None:
+            try:
+                prompt = {
+                    "id": id_.decode("utf-8"),
+                    "description": description.decode("utf-8"),
+                    "password": bool(password),
+                    "default": None if default is None else default.decode("utf-8"),
+                }
+                answer = on_input(prompt)
+                if answer is None:
+                    return
+                if not isinstance(answer, str):
+                    raise TypeError(f"on_input returned {type(answer).__name__}, not str or None")
+                err = ERR_PTR()
+                st = lib.mcp_hub_input_slot_set(slot, _enc(answer, "answer"), ctypes.byref(err))
+                if st != _ffi.MCP_OK:
+                    raise take_error(st, err)
+            except BaseException as e:  # noqa: BLE001 - nothing may propagate into ctypes
+                if self.raised is None:
+                    self.raised = e
+
+        return ask
+
+    def check(self) -> None:
+        if self.raised is not None:
+            raised, self.raised = self.raised, None
+            raise raised
+
+
+def _options(separator: str, prefix: bool, defaults: Mapping[str, Any] | None) -> bytes:
+    return json.dumps({"separator": separator, "prefix": prefix, "defaults": dict(defaults or {})}).encode("utf-8")
+
 
 class Hub:
     """Many MCP servers as one client: every member starts at once, their tools, prompts and
@@ -66,15 +127,120 @@ class Hub:
         prefix: bool = True,
         defaults: Mapping[str, Any] | None = None,
     ):
-        options = json.dumps({"separator": separator, "prefix": prefix, "defaults": dict(defaults or {})})
         err = new_error_ptr()
         ptr = ctypes.POINTER(_ffi.mcp_hub)()
-        st = lib.mcp_hub_new(options.encode("utf-8"), ctypes.byref(ptr), ctypes.byref(err))
+        st = lib.mcp_hub_new(_options(separator, prefix, defaults), ctypes.byref(ptr), ctypes.byref(err))
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
         self._life = Lifetime(ptr, lib.mcp_hub_free, "hub")
         for name, config in (members or {}).items():
             self.add_member(name, config)
+
+    @classmethod
+    def _read(cls, new: Any, source: bytes, read: _Read, options: bytes) -> "Hub":
+        err = new_error_ptr()
+        ptr = ctypes.POINTER(_ffi.mcp_hub)()
+        st = new(source, options, ctypes.byref(read.opts), ctypes.byref(ptr), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            read.check()
+            raise take_error(st, err)
+        hub = cls.__new__(cls)
+        hub._life = Lifetime(ptr, lib.mcp_hub_free, "hub")
+        try:
+            read.check()
+        except BaseException:
+            hub.close()
+            raise
+        return hub
+
+    @classmethod
+    def from_file(
+        cls,
+        path: PathArg,
+        *,
+        workspace_folder: PathArg | None = None,
+        user_home: PathArg | None = None,
+        on_input: InputFn | None = None,
+        separator: str = "__",
+        prefix: bool = True,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> "Hub":
+        """A hub of the servers of a host's configuration file, read as the host wrote it:
+        ``mcpServers`` (``claude_desktop_config.json``, ``.mcp.json``, Cursor's ``mcp.json``)
+        or ``servers`` and ``inputs`` (VS Code's ``.vscode/mcp.json``), comments and trailing
+        commas allowed. ``workspace_folder`` is what ``${workspaceFolder}`` stands for,
+        ``user_home`` what ``${userHome}`` does (default ``$HOME``). ``on_input(prompt)`` is
+        asked for each ``${input:id}`` once, on this thread, with ``{"id", "description",
+        "password", "default"}``, and returns the answer (never logged) or None to decline;
+        an exception it raises is raised here. An entry that cannot be built is a ``failed``
+        member; other hosts' keys are in :meth:`warnings`. Only a file that cannot be read as
+        a whole raises (TransportError when it cannot be read, InvalidArgumentError when it
+        is not a configuration: not JSON, no server object, a name given twice).
+        Call :meth:`start` to connect the members."""
+        read = _Read(workspace_folder, user_home, on_input)
+        return cls._read(lib.mcp_hub_new_from_file, os.fsencode(path), read, _options(separator, prefix, defaults))
+
+    @classmethod
+    def from_text(
+        cls,
+        text: str,
+        *,
+        workspace_folder: PathArg | None = None,
+        user_home: PathArg | None = None,
+        on_input: InputFn | None = None,
+        separator: str = "__",
+        prefix: bool = True,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> "Hub":
+        """:meth:`from_file` for the file's text."""
+        read = _Read(workspace_folder, user_home, on_input)
+        return cls._read(lib.mcp_hub_new_from_text, _enc(text, "text"), read, _options(separator, prefix, defaults))
+
+    def _reload(self, reload: Any, source: bytes, read: _Read) -> dict[str, list[str]]:
+        err = ERR_PTR()
+        out = ctypes.c_void_p()
+        with Use(self._life) as ptr:
+            st = reload(ptr, source, ctypes.byref(read.opts), ctypes.byref(out), ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            read.check()
+            raise take_error(st, err)
+        report: dict[str, list[str]] = _take_json(out)
+        read.check()
+        return report
+
+    def reload_from_file(
+        self,
+        path: PathArg,
+        *,
+        workspace_folder: PathArg | None = None,
+        user_home: PathArg | None = None,
+        on_input: InputFn | None = None,
+    ) -> dict[str, list[str]]:
+        """Reads the file again (as :meth:`from_file`) and applies it: new members start,
+        missing ones close, changed (or failed) ones restart, the others keep their
+        connections and caches. Returns ``{"added", "removed", "restarted", "unchanged"}``
+        (member names) once every started member has connected or failed. A file that cannot
+        be read as a whole raises and changes nothing."""
+        read = _Read(workspace_folder, user_home, on_input)
+        return self._reload(lib.mcp_hub_reload_from_file, os.fsencode(path), read)
+
+    def reload_from_text(
+        self,
+        text: str,
+        *,
+        workspace_folder: PathArg | None = None,
+        user_home: PathArg | None = None,
+        on_input: InputFn | None = None,
+    ) -> dict[str, list[str]]:
+        """:meth:`reload_from_file` for the file's text."""
+        read = _Read(workspace_folder, user_home, on_input)
+        return self._reload(lib.mcp_hub_reload_from_text, _enc(text, "text"), read)
+
+    def warnings(self) -> list[str]:
+        """The configuration's keys that other hosts define and this library ignores
+        (``autoApprove``, ``alwaysAllow``, ...), each once with the servers it is on."""
+        result: list[str] = self._run(lambda p, o, e: lib.mcp_hub_warnings_json(p, o, e))
+        return result
 
     def _run(self, body: Callable[[Any, Any, Any], int]) -> Any:
         err = ERR_PTR()
@@ -247,6 +413,28 @@ class AsyncHub:
 
     def __init__(self, members: Mapping[str, Config] | Hub | None = None, **options: Any):
         self.hub = members if isinstance(members, Hub) else Hub(members, **options)
+
+    @classmethod
+    def from_file(cls, path: PathArg, **options: Any) -> "AsyncHub":
+        """:meth:`Hub.from_file` (the read, ``on_input`` included, runs on this thread before it
+        returns; nothing connects until :meth:`start`)."""
+        return cls(Hub.from_file(path, **options))
+
+    @classmethod
+    def from_text(cls, text: str, **options: Any) -> "AsyncHub":
+        """:meth:`Hub.from_text`, as :meth:`from_file`."""
+        return cls(Hub.from_text(text, **options))
+
+    async def reload_from_file(self, path: PathArg, **read: Any) -> dict[str, list[str]]:
+        """:meth:`Hub.reload_from_file` in a worker thread (``on_input`` runs there)."""
+        return await asyncio.to_thread(lambda: self.hub.reload_from_file(path, **read))
+
+    async def reload_from_text(self, text: str, **read: Any) -> dict[str, list[str]]:
+        """:meth:`Hub.reload_from_text` in a worker thread (``on_input`` runs there)."""
+        return await asyncio.to_thread(lambda: self.hub.reload_from_text(text, **read))
+
+    def warnings(self) -> list[str]:
+        return self.hub.warnings()
 
     async def start(self) -> None:
         await asyncio.to_thread(self.hub.start)

@@ -2,6 +2,7 @@
 calls, events, and no server left after close."""
 
 import asyncio
+import json
 import threading
 
 import pytest
@@ -86,3 +87,134 @@ def test_async_hub_runs_started_calls_concurrently(fixture_server):
             assert (await hub.read_resource("fix", "fixture://static"))["contents"][0]["text"] == "static content"
 
     asyncio.run(asyncio.wait_for(main(), 30))
+
+
+def test_hub_from_file_in_the_three_shapes(fixture_server, tmp_path):
+    desktop = tmp_path / "claude_desktop_config.json"
+    desktop.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "fix": {"command": fixture_server, "autoApprove": ["echo"]},
+                    "broken": {"command": "${MCP_PY_TEST_UNSET}"},
+                    "off": {"command": fixture_server, "disabled": True},
+                }
+            }
+        )
+    )
+    with mcp_client.Hub.from_file(desktop) as hub:
+        hub.start()
+        states = {m["name"]: m["state"] for m in hub.members()}
+        assert states == {"fix": "connected", "broken": "failed", "off": "disabled"}
+        (broken,) = [m for m in hub.members() if m["name"] == "broken"]
+        assert "MCP_PY_TEST_UNSET" in broken["error"]
+        assert any("autoApprove" in w and '"fix"' in w for w in hub.warnings())
+        assert text_of(hub.call_tool("fix__echo", {"text": "desktop"})) == "desktop"
+
+    dot_mcp = tmp_path / ".mcp.json"
+    dot_mcp.write_text(
+        '{"mcpServers": {"typed": {"type": "stdio", "command": "%s", "args": ["--era", "legacy"],'
+        ' "cwd": "${workspaceFolder}"},},}  // JSONC' % fixture_server
+    )
+    with mcp_client.Hub.from_file(str(dot_mcp), workspace_folder=tmp_path, separator="-") as hub:
+        hub.start()
+        (typed,) = hub.members()
+        assert typed["state"] == "connected" and typed["era"] == "legacy"
+        assert text_of(hub.call_tool("typed-echo", {"text": "typed"})) == "typed"
+
+    vscode = {
+        "inputs": [{"type": "promptString", "id": "era", "description": "Protocol era", "password": True}],
+        "servers": {
+            "asked": {"type": "stdio", "command": fixture_server, "args": ["--era", "${input:era}"]},
+            "again": {"command": fixture_server, "args": ["--era=${input:era}"]},
+        },
+    }
+    prompts = []
+
+    def on_input(prompt):
+        prompts.append(prompt)
+        return "legacy"
+
+    with mcp_client.Hub.from_text(json.dumps(vscode), on_input=on_input) as hub:
+        assert prompts == [{"id": "era", "description": "Protocol era", "password": True, "default": None}]
+        hub.start()
+        assert [(m["state"], m.get("era")) for m in hub.members()] == [("connected", "legacy")] * 2
+
+
+def test_hub_from_file_input_declined_or_raising_and_bad_files(fixture_server, tmp_path):
+    text = json.dumps(
+        {
+            "inputs": [{"type": "promptString", "id": "key", "description": "Key"}],
+            "servers": {
+                "asked": {"command": fixture_server, "env": {"KEY": "${input:key}"}},
+                "plain": {"command": fixture_server},
+            },
+        }
+    )
+    with mcp_client.Hub.from_text(text, on_input=lambda prompt: None) as hub:
+        states = {m["name"]: m["state"] for m in hub.members()}
+        assert states == {"asked": "failed", "plain": "idle"}
+
+    def raising(prompt):
+        raise KeyboardInterrupt("the user gave up")
+
+    with pytest.raises(KeyboardInterrupt, match="gave up"):
+        mcp_client.Hub.from_text(text, on_input=raising)
+    with pytest.raises(mcp_client.InvalidArgumentError, match="not JSON"):
+        mcp_client.Hub.from_text('{"mcpServers": ')
+    with pytest.raises(mcp_client.InvalidArgumentError, match="mcpServers"):
+        mcp_client.Hub.from_text('{"theme": "dark"}')
+    with pytest.raises(mcp_client.TransportError):
+        mcp_client.Hub.from_file(tmp_path / "missing.json")
+    with pytest.raises(TypeError):
+        mcp_client.Hub.from_text(text, on_input="not callable")
+
+
+def test_hub_reload_from_file_keeps_unchanged_members(fixture_server, tmp_path):
+    path = tmp_path / ".mcp.json"
+
+    def write(servers):
+        path.write_text(json.dumps({"mcpServers": servers}))
+
+    write({name: {"command": fixture_server} for name in ("keep", "change", "gone")})
+    with mcp_client.Hub.from_file(path) as hub:
+        hub.start()
+        states = []
+        hub.on_event(lambda e: states.append((e["server"], e["state"])) if e["type"] == "state" else None)
+        write(
+            {
+                "keep": {"command": fixture_server},
+                "change": {"command": fixture_server, "args": ["--era", "legacy"], "alwaysAllow": []},
+                "new": {"command": fixture_server},
+            }
+        )
+        report = hub.reload_from_file(path)
+        assert report == {"added": ["new"], "removed": ["gone"], "restarted": ["change"], "unchanged": ["keep"]}
+        members = {m["name"]: m for m in hub.members()}
+        assert set(members) == {"keep", "change", "new"}
+        assert members["change"]["era"] == "legacy" and all(m["state"] == "connected" for m in members.values())
+        assert any("alwaysAllow" in w for w in hub.warnings())
+        assert text_of(hub.call_tool("new__echo", {"text": "n"})) == "n"
+        # keep's connection was never touched: no state event names it.
+        assert not any(server == "keep" for server, _ in states)
+        with pytest.raises(mcp_client.InvalidArgumentError):
+            hub.reload_from_text("{")
+        assert len(hub.members()) == 3
+
+
+def test_async_hub_from_file_and_reload(fixture_server, tmp_path):
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"servers": {"fix": {"command": fixture_server}}}))
+
+    async def main():
+        async with mcp_client.AsyncHub.from_file(path, separator="_") as hub:
+            await hub.start()
+            assert text_of(await hub.call_tool("fix_echo", {"text": "a"})) == "a"
+            servers = {name: {"command": fixture_server} for name in ("fix", "two")}
+            path.write_text(json.dumps({"servers": servers}))
+            report = await hub.reload_from_file(path)
+            assert report["added"] == ["two"] and report["unchanged"] == ["fix"]
+            assert text_of(await hub.call_tool("two_echo", {"text": "b"})) == "b"
+            assert hub.warnings() == []
+
+    asyncio.run(main())
