@@ -76,6 +76,21 @@ func goMcpNotification(ud C.uintptr_t, method *C.char, params *C.char, n C.size_
 	box.q.push(func() { box.fn(m, p) })
 }
 
+//export goMcpHubEvent
+func goMcpHubEvent(ud C.uintptr_t, event *C.char) {
+	box, ok := cgo.Handle(ud).Value().(*hubEventBox)
+	if !ok || event == nil {
+		return
+	}
+	raw := json.RawMessage(C.GoString(event))
+	var ev HubEvent
+	if json.Unmarshal(raw, &ev) != nil {
+		return
+	}
+	ev.Raw = raw
+	box.q.push(func() { box.fn(ev) })
+}
+
 //export goMcpConnectionState
 func goMcpConnectionState(ud C.uintptr_t, state C.int32_t, attempt C.uint32_t, detail *C.char) {
 	box, ok := cgo.Handle(ud).Value().(*stateBox)

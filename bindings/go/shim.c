@@ -44,6 +44,10 @@ static void state_trampoline(void *ud, int32_t state, uint32_t attempt, const ch
     goMcpConnectionState((uintptr_t)ud, state, attempt, (char *)detail);
 }
 
+static void hub_event_trampoline(void *ud, const char *event_json) {
+    goMcpHubEvent((uintptr_t)ud, (char *)event_json);
+}
+
 static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
 }
@@ -134,4 +138,10 @@ int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out) {
     *installed_out = (sa.sa_flags & SA_SIGINFO) ? (sa.sa_sigaction != NULL)
                                                 : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
     return 0;
+}
+
+/* The hub's listener: handle 0 removes it. */
+mcp_status mcpgo_hub_on_event(mcp_hub *hub, uintptr_t handle, mcp_error **err_out) {
+    return mcp_hub_on_event(hub, handle ? hub_event_trampoline : NULL, (void *)handle,
+                            handle ? free_trampoline : NULL, err_out);
 }
