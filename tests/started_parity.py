@@ -6,7 +6,7 @@
 abi    every function of include/mcp_client.h that waits on the server (it takes
        `const struct mcp_call_opts *opts`, or is listed in WAITS_WITHOUT_OPTS) has a `*_start`
        twin.
-cpp    every public method of mcp::Client and mcp::Subscription (bindings/cpp/mcp_client.hpp) that
+cpp    every public method of mcp::Client, mcp::Subscription and mcp::Hub (bindings/cpp/mcp_client.hpp) that
        has a blocking overload also has a callback overload (last parameter a `...Completion`)
        and a std::future one (last parameter `use_future_t`), unless CPP_NOT_WAITING lists it.
 swift  every public synchronous method of Client and Subscription (bindings/swift/Sources) has
@@ -44,6 +44,10 @@ CPP_NOT_WAITING = {
         "reset_token_store", "set_assertion_provider", "use_host_loop", "dispatch", "native",
     },
     "Subscription": {"acknowledged", "cancel", "native"},
+    # The hub's registrations and accessors; and start, list, set_member and remove_member,
+    # whose C functions have no *_start twin (each waits on members' connects or cached lists,
+    # bounded by the members' own timeouts).
+    "Hub": {"add_member", "members", "on_event", "close", "native", "start", "list", "set_member", "remove_member"},
 }
 
 # Swift methods with only a synchronous form, for the same reasons (plus the responders'
@@ -118,7 +122,7 @@ def cpp_methods(body: str) -> dict[str, list[str]]:
 def check_cpp() -> list[str]:
     hpp = without_comments((ROOT / "bindings" / "cpp" / "mcp_client.hpp").read_text())
     problems = []
-    for cls in ("Client", "Subscription"):
+    for cls in ("Client", "Subscription", "Hub"):
         start = hpp.index(f"\nclass {cls} {{")
         open_ = hpp.index("{", start)
         body = hpp[open_ + 1 : matching(hpp, open_, "{", "}") - 1]
