@@ -9,7 +9,7 @@ abi    every function of include/mcp_client.h that waits on the server (it takes
 cpp    every public method of mcp::Client, mcp::Subscription and mcp::Hub (bindings/cpp/mcp_client.hpp) that
        has a blocking overload also has a callback overload (last parameter a `...Completion`)
        and a std::future one (last parameter `use_future_t`), unless CPP_NOT_WAITING lists it.
-swift  every public synchronous method of Client and Subscription (bindings/swift/Sources) has
+swift  every public synchronous method of Client, Subscription and Hub (bindings/swift/Sources) has
        an `async` twin with the same name and argument labels, unless SWIFT_NOT_WAITING lists it.
 
 A source-level check rather than a test calling every async operation: the C++ and Swift async
@@ -60,6 +60,7 @@ SWIFT_NOT_WAITING = {
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
     },
     "Subscription": {"acknowledged", "cancel"},
+    "Hub": {"addMember", "members", "onEvent", "events", "close"},
 }
 
 
@@ -148,7 +149,7 @@ def swift_signatures() -> dict[tuple[str, str, tuple[str, ...]], set[bool]]:
         owners = [(m.start(), m.group(1)) for m in re.finditer(r"(?m)^(?:public )?(?:final )?(?:class|extension|struct|enum) (\w+)", text)]
         for m in re.finditer(r"public (?:static )?func (\w+)\s*(?:<[^>]*>)?\(", text):
             owner = next((o for at, o in reversed(owners) if at < m.start()), "")
-            if owner not in ("Client", "Subscription"):
+            if owner not in ("Client", "Subscription", "Hub"):
                 continue
             end = matching(text, m.end() - 1, "(", ")")
             params = text[m.end() : end - 1]
