@@ -269,6 +269,11 @@
 #define MCP_INPUT_ROOTS 8
 
 /**
+ * The newest `mcp_hub_read_opts` layout this header describes (grows as `mcp_call_opts` does).
+ */
+#define MCP_HUB_READ_OPTS_VERSION 1
+
+/**
  * The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
  * fields, each new layout with a new version; the library reads only the fields of the version
  * the caller initialised, so a program built against an older header keeps working.
@@ -347,6 +352,11 @@ typedef struct mcp_error mcp_error;
  * A hub of MCP servers. Thread-safe except `mcp_hub_free`.
  */
 typedef struct mcp_hub mcp_hub;
+
+/**
+ * Where an input callback puts the answer. Valid only during that callback.
+ */
+typedef struct mcp_hub_input_slot mcp_hub_input_slot;
 
 /**
  * The handle a callback completes. Owned by the library during the callback; after
@@ -556,6 +566,53 @@ typedef void (*mcp_log_fn)(void *userdata,
  * Runs on the shared dispatcher thread, in order.
  */
 typedef void (*mcp_hub_event_fn)(void *userdata, const char *event_json);
+
+/**
+ * Asked for one `${input:id}` of a VS Code `inputs` array while a file is read: `id`,
+ * `description` and `default_value` (NULL when the input has none) are borrowed for the call;
+ * `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
+ * answer)` during the callback to answer (the library copies the answer, uses it as typed and
+ * never logs it nor shows it in an error); leaving the slot empty declines, which makes the
+ * servers that use the input `failed`. Called on the thread that reads the file, at most once
+ * per id and read, before the reading call returns.
+ */
+typedef void (*mcp_hub_input_fn)(void *userdata,
+                                 const char *id,
+                                 const char *description,
+                                 bool password,
+                                 const char *default_value,
+                                 struct mcp_hub_input_slot *slot);
+
+/**
+ * How a configuration file is read. Initialise with `mcp_hub_read_opts_init`, then set
+ * fields; NULL where a function takes one means the defaults. Every pointer is borrowed for
+ * the duration of the call only.
+ */
+typedef struct mcp_hub_read_opts {
+  /**
+   * The layout version, set by `mcp_hub_read_opts_init`; do not change it.
+   */
+  uint32_t version;
+  /**
+   * The folder `${workspaceFolder}` stands for, where a relative `envFile` starts (default:
+   * none: `${workspaceFolder}` is then an error of the servers that use it, and `envFile`
+   * starts at the file's folder, or the working directory for text).
+   */
+  const char *workspace_folder;
+  /**
+   * The folder `${userHome}` stands for (default: the `HOME` environment variable).
+   */
+  const char *user_home;
+  /**
+   * Asks the user for an `${input:id}` (default: none; an `${input:…}` is then an error of
+   * the servers that use it).
+   */
+  mcp_hub_input_fn on_input;
+  /**
+   * Handed to `on_input`; the library never frees it.
+   */
+  void *input_userdata;
+} mcp_hub_read_opts;
 
 /**
  * A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
@@ -1881,6 +1938,98 @@ mcp_status mcp_hub_close(struct mcp_hub *hub,
  * this hub may run or start.
  */
 MCP_API void mcp_hub_free(struct mcp_hub *hub);
+
+/**
+ * Fills `opts` with defaults for layout `version` (pass `MCP_HUB_READ_OPTS_VERSION`).
+ * `MCP_INVALID_ARG` for a version this library does not know: `opts` is left unchanged.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_read_opts_init(struct mcp_hub_read_opts *opts,
+                                  uint32_t version);
+
+/**
+ * Answers the input an input callback was asked for (copied; may be empty). Only valid inside
+ * the callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_input_slot_set(struct mcp_hub_input_slot *slot,
+                                  const char *answer,
+                                  struct mcp_error **err_out);
+
+/**
+ * Creates a hub of the servers of a host's configuration file at `path`: `mcpServers`
+ * (`claude_desktop_config.json`, `.mcp.json`, Cursor's `mcp.json`) or `servers` and `inputs`
+ * (VS Code's `.vscode/mcp.json`), comments and trailing commas allowed. `options_json` as for
+ * `mcp_hub_new`; `read` (may be NULL) supplies the workspace folder, the user's home and the
+ * input callback, which runs on this thread before this call returns. Entries that cannot be
+ * built (an unset variable, a declined input, a refused setting) are members in state
+ * `failed` with an error naming the server and the key; other hosts' keys are listed by
+ * `mcp_hub_warnings_json`. Only a file that cannot be read as a whole fails this call
+ * (`MCP_IO`, or `MCP_INVALID_ARG`: not JSON, no server object, a name given twice). Nothing
+ * starts until `mcp_hub_start`. Free with `mcp_hub_free`. Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_new_from_file(const char *path,
+                                 const char *options_json,
+                                 const struct mcp_hub_read_opts *read,
+                                 struct mcp_hub **hub_out,
+                                 struct mcp_error **err_out);
+
+/**
+ * `mcp_hub_new_from_file` for the file's `text` (a relative `envFile` starts at the
+ * workspace folder, else at the working directory). Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_new_from_text(const char *text,
+                                 const char *options_json,
+                                 const struct mcp_hub_read_opts *read,
+                                 struct mcp_hub **hub_out,
+                                 struct mcp_error **err_out);
+
+/**
+ * Reads the configuration file at `path` again (as `mcp_hub_new_from_file`, `read` may be
+ * NULL) and applies it: members new in the file are added and started, members no longer in
+ * it are closed, members whose entry changed (or that had failed) are closed and started
+ * again, and the others keep their connections and caches. The warnings become the file's.
+ * Returns once every started member has connected or failed. `report_json_out` (may be NULL)
+ * receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
+ * with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes
+ * nothing. Any thread; not from a callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_reload_from_file(struct mcp_hub *hub,
+                                    const char *path,
+                                    const struct mcp_hub_read_opts *read,
+                                    char **report_json_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * `mcp_hub_reload_from_file` for the file's `text`. Any thread; not from a callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_reload_from_text(struct mcp_hub *hub,
+                                    const char *text,
+                                    const struct mcp_hub_read_opts *read,
+                                    char **report_json_out,
+                                    struct mcp_error **err_out);
+
+/**
+ * The configuration's warnings as a JSON array of strings: keys other hosts define that this
+ * library ignores (`autoApprove`, `alwaysAllow`, …), each once with the servers it is on.
+ * Empty for a hub made with `mcp_hub_new`. Free with `mcp_string_free`. Any thread, callbacks
+ * included.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_warnings_json(const struct mcp_hub *hub,
+                                 char **warnings_json_out,
+                                 struct mcp_error **err_out);
 
 /**
  * The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.

@@ -36,7 +36,7 @@ pub struct mcp_hub {
 unsafe impl Handle for mcp_hub {}
 
 impl mcp_hub {
-    fn check(&self) -> Result<(), Failure> {
+    pub(super) fn check(&self) -> Result<(), Failure> {
         if super::fork::generation() != self.fork_generation {
             return Err(Failure::new(
                 MCP_FORKED,
@@ -48,7 +48,7 @@ impl mcp_hub {
 
     /// Runs a hub future to completion on the calling thread (never from a callback or a
     /// runtime thread: that would wait on itself).
-    fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
+    pub(super) fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
         self.check()?;
         if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
@@ -78,23 +78,35 @@ pub unsafe extern "C" fn mcp_hub_new(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         let hub_out = out(hub_out, "hub_out")?;
+        *hub_out = into_handle(mcp_hub::create(HubSpec::default(), options_json)?);
+        Ok(())
+    })
+}
+
+impl mcp_hub {
+    /// A hub of `spec`'s members with `options_json` (`mcp_hub_new`'s), on the shared runtime.
+    pub(super) fn create(spec: HubSpec, options_json: *const c_char) -> Result<mcp_hub, Failure> {
         let options = match opt_json(options_json, "options_json")? {
             Some(v) => HubOptions::from_json(&v)?,
             None => HubOptions::default(),
         };
-        let hub = Hub::new(HubSpec::default(), options)?;
+        let hub = Hub::new(spec, options)?;
         let pool = super::shared_rt::pool()
             .map_err(|e| Failure::new(MCP_IO, format!("cannot start the shared runtime: {e}")))?;
         let dispatcher = Dispatcher::on_shared(&pool);
-        *hub_out = into_handle(mcp_hub {
+        Ok(mcp_hub {
             engine: Some(Engine::Shared(pool.runtime())),
             hub,
             calls: Registry::new(dispatcher.clone()),
             dispatcher,
             fork_generation: super::fork::generation(),
-        });
-        Ok(())
-    })
+        })
+    }
+
+    /// The running hub (for `ffi/hub_file`).
+    pub(super) fn hub(&self) -> &Hub {
+        &self.hub
+    }
 }
 
 /// Adds member `name` with `client_config_json`, the flat configuration `mcp_config_new` takes

@@ -26,6 +26,7 @@ pub mod event_loop;
 mod fork;
 pub mod handlers;
 pub mod hub;
+pub mod hub_file;
 pub mod json;
 pub mod opts;
 mod responder;

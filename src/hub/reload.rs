@@ -22,6 +22,18 @@ pub struct ReloadReport {
     pub unchanged: Vec<String>,
 }
 
+impl ReloadReport {
+    /// `{"added": [...], "removed": [...], "restarted": [...], "unchanged": [...]}` (member names).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "added": self.added,
+            "removed": self.removed,
+            "restarted": self.restarted,
+            "unchanged": self.unchanged,
+        })
+    }
+}
+
 impl Hub {
     /// Applies `spec`: starts added members, closes removed ones, restarts changed ones and
     /// leaves equal ones alone; returns when every started member has connected or failed.

@@ -1,5 +1,6 @@
 /* The hub (mcp_hub_*): fixture members and a member that cannot start, the merged list under
- * namespaced names, routed calls, states as JSON, events on the listener, close and free. */
+ * namespaced names, routed calls, states as JSON, events on the listener, close and free; hubs
+ * read from host configuration files, their warnings and reloads. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 
@@ -196,9 +197,245 @@ static void test_bad_options(void)
     mcp_error_free(err);
 }
 
+
+/* ---- hubs from a host's configuration file -------------------------------------------------- */
+
+static bool write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        return false;
+    bool ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
+struct asked {
+    int calls;
+    bool password;
+    char id[32];
+    char description[64];
+    const char *answer; /* NULL declines */
+};
+
+static void on_input(void *userdata, const char *id, const char *description, bool password,
+                     const char *default_value, mcp_hub_input_slot *slot)
+{
+    (void)default_value;
+    struct asked *a = (struct asked *)userdata;
+    a->calls++;
+    a->password = password;
+    snprintf(a->id, sizeof a->id, "%s", id);
+    snprintf(a->description, sizeof a->description, "%s", description);
+    if (a->answer) {
+        mcp_error *err = NULL;
+        CHECK_STATUS(mcp_hub_input_slot_set(slot, a->answer, &err), MCP_OK, err);
+    }
+}
+
+/* The three shapes (Claude Desktop, .mcp.json with `type`, VS Code with inputs), each read from
+ * a file: fixture members connect, a disabled one stays disabled, an unset variable fails only
+ * its own server, other hosts' keys are warnings, an input is asked once and reaches the server. */
+static void test_from_file_shapes(void)
+{
+    char dir[512], path[600], text[4096];
+    CHECK(temp_dir(dir, sizeof dir, "hubfile"));
+    snprintf(path, sizeof path, "%s/claude_desktop_config.json", dir);
+    const char *fix = fixture_path();
+    snprintf(text, sizeof text,
+             "{\n  // Claude Desktop, with another host's keys\n"
+             "  \"mcpServers\": {\n"
+             "    \"fix\": {\"command\": \"%s\", \"args\": [], \"autoApprove\": [\"echo\"]},\n"
+             "    \"broken\": {\"command\": \"${MCP_CTEST_UNSET_VARIABLE}\"},\n"
+             "    \"off\": {\"command\": \"%s\", \"disabled\": true},\n"
+             "  },\n  \"globalShortcut\": \"\"\n}\n",
+             fix, fix);
+    CHECK(write_text(path, text));
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new_from_file(path, NULL, NULL, &hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    char *json = NULL;
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"fix\",\"state\":\"connected\"");
+    EXPECT_CONTAINS(json, "{\"name\":\"broken\",\"state\":\"failed\"");
+    EXPECT_CONTAINS(json, "MCP_CTEST_UNSET_VARIABLE");
+    EXPECT_CONTAINS(json, "{\"name\":\"off\",\"state\":\"disabled\"");
+    mcp_string_free(json);
+    CHECK_STATUS(mcp_hub_warnings_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "autoApprove");
+    EXPECT_CONTAINS(json, "\\\"fix\\\"");
+    mcp_string_free(json);
+    char *result = NULL;
+    CHECK_STATUS(mcp_hub_call_tool(hub, "fix__echo", "{\"text\":\"from a file\"}", NULL, &result, &err), MCP_OK,
+                 err);
+    char got[64];
+    EXPECT(first_text(result, got, sizeof got) && strcmp(got, "from a file") == 0);
+    mcp_string_free(result);
+    mcp_hub_free(hub);
+
+    /* Claude Code's .mcp.json: `type` given; the working directory is the workspace folder. */
+    snprintf(path, sizeof path, "%s/.mcp.json", dir);
+    snprintf(text, sizeof text,
+             "{\"mcpServers\": {\"typed\": {\"type\": \"stdio\", \"command\": \"%s\", "
+             "\"args\": [\"--era\", \"legacy\"], \"cwd\": \"${workspaceFolder}\"}}}",
+             fix);
+    CHECK(write_text(path, text));
+    mcp_hub_read_opts read;
+    CHECK(mcp_hub_read_opts_init(&read, MCP_HUB_READ_OPTS_VERSION) == MCP_OK);
+    read.workspace_folder = dir;
+    CHECK_STATUS(mcp_hub_new_from_file(path, "{\"separator\":\"-\"}", &read, &hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"typed\",\"state\":\"connected\",\"era\":\"legacy\"");
+    mcp_string_free(json);
+    CHECK_STATUS(mcp_hub_call_tool(hub, "typed-echo", "{\"text\":\"typed\"}", NULL, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    mcp_hub_free(hub);
+
+    /* VS Code: `servers` and `inputs`; one input used by two servers is asked once. */
+    snprintf(path, sizeof path, "%s/mcp.json", dir);
+    snprintf(text, sizeof text,
+             "{\"inputs\": [{\"type\": \"promptString\", \"id\": \"era\", \"description\": \"Protocol era\", "
+             "\"password\": true}],\n"
+             " \"servers\": {\"asked\": {\"type\": \"stdio\", \"command\": \"%s\", \"args\": [\"--era\", "
+             "\"${input:era}\"]},\n"
+             "             \"again\": {\"command\": \"%s\", \"args\": [\"--era=${input:era}\"]}}}",
+             fix, fix);
+    CHECK(write_text(path, text));
+    struct asked asked = {.answer = "legacy"};
+    read.on_input = on_input;
+    read.input_userdata = &asked;
+    CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
+    EXPECT(asked.calls == 1 && asked.password);
+    EXPECT(strcmp(asked.id, "era") == 0 && strcmp(asked.description, "Protocol era") == 0);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"connected\",\"era\":\"legacy\"");
+    EXPECT_CONTAINS(json, "{\"name\":\"again\",\"state\":\"connected\",\"era\":\"legacy\"");
+    mcp_string_free(json);
+    mcp_hub_free(hub);
+
+    /* Declined: the servers that use the input fail; the hub is still made. */
+    memset(&asked, 0, sizeof asked);
+    CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
+    EXPECT(asked.calls == 1);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"failed\"");
+    mcp_string_free(json);
+    mcp_hub_free(hub);
+}
+
+/* Text instead of a file, and what fails the call itself: not JSON, no servers, no file. */
+static void test_from_text_and_errors(void)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "{\"mcpServers\": {\"fix\": {\"command\": \"%s\"}}}", fixture_path());
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    char *json = NULL;
+    CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_TOOLS, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "\"name\":\"fix__echo\"");
+    mcp_string_free(json);
+    CHECK_STATUS(mcp_hub_warnings_json(hub, &json, &err), MCP_OK, err);
+    EXPECT(strcmp(json, "[]") == 0);
+    mcp_string_free(json);
+    mcp_hub_free(hub);
+
+    hub = NULL;
+    EXPECT_STATUS(mcp_hub_new_from_text("{\"mcpServers\": ", NULL, NULL, &hub, &err), MCP_INVALID_ARG, err);
+    EXPECT(hub == NULL);
+    if (err)
+        EXPECT_CONTAINS(mcp_error_message(err), "not JSON");
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_hub_new_from_text("{\"theme\": \"dark\"}", NULL, NULL, &hub, &err), MCP_INVALID_ARG, err);
+    if (err)
+        EXPECT_CONTAINS(mcp_error_message(err), "\"mcpServers\" or \"servers\"");
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_hub_new_from_file("/nonexistent/mcp.json", NULL, NULL, &hub, &err), MCP_IO, err);
+    mcp_error_free(err);
+    err = NULL;
+    mcp_hub_read_opts read;
+    EXPECT(mcp_hub_read_opts_init(&read, MCP_HUB_READ_OPTS_VERSION + 1) == MCP_INVALID_ARG);
+    CHECK(mcp_hub_read_opts_init(&read, MCP_HUB_READ_OPTS_VERSION) == MCP_OK);
+    read.version = 99;
+    EXPECT_STATUS(mcp_hub_new_from_text(text, NULL, &read, &hub, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_hub_new_from_text(NULL, NULL, NULL, &hub, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+}
+
+/* Reload from a changed file: unchanged members keep their connection, added ones start,
+ * removed ones close, changed ones restart; an unreadable file changes nothing. */
+static void test_reload_from_file(void)
+{
+    char dir[512], path[600], text[4096];
+    CHECK(temp_dir(dir, sizeof dir, "hubreload"));
+    snprintf(path, sizeof path, "%s/.mcp.json", dir);
+    const char *fix = fixture_path();
+    snprintf(text, sizeof text,
+             "{\"mcpServers\": {\"keep\": {\"command\": \"%s\"}, \"change\": {\"command\": \"%s\"}, "
+             "\"gone\": {\"command\": \"%s\"}}}",
+             fix, fix, fix);
+    CHECK(write_text(path, text));
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new_from_file(path, NULL, NULL, &hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    static struct hub_events ev;
+    memset(&ev, 0, sizeof ev);
+    CHECK_STATUS(mcp_hub_on_event(hub, on_hub_event, &ev, free_hub_events, &err), MCP_OK, err);
+
+    snprintf(text, sizeof text,
+             "{\"mcpServers\": {\"keep\": {\"command\": \"%s\"}, \"change\": {\"command\": \"%s\", "
+             "\"args\": [\"--era\", \"legacy\"], \"alwaysAllow\": []}, \"new\": {\"command\": \"%s\"}}}",
+             fix, fix, fix);
+    CHECK(write_text(path, text));
+    char *report = NULL;
+    CHECK_STATUS(mcp_hub_reload_from_file(hub, path, NULL, &report, &err), MCP_OK, err);
+    EXPECT_CONTAINS(report, "\"added\":[\"new\"]");
+    EXPECT_CONTAINS(report, "\"removed\":[\"gone\"]");
+    EXPECT_CONTAINS(report, "\"restarted\":[\"change\"]");
+    EXPECT_CONTAINS(report, "\"unchanged\":[\"keep\"]");
+    mcp_string_free(report);
+    /* Two members connected again (change, new); keep's connection was never touched. */
+    EXPECT(wait_count(&ev.connected, 2, tscale(5000)));
+    char *json = NULL;
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"change\",\"state\":\"connected\",\"era\":\"legacy\"");
+    CHECK_NOT_CONTAINS(json, "\"gone\"");
+    mcp_string_free(json);
+    CHECK_STATUS(mcp_hub_warnings_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "alwaysAllow");
+    mcp_string_free(json);
+    char *result = NULL;
+    CHECK_STATUS(mcp_hub_call_tool(hub, "new__echo", "{\"text\":\"n\"}", NULL, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+
+    /* The same text again: nothing restarts. Broken text: an error, members untouched. */
+    CHECK_STATUS(mcp_hub_reload_from_text(hub, text, NULL, &report, &err), MCP_OK, err);
+    EXPECT_CONTAINS(report, "\"unchanged\":[\"keep\",\"change\",\"new\"]");
+    mcp_string_free(report);
+    EXPECT_STATUS(mcp_hub_reload_from_text(hub, "{", NULL, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    CHECK_STATUS(mcp_hub_reload_from_file(hub, path, NULL, NULL, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT(count_occurrences(json, "\"state\":\"connected\"") == 3);
+    mcp_string_free(json);
+    mcp_hub_free(hub);
+}
+
 const struct test_case hub_tests[] = {
     {"hub/members_lists_calls", test_members_lists_calls},
     {"hub/started_calls_and_member_changes", test_started_calls_and_member_changes},
     {"hub/bad_options", test_bad_options},
+    {"hub/from_file_shapes", test_from_file_shapes},
+    {"hub/from_text_and_errors", test_from_text_and_errors},
+    {"hub/reload_from_file", test_reload_from_file},
 };
 const size_t hub_tests_count = sizeof hub_tests / sizeof hub_tests[0];

@@ -31,6 +31,9 @@ GROUPS = [
     ("requests", "Requests", "Blocking MCP requests on a connected client, and the per-call options they take.",
      r"mcp_call_opts_init|mcp_client_(list|list_all|call_tool|get_prompt|read_resource|complete|request|ping"
      r"|set_log_level|subscribe_resource|unsubscribe_resource|notify_roots_changed)"),
+    ("hub", "Hub", "Many servers as one client: a hub from members or a host's configuration file (and the "
+     "read options and input slot for it), its members' states and warnings, merged lists, routed calls in "
+     "blocking and started forms, events, reloads, closing and freeing.", r"mcp_hub_\w+"),
     ("started-calls", "Started calls and event loops", "The non-blocking form of every request (`*_start`, "
      "completed by a callback), the `mcp_call` handle, and delivery on the host's own event loop.",
      r"mcp_\w+_start|mcp_call_(cancel|free)|mcp_client_(use_host_loop|set_wakeup|dispatch)"),

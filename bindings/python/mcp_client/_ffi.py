@@ -51,6 +51,7 @@ __all__ = [
     'MCP_ELICITATION_URL',
     'MCP_INPUT_SAMPLING',
     'MCP_INPUT_ROOTS',
+    'MCP_HUB_READ_OPTS_VERSION',
     'MCP_CALL_OPTS_VERSION',
     'MCP_TIMEOUT_DEFAULT',
     'MCP_TIMEOUT_NONE',
@@ -148,6 +149,8 @@ MCP_ELICITATION_URL = 2
 MCP_INPUT_SAMPLING = 4
 # Manual input flag (`mcp_config_set_manual_input`): roots.
 MCP_INPUT_ROOTS = 8
+# The newest `mcp_hub_read_opts` layout this header describes (grows as `mcp_call_opts` does).
+MCP_HUB_READ_OPTS_VERSION = 1
 # The newest `mcp_call_opts` layout this header describes. A struct only grows by appending
 # fields, each new layout with a new version; the library reads only the fields of the version
 # the caller initialised, so a program built against an older header keeps working.
@@ -240,6 +243,10 @@ class mcp_error(ctypes.Structure):
 
 # A hub of MCP servers. Thread-safe except `mcp_hub_free`.
 class mcp_hub(ctypes.Structure):
+    """Opaque handle."""
+
+# Where an input callback puts the answer. Valid only during that callback.
+class mcp_hub_input_slot(ctypes.Structure):
     """Opaque handle."""
 
 # The handle a callback completes. Owned by the library during the callback; after
@@ -352,6 +359,27 @@ mcp_log_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_c
 # "source", "level", "message"}`, `{"type": "notification", "server", "method", "params"}`.
 # Runs on the shared dispatcher thread, in order.
 mcp_hub_event_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+
+# Asked for one `${input:id}` of a VS Code `inputs` array while a file is read: `id`,
+# `description` and `default_value` (NULL when the input has none) are borrowed for the call;
+# `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
+# answer)` during the callback to answer (the library copies the answer, uses it as typed and
+# never logs it nor shows it in an error); leaving the slot empty declines, which makes the
+# servers that use the input `failed`. Called on the thread that reads the file, at most once
+# per id and read, before the reading call returns.
+mcp_hub_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_bool, ctypes.c_char_p, ctypes.POINTER(mcp_hub_input_slot))
+
+# How a configuration file is read. Initialise with `mcp_hub_read_opts_init`, then set
+# fields; NULL where a function takes one means the defaults. Every pointer is borrowed for
+# the duration of the call only.
+class mcp_hub_read_opts(ctypes.Structure):
+    _fields_ = [
+        ('version', ctypes.c_uint32),
+        ('workspace_folder', ctypes.c_char_p),
+        ('user_home', ctypes.c_char_p),
+        ('on_input', mcp_hub_input_fn),
+        ('input_userdata', ctypes.c_void_p),
+    ]
 
 # A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
 # `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
@@ -1247,6 +1275,70 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_hub_free': (
         None,
         [ctypes.POINTER(mcp_hub)],
+    ),
+    # Fills `opts` with defaults for layout `version` (pass `MCP_HUB_READ_OPTS_VERSION`).
+    # `MCP_INVALID_ARG` for a version this library does not know: `opts` is left unchanged.
+    # mcp_status mcp_hub_read_opts_init(struct mcp_hub_read_opts *opts, uint32_t version)
+    'mcp_hub_read_opts_init': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub_read_opts), ctypes.c_uint32],
+    ),
+    # Answers the input an input callback was asked for (copied; may be empty). Only valid inside
+    # the callback.
+    # mcp_status mcp_hub_input_slot_set(struct mcp_hub_input_slot *slot, const char *answer, struct mcp_error **err_out)
+    'mcp_hub_input_slot_set': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub_input_slot), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Creates a hub of the servers of a host's configuration file at `path`: `mcpServers`
+    # (`claude_desktop_config.json`, `.mcp.json`, Cursor's `mcp.json`) or `servers` and `inputs`
+    # (VS Code's `.vscode/mcp.json`), comments and trailing commas allowed. `options_json` as for
+    # `mcp_hub_new`; `read` (may be NULL) supplies the workspace folder, the user's home and the
+    # input callback, which runs on this thread before this call returns. Entries that cannot be
+    # built (an unset variable, a declined input, a refused setting) are members in state
+    # `failed` with an error naming the server and the key; other hosts' keys are listed by
+    # `mcp_hub_warnings_json`. Only a file that cannot be read as a whole fails this call
+    # (`MCP_IO`, or `MCP_INVALID_ARG`: not JSON, no server object, a name given twice). Nothing
+    # starts until `mcp_hub_start`. Free with `mcp_hub_free`. Any thread.
+    # mcp_status mcp_hub_new_from_file(const char *path, const char *options_json, const struct mcp_hub_read_opts *read, struct mcp_hub **hub_out, struct mcp_error **err_out)
+    'mcp_hub_new_from_file': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_hub_read_opts), ctypes.POINTER(ctypes.POINTER(mcp_hub)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `mcp_hub_new_from_file` for the file's `text` (a relative `envFile` starts at the
+    # workspace folder, else at the working directory). Any thread.
+    # mcp_status mcp_hub_new_from_text(const char *text, const char *options_json, const struct mcp_hub_read_opts *read, struct mcp_hub **hub_out, struct mcp_error **err_out)
+    'mcp_hub_new_from_text': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_hub_read_opts), ctypes.POINTER(ctypes.POINTER(mcp_hub)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Reads the configuration file at `path` again (as `mcp_hub_new_from_file`, `read` may be
+    # NULL) and applies it: members new in the file are added and started, members no longer in
+    # it are closed, members whose entry changed (or that had failed) are closed and started
+    # again, and the others keep their connections and caches. The warnings become the file's.
+    # Returns once every started member has connected or failed. `report_json_out` (may be NULL)
+    # receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
+    # with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes
+    # nothing. Any thread; not from a callback.
+    # mcp_status mcp_hub_reload_from_file(struct mcp_hub *hub, const char *path, const struct mcp_hub_read_opts *read, char **report_json_out, struct mcp_error **err_out)
+    'mcp_hub_reload_from_file': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.POINTER(mcp_hub_read_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # `mcp_hub_reload_from_file` for the file's `text`. Any thread; not from a callback.
+    # mcp_status mcp_hub_reload_from_text(struct mcp_hub *hub, const char *text, const struct mcp_hub_read_opts *read, char **report_json_out, struct mcp_error **err_out)
+    'mcp_hub_reload_from_text': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_char_p, ctypes.POINTER(mcp_hub_read_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The configuration's warnings as a JSON array of strings: keys other hosts define that this
+    # library ignores (`autoApprove`, `alwaysAllow`, …), each once with the servers it is on.
+    # Empty for a hub made with `mcp_hub_new`. Free with `mcp_string_free`. Any thread, callbacks
+    # included.
+    # mcp_status mcp_hub_warnings_json(const struct mcp_hub *hub, char **warnings_json_out, struct mcp_error **err_out)
+    'mcp_hub_warnings_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text.
     # `MCP_INVALID_ARG` when there is no such value. Free the output with `mcp_string_free`.
