@@ -47,9 +47,13 @@ type HubOptions struct {
 
 // NewHub creates an empty hub: add members (AddMember, AddStdio, AddHTTP), then Start.
 func NewHub(opts *HubOptions) (*Hub, error) {
-	if abiErr != nil {
-		return nil, abiErr
-	}
+	return newHub(opts, func(o *C.char, hp **C.mcp_hub, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_hub_new(o, hp, cerr)
+	})
+}
+
+// optionsJSON is mcp_hub_new's options_json.
+func (opts *HubOptions) optionsJSON() (string, error) {
 	o := map[string]any{}
 	if opts != nil {
 		if opts.Separator != "" {
@@ -62,13 +66,25 @@ func NewHub(opts *HubOptions) (*Hub, error) {
 	}
 	js, err := json.Marshal(o)
 	if err != nil {
-		return nil, &Error{Status: StatusInvalidArg, Message: "the hub options do not marshal to JSON: " + err.Error(), cause: err}
+		return "", &Error{Status: StatusInvalidArg, Message: "the hub options do not marshal to JSON: " + err.Error(), cause: err}
 	}
-	cjs := cstr(string(js))
+	return string(js), nil
+}
+
+// newHub creates a hub through create (mcp_hub_new or a from-file form) with opts' JSON.
+func newHub(opts *HubOptions, create func(o *C.char, hp **C.mcp_hub, cerr **C.mcp_error) C.mcp_status) (*Hub, error) {
+	if abiErr != nil {
+		return nil, abiErr
+	}
+	js, err := opts.optionsJSON()
+	if err != nil {
+		return nil, err
+	}
+	cjs := cstr(js)
 	defer freeC(cjs)
 	var hp *C.mcp_hub
 	var cerr *C.mcp_error
-	if st := C.mcp_hub_new(cjs, &hp, &cerr); st != C.MCP_OK {
+	if st := create(cjs, &hp, &cerr); st != C.MCP_OK {
 		return nil, fromC(st, cerr)
 	}
 	h := &Hub{core: &hubCore{ptr: hp, events: newEventQueue()}}

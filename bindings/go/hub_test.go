@@ -261,3 +261,69 @@ func TestHubContextMethods(t *testing.T) {
 		}
 	}
 }
+
+func TestHubFromConfigurationText(t *testing.T) {
+	mark := newHubMark()
+	vscode := fmt.Sprintf(`{
+		// VS Code's shape: an input the host is asked for, a comment and a trailing comma.
+		"inputs": [{"type": "promptString", "id": "mark", "description": "Test mark", "password": true}],
+		"servers": {
+			"fix": {"type": "stdio", "command": %q, "env": {"MCP_HUB_TEST_MARK": "${input:mark}"}},
+		},
+	}`, fixture)
+	var asked []HubInput
+	read := &HubFileOptions{OnInput: func(in HubInput) (string, bool) {
+		asked = append(asked, in)
+		return mark, true
+	}}
+	h, err := NewHubFromText(vscode, nil, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if len(asked) != 1 || asked[0].ID != "mark" || !asked[0].Password || asked[0].Description != "Test mark" {
+		t.Fatalf("inputs asked: %+v", asked)
+	}
+	if err := h.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := processesWith(t, mark); n != 1 {
+		t.Fatalf("%d processes with the answered input in their environment", n)
+	}
+
+	// A Claude Desktop file on disk: another host's key is a warning; a reload adds a member.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "claude_desktop_config.json")
+	file := fmt.Sprintf(`{"mcpServers": {"fix": {"command": %q, "autoApprove": ["echo"]}}}`, fixture)
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewHubFromFile(path, &HubOptions{Separator: "-"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if ws, err := f.Warnings(); err != nil || len(ws) != 1 || !contains(ws[0], "autoApprove") {
+		t.Fatalf("warnings: %v %v", ws, err)
+	}
+	if err := f.Start(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.CallTool(testCtx(t), "fix-echo", map[string]any{"text": "file"}); err != nil || text(t, res) != "file" {
+		t.Fatalf("call: %s %v", res, err)
+	}
+	file2 := fmt.Sprintf(`{"mcpServers": {"fix": {"command": %q, "autoApprove": ["echo"]}, "two": {"command": %q}}}`, fixture, fixture)
+	if err := os.WriteFile(path, []byte(file2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := f.ReloadFromFile(testCtx(t), path, nil)
+	if err != nil || !reflect.DeepEqual(rep.Added, []string{"two"}) || !reflect.DeepEqual(rep.Unchanged, []string{"fix"}) {
+		t.Fatalf("reload: %+v %v", rep, err)
+	}
+	if _, err := f.ReloadFromText(testCtx(t), "{not json", nil); err == nil {
+		t.Fatal("a reload from text that is not JSON succeeded")
+	}
+	if _, err := NewHubFromFile(filepath.Join(dir, "missing.json"), nil, nil); err == nil {
+		t.Fatal("a hub from a missing file")
+	}
+}
