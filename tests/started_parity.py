@@ -44,10 +44,13 @@ CPP_NOT_WAITING = {
         "reset_token_store", "set_assertion_provider", "use_host_loop", "dispatch", "native",
     },
     "Subscription": {"acknowledged", "cancel", "native"},
-    # The hub's registrations and accessors; and start, list, set_member and remove_member,
-    # whose C functions have no *_start twin (each waits on members' connects or cached lists,
-    # bounded by the members' own timeouts).
-    "Hub": {"add_member", "members", "on_event", "close", "native", "start", "list", "set_member", "remove_member"},
+    # The hub's factories, registrations and accessors; and start, list, set_member,
+    # remove_member and the reloads, whose C functions have no *_start twin (each waits on
+    # members' connects or cached lists, bounded by the members' own timeouts).
+    "Hub": {
+        "from_file", "from_text", "add_member", "members", "warnings", "on_event", "close", "native", "start",
+        "list", "set_member", "remove_member", "reload_from_file", "reload_from_text",
+    },
 }
 
 # Swift methods with only a synchronous form, for the same reasons (plus the responders'

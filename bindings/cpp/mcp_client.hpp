@@ -2172,6 +2172,58 @@ inline void hub_event_trampoline(void* userdata, const char* event_json) noexcep
 }
 }  // namespace detail
 
+/// One ${input:id} of a VS Code configuration file the host is asked to answer.
+struct HubInput {
+    std::string id;
+    std::string description;
+    /// Mask what the user types.
+    bool password = false;
+    std::optional<std::string> default_value;
+};
+/// Answers an input (nullopt declines: the servers using it are failed). Runs on the thread
+/// reading the file, at most once per id and read; an exception declines.
+using HubInputHandler = std::function<std::optional<std::string>(const HubInput& input)>;
+
+/// How a host's configuration file is read (Hub::from_file, from_text, reload_from_*).
+struct HubReadOptions {
+    /// What ${workspaceFolder} stands for, and where a relative envFile starts.
+    std::optional<std::string> workspace_folder;
+    /// What ${userHome} stands for (default: $HOME).
+    std::optional<std::string> user_home;
+    HubInputHandler on_input;
+};
+
+namespace detail {
+inline void hub_input_trampoline(void* userdata, const char* id, const char* description, bool password,
+                                 const char* default_value, mcp_hub_input_slot* slot) noexcept {
+    try {
+        HubInput in{id ? id : "", description ? description : "", password, opt_string(default_value)};
+        std::optional<std::string> answer = (*static_cast<const HubInputHandler*>(userdata))(in);
+        if (answer && answer->find('\0') == std::string::npos) {
+            mcp_error* err = nullptr;
+            if (mcp_hub_input_slot_set(slot, answer->c_str(), &err) != MCP_OK) mcp_error_free(err);
+        }
+    } catch (...) {
+        // Declined: nothing may unwind into the library.
+    }
+}
+
+/// The C view of `read`, valid while `read` lives.
+inline mcp_hub_read_opts native_read_opts(const HubReadOptions& read) {
+    mcp_hub_read_opts o;
+    if (mcp_hub_read_opts_init(&o, MCP_HUB_READ_OPTS_VERSION) != MCP_OK) {
+        throw UnsupportedError(MCP_UNSUPPORTED, "the library does not know this header's mcp_hub_read_opts version");
+    }
+    o.workspace_folder = c_or_null(read.workspace_folder);
+    o.user_home = c_or_null(read.user_home);
+    if (read.on_input) {
+        o.on_input = &hub_input_trampoline;
+        o.input_userdata = const_cast<HubInputHandler*>(&read.on_input);
+    }
+    return o;
+}
+}  // namespace detail
+
 /// Many MCP servers as one client (mcp_hub_*): members start at once, their tools, prompts and
 /// resources form one catalogue (tool and prompt names "<member>__<name>", each item naming its
 /// member in _meta["mcp-client/server"]), and each call goes to the member that owns it. A
@@ -2180,16 +2232,36 @@ inline void hub_event_trampoline(void* userdata, const char* event_json) noexcep
 /// server process is left) and frees the hub.
 class Hub {
 public:
-    explicit Hub(const HubOptions& options = HubOptions()) {
-        if (!abi_compatible()) {
-            throw UnsupportedError(MCP_UNSUPPORTED, "libmcp_client implements ABI " + std::to_string(mcp_abi_version()) +
-                                                        ", this header expects " + std::to_string(MCP_ABI_VERSION));
-        }
-        std::vector<std::pair<std::string, std::string>> o = {{"separator", json::quote(options.separator)},
-                                                              {"prefix", options.prefix ? "true" : "false"}};
-        if (!options.defaults_json.empty()) o.emplace_back("defaults", options.defaults_json);
-        std::string js = json::object(o);
+    explicit Hub(const HubOptions& options = HubOptions()) : Hub(nullptr) {
+        std::string js = options_json(options);
         detail::check([&](mcp_error** e) { return mcp_hub_new(detail::c_arg(js), &hub_, e); });
+    }
+
+    /// A hub of the servers of a host's configuration file: mcpServers (claude_desktop_config.json,
+    /// .mcp.json, Cursor's mcp.json) or VS Code's servers and inputs, comments and trailing commas
+    /// allowed. Entries that cannot be built (an unset variable, a declined input, a refused
+    /// setting) are failed members; other hosts' keys are in warnings(). Only a file that cannot
+    /// be read as a whole throws. Nothing starts before start().
+    static Hub from_file(const std::string& path, const HubOptions& options = HubOptions(),
+                         const HubReadOptions& read = HubReadOptions()) {
+        Hub hub(nullptr);
+        std::string js = options_json(options);
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_new_from_file(detail::c_arg(path), detail::c_arg(js), &r, &hub.hub_, e);
+        });
+        return hub;
+    }
+    /// from_file for the file's text.
+    static Hub from_text(const std::string& text, const HubOptions& options = HubOptions(),
+                         const HubReadOptions& read = HubReadOptions()) {
+        Hub hub(nullptr);
+        std::string js = options_json(options);
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_new_from_text(detail::c_arg(text), detail::c_arg(js), &r, &hub.hub_, e);
+        });
+        return hub;
     }
     Hub(Hub&& o) noexcept : hub_(std::exchange(o.hub_, nullptr)) {}
     Hub& operator=(Hub&& o) noexcept {
@@ -2305,6 +2377,28 @@ public:
     void remove_member(const std::string& name) {
         detail::check([&](mcp_error** e) { return mcp_hub_remove_member(hub_, detail::c_arg(name), e); });
     }
+    /// Reads the configuration file again and applies it: new members are added and started,
+    /// removed ones closed, changed (or failed) ones restarted, the others keep their
+    /// connections. Returns the report {"added","removed","restarted","unchanged"} (arrays of
+    /// names). A file that cannot be read as a whole throws and changes nothing.
+    std::string reload_from_file(const std::string& path, const HubReadOptions& read = HubReadOptions()) {
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_reload_from_file(hub_, detail::c_arg(path), &r, out, e);
+        });
+    }
+    /// reload_from_file for the file's text.
+    std::string reload_from_text(const std::string& text, const HubReadOptions& read = HubReadOptions()) {
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_reload_from_text(hub_, detail::c_arg(text), &r, out, e);
+        });
+    }
+    /// The configuration's warnings as a JSON array of strings: other hosts' keys this library
+    /// ignores (autoApprove, alwaysAllow, ...), each once with the servers it is on.
+    std::string warnings() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_hub_warnings_json(hub_, out, e); });
+    }
 
     /// Sets the hub's listener (nullptr or an empty function removes it).
     void on_event(HubEventHandler listener) {
@@ -2328,6 +2422,18 @@ public:
     mcp_hub* native() const noexcept { return hub_; }
 
 private:
+    explicit Hub(std::nullptr_t) {
+        if (!abi_compatible()) {
+            throw UnsupportedError(MCP_UNSUPPORTED, "libmcp_client implements ABI " + std::to_string(mcp_abi_version()) +
+                                                        ", this header expects " + std::to_string(MCP_ABI_VERSION));
+        }
+    }
+    static std::string options_json(const HubOptions& options) {
+        std::vector<std::pair<std::string, std::string>> o = {{"separator", json::quote(options.separator)},
+                                                              {"prefix", options.prefix ? "true" : "false"}};
+        if (!options.defaults_json.empty()) o.emplace_back("defaults", options.defaults_json);
+        return json::object(o);
+    }
     mcp_hub* hub_ = nullptr;
 };
 

@@ -152,3 +152,51 @@ TEST(hub, started_calls_events_and_reload) {
     moved = mcp::Hub();
     CHECK_EQ(processes_with(mark), 0);
 }
+
+TEST(hub, from_configuration_text_and_file) {
+    std::string mark = new_mark();
+    std::string vscode = R"({
+        // VS Code's shape: an input the host is asked for, a comment and a trailing comma.
+        "inputs": [{"type": "promptString", "id": "mark", "description": "Test mark", "password": true}],
+        "servers": {"fix": {"type": "stdio", "command": )" + mcp::json::quote(t::fixture_path()) +
+                         R"(, "env": {"MCP_HUB_TEST_MARK": "${input:mark}"}},},
+    })";
+    std::vector<mcp::HubInput> asked;
+    mcp::HubReadOptions read;
+    read.on_input = [&](const mcp::HubInput& in) -> std::optional<std::string> {
+        asked.push_back(in);
+        return mark;
+    };
+    {
+        auto hub = mcp::Hub::from_text(vscode, {}, read);
+        CHECK_EQ(asked.size(), size_t(1));
+        CHECK_EQ(asked[0].id, std::string("mark"));
+        CHECK(asked[0].password);
+        hub.start();
+        CHECK_EQ(processes_with(mark), 1);
+    }
+    CHECK_EQ(processes_with(mark), 0);
+
+    // A Claude Desktop file on disk: another host's key is a warning; a reload adds a member.
+    char dir[] = "/tmp/cpp-hub-XXXXXX";
+    CHECK(mkdtemp(dir) != nullptr);
+    std::string path = std::string(dir) + "/claude_desktop_config.json";
+    auto write = [&](const std::string& text) { std::ofstream(path, std::ios::trunc) << text; };
+    std::string fix = mcp::json::object({{"command", mcp::json::quote(t::fixture_path())}, {"autoApprove", R"(["echo"])"}});
+    write(R"({"mcpServers": {"fix": )" + fix + "}}");
+    mcp::HubOptions options;
+    options.separator = "-";
+    auto hub = mcp::Hub::from_file(path, options);
+    CHECK_CONTAINS(hub.warnings(), "autoApprove");
+    hub.start();
+    CHECK_EQ(t::text(hub.call_tool("fix-echo", R"({"text":"file"})")), std::string("file"));
+    write(R"({"mcpServers": {"fix": )" + fix + R"(, "two": {"command": )" + mcp::json::quote(t::fixture_path()) + "}}}");
+    std::string report = hub.reload_from_file(path);
+    CHECK_EQ(mcp::json::at(report, "/added"), std::string(R"(["two"])"));
+    CHECK_EQ(mcp::json::at(report, "/unchanged"), std::string(R"(["fix"])"));
+    EXPECT_THROW(mcp::InvalidArgumentError, hub.reload_from_text("{not json"));
+    EXPECT_THROW(mcp::Error, mcp::Hub::from_file(std::string(dir) + "/missing.json"));
+    hub.close();
+    unlink(path.c_str());
+    rmdir(dir);
+}
