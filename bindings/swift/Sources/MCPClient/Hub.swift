@@ -17,7 +17,13 @@ public final class Hub: @unchecked Sendable {
     /// An empty hub: tool and prompt names exported as `<member><separator><name>` (or
     /// unprefixed when `prefix` is false); `defaults` holds configuration keys every member gets
     /// unless its own configuration sets them. Add members, then `start()`.
-    public init(separator: String = "__", prefix: Bool = true, defaults: JSON? = nil) throws {
+    public convenience init(separator: String = "__", prefix: Bool = true, defaults: JSON? = nil) throws {
+        try self.init(separator: separator, prefix: prefix, defaults: defaults) { mcp_hub_new($0, $1, $2) }
+    }
+
+    /// A hub made by `create(options_json, hub_out, err_out)`.
+    init(separator: String, prefix: Bool, defaults: JSON?,
+         create: (UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>, ErrOut) throws -> mcp_status) throws {
         guard abiChecked else {
             throw MCPError.other(MCPErrorInfo(
                 status: MCPStatus.internal,
@@ -28,9 +34,12 @@ public final class Hub: @unchecked Sendable {
         var hub: OpaquePointer? = nil
         try withCStrings { s in
             let text = try s.c(JSON.object(options).text)
-            try check { mcp_hub_new(text, &hub, $0) }
+            var err: OpaquePointer? = nil
+            let status = try create(text, &hub, &err)
+            if status != MCP_OK { throw MCPError.take(status: status, error: err) }
+            mcp_error_free(err)
         }
-        guard let hub else { throw MCPError.invalid("mcp_hub_new returned no hub") }
+        guard let hub else { throw MCPError.invalid("the library returned no hub") }
         handle = hub
     }
 

@@ -123,4 +123,50 @@ final class HubTests: XCTestCase {
         hub.close()
         XCTAssertEqual(processes(with: mark), 0)
     }
+
+    func testHubFromConfigurationTextAndFile() throws {
+        let mark = newMark()
+        let vscode = """
+            {
+                // VS Code's shape: an input the host is asked for, a comment and a trailing comma.
+                "inputs": [{"type": "promptString", "id": "mark", "description": "Test mark", "password": true}],
+                "servers": {"fix": {"type": "stdio", "command": \(JSON.string(try fixturePath()).text),
+                                    "env": {"MCP_HUB_TEST_MARK": "${input:mark}"}},},
+            }
+            """
+        let asked = Locked<[HubInput]>([])
+        let read = HubReadOptions(onInput: { input in
+            asked.with { $0.append(input) }
+            return mark
+        })
+        do {
+            let hub = try Hub(text: vscode, read: read)
+            XCTAssertEqual(asked.get.map(\.id), ["mark"])
+            XCTAssertEqual(asked.get.first?.password, true)
+            try hub.start()
+            XCTAssertEqual(processes(with: mark), 1)
+            hub.close()
+        }
+        XCTAssertEqual(processes(with: mark), 0)
+
+        // A Claude Desktop file on disk: another host's key is a warning; a reload adds a member.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("swift-hub-\(newMark())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("claude_desktop_config.json").path
+        let fix: JSON = ["command": .string(try fixturePath()), "autoApprove": ["echo"]]
+        try JSON.object(["mcpServers": ["fix": fix]]).text.write(toFile: path, atomically: true, encoding: .utf8)
+        let hub = try Hub(file: path, separator: "-")
+        XCTAssertTrue(try hub.warnings().first?.contains("autoApprove") ?? false)
+        try hub.start()
+        XCTAssertEqual(text(try hub.callTool("fix-echo", arguments: ["text": "file"])), "file")
+        let two: JSON = ["command": .string(try fixturePath())]
+        try JSON.object(["mcpServers": ["fix": fix, "two": two]]).text.write(toFile: path, atomically: true, encoding: .utf8)
+        let report = try hub.reload(file: path)
+        XCTAssertEqual(report["added"], ["two"])
+        XCTAssertEqual(report["unchanged"], ["fix"])
+        assertMCPError(try hub.reload(text: "{not json")) { $0.info.status == MCPStatus.invalidArg }
+        XCTAssertThrowsError(try Hub(file: dir.appendingPathComponent("missing.json").path))
+        hub.close()
+    }
 }
