@@ -6,10 +6,10 @@
 abi    every function of include/mcp_client.h that waits on the server (it takes
        `const struct mcp_call_opts *opts`, or is listed in WAITS_WITHOUT_OPTS) has a `*_start`
        twin.
-cpp    every public method of mcp::Client and mcp::Subscription (bindings/cpp/mcp_client.hpp) that
+cpp    every public method of mcp::Client, mcp::Subscription and mcp::Hub (bindings/cpp/mcp_client.hpp) that
        has a blocking overload also has a callback overload (last parameter a `...Completion`)
        and a std::future one (last parameter `use_future_t`), unless CPP_NOT_WAITING lists it.
-swift  every public synchronous method of Client and Subscription (bindings/swift/Sources) has
+swift  every public synchronous method of Client, Subscription and Hub (bindings/swift/Sources) has
        an `async` twin with the same name and argument labels, unless SWIFT_NOT_WAITING lists it.
 
 A source-level check rather than a test calling every async operation: the C++ and Swift async
@@ -44,6 +44,13 @@ CPP_NOT_WAITING = {
         "reset_token_store", "set_assertion_provider", "use_host_loop", "dispatch", "native",
     },
     "Subscription": {"acknowledged", "cancel", "native"},
+    # The hub's factories, registrations and accessors; and start, list, set_member,
+    # remove_member and the reloads, whose C functions have no *_start twin (each waits on
+    # members' connects or cached lists, bounded by the members' own timeouts).
+    "Hub": {
+        "from_file", "from_text", "add_member", "members", "warnings", "on_event", "close", "native", "start",
+        "list", "set_member", "remove_member", "reload_from_file", "reload_from_text",
+    },
 }
 
 # Swift methods with only a synchronous form, for the same reasons (plus the responders'
@@ -56,6 +63,9 @@ SWIFT_NOT_WAITING = {
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
     },
     "Subscription": {"acknowledged", "cancel"},
+    # The reloads read a file and wait like start() (no *_start in the C ABI); their input
+    # callback runs on the reading thread, which an async form would hide.
+    "Hub": {"addMember", "members", "onEvent", "events", "close", "warnings", "reload"},
 }
 
 
@@ -118,7 +128,7 @@ def cpp_methods(body: str) -> dict[str, list[str]]:
 def check_cpp() -> list[str]:
     hpp = without_comments((ROOT / "bindings" / "cpp" / "mcp_client.hpp").read_text())
     problems = []
-    for cls in ("Client", "Subscription"):
+    for cls in ("Client", "Subscription", "Hub"):
         start = hpp.index(f"\nclass {cls} {{")
         open_ = hpp.index("{", start)
         body = hpp[open_ + 1 : matching(hpp, open_, "{", "}") - 1]
@@ -144,7 +154,7 @@ def swift_signatures() -> dict[tuple[str, str, tuple[str, ...]], set[bool]]:
         owners = [(m.start(), m.group(1)) for m in re.finditer(r"(?m)^(?:public )?(?:final )?(?:class|extension|struct|enum) (\w+)", text)]
         for m in re.finditer(r"public (?:static )?func (\w+)\s*(?:<[^>]*>)?\(", text):
             owner = next((o for at, o in reversed(owners) if at < m.start()), "")
-            if owner not in ("Client", "Subscription"):
+            if owner not in ("Client", "Subscription", "Hub"):
                 continue
             end = matching(text, m.end() - 1, "(", ")")
             params = text[m.end() : end - 1]

@@ -4,7 +4,7 @@
 //   link: libmcp_client.a -lpthread -ldl -lm -lrt -lutil   (or -lmcp_client)
 //
 // DESIGN
-// - RAII, move-only handles: mcp::Client, mcp::Subscription, mcp::Responder, mcp::AuthResponder,
+// - RAII, move-only handles: mcp::Client, mcp::Hub, mcp::Subscription, mcp::Responder, mcp::AuthResponder,
 //   mcp::Config.
 //   mcp::CancelToken is copyable (each copy is a clone of the same library token).
 //   A moved-from handle is empty: destroying it is a no-op; calling it throws
@@ -2136,6 +2136,305 @@ private:
     }
 
     mcp_client* client_ = nullptr;
+};
+
+// ============================================================================================
+// Hub
+// ============================================================================================
+
+/// Hub construction options (mcp_hub_new).
+struct HubOptions {
+    /// Between member and name in exported tool and prompt names.
+    std::string separator = "__";
+    /// false: names are exported unprefixed (a name two members offer makes list() throw).
+    bool prefix = true;
+    /// Configuration keys every member gets unless its own configuration sets them, as a JSON
+    /// object ("" for none), e.g. R"({"connect_timeout_ms":5000})".
+    std::string defaults_json;
+};
+
+/// A hub event listener: `event_json` is {"type":"state","server","state","error"?},
+/// {"type":"list_changed","server","list"}, {"type":"resource_updated","server","uri"},
+/// {"type":"log","server","source","level","message"} or {"type":"notification","server",
+/// "method","params"}. Runs on the shared dispatcher thread, in order; exceptions are swallowed.
+using HubEventHandler = std::function<void(const std::string& event_json)>;
+
+namespace detail {
+struct HubEventBox {
+    HubEventHandler fn;
+};
+inline void hub_event_trampoline(void* userdata, const char* event_json) noexcept {
+    try {
+        static_cast<HubEventBox*>(userdata)->fn(event_json ? event_json : "{}");
+    } catch (...) {
+        // Listeners cannot fail anything: swallow.
+    }
+}
+}  // namespace detail
+
+/// One ${input:id} of a VS Code configuration file the host is asked to answer.
+struct HubInput {
+    std::string id;
+    std::string description;
+    /// Mask what the user types.
+    bool password = false;
+    std::optional<std::string> default_value;
+};
+/// Answers an input (nullopt declines: the servers using it are failed). Runs on the thread
+/// reading the file, at most once per id and read; an exception declines.
+using HubInputHandler = std::function<std::optional<std::string>(const HubInput& input)>;
+
+/// How a host's configuration file is read (Hub::from_file, from_text, reload_from_*).
+struct HubReadOptions {
+    /// What ${workspaceFolder} stands for, and where a relative envFile starts.
+    std::optional<std::string> workspace_folder;
+    /// What ${userHome} stands for (default: $HOME).
+    std::optional<std::string> user_home;
+    HubInputHandler on_input;
+};
+
+namespace detail {
+inline void hub_input_trampoline(void* userdata, const char* id, const char* description, bool password,
+                                 const char* default_value, mcp_hub_input_slot* slot) noexcept {
+    try {
+        HubInput in{id ? id : "", description ? description : "", password, opt_string(default_value)};
+        std::optional<std::string> answer = (*static_cast<const HubInputHandler*>(userdata))(in);
+        if (answer && answer->find('\0') == std::string::npos) {
+            mcp_error* err = nullptr;
+            if (mcp_hub_input_slot_set(slot, answer->c_str(), &err) != MCP_OK) mcp_error_free(err);
+        }
+    } catch (...) {
+        // Declined: nothing may unwind into the library.
+    }
+}
+
+/// The C view of `read`, valid while `read` lives.
+inline mcp_hub_read_opts native_read_opts(const HubReadOptions& read) {
+    mcp_hub_read_opts o;
+    if (mcp_hub_read_opts_init(&o, MCP_HUB_READ_OPTS_VERSION) != MCP_OK) {
+        throw UnsupportedError(MCP_UNSUPPORTED, "the library does not know this header's mcp_hub_read_opts version");
+    }
+    o.workspace_folder = c_or_null(read.workspace_folder);
+    o.user_home = c_or_null(read.user_home);
+    if (read.on_input) {
+        o.on_input = &hub_input_trampoline;
+        o.input_userdata = const_cast<HubInputHandler*>(&read.on_input);
+    }
+    return o;
+}
+}  // namespace detail
+
+/// Many MCP servers as one client (mcp_hub_*): members start at once, their tools, prompts and
+/// resources form one catalogue (tool and prompt names "<member>__<name>", each item naming its
+/// member in _meta["mcp-client/server"]), and each call goes to the member that owns it. A
+/// member that cannot start is "failed" in members(); the hub keeps going. Move-only; any
+/// thread may call (blocking calls not from callbacks). The destructor closes every member (no
+/// server process is left) and frees the hub.
+class Hub {
+public:
+    explicit Hub(const HubOptions& options = HubOptions()) : Hub(nullptr) {
+        std::string js = options_json(options);
+        detail::check([&](mcp_error** e) { return mcp_hub_new(detail::c_arg(js), &hub_, e); });
+    }
+
+    /// A hub of the servers of a host's configuration file: mcpServers (claude_desktop_config.json,
+    /// .mcp.json, Cursor's mcp.json) or VS Code's servers and inputs, comments and trailing commas
+    /// allowed. Entries that cannot be built (an unset variable, a declined input, a refused
+    /// setting) are failed members; other hosts' keys are in warnings(). Only a file that cannot
+    /// be read as a whole throws. Nothing starts before start().
+    static Hub from_file(const std::string& path, const HubOptions& options = HubOptions(),
+                         const HubReadOptions& read = HubReadOptions()) {
+        Hub hub(nullptr);
+        std::string js = options_json(options);
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_new_from_file(detail::c_arg(path), detail::c_arg(js), &r, &hub.hub_, e);
+        });
+        return hub;
+    }
+    /// from_file for the file's text.
+    static Hub from_text(const std::string& text, const HubOptions& options = HubOptions(),
+                         const HubReadOptions& read = HubReadOptions()) {
+        Hub hub(nullptr);
+        std::string js = options_json(options);
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_new_from_text(detail::c_arg(text), detail::c_arg(js), &r, &hub.hub_, e);
+        });
+        return hub;
+    }
+    Hub(Hub&& o) noexcept : hub_(std::exchange(o.hub_, nullptr)) {}
+    Hub& operator=(Hub&& o) noexcept {
+        if (this != &o) {
+            mcp_hub_free(hub_);
+            hub_ = std::exchange(o.hub_, nullptr);
+        }
+        return *this;
+    }
+    Hub(const Hub&) = delete;
+    Hub& operator=(const Hub&) = delete;
+    /// Closes every member and frees the hub: after it returns no listener runs again.
+    ~Hub() { mcp_hub_free(hub_); }
+
+    /// Adds member `name` with its flat client configuration JSON ({"command":...} or
+    /// {"url":...}, the keys mcp_config_new takes); start() connects it. A configuration the
+    /// library refuses makes the member "failed"; a name the hub has throws InvalidArgumentError.
+    void add_member(const std::string& name, const std::string& config_json) {
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_add_member(hub_, detail::c_arg(name), detail::c_arg(config_json), e);
+        });
+    }
+    /// Connects every member not yet started, all at once; returns when each has connected or
+    /// failed (each bounded by its connect_timeout_ms). A failed member does not throw.
+    void start() {
+        detail::check([&](mcp_error** e) { return mcp_hub_start(hub_, e); });
+    }
+    /// The members' states as a JSON array, in the order added: {"name","state","error"?,"era"?,
+    /// "protocolVersion"?,"serverInfo"?}. Does not block.
+    std::string members() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_hub_members_json(hub_, out, e); });
+    }
+    /// The merged list over the connected members: {"tools":[...]} (or prompts, resources,
+    /// resourceTemplates), names exported.
+    std::string list(ListKind kind) {
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_list(hub_, static_cast<int32_t>(kind), out, e);
+        });
+    }
+
+    /// Calls the tool the merged list names `name` on its member; `arguments_json` a JSON object
+    /// ("" for none). An unknown name throws InvalidArgumentError listing the nearest names.
+    std::string call_tool(const std::string& name, const std::string& arguments_json = std::string(),
+                          const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_call_tool(hub_, detail::c_arg(name), detail::c_or_null(arguments_json), &o, out, e);
+        });
+    }
+    /// Gets the prompt the merged list names `name`; `arguments_json` an object of strings.
+    std::string get_prompt(const std::string& name, const std::string& arguments_json = std::string(),
+                           const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_get_prompt(hub_, detail::c_arg(name), detail::c_or_null(arguments_json), &o, out, e);
+        });
+    }
+    /// Reads `uri` from member `server`.
+    std::string read_resource(const std::string& server, const std::string& uri,
+                              const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_read_resource(hub_, detail::c_arg(server), detail::c_arg(uri), &o, out, e);
+        });
+    }
+
+    // ---- started calls (callback or std::future; see Completion) ---------------------------
+
+    Call call_tool(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                   Completion done) {
+        return detail::start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_hub_call_tool_start(hub_, detail::c_arg(name), detail::c_or_null(arguments_json), o,
+                                           &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> call_tool(const std::string& name, const std::string& arguments_json,
+                                       const CallOptions& options, use_future_t) {
+        return detail::as_future([&](Completion d) { call_tool(name, arguments_json, options, std::move(d)); });
+    }
+    Call get_prompt(const std::string& name, const std::string& arguments_json, const CallOptions& options,
+                    Completion done) {
+        return detail::start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_hub_get_prompt_start(hub_, detail::c_arg(name), detail::c_or_null(arguments_json), o,
+                                            &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> get_prompt(const std::string& name, const std::string& arguments_json,
+                                        const CallOptions& options, use_future_t) {
+        return detail::as_future([&](Completion d) { get_prompt(name, arguments_json, options, std::move(d)); });
+    }
+    Call read_resource(const std::string& server, const std::string& uri, const CallOptions& options, Completion done) {
+        return detail::start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_hub_read_resource_start(hub_, detail::c_arg(server), detail::c_arg(uri), o,
+                                               &detail::started_trampoline, ud, call, e);
+        });
+    }
+    std::future<std::string> read_resource(const std::string& server, const std::string& uri,
+                                           const CallOptions& options, use_future_t) {
+        return detail::as_future([&](Completion d) { read_resource(server, uri, options, std::move(d)); });
+    }
+
+    // ---- reload --------------------------------------------------------------------------
+
+    /// Applies a changed configuration to one member, as a reload does: a new name is added
+    /// and started, a changed (or failed) one is closed and started again, an equal one keeps
+    /// its connection. Returns once the member has connected or failed.
+    void set_member(const std::string& name, const std::string& config_json) {
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_set_member(hub_, detail::c_arg(name), detail::c_arg(config_json), e);
+        });
+    }
+    /// Removes member `name` and shuts its server down (an unknown name: InvalidArgumentError).
+    void remove_member(const std::string& name) {
+        detail::check([&](mcp_error** e) { return mcp_hub_remove_member(hub_, detail::c_arg(name), e); });
+    }
+    /// Reads the configuration file again and applies it: new members are added and started,
+    /// removed ones closed, changed (or failed) ones restarted, the others keep their
+    /// connections. Returns the report {"added","removed","restarted","unchanged"} (arrays of
+    /// names). A file that cannot be read as a whole throws and changes nothing.
+    std::string reload_from_file(const std::string& path, const HubReadOptions& read = HubReadOptions()) {
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_reload_from_file(hub_, detail::c_arg(path), &r, out, e);
+        });
+    }
+    /// reload_from_file for the file's text.
+    std::string reload_from_text(const std::string& text, const HubReadOptions& read = HubReadOptions()) {
+        mcp_hub_read_opts r = detail::native_read_opts(read);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_reload_from_text(hub_, detail::c_arg(text), &r, out, e);
+        });
+    }
+    /// The configuration's warnings as a JSON array of strings: other hosts' keys this library
+    /// ignores (autoApprove, alwaysAllow, ...), each once with the servers it is on.
+    std::string warnings() const {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_hub_warnings_json(hub_, out, e); });
+    }
+
+    /// Sets the hub's listener (nullptr or an empty function removes it).
+    void on_event(HubEventHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_hub_on_event(hub_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::HubEventBox{std::move(listener)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_on_event(hub_, &detail::hub_event_trampoline, box, &detail::free_box<detail::HubEventBox>, e);
+        });
+    }
+
+    /// Closes every member (no server process is left): started calls complete with
+    /// ClosedError, later calls throw it. Idempotent; not from a callback.
+    void close() {
+        detail::check([&](mcp_error** e) { return mcp_hub_close(hub_, e); });
+    }
+
+    mcp_hub* native() const noexcept { return hub_; }
+
+private:
+    explicit Hub(std::nullptr_t) {
+        if (!abi_compatible()) {
+            throw UnsupportedError(MCP_UNSUPPORTED, "libmcp_client implements ABI " + std::to_string(mcp_abi_version()) +
+                                                        ", this header expects " + std::to_string(MCP_ABI_VERSION));
+        }
+    }
+    static std::string options_json(const HubOptions& options) {
+        std::vector<std::pair<std::string, std::string>> o = {{"separator", json::quote(options.separator)},
+                                                              {"prefix", options.prefix ? "true" : "false"}};
+        if (!options.defaults_json.empty()) o.emplace_back("defaults", options.defaults_json);
+        return json::object(o);
+    }
+    mcp_hub* hub_ = nullptr;
 };
 
 }  // namespace mcp

@@ -253,7 +253,7 @@ func (p *prepared) free() {
 
 // prepare builds a call's C options (ctx's deadline caps max_total_ms; an ending ctx cancels
 // the started call through its handle).
-func (c *core) prepare(ctx context.Context, s *callSettings) (*prepared, *Error) {
+func prepare(ctx context.Context, s *callSettings) (*prepared, *Error) {
 	pr := &prepared{opts: (*C.mcp_call_opts)(C.calloc(1, C.sizeof_mcp_call_opts))}
 	if st := C.mcp_call_opts_init(pr.opts, C.MCP_CALL_OPTS_VERSION); st != C.MCP_OK {
 		pr.free() // a library older than this binding's header

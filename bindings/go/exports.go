@@ -5,6 +5,7 @@ package mcpclient
 
 /*
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include "mcp_client.h"
 #include "shim.h"
@@ -74,6 +75,51 @@ func goMcpNotification(ud C.uintptr_t, method *C.char, params *C.char, n C.size_
 	m := C.GoString(method)
 	p := json.RawMessage(C.GoBytes(unsafe.Pointer(params), C.int(n)))
 	box.q.push(func() { box.fn(m, p) })
+}
+
+//export goMcpHubEvent
+func goMcpHubEvent(ud C.uintptr_t, event *C.char) {
+	box, ok := cgo.Handle(ud).Value().(*hubEventBox)
+	if !ok || event == nil {
+		return
+	}
+	raw := json.RawMessage(C.GoString(event))
+	var ev HubEvent
+	if json.Unmarshal(raw, &ev) != nil {
+		return
+	}
+	ev.Raw = raw
+	box.q.push(func() { box.fn(ev) })
+}
+
+// goMcpHubInput runs on the goroutine reading a configuration file (inside its C call): the
+// answer goes into the slot before the callback returns.
+//
+//export goMcpHubInput
+func goMcpHubInput(ud C.uintptr_t, id, description *C.char, password C.bool, def *C.char, slot *C.mcp_hub_input_slot) {
+	box, ok := cgo.Handle(ud).Value().(*hubInputBox)
+	if !ok {
+		return
+	}
+	defer func() { _ = recover() }() // a panicking callback declines; it must not unwind into C
+	in := HubInput{ID: C.GoString(id), Password: bool(password)}
+	if description != nil {
+		in.Description = C.GoString(description)
+	}
+	if def != nil {
+		d := C.GoString(def)
+		in.Default = &d
+	}
+	answer, yes := box.fn(in)
+	if !yes || noNUL("input answer", answer) != nil {
+		return // declined
+	}
+	ca := C.CString(answer)
+	defer C.free(unsafe.Pointer(ca))
+	var cerr *C.mcp_error
+	if C.mcp_hub_input_slot_set(slot, ca, &cerr) != C.MCP_OK {
+		C.mcp_error_free(cerr)
+	}
 }
 
 //export goMcpConnectionState

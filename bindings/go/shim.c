@@ -44,6 +44,15 @@ static void state_trampoline(void *ud, int32_t state, uint32_t attempt, const ch
     goMcpConnectionState((uintptr_t)ud, state, attempt, (char *)detail);
 }
 
+static void hub_event_trampoline(void *ud, const char *event_json) {
+    goMcpHubEvent((uintptr_t)ud, (char *)event_json);
+}
+
+static void hub_input_trampoline(void *ud, const char *id, const char *description, bool password,
+                                 const char *default_value, mcp_hub_input_slot *slot) {
+    goMcpHubInput((uintptr_t)ud, (char *)id, (char *)description, password, (char *)default_value, slot);
+}
+
 static void free_trampoline(void *ud) {
     goMcpFreeHandle((uintptr_t)ud);
 }
@@ -134,4 +143,16 @@ int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out) {
     *installed_out = (sa.sa_flags & SA_SIGINFO) ? (sa.sa_sigaction != NULL)
                                                 : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
     return 0;
+}
+
+/* The hub's listener: handle 0 removes it. */
+mcp_status mcpgo_hub_on_event(mcp_hub *hub, uintptr_t handle, mcp_error **err_out) {
+    return mcp_hub_on_event(hub, handle ? hub_event_trampoline : NULL, (void *)handle,
+                            handle ? free_trampoline : NULL, err_out);
+}
+
+/* A configuration file's ${input:id} answered by the Go callback behind handle. */
+void mcpgo_hub_read_opts_on_input(mcp_hub_read_opts *opts, uintptr_t handle) {
+    opts->on_input = hub_input_trampoline;
+    opts->input_userdata = (void *)handle;
 }

@@ -92,7 +92,7 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if e != nil {
 		return "", e
 	}
-	pr, e := c.prepare(ctx, s)
+	pr, e := prepare(ctx, s)
 	if e != nil {
 		c.release()
 		return "", e

@@ -1,0 +1,172 @@
+import Foundation
+import XCTest
+
+@testable import MCPClient
+
+/// The hub from Swift: fixture members over stdio and one that cannot start, the merged list,
+/// routed calls (sync and async), events, reload, and no server process after close.
+final class HubTests: XCTestCase {
+    private static let marks = Locked(0)
+
+    /// A fresh marker for one test's member processes (through their environment).
+    private func newMark() -> String {
+        "swift-hub-\(getpid())-\(Self.marks.with { $0 += 1; return $0 })"
+    }
+
+    /// Live processes whose environment holds MCP_HUB_TEST_MARK=mark.
+    private func processes(with mark: String) -> Int {
+        let needle = Array("MCP_HUB_TEST_MARK=\(mark)\0".utf8)
+        let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return pids.filter { $0.allSatisfy(\.isNumber) }.filter { pid in
+            guard let env = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return [UInt8](env).firstRange(of: needle) != nil
+        }.count
+    }
+
+    private func member(_ mark: String, _ args: [String] = []) throws -> JSON {
+        .object([
+            "command": .string(try fixturePath()), "args": .array(args.map { .string($0) }),
+            "env": ["MCP_HUB_TEST_MARK": .string(mark)], "probe_timeout_ms": 500, "shutdown_grace_ms": 500,
+            "request_timeout_ms": 10000,
+        ])
+    }
+
+    func testHubMergesRoutesAndSurvivesABrokenMember() throws {
+        let mark = newMark()
+        let events = Locked<[JSON]>([])
+        let hub = try Hub(members: [
+            "fix": try member(mark), "old": try member(mark, ["--era", "legacy"]),
+            "missing": ["command": "/nonexistent/mcp-server"],
+        ])
+        try hub.onEvent { event in events.with { $0.append(event) } }
+        assertMCPError(try hub.addMember("fix", config: try member(mark))) { $0.info.status == MCPStatus.invalidArg }
+        try hub.start()
+        let states = Dictionary(uniqueKeysWithValues: try hub.members().map {
+            ($0["name"]?.stringValue ?? "", $0["state"]?.stringValue ?? "")
+        })
+        XCTAssertEqual(states, ["fix": "connected", "old": "connected", "missing": "failed"])
+        XCTAssertEqual(processes(with: mark), 2)
+
+        let tools = try hub.list(.tools)["tools"]?.arrayValue ?? []
+        let names = Set(tools.compactMap { $0["name"]?.stringValue })
+        XCTAssertTrue(names.isSuperset(of: ["fix__echo", "old__echo"]), "\(names)")
+        XCTAssertTrue(tools.allSatisfy { ["fix", "old"].contains($0["_meta"]?["mcp-client/server"]?.stringValue ?? "") })
+        XCTAssertEqual(text(try hub.callTool("old__echo", arguments: ["text": "routed"])), "routed")
+        let prompt = try hub.getPrompt("fix__greeting", arguments: ["name": "Swift"])
+        XCTAssertEqual(prompt["messages"]?[0]?["content"]?["text"]?.stringValue, "Hello, Swift!")
+        XCTAssertEqual(text(try hub.readResource(server: "fix", uri: "fixture://static")), "static content")
+        let unknown = assertMCPError(try hub.callTool("fix__ecko")) { $0.info.status == MCPStatus.invalidArg }
+        XCTAssertTrue(unknown?.info.message.contains("fix__echo") ?? false)
+        XCTAssertEqual(events.get.filter { $0["type"] == "state" && $0["state"] == "connected" }.count, 2)
+
+        hub.close()
+        XCTAssertEqual(processes(with: mark), 0)
+        assertMCPError(try hub.list(.tools)) { if case .closed = $0 { return true } else { return false } }
+    }
+
+    func testAsyncCallsEventStreamAndReload() async throws {
+        let mark = newMark()
+        let hub = try Hub(separator: "-")
+        try hub.addMember("fix", config: try member(mark))
+        let events = try hub.events()
+        try await hub.start()
+        let tools = try await hub.tools()
+        XCTAssertTrue(tools.contains { $0["name"] == "fix-echo" })
+
+        let texts = (0..<8).map(String.init)
+        let results = try await withThrowingTaskGroup(of: String?.self) { group in
+            for t in texts { group.addTask { text(try await hub.callTool("fix-echo", arguments: ["text": .string(t)])) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        XCTAssertEqual(Set(results.compactMap { $0 }), Set(texts))
+        let resource = try await hub.readResource(server: "fix", uri: "fixture://static")
+        XCTAssertEqual(text(resource), "static content")
+        let prompt = try await hub.getPrompt("fix-greeting", arguments: ["name": "Async"])
+        XCTAssertEqual(prompt["messages"]?[0]?["content"]?["text"]?.stringValue, "Hello, Async!")
+
+        // Task cancellation cancels the started call at once.
+        let hung = Task { try await hub.callTool("fix-hang", timeout: 30) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        let began = Date()
+        hung.cancel()
+        do {
+            _ = try await hung.value
+            XCTFail("the hanging call returned")
+        } catch MCPError.cancelled {}
+        XCTAssertLessThan(Date().timeIntervalSince(began), 3)
+
+        // A list_changed from the member arrives on the stream with its server.
+        _ = try await hub.callTool("fix-notify")
+        let watchdog = Task {  // bounds the wait: removing the listener finishes the stream
+            try await Task.sleep(nanoseconds: 5_000_000_000)
+            try hub.onEvent(nil)
+        }
+        var sawChange = false
+        for await event in events where event["type"] == "list_changed" {
+            XCTAssertEqual(event["server"], "fix")
+            sawChange = true
+            break
+        }
+        watchdog.cancel()
+        XCTAssertTrue(sawChange)
+
+        // Reload one member: broken, then fixed, then removed (its process ends).
+        let later = newMark()
+        try await hub.setMember("later", config: ["command": "/nonexistent/mcp-server"])
+        XCTAssertEqual(try hub.members()[1]["state"], "failed")
+        try await hub.setMember("later", config: try member(later))
+        XCTAssertEqual(try hub.members()[1]["state"], "connected")
+        let back = try await hub.callTool("later-echo", arguments: ["text": "back"])
+        XCTAssertEqual(text(back), "back")
+        try await hub.removeMember("later")
+        XCTAssertEqual(processes(with: later), 0)
+        hub.close()
+        XCTAssertEqual(processes(with: mark), 0)
+    }
+
+    func testHubFromConfigurationTextAndFile() throws {
+        let mark = newMark()
+        let vscode = """
+            {
+                // VS Code's shape: an input the host is asked for, a comment and a trailing comma.
+                "inputs": [{"type": "promptString", "id": "mark", "description": "Test mark", "password": true}],
+                "servers": {"fix": {"type": "stdio", "command": \(JSON.string(try fixturePath()).text),
+                                    "env": {"MCP_HUB_TEST_MARK": "${input:mark}"}},},
+            }
+            """
+        let asked = Locked<[HubInput]>([])
+        let read = HubReadOptions(onInput: { input in
+            asked.with { $0.append(input) }
+            return mark
+        })
+        do {
+            let hub = try Hub(text: vscode, read: read)
+            XCTAssertEqual(asked.get.map(\.id), ["mark"])
+            XCTAssertEqual(asked.get.first?.password, true)
+            try hub.start()
+            XCTAssertEqual(processes(with: mark), 1)
+            hub.close()
+        }
+        XCTAssertEqual(processes(with: mark), 0)
+
+        // A Claude Desktop file on disk: another host's key is a warning; a reload adds a member.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("swift-hub-\(newMark())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("claude_desktop_config.json").path
+        let fix: JSON = ["command": .string(try fixturePath()), "autoApprove": ["echo"]]
+        try JSON.object(["mcpServers": ["fix": fix]]).text.write(toFile: path, atomically: true, encoding: .utf8)
+        let hub = try Hub(file: path, separator: "-")
+        XCTAssertTrue(try hub.warnings().first?.contains("autoApprove") ?? false)
+        try hub.start()
+        XCTAssertEqual(text(try hub.callTool("fix-echo", arguments: ["text": "file"])), "file")
+        let two: JSON = ["command": .string(try fixturePath())]
+        try JSON.object(["mcpServers": ["fix": fix, "two": two]]).text.write(toFile: path, atomically: true, encoding: .utf8)
+        let report = try hub.reload(file: path)
+        XCTAssertEqual(report["added"], ["two"])
+        XCTAssertEqual(report["unchanged"], ["fix"])
+        assertMCPError(try hub.reload(text: "{not json")) { $0.info.status == MCPStatus.invalidArg }
+        XCTAssertThrowsError(try Hub(file: dir.appendingPathComponent("missing.json").path))
+        hub.close()
+    }
+}
