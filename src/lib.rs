@@ -79,7 +79,7 @@ pub use transport::http::HttpConfig;
 pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};
 pub use transport::TransportConfig;
 
-// The Rust examples of README.md and docs/rust.md are compiled and run as doctests
+// The Rust examples of README.md, docs/rust.md and docs/hub.md are compiled and run as doctests
 // (`cargo test --doc`), so they cannot rot; tests/docs/check.py covers the other languages.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -88,3 +88,7 @@ struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/rust.md")]
 struct RustGuideDoctests;
+
+#[cfg(doctest)]
+#[doc = include_str!("../docs/hub.md")]
+struct HubGuideDoctests;

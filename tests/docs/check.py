@@ -12,7 +12,7 @@ Convention: the opening fence's info string is ```LANG [MODE]
          go       built in a scratch module that replaces the binding's module path with
                   bindings/go, then run
          rust     doctests, run by `cargo test --doc`: only in pages src/lib.rs includes
-                  (README.md, docs/rust.md); this checker makes sure that include is there
+                  (README.md, docs/rust.md, docs/hub.md); this checker makes sure that include is there
          swift    every block is an executable target of one scratch SwiftPM package that
                   depends on the repository's Package.swift by path, linked statically to
                   target/debug's library, built at once (-warnings-as-errors) inside the
