@@ -38,6 +38,9 @@ mod client;
 pub mod config;
 mod error;
 // Every server of a host configuration file as one client.
+/// Tools for the model: export to the OpenAI, Anthropic and Gemini function-calling formats,
+/// and dispatch of the model's tool calls back to the servers.
+pub mod export;
 #[allow(dead_code)] // filled in by the hub work in progress
 mod hub;
 // The C ABI: its documentation is the header's. Rust reaches it only in the crate's own tests.
