@@ -465,7 +465,7 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
         };
         // A plain call.
         let m = d
-            .dispatch(&client, &run("echo", json!({"text": "hello"})), &o)
+            .dispatch(&client, &run("echo", json!({"text": "hello"})), &o, &none())
             .await
             .unwrap();
         assert!(
@@ -495,7 +495,7 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
         }
         // Structured content: Gemini's response object is the structured result.
         let m = d
-            .dispatch(&client, &run("add", json!({"a": 2, "b": 3})), &o)
+            .dispatch(&client, &run("add", json!({"a": 2, "b": 3})), &o, &none())
             .await
             .unwrap();
         if format == Format::Gemini {
@@ -504,7 +504,10 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
             assert!(text_of(format, &m).contains('5'));
         }
         // Images, resource links and embedded resources.
-        let m = d.dispatch(&client, &run("media", json!({})), &o).await.unwrap();
+        let m = d
+            .dispatch(&client, &run("media", json!({})), &o, &none())
+            .await
+            .unwrap();
         let text = text_of(format, &m);
         assert!(
             text.contains("fixture://static") && text.contains("embedded note"),
@@ -516,12 +519,15 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
             _ => assert!(text.contains("[image image/png,"), "{text}"),
         }
         // A tool error, a protocol error, a timeout: results the model reads.
-        let m = d.dispatch(&client, &run("fail", json!({})), &o).await.unwrap();
+        let m = d.dispatch(&client, &run("fail", json!({})), &o, &none()).await.unwrap();
         assert!(
             is_error(format, &m) && text_of(format, &m).contains("tool failed on purpose"),
             "{m}"
         );
-        let m = d.dispatch(&client, &run("rpc_error", json!({})), &o).await.unwrap();
+        let m = d
+            .dispatch(&client, &run("rpc_error", json!({})), &o, &none())
+            .await
+            .unwrap();
         assert!(
             is_error(format, &m) && text_of(format, &m).contains("fixture error"),
             "{m}"
@@ -530,7 +536,10 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
             timeout_ms: Some(200),
             ..o.clone()
         };
-        let m = d.dispatch(&client, &run("hang", json!({})), &quick).await.unwrap();
+        let m = d
+            .dispatch(&client, &run("hang", json!({})), &quick, &none())
+            .await
+            .unwrap();
         assert!(
             is_error(format, &m) && text_of(format, &m).to_lowercase().contains("time"),
             "{m}"
@@ -541,19 +550,22 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
             ..o.clone()
         };
         let e = d
-            .dispatch(&client, &run("rpc_error", json!({})), &raise)
+            .dispatch(&client, &run("rpc_error", json!({})), &raise, &none())
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Rpc);
         // Arguments that do not fit are answered without a call.
         let before = fx.wire.tool_calls("add").len();
-        let m = d.dispatch(&client, &run("add", json!({"a": "two"})), &o).await.unwrap();
+        let m = d
+            .dispatch(&client, &run("add", json!({"a": "two"})), &o, &none())
+            .await
+            .unwrap();
         let text = text_of(format, &m);
         assert!(
             is_error(format, &m) && text.contains("\\\"b\\\" is missing") || text.contains("\"b\" is missing"),
             "{text}"
         );
-        let m = d.dispatch(&client, &run("nope", json!({})), &o).await.unwrap();
+        let m = d.dispatch(&client, &run("nope", json!({})), &o, &none()).await.unwrap();
         assert!(text_of(format, &m).contains("no tool named"));
         assert_eq!(fx.wire.tool_calls("add").len(), before);
         // Truncation is marked.
@@ -562,7 +574,7 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
             ..o.clone()
         };
         let m = d
-            .dispatch(&client, &run("big", json!({"bytes": 1000})), &short)
+            .dispatch(&client, &run("big", json!({"bytes": 1000})), &short, &none())
             .await
             .unwrap();
         assert!(
@@ -581,7 +593,10 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
         &json!({"id": "s", "function": {"name": "progress", "arguments": "{\"steps\": 1, \"delay_ms\": null}"}}),
     )
     .unwrap();
-    let m = d.dispatch(&client, &call, &ResultOptions::default()).await.unwrap();
+    let m = d
+        .dispatch(&client, &call, &ResultOptions::default(), &none())
+        .await
+        .unwrap();
     assert_eq!(m["content"], "progress done");
     let sent = fx.wire.tool_calls("progress");
     assert_eq!(sent.last().unwrap()["params"]["arguments"], json!({"steps": 1}));

@@ -78,10 +78,18 @@ impl ToolCall {
     /// holding them (Chat `message.tool_calls` or a whole completion's `choices`, Responses
     /// `output`, Anthropic `content`, Gemini `parts`, `content.parts` or `candidates`).
     pub fn all_in(format: Format, reply: &Value) -> Result<Vec<ToolCall>, String> {
-        let mut found = Vec::new();
-        collect(format, reply, &mut found, 0)?;
-        Ok(found)
+        find(format, reply)
+            .into_iter()
+            .map(|c| ToolCall::parse(format, c))
+            .collect()
     }
+}
+
+/// The call objects in a model's reply, as they are (see [`ToolCall::all_in`]).
+pub fn find(format: Format, reply: &Value) -> Vec<&Value> {
+    let mut found = Vec::new();
+    collect(format, reply, &mut found, 0);
+    found
 }
 
 fn is_call(format: Format, v: &Value) -> bool {
@@ -93,16 +101,16 @@ fn is_call(format: Format, v: &Value) -> bool {
     }
 }
 
-fn collect(format: Format, v: &Value, out: &mut Vec<ToolCall>, depth: usize) -> Result<(), String> {
+fn collect<'a>(format: Format, v: &'a Value, out: &mut Vec<&'a Value>, depth: usize) {
     if depth > 8 {
-        return Ok(());
+        return;
     }
     if is_call(format, v) {
-        out.push(ToolCall::parse(format, v)?);
-        return Ok(());
+        out.push(v);
+        return;
     }
     match v {
-        Value::Array(list) => list.iter().try_for_each(|x| collect(format, x, out, depth + 1)),
+        Value::Array(list) => list.iter().for_each(|x| collect(format, x, out, depth + 1)),
         Value::Object(m) => {
             let holders: &[&str] = match format {
                 Format::ChatCompletions => &["tool_calls", "message", "choices"],
@@ -113,8 +121,8 @@ fn collect(format: Format, v: &Value, out: &mut Vec<ToolCall>, depth: usize) -> 
             holders
                 .iter()
                 .filter_map(|k| m.get(*k))
-                .try_for_each(|x| collect(format, x, out, depth + 1))
+                .for_each(|x| collect(format, x, out, depth + 1))
         }
-        _ => Ok(()),
+        _ => {}
     }
 }

@@ -8,6 +8,7 @@ use crate::base::BoxFuture;
 use crate::client::{Client, RequestOptions, Schema};
 use serde_json::Value;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// At most this many schema mismatches are quoted back to the model.
@@ -43,9 +44,9 @@ impl ToolCaller for Client {
 /// Routes the model's calls for one export.
 pub struct Dispatcher {
     exported: Exported,
-    /// Compiled original input schemas; `None`: the schema could not be compiled (a `$ref`
-    /// outside it), and the server checks the arguments itself.
-    schemas: HashMap<String, Option<Schema>>,
+    /// Original input schemas, compiled on first use; `None`: the schema could not be
+    /// compiled (a `$ref` outside it), and the server checks the arguments itself.
+    schemas: HashMap<String, OnceLock<Option<Schema>>>,
 }
 
 impl Dispatcher {
@@ -53,11 +54,8 @@ impl Dispatcher {
     pub fn new(exported: Exported) -> Dispatcher {
         let schemas = exported
             .routes
-            .iter()
-            .map(|(name, route)| {
-                let compiled = route.input_schema.as_ref().and_then(|s| Schema::compile(s).ok());
-                (name.clone(), compiled)
-            })
+            .keys()
+            .map(|name| (name.clone(), OnceLock::new()))
             .collect();
         Dispatcher { exported, schemas }
     }
@@ -95,7 +93,10 @@ impl Dispatcher {
             ));
         }
         let mut args = call.arguments.clone();
-        let compiled = self.schemas.get(&call.name).and_then(Option::as_ref);
+        let compiled = self.schemas.get(&call.name).and_then(|cell| {
+            cell.get_or_init(|| route.input_schema.as_ref().and_then(|s| Schema::compile(s).ok()))
+                .as_ref()
+        });
         if let (Some(schema), Some(original)) = (compiled, route.input_schema.as_ref()) {
             if route.strict {
                 drop_strict_nulls(&mut args, original, original, schema, 0);
@@ -130,21 +131,23 @@ impl Dispatcher {
     /// Checks and makes `call` through `caller`, and answers with the API's tool-result
     /// message. A call that does not fit (unknown tool, bad arguments) is answered without
     /// calling; a failed call is answered with the error unless `opts.errors_as_results` is
-    /// false, when the error is returned.
+    /// false, when the error is returned. `request` carries the call's cancellation, progress
+    /// and timeout (`opts.timeout_ms`, when set, replaces its timeout).
     pub async fn dispatch(
         &self,
         caller: &dyn ToolCaller,
         call: &ToolCall,
         opts: &ResultOptions,
+        request: &RequestOptions,
     ) -> crate::Result<Value> {
         let (route, args) = match self.check(call) {
             Ok(found) => found,
             Err(text) => return Ok(self.error_message(call, &text, opts)),
         };
-        let request = RequestOptions {
-            timeout: opts.timeout_ms.map(Duration::from_millis),
-            ..RequestOptions::default()
-        };
+        let mut request = request.clone();
+        if let Some(ms) = opts.timeout_ms {
+            request.timeout = Some(Duration::from_millis(ms));
+        }
         match caller
             .call_tool(route.server.as_deref(), &route.tool, args, &request)
             .await

@@ -17,7 +17,7 @@ mod schema;
 mod strict;
 mod walk;
 
-pub use calls::ToolCall;
+pub use calls::{find as find_calls, ToolCall};
 pub use dispatch::{Dispatcher, ToolCaller};
 pub use notes::{Note, ToolReport};
 pub use results::ResultOptions;

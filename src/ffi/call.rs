@@ -213,7 +213,7 @@ fn closed() -> Failure {
 /// A started call's future, boxed where it is made: a call's future is several KiB, and a
 /// boxed one moves as a pointer through `start_on` and the engine (each move of the future
 /// itself was a copy of all of it, on the host's thread).
-type Started<T> = BoxFuture<'static, Result<T, Error>>;
+pub(crate) type Started<T> = BoxFuture<'static, Result<T, Error>>;
 
 /// What a started call's future yields, as the bytes its completion hands over.
 trait Completion: Send + 'static {
@@ -289,7 +289,7 @@ fn start_on<T: Completion>(
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.
-fn start(
+pub(crate) fn start(
     client: *mut mcp_client,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,

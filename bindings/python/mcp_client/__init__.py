@@ -31,6 +31,7 @@ from ._library import lib as _lib, path as library_path
 from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient
+from . import export
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,
