@@ -52,6 +52,8 @@ extern const struct test_case async_tests[];
 extern const size_t async_tests_count;
 extern const struct test_case shared_rt_tests[];
 extern const size_t shared_rt_tests_count;
+extern const struct test_case export_tests[];
+extern const size_t export_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 
