@@ -6,6 +6,24 @@
 //! optional map from listed names to `(server, tool)`; the output keeps everything dispatch
 //! needs (names back to tools, the original input schemas, which tools went out strict), so it
 //! can be stored as JSON and handed back later.
+//!
+//! ```
+//! use mcp_client::export::{export_tools, Dispatcher, ExportOptions, Format};
+//! use serde_json::json;
+//!
+//! let tools = json!({"tools": [{"name": "add", "inputSchema": {"type": "object",
+//!     "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}}]});
+//! let exported = export_tools(&tools, None, &ExportOptions::new(Format::Anthropic)).unwrap();
+//! assert_eq!(exported.tools[0]["input_schema"]["required"], json!(["a", "b"])); // to the API
+//! let dispatcher = Dispatcher::new(exported);
+//! let reply = json!({"role": "assistant", "content": [
+//!     {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1}}]});
+//! let calls = dispatcher.calls(&reply).unwrap();
+//! // Arguments are checked before any call; `dispatch(&client, &calls[0], ..)` would answer
+//! // the model with this text in a `tool_result` block (`is_error: true`).
+//! let refusal = dispatcher.check(&calls[0]).unwrap_err();
+//! assert!(refusal.contains("required property \"b\" is missing"));
+//! ```
 
 mod calls;
 mod dispatch;
