@@ -77,7 +77,7 @@ impl Format {
 
 /// How tools are exported. JSON form: `{"format": "anthropic", "strict": true, …}`, every key
 /// optional.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExportOptions {
     /// The target format (default OpenAI Chat Completions).
@@ -142,15 +142,17 @@ pub struct Exported {
     pub tools: Vec<Value>,
     /// Exported name → where it leads.
     pub routes: BTreeMap<String, Route>,
-    /// Per tool, what was rewritten, what could not be expressed, what was refused.
+    /// Per tool, what was rewritten, what could not be expressed, what was refused (written
+    /// out, not read back: dispatch does not need it).
+    #[serde(skip_deserializing)]
     pub report: Vec<ToolReport>,
 }
 
 /// A listed name's server and tool, as a hub's merged catalogue gives them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Origin {
     /// The server the tool belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub server: Option<String>,
     /// The tool's name on that server.
     pub tool: String,

@@ -1,9 +1,9 @@
 //! What an export did to each tool: the report.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 /// One thing the export did or could not do, at a place in the tool's input schema.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Note {
     /// JSON pointer into the tool's original input schema ("" is the whole schema).
     pub at: String,
@@ -12,7 +12,7 @@ pub struct Note {
 }
 
 /// One tool's entry in the export report.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ToolReport {
     /// The tool's name in the input list.
     pub tool: String,

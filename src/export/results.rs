@@ -2,12 +2,12 @@
 
 use super::calls::ToolCall;
 use super::Format;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 /// How results are turned into the API's tool-result messages, and what dispatch does with
 /// errors. JSON form: `{"max_chars": 20000, "resources_as_text": true, …}`, every key optional.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ResultOptions {
     /// Most characters of text a result carries; the rest is cut, and a line says so.
