@@ -58,7 +58,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test interop-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -142,6 +142,12 @@ cpp-test: build
 
 swift-test: build
 	bindings/swift/run-tests.sh $(CURDIR)/$(DEBUG) $(CURDIR)/$(FIXTURE)
+
+# Exported tools and dispatch's result messages parsed by the pinned openai, anthropic and
+# google-genai packages' own types (tests/export; a cached venv, no network calls).
+.PHONY: export-test
+export-test: build
+	$(MAKE) -C tests/export test $(BINDING_VARS)
 
 # Interoperability with the official Python and TypeScript SDK servers and server-everything.
 interop-test: build

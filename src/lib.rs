@@ -37,6 +37,9 @@ mod client;
 /// The JSON configuration's one definition (keys, types, defaults) and its JSON Schema.
 pub mod config;
 mod error;
+/// Tools for the model: export to the OpenAI, Anthropic and Gemini function-calling formats,
+/// and dispatch of the model's tool calls back to the servers.
+pub mod export;
 /// Many servers as one client: the [`hub::Hub`], its options, events and member states, and a
 /// host's configuration file read into a [`hub::HubSpec`] ([`hub::HubSpec::from_file`]).
 pub mod hub;

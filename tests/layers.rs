@@ -164,6 +164,35 @@ fn base_imports_nothing_of_the_crate() {
 }
 
 #[test]
+fn export_sits_above_client_and_below_ffi() {
+    // `export` reads the client (and the layers under it); the C ABI reads `export`, and so may
+    // the hub (serving export's `ToolCaller` seam for many servers), never the other way.
+    let edges = graph();
+    let importers: Vec<&String> = edges
+        .iter()
+        .filter(|(from, to)| {
+            to.contains_key("export") && !FACADES.contains(&from.as_str()) && !["ffi", "hub"].contains(&from.as_str())
+        })
+        .map(|(from, _)| from)
+        .collect();
+    assert!(
+        importers.is_empty(),
+        "modules below the C ABI import export: {importers:?}"
+    );
+    let below = edges
+        .get("export")
+        .map(|m| m.keys().cloned().collect::<Vec<_>>())
+        .unwrap_or_default();
+    for layer in ["ffi", "hub"] {
+        assert!(!below.contains(&layer.to_string()), "export imports {layer}: {below:?}");
+    }
+    assert!(
+        below.contains(&"client".to_string()),
+        "export calls tools through the client"
+    );
+}
+
+#[test]
 fn the_check_sees_a_loop_when_there_is_one() {
     let mut edges = graph();
     // The real graph has client -> transport; a transport -> client edge must be reported.

@@ -463,6 +463,42 @@ std::string check_string(F&& f) {
 
 }  // namespace detail
 
+/// Tools for the model (mcp_export_*): a tool list in the OpenAI, Anthropic or Gemini
+/// function-calling format, the model's calls found in its reply, results as the API's
+/// messages. Pure functions over JSON text, callable from any thread; Client::dispatch_tool_call
+/// makes a call.
+namespace model {
+
+/// Exports `tools_json` (a tools/list result or its `tools` array). `options_json`: {"format":
+/// "openai-chat" | "openai-responses" | "anthropic" | "gemini", "strict", ...} ("" for the
+/// defaults); `origins_json`: listed name -> {"server", "tool"} ("" for none). Returns
+/// {"format", "tools", "routes", "report"}.
+inline std::string export_tools(const std::string& tools_json, const std::string& options_json = std::string(),
+                                const std::string& origins_json = std::string()) {
+    return detail::check_string([&](char** out, mcp_error** e) {
+        return mcp_export_tools(detail::c_arg(tools_json), detail::c_or_null(options_json), detail::c_or_null(origins_json),
+                                out, e);
+    });
+}
+
+/// The tool calls in a model's reply, as a JSON array of the API-shaped call objects.
+inline std::string find_calls(const std::string& exported_json, const std::string& reply_json) {
+    return detail::check_string([&](char** out, mcp_error** e) {
+        return mcp_export_calls(detail::c_arg(exported_json), detail::c_arg(reply_json), out, e);
+    });
+}
+
+/// The API's tool-result message answering `call_json` with a CallToolResult the host got.
+inline std::string result_message(const std::string& exported_json, const std::string& call_json,
+                                  const std::string& result_json, const std::string& options_json = std::string()) {
+    return detail::check_string([&](char** out, mcp_error** e) {
+        return mcp_export_result(detail::c_arg(exported_json), detail::c_arg(call_json), detail::c_arg(result_json),
+                                 detail::c_or_null(options_json), out, e);
+    });
+}
+
+}  // namespace model
+
 namespace json {
 
 /// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text, or
@@ -1556,6 +1592,20 @@ public:
             return mcp_client_call_tool(client_, detail::c_arg(name), detail::c_or_null(arguments_json),
                                         detail::c_or_null(options.input_responses_json),
                                         detail::c_or_null(options.request_state), &o, out, e);
+        });
+    }
+
+    /// Makes one model tool call (`call_json`: one call in the format of `exported_json`, from
+    /// model::export_tools) and returns the API's tool-result message. Bad arguments, tool
+    /// errors, protocol errors and timeouts come back as messages the model reads unless
+    /// `options_json` says {"errors_as_results": false}; see mcp_client_export_dispatch.
+    std::string dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                                   const std::string& options_json = std::string(),
+                                   const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_export_dispatch(client_, detail::c_arg(exported_json), detail::c_arg(call_json),
+                                              detail::c_or_null(options_json), &o, out, e);
         });
     }
 

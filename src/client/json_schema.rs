@@ -1,4 +1,5 @@
-//! A small JSON Schema (2020-12) validator for tool output schemas.
+//! A small JSON Schema (2020-12) validator for tool output schemas and for the arguments the
+//! model sends through `export`'s dispatch.
 //!
 //! Why not a crate: `jsonschema` (default features off) took the shipped `.so` from 4.8 MB to
 //! 10.2 MB (it brings two regex engines with Unicode tables, big-number arithmetic and format
@@ -67,6 +68,12 @@ impl Schema {
         let mut out = Errors { list: Vec::new(), max };
         self.check(&self.root, instance, &mut String::new(), &mut out, 0);
         out.list
+    }
+
+    /// Whether `instance` conforms to `sub`, a subschema of this schema (its `$ref`s resolve
+    /// against this schema's root).
+    pub fn valid_under(&self, sub: &Value, instance: &Value) -> bool {
+        self.is_valid(sub, instance, 0)
     }
 
     fn is_valid(&self, schema: &Value, instance: &Value, depth: usize) -> bool {
@@ -367,7 +374,7 @@ fn brief(v: &Value) -> String {
 }
 
 /// The subschema a local `$ref` (`#` plus a JSON pointer) names.
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+pub(crate) fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
     let pointer = reference.strip_prefix('#')?;
     let pointer = percent_decode(pointer)?;
     if pointer.is_empty() {

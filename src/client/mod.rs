@@ -26,6 +26,8 @@ pub use cache::CacheMode;
 pub use era_cache::EraCache;
 pub use handlers::{HandlerError, InputHandler, InputKind, InputRequest, LogFn, LogLine, NotificationFn};
 pub use input_modes::{ElicitationModes, ManualInput};
+// One validator for output schemas and for the arguments `export` dispatches.
+pub(crate) use json_schema::{resolve as schema_ref, Schema};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
 pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
 pub use reconnect::{ConnectionState, ConnectionStateFn};

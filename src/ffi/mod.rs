@@ -23,6 +23,7 @@ pub mod elicitation;
 mod engine;
 pub mod error;
 pub mod event_loop;
+pub mod export;
 mod fork;
 pub mod handlers;
 pub mod hub;

@@ -32,6 +32,7 @@ from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient, AsyncSubscription
 from ._hub import AsyncHub, Hub
+from . import export
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,

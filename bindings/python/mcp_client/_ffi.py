@@ -1112,6 +1112,60 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_uint32, ctypes.POINTER(ctypes.c_size_t), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Exports a tool list (`tools_json`: a `tools/list` result or its `tools` array) to a model
+    # API's format. `options_json` (may be NULL): `{"format": "openai-chat" | "openai-responses" |
+    # "anthropic" | "gemini", "strict", "gemini_legacy_parameters", "describe_title",
+    # "describe_annotations", "max_ref_depth"}`. `origins_json` (may be NULL): `{listed name:
+    # {"server", "tool"}}` for a merged catalogue. Output: `{"format", "tools", "routes",
+    # "report"}`: `tools` goes to the API, the whole document to the other `mcp_export_*` calls.
+    # A tool whose schema the format cannot take is left out and `report` says why. Pure: any
+    # thread. Free the output with `mcp_string_free`.
+    # mcp_status mcp_export_tools(const char *tools_json, const char *options_json, const char *origins_json, char **exported_json_out, struct mcp_error **err_out)
+    'mcp_export_tools': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The tool calls in a model's reply (`reply_json`: a message, a response, a list of blocks or
+    # one call, in the export's format), as a JSON array of the call objects as the API shaped
+    # them; each goes to `mcp_client_export_dispatch` or `mcp_export_result`. Pure: any thread.
+    # Free the output with `mcp_string_free`.
+    # mcp_status mcp_export_calls(const char *exported_json, const char *reply_json, char **calls_json_out, struct mcp_error **err_out)
+    'mcp_export_calls': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The API's tool-result message answering `call_json` (one call in the export's format) with
+    # `result_json`, a `CallToolResult` the host got itself. `options_json` (may be NULL):
+    # `{"max_chars", "resources_as_text", "images"}`. Pure: any thread. Free the output with
+    # `mcp_string_free`.
+    # mcp_status mcp_export_result(const char *exported_json, const char *call_json, const char *result_json, const char *options_json, char **message_json_out, struct mcp_error **err_out)
+    'mcp_export_result': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Makes one model tool call on `client`: `call_json` (one call in the export's format) is
+    # mapped back to its tool, its arguments are checked against the tool's original input
+    # schema, the tool is called, and the result comes back as the API's tool-result message
+    # (Chat `role: "tool"` message, Responses `function_call_output`, Anthropic `tool_result`
+    # block, Gemini `functionResponse` part). A call that does not fit, a tool error, a protocol
+    # error or a timeout is a message the model reads (`MCP_OK`), unless `options_json` says
+    # `"errors_as_results": false`, when protocol errors and timeouts fail the call as
+    # `mcp_client_call_tool` would. `options_json` (may be NULL): `{"max_chars",
+    # "resources_as_text", "images", "errors_as_results", "timeout_ms"}`. Blocks the calling
+    # thread like `mcp_client_call_tool` (same threads, same `opts`). Free the output with
+    # `mcp_string_free`.
+    # mcp_status mcp_client_export_dispatch(struct mcp_client *client, const char *exported_json, const char *call_json, const char *options_json, const struct mcp_call_opts *opts, char **message_json_out, struct mcp_error **err_out)
+    'mcp_client_export_dispatch': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_export_dispatch` (same arguments, copied now): completes once through
+    # `done` with the message JSON, like `mcp_client_call_tool_start`.
+    # mcp_status mcp_client_export_dispatch_start(struct mcp_client *client, const char *exported_json, const char *call_json, const char *options_json, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_export_dispatch_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the
     # `elicitation` capability for form mode (URL mode: `mcp_client_on_elicitation_modes`). Replacing a handler releases the old userdata once it is idle.
     # `userdata_free` runs exactly once, even when this call fails.

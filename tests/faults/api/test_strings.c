@@ -80,7 +80,7 @@ static void check_numbers(mcp_client *c)
                                          "1.000000000000000000001"};
     char *page = NULL, *all = NULL, *call = NULL;
     mcp_error *err = NULL;
-    /* 32 tools at 7 a page: big_numbers, listed just before typed, is on page 5. */
+    /* 33 tools at 7 a page: big_numbers, listed just before typed, is on page 5. */
     mcp_status st = mcp_client_list(c, MCP_LIST_TOOLS, "page-5", NULL, &page, &err);
     CHECK_STATUS(st, MCP_OK, err);
     st = mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &all, &err);

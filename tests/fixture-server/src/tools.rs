@@ -152,7 +152,26 @@ pub fn definitions() -> Vec<Value> {
             big_numbers(),
         ),
         typed_tool(),
+        tool(
+            "media",
+            "Returns text, a 1x1 PNG image, a resource link and an embedded text resource",
+            no_args(),
+        ),
     ]
+}
+
+/// A 1x1 transparent PNG, Base64.
+pub const PNG_1X1: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+
+fn media_result() -> Map<String, Value> {
+    let body = json!({"content": [
+        {"type": "text", "text": "a picture"},
+        {"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+        {"type": "resource_link", "uri": "fixture://static", "name": "static", "mimeType": "text/plain"},
+        {"type": "resource", "resource": {"uri": "fixture://note", "mimeType": "text/plain", "text": "embedded note"}}
+    ]});
+    body.as_object().cloned().unwrap_or_default()
 }
 
 /// A tool declaring an `outputSchema` (`{"result": integer, or a string of digits}`, required):
@@ -304,6 +323,7 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
             Ok(Reply::Result(structured_result(&value.to_string(), value)))
         }
         "fail" => Ok(Reply::Result(error_result("tool failed on purpose"))),
+        "media" => Ok(Reply::Result(media_result())),
         "rpc_error" => Err(RpcError::new(-32050, "fixture error").with_data(json!({"detail": "on purpose"}))),
         "no_result_type" => Ok(Reply::ResultWithoutType(text_result("no resultType"))),
         "bad_result_type" => {

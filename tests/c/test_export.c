@@ -1,0 +1,124 @@
+/* Tools for the model over the C ABI: a tool list exported to an API's format, the model's calls
+ * found in its reply, dispatched on the fixture (blocking and started), a result converted. */
+#include "harness.h"
+
+#include <stdio.h>
+
+static const char *const REPLY =
+    "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"adding\"},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"add\",\"input\":{\"a\":2,\"b\":3}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_2\",\"name\":\"media\",\"input\":{}},"
+    "{\"type\":\"tool_use\",\"id\":\"toolu_3\",\"name\":\"add\",\"input\":{\"a\":\"two\"}}]}";
+
+/* The fixture's tools exported for Anthropic. */
+static char *exported_for(mcp_client *c, const char *options)
+{
+    char *tools = NULL, *exported = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &tools, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_export_tools(tools, options, NULL, &exported, &err), MCP_OK, err);
+    mcp_string_free(tools);
+    return exported;
+}
+
+static void test_export_find_and_dispatch(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *exported = exported_for(c, "{\"format\":\"anthropic\"}");
+    CHECK(exported != NULL);
+    EXPECT_CONTAINS(exported, "\"input_schema\"");
+    EXPECT_CONTAINS(exported, "\"report\"");
+
+    mcp_error *err = NULL;
+    char *calls = NULL;
+    CHECK_STATUS(mcp_export_calls(exported, REPLY, &calls, &err), MCP_OK, err);
+    char *messages[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < 3; i++) {
+        char pointer[16], *call = NULL;
+        snprintf(pointer, sizeof pointer, "/%d", i);
+        CHECK_STATUS(mcp_json_pointer(calls, pointer, &call, &err), MCP_OK, err);
+        EXPECT_STATUS(mcp_client_export_dispatch(c, exported, call, NULL, NULL, &messages[i], &err), MCP_OK, err);
+        mcp_string_free(call);
+    }
+    EXPECT_CONTAINS(messages[0], "\"tool_use_id\":\"toolu_1\"");
+    EXPECT_CONTAINS(messages[0], "\"text\":\"5\"");
+    EXPECT_CONTAINS(messages[1], "\"media_type\":\"image/png\"");
+    EXPECT_CONTAINS(messages[2], "\"is_error\":true");
+    EXPECT_CONTAINS(messages[2], "is missing");
+    for (int i = 0; i < 3; i++) mcp_string_free(messages[i]);
+
+    /* A result the host got itself. */
+    char *message = NULL;
+    EXPECT_STATUS(mcp_export_result(exported, "{\"type\":\"tool_use\",\"id\":\"x\",\"name\":\"echo\",\"input\":{}}",
+                                    "{\"content\":[{\"type\":\"text\",\"text\":\"0123456789\"}]}",
+                                    "{\"max_chars\":4}", &message, &err),
+                  MCP_OK, err);
+    EXPECT_CONTAINS(message, "[truncated: 4 of 10 characters shown]");
+    mcp_string_free(message);
+
+    /* Bad input is refused with the reason; nothing is written. */
+    char *none = NULL;
+    EXPECT_STATUS(mcp_export_tools("[]", "{\"format\":\"cohere\"}", NULL, &none, &err), MCP_INVALID_ARG, err);
+    EXPECT_CONTAINS(mcp_error_message(err), "cohere");
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_export_tools("{not json", NULL, NULL, &none, &err), MCP_INVALID_JSON, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_export_calls(NULL, REPLY, &none, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_export_dispatch(c, exported, "{\"type\":\"text\"}", NULL, NULL, &none, &err),
+                  MCP_INVALID_ARG, err);
+    EXPECT(none == NULL);
+    mcp_error_free(err);
+    mcp_string_free(calls);
+    mcp_string_free(exported);
+    mcp_client_free(c);
+}
+
+struct done_box {
+    int count;
+    mcp_status status;
+    char text[4096];
+};
+
+static void on_done(void *userdata, mcp_status status, const char *json, size_t len, const mcp_error *error)
+{
+    (void)error;
+    struct done_box *box = (struct done_box *)userdata;
+    box->status = status;
+    if (json) snprintf(box->text, sizeof box->text, "%.*s", (int)len, json);
+    AINC(&box->count);
+}
+
+static void test_export_dispatch_started(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    char *exported = exported_for(c, "{\"format\":\"openai-chat\",\"strict\":true}");
+    CHECK(exported != NULL);
+    struct done_box box;
+    memset(&box, 0, sizeof box);
+    mcp_call *call = NULL;
+    mcp_error *err = NULL;
+    const char *tool_call =
+        "{\"id\":\"call_9\",\"type\":\"function\",\"function\":{\"name\":\"echo\",\"arguments\":\"{\\\"text\\\":\\\"later\\\"}\"}}";
+    CHECK_STATUS(mcp_client_export_dispatch_start(c, exported, tool_call, NULL, NULL, on_done, &box, &call, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&box.count, 1, 5000));
+    EXPECT_STATUS(box.status, MCP_OK, NULL);
+    EXPECT_CONTAINS(box.text, "\"role\":\"tool\"");
+    EXPECT_CONTAINS(box.text, "\"tool_call_id\":\"call_9\"");
+    EXPECT_CONTAINS(box.text, "\"content\":\"later\"");
+    mcp_call_free(call);
+    mcp_string_free(exported);
+    mcp_client_free(c);
+}
+
+const struct test_case export_tests[] = {
+    {"export/find_and_dispatch", test_export_find_and_dispatch},
+    {"export/dispatch_started", test_export_dispatch_started},
+};
+const size_t export_tests_count = sizeof export_tests / sizeof export_tests[0];
