@@ -1,7 +1,9 @@
 # Size limits of the shipped files, shared by run.sh and c.sh (sourced; not a <lang>.sh host script).
 # MB here means 10^6 bytes.
-SO_LIMIT=5000000      # the installed libmcp_client.so
-STATIC_LIMIT=6000000  # a statically linked C program calling one tool
+# Raised from 5.0 / 6.0 MB on 2026-12-04 when the hub (with host configuration files) and the export
+# entered the C ABI: the .so went from 4.88 to 5.52 MB and the static hello from ~5.9 to 6.51 MB.
+SO_LIMIT=5600000      # the installed libmcp_client.so
+STATIC_LIMIT=6600000  # a statically linked C program calling one tool
 
 # check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.
 check_size() {
