@@ -1,7 +1,8 @@
 //! The hub: every server of a host's configuration file as one client. Sits above `client`,
 //! below `ffi`.
 //!
-//! A [`Hub`] runs one [`Client`] per member of a [`HubSpec`]: `members` (state, lazy start,
+//! A [`Hub`](crate::hub::Hub) runs one [`Client`](crate::Client) per member of a
+//! [`HubSpec`](crate::hub::HubSpec): `members` (state, lazy start,
 //! the call cap, the member's lists), `catalogue` (the merged lists and the routes of exported
 //! names), `naming` (exported names, filters), `routing` (calls to the owning member),
 //! `events` (the one listener), `reload` (applying a changed spec).
