@@ -1761,6 +1761,22 @@ public:
                                         const CallOptions& options, use_future_t) {
         return as_future([&](Completion d) { return get_prompt(name, arguments_json, options, std::move(d)); });
     }
+    /// dispatch_tool_call, started: `done` gets the API-shaped tool-result message.
+    Call dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                            const std::string& options_json, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_export_dispatch_start(client_, detail::c_arg(exported_json), detail::c_arg(call_json),
+                                                    detail::c_or_null(options_json), o, &detail::started_trampoline,
+                                                    ud, call, e);
+        });
+    }
+    std::future<std::string> dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                                                const std::string& options_json, const CallOptions& options,
+                                                use_future_t) {
+        return as_future([&](Completion d) {
+            return dispatch_tool_call(exported_json, call_json, options_json, options, std::move(d));
+        });
+    }
     Call read_resource(const std::string& uri, const CallOptions& options, Completion done) {
         return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
             return mcp_client_read_resource_start(client_, detail::c_arg(uri),

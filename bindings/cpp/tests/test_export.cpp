@@ -14,6 +14,10 @@ TEST(model, export_find_and_dispatch) {
     std::string refused = client.dispatch_tool_call(exported, mcp::json::at(calls, "/1"));
     CHECK_CONTAINS(refused, "\"error\"");
     CHECK_CONTAINS(refused, "is missing");
+    // The started form: the same message through a future.
+    std::future<std::string> started =
+        client.dispatch_tool_call(exported, mcp::json::at(calls, "/0"), "", mcp::CallOptions(), mcp::use_future);
+    CHECK_EQ(started.get(), sum);
     std::string converted = mcp::model::result_message(exported, mcp::json::at(calls, "/0"),
                                                        R"({"content":[{"type":"text","text":"done"}]})");
     CHECK_CONTAINS(converted, "{\"output\":\"done\"}");
