@@ -318,6 +318,9 @@ def make_client():
             made.append((c, tag, server.name))
         else:
             c = mcp_client.Client.http(server.url, **settings)
+            # Each test's server is new: an era `auto` remembered for this origin belongs to an
+            # earlier server that had the port (a legacy one would skip the probe of a modern one).
+            c.clear_era_cache()
             made.append((c, None, server.name))
         return c
 
