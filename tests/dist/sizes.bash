@@ -9,7 +9,7 @@ STATIC_LIMIT=6600000  # a statically linked C program calling one tool
 check_size() {
   local mb limit_mb
   mb=$(awk -v b="$2" 'BEGIN { printf "%.2f", b / 1e6 }')
-  limit_mb=$(awk -v b="$3" 'BEGIN { printf "%.0f", b / 1e6 }')
+  limit_mb=$(awk -v b="$3" 'BEGIN { printf "%.1f", b / 1e6 }')
   if [ "$2" -le "$3" ]; then
     echo "size: $1: $mb MB ($2 bytes, limit $limit_mb MB)"
   else
