@@ -1680,11 +1680,12 @@ mcp_status mcp_client_dispatch(struct mcp_client *client,
                                struct mcp_error **err_out);
 
 /**
- * Exports a tool list (`tools_json`: a `tools/list` result or its `tools` array) to a model
- * API's format. `options_json` (may be NULL): `{"format": "openai-chat" | "openai-responses" |
+ * Exports a tool list (`tools_json`: a `tools/list` result or its `tools` array, or a hub's
+ * merged list from `mcp_hub_list`) to a model API's format. `options_json` (may be NULL): `{"format": "openai-chat" | "openai-responses" |
  * "anthropic" | "gemini", "strict", "gemini_legacy_parameters", "describe_title",
  * "describe_annotations", "max_ref_depth"}`. `origins_json` (may be NULL): `{listed name:
- * {"server", "tool"}}` for a merged catalogue. Output: `{"format", "tools", "routes",
+ * {"server", "tool"}}`; without an entry, a tool of a hub's merged list goes to the member and
+ * own name its `_meta` holds (`"mcp-client/server"`, `"mcp-client/name"`). Output: `{"format", "tools", "routes",
  * "report"}`: `tools` goes to the API, the whole document to the other `mcp_export_*` calls.
  * A tool whose schema the format cannot take is left out and `report` says why. Pure: any
  * thread. Free the output with `mcp_string_free`.
@@ -1763,6 +1764,42 @@ mcp_status mcp_client_export_dispatch_start(struct mcp_client *client,
                                             void *userdata,
                                             struct mcp_call **call_out,
                                             struct mcp_error **err_out);
+
+/**
+ * `mcp_client_export_dispatch` on a hub: the call goes to the member the export's route names
+ * (for a hub's list, the tool's member and its own name there), with that member's state,
+ * lazy start, call cap and tool filter applied; a member the hub no longer has or a tool its
+ * filter withholds is a message the model reads, as is a name the export does not have.
+ * Same arguments, options and outcomes as `mcp_client_export_dispatch`. Blocks like
+ * `mcp_hub_call_tool`: any thread, not from a callback. Free the output with
+ * `mcp_string_free`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_export_dispatch(struct mcp_hub *hub,
+                                   const char *exported_json,
+                                   const char *call_json,
+                                   const char *options_json,
+                                   const struct mcp_call_opts *opts,
+                                   char **message_json_out,
+                                   struct mcp_error **err_out);
+
+/**
+ * Started `mcp_hub_export_dispatch` (same arguments, copied now): completes once through
+ * `done` with the message JSON, on the shared dispatcher thread, like
+ * `mcp_hub_call_tool_start`. Any thread, callbacks included.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_export_dispatch_start(struct mcp_hub *hub,
+                                         const char *exported_json,
+                                         const char *call_json,
+                                         const char *options_json,
+                                         const struct mcp_call_opts *opts,
+                                         mcp_call_done_fn done,
+                                         void *userdata,
+                                         struct mcp_call **call_out,
+                                         struct mcp_error **err_out);
 
 /**
  * Registers the `elicitation/create` handler (NULL `handler` unregisters) and declares the

@@ -6,7 +6,8 @@
 mod common;
 
 use common::*;
-use mcp_client::export::{export_tools, Dispatcher, ExportOptions, Exported, Format, ResultOptions, ToolCall};
+use mcp_client::export::{export_tools, Dispatcher, ExportOptions, Exported, Format, ResultOptions, Route, ToolCall};
+use mcp_client::hub::{Hub, HubOptions, HubSpec, MemberSpec, ToolFilter};
 use mcp_client::{ErrorKind, ListKind};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
@@ -601,4 +602,138 @@ async fn dispatch_round_trips_against_the_fixture_in_every_format() {
     let sent = fx.wire.tool_calls("progress");
     assert_eq!(sent.last().unwrap()["params"]["arguments"], json!({"steps": 1}));
     client.close().await;
+}
+
+/// A hub as the tool source and the caller: two fixture members (one of each era, one with a
+/// tool filter) exported in every format, each call reaching the member its route names; a
+/// name the export lacks, a tool the filter withholds and a member the hub no longer has are
+/// results the model reads, with nothing sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dispatch_through_a_hub_reaches_the_right_member() {
+    let modern = Fixture::modern(&[]);
+    let legacy = Fixture::legacy(&[]);
+    let member = |name: &str, f: &Fixture, mode: &str, deny: Vec<String>| MemberSpec {
+        name: name.into(),
+        enabled: true,
+        client: json!({"command": fixture_str(), "args": f.args(), "mode": mode,
+            "probe_timeout_ms": 500, "shutdown_grace_ms": 500}),
+        tools: ToolFilter { allow: None, deny },
+        lazy: false,
+        max_concurrency: None,
+    };
+    let spec = HubSpec {
+        members: vec![
+            member("new", &modern, "modern", vec![]),
+            member("old", &legacy, "legacy", vec!["add".into()]),
+        ],
+        warnings: vec![],
+        failed: vec![],
+    };
+    let hub = Hub::new(spec, HubOptions::default()).unwrap();
+    hub.start().await;
+    let o = ResultOptions::default();
+    for opts in every_option() {
+        let format = opts.format;
+        let exported = hub.export_tools(&opts).await.unwrap();
+        assert_eq!(
+            exported.routes["old__echo"].server.as_deref(),
+            Some("old"),
+            "{format:?}"
+        );
+        assert_eq!(exported.routes["old__echo"].tool, "echo");
+        assert!(!exported.routes.contains_key("old__add"), "the filter withholds it");
+        let d = Dispatcher::new(exported);
+        let run = |name: &str, args: Value| d.calls(&model_reply(format, name, &args)).unwrap().remove(0);
+        for (server, wire) in [("new", &modern.wire), ("old", &legacy.wire)] {
+            let before = wire.tool_calls("echo").len();
+            let m = d
+                .dispatch(
+                    &hub,
+                    &run(&format!("{server}__echo"), json!({"text": server})),
+                    &o,
+                    &none(),
+                )
+                .await
+                .unwrap();
+            assert!(text_of(format, &m).contains(server) && !is_error(format, &m), "{m}");
+            assert_eq!(wire.tool_calls("echo").len(), before + 1, "{server} got the call");
+        }
+        let m = d
+            .dispatch(&hub, &run("new__add", json!({"a": 2, "b": 3})), &o, &none())
+            .await
+            .unwrap();
+        assert!(text_of(format, &m).contains('5'), "{m}");
+        let m = d
+            .dispatch(&hub, &run("old__add", json!({"a": 2, "b": 3})), &o, &none())
+            .await
+            .unwrap();
+        assert!(
+            is_error(format, &m) && text_of(format, &m).contains("no tool named"),
+            "{m}"
+        );
+        let m = d
+            .dispatch(&hub, &run("old__fail", json!({})), &o, &none())
+            .await
+            .unwrap();
+        assert!(
+            is_error(format, &m) && text_of(format, &m).contains("tool failed on purpose"),
+            "{m}"
+        );
+    }
+    assert!(legacy.wire.tool_calls("add").is_empty());
+
+    // Routes made before the filter changed (or the member went away) are refused by the hub.
+    let open = hub.export_tools(&ExportOptions::new(Format::Anthropic)).await.unwrap();
+    let mut stale = open.clone();
+    stale.routes.insert(
+        "old__add".into(),
+        Route {
+            server: Some("old".into()),
+            tool: "add".into(),
+            strict: false,
+            input_schema: None,
+        },
+    );
+    stale.routes.insert(
+        "gone__echo".into(),
+        Route {
+            server: Some("gone".into()),
+            tool: "echo".into(),
+            strict: false,
+            input_schema: None,
+        },
+    );
+    let d = Dispatcher::new(stale);
+    let run = |name: &str| {
+        d.calls(&model_reply(Format::Anthropic, name, &json!({"a": 1, "b": 2})))
+            .unwrap()
+            .remove(0)
+    };
+    let m = d.dispatch(&hub, &run("old__add"), &o, &none()).await.unwrap();
+    assert!(
+        m["is_error"] == true && m["content"].to_string().contains("tool filter withholds"),
+        "{m}"
+    );
+    let m = d.dispatch(&hub, &run("gone__echo"), &o, &none()).await.unwrap();
+    assert!(
+        m["is_error"] == true && m["content"].to_string().contains("no member is named"),
+        "{m}"
+    );
+    assert!(legacy.wire.tool_calls("add").is_empty(), "nothing was sent");
+    // A route without a server is a name of the merged catalogue.
+    let plain = Dispatcher::new(
+        export_tools(
+            &json!([{"name": "new__echo"}]),
+            None,
+            &ExportOptions::new(Format::Anthropic),
+        )
+        .unwrap(),
+    );
+    let call = plain
+        .calls(&model_reply(Format::Anthropic, "new__echo", &json!({"text": "plain"})))
+        .unwrap()
+        .remove(0);
+    let m = plain.dispatch(&hub, &call, &o, &none()).await.unwrap();
+    assert_eq!(m["content"][0]["text"], "plain");
+    hub.close().await;
 }

@@ -159,9 +159,10 @@ pub struct Origin {
 }
 
 /// Exports `tools` (a `tools/list` result, or its `tools` array) in the format `opts` names.
-/// `origins` maps a listed name to its server and tool (a hub's namespaced names); without an
-/// entry, the listed name is the tool's own. A tool whose schema cannot be put in the format is
-/// left out and its report says why; a list that is not a list of tools is an error.
+/// `origins` maps a listed name to its server and tool (a hub's namespaced names:
+/// `crate::hub::origins`); without an entry, the listed name is the tool's own. A tool whose
+/// schema cannot be put in the format is left out and its report says why; a list that is not
+/// a list of tools is an error.
 pub fn export_tools(
     tools: &Value,
     origins: Option<&HashMap<String, Origin>>,

@@ -204,7 +204,7 @@ pub unsafe extern "C" fn mcp_hub_list(
 }
 
 /// Runs a routed call with per-call options and hands back its result JSON.
-fn routed<'a, F: Future<Output = Result<Value, Error>>>(
+pub(super) fn routed<'a, F: Future<Output = Result<Value, Error>>>(
     hub: *mut mcp_hub,
     opts: *const mcp_call_opts,
     result_out: *mut *mut c_char,
@@ -284,7 +284,7 @@ pub unsafe extern "C" fn mcp_hub_read_resource(
 }
 
 /// Starts `make`'s call of `h` (see `ffi/call`'s `start_for`).
-fn start_on_hub(
+pub(super) fn start_on_hub(
     hub: *mut mcp_hub,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,

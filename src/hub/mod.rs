@@ -5,10 +5,12 @@
 //! [`HubSpec`](crate::hub::HubSpec): `members` (state, lazy start,
 //! the call cap, the member's lists), `catalogue` (the merged lists and the routes of exported
 //! names), `naming` (exported names, filters), `routing` (calls to the owning member),
-//! `events` (the one listener), `reload` (applying a changed spec).
+//! `events` (the one listener), `reload` (applying a changed spec), `export` (the catalogue for
+//! the model and the hub as `crate::export`'s `ToolCaller`).
 
 mod catalogue;
 mod events;
+mod export;
 mod file;
 mod members;
 mod naming;
@@ -16,7 +18,9 @@ mod reload;
 mod routing;
 pub mod spec;
 
+pub use catalogue::{META_NAME, META_SERVER};
 pub use events::{HubEvent, HubEventFn, MemberState};
+pub use export::origins;
 pub use file::{InputPrompt, ReadContext};
 pub use members::MemberStatus;
 pub use reload::ReloadReport;

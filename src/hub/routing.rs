@@ -20,6 +20,27 @@ impl Hub {
         routed(&member, |c| async move { c.call_tool(&own, arguments, opts).await }).await
     }
 
+    /// Calls member `server`'s tool `tool` (its own name, not the exported one), as
+    /// [`Hub::call_tool`] does: the member's state, lazy start and call cap apply. A member the
+    /// hub does not have, or a tool its tool filter withholds, is an `InvalidArgument` error and
+    /// nothing is sent.
+    pub async fn call_member_tool(
+        &self,
+        server: &str,
+        tool: &str,
+        arguments: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        self.check_open()?;
+        let member = self.member(server).ok_or_else(|| self.unknown_member(server))?;
+        if !member.spec.tools.allows(tool) {
+            return Err(Error::invalid(format!(
+                "member `{server}` does not offer a tool named `{tool}` (its tool filter withholds it)"
+            )));
+        }
+        routed(&member, |c| async move { c.call_tool(tool, arguments, opts).await }).await
+    }
+
     /// Gets the prompt the merged catalogue names `name` from its member.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
         let (member, own) = self.route(ListKind::Prompts, name).await?;

@@ -3,6 +3,7 @@
 #include "harness.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static const char *const REPLY =
     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"adding\"},"
@@ -117,8 +118,84 @@ static void test_export_dispatch_started(void)
     mcp_client_free(c);
 }
 
+/* A hub of two fixture members, one of each era, the legacy one withholding "add": its merged
+ * list exported with each tool's member, calls routed to the member the export names (blocking
+ * and started), a withheld or unknown name answered for the model without a call. */
+static void test_hub_export_dispatch(void)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"mcpServers\": {\"new\": {\"command\": \"%s\", \"args\": [\"--era\", \"modern\"]},"
+             " \"old\": {\"command\": \"%s\", \"args\": [\"--era\", \"legacy\"],"
+             " \"mcp_client\": {\"tools\": {\"deny\": [\"add\"]}}}}}",
+             fixture_path(), fixture_path());
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    char *tools = NULL, *exported = NULL;
+    CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_TOOLS, &tools, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_export_tools(tools, "{\"format\":\"openai-responses\"}", NULL, &exported, &err), MCP_OK, err);
+    mcp_string_free(tools);
+    EXPECT_CONTAINS(exported, "\"old__echo\":{\"server\":\"old\",\"tool\":\"echo\"");
+    EXPECT(strstr(exported, "\"old__add\"") == NULL);
+
+    static const char *const calls[][2] = {
+        {"new__echo", "from new"},
+        {"old__echo", "from old"},
+        {"old__add", "There is no tool named"},
+        {"nobody__echo", "There is no tool named"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        char call[512], *message = NULL;
+        snprintf(call, sizeof call,
+                 "{\"type\":\"function_call\",\"call_id\":\"c%zu\",\"name\":\"%s\","
+                 "\"arguments\":\"{\\\"text\\\":\\\"%s\\\"}\"}",
+                 i, calls[i][0], calls[i][1]);
+        EXPECT_STATUS(mcp_hub_export_dispatch(hub, exported, call, NULL, NULL, &message, &err), MCP_OK, err);
+        EXPECT_CONTAINS(message, "\"type\":\"function_call_output\"");
+        EXPECT_CONTAINS(message, calls[i][1]);
+        mcp_string_free(message);
+    }
+    /* Each member's server got its call: the modern one's request carries the modern version. */
+    const char *const metas[][2] = {{"new__echo_meta", "2026-07-28"}, {"old__echo_meta", "}"}};
+    for (size_t i = 0; i < 2; i++) {
+        char call[256], *message = NULL;
+        snprintf(call, sizeof call, "{\"type\":\"function_call\",\"call_id\":\"m\",\"name\":\"%s\",\"arguments\":\"{}\"}",
+                 metas[i][0]);
+        EXPECT_STATUS(mcp_hub_export_dispatch(hub, exported, call, NULL, NULL, &message, &err), MCP_OK, err);
+        EXPECT_CONTAINS(message, metas[i][1]);
+        EXPECT((strstr(message, "2026-07-28") != NULL) == (i == 0));
+        mcp_string_free(message);
+    }
+
+    struct done_box box;
+    memset(&box, 0, sizeof box);
+    mcp_call *started = NULL;
+    const char *later = "{\"type\":\"function_call\",\"call_id\":\"s\",\"name\":\"new__echo\","
+                        "\"arguments\":\"{\\\"text\\\":\\\"started\\\"}\"}";
+    CHECK_STATUS(mcp_hub_export_dispatch_start(hub, exported, later, NULL, NULL, on_done, &box, &started, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&box.count, 1, 5000));
+    EXPECT_STATUS(box.status, MCP_OK, NULL);
+    EXPECT_CONTAINS(box.text, "\"call_id\":\"s\"");
+    EXPECT_CONTAINS(box.text, "started");
+    mcp_call_free(started);
+
+    char *none = NULL;
+    EXPECT_STATUS(mcp_hub_export_dispatch(NULL, exported, later, NULL, NULL, &none, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_hub_export_dispatch(hub, "{}", later, NULL, NULL, &none, &err), MCP_INVALID_ARG, err);
+    EXPECT(none == NULL);
+    mcp_error_free(err);
+    mcp_string_free(exported);
+    mcp_hub_free(hub);
+}
+
 const struct test_case export_tests[] = {
     {"export/find_and_dispatch", test_export_find_and_dispatch},
     {"export/dispatch_started", test_export_dispatch_started},
+    {"export/hub_dispatch", test_hub_export_dispatch},
 };
 const size_t export_tests_count = sizeof export_tests / sizeof export_tests[0];

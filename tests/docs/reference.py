@@ -33,10 +33,10 @@ GROUPS = [
      r"|set_log_level|subscribe_resource|unsubscribe_resource|notify_roots_changed)"),
     ("hub", "Hub", "Many servers as one client: a hub from members or a host's configuration file (and the "
      "read options and input slot for it), its members' states and warnings, merged lists, routed calls in "
-     "blocking and started forms, events, reloads, closing and freeing.", r"mcp_hub_\w+"),
+     "blocking and started forms, events, reloads, closing and freeing.", r"mcp_hub_(?!export_)\w+"),
     ("export", "Tools for the model", "Tool lists exported to the OpenAI, Anthropic and Gemini formats, the "
-     "model's tool calls found in a reply, results converted to each API's message, and dispatch on a client.",
-     r"mcp_export_\w+|mcp_client_export_dispatch"),
+     "model's tool calls found in a reply, results converted to each API's message, and dispatch on a client "
+     "or a hub.", r"mcp_export_\w+|mcp_(client|hub)_export_dispatch"),
     ("started-calls", "Started calls and event loops", "The non-blocking form of every request (`*_start`, "
      "completed by a callback), the `mcp_call` handle, and delivery on the host's own event loop.",
      r"mcp_\w+_start|mcp_call_(cancel|free)|mcp_client_(use_host_loop|set_wakeup|dispatch)"),
