@@ -1116,8 +1116,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # merged list from `mcp_hub_list`) to a model API's format. `options_json` (may be NULL): `{"format": "openai-chat" | "openai-responses" |
     # "anthropic" | "gemini", "strict", "gemini_legacy_parameters", "describe_title",
     # "describe_annotations", "max_ref_depth"}`. `origins_json` (may be NULL): `{listed name:
-    # {"server", "tool"}}`; without an entry, a hub's tool goes to the member and own name its
-    # `_meta` holds (`"mcp-client/server"`, `"mcp-client/name"`). Output: `{"format", "tools", "routes",
+    # {"server", "tool"}}`; without an entry, a tool of a hub's merged list goes to the member and
+    # own name its `_meta` holds (`"mcp-client/server"`, `"mcp-client/name"`). Output: `{"format", "tools", "routes",
     # "report"}`: `tools` goes to the API, the whole document to the other `mcp_export_*` calls.
     # A tool whose schema the format cannot take is left out and `report` says why. Pure: any
     # thread. Free the output with `mcp_string_free`.

@@ -459,19 +459,24 @@ class AsyncHub:
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """As :meth:`Hub.call_tool`, as a started call."""
+        n = _enc(name, "name")
+        a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        result: dict[str, Any] = await self._start(lib.mcp_hub_call_tool_start, n, a, None)
+        return result
+
+    async def _start(self, fn: Any, *args: Any) -> Any:
+        """``fn(hub, *args, done, userdata, &call, &err)`` started, its outcome awaited: the
+        result's JSON value, or the call's error raised. Cancelling the awaiting task cancels
+        the call. ``args`` stay referenced here until the call completes."""
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[bytes] = loop.create_future()
         key = next(_STARTED_KEYS)
         with _STARTED_LOCK:
             _STARTED[key] = (loop, fut)
-        n = _enc(name, "name")
-        a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
         call = ctypes.POINTER(_ffi.mcp_call)()
         err = ERR_PTR()
         with Use(self.hub._life) as ptr:
-            st = lib.mcp_hub_call_tool_start(
-                ptr, n, a, None, ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn), key, ctypes.byref(call), ctypes.byref(err)
-            )
+            st = fn(ptr, *args, ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn), key, ctypes.byref(call), ctypes.byref(err))
         if st != _ffi.MCP_OK:
             with _STARTED_LOCK:
                 _STARTED.pop(key, None)  # a refused start never completes
@@ -483,8 +488,7 @@ class AsyncHub:
             raise
         finally:
             lib.mcp_call_free(call)
-        result: dict[str, Any] = loads(raw)
-        return result
+        return loads(raw)
 
     def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """As :meth:`Hub.on_event` (``fn`` runs on the library's dispatcher thread)."""

@@ -9,6 +9,10 @@ Messages or Gemini function-calling format, and the model's tool calls routed ba
         for call in export.find_calls(exported, reply):  # the model's reply
             message = export.dispatch(client, exported, call)  # the tool_result block
 
+A :class:`~mcp_client.Hub` works the same way: ``export_tools(hub.list_tools(), ...)`` routes
+each namespaced name back to its member and the tool's own name there (from the merged list's
+``_meta``), and ``dispatch(hub, exported, call)`` makes the call on that member.
+
 ``exported`` is a plain dict (``format``, ``tools``, ``routes``, ``report``): keep it as long as
 the model may call its tools; ``report`` lists per tool every rewrite and every constraint the
 format could not express. Formats: ``"openai-chat"``, ``"openai-responses"``, ``"anthropic"``,
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from . import _ffi
 from ._client import Client, _Opts, _take_json
 from ._errors import take_error
+from ._hub import AsyncHub, Hub
 from ._library import lib
 from ._percall import ERR_PTR, call as _call, json_arg
 
@@ -43,6 +48,7 @@ def _raw(name: str) -> Any:
 
 _DISPATCH = _raw("mcp_client_export_dispatch")
 _DISPATCH_START = _raw("mcp_client_export_dispatch_start")
+_HUB_DISPATCH = _raw("mcp_hub_export_dispatch")
 
 
 def _pure(fn: Any, *args: Any) -> Any:
@@ -88,7 +94,8 @@ def export_tools(
 ) -> dict[str, Any]:
     """Exports ``tools`` (a ``tools/list`` result or its ``tools`` list) to ``format``.
     ``strict``: OpenAI strict mode where a schema allows it. ``origins`` maps a listed name to
-    ``{"server", "tool"}`` (a merged catalogue's namespaced names). Returns ``{"format",
+    ``{"server", "tool"}``; a hub's merged list (:meth:`Hub.list_tools`) needs none, its tools
+    name their member and own name in ``_meta``. Returns ``{"format",
     "tools", "routes", "report"}``; a tool the format cannot take is left out and its report
     entry has ``refused``."""
     options: dict[str, Any] = {"format": format}
@@ -152,7 +159,7 @@ def _dispatch_args(
 
 
 def dispatch(
-    client: Client,
+    client: Client | Hub,
     exported: Mapping[str, Any],
     call: Mapping[str, Any],
     *,
@@ -162,20 +169,23 @@ def dispatch(
     errors_as_results: bool = True,
     **opts: Any,
 ) -> dict[str, Any]:
-    """Makes the model's ``call`` on ``client`` and returns the API's tool-result message.
+    """Makes the model's ``call`` on ``client`` (a :class:`Client`, or a :class:`Hub`: the call
+    goes to the member the export's route names) and returns the API's tool-result message.
     Arguments are checked against the tool's original input schema first; an unknown tool, bad
     arguments, a tool error, a protocol error or a timeout come back as a message the model
     reads, unless ``errors_as_results=False`` (then protocol errors and timeouts raise as
     :meth:`Client.call_tool` would). ``opts``: the call options of :meth:`Client.call_tool`
-    (``timeout``, ``cancel``, ...)."""
+    (``timeout``, ``cancel``, ...). On a hub, a name the export lacks, a tool the member's
+    filter withholds or a member the hub no longer has is a message the model reads too."""
     o = _Opts.of(opts)
     e, c, r = _dispatch_args(exported, call, max_chars, resources_as_text, images, errors_as_results)
-    message: dict[str, Any] = _call(client._life, _DISPATCH, e, c, r, o.ref)
+    fn = _HUB_DISPATCH if isinstance(client, Hub) else _DISPATCH
+    message: dict[str, Any] = _call(client._life, fn, e, c, r, o.ref)
     return message
 
 
 async def dispatch_async(
-    client: "AsyncClient",
+    client: "AsyncClient | AsyncHub",
     exported: Mapping[str, Any],
     call: Mapping[str, Any],
     *,
@@ -185,9 +195,13 @@ async def dispatch_async(
     errors_as_results: bool = True,
     **opts: Any,
 ) -> dict[str, Any]:
-    """As :func:`dispatch` on an :class:`AsyncClient`; cancelling the awaiting task cancels
-    the call."""
+    """As :func:`dispatch` on an :class:`AsyncClient` or an :class:`AsyncHub`, as a started
+    call; cancelling the awaiting task cancels the call."""
     o = _Opts.of(opts)
     e, c, r = _dispatch_args(exported, call, max_chars, resources_as_text, images, errors_as_results)
-    message: dict[str, Any] = await client._start(_DISPATCH_START, e, c, r, o.ref, keep=o)
+    message: dict[str, Any]
+    if isinstance(client, AsyncHub):
+        message = await client._start(lib.mcp_hub_export_dispatch_start, e, c, r, o.ref)
+    else:
+        message = await client._start(_DISPATCH_START, e, c, r, o.ref, keep=o)
     return message

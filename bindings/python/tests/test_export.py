@@ -111,3 +111,57 @@ def test_dispatch_async(fixture_server):
             assert msg["is_error"] is True
 
     asyncio.run(main())
+
+
+def _hub_text(fixture_server: str) -> str:
+    """Two fixture members, one of each era; the legacy one's filter withholds ``add``."""
+    return json.dumps({"mcpServers": {
+        "new": {"command": fixture_server, "args": ["--era", "modern"]},
+        "old": {"command": fixture_server, "args": ["--era", "legacy"],
+                "mcp_client": {"tools": {"deny": ["add"]}, "probe_timeout_ms": 500}},
+    }})
+
+
+@pytest.mark.parametrize("fmt", export.FORMATS)
+def test_dispatch_on_a_hub_reaches_the_member(fixture_server, fmt):
+    with mcp_client.Hub.from_text(_hub_text(fixture_server)) as hub:
+        hub.start()
+        exported = export.export_tools(hub.list_tools(), fmt)
+        assert exported["routes"]["old__echo"] == {"server": "old", "tool": "echo", "strict": False,
+                                                   "inputSchema": exported["routes"]["old__echo"]["inputSchema"]}
+        assert "old__add" not in exported["routes"] and "new__add" in exported["routes"]
+
+        def make(name: str, args: dict) -> str:
+            call = export.find_calls(exported, REPLIES[fmt](name, args))[0]
+            return text_in(fmt, export.dispatch(hub, exported, call))
+
+        assert "from old" in make("old__echo", {"text": "from old"})
+        assert "5" in make("new__add", {"a": 2, "b": 3})
+        # The modern member's request carries the modern version in _meta; the legacy one's not.
+        assert "2026-07-28" in make("new__echo_meta", {})
+        assert "2026-07-28" not in make("old__echo_meta", {})
+        for name in ("old__add", "nobody__echo"):
+            assert "There is no tool named" in make(name, {"a": 1, "b": 2})
+        # A route the hub no longer serves (the member's filter) is refused by the hub itself.
+        stale = dict(exported, routes=dict(exported["routes"], old__add={"server": "old", "tool": "add"}))
+        call = export.find_calls(stale, REPLIES[fmt]("old__add", {"a": 1, "b": 2}))[0]
+        assert "tool filter withholds" in text_in(fmt, export.dispatch(hub, stale, call))
+
+
+def test_dispatch_async_on_an_async_hub(fixture_server):
+    async def main() -> None:
+        async with mcp_client.AsyncHub.from_text(_hub_text(fixture_server)) as hub:
+            await hub.start()
+            exported = export.export_tools(await hub.list_tools(), "anthropic")
+            calls = [export.find_calls(exported, REPLIES["anthropic"](f"{m}__echo", {"text": m}))[0]
+                     for m in ("new", "old")]
+            messages = await asyncio.gather(*(export.dispatch_async(hub, exported, c) for c in calls))
+            assert [m["content"][0]["text"] for m in messages] == ["new", "old"]
+            unknown = export.find_calls(exported, REPLIES["anthropic"]("old__add", {}))[0]
+            msg = await export.dispatch_async(hub, exported, unknown)
+            assert msg["is_error"] is True and "There is no tool named" in msg["content"][0]["text"]
+            hang = export.find_calls(exported, REPLIES["anthropic"]("new__hang", {}))[0]
+            msg = await export.dispatch_async(hub, exported, hang, timeout=0.2)
+            assert msg["is_error"] is True
+
+    asyncio.run(main())
