@@ -15,7 +15,8 @@ import (
 // Tools for the model: a tool list in the OpenAI, Anthropic or Gemini function-calling format,
 // the model's calls found in its reply, and results as the API's tool-result messages.
 
-// ExportTools exports tools (a tools/list result or its tools array) to a model API's format.
+// ExportTools exports tools (a tools/list result or its tools array, or Hub.ListTools' merged
+// list, whose tools name their member in _meta) to a model API's format.
 // options: {"format": "openai-chat" | "openai-responses" | "anthropic" | "gemini", "strict",
 // "gemini_legacy_parameters", "describe_title", "describe_annotations", "max_ref_depth"} (nil:
 // the defaults). The result is {"format", "tools", "routes", "report"}: send its "tools" to the
@@ -53,6 +54,22 @@ func (c *Client) DispatchToolCall(ctx context.Context, exported json.RawMessage,
 	defer freeAll(e)
 	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_export_dispatch_start(p, e[0], e[1], e[2], pr.opts, done, ud, call, cerr)
+	})
+}
+
+// DispatchToolCall on a hub: the call goes to the member the export's route names (ExportTools
+// of Hub.ListTools routes each namespaced name back to its member and the tool's own name
+// there), under that member's state, call cap and tool filter. A name the export lacks, a tool
+// the filter withholds or a member the hub no longer has is a message the model reads too.
+func (h *Hub) DispatchToolCall(ctx context.Context, exported json.RawMessage, call any, options any, opts ...CallOption) (json.RawMessage, error) {
+	e, err := cArgs(arg{exported, "exported", true}, arg{call, "call", true}, arg{options, "options", false})
+	if err != nil {
+		return nil, err
+	}
+	defer freeAll(e)
+	return h.started(ctx, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_hub_export_dispatch_start(p, e[0], e[1], e[2], o, done, ud, call, cerr)
 	})
 }
 
