@@ -2393,6 +2393,20 @@ public:
             return mcp_hub_read_resource(hub_, detail::c_arg(server), detail::c_arg(uri), &o, out, e);
         });
     }
+    /// Makes one model tool call on the member its route names (`exported_json`: model::export_tools
+    /// of list(ListKind::Tools), whose routes lead back to each tool's member and own name) and
+    /// returns the API's tool-result message. A name the export lacks, a tool the member's filter
+    /// withholds or a member the hub no longer has is a message the model reads, as are bad
+    /// arguments and tool errors; see mcp_hub_export_dispatch.
+    std::string dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                                   const std::string& options_json = std::string(),
+                                   const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_hub_export_dispatch(hub_, detail::c_arg(exported_json), detail::c_arg(call_json),
+                                           detail::c_or_null(options_json), &o, out, e);
+        });
+    }
 
     // ---- started calls (callback or std::future; see Completion) ---------------------------
 
@@ -2427,6 +2441,22 @@ public:
     std::future<std::string> read_resource(const std::string& server, const std::string& uri,
                                            const CallOptions& options, use_future_t) {
         return detail::as_future([&](Completion d) { read_resource(server, uri, options, std::move(d)); });
+    }
+    /// dispatch_tool_call, started: `done` gets the API-shaped tool-result message.
+    Call dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                            const std::string& options_json, const CallOptions& options, Completion done) {
+        return detail::start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_hub_export_dispatch_start(hub_, detail::c_arg(exported_json), detail::c_arg(call_json),
+                                                 detail::c_or_null(options_json), o, &detail::started_trampoline,
+                                                 ud, call, e);
+        });
+    }
+    std::future<std::string> dispatch_tool_call(const std::string& exported_json, const std::string& call_json,
+                                                const std::string& options_json, const CallOptions& options,
+                                                use_future_t) {
+        return detail::as_future([&](Completion d) {
+            dispatch_tool_call(exported_json, call_json, options_json, options, std::move(d));
+        });
     }
 
     // ---- reload --------------------------------------------------------------------------
