@@ -74,7 +74,12 @@ def check_tool(fmt: str, tool: dict[str, Any]) -> None:
 
 
 def lists() -> list[tuple[str, Any]]:
+    """The corpus, the fixture's live list and, when MCP_EXPORT_LIVE names a JSON file of
+    ``{name: tool list}`` (the interop suite's live captures), those lists too."""
     found = [(p.name, json.loads(p.read_text())) for p in CORPUS]
+    live = os.environ.get("MCP_EXPORT_LIVE")
+    if live:
+        found += list(json.loads(Path(live).read_text()).items())
     with mcp_client.Client.stdio(FIXTURE, []) as c:
         found.append(("fixture", c.all_tools()))
     return found

@@ -16,6 +16,8 @@ Tools:
   state_only                     two rounds that carry only requestState (hand-rolled), then done
   touch(uri)                     publishes resource-updated and tools-list-changed to listeners
   slow(steps)                    reports progress, then answers
+  create_event(event, reminder_minutes)  nested models, optionals, a Literal, a title and
+                                 annotations: the schema shapes FastMCP emits (for the export corpus)
 Prompt `haiku(topic)` and resource template `vault://{name}` need an elicitation first
 (hand-rolled InputRequiredResult; their state is checked on the retry). Plain prompt `plain` and
 static resource `info://server`.
@@ -24,7 +26,7 @@ static resource `info://server`.
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import Annotated, Literal
 
 import anyio
 
@@ -38,8 +40,9 @@ from mcp_types import (
     ListRootsResult,
     SamplingMessage,
     TextContent,
+    ToolAnnotations,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 app = MCPServer("py-interop-server", instructions="mcp_client interop server (Python SDK)")
 
@@ -58,6 +61,18 @@ class Size(BaseModel):
 
 class Confirm(BaseModel):
     confirmed: bool
+
+
+class Attendee(BaseModel):
+    email: str
+    optional: bool = False
+
+
+class Event(BaseModel):
+    title: str = Field(min_length=1)
+    starts_at: str = Field(description="ISO 8601 start time")
+    kind: Literal["meeting", "call"] = "meeting"
+    attendees: list[Attendee] = []
 
 
 # ----- resolvers -----
@@ -97,6 +112,12 @@ def roots() -> ListRoots:
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
+
+
+@app.tool(title="Create an event", annotations=ToolAnnotations(destructiveHint=False, idempotentHint=False))
+def create_event(event: Event, reminder_minutes: int | None = Field(default=None, ge=0)) -> dict[str, str]:
+    """Creates a calendar event."""
+    return {"created": event.title}
 
 
 @app.tool()

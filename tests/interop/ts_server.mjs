@@ -52,6 +52,24 @@ function makeServer() {
 
   server.registerTool('echo', { inputSchema: z.object({ text: z.string() }) }, async (args) => text(args.text));
 
+  // The schema shapes zod emits (for the export corpus): enums, optionals, defaults, nested
+  // objects and arrays, bounds, descriptions, a title and annotations.
+  server.registerTool(
+    'search_issues',
+    {
+      title: 'Search issues',
+      description: 'Searches the issue tracker',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      inputSchema: z.object({
+        query: z.string().min(1).describe('Words to look for'),
+        state: z.enum(['open', 'closed', 'all']).default('open'),
+        labels: z.array(z.string()).optional(),
+        page: z.object({ size: z.number().int().min(1).max(100), after: z.string().optional() }).optional(),
+      }),
+    },
+    async ({ query }) => text(`no issues match ${query}`)
+  );
+
   // The protocol revision this server instance serves the call under (envelope on 2026-07-28,
   // the negotiated version on a 2025-era connection).
   server.registerTool('protocol', { inputSchema: z.object({}) }, async (_args, ctx) => {
