@@ -1,5 +1,6 @@
-//! Direct HTTP/1.1 connections to one plain-`http://` origin, for the requests to the MCP
-//! endpoint itself: hyper's connection API under a small keep-alive pool of our own.
+//! Direct HTTP/1.1 connections to one `http://` or `https://` origin, for the requests to the
+//! MCP endpoint itself: hyper's connection API under a small keep-alive pool of our own, over
+//! TCP or TLS (`net::stream`).
 //!
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
@@ -8,9 +9,14 @@
 //! anything for a request to the one endpoint the transport was made for, with no redirects
 //! followed and no retries.
 //!
-//! Only where reqwest would add nothing: `http://` (TLS stays with reqwest and its verifier),
-//! no proxy variable in the environment (reqwest reads them; with any set, every request keeps
-//! going through reqwest so that its proxy and `NO_PROXY` rules decide), and a host that needs
+//! TLS is the library's one configuration (`net::tls::config`: the platform verifier, the
+//! same trust store and protocol versions as reqwest's), one per origin, so a reconnect resumes
+//! the TLS session its previous connection got (rustls's in-memory store); the handshake counts
+//! against the connect timeout, and a refused certificate says for which name and why.
+//!
+//! Only where reqwest would add nothing: no proxy variable in the environment (reqwest reads
+//! them; with any set, every request keeps going through reqwest so that its proxy and
+//! `NO_PROXY` rules decide), and a host that needs
 //! no DNS beyond the machine itself: an IP literal, `localhost`, or a name the host pinned
 //! (`resolve`). Their addresses are tried in turn, as a refused loopback address fails at once;
 //! other names keep reqwest's resolver and its fallback between address families.
@@ -28,6 +34,7 @@
 
 use super::policy::normalize;
 use super::resolve::Overrides;
+use super::stream::Stream;
 use crate::base::driving::ReadBeside;
 use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
@@ -42,6 +49,8 @@ use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, Mutex, Weak};
 use std::task::{ready, Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
+use tokio_rustls::rustls::pki_types::ServerName;
+use tokio_rustls::TlsConnector;
 use url::Host;
 
 /// Idle connections kept for reuse; more than this many calls in flight at once still get a
@@ -68,13 +77,15 @@ pub(crate) struct DirectOrigin {
     host: HeaderValue,
     overrides: Arc<Overrides>,
     connect_timeout: Duration,
+    /// For `https://`: the TLS client and the name the certificate must be valid for.
+    tls: Option<(TlsConnector, ServerName<'static>)>,
     /// Idle connections, with when they became idle (newest last).
     idle: Mutex<Vec<(Link, Instant)>>,
 }
 
 /// hyper's future that does a connection's I/O. A lone call beside the driver thread's idle
 /// spell reads the socket itself (`ReadBeside`), as a stdio call reads its pipe.
-type ConnectionIo = Pin<Box<Connection<TokioIo<ReadBeside<tokio::net::TcpStream>>, Body>>>;
+type ConnectionIo = Pin<Box<Connection<TokioIo<Stream>, Body>>>;
 
 /// One connection: the sender of its requests and its I/O.
 struct Link {
@@ -170,9 +181,23 @@ impl DirectOrigin {
         let proxied = PROXY_VARIABLES
             .iter()
             .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-        if proxied || !plain_and_local(url, &overrides) {
+        if proxied || !direct_and_local(url, &overrides) {
             return None;
         }
+        let tls = match url.scheme() {
+            "https" => {
+                // Where this fails, so did the transport's reqwest client, made first.
+                let mut config = super::tls::config(true).ok()?;
+                config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                let name = match url.host()? {
+                    Host::Ipv4(ip) => ServerName::from(IpAddr::from(ip)),
+                    Host::Ipv6(ip) => ServerName::from(IpAddr::from(ip)),
+                    Host::Domain(name) => ServerName::try_from(name.to_string()).ok()?,
+                };
+                Some((TlsConnector::from(Arc::new(config)), name))
+            }
+            _ => None,
+        };
         let mut target = url.path().to_string();
         if let Some(query) = url.query() {
             target.push('?');
@@ -188,6 +213,7 @@ impl DirectOrigin {
             host: HeaderValue::from_str(&host).ok()?,
             overrides,
             connect_timeout,
+            tls,
             idle: Mutex::new(Vec::new()),
         }))
     }
@@ -279,12 +305,29 @@ impl DirectOrigin {
     }
 
     async fn connect(&self) -> Result<Link, String> {
-        let stream = tokio::time::timeout(self.connect_timeout, self.dial())
+        let deadline = tokio::time::Instant::now() + self.connect_timeout;
+        let stream = tokio::time::timeout_at(deadline, self.dial())
             .await
             .map_err(|_| "client error (Connect): tcp connect error: connect timed out".to_string())?
             .map_err(|e| format!("client error (Connect): tcp connect error: {e}"))?;
         let _ = stream.set_nodelay(true);
-        let (sender, io) = http1::handshake(TokioIo::new(ReadBeside(stream)))
+        let stream = match &self.tls {
+            None => Stream::Plain(ReadBeside(stream)),
+            Some((connector, name)) => {
+                let shake = connector.connect(name.clone(), ReadBeside(stream));
+                let tls = tokio::time::timeout_at(deadline, shake)
+                    .await
+                    .map_err(|_| "client error (Connect): TLS handshake timed out".to_string())?
+                    .map_err(|e| {
+                        format!(
+                            "client error (Connect): TLS handshake with {} failed: {e}",
+                            name.to_str()
+                        )
+                    })?;
+                Stream::Tls(Box::new(tls))
+            }
+        };
+        let (sender, io) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
         Ok(Link::new(sender, Box::pin(io)))
@@ -314,9 +357,10 @@ impl DirectOrigin {
     }
 }
 
-/// Whether `url` is plain `http://` to a host that needs no DNS beyond the machine itself.
-fn plain_and_local(url: &Url, overrides: &Overrides) -> bool {
-    url.scheme() == "http"
+/// Whether `url` is `http://` or `https://` to a host that needs no DNS beyond the machine
+/// itself.
+fn direct_and_local(url: &Url, overrides: &Overrides) -> bool {
+    matches!(url.scheme(), "http" | "https")
         && match url.host() {
             Some(Host::Ipv4(_) | Host::Ipv6(_)) => true,
             Some(Host::Domain(name)) => {
@@ -382,17 +426,20 @@ mod tests {
             .iter()
             .map(|name| (name.to_string(), vec![IpAddr::from([127, 0, 0, 1])]))
             .collect();
-        plain_and_local(&Url::parse(url).unwrap(), &overrides)
+        direct_and_local(&Url::parse(url).unwrap(), &overrides)
     }
 
     #[test]
-    fn only_plain_http_hosts_that_need_no_dns_go_direct() {
+    fn only_hosts_that_need_no_dns_go_direct() {
         assert!(direct("http://127.0.0.1:9/mcp", &[]));
         assert!(direct("http://[::1]:9/mcp", &[]));
         assert!(direct("http://localhost:9/mcp", &[]));
         assert!(direct("http://mcp.test:9/mcp?key=1", &["mcp.test"]));
-        // reqwest keeps TLS, and names the system resolves (its fallback between families).
-        assert!(!direct("https://127.0.0.1:9/mcp", &[]));
+        assert!(direct("https://127.0.0.1:9/mcp", &[]));
+        assert!(direct("https://mcp.test/mcp", &["mcp.test"]));
+        // reqwest keeps names the system resolves (its fallback between families).
         assert!(!direct("http://mcp.example.com/mcp", &[]));
+        assert!(!direct("https://mcp.example.com/mcp", &[]));
+        assert!(!direct("ws://127.0.0.1:9/mcp", &[]));
     }
 }
