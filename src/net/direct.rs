@@ -14,12 +14,12 @@
 //! the TLS session its previous connection got (rustls's in-memory store); the handshake counts
 //! against the connect timeout, and a refused certificate says for which name and why.
 //!
-//! Only where reqwest would add nothing: no proxy variable in the environment (reqwest reads
-//! them; with any set, every request keeps going through reqwest so that its proxy and
-//! `NO_PROXY` rules decide), and a host that needs
-//! no DNS beyond the machine itself: an IP literal, `localhost`, or a name the host pinned
-//! (`resolve`). Their addresses are tried in turn, as a refused loopback address fails at once;
-//! other names keep reqwest's resolver and its fallback between address families.
+//! Only where reqwest would add nothing: through an `http://` proxy (`net::proxy`: the
+//! proxy's addresses are tried in turn and it resolves the endpoint's name), or with no proxy
+//! to a host that needs no DNS beyond the machine itself: an IP literal, `localhost`, or a name
+//! the host pinned (`resolve`). Their addresses are tried in turn, as a refused loopback
+//! address fails at once; other names keep reqwest's resolver and its fallback between address
+//! families.
 //!
 //! A connection is busy from its request until its response body has been read to its end,
 //! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
@@ -33,13 +33,14 @@
 //! checkout (or by the request put on it, which hyper then hands back unsent).
 
 use super::policy::normalize;
+use super::proxy::{self, Route, Via};
 use super::resolve::Overrides;
 use super::stream::Stream;
 use crate::base::driving::ReadBeside;
 use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
 use hyper_util::rt::TokioIo;
-use reqwest::header::{HeaderValue, HOST};
+use reqwest::header::{HeaderValue, HOST, PROXY_AUTHORIZATION};
 use reqwest::{Body, Method, ResponseBuilderExt, Url};
 use std::future::{poll_fn, Future};
 use std::io;
@@ -51,7 +52,7 @@ use std::task::{ready, Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::TlsConnector;
-use url::Host;
+use url::{Host, Position};
 
 /// Idle connections kept for reuse; more than this many calls in flight at once still get a
 /// connection each, but the extra ones close when their reply ends.
@@ -60,21 +61,16 @@ const IDLE_MAX: usize = 32;
 /// servers close theirs sooner or later, and a request racing that close would fail.
 const IDLE_FOR: Duration = Duration::from_secs(90);
 
-/// The environment variables reqwest takes proxies from (either case).
-const PROXY_VARIABLES: [&str; 6] = [
-    "http_proxy",
-    "HTTP_PROXY",
-    "all_proxy",
-    "ALL_PROXY",
-    "https_proxy",
-    "HTTPS_PROXY",
-];
-
 pub(crate) struct DirectOrigin {
     url: Url,
-    /// The request target (origin form: path and query) and `Host` of every request.
+    /// The request target (origin form: path and query; absolute form to a proxy) and `Host`
+    /// of every request.
     target: hyper::Uri,
     host: HeaderValue,
+    /// The proxy connections go to, if any: a tunnel for `https://`, forwarded requests for
+    /// `http://` (with `forward_auth` as their `Proxy-Authorization`).
+    via: Option<Via>,
+    forward_auth: Option<HeaderValue>,
     overrides: Arc<Overrides>,
     connect_timeout: Duration,
     /// For `https://`: the TLS client and the name the certificate must be valid for.
@@ -176,14 +172,19 @@ fn polled_with<T>(
 }
 
 impl DirectOrigin {
-    /// The direct path to `url`, when it may take one (see the module's doc).
-    pub fn for_endpoint(url: &Url, overrides: Arc<Overrides>, connect_timeout: Duration) -> Option<Arc<DirectOrigin>> {
-        let proxied = PROXY_VARIABLES
-            .iter()
-            .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-        if proxied || !direct_and_local(url, &overrides) {
-            return None;
-        }
+    /// The direct path to `url` by `route`, when it may take one (see the module's doc).
+    pub fn for_endpoint(
+        url: &Url,
+        overrides: Arc<Overrides>,
+        connect_timeout: Duration,
+        route: Route,
+    ) -> Option<Arc<DirectOrigin>> {
+        let via = match route {
+            Route::Direct if direct_and_local(url, &overrides) => None,
+            Route::Via(via) if matches!(url.scheme(), "http" | "https") => Some(via),
+            _ => return None,
+        };
+        let forwarded = via.is_some() && url.scheme() == "http";
         let tls = match url.scheme() {
             "https" => {
                 // Where this fails, so did the transport's reqwest client, made first.
@@ -198,11 +199,11 @@ impl DirectOrigin {
             }
             _ => None,
         };
-        let mut target = url.path().to_string();
-        if let Some(query) = url.query() {
-            target.push('?');
-            target.push_str(query);
-        }
+        let target = if forwarded {
+            url[..Position::AfterQuery].to_string()
+        } else {
+            url[Position::BeforePath..Position::AfterQuery].to_string()
+        };
         let host = match url.port() {
             Some(port) => format!("{}:{port}", url.host_str()?),
             None => url.host_str()?.to_string(),
@@ -214,6 +215,8 @@ impl DirectOrigin {
             overrides,
             connect_timeout,
             tls,
+            forward_auth: via.as_ref().filter(|_| forwarded).and_then(|v| v.auth.clone()),
+            via,
             idle: Mutex::new(Vec::new()),
         }))
     }
@@ -235,6 +238,9 @@ impl DirectOrigin {
         *message.uri_mut() = self.target.clone();
         let mut headers = std::mem::take(request.headers_mut());
         headers.insert(HOST, self.host.clone());
+        if let Some(auth) = &self.forward_auth {
+            headers.insert(PROXY_AUTHORIZATION, auth.clone());
+        }
         *message.headers_mut() = headers;
         let mut message = Some(message);
         // A pooled connection the server closed meanwhile hands the request back unsent: it
@@ -306,11 +312,26 @@ impl DirectOrigin {
 
     async fn connect(&self) -> Result<Link, String> {
         let deadline = tokio::time::Instant::now() + self.connect_timeout;
-        let stream = tokio::time::timeout_at(deadline, self.dial())
+        let (host, port) = match &self.via {
+            Some(via) => (via.host.as_str(), via.port),
+            None => (self.host_name(), self.url.port_or_known_default().unwrap_or(80)),
+        };
+        let mut stream = tokio::time::timeout_at(deadline, self.dial(host, port))
             .await
             .map_err(|_| "client error (Connect): tcp connect error: connect timed out".to_string())?
             .map_err(|e| format!("client error (Connect): tcp connect error: {e}"))?;
         let _ = stream.set_nodelay(true);
+        if let (Some(via), Some(_)) = (&self.via, &self.tls) {
+            let target = proxy::authority(self.host_name(), self.url.port_or_known_default().unwrap_or(443));
+            tokio::time::timeout_at(deadline, proxy::tunnel(&mut stream, via, &target))
+                .await
+                .map_err(|_| {
+                    format!(
+                        "client error (Connect): proxy {} did not open the tunnel in time",
+                        via.name()
+                    )
+                })??;
+        }
         let stream = match &self.tls {
             None => Stream::Plain(ReadBeside(stream)),
             Some((connector, name)) => {
@@ -333,18 +354,21 @@ impl DirectOrigin {
         Ok(Link::new(sender, Box::pin(io)))
     }
 
-    /// The first address of the host that accepts a connection (see the module's doc for why
-    /// one after the other will do).
-    async fn dial(&self) -> io::Result<tokio::net::TcpStream> {
-        let port = self.url.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<IpAddr> = match self.url.host() {
-            Some(Host::Ipv4(ip)) => vec![ip.into()],
-            Some(Host::Ipv6(ip)) => vec![ip.into()],
-            Some(Host::Domain(name)) => match self.overrides.get(&normalize(name)) {
+    /// The endpoint's host: a name, or an address (IPv6 without brackets).
+    fn host_name(&self) -> &str {
+        let host = self.url.host_str().unwrap_or_default();
+        host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host)
+    }
+
+    /// The first address of `host` (a name or an address) that accepts a connection on `port`
+    /// (see the module's doc for why one after the other will do).
+    async fn dial(&self, host: &str, port: u16) -> io::Result<tokio::net::TcpStream> {
+        let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
+            Ok(ip) => vec![ip],
+            Err(_) => match self.overrides.get(&normalize(host)) {
                 Some(fixed) => fixed.clone(),
-                None => tokio::net::lookup_host((name, port)).await?.map(|a| a.ip()).collect(),
+                None => tokio::net::lookup_host((host, port)).await?.map(|a| a.ip()).collect(),
             },
-            None => Vec::new(),
         };
         let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no addresses");
         for ip in addrs {

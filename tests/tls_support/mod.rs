@@ -1,6 +1,6 @@
 //! A TLS endpoint on 127.0.0.1 in front of a plain-HTTP fixture, presenting one of the test
 //! certificates (`tests/vectors/tls`), recording what each client hello offered and how each
-//! handshake went, and able to drop every connection it holds.
+//! handshake went, and able to drop every connection it holds; and a small CONNECT proxy.
 #![allow(dead_code)]
 
 use rustls::pki_types::pem::PemObject;
@@ -8,6 +8,7 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::HandshakeKind;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use tokio_rustls::LazyConfigAcceptor;
@@ -105,5 +106,86 @@ impl TlsFront {
             task.abort();
             let _ = task.await;
         }
+    }
+}
+
+/// A tunnel a proxy opened: its target and the `Proxy-Authorization` it was asked with.
+pub type Tunnel = (String, Option<String>);
+
+/// A CONNECT-only HTTP proxy on 127.0.0.1: every tunnel it opened is recorded with the
+/// `Proxy-Authorization` it came with; with `credentials`, a tunnel asked without exactly
+/// `Basic base64(credentials)` gets 407. Names resolve as the system does.
+pub struct ConnectProxy {
+    pub url: String,
+    /// (target, Proxy-Authorization) per CONNECT answered 200, in order.
+    tunnels: Arc<Mutex<Vec<Tunnel>>>,
+}
+
+impl ConnectProxy {
+    pub async fn start(credentials: Option<&str>) -> ConnectProxy {
+        use base64::Engine;
+        let wanted = credentials.map(|c| format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(c)));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let tunnels = Arc::new(Mutex::new(Vec::new()));
+        let record = tunnels.clone();
+        tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                let (wanted, record) = (wanted.clone(), record.clone());
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut byte = [0u8; 1];
+                    while !head.ends_with(b"\r\n\r\n") {
+                        if client.read(&mut byte).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        head.push(byte[0]);
+                    }
+                    let head = String::from_utf8_lossy(&head).into_owned();
+                    let mut lines = head.split("\r\n");
+                    let request: Vec<&str> = lines.next().unwrap_or_default().split(' ').collect();
+                    let auth = lines
+                        .filter_map(|l| l.split_once(':'))
+                        .find(|(name, _)| name.eq_ignore_ascii_case("proxy-authorization"))
+                        .map(|(_, v)| v.trim().to_string());
+                    if request.first() != Some(&"CONNECT") {
+                        let _ = client
+                            .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
+                            .await;
+                        return;
+                    }
+                    if wanted.is_some() && auth != wanted {
+                        let _ = client
+                            .write_all(b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"test\"\r\ncontent-length: 0\r\n\r\n")
+                            .await;
+                        return;
+                    }
+                    let target = request.get(1).copied().unwrap_or_default().to_string();
+                    let Ok(mut upstream) = TcpStream::connect(&target).await else {
+                        let _ = client
+                            .write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+                            .await;
+                        return;
+                    };
+                    record.lock().unwrap().push((target, auth));
+                    let _ = client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await;
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+                });
+            }
+        });
+        ConnectProxy {
+            url: format!("http://127.0.0.1:{port}"),
+            tunnels,
+        }
+    }
+
+    /// The URL with `user:password@` (as a host would write it).
+    pub fn url_with(&self, credentials: &str) -> String {
+        self.url.replacen("http://", &format!("http://{credentials}@"), 1)
+    }
+
+    /// The tunnels opened so far: (target, Proxy-Authorization).
+    pub fn tunnels(&self) -> Vec<Tunnel> {
+        self.tunnels.lock().unwrap().clone()
     }
 }
