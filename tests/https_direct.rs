@@ -34,13 +34,13 @@ async fn echoes(client: &Client, word: &str) {
     assert_eq!(text(&result), word);
 }
 
-/// Every handshake offered HTTP/1.1 by ALPN: the direct connections' configuration (reqwest's
+/// Every handshake offered HTTP/2 and HTTP/1.1 by ALPN: the direct connections' configuration (reqwest's
 /// preconfigured one offers nothing), so the requests did not go through reqwest.
 fn all_direct(front: &TlsFront) {
     let handshakes = front.handshakes();
     assert!(!handshakes.is_empty());
     for h in handshakes {
-        assert_eq!(h.alpn, ["http/1.1"], "{h:?}");
+        assert_eq!(h.alpn, ["h2", "http/1.1"], "{h:?}");
     }
 }
 

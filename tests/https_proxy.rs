@@ -64,7 +64,7 @@ async fn https_goes_through_the_configured_proxys_tunnel_on_the_direct_path() {
         "one kept-alive tunnel"
     );
     for h in front.handshakes() {
-        assert_eq!(h.alpn, ["http/1.1"], "the direct path's TLS: {h:?}");
+        assert_eq!(h.alpn, ["h2", "http/1.1"], "the direct path's TLS: {h:?}");
     }
     client.close().await;
 }

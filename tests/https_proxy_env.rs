@@ -48,7 +48,7 @@ async fn https_proxy_and_no_proxy_from_the_environment() {
     call(HttpConfig::new(url.clone())).await;
     assert_eq!(proxy.tunnels().len(), 1, "HTTPS_PROXY carries the endpoint");
     assert!(
-        front.handshakes().iter().all(|h| h.alpn == ["http/1.1"]),
+        front.handshakes().iter().all(|h| h.alpn == ["h2", "http/1.1"]),
         "on the direct path"
     );
 

@@ -1,6 +1,9 @@
-//! Direct HTTP/1.1 connections to one `http://` or `https://` origin, for the requests to the
-//! MCP endpoint itself: hyper's connection API under a small keep-alive pool of our own, over
-//! TCP or TLS (`net::stream`).
+//! Direct connections to one `http://` or `https://` origin, for the requests to the MCP
+//! endpoint itself: hyper's connection API under a small keep-alive pool of our own, over TCP
+//! or TLS (`net::stream`). HTTP/1.1, or HTTP/2 where a TLS server chooses it by ALPN: then one
+//! connection carries every request as a stream of its own, its I/O a task of its own (a
+//! GOAWAY or a reset stream fails a request sent as a lost connection does; one the connection
+//! never sent goes on a new connection). Plain `http://` stays HTTP/1.1.
 //!
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
@@ -25,7 +28,7 @@
 //! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
 //! closes it), so a cancelled stream never leaves a half-read reply on a reused connection.
 //!
-//! No task per connection: hyper's connection future (its reading, parsing and writing) is
+//! No task per HTTP/1.1 connection: hyper's connection future (its reading, parsing and writing) is
 //! polled by whoever holds the connection: the request's future until the response head, the
 //! body's reader after it, the next request at checkout. The socket then wakes the task waiting
 //! for the reply (a lone call's own, see `transport/http/inline`), not a connection task that
@@ -39,7 +42,8 @@ use super::stream::Stream;
 use crate::base::driving::ReadBeside;
 use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
-use hyper_util::rt::TokioIo;
+use hyper::client::conn::http2;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use reqwest::header::{HeaderValue, HOST, PROXY_AUTHORIZATION};
 use reqwest::{Body, Method, ResponseBuilderExt, Url};
 use std::future::{poll_fn, Future};
@@ -67,6 +71,8 @@ pub(crate) struct DirectOrigin {
     /// of every request.
     target: hyper::Uri,
     host: HeaderValue,
+    /// The endpoint's URL as an HTTP/2 request's target (its `:scheme` and `:authority`).
+    absolute: hyper::Uri,
     /// The proxy connections go to, if any: a tunnel for `https://`, forwarded requests for
     /// `http://` (with `forward_auth` as their `Proxy-Authorization`).
     via: Option<Via>,
@@ -77,6 +83,25 @@ pub(crate) struct DirectOrigin {
     tls: Option<(TlsConnector, ServerName<'static>)>,
     /// Idle connections, with when they became idle (newest last).
     idle: Mutex<Vec<(Link, Instant)>>,
+    /// The HTTP/2 connection, when the server chose HTTP/2 by ALPN: every request shares it.
+    h2: Mutex<Option<http2::SendRequest<Body>>>,
+    /// Set once the server chose HTTP/1.1; until then new TLS connections are made one at a
+    /// time, so that calls started together share one HTTP/2 connection rather than each
+    /// opening its own.
+    h1_chosen: AtomicBool,
+    dialing: tokio::sync::Mutex<()>,
+}
+
+/// A new connection: HTTP/1.1 (one request at a time), or HTTP/2 (its shared sender).
+enum Fresh {
+    H1(Link),
+    H2(http2::SendRequest<Body>),
+}
+
+/// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.
+enum H2Failure {
+    Unsent(Box<hyper::Request<Body>>),
+    Failed(String),
 }
 
 /// hyper's future that does a connection's I/O. A lone call beside the driver thread's idle
@@ -189,7 +214,7 @@ impl DirectOrigin {
             "https" => {
                 // Where this fails, so did the transport's reqwest client, made first.
                 let mut config = super::tls::config(true).ok()?;
-                config.alpn_protocols = vec![b"http/1.1".to_vec()];
+                config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
                 let name = match url.host()? {
                     Host::Ipv4(ip) => ServerName::from(IpAddr::from(ip)),
                     Host::Ipv6(ip) => ServerName::from(IpAddr::from(ip)),
@@ -211,6 +236,7 @@ impl DirectOrigin {
         Some(Arc::new(DirectOrigin {
             url: url.clone(),
             target: target.parse().ok()?,
+            absolute: url[..Position::AfterQuery].parse().ok()?,
             host: HeaderValue::from_str(&host).ok()?,
             overrides,
             connect_timeout,
@@ -218,6 +244,9 @@ impl DirectOrigin {
             forward_auth: via.as_ref().filter(|_| forwarded).and_then(|v| v.auth.clone()),
             via,
             idle: Mutex::new(Vec::new()),
+            h2: Mutex::new(None),
+            h1_chosen: AtomicBool::new(false),
+            dialing: tokio::sync::Mutex::new(()),
         }))
     }
 
@@ -247,11 +276,37 @@ impl DirectOrigin {
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
         loop {
+            if let Some(sender) = self.shared() {
+                let sending = message.take().expect("the request is sent once");
+                match self.send_h2(sender, sending).await {
+                    Ok(response) => return Ok(response),
+                    Err(H2Failure::Unsent(unsent)) if !fresh => {
+                        message = Some(self.for_h1(*unsent));
+                        continue;
+                    }
+                    Err(H2Failure::Unsent(_)) => return Err("connection closed before the request was sent".into()),
+                    Err(H2Failure::Failed(cause)) => return Err(cause),
+                }
+            }
             let mut link = match self.idle_link().await {
                 Some(link) => link,
                 None => {
+                    // Until the server's choice is known, one TLS connection at a time.
+                    let _turn = match self.tls.is_some() && !self.h1_chosen.load(SeqCst) {
+                        true => Some(self.dialing.lock().await),
+                        false => None,
+                    };
+                    if self.shared().is_some() {
+                        continue;
+                    }
                     fresh = true;
-                    self.connect().await?
+                    match self.connect().await? {
+                        Fresh::H1(link) => link,
+                        Fresh::H2(sender) => {
+                            *self.h2.lock().unwrap() = Some(sender);
+                            continue;
+                        }
+                    }
                 }
             };
             let sending = message.take().expect("the request is sent once");
@@ -264,18 +319,7 @@ impl DirectOrigin {
                         body,
                         home: Some((link, Arc::downgrade(self))),
                     };
-                    // The response's URL, as reqwest records it; without it reqwest parses a
-                    // placeholder URL for every response (~4.5k instructions). The builder's
-                    // extensions are the response's (hyper's own are none reqwest reads).
-                    let mut builder = hyper::Response::builder()
-                        .status(parts.status)
-                        .version(parts.version)
-                        .url(self.url.clone());
-                    if let Some(headers) = builder.headers_mut() {
-                        *headers = parts.headers;
-                    }
-                    let response = builder.body(Body::wrap(body)).map_err(|e| e.to_string())?;
-                    return Ok(reqwest::Response::from(response));
+                    return self.response(parts, body);
                 }
                 Err(mut failed) => match failed.take_message() {
                     Some(unsent) if !fresh => message = Some(unsent),
@@ -283,6 +327,69 @@ impl DirectOrigin {
                 },
             }
         }
+    }
+
+    /// The response for reqwest's callers, with its URL as reqwest records it: without it
+    /// reqwest parses a placeholder URL for every response (~4.5k instructions). The builder's
+    /// extensions are the response's (hyper's own are none reqwest reads).
+    fn response(
+        &self,
+        parts: hyper::http::response::Parts,
+        body: impl HttpBody<Data = Bytes, Error = hyper::Error> + Send + Sync + 'static,
+    ) -> Result<reqwest::Response, String> {
+        let mut builder = hyper::Response::builder()
+            .status(parts.status)
+            .version(parts.version)
+            .url(self.url.clone());
+        if let Some(headers) = builder.headers_mut() {
+            *headers = parts.headers;
+        }
+        let response = builder.body(Body::wrap(body)).map_err(|e| e.to_string())?;
+        Ok(reqwest::Response::from(response))
+    }
+
+    /// The shared HTTP/2 connection, while it is open.
+    fn shared(&self) -> Option<http2::SendRequest<Body>> {
+        let mut h2 = self.h2.lock().unwrap();
+        if h2.as_ref().is_some_and(|s| s.is_closed()) {
+            *h2 = None;
+        }
+        h2.clone()
+    }
+
+    /// Sends `request` as a stream of the HTTP/2 connection. A GOAWAY or a reset stream fails it
+    /// as a lost connection does, except a request the connection never sent (`Unsent`).
+    async fn send_h2(
+        &self,
+        mut sender: http2::SendRequest<Body>,
+        mut request: hyper::Request<Body>,
+    ) -> Result<reqwest::Response, H2Failure> {
+        *request.uri_mut() = self.absolute.clone();
+        request.headers_mut().remove(HOST);
+        request.headers_mut().remove(PROXY_AUTHORIZATION);
+        if poll_fn(|cx| sender.poll_ready(cx)).await.is_err() {
+            return Err(H2Failure::Unsent(Box::new(request)));
+        }
+        match sender.try_send_request(request).await {
+            Ok(response) => {
+                let (parts, body) = response.into_parts();
+                self.response(parts, body).map_err(H2Failure::Failed)
+            }
+            Err(mut failed) => match failed.take_message() {
+                Some(unsent) => Err(H2Failure::Unsent(Box::new(unsent))),
+                None => Err(H2Failure::Failed(super::redact::chain(failed.error()))),
+            },
+        }
+    }
+
+    /// A request handed back by HTTP/2, made an HTTP/1.1 one again.
+    fn for_h1(&self, mut request: hyper::Request<Body>) -> hyper::Request<Body> {
+        *request.uri_mut() = self.target.clone();
+        request.headers_mut().insert(HOST, self.host.clone());
+        if let Some(auth) = &self.forward_auth {
+            request.headers_mut().insert(PROXY_AUTHORIZATION, auth.clone());
+        }
+        request
     }
 
     /// A pooled connection ready for a request, if one is.
@@ -310,7 +417,7 @@ impl DirectOrigin {
         }
     }
 
-    async fn connect(&self) -> Result<Link, String> {
+    async fn connect(&self) -> Result<Fresh, String> {
         let deadline = tokio::time::Instant::now() + self.connect_timeout;
         let (host, port) = match &self.via {
             Some(via) => (via.host.as_str(), via.port),
@@ -345,13 +452,24 @@ impl DirectOrigin {
                             name.to_str()
                         )
                     })?;
+                if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
+                    // The connection's I/O runs as a task of its own: it serves every stream.
+                    let (sender, io) = http2::handshake(TokioExecutor::new(), TokioIo::new(Stream::Tls(Box::new(tls))))
+                        .await
+                        .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
+                    tokio::spawn(async move {
+                        let _ = io.await;
+                    });
+                    return Ok(Fresh::H2(sender));
+                }
+                self.h1_chosen.store(true, SeqCst);
                 Stream::Tls(Box::new(tls))
             }
         };
         let (sender, io) = http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
-        Ok(Link::new(sender, Box::pin(io)))
+        Ok(Fresh::H1(Link::new(sender, Box::pin(io))))
     }
 
     /// The endpoint's host: a name, or an address (IPv6 without brackets).

@@ -189,3 +189,128 @@ impl ConnectProxy {
         self.tunnels.lock().unwrap().clone()
     }
 }
+
+/// An HTTP/2 server over TLS (the trusted test certificate, `h2` and `http/1.1` offered by
+/// ALPN) in front of the plain-HTTP/1.1 `backend_url`: each stream is forwarded as a request of
+/// its own. It counts the connections it accepted and can end them: with a GOAWAY (streams
+/// in flight finish) or at once (their calls lose the connection).
+pub struct H2Front {
+    pub url: String,
+    connections: Arc<std::sync::atomic::AtomicUsize>,
+    /// Streams forwarded so far.
+    streams: Arc<std::sync::atomic::AtomicUsize>,
+    goaway: tokio::sync::watch::Sender<u32>,
+    kill: tokio::sync::watch::Sender<u32>,
+}
+
+impl H2Front {
+    pub async fn start(backend_url: &str) -> H2Front {
+        use hyper::server::conn::http2;
+        use hyper_util::rt::{TokioExecutor, TokioIo};
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let cert = CertificateDer::from_pem_file(vector("trusted-server.pem")).unwrap();
+        let key = PrivateKeyDer::from_pem_file(vector("trusted-server-key.pem")).unwrap();
+        let mut config =
+            rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_no_client_auth()
+                .with_single_cert(vec![cert], key)
+                .unwrap();
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let rest = backend_url.strip_prefix("http://").unwrap();
+        let (backend, path) = rest.split_once('/').unwrap();
+        let backend = backend.to_string();
+        let connections = Arc::new(AtomicUsize::new(0));
+        let streams = Arc::new(AtomicUsize::new(0));
+        let (goaway, goaway_rx) = tokio::sync::watch::channel(0u32);
+        let (kill, kill_rx) = tokio::sync::watch::channel(0u32);
+        let (counted, streamed) = (connections.clone(), streams.clone());
+        tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                counted.fetch_add(1, SeqCst);
+                let (acceptor, backend, streamed) = (acceptor.clone(), backend.clone(), streamed.clone());
+                let (mut goaway_rx, mut kill_rx) = (goaway_rx.clone(), kill_rx.clone());
+                goaway_rx.mark_unchanged();
+                kill_rx.mark_unchanged();
+                tokio::spawn(async move {
+                    let Ok(tls) = acceptor.accept(tcp).await else {
+                        return;
+                    };
+                    let service = hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                        let (backend, streamed) = (backend.clone(), streamed.clone());
+                        async move {
+                            streamed.fetch_add(1, SeqCst);
+                            forward(&backend, request).await
+                        }
+                    });
+                    let connection = http2::Builder::new(TokioExecutor::new())
+                        .max_concurrent_streams(256)
+                        .serve_connection(TokioIo::new(tls), service);
+                    let mut connection = std::pin::pin!(connection);
+                    tokio::select! {
+                        _ = connection.as_mut() => {}
+                        _ = kill_rx.changed() => {}
+                        _ = goaway_rx.changed() => {
+                            connection.as_mut().graceful_shutdown();
+                            let _ = connection.await;
+                        }
+                    }
+                });
+            }
+        });
+        H2Front {
+            url: format!("https://127.0.0.1:{port}/{path}"),
+            connections,
+            streams,
+            goaway,
+            kill,
+        }
+    }
+
+    /// Connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Streams (requests) received so far.
+    pub fn streams(&self) -> usize {
+        self.streams.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Sends a GOAWAY on every open connection: streams in flight finish, no new ones.
+    pub fn goaway(&self) {
+        self.goaway.send_modify(|n| *n += 1);
+    }
+
+    /// Drops every open connection at once, streams in flight with it.
+    pub fn kill(&self) {
+        self.kill.send_modify(|n| *n += 1);
+    }
+}
+
+/// One request to the plain-HTTP/1.1 `backend`, on a connection of its own, its answer
+/// streamed back (an SSE answer as it comes).
+async fn forward(
+    backend: &str,
+    request: hyper::Request<hyper::body::Incoming>,
+) -> Result<hyper::Response<hyper::body::Incoming>, hyper::Error> {
+    use hyper::client::conn::http1;
+    use hyper_util::rt::TokioIo;
+    let tcp = TcpStream::connect(backend).await.expect("the backend accepts");
+    let (mut sender, connection) = http1::handshake(TokioIo::new(tcp)).await?;
+    tokio::spawn(connection);
+    let (mut parts, body) = request.into_parts();
+    let target = parts
+        .uri
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or("/".into());
+    parts.uri = target.parse().unwrap();
+    parts.version = hyper::Version::HTTP_11;
+    parts.headers.insert(hyper::header::HOST, backend.parse().unwrap());
+    sender.send_request(hyper::Request::from_parts(parts, body)).await
+}
