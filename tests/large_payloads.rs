@@ -19,7 +19,11 @@ const MB: usize = 1024 * 1024;
 fn payload(seed: u8) -> String {
     let unit = format!("line {seed} \"quoted\" back\\slash é ✓\n");
     let mut s = unit.repeat(MB / unit.len() + 1);
-    s.truncate(s.floor_char_boundary(MB));
+    let mut end = MB;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s.truncate(end);
     s
 }
 
