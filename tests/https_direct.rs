@@ -150,3 +150,16 @@ async fn a_plain_http_server_at_an_https_url_is_named_as_such() {
     assert!(err.message().contains("TLS handshake with 127.0.0.1 failed"), "{err:?}");
     assert!(err.message().contains("does not speak TLS"), "{err:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_the_system_resolves_goes_direct_too() {
+    trust_the_test_ca();
+    let server = HttpFixture::start(&["--era", "modern"]);
+    let front = TlsFront::start("trusted", &server.1).await;
+    // `localhost` by the system's resolver: ::1 (if listed) refuses, 127.0.0.1 accepts.
+    let client = client(&front.url.replacen("127.0.0.1", "localhost", 1), ConnectMode::Modern);
+    client.connect().await.expect("connects by name");
+    echoes(&client, "by name").await;
+    all_direct(&front);
+    client.close().await;
+}

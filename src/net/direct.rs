@@ -17,12 +17,12 @@
 //! the TLS session its previous connection got (rustls's in-memory store); the handshake counts
 //! against the connect timeout, and a refused certificate says for which name and why.
 //!
-//! Only where reqwest would add nothing: through an `http://` proxy (`net::proxy`: the
-//! proxy's addresses are tried in turn and it resolves the endpoint's name), or with no proxy
-//! to a host that needs no DNS beyond the machine itself: an IP literal, `localhost`, or a name
-//! the host pinned (`resolve`). Their addresses are tried in turn, as a refused loopback
-//! address fails at once; other names keep reqwest's resolver and its fallback between address
-//! families.
+//! Every `http://` and `https://` endpoint goes this way, straight or through an `http://`
+//! proxy (`net::proxy`; other proxies leave the endpoint to reqwest). A name is resolved by the
+//! host's pins (`resolve`) or the system, then its addresses are tried alternating between the
+//! families, each attempt having a quarter second alone before the next starts beside it (as
+//! reqwest's connector does); through a proxy, that is the proxy's name, and the proxy resolves
+//! the endpoint's.
 //!
 //! A connection is busy from its request until its response body has been read to its end,
 //! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
@@ -205,8 +205,8 @@ impl DirectOrigin {
         route: Route,
     ) -> Option<Arc<DirectOrigin>> {
         let via = match route {
-            Route::Direct if direct_and_local(url, &overrides) => None,
-            Route::Via(via) if matches!(url.scheme(), "http" | "https") => Some(via),
+            Route::Direct if direct_scheme(url) => None,
+            Route::Via(via) if direct_scheme(url) => Some(via),
             _ => return None,
         };
         let forwarded = via.is_some() && url.scheme() == "http";
@@ -485,32 +485,72 @@ impl DirectOrigin {
             Ok(ip) => vec![ip],
             Err(_) => match self.overrides.get(&normalize(host)) {
                 Some(fixed) => fixed.clone(),
-                None => tokio::net::lookup_host((host, port)).await?.map(|a| a.ip()).collect(),
+                None => tokio::net::lookup_host((host, port))
+                    .await
+                    .map_err(|e| io::Error::new(e.kind(), format!("dns error: {e}")))?
+                    .map(|a| a.ip())
+                    .collect(),
             },
         };
-        let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no addresses");
-        for ip in addrs {
-            match tokio::net::TcpStream::connect(SocketAddr::new(ip, port)).await {
-                Ok(stream) => return Ok(stream),
-                Err(e) => last = e,
-            }
-        }
-        Err(last)
+        dial_in_turn(interleaved(addrs), port).await
     }
 }
 
-/// Whether `url` is `http://` or `https://` to a host that needs no DNS beyond the machine
-/// itself.
-fn direct_and_local(url: &Url, overrides: &Overrides) -> bool {
-    matches!(url.scheme(), "http" | "https")
-        && match url.host() {
-            Some(Host::Ipv4(_) | Host::Ipv6(_)) => true,
-            Some(Host::Domain(name)) => {
-                let name = normalize(name);
-                name == "localhost" || overrides.contains_key(&name)
-            }
-            None => false,
+/// How long an attempt to connect has alone before the next address is tried beside it
+/// (RFC 8305's recommended delay, as hyper-util's connector behind reqwest uses).
+const NEXT_ADDRESS_AFTER: Duration = Duration::from_millis(250);
+
+/// `addrs` alternating between the families, starting with the resolver's first choice.
+fn interleaved(addrs: Vec<IpAddr>) -> Vec<IpAddr> {
+    let Some(first) = addrs.first().map(IpAddr::is_ipv6) else {
+        return addrs;
+    };
+    let (mut preferred, mut other): (Vec<IpAddr>, Vec<IpAddr>) = addrs.into_iter().partition(|a| a.is_ipv6() == first);
+    let mut out = Vec::with_capacity(preferred.len() + other.len());
+    preferred.reverse();
+    other.reverse();
+    while let Some(a) = preferred.pop() {
+        out.push(a);
+        out.extend(other.pop());
+    }
+    out.extend(other.into_iter().rev());
+    out
+}
+
+/// The first of `addrs` to accept a connection on `port`: each attempt has
+/// [`NEXT_ADDRESS_AFTER`] alone (or until it fails) before the next one starts beside it, so a
+/// refused address costs nothing and an unreachable one a quarter second. The caller bounds the
+/// whole.
+async fn dial_in_turn(addrs: Vec<IpAddr>, port: u16) -> io::Result<tokio::net::TcpStream> {
+    let mut waiting = addrs.into_iter();
+    let mut attempts = tokio::task::JoinSet::new();
+    let mut last = io::Error::new(io::ErrorKind::NotFound, "the host has no addresses");
+    loop {
+        if attempts.is_empty() {
+            match waiting.next() {
+                Some(ip) => attempts.spawn(tokio::net::TcpStream::connect(SocketAddr::new(ip, port))),
+                None => return Err(last),
+            };
         }
+        tokio::select! {
+            done = attempts.join_next() => match done {
+                Some(Ok(Ok(stream))) => return Ok(stream),
+                Some(Ok(Err(e))) => last = e,
+                Some(Err(e)) => last = io::Error::other(e),
+                None => {}
+            },
+            _ = tokio::time::sleep(NEXT_ADDRESS_AFTER), if waiting.len() > 0 => {
+                if let Some(ip) = waiting.next() {
+                    attempts.spawn(tokio::net::TcpStream::connect(SocketAddr::new(ip, port)));
+                }
+            }
+        }
+    }
+}
+
+/// Whether `url` is `http://` or `https://` with a host.
+fn direct_scheme(url: &Url) -> bool {
+    matches!(url.scheme(), "http" | "https") && url.host().is_some()
 }
 
 /// A response body that drives its connection while it is read, and returns it to the pool
@@ -563,25 +603,48 @@ impl HttpBody for Returning {
 mod tests {
     use super::*;
 
-    fn direct(url: &str, pinned: &[&str]) -> bool {
-        let overrides: Overrides = pinned
-            .iter()
-            .map(|name| (name.to_string(), vec![IpAddr::from([127, 0, 0, 1])]))
-            .collect();
-        direct_and_local(&Url::parse(url).unwrap(), &overrides)
+    fn direct(url: &str) -> bool {
+        direct_scheme(&Url::parse(url).unwrap())
     }
 
     #[test]
-    fn only_hosts_that_need_no_dns_go_direct() {
-        assert!(direct("http://127.0.0.1:9/mcp", &[]));
-        assert!(direct("http://[::1]:9/mcp", &[]));
-        assert!(direct("http://localhost:9/mcp", &[]));
-        assert!(direct("http://mcp.test:9/mcp?key=1", &["mcp.test"]));
-        assert!(direct("https://127.0.0.1:9/mcp", &[]));
-        assert!(direct("https://mcp.test/mcp", &["mcp.test"]));
-        // reqwest keeps names the system resolves (its fallback between families).
-        assert!(!direct("http://mcp.example.com/mcp", &[]));
-        assert!(!direct("https://mcp.example.com/mcp", &[]));
-        assert!(!direct("ws://127.0.0.1:9/mcp", &[]));
+    fn http_and_https_urls_go_direct() {
+        assert!(direct("http://127.0.0.1:9/mcp"));
+        assert!(direct("http://[::1]:9/mcp"));
+        assert!(direct("https://mcp.example.com/mcp"));
+        assert!(!direct("ws://127.0.0.1:9/mcp"));
+    }
+
+    #[test]
+    fn addresses_alternate_between_families_from_the_first_ones() {
+        let v4 = |n: u8| IpAddr::from([10, 0, 0, n]);
+        let v6 = |n: u16| IpAddr::from([0xfd00, 0, 0, 0, 0, 0, 0, n]);
+        assert_eq!(
+            interleaved(vec![v6(1), v6(2), v6(3), v4(1)]),
+            vec![v6(1), v4(1), v6(2), v6(3)]
+        );
+        assert_eq!(
+            interleaved(vec![v4(1), v4(2), v6(1), v6(2), v6(3)]),
+            vec![v4(1), v6(1), v4(2), v6(2), v6(3)]
+        );
+        assert!(interleaved(Vec::new()).is_empty());
+    }
+
+    /// An address that never answers (TEST-NET-1, routed nowhere) holds the next one back a
+    /// quarter second, not until the system's connect timeout.
+    #[tokio::test]
+    async fn an_unanswering_address_does_not_hold_up_the_next() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let addrs = vec![IpAddr::from([192, 0, 2, 1]), IpAddr::from([127, 0, 0, 1])];
+        let started = Instant::now();
+        let stream = tokio::time::timeout(Duration::from_secs(5), dial_in_turn(addrs, port))
+            .await
+            .expect("the second address is tried beside the first")
+            .unwrap();
+        assert_eq!(stream.peer_addr().unwrap().port(), port);
+        assert!(started.elapsed() < Duration::from_secs(2));
+        let refused = dial_in_turn(vec![IpAddr::from([127, 0, 0, 1])], 1).await.unwrap_err();
+        assert_eq!(refused.kind(), io::ErrorKind::ConnectionRefused);
     }
 }
