@@ -117,3 +117,82 @@ async fn a_connection_lost_mid_call_fails_that_call_and_the_next_reconnects() {
     assert_eq!(front.connections(), 2);
     client.close().await;
 }
+
+/// The C ABI's blocking calls from many host threads at once, and a lone caller's sequential
+/// calls (which may wait beside the driver thread), on one HTTP/2 connection.
+#[test]
+fn c_abi_calls_from_many_threads_share_one_connection() {
+    use ::mcp_client::ffi::client::*;
+    use ::mcp_client::ffi::config::*;
+    use ::mcp_client::ffi::error::*;
+    use ::mcp_client::ffi::status::*;
+    use ::mcp_client::ffi::strings::mcp_string_free;
+    use std::ffi::{CStr, CString};
+    use std::ptr;
+
+    /// The client handle, shared by the host threads (the C ABI allows calls from any thread).
+    struct Shared(*mut mcp_client);
+    unsafe impl Send for Shared {}
+    unsafe impl Sync for Shared {}
+
+    unsafe fn echo(client: *mut mcp_client, word: &str) -> String {
+        let (mut out, mut err) = (ptr::null_mut(), ptr::null_mut());
+        let (name, args) = (
+            CString::new("echo").unwrap(),
+            CString::new(json!({"text": word}).to_string()).unwrap(),
+        );
+        let st = mcp_client_call_tool(
+            client,
+            name.as_ptr(),
+            args.as_ptr(),
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            &mut out,
+            &mut err,
+        );
+        assert_eq!(
+            st,
+            MCP_OK,
+            "{}",
+            CStr::from_ptr(mcp_error_message(err)).to_string_lossy()
+        );
+        let result: serde_json::Value = serde_json::from_str(&CStr::from_ptr(out).to_string_lossy()).unwrap();
+        mcp_string_free(out);
+        result["content"][0]["text"].as_str().unwrap().to_string()
+    }
+
+    trust_the_test_ca();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = HttpFixture::start(&["--era", "modern"]);
+    let front = rt.block_on(H2Front::start(&server.1));
+    let config = CString::new(json!({"url": front.url, "mode": "modern"}).to_string()).unwrap();
+    unsafe {
+        let (mut cfg, mut client) = (ptr::null_mut(), ptr::null_mut());
+        assert_eq!(mcp_config_new(config.as_ptr(), &mut cfg, ptr::null_mut()), MCP_OK);
+        assert_eq!(mcp_client_new(cfg, &mut client, ptr::null_mut()), MCP_OK);
+        mcp_config_free(cfg);
+        assert_eq!(
+            mcp_client_connect(client, ptr::null(), ptr::null_mut(), ptr::null_mut()),
+            MCP_OK
+        );
+        for i in 0..20 {
+            assert_eq!(echo(client, &format!("lone {i}")), format!("lone {i}"));
+        }
+        let shared = Shared(client);
+        std::thread::scope(|s| {
+            for t in 0..16 {
+                let shared = &shared;
+                s.spawn(move || {
+                    for i in 0..4 {
+                        let word = format!("thread {t} call {i}");
+                        assert_eq!(echo(shared.0, &word), word);
+                    }
+                });
+            }
+        });
+        mcp_client_free(client);
+    }
+    assert_eq!(front.connections(), 1, "every call on the one HTTP/2 connection");
+    assert!(front.streams() >= 20 + 64);
+}
