@@ -116,6 +116,8 @@ type Config struct {
 	AllowInsecureHTTP *bool `json:"allow_insecure_http,omitempty"`
 	// Resolve HTTP: host names pinned to an IP address or a non-empty array of them (like curl's --resolve; the OAuth address checks still apply).
 	Resolve map[string]any `json:"resolve,omitempty"`
+	// Proxy HTTP: the proxy for the server's requests, `http://` or `https://` (`user:password@` for proxy authentication), instead of the environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; `""`: no proxy.
+	Proxy *string `json:"proxy,omitempty"`
 	// MaxMessageBytes Bound on one incoming message, in bytes (at least 1024: smaller values are raised). Default: 8388608.
 	MaxMessageBytes *uint64 `json:"max_message_bytes,omitempty"`
 	// Mode How `connect` chooses the protocol era (ignored when `protocol_version` is set). One of: auto, modern, legacy.

@@ -87,6 +87,7 @@ impl Config {
             ("oauth", self.oauth.is_some()),
             ("allow_insecure_http", self.allow_insecure_http.is_some()),
             ("resolve", self.resolve.is_some()),
+            ("proxy", self.proxy.is_some()),
         ];
         if let Some((key, _)) = http_only.iter().find(|(_, given)| *given) {
             return Err(Error::invalid(format!("{key} applies to a \"url\", not a \"command\"")));
@@ -141,6 +142,7 @@ impl Config {
             .flatten()
             .map(resolve_entry)
             .collect::<Result<_>>()?;
+        http.proxy = self.proxy.as_deref().map(proxy_setting).transpose()?;
         http.max_message_bytes = max_message_bytes;
         Ok(http)
     }
@@ -160,6 +162,19 @@ pub(super) fn manual_input(kinds: &[InputKind]) -> ManualInput {
         }
     }
     manual
+}
+
+/// The `"proxy"` value: empty, or an `http://` or `https://` URL with a host.
+fn proxy_setting(text: &str) -> Result<String> {
+    if text.is_empty() {
+        return Ok(String::new());
+    }
+    match url::Url::parse(text) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(text.to_string()),
+        _ => Err(Error::invalid(
+            "proxy is an http:// or https:// URL (user:password@ for proxy authentication), or \"\" for none",
+        )),
+    }
 }
 
 /// One `"resolve"` entry: a host name and the addresses it is pinned to.

@@ -119,6 +119,10 @@ pub struct Config {
     /// HTTP: host names pinned to an IP address or a non-empty array of them (like curl's
     /// --resolve; the OAuth address checks still apply).
     pub resolve: Option<BTreeMap<String, Addresses>>,
+    /// HTTP: the proxy for the server's requests, `http://` or `https://` (`user:password@` for
+    /// proxy authentication), instead of the environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`;
+    /// `""`: no proxy.
+    pub proxy: Option<String>,
 
     // --- both ---
     /// Bound on one incoming message, in bytes (at least 1024: smaller values are raised).

@@ -21,16 +21,31 @@ pub(crate) fn plain_client(url: &str, connect_timeout: Duration) -> Result<reqwe
         })
 }
 
+/// An HTTP client builder with this crate's TLS setup ([`config`]): HTTP/1.1 with keep-alive
+/// and `TCP_NODELAY`, no redirects.
+/// No retries either: reqwest's default policy retries only HTTP/2 refusals (not compiled in),
+/// yet it copies every request (headers, URI, extensions) in case it has to; off, it does not.
+pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<reqwest::ClientBuilder> {
+    Ok(reqwest::Client::builder()
+        .tls_backend_preconfigured(config(https)?)
+        .tcp_nodelay(true)
+        .connect_timeout(connect_timeout)
+        .pool_idle_timeout(Duration::from_secs(90))
+        .redirect(reqwest::redirect::Policy::none())
+        .retry(reqwest::retry::never().max_retries_per_request(0)))
+}
+
+/// The TLS configuration of every client of the library (reqwest's and the direct connections
+/// of `net::direct`): rustls with the `ring` provider, certificates checked by the platform
+/// verifier (the OS trust store, so enterprise roots work; shared by the clients alive at once,
+/// see [`platform_verifier`]), rustls's in-memory session store (a reconnect through the same
+/// configuration resumes its session).
+///
 /// `https`: the client is for an https:// server (a missing trust store is then an error at
 /// once). Otherwise the trust store is not even read unless a handshake needs it (a plain-http
 /// client makes none, save through an https proxy), and then a missing one refuses the
 /// handshake saying why.
-/// rustls with the `ring` provider, certificates checked by the platform verifier (the OS trust
-/// store, so enterprise roots work; shared by the clients alive at once, see
-/// [`platform_verifier`]), HTTP/1.1 with keep-alive and `TCP_NODELAY`, no redirects.
-/// No retries either: reqwest's default policy retries only HTTP/2 refusals (not compiled in),
-/// yet it copies every request (headers, URI, extensions) in case it has to; off, it does not.
-pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<reqwest::ClientBuilder> {
+pub(crate) fn config(https: bool) -> Result<rustls::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let verifier: Arc<dyn ServerCertVerifier> = if https {
         platform_verifier(&provider).map_err(|e| {
@@ -45,19 +60,12 @@ pub(crate) fn client_builder(https: bool, connect_timeout: Duration) -> Result<r
             verifier: OnceLock::new(),
         })
     };
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::new(ErrorKind::Internal, format!("TLS setup failed: {e}")))?
         .dangerous()
         .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
-    Ok(reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .tcp_nodelay(true)
-        .connect_timeout(connect_timeout)
-        .pool_idle_timeout(Duration::from_secs(90))
-        .redirect(reqwest::redirect::Policy::none())
-        .retry(reqwest::retry::never().max_retries_per_request(0)))
+        .with_no_client_auth())
 }
 
 /// The platform verifier, shared by every client alive at once: reading and parsing the OS

@@ -165,6 +165,9 @@ class Config(TypedDict, total=False):
     #: HTTP: host names pinned to an IP address or a non-empty array of them (like curl's --resolve; the OAuth address checks still apply).
     resolve: Dict[str, Union[str, List[str]]]
 
+    #: HTTP: the proxy for the server's requests, `http://` or `https://` (`user:password@` for proxy authentication), instead of the environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; `""`: no proxy.
+    proxy: str
+
     #: Bound on one incoming message, in bytes (at least 1024: smaller values are raised). Default: 8388608.
     max_message_bytes: int
 

@@ -784,7 +784,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # and generated from the library's configuration types. In short: exactly one of `command`
     # (stdio: `args`, `env`, `env_mode`, `cwd`, `stderr_tail_lines`, `shutdown_grace_ms`) or `url`
     # (HTTP: `headers`, `bearer_token` or `oauth` (see `mcp_config_set_oauth`),
-    # `allow_insecure_http`, `resolve`), and for both `mode`, `protocol_version`, `client_info`,
+    # `allow_insecure_http`, `resolve`, `proxy`), and for both `mode`, `protocol_version`, `client_info`,
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
     # `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
     # `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see

@@ -28,6 +28,10 @@ pub struct HttpConfig {
     /// Host names pinned to addresses (like curl's `--resolve`), for every request of this
     /// client; the authorization client's address checks still apply to them.
     pub resolve: Vec<(String, Vec<IpAddr>)>,
+    /// The proxy for this client's requests to its server (`http://` or `https://`, with
+    /// `user:password@` for proxy authentication), whatever the environment says; `Some("")`:
+    /// none. `None`: the environment's `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY`.
+    pub proxy: Option<String>,
 }
 
 impl HttpConfig {
@@ -42,6 +46,7 @@ impl HttpConfig {
             max_reconnect_attempts: 5,
             allow_insecure_http: false,
             resolve: Vec::new(),
+            proxy: None,
         }
     }
 
@@ -141,6 +146,7 @@ impl std::fmt::Debug for HttpConfig {
             .field("max_reconnect_attempts", &self.max_reconnect_attempts)
             .field("allow_insecure_http", &self.allow_insecure_http)
             .field("resolve", &self.resolve)
+            .field("proxy", &self.proxy.as_deref().map(redact::url_text))
             .finish()
     }
 }

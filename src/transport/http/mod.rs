@@ -26,6 +26,7 @@ pub use config::HttpConfig;
 use super::{BoxFuture, Inbound, InboundSender, RequestLine, Transport};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::direct::DirectOrigin;
+use crate::net::proxy;
 use crate::net::redact::chain;
 use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
@@ -127,7 +128,8 @@ impl HttpTransport {
             }
             None => None,
         };
-        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout);
+        let route = proxy::route(cfg.proxy.as_deref(), &url);
+        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout, route);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
                 cfg: cfg.clone(),
@@ -152,9 +154,17 @@ impl HttpTransport {
     }
 }
 
-/// The MCP server's client (`net::tls`); proxies from the environment.
+/// The MCP server's client (`net::tls`); proxies from the environment, or the configuration's.
 fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
     let mut builder = tls::client_builder(cfg.url.starts_with("https:"), cfg.connect_timeout)?;
+    builder = match cfg.proxy.as_deref() {
+        None => builder,
+        Some("") => builder.no_proxy(),
+        Some(url) => builder.proxy(
+            reqwest::Proxy::all(url)
+                .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("proxy: {}", chain(&e))))?,
+        ),
+    };
     if !cfg.resolve.is_empty() {
         builder = builder.dns_resolver(Resolver::new(pinned(&cfg.resolve), None));
     }

@@ -29,6 +29,8 @@ public struct Configuration: Codable, Sendable {
     public var allowInsecureHTTP: Bool?
     /// HTTP: host names pinned to an IP address or a non-empty array of them (like curl's --resolve; the OAuth address checks still apply).
     public var resolve: [String: JSON]?
+    /// HTTP: the proxy for the server's requests, `http://` or `https://` (`user:password@` for proxy authentication), instead of the environment's `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`; `""`: no proxy.
+    public var proxy: String?
     /// Bound on one incoming message, in bytes (at least 1024: smaller values are raised). Default: 8388608.
     public var maxMessageBytes: UInt64?
     /// How `connect` chooses the protocol era (ignored when `protocol_version` is set). One of: auto, modern, legacy.
@@ -82,6 +84,7 @@ public struct Configuration: Codable, Sendable {
         case oauth
         case allowInsecureHTTP = "allow_insecure_http"
         case resolve
+        case proxy
         case maxMessageBytes = "max_message_bytes"
         case mode
         case protocolVersion = "protocol_version"
