@@ -1,0 +1,340 @@
+//! One command against its target.
+
+use crate::args::{Cli, Command, ExportFormat, Global, LOG_LEVELS};
+use crate::exit::{self, Failure};
+use crate::input::Answers;
+use crate::target::{self, Target};
+use crate::{show, ui, values};
+use mcp_client::export::{export_tools, ExportOptions, Format, Origin};
+use mcp_client::{Client, ListKind, LogLine, RequestOptions};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub async fn run(cli: Cli) -> Result<(), Failure> {
+    let g = &cli.global;
+    let answers = Answers::new(g);
+    let skills = matches!(cli.command, Command::Skills | Command::Skill { .. });
+    let target = target::open(g, &answers, skills)?;
+    let outcome = match &target {
+        Target::One(client) => {
+            listeners(client, g);
+            match client.connect().await {
+                Ok(_) => one(client, &cli.command, g).await,
+                Err(e) => Err(Failure::connect(e)),
+            }
+        }
+        Target::Hub(hub) => {
+            hub.start().await;
+            hub_command(hub, &cli.command, g).await
+        }
+    };
+    ui::finish_progress();
+    target.close().await;
+    outcome
+}
+
+/// Server log messages at `--log-level` and above, and (with `--verbose`) the server's stderr.
+fn listeners(client: &Client, g: &Global) {
+    if let Some(level) = g.log_level.clone() {
+        let floor = LOG_LEVELS.iter().position(|l| *l == level).unwrap_or(0);
+        client.on_notification(Some(Arc::new(move |method: &str, params: &Value| {
+            if method != "notifications/message" {
+                return;
+            }
+            let level = params["level"].as_str().unwrap_or("info");
+            if LOG_LEVELS.iter().position(|l| *l == level).unwrap_or(0) < floor {
+                return;
+            }
+            let data = params["data"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| params["data"].to_string());
+            let logger = params["logger"].as_str().map(|l| format!(" {l}")).unwrap_or_default();
+            ui::note(&format!("[server {level}{logger}] {data}"));
+        })));
+    }
+    if g.verbose {
+        client.on_log(Some(Arc::new(|line: &LogLine| {
+            ui::note(&format!("[{}] {}", line.source, line.message))
+        })));
+    }
+}
+
+fn options() -> RequestOptions {
+    RequestOptions {
+        on_progress: Some(Arc::new(ui::progress)),
+        reset_timeout_on_progress: true,
+        ..RequestOptions::default()
+    }
+}
+
+/// Prints `value` as JSON, or for people with `human`.
+fn out(g: &Global, value: &Value, human: fn(&Value)) {
+    ui::finish_progress();
+    if g.json {
+        println!("{}", serde_json::to_string(value).unwrap_or_default());
+    } else {
+        human(value);
+    }
+}
+
+fn tool_result(g: &Global, result: &Value) -> Result<(), Failure> {
+    out(g, result, show::call_result);
+    if result["isError"] == true {
+        return Err(Failure {
+            code: exit::TOOL_ERROR,
+            message: "the tool reported an error (isError)".into(),
+            json: None,
+        });
+    }
+    Ok(())
+}
+
+fn schema_of<'a>(tools: &'a Value, name: &str) -> Option<&'a Value> {
+    tools["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["name"] == name)
+        .map(|t| &t["inputSchema"])
+}
+
+async fn one(client: &Client, command: &Command, g: &Global) -> Result<(), Failure> {
+    let opts = options();
+    if let Some(level) = &g.log_level {
+        // Servers without logging refuse; their messages are then simply not asked for.
+        let _ = client.set_log_level(level, &opts).await;
+    }
+    match command {
+        Command::Info => {
+            let info = client.server_info().map(|i| i.to_json()).unwrap_or(Value::Null);
+            out(g, &info, show::info);
+        }
+        Command::Tools => out(g, &client.list_all(ListKind::Tools, &opts).await?, show::tools),
+        Command::Prompts => out(g, &client.list_all(ListKind::Prompts, &opts).await?, show::prompts),
+        Command::Resources => out(g, &client.list_all(ListKind::Resources, &opts).await?, |v| {
+            show::resources(v, "resources")
+        }),
+        Command::Templates => out(g, &client.list_all(ListKind::ResourceTemplates, &opts).await?, |v| {
+            show::resources(v, "resourceTemplates")
+        }),
+        Command::Call(c) => {
+            let tools = match c.pairs.is_empty() {
+                true => Value::Null,
+                false => client.list_all(ListKind::Tools, &opts).await?,
+            };
+            let schema = schema_of(&tools, &c.name).or(Some(&Value::Null));
+            let args = values::arguments(&c.pairs, c.args.as_deref(), schema)?;
+            let result = client.call_tool(&c.name, args, &opts).await?;
+            return tool_result(g, &result);
+        }
+        Command::Prompt(c) => {
+            let args = values::arguments(&c.pairs, c.args.as_deref(), None)?;
+            out(g, &client.get_prompt(&c.name, args, &opts).await?, show::prompt_result);
+        }
+        Command::Read { uri } => out(g, &client.read_resource(uri, &opts).await?, show::read_result),
+        Command::Complete {
+            reference,
+            argument,
+            value,
+        } => {
+            let r = match reference.split_once(':') {
+                Some(("prompt", name)) => json!({"type": "ref/prompt", "name": name}),
+                Some(("resource", uri)) => json!({"type": "ref/resource", "uri": uri}),
+                _ => return Err(Failure::usage("the reference is prompt:NAME or resource:URI_TEMPLATE")),
+            };
+            let params = json!({"ref": r, "argument": {"name": argument, "value": value}});
+            out(g, &client.complete(params, &opts).await?, show::completion);
+        }
+        Command::Skills => out(g, &client.list_skills(&opts).await?, show::skills),
+        Command::Skill { name } => {
+            let entry = if name.contains("://") {
+                client.get_skill(name, &opts).await?
+            } else {
+                let list = client.list_skills(&opts).await?;
+                let found = list["skills"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|s| s["frontmatter"]["name"] == name.as_str());
+                found
+                    .cloned()
+                    .ok_or_else(|| Failure::usage(format!("no skill named `{name}`")))?
+            };
+            let file = client.read_skill_file(&entry, None, &opts).await?;
+            out(g, &json!({"skill": entry, "file": file}), |v| {
+                show::skills(&json!({"skills": [v["skill"]]}));
+                println!();
+                println!("{}", v["file"]["text"].as_str().unwrap_or(""));
+            });
+        }
+        Command::Ping => {
+            let start = Instant::now();
+            if modern(client) {
+                // 2026-07-28 has no ping: a server/discover round trip stands for it.
+                client.request("server/discover", None, &opts).await?;
+            } else {
+                client.ping(&opts).await?;
+            }
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            if g.json {
+                println!("{{}}");
+            } else {
+                println!("pong in {ms:.1} ms");
+            }
+        }
+        Command::Listen { count, seconds } => listen(client, g, *count, *seconds).await?,
+        Command::Export { format, strict } => {
+            let tools = client.list_all(ListKind::Tools, &opts).await?;
+            export(g, &tools, None, *format, *strict)?;
+        }
+        Command::Servers => return Err(Failure::usage("`servers` lists the servers of --config FILE")),
+        Command::Completions { .. } => unreachable!("completions need no server"),
+    }
+    Ok(())
+}
+
+async fn hub_command(hub: &mcp_client::hub::Hub, command: &Command, g: &Global) -> Result<(), Failure> {
+    let opts = options();
+    match command {
+        Command::Servers => out(g, &hub.members_json(), show::servers),
+        Command::Tools => out(g, &*hub.list_tools().await?, show::tools),
+        Command::Prompts => out(g, &*hub.list_prompts().await?, show::prompts),
+        Command::Resources => out(g, &*hub.list_resources().await?, |v| show::resources(v, "resources")),
+        Command::Templates => out(g, &*hub.list_resource_templates().await?, |v| {
+            show::resources(v, "resourceTemplates")
+        }),
+        Command::Call(c) => {
+            let tools = hub.list_tools().await?;
+            let tools = &*tools;
+            let args = values::arguments(
+                &c.pairs,
+                c.args.as_deref(),
+                schema_of(tools, &c.name).or(Some(&Value::Null)),
+            )?;
+            let result = hub.call_tool(&c.name, args, &opts).await?;
+            return tool_result(g, &result);
+        }
+        Command::Prompt(c) => {
+            let args = values::arguments(&c.pairs, c.args.as_deref(), None)?;
+            out(g, &hub.get_prompt(&c.name, args, &opts).await?, show::prompt_result);
+        }
+        Command::Read { uri } => {
+            let list = hub.list_resources().await?;
+            let item = list["resources"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["uri"] == uri.as_str());
+            let server = item
+                .and_then(|r| r["_meta"]["mcp-client/server"].as_str())
+                .ok_or_else(|| Failure::usage(format!("no server lists {uri}: name one with --server")))?;
+            out(g, &hub.read_resource(server, uri, &opts).await?, show::read_result);
+        }
+        Command::Export { format, strict } => {
+            let tools = hub.list_tools().await?;
+            let mut origins = HashMap::new();
+            for t in tools["tools"].as_array().into_iter().flatten() {
+                let (Some(name), Some(tool)) = (t["name"].as_str(), t["_meta"]["mcp-client/name"].as_str()) else {
+                    continue;
+                };
+                let server = t["_meta"]["mcp-client/server"].as_str().map(str::to_string);
+                origins.insert(
+                    name.to_string(),
+                    Origin {
+                        server,
+                        tool: tool.to_string(),
+                    },
+                );
+            }
+            export(g, &tools, Some(&origins), *format, *strict)?;
+        }
+        _ => {
+            return Err(Failure::usage(
+                "with --config and no --server, this command needs --server NAME",
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn export(
+    g: &Global,
+    tools: &Value,
+    origins: Option<&HashMap<String, Origin>>,
+    format: ExportFormat,
+    strict: bool,
+) -> Result<(), Failure> {
+    let format = match format {
+        ExportFormat::Openai => Format::ChatCompletions,
+        ExportFormat::OpenaiResponses => Format::Responses,
+        ExportFormat::Anthropic => Format::Anthropic,
+        ExportFormat::Gemini => Format::Gemini,
+    };
+    let opts = ExportOptions {
+        strict,
+        ..ExportOptions::new(format)
+    };
+    let exported = export_tools(tools, origins, &opts).map_err(|e| Failure {
+        code: exit::ERROR,
+        message: e,
+        json: None,
+    })?;
+    let value = exported.to_value();
+    out(g, &value, |v| {
+        show::json(&v["tools"]);
+        for r in v["report"].as_array().into_iter().flatten() {
+            if let Some(why) = r["refused"].as_str() {
+                ui::note(&format!("left out {}: {why}", r["tool"]));
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Notifications as they come: one line each (JSON lines with --json).
+async fn listen(client: &Client, g: &Global, count: Option<u64>, seconds: Option<f64>) -> Result<(), Failure> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(String, Value)>();
+    client.on_notification(Some(Arc::new(move |method: &str, params: &Value| {
+        let _ = tx.send((method.to_string(), params.clone()));
+    })));
+    if !g.json {
+        ui::note("listening (Ctrl-C ends)");
+    }
+    let _subscription = if modern(client) {
+        let filter = json!({"toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true});
+        Some(client.listen(filter, &RequestOptions::default()).await?)
+    } else {
+        None
+    };
+    let deadline = seconds.map(|s| tokio::time::Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+    let mut seen = 0u64;
+    while count.is_none_or(|c| seen < c) {
+        let next = async {
+            match deadline {
+                Some(d) => tokio::time::timeout_at(d, rx.recv()).await.ok().flatten(),
+                None => rx.recv().await,
+            }
+        };
+        let event = tokio::select! {
+            e = next => e,
+            _ = tokio::signal::ctrl_c() => None,
+        };
+        let Some((method, params)) = event else { break };
+        if method == "notifications/subscriptions/acknowledged" {
+            continue;
+        }
+        seen += 1;
+        if g.json {
+            println!("{}", json!({"method": method, "params": params}));
+        } else {
+            println!("{} {}", ui::bold(&method), params);
+        }
+    }
+    Ok(())
+}
+
+fn modern(client: &Client) -> bool {
+    client.server_info().is_some_and(|i| i.era == mcp_client::Era::Modern)
+}
