@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 pub struct Answers {
+    /// With `--no-input`, what a legacy server asked (its requests cannot wait for a retry).
+    asked: std::sync::Mutex<Vec<Value>>,
     no_input: bool,
     sampling: Sampling,
     roots: Vec<PathBuf>,
@@ -24,6 +26,7 @@ type Handler = Option<Arc<dyn InputHandler>>;
 impl Answers {
     pub fn new(g: &Global) -> Arc<Answers> {
         Arc::new(Answers {
+            asked: Default::default(),
             no_input: g.no_input,
             sampling: g.sampling,
             roots: g.roots.clone(),
@@ -58,6 +61,31 @@ impl Answers {
             }) as Arc<dyn InputHandler>
         });
         (elicit, sampling, roots)
+    }
+
+    /// `--no-input` on a legacy server: its requests for input are recorded and refused, and
+    /// the command then ends with them (exit code 5), as a modern server's `input_required` does.
+    pub fn recorder(self: &Arc<Self>) -> Arc<dyn InputHandler> {
+        let me = self.clone();
+        Arc::new(move |r: InputRequest| {
+            me.asked
+                .lock()
+                .unwrap()
+                .push(json!({"method": r.method, "params": r.params}));
+            async { Err::<Value, _>(HandlerError::new("not answered: --no-input")) }
+        })
+    }
+
+    /// What a legacy server asked under `--no-input`, in the shape of `input_required`'s
+    /// `inputRequests` (keys are the order of asking).
+    pub fn asked(&self) -> Option<Value> {
+        let asked = self.asked.lock().unwrap();
+        let requests: Map<String, Value> = asked
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (i.to_string(), r.clone()))
+            .collect();
+        (!requests.is_empty()).then(|| json!({"inputRequests": requests, "requestState": null}))
     }
 
     fn roots_json(&self) -> Value {

@@ -21,7 +21,17 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         Target::One(client) => {
             listeners(client, g);
             match client.connect().await {
-                Ok(_) => one(client, &cli.command, g).await,
+                Ok(info) => {
+                    if g.no_input && info.era == mcp_client::Era::Legacy {
+                        client.set_elicitation_handler(Some(answers.recorder()), mcp_client::ElicitationModes::BOTH)?;
+                        client.set_handler(mcp_client::InputKind::Sampling, Some(answers.recorder()));
+                    }
+                    let done = one(client, &cli.command, g, &answers).await;
+                    match answers.asked() {
+                        Some(asked) => Err(asked_failure(asked)),
+                        None => done,
+                    }
+                }
                 Err(e) => Err(Failure::connect(e)),
             }
         }
@@ -100,7 +110,15 @@ fn schema_of<'a>(tools: &'a Value, name: &str) -> Option<&'a Value> {
         .map(|t| &t["inputSchema"])
 }
 
-async fn one(client: &Client, command: &Command, g: &Global) -> Result<(), Failure> {
+fn asked_failure(asked: Value) -> Failure {
+    Failure {
+        code: exit::INPUT_REQUIRED,
+        message: "the server asked for input (--no-input)".into(),
+        json: Some(asked),
+    }
+}
+
+async fn one(client: &Client, command: &Command, g: &Global, answers: &Answers) -> Result<(), Failure> {
     let opts = options();
     if let Some(level) = &g.log_level {
         // Servers without logging refuse; their messages are then simply not asked for.
@@ -127,6 +145,9 @@ async fn one(client: &Client, command: &Command, g: &Global) -> Result<(), Failu
             let schema = schema_of(&tools, &c.name).or(Some(&Value::Null));
             let args = values::arguments(&c.pairs, c.args.as_deref(), schema)?;
             let result = client.call_tool(&c.name, args, &opts).await?;
+            if let Some(asked) = answers.asked() {
+                return Err(asked_failure(asked));
+            }
             return tool_result(g, &result);
         }
         Command::Prompt(c) => {
