@@ -110,7 +110,11 @@ impl Prompter {
         }
         if schema["type"] == "array" {
             let items = enum_options(&schema["items"]);
-            return self.multi(&question, &items).map(Some);
+            let chosen: Vec<bool> = items
+                .iter()
+                .map(|(v, _)| default.and_then(Value::as_array).is_some_and(|d| d.contains(v)))
+                .collect();
+            return self.multi(&question, &items, &chosen).map(Some);
         }
         match schema["type"].as_str() {
             Some("boolean") => {
@@ -156,16 +160,27 @@ impl Prompter {
         }
     }
 
-    fn multi(&self, question: &str, items: &[(Value, String)]) -> Result<Value, HandlerError> {
+    fn multi(&self, question: &str, items: &[(Value, String)], chosen: &[bool]) -> Result<Value, HandlerError> {
         let labels: Vec<&str> = items.iter().map(|(_, l)| l.as_str()).collect();
         let chosen: Vec<usize> = if self.tty {
             MultiSelect::with_theme(&ColorfulTheme::default())
                 .with_prompt(question)
                 .items(&labels)
+                .defaults(chosen)
                 .interact()
                 .map_err(io)?
         } else {
             let line = self.read_line(&format!("{question} [comma-separated: {}]", labels.join(", ")))?;
+            if line.trim().is_empty() {
+                return Ok(Value::Array(
+                    items
+                        .iter()
+                        .zip(chosen)
+                        .filter(|(_, c)| **c)
+                        .map(|(i, _)| i.0.clone())
+                        .collect(),
+                ));
+            }
             line.split(',')
                 .filter_map(|w| labels.iter().position(|l| l.eq_ignore_ascii_case(w.trim())))
                 .collect()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import faulthandler
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import time
@@ -124,8 +125,10 @@ class Terminal:
             raise pytest.UsageError("tmux is not installed (tests/cli/setup.sh installs it)")
         self.name = f"mcpcli-{uuid.uuid4().hex[:8]}"
         self.socket = f"mcpcli-{os.getpid()}"
-        exports = " ".join(f"{k}={v!r}" for k, v in (env or {}).items())
-        script = f"{exports} {command}; echo \"[exit $?]\"; sleep 600"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+        # The shell survives a Ctrl-C sent to the command (a trap, not an ignore: the command gets
+        # the default disposition back when it starts).
+        script = f"trap true INT; {exports} {command}; echo \"[exit $?]\"; sleep 600"
         self.tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", "40", "sh", "-c", script)
 
     def tmux(self, *args: str) -> str:
@@ -134,7 +137,7 @@ class Terminal:
         return done.stdout
 
     def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", self.name)
+        return self.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", self.name)
 
     def wait_for(self, text: str, timeout: float = 30) -> str:
         deadline = time.monotonic() + timeout
