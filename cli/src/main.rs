@@ -37,8 +37,7 @@ fn main() -> ExitCode {
                 if json {
                     println!("{}", serde_json::to_string(asked).unwrap_or_default());
                 } else {
-                    ui::heading("The server asked for input:");
-                    println!("{}", serde_json::to_string_pretty(asked).unwrap_or_default());
+                    show::asked(asked);
                 }
             }
             ui::error(&failure.message);

@@ -329,3 +329,44 @@ pub fn completion(result: &Value) {
 pub fn json(v: &Value) {
     println!("{}", pretty(v));
 }
+
+/// What the server asked for in manual mode (`--no-input`): one row per input request.
+pub fn asked(asked: &Value) {
+    crate::ui::heading("The server asked for input (--no-input: nothing was answered):");
+    let rows: Vec<(String, Vec<String>)> = asked["inputRequests"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, r)| {
+            let p = &r["params"];
+            let lines = match r["method"].as_str() {
+                Some("elicitation/create") if p["mode"] == "url" => {
+                    vec![
+                        format!("elicitation (url): {}", p["message"].as_str().unwrap_or("")),
+                        format!("open: {}", p["url"].as_str().unwrap_or("")),
+                    ]
+                }
+                Some("elicitation/create") => {
+                    let mut l = vec![format!("elicitation (form): {}", p["message"].as_str().unwrap_or(""))];
+                    l.extend(arguments(&p["requestedSchema"]).map(|a| a.replacen("args:", "fields:", 1)));
+                    l
+                }
+                Some("sampling/createMessage") => {
+                    let text = p["messages"][0]["content"]["text"].as_str().unwrap_or("");
+                    vec![format!("sampling: {text}")]
+                }
+                Some(other) => vec![other.to_string()],
+                None => vec![r.to_string()],
+            };
+            (key.clone(), lines)
+        })
+        .collect();
+    table(&rows);
+    if let Some(state) = asked["requestState"].as_str() {
+        println!("{} {state}", bold("requestState:"));
+    }
+    println!(
+        "{}",
+        dim("(--json prints this as JSON: answer it and retry, or run without --no-input to answer here)")
+    );
+}

@@ -103,6 +103,11 @@ def test_no_input_prints_what_the_server_asked_and_exits_5(server):
     assert asked["inputRequests"][key]["params"]["message"] == "What is your name?"
     assert bool(asked["requestState"]) == (era == "modern")
     assert "asked for input" in done.stderr or "no registered handler" in done.stderr
+    human = cli(*opts, "--no-input", "call", "elicit_and_sample", server=srv)
+    assert human.returncode == 5, human
+    assert "elicitation (form): Confirm the summary?" in human.stdout
+    assert "fields: confirmed (boolean, required)" in human.stdout
+    assert "sampling: Summarise the fixture" in human.stdout
 
 
 def test_elicitation_answered_from_stdin_lines(server):
@@ -196,6 +201,8 @@ def test_skills():
 def test_env_reaches_the_server_and_header_reaches_http(fixture_http):
     srv = [str(FIXTURE), "--stderr-banner", "hello"]
     done = cli("--verbose", "--env", "MCP_CLI_PROBE=1", "ping", server=srv)
+    short = cli("-v", "-e", "MCP_CLI_PROBE=1", "ping", server=srv)
+    assert short.stderr.count("hello") == done.stderr.count("hello") >= 1
     assert done.returncode == 0, done
     assert "hello" in done.stderr  # --verbose shows the server's stderr
     # A header is sent on every request; one the server cannot take makes the connect fail.
@@ -297,3 +304,10 @@ def test_no_color_without_a_terminal():
     forced = cli("tools", server=STDIO["modern"], env={"CLICOLOR_FORCE": "1"})
     assert "\x1b[" in forced.stdout
     assert os.environ.get("NO_COLOR") is None or True
+
+
+def test_mode_auto_and_sampling_refuse_explicitly():
+    info = cli_json("--mode", "auto", "info", server=STDIO["modern"])
+    assert info["era"] == "modern"
+    refused = cli("--sampling", "refuse", "call", "sample_only", server=STDIO["modern"])
+    assert refused.returncode != 0 and "refused" in refused.stderr
