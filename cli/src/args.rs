@@ -70,6 +70,9 @@ pub struct Global {
     /// Open URL elicitations in the browser (otherwise the URL is shown)
     #[arg(long, global = true)]
     pub open: bool,
+    /// Where OAuth tokens of HTTP servers are kept [default: ~/.config/mcp-client/tokens]
+    #[arg(long, global = true, value_name = "DIR")]
+    pub token_dir: Option<PathBuf>,
 }
 
 pub const LOG_LEVELS: [&str; 8] = [
@@ -196,6 +199,12 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// Authorizes with an HTTP server's OAuth in the browser; tokens go to --token-dir
+    #[command(after_help = "Example:\n  mcp-client login -- https://example.com/mcp")]
+    Login,
+    /// Forgets the tokens stored for an HTTP server
+    #[command(after_help = "Example:\n  mcp-client logout -- https://example.com/mcp")]
+    Logout,
     /// Prints a shell completion script
     #[command(after_help = "Example:\n  mcp-client completions bash > /etc/bash_completion.d/mcp-client")]
     Completions {

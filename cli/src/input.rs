@@ -184,7 +184,7 @@ fn file_uri(path: &str) -> String {
     out
 }
 
-fn open_browser(url: &str) {
+pub fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {
         "open"
     } else if cfg!(windows) {

@@ -2,6 +2,7 @@
 //! public Rust API (docs/cli.md).
 
 mod args;
+mod auth;
 mod exit;
 mod input;
 mod prompt;

@@ -4,7 +4,7 @@ use crate::args::{Cli, Command, ExportFormat, Global, LOG_LEVELS};
 use crate::exit::{self, Failure};
 use crate::input::Answers;
 use crate::target::{self, Target};
-use crate::{show, ui, values};
+use crate::{auth, show, ui, values};
 use mcp_client::export::{export_tools, ExportOptions, Format, Origin};
 use mcp_client::{Client, ListKind, LogLine, RequestOptions};
 use serde_json::{json, Value};
@@ -16,7 +16,23 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     let g = &cli.global;
     let answers = Answers::new(g);
     let skills = matches!(cli.command, Command::Skills | Command::Skill { .. });
-    let target = target::open(g, &answers, skills)?;
+    let login = matches!(cli.command, Command::Login | Command::Logout);
+    let (target, store) = target::open(g, &answers, skills, login)?;
+    if login && store.is_none() {
+        target.close().await;
+        return Err(Failure::usage("login and logout take an http(s):// URL after `--`"));
+    }
+    if let (Target::One(client), Some(store)) = (&target, &store) {
+        let outcome = match cli.command {
+            Command::Login => login_command(client, store, g).await,
+            Command::Logout => logout_command(client, store, g).await,
+            _ => Ok(()),
+        };
+        if login {
+            target.close().await;
+            return outcome;
+        }
+    }
     let outcome = match &target {
         Target::One(client) => {
             listeners(client, g);
@@ -211,6 +227,7 @@ async fn one(client: &Client, command: &Command, g: &Global, answers: &Answers) 
             export(g, &tools, None, *format, *strict)?;
         }
         Command::Servers => return Err(Failure::usage("`servers` lists the servers of --config FILE")),
+        Command::Login | Command::Logout => unreachable!("login and logout run before"),
         Command::Completions { .. } => unreachable!("completions need no server"),
     }
     Ok(())
@@ -358,4 +375,35 @@ async fn listen(client: &Client, g: &Global, count: Option<u64>, seconds: Option
 
 fn modern(client: &Client) -> bool {
     client.server_info().is_some_and(|i| i.era == mcp_client::Era::Modern)
+}
+
+async fn login_command(client: &Client, store: &auth::Store, g: &Global) -> Result<(), Failure> {
+    client.connect().await.map_err(Failure::connect)?;
+    let stored = *store.saved.lock().unwrap();
+    let issuers: Vec<String> = store.issuers.lock().unwrap().iter().cloned().collect();
+    if g.json {
+        println!("{}", json!({"issuers": issuers, "stored": stored}));
+    } else if stored {
+        println!("logged in to {}", issuers.join(", "));
+    } else if issuers.is_empty() {
+        println!("the server did not ask for authorization: nothing stored");
+    } else {
+        println!("already logged in to {}", issuers.join(", "));
+    }
+    Ok(())
+}
+
+async fn logout_command(client: &Client, store: &auth::Store, g: &Global) -> Result<(), Failure> {
+    // Connecting makes the client look up the server's authorization server in the store
+    // (a refused or expired record too): that is what is forgotten.
+    let _ = client.connect().await;
+    let forgotten = store.forget().await;
+    if g.json {
+        println!("{}", json!({"forgotten": forgotten}));
+    } else if forgotten.is_empty() {
+        println!("nothing stored for this server");
+    } else {
+        println!("logged out of {}", forgotten.join(", "));
+    }
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! configuration file) as a `Client`, or a whole configuration file as a `Hub`.
 
 use crate::args::{Global, Mode};
+use crate::auth::{self, Store};
 use crate::exit::Failure;
 use crate::input::Answers;
 use mcp_client::hub::{Hub, HubOptions, HubSpec, ReadContext};
@@ -70,8 +71,14 @@ fn add_extras(client: &mut Map<String, Value>, g: &Global) -> Result<(), Failure
     Ok(())
 }
 
-/// The target the options name. `skills` declares the skills extension.
-pub fn open(g: &Global, answers: &Arc<Answers>, skills: bool) -> Result<Target, Failure> {
+/// The target the options name, and for an HTTP server the token store its OAuth uses.
+/// `skills` declares the skills extension; `login` lets the OAuth flow open the browser.
+pub fn open(
+    g: &Global,
+    answers: &Arc<Answers>,
+    skills: bool,
+    login: bool,
+) -> Result<(Target, Option<Arc<Store>>), Failure> {
     let common = common(g, skills);
     if let Some(file) = &g.config {
         if !g.server_command.is_empty() {
@@ -99,7 +106,7 @@ pub fn open(g: &Global, answers: &Arc<Answers>, skills: bool) -> Result<Target, 
                 client.insert(k, v);
             }
             add_extras(&mut client, g)?;
-            return one(&Value::Object(client), answers);
+            return Ok((one(&Value::Object(client), answers)?, None));
         }
         let hub = Hub::new(
             spec,
@@ -110,12 +117,13 @@ pub fn open(g: &Global, answers: &Arc<Answers>, skills: bool) -> Result<Target, 
         )
         .map_err(Failure::from)?;
         register_hub(&hub, answers)?;
-        return Ok(Target::Hub(hub));
+        return Ok((Target::Hub(hub), None));
     }
     if g.server.is_some() {
         return Err(Failure::usage("--server names a server of --config FILE"));
     }
     let mut client = common;
+    let mut url = None;
     match g.server_command.as_slice() {
         [] => {
             return Err(Failure::usage(
@@ -123,8 +131,9 @@ pub fn open(g: &Global, answers: &Arc<Answers>, skills: bool) -> Result<Target, 
                  an http(s):// URL after `--`, or --config FILE",
             ))
         }
-        [url] if url.starts_with("http://") || url.starts_with("https://") => {
-            client.insert("url".into(), json!(url));
+        [u] if u.starts_with("http://") || u.starts_with("https://") => {
+            client.insert("url".into(), json!(u));
+            url = Some(u.clone());
         }
         [command, args @ ..] => {
             client.insert("command".into(), json!(command));
@@ -132,7 +141,27 @@ pub fn open(g: &Global, answers: &Arc<Answers>, skills: bool) -> Result<Target, 
         }
     }
     add_extras(&mut client, g)?;
-    one(&Value::Object(client), answers)
+    let bearer = client
+        .get("headers")
+        .and_then(Value::as_object)
+        .is_some_and(|h| h.keys().any(|k| k.eq_ignore_ascii_case("authorization")));
+    let Some(url) = url.filter(|_| !bearer) else {
+        if login {
+            return Err(Failure::usage(
+                "login and logout take an http(s):// URL after `--` (without an Authorization header)",
+            ));
+        }
+        return Ok((one(&Value::Object(client), answers)?, None));
+    };
+    // OAuth on a 401, with tokens kept between runs.
+    client.insert("oauth".into(), json!({}));
+    let target = one(&Value::Object(client), answers)?;
+    let store = Store::new(g.token_dir.clone().unwrap_or_else(auth::default_dir));
+    if let Target::One(c) = &target {
+        c.set_token_store(Some(store.clone()));
+        c.set_authorization_handler(Some(Arc::new(move |r| auth::authorize(login, url.clone(), r))));
+    }
+    Ok((target, Some(store)))
 }
 
 fn one(config: &Value, answers: &Arc<Answers>) -> Result<Target, Failure> {

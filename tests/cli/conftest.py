@@ -96,12 +96,9 @@ class HttpFixture:
     proc: subprocess.Popen
 
 
-@pytest.fixture
-def fixture_http():
-    """The fixture server on a free loopback port (both eras on one endpoint; answers as SSE streams,
-    so progress and log notifications come along)."""
+def start_fixture_http(*flags: str) -> HttpFixture:
     proc = subprocess.Popen(
-        [str(FIXTURE), "--http", "127.0.0.1:0", "--sse-responses"],
+        [str(FIXTURE), "--http", "127.0.0.1:0", *flags],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -109,9 +106,26 @@ def fixture_http():
     )
     line = proc.stdout.readline()
     assert line.startswith("fixture: listening on "), line
-    yield HttpFixture(line.split()[-1], proc)
-    proc.kill()
-    proc.wait()
+    return HttpFixture(line.split()[-1], proc)
+
+
+@pytest.fixture
+def fixture_http():
+    """The fixture server on a free loopback port (both eras on one endpoint; answers as SSE streams,
+    so progress and log notifications come along)."""
+    server = start_fixture_http("--sse-responses")
+    yield server
+    server.proc.kill()
+    server.proc.wait()
+
+
+@pytest.fixture
+def fixture_oauth():
+    """The fixture server as an OAuth-protected resource and its own authorization server."""
+    server = start_fixture_http("--oauth")
+    yield server
+    server.proc.kill()
+    server.proc.wait()
 
 
 # ----- a real terminal -----

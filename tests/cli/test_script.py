@@ -311,3 +311,43 @@ def test_mode_auto_and_sampling_refuse_explicitly():
     assert info["era"] == "modern"
     refused = cli("--sampling", "refuse", "call", "sample_only", server=STDIO["modern"])
     assert refused.returncode != 0 and "refused" in refused.stderr
+
+
+# ----- OAuth: login, logout, the token store -----
+
+
+def test_login_logout_and_the_token_store(fixture_oauth, tmp_path):
+    """login runs the authorization-code flow: the "browser" (an xdg-open on PATH) follows the
+    authorization URL, whose server approves at once and redirects to the library's loopback
+    listener. The tokens then serve later runs until logout forgets them."""
+    tokens = str(tmp_path / "tokens")
+    browser = tmp_path / "bin"
+    browser.mkdir()
+    opener = browser / "xdg-open"
+    opener.write_text("#!/usr/bin/env python3\nimport sys, urllib.request\nurllib.request.urlopen(sys.argv[1], timeout=10).read()\n")
+    opener.chmod(0o755)
+    path = {"PATH": f"{browser}:{os.environ['PATH']}"}
+    srv = [fixture_oauth.url]
+
+    before = cli("--token-dir", tokens, "tools", server=srv)
+    assert before.returncode == 7, before  # authorization required, and no browser opened
+    assert "mcp-client login" in before.stderr
+
+    login = cli("--token-dir", tokens, "login", server=srv, env=path)
+    assert login.returncode == 0, login
+    assert "/authorize?" in login.stderr and "logged in to" in login.stdout
+
+    tools = cli_json("--token-dir", tokens, "tools", server=srv)
+    assert "echo" in [t["name"] for t in tools["tools"]]
+    again = cli_json("--token-dir", tokens, "login", server=srv)
+    assert again["stored"] is False and again["issuers"]  # the stored tokens served
+
+    out = cli_json("--token-dir", tokens, "logout", server=srv)
+    assert out["forgotten"] == again["issuers"]
+    assert not list((tmp_path / "tokens").glob("*.json"))
+    assert cli("--token-dir", tokens, "tools", server=srv).returncode == 7
+    assert cli_json("--token-dir", tokens, "logout", server=srv)["forgotten"] == again["issuers"]
+
+
+def test_login_needs_a_url():
+    assert cli("login", server=STDIO["modern"]).returncode == 2
