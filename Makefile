@@ -162,6 +162,7 @@ export-test: build
 # mcp-server-time (from the interop cache). tests/cli/setup.sh installs tmux (and zsh, fish).
 .PHONY: cli-test
 cli-test: build
+	$(CARGO) test --locked -p mcp-client
 	tests/cli/setup.sh
 	@cache="$$(tests/interop/setup.sh)" || exit 1; \
 	MCP_INTEROP_CACHE="$$cache" MCP_CLI=$(CURDIR)/$(CLI) MCP_FIXTURE=$(CURDIR)/$(FIXTURE) PYTHONDONTWRITEBYTECODE=1 \

@@ -199,6 +199,9 @@ pub enum Command {
         #[arg(long)]
         strict: bool,
     },
+    /// An interactive shell on one connection (history, Tab completion)
+    #[command(after_help = "Example:\n  mcp-client shell -- target/debug/mcp-fixture-server\n  mcp> call add a=2 b=3")]
+    Shell,
     /// Authorizes with an HTTP server's OAuth in the browser; tokens go to --token-dir
     #[command(after_help = "Example:\n  mcp-client login -- https://example.com/mcp")]
     Login,

@@ -7,6 +7,7 @@ mod exit;
 mod input;
 mod prompt;
 mod run;
+mod shell;
 mod show;
 mod target;
 mod ui;
@@ -33,15 +34,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run::run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            if let Some(asked) = &failure.json {
-                // What the server asked for (manual mode): the request itself, on stdout.
-                if json {
-                    println!("{}", serde_json::to_string(asked).unwrap_or_default());
-                } else {
-                    show::asked(asked);
-                }
-            }
-            ui::error(&failure.message);
+            report(&failure, json);
             ExitCode::from(failure.code)
         }
     }
@@ -55,4 +48,16 @@ fn restore_sigpipe() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+}
+
+/// Tells a failure: what the server asked (manual mode) on stdout, the message on stderr.
+fn report(failure: &exit::Failure, json: bool) {
+    if let Some(asked) = &failure.json {
+        if json {
+            println!("{}", serde_json::to_string(asked).unwrap_or_default());
+        } else {
+            show::asked(asked);
+        }
+    }
+    ui::error(&failure.message);
 }

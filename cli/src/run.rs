@@ -134,7 +134,7 @@ fn asked_failure(asked: Value) -> Failure {
     }
 }
 
-async fn one(client: &Client, command: &Command, g: &Global, answers: &Answers) -> Result<(), Failure> {
+pub async fn one(client: &Client, command: &Command, g: &Global, answers: &Answers) -> Result<(), Failure> {
     let opts = options();
     if let Some(level) = &g.log_level {
         // Servers without logging refuse; their messages are then simply not asked for.
@@ -228,6 +228,7 @@ async fn one(client: &Client, command: &Command, g: &Global, answers: &Answers) 
         }
         Command::Servers => return Err(Failure::usage("`servers` lists the servers of --config FILE")),
         Command::Login | Command::Logout => unreachable!("login and logout run before"),
+        Command::Shell => crate::shell::shell(client, g, answers).await?,
         Command::Completions { .. } => unreachable!("completions need no server"),
     }
     Ok(())

@@ -25,7 +25,7 @@ def help_text(*command: str) -> str:
 def commands() -> list[str]:
     text = help_text()
     block = text.split("Commands:\n", 1)[1].split("\n\n", 1)[0]
-    return [line.split()[0] for line in block.splitlines() if line.strip()]
+    return re.findall(r"^  (\w[\w-]*)  ", block, re.M)  # not the continuation lines of a wrapped description
 
 
 def listed(text: str) -> set[str]:

@@ -351,3 +351,17 @@ def test_login_logout_and_the_token_store(fixture_oauth, tmp_path):
 
 def test_login_needs_a_url():
     assert cli("login", server=STDIO["modern"]).returncode == 2
+
+
+def test_shell_reads_commands_from_stdin(server):
+    """One connection for many commands; errors are told and the shell goes on."""
+    opts, srv, _ = server
+    lines = "ping --json\ncall add a=1 b=2 --json\nfrobnicate\ncall fail --json\nexit\ntools\n"
+    done = cli(*opts, "shell", server=srv, stdin=lines)
+    assert done.returncode == 0, done
+    out = [json.loads(line) for line in done.stdout.splitlines()]
+    assert out[0] == {}
+    assert out[1]["structuredContent"] == {"result": 3}
+    assert out[2]["isError"] is True
+    assert len(out) == 3  # nothing after exit
+    assert "frobnicate" in done.stderr and "isError" in done.stderr

@@ -155,3 +155,31 @@ def test_listen_ends_at_ctrl_c(terminal):
     time.sleep(0.3)
     t.keys("C-c")
     t.wait_for("[exit 0]")
+
+
+def test_shell_completes_tools_and_keys_and_keeps_history(terminal):
+    t = terminal(command("shell", server=[str(FIXTURE)]))
+    t.wait_for("Tab completes")
+    t.type("call ad")
+    t.keys("Tab")
+    t.type(" a")
+    t.keys("Tab")
+    assert "mcp: call add a=" in t.wait_for("call add a=")
+    t.type("2 b=3")
+    t.keys("Enter")
+    t.wait_for('"result": 5')
+    t.keys("Up")  # the last command again
+    t.wait_for("mcp: call add a=2 b=3\n5")
+    t.keys("Enter")
+    t.type("call elicit_once")
+    t.keys("Enter")
+    t.wait_for("accept")
+    t.keys("Enter")
+    t.wait_for("? name")
+    t.type("Ada")
+    t.keys("Enter")
+    t.wait_for("Hello, Ada!")
+    t.type("exit")
+    t.keys("Enter")
+    screen = t.wait_for("[exit 0]")
+    assert screen.count('"result": 5') == 2
