@@ -51,6 +51,13 @@ $(DEBUG)/examples-c/%: examples/c/%.c examples/c/common.h include/mcp_client.h $
 
 $(DEBUG)/libmcp_client.a: build
 
+# The C examples against the fixture server (docs/c.md points to them).
+.PHONY: examples-test
+examples-test: examples
+	$(DEBUG)/examples-c/list $(FIXTURE) > /dev/null
+	$(DEBUG)/examples-c/mrtr_auto $(FIXTURE) < /dev/null
+	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
+
 # What a new user sees first (README.md opens with it): the command-line client against the
 # fixture server. `$(DEMO) ARGS` shows the command as typed, then runs it.
 CLI      := $(DEBUG)/mcp-client
@@ -66,7 +73,7 @@ demo: build
 	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
 	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test cli-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -162,7 +169,6 @@ export-test: build
 # mcp-server-time (from the interop cache). tests/cli/setup.sh installs tmux (and zsh, fish).
 .PHONY: cli-test
 cli-test: build
-	$(CARGO) test --locked -p mcp-client
 	tests/cli/setup.sh
 	@cache="$$(tests/interop/setup.sh)" || exit 1; \
 	MCP_INTEROP_CACHE="$$cache" MCP_CLI=$(CURDIR)/$(CLI) MCP_FIXTURE=$(CURDIR)/$(FIXTURE) PYTHONDONTWRITEBYTECODE=1 \
