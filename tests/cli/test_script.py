@@ -365,3 +365,18 @@ def test_shell_reads_commands_from_stdin(server):
     assert out[2]["isError"] is True
     assert len(out) == 3  # nothing after exit
     assert "frobnicate" in done.stderr and "isError" in done.stderr
+
+
+def test_http_sse_legacy_transport():
+    from conftest import start_fixture_http
+
+    server = start_fixture_http("--legacy-sse", "--era", "legacy")
+    try:
+        url = server.url
+        info = cli_json("info", server=[url])
+        assert info["era"] == "legacy"
+        result = cli_json("call", "add", "a=1", "b=1", server=[url])
+        assert result["structuredContent"] == {"result": 2}
+    finally:
+        server.proc.kill()
+        server.proc.wait()

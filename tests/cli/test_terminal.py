@@ -183,3 +183,15 @@ def test_shell_completes_tools_and_keys_and_keeps_history(terminal):
     t.keys("Enter")
     screen = t.wait_for("[exit 0]")
     assert screen.count('"result": 5') == 2
+
+
+def test_elicitation_over_http_in_both_eras(terminal, fixture_http):
+    for mode in ("modern", "legacy"):
+        t = terminal(command("--mode", mode, "call", "elicit_once", server=[fixture_http.url]))
+        t.wait_for("What is your name?")
+        t.wait_for("accept")
+        t.keys("Enter")
+        t.wait_for("? name")
+        t.type("Grace")
+        t.keys("Enter")
+        assert "Hello, Grace!" in t.wait_for("[exit 0]"), mode
