@@ -52,6 +52,16 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
             }
         }
         Target::Hub(hub) => {
+            if g.verbose {
+                // Each member's stderr lines and state changes, named by member.
+                hub.on_event(Some(Arc::new(|event: &mcp_client::hub::HubEvent| match event {
+                    mcp_client::hub::HubEvent::Log { server, line } => {
+                        ui::note(&format!("[{server} {}] {}", line.source, line.message))
+                    }
+                    mcp_client::hub::HubEvent::State { .. } => ui::note(&format!("[hub] {}", event.to_json())),
+                    _ => {}
+                })));
+            }
             hub.start().await;
             hub_command(hub, &cli.command, g).await
         }

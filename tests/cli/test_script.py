@@ -267,6 +267,12 @@ def test_servers_lists_members_and_states(config_file):
     assert states["gone"]["state"] == "failed" and "missing" in states["gone"]["error"]
 
 
+def test_hub_verbose_names_each_member(config_file):
+    done = cli("--verbose", "servers", "--config", config_file)
+    assert done.returncode == 0, done
+    assert '"server":"gone"' in done.stderr and '"state":"failed"' in done.stderr
+
+
 def test_hub_tools_call_read_export(config_file):
     tools = cli_json("tools", "--config", config_file)["tools"]
     assert {"fix__echo", "old__echo"} <= {t["name"] for t in tools}
