@@ -6,6 +6,7 @@ use crate::input::Answers;
 use crate::target::{self, Target};
 use crate::{auth, show, ui, values};
 use mcp_client::export::{export_tools, ExportOptions, Format, Origin};
+use mcp_client::hub::{Hub, HubEvent};
 use mcp_client::{Client, ListKind, LogLine, RequestOptions};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -18,57 +19,45 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
     let skills = matches!(cli.command, Command::Skills | Command::Skill { .. });
     let login = matches!(cli.command, Command::Login | Command::Logout);
     let (target, store) = target::open(g, &answers, skills, login)?;
-    if login && store.is_none() {
-        target.close().await;
-        return Err(Failure::usage("login and logout take an http(s):// URL after `--`"));
-    }
-    if let (Target::One(client), Some(store)) = (&target, &store) {
-        let outcome = match cli.command {
+    let outcome = match (&target, &store) {
+        (Target::One(client), Some(store)) if login => match cli.command {
             Command::Login => login_command(client, store, g).await,
-            Command::Logout => logout_command(client, store, g).await,
-            _ => Ok(()),
-        };
-        if login {
-            target.close().await;
-            return outcome;
-        }
-    }
-    let outcome = match &target {
-        Target::One(client) => {
-            listeners(client, g);
-            match client.connect().await {
-                Ok(info) => {
-                    if g.no_input && info.era == mcp_client::Era::Legacy {
-                        client.set_elicitation_handler(Some(answers.recorder()), mcp_client::ElicitationModes::BOTH)?;
-                        client.set_handler(mcp_client::InputKind::Sampling, Some(answers.recorder()));
-                    }
-                    let done = one(client, &cli.command, g, &answers).await;
-                    match answers.asked() {
-                        Some(asked) => Err(asked_failure(asked)),
-                        None => done,
-                    }
-                }
-                Err(e) => Err(Failure::connect(e)),
-            }
-        }
-        Target::Hub(hub) => {
-            if g.verbose {
-                // Each member's stderr lines and state changes, named by member.
-                hub.on_event(Some(Arc::new(|event: &mcp_client::hub::HubEvent| match event {
-                    mcp_client::hub::HubEvent::Log { server, line } => {
-                        ui::note(&format!("[{server} {}] {}", line.source, line.message))
-                    }
-                    mcp_client::hub::HubEvent::State { .. } => ui::note(&format!("[hub] {}", event.to_json())),
-                    _ => {}
-                })));
-            }
-            hub.start().await;
-            hub_command(hub, &cli.command, g).await
-        }
+            _ => logout_command(client, store, g).await,
+        },
+        _ if login => Err(Failure::usage("login and logout take an http(s):// URL after `--`")),
+        (Target::One(client), _) => run_one(client, &cli.command, g, &answers).await,
+        (Target::Hub(hub), _) => run_hub(hub, &cli.command, g).await,
     };
     ui::finish_progress();
     target.close().await;
     outcome
+}
+
+async fn run_one(client: &Client, command: &Command, g: &Global, answers: &Arc<Answers>) -> Result<(), Failure> {
+    listeners(client, g);
+    let info = client.connect().await.map_err(Failure::connect)?;
+    if g.no_input && info.era == mcp_client::Era::Legacy {
+        client.set_elicitation_handler(Some(answers.recorder()), mcp_client::ElicitationModes::BOTH)?;
+        client.set_handler(mcp_client::InputKind::Sampling, Some(answers.recorder()));
+    }
+    let done = one(client, command, g, answers).await;
+    match answers.asked() {
+        Some(asked) => Err(asked_failure(asked)),
+        None => done,
+    }
+}
+
+async fn run_hub(hub: &Hub, command: &Command, g: &Global) -> Result<(), Failure> {
+    if g.verbose {
+        // Each member's stderr lines and state changes, named by member.
+        hub.on_event(Some(Arc::new(|event: &HubEvent| match event {
+            HubEvent::Log { server, line } => ui::note(&format!("[{server} {}] {}", line.source, line.message)),
+            HubEvent::State { .. } => ui::note(&format!("[hub] {}", event.to_json())),
+            _ => {}
+        })));
+    }
+    hub.start().await;
+    hub_command(hub, command, g).await
 }
 
 /// Server log messages at `--log-level` and above, and (with `--verbose`) the server's stderr.
@@ -244,7 +233,7 @@ pub async fn one(client: &Client, command: &Command, g: &Global, answers: &Answe
     Ok(())
 }
 
-async fn hub_command(hub: &mcp_client::hub::Hub, command: &Command, g: &Global) -> Result<(), Failure> {
+async fn hub_command(hub: &Hub, command: &Command, g: &Global) -> Result<(), Failure> {
     let opts = options();
     match command {
         Command::Servers => out(g, &hub.members_json(), show::servers),
