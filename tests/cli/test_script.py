@@ -168,13 +168,16 @@ def test_listen_prints_events_as_json_lines(fixture_http):
     from conftest import CLI
 
     listen = subprocess.Popen(
-        [str(CLI), "--json", "listen", "--count", "1", "--seconds", "20", "--", fixture_http.url],
+        [str(CLI), "--json", "listen", "--count", "1", "--seconds", "30", "--", fixture_http.url],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.0)  # the subscription is open once the CLI has connected
-    assert cli_json("call", "notify", server=[fixture_http.url])["content"]
+    # Until the subscription is open a change is not reported: change the list until it is.
+    deadline = time.monotonic() + 25
+    while listen.poll() is None and time.monotonic() < deadline:
+        assert cli_json("call", "notify", server=[fixture_http.url])["content"]
+        time.sleep(0.3)
     out, err = listen.communicate(timeout=30)
     assert listen.returncode == 0, err
     event = json.loads(out.splitlines()[0])
