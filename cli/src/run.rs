@@ -337,6 +337,14 @@ async fn listen(client: &Client, g: &Global, count: Option<u64>, seconds: Option
     client.on_notification(Some(Arc::new(move |method: &str, params: &Value| {
         let _ = tx.send((method.to_string(), params.clone()));
     })));
+    let ctrl_c = tokio::signal::ctrl_c();
+    tokio::pin!(ctrl_c);
+    // Polled once, so Ctrl-C is caught from here on (before "listening" is shown).
+    tokio::select! {
+        biased;
+        _ = &mut ctrl_c => return Ok(()),
+        _ = std::future::ready(()) => {}
+    }
     if !g.json {
         ui::note("listening (Ctrl-C ends)");
     }
@@ -357,7 +365,7 @@ async fn listen(client: &Client, g: &Global, count: Option<u64>, seconds: Option
         };
         let event = tokio::select! {
             e = next => e,
-            _ = tokio::signal::ctrl_c() => None,
+            _ = &mut ctrl_c => None,
         };
         let Some((method, params)) = event else { break };
         if method == "notifications/subscriptions/acknowledged" {
