@@ -63,7 +63,11 @@ impl Answers {
         (elicit, sampling, roots)
     }
 
-    /// `--no-input` on a legacy server: its requests for input are recorded and refused, and
+    pub fn no_input(&self) -> bool {
+        self.no_input
+    }
+
+    /// `--no-input` on a legacy server (or a hub): its requests for input are recorded and refused, and
     /// the command then ends with them (exit code 5), as a modern server's `input_required` does.
     pub fn recorder(self: &Arc<Self>) -> Arc<dyn InputHandler> {
         let me = self.clone();

@@ -26,7 +26,7 @@ pub async fn run(cli: Cli) -> Result<(), Failure> {
         },
         _ if login => Err(Failure::usage("login and logout take an http(s):// URL after `--`")),
         (Target::One(client), _) => run_one(client, &cli.command, g, &answers).await,
-        (Target::Hub(hub), _) => run_hub(hub, &cli.command, g).await,
+        (Target::Hub(hub), _) => run_hub(hub, &cli.command, g, &answers).await,
     };
     ui::finish_progress();
     target.close().await;
@@ -47,7 +47,7 @@ async fn run_one(client: &Client, command: &Command, g: &Global, answers: &Arc<A
     }
 }
 
-async fn run_hub(hub: &Hub, command: &Command, g: &Global) -> Result<(), Failure> {
+async fn run_hub(hub: &Hub, command: &Command, g: &Global, answers: &Answers) -> Result<(), Failure> {
     if g.verbose {
         // Each member's stderr lines and state changes, named by member.
         hub.on_event(Some(Arc::new(|event: &HubEvent| match event {
@@ -57,7 +57,11 @@ async fn run_hub(hub: &Hub, command: &Command, g: &Global) -> Result<(), Failure
         })));
     }
     hub.start().await;
-    hub_command(hub, command, g).await
+    let done = hub_command(hub, command, g, answers).await;
+    match answers.asked() {
+        Some(asked) => Err(asked_failure(asked)),
+        None => done,
+    }
 }
 
 /// Server log messages at `--log-level` and above, and (with `--verbose`) the server's stderr.
@@ -159,11 +163,11 @@ pub async fn one(client: &Client, command: &Command, g: &Global, answers: &Answe
             };
             let schema = schema_of(&tools, &c.name).or(Some(&Value::Null));
             let args = values::arguments(&c.pairs, c.args.as_deref(), schema)?;
-            let result = client.call_tool(&c.name, args, &opts).await?;
+            let result = client.call_tool(&c.name, args, &opts).await;
             if let Some(asked) = answers.asked() {
                 return Err(asked_failure(asked));
             }
-            return tool_result(g, &result);
+            return tool_result(g, &result?);
         }
         Command::Prompt(c) => {
             let args = values::arguments(&c.pairs, c.args.as_deref(), None)?;
@@ -233,7 +237,7 @@ pub async fn one(client: &Client, command: &Command, g: &Global, answers: &Answe
     Ok(())
 }
 
-async fn hub_command(hub: &Hub, command: &Command, g: &Global) -> Result<(), Failure> {
+async fn hub_command(hub: &Hub, command: &Command, g: &Global, answers: &Answers) -> Result<(), Failure> {
     let opts = options();
     match command {
         Command::Servers => out(g, &hub.members_json(), show::servers),
@@ -251,8 +255,11 @@ async fn hub_command(hub: &Hub, command: &Command, g: &Global) -> Result<(), Fai
                 c.args.as_deref(),
                 schema_of(tools, &c.name).or(Some(&Value::Null)),
             )?;
-            let result = hub.call_tool(&c.name, args, &opts).await?;
-            return tool_result(g, &result);
+            let result = hub.call_tool(&c.name, args, &opts).await;
+            if let Some(asked) = answers.asked() {
+                return Err(asked_failure(asked));
+            }
+            return tool_result(g, &result?);
         }
         Command::Prompt(c) => {
             let args = values::arguments(&c.pairs, c.args.as_deref(), None)?;

@@ -176,8 +176,14 @@ fn one(config: &Value, answers: &Arc<Answers>) -> Result<Target, Failure> {
     Ok(Target::One(client))
 }
 
+/// The hub's handlers. With `--no-input` every member records what it is asked (the members'
+/// eras differ, and a retry through one member is not the hub's to make).
 fn register_hub(hub: &Hub, answers: &Arc<Answers>) -> Result<(), Failure> {
     let (elicit, sampling, roots) = answers.handlers();
+    let (elicit, sampling) = match answers.no_input() {
+        true => (Some(answers.recorder()), Some(answers.recorder())),
+        false => (elicit, sampling),
+    };
     if let Some(h) = elicit {
         hub.set_elicitation_handler(Some(h), ElicitationModes::BOTH)?;
     }

@@ -290,6 +290,14 @@ def test_hub_tools_call_read_export(config_file):
     assert cli_json("templates", "--config", config_file)["resourceTemplates"]
 
 
+def test_hub_no_input_records_what_each_member_asked(config_file):
+    for name in ("fix__elicit_once", "old__elicit_once"):
+        done = cli("--json", "--no-input", "call", name, "--config", config_file)
+        assert done.returncode == 5, (name, done)
+        asked = json.loads(done.stdout)["inputRequests"]["0"]
+        assert asked["params"]["message"] == "What is your name?"
+
+
 def test_config_with_server_picks_one(config_file):
     info = cli_json("info", "--config", config_file, "--server", "old")
     assert info["era"] == "legacy"
