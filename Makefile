@@ -1,12 +1,13 @@
 # mcp_client: build, demo, test, install.
-#   make demo                 build the library and run the C examples against the fixture server
+#   make demo                 the command-line client (mcp-client) against the fixture server
 #   make test                 everything: format, lint, header drift, Rust tests, C tests (+ sanitizers)
 #   make conformance          the official MCP conformance suite's client scenarios
 #   make docs-test            every README code block compiled and run, history labels, links (part of make test)
 #   make reference            the C API reference (target/reference/c) and cargo doc, warnings fail (in make test)
 #   make fuzz                 property-based fuzzing for FUZZ_MINUTES (a short run is in make test)
 #   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
-#   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1]
+#   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1] [INSTALL_CLI=0]
+#   make cli-test             the command-line client as a script and as a person (tmux) uses it
 #   make dist-test            install into a temporary prefix, build hosts against it (tests/dist)
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
@@ -50,15 +51,29 @@ $(DEBUG)/examples-c/%: examples/c/%.c examples/c/common.h include/mcp_client.h $
 
 $(DEBUG)/libmcp_client.a: build
 
-demo: examples
-	@echo "== listing the fixture server's tools, prompts and resources =="
-	$(DEBUG)/examples-c/list $(FIXTURE)
-	@echo "== automatic MRTR: the elicitation handler answers each round =="
+# The C examples against the fixture server (docs/c.md points to them).
+.PHONY: examples-test
+examples-test: examples
+	$(DEBUG)/examples-c/list $(FIXTURE) > /dev/null
 	$(DEBUG)/examples-c/mrtr_auto $(FIXTURE) < /dev/null
-	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test
+# What a new user sees first (README.md opens with it): the command-line client against the
+# fixture server. `$(DEMO) ARGS` shows the command as typed, then runs it.
+CLI      := $(DEBUG)/mcp-client
+DEMO      = @show() { printf '\n$$ mcp-client %s -- mcp-fixture-server\n' "$$*"; }; show
+demo: build
+	$(DEMO) info; $(CLI) info -- $(FIXTURE)
+	$(DEMO) tools; $(CLI) tools -- $(FIXTURE)
+	$(DEMO) prompts; $(CLI) prompts -- $(FIXTURE)
+	$(DEMO) call add a=2 b=3; $(CLI) call add a=2 b=3 -- $(FIXTURE)
+	@echo; echo "# a call whose server asks a question (MRTR), answered from a scripted terminal:"
+	$(DEMO) call elicit_once; printf 'accept\nAda\n' | $(CLI) call elicit_once -- $(FIXTURE)
+	@echo; echo "# the manual route: print what the server asked, exit with code 5"
+	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
+	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
+
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -149,6 +164,16 @@ swift-test: build
 export-test: build
 	$(MAKE) -C tests/export test $(BINDING_VARS)
 
+# The command-line client (tests/cli): as a script (--json, exit codes) and as a person in a real
+# terminal (tmux), against the fixture (both eras, stdio and HTTP), server-everything and
+# mcp-server-time (from the interop cache). tests/cli/setup.sh installs tmux (and zsh, fish).
+.PHONY: cli-test
+cli-test: build
+	tests/cli/setup.sh
+	@cache="$$(tests/interop/setup.sh)" || exit 1; \
+	MCP_INTEROP_CACHE="$$cache" MCP_CLI=$(CURDIR)/$(CLI) MCP_FIXTURE=$(CURDIR)/$(FIXTURE) PYTHONDONTWRITEBYTECODE=1 \
+	  "$$cache/py/venv/bin/python" -m pytest -p no:cacheprovider -n 3 -q tests/cli
+
 # Interoperability with the official Python and TypeScript SDK servers and server-everything.
 interop-test: build
 	$(MAKE) -C tests/interop test $(BINDING_VARS)
@@ -231,7 +256,7 @@ dist-lib:
 
 # Without DEBUG_SYMBOLS the archive loses the standard library's line tables, which every static
 # host would otherwise copy in.
-install: dist-lib
+install: dist-lib $(if $(filter 0,$(INSTALL_CLI)),,install-cli)
 	install -d $(LIB_DEST) $(INC_DEST) $(LIB_DEST)/pkgconfig $(CMAKE_DEST)
 	install -m 644 $(INSTALL_FROM)/libmcp_client.a $(LIB_DEST)/
 	install -m 755 $(INSTALL_FROM)/libmcp_client.so $(LIB_DEST)/$(SO_FILE)
@@ -250,7 +275,15 @@ endif
 	@sed $(DIST_SED) dist/cmake/mcp_client-config.cmake.in > $(CMAKE_DEST)/mcp_client-config.cmake
 	@sed $(DIST_SED) dist/cmake/mcp_client-config-version.cmake.in > $(CMAKE_DEST)/mcp_client-config-version.cmake
 
+# The command-line client (cli/), release profile, into $(PREFIX)/bin; INSTALL_CLI=0 leaves it out.
+.PHONY: install-cli
+install-cli:
+	$(CARGO) build --release --locked -p mcp-client --target-dir $(DIST_TARGET)/cli
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(DIST_TARGET)/cli/release/mcp-client $(DESTDIR)$(PREFIX)/bin/
+
 uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/mcp-client
 	rm -f $(LIB_DEST)/libmcp_client.* $(INC_DEST)/mcp_client.h $(INC_DEST)/mcp_client.hpp \
 	  $(INC_DEST)/mcp_client.config.schema.json \
 	  $(LIB_DEST)/pkgconfig/mcp_client.pc $(LIB_DEST)/pkgconfig/mcp_client-static.pc \
@@ -262,7 +295,7 @@ uninstall:
 dist-test: build
 	@tmp=$$(mktemp -d "$${TMPDIR:-/tmp}/mcp-dist-prefix.XXXXXX") && \
 	  trap 'rm -rf "$$tmp"' EXIT && \
-	  $(MAKE) --no-print-directory install PREFIX=$$tmp/prefix && \
+	  $(MAKE) --no-print-directory install INSTALL_CLI=0 PREFIX=$$tmp/prefix && \
 	  tests/dist/run.sh $$tmp/prefix $(CURDIR)/$(FIXTURE)
 
 clean:
