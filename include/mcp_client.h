@@ -694,6 +694,13 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
  */
 #define MCP_OUTPUT_SCHEMA_INVALID 305
 
+/**
+ * A `tools/call` of a tool that tool pinning withholds (`"tool_pinning"` with policy `block`,
+ * or `ask` refused): its listed definition differs from the pinned one, or it is new on a
+ * server whose tools were pinned. `mcp_client_approve_tool_pin` lets it through.
+ */
+#define MCP_TOOL_PIN_CHANGED 306
+
 #define MCP_INTERNAL 900
 
 #define MCP_PANIC 901

@@ -229,6 +229,7 @@ MCP_CPP_ERROR_CLASS(VersionMismatchError, Error)  // MCP_VERSION_MISMATCH
 // MCP semantics (300-399) and internal (900-999).
 MCP_CPP_ERROR_CLASS(HandlerError, Error)   // MCP_HANDLER_FAILED
 MCP_CPP_ERROR_CLASS(SkillVerificationError, Error)  // MCP_SKILL_VERIFICATION_FAILED (SEP-2640)
+MCP_CPP_ERROR_CLASS(ToolPinChangedError, Error)  // MCP_TOOL_PIN_CHANGED (tool pinning withholds the tool)
 MCP_CPP_ERROR_CLASS(InternalError, Error)  // MCP_INTERNAL
 MCP_CPP_ERROR_CLASS(PanicError, InternalError)  // MCP_PANIC (the client is poisoned)
 
@@ -414,6 +415,7 @@ inline std::string shown(std::string s) {
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
         case MCP_SKILL_VERIFICATION_FAILED: throw SkillVerificationError(status, message, code, data, http, challenge);
         case MCP_OUTPUT_SCHEMA_INVALID: throw OutputSchemaError(status, message, code, data, std::move(result));
+        case MCP_TOOL_PIN_CHANGED: throw ToolPinChangedError(status, message, code, data, http, challenge);
         case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:

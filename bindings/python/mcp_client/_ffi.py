@@ -86,6 +86,7 @@ __all__ = [
     'MCP_URL_ELICITATION_REQUIRED',
     'MCP_SKILL_VERIFICATION_FAILED',
     'MCP_OUTPUT_SCHEMA_INVALID',
+    'MCP_TOOL_PIN_CHANGED',
     'MCP_INTERNAL',
     'MCP_PANIC',
 ]
@@ -208,6 +209,10 @@ MCP_SKILL_VERIFICATION_FAILED = 304
 # raw result. On by default; off per client (`"validate_output_schema": false`) or per call
 # (`mcp_call_opts.skip_output_validation`).
 MCP_OUTPUT_SCHEMA_INVALID = 305
+# A `tools/call` of a tool that tool pinning withholds (`"tool_pinning"` with policy `block`,
+# or `ask` refused): its listed definition differs from the pinned one, or it is new on a
+# server whose tools were pinned. `mcp_client_approve_tool_pin` lets it through.
+MCP_TOOL_PIN_CHANGED = 306
 MCP_INTERNAL = 900
 MCP_PANIC = 901
 
