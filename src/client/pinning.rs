@@ -10,6 +10,11 @@ use serde_json::Value;
 use std::sync::Arc;
 
 impl Client {
+    /// `Ok` when tool pinning is on for this client, else the `Unsupported` error saying so.
+    pub(crate) fn tool_pinning_on(&self) -> Result<()> {
+        self.pins().map(drop)
+    }
+
     fn pins(&self) -> Result<&Arc<Pins>> {
         self.inner.pins.as_ref().ok_or_else(|| {
             Error::new(
