@@ -901,6 +901,21 @@ inline void input_trampoline(void* userdata, const char* /*method*/, const char*
     }
 }
 
+/// A tool pin hook: the event JSON ({"server","tool","change","policy","old","new","diff"});
+/// under policy "ask" the answer approves (true) or withholds (false) the tool.
+using ToolPinHandler = std::function<bool(const std::string& event_json)>;
+struct ToolPinBox {
+    ToolPinHandler fn;
+};
+
+inline bool tool_pin_trampoline(void* userdata, const char* event_json) noexcept {
+    try {
+        return static_cast<ToolPinBox*>(userdata)->fn(std::string(event_json ? event_json : "{}"));
+    } catch (...) {
+        return false;  // a hook that throws approves nothing
+    }
+}
+
 inline void task_status_trampoline(void* userdata, const char* task_json, size_t task_len) noexcept {
     try {
         static_cast<TaskStatusBox*>(userdata)->fn(std::string(task_json ? task_json : "{}", task_json ? task_len : 2));
@@ -1676,6 +1691,38 @@ public:
             return mcp_client_on_task_status(client_, &detail::task_status_trampoline, box,
                                              &detail::free_box<detail::TaskStatusBox>, e);
         });
+    }
+
+    // ---- tool pinning ("tool_pinning" in the configuration) --------------------------------
+
+    /// Sets (an empty function removes) the hook told of each changed, new or removed tool; under
+    /// policy "ask" its answer approves or withholds the tool. Runs on the dispatcher thread, and
+    /// the listing waits for it. UnsupportedError when pinning is off.
+    void on_tool_pin(detail::ToolPinHandler hook) {
+        if (!hook) {
+            detail::check([&](mcp_error** e) { return mcp_client_on_tool_pin(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::ToolPinBox{std::move(hook)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_on_tool_pin(client_, &detail::tool_pin_trampoline, box,
+                                          &detail::free_box<detail::ToolPinBox>, e);
+        });
+    }
+    /// The pins of the client's server: {"server","policy","tools":[{"name","digest","definition",
+    /// "state","pending"?}]}. Reads the pin store; sends nothing.
+    std::string tool_pins() {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_tool_pins(client_, out, e); });
+    }
+    /// Pins the last listed definition of `tool` (changed or new): listed and callable again.
+    void approve_tool_pin(const std::string& tool) {
+        detail::check([&](mcp_error** e) { return mcp_client_approve_tool_pin(client_, tool.c_str(), e); });
+    }
+    /// Forgets the pin of `tool` (pinned afresh when next listed); std::nullopt: every pin of
+    /// the server (the next listing is a first use).
+    void forget_tool_pin(const std::optional<std::string>& tool = std::nullopt) {
+        detail::check([&](mcp_error** e) { return mcp_client_forget_tool_pin(client_, detail::c_or_null(tool), e); });
     }
 
     // ---- skills extension (SEP-2640) -------------------------------------------------------
