@@ -63,6 +63,7 @@ SWIFT_NOT_WAITING = {
         "onElicitation", "onSampling", "onRoots", "onNotification", "onLog", "onTaskStatus",
         "onConnectionState", "onAuthorization", "removeAuthorizationHandler", "setTokenStore",
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
+        "onToolPin", "toolPins", "approveToolPin", "forgetToolPin",
     },
     "Subscription": {"acknowledged", "cancel"},
     # The reloads read a file and wait like start() (no *_start in the C ABI); their input
