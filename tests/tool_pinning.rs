@@ -8,7 +8,7 @@ mod common;
 
 use common::*;
 use mcp_client::export::{export_tools, ExportOptions};
-use mcp_client::hub::{Hub, HubOptions, HubSpec, MemberSpec, ToolFilter};
+use mcp_client::hub::{Hub, HubOptions, HubSpec, ReadContext};
 use mcp_client::{
     Client, ClientConfig, ConnectMode, ErrorKind, HttpConfig, ListKind, PinChange, PinEvent, PinHook, PinPolicy,
     PinSettings, TransportConfig,
@@ -318,7 +318,7 @@ async fn pins_survive_restarts_in_the_file_store() {
     client.close().await;
 }
 
-/// `block` on a hub member: the changed tool leaves the hub's catalogue and the export made
+/// `block` on a hub member read from a host's file: the changed tool leaves the hub's catalogue and the export made
 /// from it, and calls fail (the hub has no route, the member refuses it) until approved.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn block_through_the_hub_and_the_export() {
@@ -331,20 +331,14 @@ async fn block_through_the_hub_and_the_export() {
     names(&first).await;
     first.close().await;
 
-    let member = MemberSpec {
-        name: "fx".into(),
-        enabled: true,
-        client: json!({"command": fixture_str(), "args": ["--redefine", "param"], "mode": "legacy",
-                       "request_timeout_ms": 10_000, "tool_pinning": pinning}),
-        tools: ToolFilter::default(),
-        lazy: false,
-        max_concurrency: None,
-    };
-    let spec = HubSpec {
-        members: vec![member],
-        warnings: vec![],
-        failed: vec![],
-    };
+    // The member comes from a host's configuration file: this library's settings under the
+    // entry's `mcp_client` key.
+    let file = json!({"mcpServers": {"fx": {
+        "command": fixture_str(), "args": ["--redefine", "param"],
+        "mcp_client": {"mode": "legacy", "request_timeout_ms": 10_000, "tool_pinning": pinning}
+    }}});
+    let spec = HubSpec::from_text(&file.to_string(), &ReadContext::default()).unwrap();
+    assert!(spec.failed.is_empty(), "{:?}", spec.failed);
     let hub = Hub::new(spec, HubOptions::default()).unwrap();
     hub.start().await;
     let tools = hub.list_tools().await.unwrap();
