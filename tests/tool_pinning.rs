@@ -11,7 +11,7 @@ use mcp_client::export::{export_tools, ExportOptions};
 use mcp_client::hub::{Hub, HubOptions, HubSpec, ReadContext};
 use mcp_client::{
     Client, ClientConfig, ConnectMode, ErrorKind, HttpConfig, ListKind, PinChange, PinEvent, PinHook, PinPolicy,
-    PinSettings, TransportConfig,
+    PinSettings, SubscriptionEvent, TransportConfig,
 };
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -172,6 +172,42 @@ async fn a_change_announced_by_list_changed_is_caught_on_the_refresh() {
         "the list_changed over the legacy GET stream evicts the cached list"
     );
     client.close().await;
+}
+
+/// Modern: the `list_changed` comes through `subscriptions/listen` and evicts the cached list
+/// (stdio and HTTP); the refresh is checked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn modern_list_changed_through_listen_is_caught_on_the_refresh() {
+    let http = HttpFixture::start(&["--era", "modern", "--cache-ttl-ms", "600000"]);
+    let fx = Fixture::modern(&["--cache-ttl-ms", "600000"]);
+    let clients = [
+        pinned(&fx, PinPolicy::Block),
+        http_client(&http.1, ConnectMode::Modern, settings(PinPolicy::Block)),
+    ];
+    for client in clients {
+        let sub = client.listen(json!({"toolsListChanged": true}), &none()).await.unwrap();
+        assert!(names(&client).await.contains(&"echo".to_string()));
+        redefine(&client, "description", false).await;
+        assert!(
+            names(&client).await.contains(&"echo".to_string()),
+            "still the cached list"
+        );
+        redefine(&client, "description", true).await;
+        loop {
+            match within(std::time::Duration::from_secs(10), sub.next()).await {
+                Some(SubscriptionEvent::Notification { method, .. })
+                    if method == "notifications/tools/list_changed" =>
+                {
+                    break
+                }
+                Some(SubscriptionEvent::Closed(e)) => panic!("subscription closed: {e:?}"),
+                None => panic!("subscription ended"),
+                Some(_) => {}
+            }
+        }
+        assert!(!names(&client).await.contains(&"echo".to_string()));
+        client.close().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
