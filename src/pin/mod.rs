@@ -127,5 +127,7 @@ impl PinEvent {
 
 /// The host's hook: told of every [`PinEvent`]; under [`PinPolicy::Ask`] its answer approves
 /// (`true`) or blocks (`false`) a new or changed tool, under the other policies it is ignored.
-/// A hook that has not answered within the listing's request timeout counts as `false`.
+/// A hook that has not answered within the listing's request timeout counts as `false`. The
+/// listing waits for it with the client's pins locked: the hook must not call the pin API
+/// (`tool_pins`, `approve_tool_pin`, `forget_tool_pin`) itself, only arrange for it later.
 pub type PinHook = Arc<dyn Fn(PinEvent) -> BoxFuture<'static, bool> + Send + Sync>;
