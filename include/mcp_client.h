@@ -615,6 +615,16 @@ typedef struct mcp_hub_read_opts {
 } mcp_hub_read_opts;
 
 /**
+ * A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
+ * "changed" | "removed", "policy", "old", "new", "diff"}`, borrowed for the callback's duration.
+ * Under policy `ask` the answer approves (`true`: the new definition is pinned) or withholds
+ * (`false`) the tool; under `warn` and `block` it is ignored. Runs on the dispatcher thread, in
+ * order; the listing that saw the change waits for it (at most the request timeout, then
+ * `false`).
+ */
+typedef bool (*mcp_tool_pin_fn)(void *userdata, const char *event_json);
+
+/**
  * A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
  * `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
  * `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
@@ -693,6 +703,13 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
  * (`mcp_call_opts.skip_output_validation`).
  */
 #define MCP_OUTPUT_SCHEMA_INVALID 305
+
+/**
+ * A `tools/call` of a tool that tool pinning withholds (`"tool_pinning"` with policy `block`,
+ * or `ask` refused): its listed definition differs from the pinned one, or it is new on a
+ * server whose tools were pinned. `mcp_client_approve_tool_pin` lets it through.
+ */
+#define MCP_TOOL_PIN_CHANGED 306
 
 #define MCP_INTERNAL 900
 
@@ -1299,8 +1316,9 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
  * `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
  * `response_cache_max_entries` (512), `validate_output_schema` (true; see
- * `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
- * `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+ * `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+ * "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
+ * `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
  * type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
  * (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
  */
@@ -2184,6 +2202,54 @@ MCP_API
 MCP_WARN_UNUSED_RESULT
 mcp_status mcp_call_opts_init(struct mcp_call_opts *opts,
                               uint32_t version);
+
+/**
+ * Sets (NULL: removes) the tool pin hook. `userdata_free` runs exactly once. A client whose
+ * configuration has no `tool_pinning` (or policy `off`) keeps no hook and returns
+ * `MCP_UNSUPPORTED`. Any thread.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_on_tool_pin(struct mcp_client *client,
+                                  mcp_tool_pin_fn hook,
+                                  void *userdata,
+                                  mcp_userdata_free_fn userdata_free,
+                                  struct mcp_error **err_out);
+
+/**
+ * The pins of the client's server: `{"server", "policy", "tools": [{"name", "digest",
+ * "definition", "state", "pending"?}]}` with `state` one of `pinned`, `changed`, `withheld`,
+ * `removed`, `new`; `pending` the listed definition waiting for approval. Reads the store (no
+ * server request). `MCP_UNSUPPORTED` without `tool_pinning`. Caller frees `*pins_json_out` with
+ * `mcp_string_free`. Not from a callback (`MCP_REENTRANT_CALL`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_tool_pins(struct mcp_client *client,
+                                char **pins_json_out,
+                                struct mcp_error **err_out);
+
+/**
+ * Approves the last listed definition of `tool` (changed or new): it is pinned (in the store),
+ * listed and callable again. `MCP_INVALID_ARG` when no definition of `tool` waits;
+ * `MCP_UNSUPPORTED` without `tool_pinning`. Not from a callback (`MCP_REENTRANT_CALL`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_approve_tool_pin(struct mcp_client *client,
+                                       const char *tool,
+                                       struct mcp_error **err_out);
+
+/**
+ * Forgets the pin of `tool` (pinned afresh when next listed), or with `tool` NULL every pin of
+ * the client's server (the next listing is pinned as a first use). `MCP_UNSUPPORTED` without
+ * `tool_pinning`. Not from a callback (`MCP_REENTRANT_CALL`).
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_forget_tool_pin(struct mcp_client *client,
+                                      const char *tool,
+                                      struct mcp_error **err_out);
 
 /**
  * Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,

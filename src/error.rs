@@ -51,6 +51,10 @@ pub enum ErrorKind {
     /// A tool's `structuredContent` does not match the `outputSchema` it declared (or is missing);
     /// the message says where, [`Error::result`] holds the raw result.
     OutputSchemaInvalid,
+    /// The tool is withheld by tool pinning (`tool_pinning`): its listed definition differs from
+    /// the pinned one, or it is new on a server whose tools were pinned, and the host has not
+    /// approved it (`Client::approve_tool_pin`).
+    ToolPinChanged,
     /// A blocking call was made from a context where it would deadlock.
     Reentrant,
     /// A bug in this library.

@@ -54,6 +54,7 @@ pub mod ffi;
 #[doc(hidden)]
 pub mod fuzzing;
 mod net;
+mod pin;
 mod protocol;
 #[cfg(feature = "testing")]
 #[doc(hidden)]
@@ -77,6 +78,7 @@ pub use client::{
 // URL elicitation, manual input mode, the tasks extension.
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
+pub use pin::{PinChange, PinEvent, PinHook, PinPolicy, PinSettings};
 pub use protocol::{Era, RequestId};
 pub use transport::http::HttpConfig;
 pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};

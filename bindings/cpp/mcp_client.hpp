@@ -229,6 +229,7 @@ MCP_CPP_ERROR_CLASS(VersionMismatchError, Error)  // MCP_VERSION_MISMATCH
 // MCP semantics (300-399) and internal (900-999).
 MCP_CPP_ERROR_CLASS(HandlerError, Error)   // MCP_HANDLER_FAILED
 MCP_CPP_ERROR_CLASS(SkillVerificationError, Error)  // MCP_SKILL_VERIFICATION_FAILED (SEP-2640)
+MCP_CPP_ERROR_CLASS(ToolPinChangedError, Error)  // MCP_TOOL_PIN_CHANGED (tool pinning withholds the tool)
 MCP_CPP_ERROR_CLASS(InternalError, Error)  // MCP_INTERNAL
 MCP_CPP_ERROR_CLASS(PanicError, InternalError)  // MCP_PANIC (the client is poisoned)
 
@@ -414,6 +415,7 @@ inline std::string shown(std::string s) {
         case MCP_HANDLER_FAILED: throw HandlerError(status, message, code, data, http, challenge);
         case MCP_SKILL_VERIFICATION_FAILED: throw SkillVerificationError(status, message, code, data, http, challenge);
         case MCP_OUTPUT_SCHEMA_INVALID: throw OutputSchemaError(status, message, code, data, std::move(result));
+        case MCP_TOOL_PIN_CHANGED: throw ToolPinChangedError(status, message, code, data, http, challenge);
         case MCP_URL_ELICITATION_REQUIRED: throw UrlElicitationRequiredError(status, message, code, data, http, challenge, rpc_message);
         case MCP_PANIC: throw PanicError(status, message, code, data, http, challenge);
         default:
@@ -896,6 +898,21 @@ inline void input_trampoline(void* userdata, const char* /*method*/, const char*
         const char* text = failed ? (failure.empty() ? "the C++ handler threw" : failure.c_str())
                                   : "the C++ handler returned without replying";
         reply_error_quietly(unanswered, -32603, text);
+    }
+}
+
+/// A tool pin hook: the event JSON ({"server","tool","change","policy","old","new","diff"});
+/// under policy "ask" the answer approves (true) or withholds (false) the tool.
+using ToolPinHandler = std::function<bool(const std::string& event_json)>;
+struct ToolPinBox {
+    ToolPinHandler fn;
+};
+
+inline bool tool_pin_trampoline(void* userdata, const char* event_json) noexcept {
+    try {
+        return static_cast<ToolPinBox*>(userdata)->fn(std::string(event_json ? event_json : "{}"));
+    } catch (...) {
+        return false;  // a hook that throws approves nothing
     }
 }
 
@@ -1674,6 +1691,38 @@ public:
             return mcp_client_on_task_status(client_, &detail::task_status_trampoline, box,
                                              &detail::free_box<detail::TaskStatusBox>, e);
         });
+    }
+
+    // ---- tool pinning ("tool_pinning" in the configuration) --------------------------------
+
+    /// Sets (an empty function removes) the hook told of each changed, new or removed tool; under
+    /// policy "ask" its answer approves or withholds the tool. Runs on the dispatcher thread, and
+    /// the listing waits for it. UnsupportedError when pinning is off.
+    void on_tool_pin(detail::ToolPinHandler hook) {
+        if (!hook) {
+            detail::check([&](mcp_error** e) { return mcp_client_on_tool_pin(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::ToolPinBox{std::move(hook)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_on_tool_pin(client_, &detail::tool_pin_trampoline, box,
+                                          &detail::free_box<detail::ToolPinBox>, e);
+        });
+    }
+    /// The pins of the client's server: {"server","policy","tools":[{"name","digest","definition",
+    /// "state","pending"?}]}. Reads the pin store; sends nothing.
+    std::string tool_pins() {
+        return detail::check_string([&](char** out, mcp_error** e) { return mcp_client_tool_pins(client_, out, e); });
+    }
+    /// Pins the last listed definition of `tool` (changed or new): listed and callable again.
+    void approve_tool_pin(const std::string& tool) {
+        detail::check([&](mcp_error** e) { return mcp_client_approve_tool_pin(client_, tool.c_str(), e); });
+    }
+    /// Forgets the pin of `tool` (pinned afresh when next listed); std::nullopt: every pin of
+    /// the server (the next listing is a first use).
+    void forget_tool_pin(const std::optional<std::string>& tool = std::nullopt) {
+        detail::check([&](mcp_error** e) { return mcp_client_forget_tool_pin(client_, detail::c_or_null(tool), e); });
     }
 
     // ---- skills extension (SEP-2640) -------------------------------------------------------

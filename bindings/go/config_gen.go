@@ -86,6 +86,20 @@ type ReconnectConfig struct {
 	MaxBackoffMs *uint64 `json:"max_backoff_ms,omitempty"`
 }
 
+// ToolPinningConfig: Tool pinning (`tool_pinning`): trust on first use for tool definitions.
+//
+// Every field is optional: nil leaves the key out.
+type ToolPinningConfig struct {
+	// Policy What a changed or new tool does: `warn` reports it, `block` withholds it until approved, `ask` lets the host's hook decide; `off` keeps no pins. One of: off, warn, block, ask.
+	Policy *string `json:"policy,omitempty"`
+	// Identity The server identity pins are filed under (default: stdio command, arguments and working directory; HTTP origin and path).
+	Identity *string `json:"identity,omitempty"`
+	// StoreDir A directory where pins are kept across restarts (one 0600 file per server, written atomically under a lock); absent: in memory, unless the host sets a store.
+	StoreDir *string `json:"store_dir,omitempty"`
+	// IgnoreMeta The `_meta` keys left out of a tool's pinned definition (a key also matches by its last `/` segment); absent: traceparent, tracestate, baggage, etag, lastModified, timestamp.
+	IgnoreMeta []string `json:"ignore_meta,omitempty"`
+}
+
 // Config: The connection settings of one client: a flat JSON object with exactly one of `command` (a stdio server) or `url` (a Streamable HTTP server). A key set to null counts as absent.
 //
 // Every field is optional: nil leaves the key out.
@@ -152,6 +166,8 @@ type Config struct {
 	ResponseCacheMaxEntries *uint64 `json:"response_cache_max_entries,omitempty"`
 	// ValidateOutputSchema Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
 	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
+	// ToolPinning Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
+	ToolPinning *ToolPinningConfig `json:"tool_pinning,omitempty"`
 	// Runtime C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
 	Runtime *string `json:"runtime,omitempty"`
 }

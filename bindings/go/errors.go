@@ -43,6 +43,7 @@ const (
 	StatusURLElicitationRequired  Status = C.MCP_URL_ELICITATION_REQUIRED
 	StatusSkillVerificationFailed Status = C.MCP_SKILL_VERIFICATION_FAILED
 	StatusOutputSchemaInvalid     Status = C.MCP_OUTPUT_SCHEMA_INVALID
+	StatusToolPinChanged          Status = C.MCP_TOOL_PIN_CHANGED
 	StatusInternal                Status = C.MCP_INTERNAL
 	StatusPanic                   Status = C.MCP_PANIC
 )
@@ -133,6 +134,9 @@ var (
 	// ErrOutputSchemaInvalid: a tool's structuredContent does not match the outputSchema its
 	// tools/list entry declared (errors.As into *OutputSchemaError for the raw result).
 	ErrOutputSchemaInvalid error = &statusSentinel{StatusOutputSchemaInvalid}
+	// ErrToolPinChanged: tool pinning withholds the tool (its definition is not the pinned
+	// one, or it is new); ApproveToolPin lets it through.
+	ErrToolPinChanged error = &statusSentinel{StatusToolPinChanged}
 )
 
 // OutputSchemaError carries the tool result that failed output schema validation

@@ -122,6 +122,19 @@ func goMcpHubInput(ud C.uintptr_t, id, description *C.char, password C.bool, def
 	}
 }
 
+//export goMcpToolPin
+func goMcpToolPin(ud C.uintptr_t, event *C.char) C.bool {
+	box, ok := cgo.Handle(ud).Value().(*toolPinBox)
+	if !ok {
+		return false
+	}
+	var e ToolPinEvent
+	if json.Unmarshal([]byte(C.GoString(event)), &e) != nil {
+		return false
+	}
+	return C.bool(box.fn(e))
+}
+
 //export goMcpConnectionState
 func goMcpConnectionState(ud C.uintptr_t, state C.int32_t, attempt C.uint32_t, detail *C.char) {
 	box, ok := cgo.Handle(ud).Value().(*stateBox)

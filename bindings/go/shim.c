@@ -98,6 +98,15 @@ mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle,
                                                handle ? free_trampoline : NULL, err_out);
 }
 
+static bool tool_pin_trampoline(void *ud, const char *event_json) {
+    return goMcpToolPin((uintptr_t)ud, (char *)event_json);
+}
+
+mcp_status mcpgo_set_tool_pin_hook(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_tool_pin(client, handle ? tool_pin_trampoline : NULL, (void *)handle,
+                                  handle ? free_trampoline : NULL, err_out);
+}
+
 mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_on_connection_state(client, handle ? state_trampoline : NULL, (void *)handle,
                                           handle ? free_trampoline : NULL, err_out);

@@ -12,6 +12,7 @@ enum { MCPGO_ELICITATION = 0, MCPGO_SAMPLING = 1, MCPGO_ROOTS = 2 };
 mcp_status mcpgo_register_input(mcp_client *client, int kind, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_register_elicitation_modes(mcp_client *client, uint32_t modes, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_tool_pin_hook(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_task_status_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);

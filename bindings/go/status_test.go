@@ -20,6 +20,7 @@ func TestStatusNames(t *testing.T) {
 		StatusURLElicitationRequired:  "MCP_URL_ELICITATION_REQUIRED",
 		StatusSkillVerificationFailed: "MCP_SKILL_VERIFICATION_FAILED",
 		StatusOutputSchemaInvalid:     "MCP_OUTPUT_SCHEMA_INVALID",
+		StatusToolPinChanged:          "MCP_TOOL_PIN_CHANGED",
 		StatusInternal:                "MCP_INTERNAL", StatusPanic: "MCP_PANIC",
 	}
 	for s, name := range want {

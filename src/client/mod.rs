@@ -10,6 +10,7 @@ mod lifecycle;
 mod mrtr;
 mod options;
 mod output_schema;
+mod pinning;
 mod reconnect;
 mod registration;
 mod reply;
@@ -196,6 +197,8 @@ struct Inner {
     cache: Arc<cache::ResponseCache>,
     /// Output schemas from the last `tools/list` (`client/output_schema`).
     tool_schemas: output_schema::ToolSchemas,
+    /// Tool pinning (`crate::pin`), `None` when its policy is off.
+    pins: Option<Arc<crate::pin::Pins>>,
 }
 
 /// An MCP client. Cheap to clone; all clones share one connection. Every method may be called
@@ -212,6 +215,10 @@ impl Client {
             config.response_cache,
             config.response_cache_max_entries,
         ));
+        let pins = config
+            .tool_pinning
+            .as_ref()
+            .and_then(|s| crate::pin::Pins::new(s, crate::pin::identity_of(&config.transport)));
         Client {
             inner: Arc::new(Inner {
                 auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
@@ -219,6 +226,7 @@ impl Client {
                 hooks: Arc::new(Hooks::with_cache(cache.clone())),
                 cache,
                 tool_schemas: output_schema::ToolSchemas::default(),
+                pins,
                 conn: RwLock::new(None),
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
@@ -329,6 +337,9 @@ impl Client {
         arguments: Option<&serde_json::value::RawValue>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
+        if let Some(refused) = self.pin_refusal(name) {
+            return Err(refused);
+        }
         let reply = self
             .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), arguments, opts)
             .await?;

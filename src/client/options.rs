@@ -91,6 +91,8 @@ pub struct ClientConfig {
     pub response_cache_max_entries: usize,
     /// Check `structuredContent` against the tool's declared `outputSchema`; on by default.
     pub validate_output_schema: bool,
+    /// Tool pinning (`crate::pin`): `None` or policy `off` keeps no pins.
+    pub tool_pinning: Option<crate::pin::PinSettings>,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -150,6 +152,7 @@ impl ClientConfig {
             response_cache: true,
             response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
             validate_output_schema: true,
+            tool_pinning: None,
         }
     }
 

@@ -227,12 +227,12 @@ impl Client {
             _ if manual || arguments.is_some() => None,
             _ => self.inner.cache.lookup(method, &params),
         };
+        let first_page = !params.contains_key("cursor");
         if let (Some(at), CacheMode::Use) = (&lookup, opts.cache) {
             if let Some(hit) = self.inner.cache.get(at) {
-                return Ok(hit);
+                return self.pinned(method, first_page, hit, opts).await;
             }
         }
-        let first_page = !params.contains_key("cursor");
         let (reply, retried) = self.request_fresh(method, params, arguments, opts).await?;
         // Tool schemas are only kept for output validation.
         let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
@@ -246,7 +246,7 @@ impl Client {
                 self.inner.tool_schemas.absorb(json.as_bytes(), first_page);
             }
         }
-        Ok(reply)
+        self.pinned(method, first_page, reply, opts).await
     }
 
     /// The uncached request path; the flag says whether the result answered an MRTR retry.

@@ -3,12 +3,14 @@
 
 use super::{
     Addresses, ApplicationType, AuthMethod, Config, EnvMode, Grant, InputKind, Jwk, Mode, OAuth, Reconnect, Scopes,
+    ToolPinning,
 };
 use crate::auth::{AssertionSource, DpopKeySource, IdpConfig, OAuthConfig};
 use crate::client::{
     check_env_name, timeout_ms, ClientConfig, ConnectMode, ElicitationModes, ManualInput, ReconnectPolicy,
 };
 use crate::error::{Error, Result};
+use crate::pin::{PinPolicy, PinSettings};
 use crate::transport::http::HttpConfig;
 use crate::transport::stdio::{self, StdioConfig};
 use crate::transport::TransportConfig;
@@ -77,6 +79,7 @@ impl Config {
         config.response_cache_max_entries = self.response_cache_max_entries as usize;
         config.validate_output_schema = self.validate_output_schema;
         config.oauth = oauth;
+        config.tool_pinning = self.tool_pinning.map(ToolPinning::into_settings);
         Ok(config)
     }
 
@@ -190,6 +193,22 @@ fn resolve_entry((name, addrs): (&String, &Addresses)) -> Result<(String, Vec<Ip
         .map(|t| t.parse().map_err(|_| bad()))
         .collect::<Result<Vec<IpAddr>>>()?;
     Ok((name.clone(), addrs))
+}
+
+impl ToolPinning {
+    fn into_settings(self) -> PinSettings {
+        PinSettings {
+            policy: match self.policy {
+                super::PinPolicy::Off => PinPolicy::Off,
+                super::PinPolicy::Warn => PinPolicy::Warn,
+                super::PinPolicy::Block => PinPolicy::Block,
+                super::PinPolicy::Ask => PinPolicy::Ask,
+            },
+            identity: self.identity,
+            store_dir: self.store_dir.map(Into::into),
+            ignore_meta: self.ignore_meta,
+        }
+    }
 }
 
 impl Reconnect {

@@ -176,6 +176,9 @@ pub struct Config {
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`.
     #[serde(default = "d::yes")]
     pub validate_output_schema: bool,
+    /// Tool pinning: each tool's definition is remembered when first listed and every later
+    /// listing is checked against it (absent: off).
+    pub tool_pinning: Option<ToolPinning>,
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the
     /// default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the
     /// caller's runtime and ignores it.
@@ -253,6 +256,40 @@ pub enum Mode {
 pub enum Addresses {
     One(String),
     Many(Vec<String>),
+}
+
+/// Tool pinning (`tool_pinning`): trust on first use for tool definitions.
+#[derive(Debug, Clone, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct ToolPinning {
+    /// What a changed or new tool does: `warn` reports it, `block` withholds it until approved,
+    /// `ask` lets the host's hook decide; `off` keeps no pins.
+    pub policy: PinPolicy,
+    /// The server identity pins are filed under (default: stdio command, arguments and working
+    /// directory; HTTP origin and path).
+    pub identity: Option<String>,
+    /// A directory where pins are kept across restarts (one 0600 file per server, written
+    /// atomically under a lock); absent: in memory, unless the host sets a store.
+    pub store_dir: Option<String>,
+    /// The `_meta` keys left out of a tool's pinned definition (a key also matches by its last
+    /// `/` segment); absent: traceparent, tracestate, baggage, etag, lastModified, timestamp.
+    pub ignore_meta: Option<Vec<String>>,
+}
+
+/// A tool pinning policy (`tool_pinning.policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(feature = "schema", derive(JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum PinPolicy {
+    /// No pins are kept or checked.
+    Off,
+    /// Changes are reported; the tools stay listed and callable.
+    Warn,
+    /// Changed and new tools are withheld from lists and calls until approved.
+    Block,
+    /// The host's hook approves or blocks each change (blocks without a hook).
+    Ask,
 }
 
 /// The reconnect policy: up to `max_attempts` connects with exponential backoff between them.

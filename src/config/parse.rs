@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 /// The keys whose value is itself a settings object (so null there too means absent). A unit
 /// test checks this against the schema.
-const NESTED: &[&str] = &["oauth", "reconnect"];
+const NESTED: &[&str] = &["oauth", "reconnect", "tool_pinning"];
 
 /// Reads the flat configuration object.
 pub fn parse(value: &Value) -> Result<Config> {

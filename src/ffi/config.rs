@@ -38,8 +38,9 @@ unsafe impl Handle for mcp_config {}
 /// `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
 /// `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
 /// `response_cache_max_entries` (512), `validate_output_schema` (true; see
-/// `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
-/// `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+/// `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+/// "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
+/// `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
 /// type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
 /// (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
 #[no_mangle]

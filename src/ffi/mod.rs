@@ -30,6 +30,7 @@ pub mod hub;
 pub mod hub_file;
 pub mod json;
 pub mod opts;
+pub mod pins;
 mod responder;
 pub mod responders;
 pub mod shared_rt;

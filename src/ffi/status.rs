@@ -49,6 +49,10 @@ pub const MCP_SKILL_VERIFICATION_FAILED: mcp_status = 304;
 /// raw result. On by default; off per client (`"validate_output_schema": false`) or per call
 /// (`mcp_call_opts.skip_output_validation`).
 pub const MCP_OUTPUT_SCHEMA_INVALID: mcp_status = 305;
+/// A `tools/call` of a tool that tool pinning withholds (`"tool_pinning"` with policy `block`,
+/// or `ask` refused): its listed definition differs from the pinned one, or it is new on a
+/// server whose tools were pinned. `mcp_client_approve_tool_pin` lets it through.
+pub const MCP_TOOL_PIN_CHANGED: mcp_status = 306;
 // 900–999: internal
 pub const MCP_INTERNAL: mcp_status = 900;
 pub const MCP_PANIC: mcp_status = 901;
@@ -75,6 +79,7 @@ pub(crate) fn of_kind(kind: ErrorKind) -> mcp_status {
         ErrorKind::SkillVerificationFailed => MCP_SKILL_VERIFICATION_FAILED,
         ErrorKind::UrlElicitationRequired => MCP_URL_ELICITATION_REQUIRED,
         ErrorKind::OutputSchemaInvalid => MCP_OUTPUT_SCHEMA_INVALID,
+        ErrorKind::ToolPinChanged => MCP_TOOL_PIN_CHANGED,
         ErrorKind::Reentrant => MCP_REENTRANT_CALL,
         ErrorKind::Internal => MCP_INTERNAL,
     }
@@ -126,6 +131,10 @@ const STATUSES: &[(mcp_status, &[u8], &[u8])] = &[
     status!(
         MCP_OUTPUT_SCHEMA_INVALID,
         "a tool result does not match its output schema"
+    ),
+    status!(
+        MCP_TOOL_PIN_CHANGED,
+        "the tool's definition changed since it was pinned (withheld)"
     ),
     status!(MCP_INTERNAL, "internal error"),
     status!(MCP_PANIC, "internal panic (the client is poisoned)"),

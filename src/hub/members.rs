@@ -511,7 +511,8 @@ impl Member {
         Ok(items)
     }
 
-    fn invalidate(&self, kind: ListKind) {
+    /// Drops the held list of `kind` (fetched again when next needed).
+    pub fn invalidate(&self, kind: ListKind) {
         let mut lists = self.lists.lock().unwrap();
         let slot = &mut lists[slot_index(kind)];
         slot.items = None;

@@ -26,7 +26,7 @@ pub use members::MemberStatus;
 pub use reload::ReloadReport;
 pub use spec::{HubSpec, MemberSpec, ToolFilter};
 
-use crate::client::{Client, ElicitationModes, InputHandler, InputKind};
+use crate::client::{Client, ElicitationModes, InputHandler, InputKind, ListKind};
 use crate::error::{Error, Result};
 use catalogue::Built;
 use events::Emitter;
@@ -318,6 +318,22 @@ impl Hub {
                 handlers.apply_part(c, part);
             }
         }
+    }
+
+    /// Approves member `server`'s changed or new tool `tool` (tool pinning, the member's
+    /// `tool_pinning` setting; see [`Client::approve_tool_pin`]) and drops the member's held
+    /// tool list, so the next listing has it.
+    pub async fn approve_tool_pin(&self, server: &str, tool: &str) -> Result<()> {
+        let member = self
+            .member(server)
+            .ok_or_else(|| Error::invalid(format!("no member `{server}`")))?;
+        let client = member
+            .client()
+            .cloned()
+            .ok_or_else(|| Error::invalid(format!("member `{server}` has no client")))?;
+        client.approve_tool_pin(tool).await?;
+        member.invalidate(ListKind::Tools);
+        Ok(())
     }
 
     /// Closes every member (their servers are shut down, no process is left) and the hub:

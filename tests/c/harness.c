@@ -571,6 +571,7 @@ int main(int argc, char **argv)
     run_suite(elicit_tasks_tests, elicit_tasks_tests_count, argc, argv);
     run_suite(cache_tests, cache_tests_count, argc, argv);
     run_suite(export_tests, export_tests_count, argc, argv);
+    run_suite(pins_tests, pins_tests_count, argc, argv);
     run_suite(async_tests, async_tests_count, argc, argv);
     run_suite(shared_rt_tests, shared_rt_tests_count, argc, argv);
     run_suite(hub_tests, hub_tests_count, argc, argv);

@@ -56,6 +56,8 @@ extern const struct test_case hub_tests[];
 extern const size_t hub_tests_count;
 extern const struct test_case export_tests[];
 extern const size_t export_tests_count;
+extern const struct test_case pins_tests[];
+extern const size_t pins_tests_count;
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 

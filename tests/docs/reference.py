@@ -45,6 +45,9 @@ GROUPS = [
      "roots) through a responder, and listening to notifications, logs and the connection state.",
      r"mcp_client_on_(elicitation|elicitation_modes|sampling|roots|connection_state)"
      r"|mcp_client_set_(notification|log)_handler|mcp_responder_\w+"),
+    ("tool-pinning", "Tool pinning", "The hook told of each changed, new or removed tool (deciding it under "
+     "policy `ask`), and the pins of a client's server listed, approved and forgotten.",
+     r"mcp_client_(on_tool_pin|tool_pins|approve_tool_pin|forget_tool_pin)"),
     ("subscriptions", "Subscriptions", "`subscriptions/listen` streams of a modern server, read by polling.",
      r"mcp_client_listen|mcp_subscription_\w+"),
     ("authorization", "Authorization", "The OAuth browser step, token stores and their locks, and assertion "

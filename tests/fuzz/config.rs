@@ -86,7 +86,11 @@ fn oauth() -> impl Strategy<Value = Value> {
 
 /// A value for a top-level key: mostly any value, sometimes one of the settings objects.
 fn nested() -> impl Strategy<Value = Value> {
-    prop_oneof![oauth(), object(keys_of("reconnect"), value())]
+    prop_oneof![
+        oauth(),
+        object(keys_of("reconnect"), value()),
+        object(keys_of("tool_pinning"), value())
+    ]
 }
 
 /// Mostly a valid base (a command or a URL) with any other keys, so most cases get past the

@@ -389,6 +389,24 @@ class AsyncClient:
         """As :meth:`Client.clear_cache`."""
         self._client.clear_cache()
 
+    def on_tool_pin(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_tool_pin`: ``fn`` runs on the dispatcher thread, not the loop (its
+        answer decides under policy ``"ask"``), so it must be a plain function."""
+        self._client.on_tool_pin(fn)
+        return fn
+
+    async def tool_pins(self) -> dict[str, Any]:
+        """As :meth:`Client.tool_pins` (the store is read off the loop)."""
+        return await asyncio.to_thread(self._client.tool_pins)
+
+    async def approve_tool_pin(self, tool: str) -> None:
+        """As :meth:`Client.approve_tool_pin`."""
+        await asyncio.to_thread(self._client.approve_tool_pin, tool)
+
+    async def forget_tool_pin(self, tool: str | None = None) -> None:
+        """As :meth:`Client.forget_tool_pin`."""
+        await asyncio.to_thread(self._client.forget_tool_pin, tool)
+
     def clear_era_cache(self) -> None:
         """As :meth:`Client.clear_era_cache`."""
         self._client.clear_era_cache()

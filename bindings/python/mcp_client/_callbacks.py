@@ -554,6 +554,22 @@ def _state_trampoline(userdata: int | None, state: int, attempt: int, detail: by
 
 
 FREE_THUNK = _ffi.mcp_userdata_free_fn(_free_trampoline)
+
+
+def _tool_pin_trampoline(userdata: int | None, event_json: bytes | None) -> bool:
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return False
+        return bool(entry.fn(json.loads(event_json or b"null")))
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the tool pin hook raised")
+        except BaseException:  # noqa: BLE001
+            pass
+        return False
+
+
 def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: int) -> None:
     try:
         entry = _lookup(userdata)
@@ -570,6 +586,7 @@ def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: in
 TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
 CANCEL_THUNK = _ffi.mcp_responder_cancel_fn(_cancel_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
+TOOL_PIN_THUNK = _ffi.mcp_tool_pin_fn(_tool_pin_trampoline)
 INPUT_THUNK = _ffi.mcp_input_fn(_input_trampoline)
 NOTIFICATION_THUNK = _ffi.mcp_notification_fn(_notification_trampoline)
 LOG_THUNK = _ffi.mcp_log_fn(_log_trampoline)

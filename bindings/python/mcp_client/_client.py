@@ -561,6 +561,33 @@ class Client:
         (detail: the last error). Runs on the dispatcher thread, in order."""
         return self._set_listener(lib.mcp_client_on_connection_state, _callbacks.STATE_THUNK, "connection-state", fn)
 
+    def on_tool_pin(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """Tool pinning (``tool_pinning`` in the configuration): ``fn(event)`` for each changed,
+        new or removed tool, ``event`` a dict with ``server``, ``tool``, ``change`` (``"new"``,
+        ``"changed"``, ``"removed"``), ``policy``, ``old``, ``new`` and ``diff`` (one line per
+        changed place). Under policy ``"ask"`` a true return approves the new definition, false
+        withholds the tool; otherwise the return is ignored. Runs on the dispatcher thread; the
+        listing waits for it. Raises UnsupportedError when pinning is off; usable as a decorator."""
+        return self._set_listener(lib.mcp_client_on_tool_pin, _callbacks.TOOL_PIN_THUNK, "tool pin", fn)
+
+    def tool_pins(self) -> dict[str, Any]:
+        """The pins of this client's server: ``{"server", "policy", "tools": [{"name", "digest",
+        "definition", "state", "pending"?}]}``; ``state`` is ``pinned``, ``changed``, ``withheld``,
+        ``removed`` or ``new``. Reads the pin store; sends nothing."""
+        return self._obj(lambda c, out, err: lib.mcp_client_tool_pins(c, out, err))
+
+    def approve_tool_pin(self, tool: str) -> None:
+        """Pins the last listed definition of ``tool`` (changed or new): it is listed and
+        callable again. InvalidArgumentError when no definition of it waits."""
+        t = _enc(tool, "tool")
+        self._run(lambda c, out, err: lib.mcp_client_approve_tool_pin(c, t, err), result=False)
+
+    def forget_tool_pin(self, tool: str | None = None) -> None:
+        """Forgets the pin of ``tool`` (pinned afresh when next listed), or with None every pin
+        of this server (the next listing is pinned as a first use)."""
+        t = None if tool is None else _enc(tool, "tool")
+        self._run(lambda c, out, err: lib.mcp_client_forget_tool_pin(c, t, err), result=False)
+
     def on_task_status(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Tasks extension (``tasks=True`` in the configuration): ``fn(task)`` with the task dict
         (``taskId``, ``status``, ``statusMessage``, ``pollIntervalMs``, ``ttlMs``, ...) when a

@@ -4,7 +4,7 @@ is optional; see include/mcp_client.config.schema.json."""
 
 from typing import Any, Dict, List, Literal, TypedDict, Union
 
-__all__ = ["OAuthConfig", "ReconnectConfig", "Config"]
+__all__ = ["OAuthConfig", "ReconnectConfig", "ToolPinningConfig", "Config"]
 
 
 class OAuthConfig(TypedDict, total=False):
@@ -123,6 +123,22 @@ class ReconnectConfig(TypedDict, total=False):
     max_backoff_ms: int
 
 
+class ToolPinningConfig(TypedDict, total=False):
+    """Tool pinning (`tool_pinning`): trust on first use for tool definitions."""
+
+    #: What a changed or new tool does: `warn` reports it, `block` withholds it until approved, `ask` lets the host's hook decide; `off` keeps no pins.
+    policy: Literal["off", "warn", "block", "ask"]
+
+    #: The server identity pins are filed under (default: stdio command, arguments and working directory; HTTP origin and path).
+    identity: str
+
+    #: A directory where pins are kept across restarts (one 0600 file per server, written atomically under a lock); absent: in memory, unless the host sets a store.
+    store_dir: str
+
+    #: The `_meta` keys left out of a tool's pinned definition (a key also matches by its last `/` segment); absent: traceparent, tracestate, baggage, etag, lastModified, timestamp.
+    ignore_meta: List[str]
+
+
 class Config(TypedDict, total=False):
     """The connection settings of one client: a flat JSON object with exactly one of `command` (a stdio server) or `url` (a Streamable HTTP server). A key set to null counts as absent."""
 
@@ -218,6 +234,9 @@ class Config(TypedDict, total=False):
 
     #: Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
     validate_output_schema: bool
+
+    #: Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
+    tool_pinning: ToolPinningConfig
 
     #: C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it.
     runtime: Literal["isolated", "shared"]

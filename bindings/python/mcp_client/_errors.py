@@ -241,6 +241,12 @@ class OutputSchemaError(MCPError):
         self.result: dict[str, Any] = result if result is not None else {}
 
 
+class ToolPinChangedError(MCPError):
+    """MCP_TOOL_PIN_CHANGED: tool pinning withholds this tool (``tool_pinning`` policy ``block``,
+    or ``ask`` refused): its listed definition differs from the pinned one, or it is new on a
+    server whose tools were pinned. Approve it (``approve_tool_pin``) to call it."""
+
+
 # --- library (900-999) ---
 
 
@@ -279,6 +285,7 @@ _BY_STATUS: dict[int, type[MCPError]] = {
     _ffi.MCP_URL_ELICITATION_REQUIRED: UrlElicitationRequiredError,
     _ffi.MCP_SKILL_VERIFICATION_FAILED: SkillVerificationError,
     _ffi.MCP_OUTPUT_SCHEMA_INVALID: OutputSchemaError,
+    _ffi.MCP_TOOL_PIN_CHANGED: ToolPinChangedError,
     _ffi.MCP_INTERNAL: InternalError,
     _ffi.MCP_PANIC: PanicError,
 }

@@ -86,6 +86,7 @@ __all__ = [
     'MCP_URL_ELICITATION_REQUIRED',
     'MCP_SKILL_VERIFICATION_FAILED',
     'MCP_OUTPUT_SCHEMA_INVALID',
+    'MCP_TOOL_PIN_CHANGED',
     'MCP_INTERNAL',
     'MCP_PANIC',
 ]
@@ -208,6 +209,10 @@ MCP_SKILL_VERIFICATION_FAILED = 304
 # raw result. On by default; off per client (`"validate_output_schema": false`) or per call
 # (`mcp_call_opts.skip_output_validation`).
 MCP_OUTPUT_SCHEMA_INVALID = 305
+# A `tools/call` of a tool that tool pinning withholds (`"tool_pinning"` with policy `block`,
+# or `ask` refused): its listed definition differs from the pinned one, or it is new on a
+# server whose tools were pinned. `mcp_client_approve_tool_pin` lets it through.
+MCP_TOOL_PIN_CHANGED = 306
 MCP_INTERNAL = 900
 MCP_PANIC = 901
 
@@ -380,6 +385,14 @@ class mcp_hub_read_opts(ctypes.Structure):
         ('on_input', mcp_hub_input_fn),
         ('input_userdata', ctypes.c_void_p),
     ]
+
+# A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
+# "changed" | "removed", "policy", "old", "new", "diff"}`, borrowed for the callback's duration.
+# Under policy `ask` the answer approves (`true`: the new definition is pinned) or withholds
+# (`false`) the tool; under `warn` and `block` it is ignored. Runs on the dispatcher thread, in
+# order; the listing that saw the change waits for it (at most the request timeout, then
+# `false`).
+mcp_tool_pin_fn = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_char_p)
 
 # A task status listener: `task_json` (borrowed, `task_len` bytes) is the task object —
 # `taskId`, `status` (`working`, `input_required`, `completed`, `failed`, `cancelled`),
@@ -790,8 +803,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
     # `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
     # `response_cache_max_entries` (512), `validate_output_schema` (true; see
-    # `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
-    # `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
+    # `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+    # "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
+    # `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
     # type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
     # (`unknown configuration key "x"`, `oauth.scopes: ...`). Free with `mcp_config_free`.
     # mcp_status mcp_config_new(const char *json, struct mcp_config **config_out, struct mcp_error **err_out)
@@ -1436,6 +1450,40 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_call_opts_init': (
         mcp_status,
         [ctypes.POINTER(mcp_call_opts), ctypes.c_uint32],
+    ),
+    # Sets (NULL: removes) the tool pin hook. `userdata_free` runs exactly once. A client whose
+    # configuration has no `tool_pinning` (or policy `off`) keeps no hook and returns
+    # `MCP_UNSUPPORTED`. Any thread.
+    # mcp_status mcp_client_on_tool_pin(struct mcp_client *client, mcp_tool_pin_fn hook, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_tool_pin': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_tool_pin_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # The pins of the client's server: `{"server", "policy", "tools": [{"name", "digest",
+    # "definition", "state", "pending"?}]}` with `state` one of `pinned`, `changed`, `withheld`,
+    # `removed`, `new`; `pending` the listed definition waiting for approval. Reads the store (no
+    # server request). `MCP_UNSUPPORTED` without `tool_pinning`. Caller frees `*pins_json_out` with
+    # `mcp_string_free`. Not from a callback (`MCP_REENTRANT_CALL`).
+    # mcp_status mcp_client_tool_pins(struct mcp_client *client, char **pins_json_out, struct mcp_error **err_out)
+    'mcp_client_tool_pins': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Approves the last listed definition of `tool` (changed or new): it is pinned (in the store),
+    # listed and callable again. `MCP_INVALID_ARG` when no definition of `tool` waits;
+    # `MCP_UNSUPPORTED` without `tool_pinning`. Not from a callback (`MCP_REENTRANT_CALL`).
+    # mcp_status mcp_client_approve_tool_pin(struct mcp_client *client, const char *tool, struct mcp_error **err_out)
+    'mcp_client_approve_tool_pin': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Forgets the pin of `tool` (pinned afresh when next listed), or with `tool` NULL every pin of
+    # the client's server (the next listing is pinned as a first use). `MCP_UNSUPPORTED` without
+    # `tool_pinning`. Not from a callback (`MCP_REENTRANT_CALL`).
+    # mcp_status mcp_client_forget_tool_pin(struct mcp_client *client, const char *tool, struct mcp_error **err_out)
+    'mcp_client_forget_tool_pin': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Completes an input request with a result object (`ElicitResult`, `CreateMessageResult`,
     # `ListRootsResult`), copied. Always consumes `responder` (except NULL). `MCP_CANCELLED` when

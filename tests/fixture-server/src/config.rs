@@ -111,7 +111,7 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
 [--stderr-banner TEXT] [--log-requests] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--redefine none|description|param|rename|reorder] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
@@ -220,6 +220,15 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                 cfg.cache_scope = match value("--cache-scope")?.as_str() {
                     s @ ("public" | "private") => s.to_string(),
                     other => return Err(format!("--cache-scope is public or private, got '{other}'")),
+                }
+            }
+            "--redefine" => {
+                let mode = value("--redefine")?;
+                if !crate::redefine::set(&mode) {
+                    return Err(format!(
+                        "--redefine is one of {:?}, got '{mode}'",
+                        crate::redefine::MODES
+                    ));
                 }
             }
             "--http" => cfg.http = Some(value("--http")?),

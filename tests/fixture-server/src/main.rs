@@ -18,6 +18,7 @@ mod mrtr;
 mod oauth;
 mod oauth_codec;
 mod oauth_hostile_auth;
+mod redefine;
 mod server;
 mod sessions;
 mod signal;

@@ -269,7 +269,10 @@ pub fn call(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         return mrtr::run(ctx, flow, params, Target::Tool);
     }
     // Unlisted tools of the URL-elicitation and tasks tests (tools/list stays as it was).
-    if let Some(reply) = crate::url_elicit::call(ctx, name).or_else(|| crate::tasks::call(ctx, name, args)) {
+    if let Some(reply) = crate::url_elicit::call(ctx, name)
+        .or_else(|| crate::tasks::call(ctx, name, args))
+        .or_else(|| crate::redefine::call(ctx, name, args))
+    {
         return reply;
     }
     if !definitions_cached().iter().any(|t| t["name"] == name) {
@@ -416,7 +419,7 @@ fn plain(ctx: &Ctx, name: &str, args: &Map<String, Value>) -> Result<Reply, RpcE
     }
 }
 
-fn notify(ctx: &Ctx) {
+pub fn notify(ctx: &Ctx) {
     let srv = &ctx.srv;
     match ctx.era {
         Era::Legacy => {

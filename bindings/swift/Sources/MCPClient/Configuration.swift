@@ -65,6 +65,8 @@ public struct Configuration: Codable, Sendable {
     public var responseCacheMaxEntries: UInt64?
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
     public var validateOutputSchema: Bool?
+    /// Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
+    public var toolPinning: ToolPinning?
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
     public var runtime: String?
 
@@ -102,6 +104,7 @@ public struct Configuration: Codable, Sendable {
         case responseCache = "response_cache"
         case responseCacheMaxEntries = "response_cache_max_entries"
         case validateOutputSchema = "validate_output_schema"
+        case toolPinning = "tool_pinning"
         case runtime
     }
 
@@ -228,6 +231,27 @@ public struct Configuration: Codable, Sendable {
             case maxAttempts = "max_attempts"
             case initialBackoffMs = "initial_backoff_ms"
             case maxBackoffMs = "max_backoff_ms"
+        }
+    }
+
+    /// Tool pinning (`tool_pinning`): trust on first use for tool definitions.
+    public struct ToolPinning: Codable, Sendable {
+        /// What a changed or new tool does: `warn` reports it, `block` withholds it until approved, `ask` lets the host's hook decide; `off` keeps no pins. One of: off, warn, block, ask.
+        public var policy: String?
+        /// The server identity pins are filed under (default: stdio command, arguments and working directory; HTTP origin and path).
+        public var identity: String?
+        /// A directory where pins are kept across restarts (one 0600 file per server, written atomically under a lock); absent: in memory, unless the host sets a store.
+        public var storeDir: String?
+        /// The `_meta` keys left out of a tool's pinned definition (a key also matches by its last `/` segment); absent: traceparent, tracestate, baggage, etag, lastModified, timestamp.
+        public var ignoreMeta: [String]?
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case policy
+            case identity
+            case storeDir = "store_dir"
+            case ignoreMeta = "ignore_meta"
         }
     }
 }

@@ -33,6 +33,9 @@ public enum MCPStatus {
     /// A tool's `structuredContent` does not match its declared `outputSchema` (thrown as
     /// `.outputSchemaInvalid`).
     public static let outputSchemaInvalid = MCP_OUTPUT_SCHEMA_INVALID
+    /// Tool pinning withholds the tool (thrown as `.other`): its definition is not the pinned
+    /// one, or it is new; `Client.approveToolPin` lets it through.
+    public static let toolPinChanged = MCP_TOOL_PIN_CHANGED
     public static let `internal` = MCP_INTERNAL
     public static let panic = MCP_PANIC
 

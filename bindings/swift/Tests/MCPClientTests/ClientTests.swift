@@ -226,6 +226,7 @@ final class ClientTests: XCTestCase {
             MCPStatus.urlElicitationRequired: "MCP_URL_ELICITATION_REQUIRED",
             MCPStatus.skillVerificationFailed: "MCP_SKILL_VERIFICATION_FAILED",
             MCPStatus.outputSchemaInvalid: "MCP_OUTPUT_SCHEMA_INVALID",
+            MCPStatus.toolPinChanged: "MCP_TOOL_PIN_CHANGED",
             MCPStatus.internal: "MCP_INTERNAL", MCPStatus.panic: "MCP_PANIC",
         ]
         for (status, name) in all {
