@@ -46,7 +46,7 @@ type OAuthConfig struct {
 	AllowHTTP *bool `json:"allow_http,omitempty"`
 	// AllowPrivateNetworks Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
 	AllowPrivateNetworks *bool `json:"allow_private_networks,omitempty"`
-	// AllowHosts Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+	// AllowHosts Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
 	AllowHosts []string `json:"allow_hosts,omitempty"`
 	// DenyHosts Hosts the flows never contact (same forms).
 	DenyHosts []string `json:"deny_hosts,omitempty"`

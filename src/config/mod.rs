@@ -327,7 +327,8 @@ pub struct OAuth {
     #[serde(default)]
     pub allow_private_networks: bool,
     /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses,
-    /// ranges (`10.0.0.0/8`).
+    /// ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at
+    /// any path (elsewhere off its origin only at the well-known path).
     pub allow_hosts: Option<Vec<String>>,
     /// Hosts the flows never contact (same forms).
     pub deny_hosts: Option<Vec<String>>,

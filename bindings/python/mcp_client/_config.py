@@ -70,7 +70,7 @@ class OAuthConfig(TypedDict, total=False):
     #: Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
     allow_private_networks: bool
 
-    #: Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+    #: Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
     allow_hosts: List[str]
 
     #: Hosts the flows never contact (same forms).

@@ -144,7 +144,7 @@ public struct Configuration: Codable, Sendable {
         public var allowHTTP: Bool?
         /// Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
         public var allowPrivateNetworks: Bool?
-        /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+        /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
         public var allowHosts: [String]?
         /// Hosts the flows never contact (same forms).
         public var denyHosts: [String]?
