@@ -1233,7 +1233,9 @@ mcp_status mcp_client_ping(struct mcp_client *client,
 
 /**
  * Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
- * servers get it in every later request's `_meta`.
+ * servers get it in every later request's `_meta`. Logging is deprecated by the 2026-07-28
+ * specification (SEP-2577, removal no earlier than the first release after 2027-07-28): it
+ * keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1264,7 +1266,8 @@ mcp_status mcp_client_unsubscribe_resource(struct mcp_client *client,
                                            struct mcp_error **err_out);
 
 /**
- * Tells a legacy server the host's roots changed (no-op on modern servers).
+ * Tells a legacy server the host's roots changed (no-op on modern servers). Roots are
+ * deprecated by the 2026-07-28 specification (SEP-2577); this keeps working.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1297,7 +1300,8 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
  * `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
  * `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
- * `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+ * `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`),
+ * `response_cache` (true; false turns response caching off),
  * `response_cache_max_entries` (512), `validate_output_schema` (true; see
  * `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see
  * `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
@@ -1402,8 +1406,9 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * `client_secret` or `private_key_pem` (`MCP_INVALID_ARG` otherwise): they are sent on every
  * grant (authorization code, refresh, client credentials) to that authorization server only,
  * never to one a server's metadata names instead; `client_metadata_url` (a Client ID
- * Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
- * registration; `redirect_uri` (a redirect the host receives itself; the authorization
+ * Metadata Document, tried before dynamic registration); `client_name` and `application_type`
+ * ("native", "web") for dynamic registration (deprecated by the 2026-07-28 specification in
+ * favour of Client ID Metadata Documents; it keeps working as the last resort); `redirect_uri` (a redirect the host receives itself; the authorization
  * callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
  * `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
  * (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
@@ -1423,7 +1428,9 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
  * or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
  * contacted (a range also matches resolved addresses). The MCP server's own origin is always
- * allowed. Errors never quote what a fetched document says.
+ * allowed; a `resource_metadata` the challenge names on another origin is fetched only at the
+ * well-known path `/.well-known/oauth-protected-resource` (or below it) unless its host is in
+ * `allow_hosts` (`MCP_AUTH_REQUIRED` otherwise, nothing fetched). Errors never quote what a fetched document says.
  *
  * Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
  * generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
@@ -1492,6 +1499,17 @@ MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_skills(struct mcp_config *config,
                                  bool enabled,
                                  struct mcp_error **err_out);
+
+/**
+ * Declares `sampling.tools` (SEP-1577) with `sampling` (default false): sampling requests may
+ * then offer `tools` and a `toolChoice`, which reach the handler of `mcp_client_on_sampling` in
+ * its params JSON, and its answer may hold `tool_use` content. Same as the key `sampling_tools`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_sampling_tools(struct mcp_config *config,
+                                         bool enabled,
+                                         struct mcp_error **err_out);
 
 /**
  * Frees settings. NULL is a no-op.
@@ -1778,8 +1796,12 @@ mcp_status mcp_client_on_elicitation(struct mcp_client *client,
                                      struct mcp_error **err_out);
 
 /**
- * Registers the `sampling/createMessage` handler and declares `sampling`. As
- * `mcp_client_on_elicitation`.
+ * Registers the `sampling/createMessage` handler and declares `sampling` (with `tools` when
+ * the configuration sets `sampling_tools`: the params JSON then may carry `tools` and
+ * `toolChoice`, and the answer `tool_use` blocks, each naming an offered tool with an `id` and
+ * an object `input`; a malformed answer goes to the server as an error). As
+ * `mcp_client_on_elicitation`. Deprecated by the 2026-07-28 specification (SEP-2577, removal
+ * no earlier than the first release after 2027-07-28): it keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1791,6 +1813,8 @@ mcp_status mcp_client_on_sampling(struct mcp_client *client,
 
 /**
  * Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
+ * Deprecated by the 2026-07-28 specification (SEP-2577, removal no earlier than the first
+ * release after 2027-07-28): it keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

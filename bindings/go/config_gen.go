@@ -150,6 +150,8 @@ type Config struct {
 	ResponseCacheMaxEntries *uint64 `json:"response_cache_max_entries,omitempty"`
 	// ValidateOutputSchema Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
 	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
+	// SamplingTools Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
+	SamplingTools *bool `json:"sampling_tools,omitempty"`
 	// Runtime C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
 	Runtime *string `json:"runtime,omitempty"`
 }

@@ -14,6 +14,7 @@ mod reconnect;
 mod registration;
 mod reply;
 mod request;
+mod sampling;
 mod session;
 mod skills;
 mod subscription;
@@ -212,11 +213,12 @@ impl Client {
             config.response_cache,
             config.response_cache_max_entries,
         ));
+        let hooks = Arc::new(Hooks::new(cache.clone(), config.declares_sampling_tools()));
         Client {
             inner: Arc::new(Inner {
                 auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
-                hooks: Arc::new(Hooks::with_cache(cache.clone())),
+                hooks,
                 cache,
                 tool_schemas: output_schema::ToolSchemas::default(),
                 conn: RwLock::new(None),

@@ -91,6 +91,9 @@ pub struct ClientConfig {
     pub response_cache_max_entries: usize,
     /// Check `structuredContent` against the tool's declared `outputSchema`; on by default.
     pub validate_output_schema: bool,
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: the sampling handler then receives
+    /// the request's `tools` and `toolChoice` and may answer with `tool_use` content. Opt-in.
+    pub sampling_tools: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -150,6 +153,16 @@ impl ClientConfig {
             response_cache: true,
             response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
             validate_output_schema: true,
+            sampling_tools: false,
+        }
+    }
+
+    /// Whether the client declares `sampling.tools`: `sampling_tools`, or the `capabilities`
+    /// override says so.
+    pub(crate) fn declares_sampling_tools(&self) -> bool {
+        match &self.capabilities {
+            Some(caps) => caps.pointer("/sampling/tools").is_some(),
+            None => self.sampling_tools,
         }
     }
 

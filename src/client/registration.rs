@@ -73,7 +73,11 @@ impl Client {
             caps.insert("elicitation".into(), elicitation);
         }
         if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
-            caps.insert("sampling".into(), json!({}));
+            let sampling = match self.inner.config.sampling_tools {
+                true => json!({"tools": {}}),
+                false => json!({}),
+            };
+            caps.insert("sampling".into(), sampling);
         }
         if hooks.handler(InputKind::Roots).is_some() || manual.roots {
             let roots = match era {

@@ -172,6 +172,11 @@ pub struct Config {
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`.
     #[serde(default = "d::yes")]
     pub validate_output_schema: bool,
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer
+    /// `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold
+    /// `tool_use` content (checked before the server sees it).
+    #[serde(default)]
+    pub sampling_tools: bool,
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the
     /// default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the
     /// caller's runtime and ignores it.

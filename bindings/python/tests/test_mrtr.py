@@ -62,6 +62,51 @@ def test_elicitation_and_sampling_in_one_round(client):
     assert sampled[0]["maxTokens"] == 50
 
 
+def weather_model(seen):
+    """A sampling handler that uses get_weather while tools may be used, then answers text."""
+
+    def sample(params):
+        seen.append(params)
+        if params["toolChoice"]["mode"] == "none":
+            return {"role": "assistant", "model": "m", "content": {"type": "text", "text": "mild"}}
+        use = {"type": "tool_use", "id": "py-1", "name": "get_weather", "input": {"city": "Paris"}}
+        return {"role": "assistant", "model": "m", "stopReason": "toolUse", "content": [use]}
+
+    return sample
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_sampling_with_tools(make_client, era):
+    """sampling_tools declares sampling.tools: tools and toolChoice reach the handler, its
+    tool_use answer reaches the server, which follows with the tool_result (SEP-1577)."""
+    seen: list = []
+    client = make_client("--era", era, sampling_tools=True)
+    client.on_sampling(weather_model(seen))
+    final = text_of(client.call_tool("sample_with_tools"))
+    assert final == 'weather: mild; tool get_weather({"city":"Paris"}) id py-1'
+    assert [p["toolChoice"]["mode"] for p in seen] == ["auto", "none"]
+    assert seen[0]["tools"][0]["name"] == "get_weather"
+    assert seen[1]["messages"][2]["content"][0] == {
+        "type": "tool_result",
+        "toolUseId": "py-1",
+        "content": [{"type": "text", "text": "18 degrees and sunny"}],
+    }
+
+
+def test_sampling_tool_use_of_an_unoffered_tool_fails(make_client):
+    client = make_client(sampling_tools=True)
+    client.on_sampling(
+        lambda params: {
+            "role": "assistant",
+            "model": "m",
+            "content": {"type": "tool_use", "id": "x", "name": "rm_rf", "input": {}},
+        }
+    )
+    with pytest.raises(mcp_client.MCPError) as caught:
+        client.call_tool("sample_with_tools")
+    assert "which the request did not offer" in str(caught.value)
+
+
 def test_roots(client):
     client.on_roots(lambda params: {"roots": [{"uri": "file:///a", "name": "a"}, {"uri": "file:///b"}]})
     assert text_of(client.call_tool("roots")) == "roots: file:///a,file:///b"

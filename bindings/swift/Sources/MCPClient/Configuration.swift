@@ -63,6 +63,8 @@ public struct Configuration: Codable, Sendable {
     public var responseCacheMaxEntries: UInt64?
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
     public var validateOutputSchema: Bool?
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
+    public var samplingTools: Bool?
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
     public var runtime: String?
 
@@ -99,6 +101,7 @@ public struct Configuration: Codable, Sendable {
         case responseCache = "response_cache"
         case responseCacheMaxEntries = "response_cache_max_entries"
         case validateOutputSchema = "validate_output_schema"
+        case samplingTools = "sampling_tools"
         case runtime
     }
 
