@@ -1228,6 +1228,11 @@ public:
     Config& validate_output_schema(bool enabled) {
         return set([&](mcp_error** e) { return mcp_config_set_validate_output_schema(config_, enabled, e); });
     }
+    /// Declares sampling.tools (SEP-1577) with sampling: the on_sampling handler's params may
+    /// carry tools and toolChoice, and its answer tool_use content (see mcp_config_set_sampling_tools).
+    Config& sampling_tools(bool enabled) {
+        return set([&](mcp_error** e) { return mcp_config_set_sampling_tools(config_, enabled, e); });
+    }
 
     const mcp_config* native() const noexcept { return config_; }
 
@@ -1261,6 +1266,8 @@ struct Options {
     /// (a secret needs the issuer it belongs to) or "{}" (dynamic
     /// registration, loopback listener). Register Client::on_authorization for the browser step.
     std::optional<std::string> oauth;
+    /// Declares sampling.tools (SEP-1577): see Config::sampling_tools.
+    bool sampling_tools = false;
     /// Any other configuration keys as a JSON object, e.g. R"({"shutdown_grace_ms":200})".
     std::string extra_json;
 };
@@ -2056,6 +2063,9 @@ public:
             },
             std::forward<F>(handler));
     }
+    /// Sampling (with tools under Options::sampling_tools) and roots are deprecated by the
+    /// 2026-07-28 specification (SEP-2577, removal no earlier than the first release after
+    /// 2027-07-28); both keep working, on both eras.
     template <class F>
     void on_sampling(F&& handler) {
         register_input(&mcp_client_on_sampling, std::forward<F>(handler));
@@ -2180,6 +2190,7 @@ private:
         if (options.protocol_version) config.protocol_version(*options.protocol_version);
         if (options.request_timeout) config.request_timeout(*options.request_timeout);
         if (options.max_input_rounds) config.max_input_rounds(*options.max_input_rounds);
+        if (options.sampling_tools) config.sampling_tools(true);
         return config;
     }
 

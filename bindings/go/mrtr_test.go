@@ -388,3 +388,53 @@ func TestHandlerReplacement(t *testing.T) {
 		t.Fatalf("live handles %d → %d after Close", before, after)
 	}
 }
+
+// weatherModel uses get_weather while the request allows tools, then answers text; it records
+// each request's params.
+func weatherModel(seen *[]map[string]any, tool string) HandlerFunc {
+	return func(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
+		var p map[string]any
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		*seen = append(*seen, p)
+		if p["toolChoice"].(map[string]any)["mode"] == "none" {
+			return json.RawMessage(`{"role":"assistant","model":"m","content":{"type":"text","text":"mild"}}`), nil
+		}
+		return json.RawMessage(`{"role":"assistant","model":"m","stopReason":"toolUse","content":[` +
+			`{"type":"tool_use","id":"go-1","name":"` + tool + `","input":{"city":"Paris"}}]}`), nil
+	}
+}
+
+// WithSamplingTools declares sampling.tools: tools and toolChoice reach the handler and its
+// tool_use answer reaches the server, on both eras (SEP-1577); an unoffered tool fails the call.
+func TestSamplingWithTools(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		c := newFixture(t, []string{"--era", era}, WithSamplingTools())
+		var seen []map[string]any
+		if err := c.OnSampling(weatherModel(&seen, "get_weather")); err != nil {
+			t.Fatal(err)
+		}
+		want := `weather: mild; tool get_weather({"city":"Paris"}) id go-1`
+		if got := callText(t, c, "sample_with_tools", nil); got != want {
+			t.Fatalf("%s: %q, want %q", era, got, want)
+		}
+		if len(seen) != 2 || seen[0]["tools"].([]any)[0].(map[string]any)["name"] != "get_weather" {
+			t.Fatalf("%s: the handler saw %v", era, seen)
+		}
+		msgs := seen[1]["messages"].([]any)
+		result := msgs[2].(map[string]any)["content"].([]any)[0].(map[string]any)
+		if result["type"] != "tool_result" || result["toolUseId"] != "go-1" {
+			t.Fatalf("%s: second round %v", era, msgs)
+		}
+	}
+	c := newFixture(t, nil, WithSamplingTools())
+	var seen []map[string]any
+	if err := c.OnSampling(weatherModel(&seen, "rm_rf")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(testCtx(t), "sample_with_tools", nil)
+	if !errors.Is(err, ErrHandlerFailed) || !contains(err.Error(), "which the request did not offer") {
+		t.Fatalf("unoffered tool: %v", err)
+	}
+}

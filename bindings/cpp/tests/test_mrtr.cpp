@@ -94,6 +94,42 @@ TEST(mrtr, auto_elicit_and_sample) {
     CHECK_EQ(methods.size(), size_t(2));
 }
 
+// Options::sampling_tools declares sampling.tools: tools and toolChoice reach the handler, its
+// tool_use answer reaches the server (SEP-1577), on both eras; an unoffered tool fails the call.
+TEST(mrtr, sampling_with_tools) {
+    for (const char* era : {"modern", "legacy"}) {
+        t::Events seen;
+        mcp::Options options;
+        options.sampling_tools = true;
+        auto client = t::fixture({"--era", era}, options);
+        client.on_sampling([&](const std::string& p) {
+            seen.push(p);
+            if (p.find(R"("toolChoice":{"mode":"none"})") != std::string::npos)
+                return std::string(R"({"role":"assistant","model":"m","content":{"type":"text","text":"mild"}})");
+            return std::string(R"({"role":"assistant","model":"m","stopReason":"toolUse","content":[)"
+                               R"({"type":"tool_use","id":"cpp-1","name":"get_weather","input":{"city":"Paris"}}]})");
+        });
+        CHECK_EQ(t::text(client.call_tool("sample_with_tools")),
+                 std::string(R"(weather: mild; tool get_weather({"city":"Paris"}) id cpp-1)"));
+        CHECK_EQ(seen.size(), size_t(2));
+        CHECK_CONTAINS(seen.joined(), R"("name":"get_weather")");
+        CHECK_CONTAINS(seen.joined(), R"("toolUseId":"cpp-1")");
+    }
+    mcp::Options options;
+    options.sampling_tools = true;
+    auto client = t::fixture({}, options);
+    client.on_sampling([](const std::string&) {
+        return std::string(R"({"role":"assistant","model":"m","content":{"type":"tool_use","id":"x","name":"rm_rf","input":{}}})");
+    });
+    std::string message;
+    try {
+        client.call_tool("sample_with_tools");
+    } catch (const mcp::Error& e) {
+        message = e.what();
+    }
+    CHECK_CONTAINS(message, "which the request did not offer");
+}
+
 TEST(mrtr, auto_roots) {
     auto client = t::fixture();
     client.on_roots([](const std::string&) {

@@ -63,6 +63,39 @@ final class MRTRTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("roots")), "roots: file:///a,file:///b")
     }
 
+    /// `samplingTools` declares sampling.tools: tools and toolChoice reach the handler, its
+    /// tool_use answer reaches the server (SEP-1577), on both eras; an unoffered tool fails.
+    func testSamplingWithTools() throws {
+        var options = ClientOptions()
+        options.samplingTools = true
+        for era in ["modern", "legacy"] {
+            let client = try fixtureClient(["--era", era], options: options)
+            let seen = Locked<[JSON]>([])
+            try client.onSampling { params in
+                seen.with { $0.append(params) }
+                if params["toolChoice"]?["mode"]?.stringValue == "none" {
+                    return ["role": "assistant", "model": "m", "content": ["type": "text", "text": "mild"]]
+                }
+                return ["role": "assistant", "model": "m", "stopReason": "toolUse", "content": [
+                    ["type": "tool_use", "id": "swift-1", "name": "get_weather", "input": ["city": "Paris"]],
+                ]]
+            }
+            XCTAssertEqual(
+                text(try client.callTool("sample_with_tools")),
+                #"weather: mild; tool get_weather({"city":"Paris"}) id swift-1"#)
+            XCTAssertEqual(seen.get.count, 2)
+            XCTAssertEqual(seen.get.first?["tools"]?[0]?["name"]?.stringValue, "get_weather")
+            XCTAssertEqual(seen.get.last?["messages"]?[2]?["content"]?[0]?["toolUseId"]?.stringValue, "swift-1")
+        }
+        let client = try fixtureClient(options: options)
+        try client.onSampling { _ in
+            ["role": "assistant", "model": "m", "content": ["type": "tool_use", "id": "x", "name": "rm_rf", "input": [:]]]
+        }
+        XCTAssertThrowsError(try client.callTool("sample_with_tools")) { error in
+            XCTAssertTrue("\(error)".contains("which the request did not offer"), "\(error)")
+        }
+    }
+
     /// Input answered by hand is declared: the fixture, like the SDK servers, asks only for
     /// declared input (-32021 otherwise).
     private var manualInput: ClientOptions {
