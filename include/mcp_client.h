@@ -380,58 +380,6 @@ typedef struct mcp_token_slot mcp_token_slot;
 typedef int32_t mcp_status;
 
 /**
- * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
- * for the callback) in a browser; the authorization server will redirect it to
- * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
- * (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
- * (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
- * configured) the callback may just open the browser and return: the listener receives the
- * redirect. Otherwise returning without replying or deferring ends the flow.
- */
-typedef void (*mcp_authorization_fn)(void *userdata,
-                                     const char *authorization_url,
-                                     const char *redirect_uri,
-                                     struct mcp_responder *responder);
-
-/**
- * Releases host userdata.
- */
-typedef void (*mcp_userdata_free_fn)(void *userdata);
-
-/**
- * Loads the record of one authorization server (`issuer`, borrowed): call
- * `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
- * nothing is stored. The slot is valid only during the callback.
- */
-typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp_token_slot *slot);
-
-/**
- * Stores the record of one authorization server (`record_json`, borrowed; it holds client
- * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
- */
-typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
-
-/**
- * Asked for a JWT before each token request that needs one the configuration does not hold:
- * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
- * authorization), `audience` the authorization server (or identity provider) it is for; both
- * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
- * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
- */
-typedef void (*mcp_assertion_fn)(void *userdata,
-                                 const char *kind,
-                                 const char *audience,
-                                 struct mcp_assertion_slot *slot);
-
-/**
- * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
- * held while a refresh token is spent and its successor saved, so that processes sharing the
- * store never spend the same one (an advisory file lock, for instance). Taking it may block
- * until it is free; releasing must not block.
- */
-typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
-
-/**
  * Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
  */
 typedef void (*mcp_progress_fn)(void *userdata, double progress, double total, const char *message);
@@ -507,6 +455,58 @@ typedef void (*mcp_call_done_fn)(void *userdata,
                                  const char *result_json,
                                  size_t result_len,
                                  const struct mcp_error *error);
+
+/**
+ * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
+ * for the callback) in a browser; the authorization server will redirect it to
+ * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
+ * (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+ * (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+ * configured) the callback may just open the browser and return: the listener receives the
+ * redirect. Otherwise returning without replying or deferring ends the flow.
+ */
+typedef void (*mcp_authorization_fn)(void *userdata,
+                                     const char *authorization_url,
+                                     const char *redirect_uri,
+                                     struct mcp_responder *responder);
+
+/**
+ * Releases host userdata.
+ */
+typedef void (*mcp_userdata_free_fn)(void *userdata);
+
+/**
+ * Loads the record of one authorization server (`issuer`, borrowed): call
+ * `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
+ * nothing is stored. The slot is valid only during the callback.
+ */
+typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp_token_slot *slot);
+
+/**
+ * Stores the record of one authorization server (`record_json`, borrowed; it holds client
+ * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
+ */
+typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
+
+/**
+ * Asked for a JWT before each token request that needs one the configuration does not hold:
+ * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
+ * authorization), `audience` the authorization server (or identity provider) it is for; both
+ * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
+ * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
+ */
+typedef void (*mcp_assertion_fn)(void *userdata,
+                                 const char *kind,
+                                 const char *audience,
+                                 struct mcp_assertion_slot *slot);
+
+/**
+ * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
+ * held while a refresh token is spent and its successor saved, so that processes sharing the
+ * store never spend the same one (an advisory file lock, for instance). Taking it may block
+ * until it is free; releasing must not block.
+ */
+typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
 
 /**
  * A responder's cancel hook (`mcp_responder_on_cancel`).
@@ -701,6 +701,57 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The UI link of one tool (`tool_json`: a tool object from a `tools/list` result) under the
+ * MCP Apps extension (SEP-1865): `{"resourceUri": "ui://...", "visibility": ["model", "app"],
+ * "model": true, "app": true}`, or `null` when the tool has none. The nested
+ * `_meta.ui.resourceUri` wins over the deprecated flat `_meta["ui/resourceUri"]`; a link that
+ * is not `ui://` counts as none. `visibility` defaults to both; a tool whose visibility leaves
+ * out "model" is app-only, and `mcp_export_tools` (and so a hub's export) leaves it out of
+ * what the model sees. Pure: any thread. Free the output with `mcp_string_free`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_tool_ui(const char *tool_json,
+                       char **ui_json_out,
+                       struct mcp_error **err_out);
+
+/**
+ * Reads an app's view (`uri`, a `ui://` resource named by a tool's UI link) with
+ * `resources/read` and verifies it before returning it: the answer's entry for `uri` has the
+ * MIME type `text/html;profile=mcp-app` and its HTML as `text` or base64 `blob` (UTF-8), at
+ * most `max_bytes` long (0: 4 MiB). Result: `{"uri", "html", "meta"}`, `meta` the entry's
+ * `_meta.ui` (CSP domains, permissions, domain, border preference; `null` without one) for the
+ * host's sandbox. `MCP_INVALID_ARG` for a URI that is not `ui://` (nothing is sent),
+ * `MCP_MESSAGE_TOO_LARGE` over the bound, `MCP_PROTOCOL_VIOLATION` for any other failed check;
+ * nothing unverified is returned. Declare the extension with `"apps": true` in the
+ * configuration (the host renders the views). Any thread; not from a callback. Free the result
+ * with `mcp_string_free`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_app(struct mcp_client *client,
+                               const char *uri,
+                               size_t max_bytes,
+                               const struct mcp_call_opts *opts,
+                               char **app_json_out,
+                               struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_read_app`: completes with the verified `{"uri", "html", "meta"}`, or
+ * its failure. `uri` is copied now.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_app_start(struct mcp_client *client,
+                                     const char *uri,
+                                     size_t max_bytes,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
 
 /**
  * Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
@@ -1300,7 +1351,8 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
  * `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
  * `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
- * `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`),
+ * `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+ * (declares MCP Apps; see `mcp_client_read_app`),
  * `response_cache` (true; false turns response caching off),
  * `response_cache_max_entries` (512), `validate_output_schema` (true; see
  * `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see

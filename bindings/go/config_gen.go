@@ -152,6 +152,8 @@ type Config struct {
 	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
 	// SamplingTools Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
 	SamplingTools *bool `json:"sampling_tools,omitempty"`
+	// Apps Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME type `text/html;profile=mcp-app`: the host can render apps' views. Default: false.
+	Apps *bool `json:"apps,omitempty"`
 	// Runtime C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
 	Runtime *string `json:"runtime,omitempty"`
 }

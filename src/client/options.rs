@@ -94,6 +94,9 @@ pub struct ClientConfig {
     /// Declare `sampling.tools` (SEP-1577) with `sampling`: the sampling handler then receives
     /// the request's `tools` and `toolChoice` and may answer with `tool_use` content. Opt-in.
     pub sampling_tools: bool,
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`): the host can
+    /// render `text/html;profile=mcp-app` views. Opt-in.
+    pub apps: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -154,6 +157,7 @@ impl ClientConfig {
             response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
             validate_output_schema: true,
             sampling_tools: false,
+            apps: false,
         }
     }
 

@@ -90,6 +90,10 @@ impl Client {
         if self.inner.config.skills {
             extensions.insert(SKILLS_EXTENSION.into(), json!({}));
         }
+        if self.inner.config.apps {
+            use crate::protocol::meta::{APPS_EXTENSION, APP_MIME_TYPE};
+            extensions.insert(APPS_EXTENSION.into(), json!({"mimeTypes": [APP_MIME_TYPE]}));
+        }
         if self.inner.config.tasks && era == Era::Modern {
             extensions.insert(TASKS_EXTENSION.into(), json!({}));
         }

@@ -69,6 +69,7 @@ impl Config {
         }
         config.tasks = self.tasks;
         config.sampling_tools = self.sampling_tools;
+        config.apps = self.apps;
         config.response_cache = self.response_cache;
         if self.response_cache_max_entries > super::MAX_RESPONSE_CACHE_ENTRIES {
             return Err(Error::invalid(

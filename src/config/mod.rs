@@ -177,6 +177,10 @@ pub struct Config {
     /// `tool_use` content (checked before the server sees it).
     #[serde(default)]
     pub sampling_tools: bool,
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME
+    /// type `text/html;profile=mcp-app`: the host can render apps' views.
+    #[serde(default)]
+    pub apps: bool,
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the
     /// default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the
     /// caller's runtime and ignores it.

@@ -36,7 +36,8 @@ unsafe impl Handle for mcp_config {}
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
 /// `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
 /// `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
-/// `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`),
+/// `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+/// (declares MCP Apps; see `mcp_client_read_app`),
 /// `response_cache` (true; false turns response caching off),
 /// `response_cache_max_entries` (512), `validate_output_schema` (true; see
 /// `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see

@@ -267,6 +267,33 @@ class mcp_token_slot(ctypes.Structure):
 # A status code; `MCP_OK` (0) is success.
 mcp_status = ctypes.c_int32
 
+# Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
+mcp_progress_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char_p)
+
+# Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
+# borrowed for the duration of the call only.
+class mcp_call_opts(ctypes.Structure):
+    _fields_ = [
+        ('version', ctypes.c_uint32),
+        ('timeout_ms', ctypes.c_int64),
+        ('max_total_ms', ctypes.c_int64),
+        ('reset_timeout_on_progress', ctypes.c_bool),
+        ('cancel', ctypes.POINTER(mcp_cancel_token)),
+        ('meta_json', ctypes.c_char_p),
+        ('log_level', ctypes.c_char_p),
+        ('on_progress', mcp_progress_fn),
+        ('progress_userdata', ctypes.c_void_p),
+        ('cache_mode', ctypes.c_uint32),
+        ('skip_output_validation', ctypes.c_bool),
+    ]
+
+# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
+
 # The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 # for the callback) in a browser; the authorization server will redirect it to
 # `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
@@ -300,33 +327,6 @@ mcp_assertion_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctyp
 # store never spend the same one (an advisory file lock, for instance). Taking it may block
 # until it is free; releasing must not block.
 mcp_token_lock_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_bool)
-
-# Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
-mcp_progress_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char_p)
-
-# Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
-# borrowed for the duration of the call only.
-class mcp_call_opts(ctypes.Structure):
-    _fields_ = [
-        ('version', ctypes.c_uint32),
-        ('timeout_ms', ctypes.c_int64),
-        ('max_total_ms', ctypes.c_int64),
-        ('reset_timeout_on_progress', ctypes.c_bool),
-        ('cancel', ctypes.POINTER(mcp_cancel_token)),
-        ('meta_json', ctypes.c_char_p),
-        ('log_level', ctypes.c_char_p),
-        ('on_progress', mcp_progress_fn),
-        ('progress_userdata', ctypes.c_void_p),
-        ('cache_mode', ctypes.c_uint32),
-        ('skip_output_validation', ctypes.c_bool),
-    ]
-
-# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
-# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
-# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
-# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
-# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
-mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
 
 # A responder's cancel hook (`mcp_responder_on_cancel`).
 mcp_responder_cancel_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -390,6 +390,40 @@ mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ct
 # ----- functions: name -> (restype, argtypes) -----
 
 FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
+    # The UI link of one tool (`tool_json`: a tool object from a `tools/list` result) under the
+    # MCP Apps extension (SEP-1865): `{"resourceUri": "ui://...", "visibility": ["model", "app"],
+    # "model": true, "app": true}`, or `null` when the tool has none. The nested
+    # `_meta.ui.resourceUri` wins over the deprecated flat `_meta["ui/resourceUri"]`; a link that
+    # is not `ui://` counts as none. `visibility` defaults to both; a tool whose visibility leaves
+    # out "model" is app-only, and `mcp_export_tools` (and so a hub's export) leaves it out of
+    # what the model sees. Pure: any thread. Free the output with `mcp_string_free`.
+    # mcp_status mcp_tool_ui(const char *tool_json, char **ui_json_out, struct mcp_error **err_out)
+    'mcp_tool_ui': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Reads an app's view (`uri`, a `ui://` resource named by a tool's UI link) with
+    # `resources/read` and verifies it before returning it: the answer's entry for `uri` has the
+    # MIME type `text/html;profile=mcp-app` and its HTML as `text` or base64 `blob` (UTF-8), at
+    # most `max_bytes` long (0: 4 MiB). Result: `{"uri", "html", "meta"}`, `meta` the entry's
+    # `_meta.ui` (CSP domains, permissions, domain, border preference; `null` without one) for the
+    # host's sandbox. `MCP_INVALID_ARG` for a URI that is not `ui://` (nothing is sent),
+    # `MCP_MESSAGE_TOO_LARGE` over the bound, `MCP_PROTOCOL_VIOLATION` for any other failed check;
+    # nothing unverified is returned. Declare the extension with `"apps": true` in the
+    # configuration (the host renders the views). Any thread; not from a callback. Free the result
+    # with `mcp_string_free`.
+    # mcp_status mcp_client_read_app(struct mcp_client *client, const char *uri, size_t max_bytes, const struct mcp_call_opts *opts, char **app_json_out, struct mcp_error **err_out)
+    'mcp_client_read_app': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_read_app`: completes with the verified `{"uri", "html", "meta"}`, or
+    # its failure. `uri` is copied now.
+    # mcp_status mcp_client_read_app_start(struct mcp_client *client, const char *uri, size_t max_bytes, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_read_app_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
     # server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
     # exactly once, even when this call fails.
@@ -791,7 +825,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
     # `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
     # `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
-    # `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`),
+    # `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+    # (declares MCP Apps; see `mcp_client_read_app`),
     # `response_cache` (true; false turns response caching off),
     # `response_cache_max_entries` (512), `validate_output_schema` (true; see
     # `MCP_OUTPUT_SCHEMA_INVALID`) and the opt-in `reconnect` policy (see

@@ -65,6 +65,8 @@ public struct Configuration: Codable, Sendable {
     public var validateOutputSchema: Bool?
     /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
     public var samplingTools: Bool?
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME type `text/html;profile=mcp-app`: the host can render apps' views. Default: false.
+    public var apps: Bool?
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
     public var runtime: String?
 
@@ -102,6 +104,7 @@ public struct Configuration: Codable, Sendable {
         case responseCacheMaxEntries = "response_cache_max_entries"
         case validateOutputSchema = "validate_output_schema"
         case samplingTools = "sampling_tools"
+        case apps
         case runtime
     }
 
