@@ -438,3 +438,48 @@ func TestSamplingWithTools(t *testing.T) {
 		t.Fatalf("unoffered tool: %v", err)
 	}
 }
+
+// MCP Apps: WithApps declares the extension, ToolUI reads each tool's link, ReadApp returns a
+// verified view and refuses one that fails the checks, and ExportTools leaves app-only tools out.
+func TestApps(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		c := newFixture(t, []string{"--apps", "--era", era}, WithApps())
+		tools, err := c.ListAll(testCtx(t), KindTools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(tools, &list); err != nil {
+			t.Fatal(err)
+		}
+		links := map[string]string{}
+		for _, tool := range list.Tools {
+			var named struct{ Name string }
+			_ = json.Unmarshal(tool, &named)
+			ui, err := ToolUI(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			links[named.Name] = string(ui)
+		}
+		if !contains(links["weather_app"], `"resourceUri":"ui://fixture/weather"`) ||
+			!contains(links["refresh_app"], `"model":false`) || links["not_ui_app"] != "null" {
+			t.Fatalf("%s: links %v", era, links)
+		}
+		view, err := c.ReadApp(testCtx(t), "ui://fixture/weather", 0)
+		if err != nil || !contains(string(view), "weather app</body>") {
+			t.Fatalf("%s: view %s %v", era, view, err)
+		}
+		if _, err := c.ReadApp(testCtx(t), "ui://fixture/plain-html", 0); !errors.Is(err, ErrProtocolViolation) {
+			t.Fatalf("%s: text/html accepted: %v", era, err)
+		}
+		var big *Error
+		if _, err := c.ReadApp(testCtx(t), "ui://fixture/big", 1000); !errors.As(err, &big) || big.Status != StatusMessageTooLarge {
+			t.Fatalf("%s: over the bound: %v", era, err)
+		}
+		exported, err := ExportTools(tools, nil)
+		if err != nil || contains(string(exported), `"name":"refresh_app"`) || !contains(string(exported), `"name":"weather_app"`) {
+			t.Fatalf("%s: export %s %v", era, exported, err)
+		}
+	}
+}
