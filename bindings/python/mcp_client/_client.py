@@ -855,6 +855,20 @@ class Client:
         f = _opt_enc(file_uri, "file_uri")
         return self._obj(lambda c, out, err: lib.mcp_client_read_skill_file(c, e, f, o.ref, out, err))
 
+    def read_app(self, uri: str, max_bytes: int = 0, **opts: Any) -> dict[str, Any]:
+        """Reads an MCP Apps view (a ``ui://`` resource named by a tool's UI link, see
+        :func:`mcp_client.apps.tool_ui`) and verifies it: MIME type
+        ``text/html;profile=mcp-app``, ``text`` or base64 ``blob``, at most ``max_bytes`` (0:
+        4 MiB). Returns ``{"uri", "html", "meta"}`` (``meta``: the view's ``_meta.ui``).
+        Raises InvalidArgumentError for a URI that is not ``ui://`` (nothing is sent), and an
+        MCPError (``MCP_MESSAGE_TOO_LARGE``, ``MCP_PROTOCOL_VIOLATION``) for a view that fails a
+        check. Declare the extension with ``apps=True`` in the configuration."""
+        if not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValueError("max_bytes must be a non-negative int")
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        return self._obj(lambda c, out, err: lib.mcp_client_read_app(c, u, max_bytes, o.ref, out, err))
+
     def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
         o = _Opts.of(opts)

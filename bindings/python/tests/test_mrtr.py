@@ -354,3 +354,42 @@ def test_many_concurrent_calls_with_deferred_answers(client):
         with concurrent.futures.ThreadPoolExecutor(8) as callers:
             results = list(callers.map(lambda _: text_of(client.call_tool("elicit_once", timeout=10)), range(24)))
     assert len(results) == 24 and all(r.startswith("Hello, ") for r in results)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_apps(make_client, era):
+    """MCP Apps: the extension declared with apps=True, each tool's UI link, a verified view
+    (blocking and async), a view that fails the checks, and app-only tools kept from export."""
+    import asyncio
+    import os
+
+    from mcp_client import apps, export
+
+    client = make_client("--apps", "--era", era, apps=True)
+    tools = client.all_tools()
+    links = {t["name"]: apps.tool_ui(t) for t in tools}
+    assert links["weather_app"] == {
+        "resourceUri": "ui://fixture/weather",
+        "visibility": ["model", "app"],
+        "model": True,
+        "app": True,
+    }
+    assert links["refresh_app"]["model"] is False
+    assert links["not_ui_app"] is None and links["echo"] is None
+    view = client.read_app("ui://fixture/weather")
+    assert "weather app</body>" in view["html"] and view["meta"]["prefersBorder"] is True
+    with pytest.raises(mcp_client.MCPError) as caught:
+        client.read_app("ui://fixture/plain-html")
+    assert "text/html;profile=mcp-app" in str(caught.value)
+    with pytest.raises(mcp_client.MCPError):
+        client.read_app("ui://fixture/big", max_bytes=1000)
+    names = [t["function"]["name"] for t in export.export_tools(tools)["tools"]]
+    assert "weather_app" in names and "refresh_app" not in names
+
+    async def from_a_loop():
+        async with mcp_client.AsyncClient.stdio(
+            os.environ["MCP_FIXTURE"], ["--apps", "--era", era], apps=True, request_timeout_ms=10000
+        ) as ac:
+            return await ac.read_app("ui://fixture/blob")
+
+    assert "weather app</body>" in asyncio.run(from_a_loop())["html"]
