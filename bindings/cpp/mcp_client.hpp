@@ -499,6 +499,16 @@ inline std::string result_message(const std::string& exported_json, const std::s
 
 }  // namespace model
 
+namespace apps {
+
+/// MCP Apps (SEP-1865): a tool's UI link, {"resourceUri", "visibility", "model", "app"}, or
+/// "null" without one (a link that is not ui:// counts as none); see mcp_tool_ui.
+inline std::string tool_ui(const std::string& tool_json) {
+    return detail::check_string([&](char** out, mcp_error** e) { return mcp_tool_ui(detail::c_arg(tool_json), out, e); });
+}
+
+}  // namespace apps
+
 namespace json {
 
 /// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text, or
@@ -1713,6 +1723,16 @@ public:
         });
     }
 
+    /// MCP Apps: reads a view (a ui:// resource) verified: text/html;profile=mcp-app, text or
+    /// base64 blob, at most max_bytes (0: 4 MiB). Result {"uri", "html", "meta"}; see
+    /// mcp_client_read_app. Set "apps": true in Options::extra_json to declare the extension.
+    std::string read_app(const std::string& uri, size_t max_bytes = 0, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_read_app(client_, detail::c_arg(uri), max_bytes, &o, out, e);
+        });
+    }
+
     /// completion/complete with {ref, argument, context?}.
     std::string complete(const std::string& params_json, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
@@ -1922,6 +1942,17 @@ public:
     std::future<std::string> read_skill_file(const std::string& entry_json, const std::optional<std::string>& file_uri,
                                              const CallOptions& options, use_future_t) {
         return as_future([&](Completion d) { return read_skill_file(entry_json, file_uri, options, std::move(d)); });
+    }
+    /// Started read_app.
+    Call read_app(const std::string& uri, size_t max_bytes, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_read_app_start(client_, detail::c_arg(uri), max_bytes, o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> read_app(const std::string& uri, size_t max_bytes, const CallOptions& options,
+                                      use_future_t) {
+        return as_future([&](Completion d) { return read_app(uri, max_bytes, options, std::move(d)); });
     }
     /// Started subscribe_resource (legacy): completes with "{}".
     Call subscribe_resource(const std::string& uri, const CallOptions& options, Completion done) {

@@ -130,6 +130,33 @@ TEST(mrtr, sampling_with_tools) {
     CHECK_CONTAINS(message, "which the request did not offer");
 }
 
+// MCP Apps: each tool's UI link, a verified view (blocking and future), the checks a view
+// fails, and app-only tools kept out of the export.
+TEST(mrtr, apps) {
+    for (const char* era : {"modern", "legacy"}) {
+        mcp::Options options;
+        options.extra_json = R"({"apps":true})";
+        auto client = t::fixture({"--apps", "--era", era}, options);
+        std::string tools = client.list_all(mcp::ListKind::Tools);
+        CHECK_CONTAINS(mcp::apps::tool_ui(R"({"name":"a","_meta":{"ui":{"resourceUri":"ui://x","visibility":["app"]}}})"),
+                       R"("model":false)");
+        CHECK_EQ(mcp::apps::tool_ui(R"({"name":"plain"})"), std::string("null"));
+        CHECK_CONTAINS(client.read_app("ui://fixture/weather"), "weather app</body>");
+        CHECK_CONTAINS(client.read_app("ui://fixture/blob", 0, mcp::CallOptions(), mcp::use_future).get(),
+                       "weather app</body>");
+        std::string message;
+        try {
+            client.read_app("ui://fixture/plain-html");
+        } catch (const mcp::Error& e) {
+            message = e.what();
+        }
+        CHECK_CONTAINS(message, "text/html;profile=mcp-app");
+        std::string exported = mcp::model::export_tools(tools);
+        CHECK_CONTAINS(exported, R"("name":"weather_app")");
+        CHECK(exported.find(R"("name":"refresh_app")") == std::string::npos);
+    }
+}
+
 TEST(mrtr, auto_roots) {
     auto client = t::fixture();
     client.on_roots([](const std::string&) {
