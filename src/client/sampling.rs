@@ -126,7 +126,7 @@ fn check_tool_use(block: &Value, offer: &Offer) -> Result<(), String> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or("a tool_use block has no name")?;
-    if !block.get("id").and_then(Value::as_str).is_some_and(|id| !id.is_empty()) {
+    if block.get("id").and_then(Value::as_str).is_none_or(str::is_empty) {
         return Err("a tool_use block has no id".into());
     }
     if !block.get("input").is_some_and(Value::is_object) {

@@ -67,7 +67,7 @@ pub unsafe extern "C" fn mcp_client_read_app(
         call(client, opts, app_json_out, |c, ro| {
             let uri = arg_str(uri, "uri")?;
             Ok(async move {
-                read_app(&c, uri, bound(max_bytes), &ro)
+                read_app(c, uri, bound(max_bytes), &ro)
                     .await
                     .map(|app| Reply::from(app.to_json()))
             })

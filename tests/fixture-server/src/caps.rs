@@ -28,8 +28,8 @@ fn needed(caps: &Map<String, Value>, request: &Value) -> Option<Value> {
             })
         }
         "sampling/createMessage" if offers_tools(request) => {
-            (!caps.get("sampling").is_some_and(|s| s.get("tools").is_some()))
-                .then(|| json!({"sampling": {"tools": {}}}))
+            let declared = caps.get("sampling").is_some_and(|s| s.get("tools").is_some());
+            (!declared).then(|| json!({"sampling": {"tools": {}}}))
         }
         "sampling/createMessage" => (!caps.contains_key("sampling")).then(|| json!({"sampling": {}})),
         "roots/list" => (!caps.contains_key("roots")).then(|| json!({"roots": {}})),

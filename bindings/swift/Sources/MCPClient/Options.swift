@@ -43,6 +43,9 @@ public struct ClientOptions: Sendable {
     /// carry `tools` and `toolChoice`, and its answer `tool_use` content, each naming an offered
     /// tool with an `id` and an object `input` (key `sampling_tools`).
     public var samplingTools: Bool?
+    /// Declares the MCP Apps extension (SEP-1865): the host renders `text/html;profile=mcp-app`
+    /// views (key `apps`; see `toolUI`, `Client.readApp`).
+    public var apps: Bool?
     /// Any other configuration key, passed through as is.
     public var extra: [String: JSON] = [:]
 
@@ -72,6 +75,7 @@ public struct ClientOptions: Sendable {
         if let manualInput { config["manual_input"] = .array(manualInput.map { .string($0) }) }
         if let tasks { config["tasks"] = .bool(tasks) }
         if let samplingTools { config["sampling_tools"] = .bool(samplingTools) }
+        if let apps { config["apps"] = .bool(apps) }
         for (k, v) in extra { config[k] = v }
     }
 }

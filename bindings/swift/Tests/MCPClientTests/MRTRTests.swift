@@ -96,6 +96,35 @@ final class MRTRTests: XCTestCase {
         }
     }
 
+    /// MCP Apps: each tool's UI link, a verified view, and views that fail the checks.
+    func testApps() throws {
+        var options = ClientOptions()
+        options.apps = true
+        for era in ["modern", "legacy"] {
+            let client = try fixtureClient(["--apps", "--era", era], options: options)
+            let tools = try client.listAll(.tools)
+            var links: [String: JSON] = [:]
+            for tool in tools["tools"]?.arrayValue ?? [] {
+                links[tool["name"]?.stringValue ?? ""] = try toolUI(tool) ?? .null
+            }
+            XCTAssertEqual(links["weather_app"]?["resourceUri"]?.stringValue, "ui://fixture/weather")
+            XCTAssertEqual(links["refresh_app"]?["model"], false)
+            XCTAssertEqual(links["not_ui_app"], .null)
+            XCTAssertTrue(try client.readApp("ui://fixture/weather")["html"]?.stringValue?.contains("weather app") == true)
+            XCTAssertThrowsError(try client.readApp("ui://fixture/plain-html"))
+            XCTAssertThrowsError(try client.readApp("ui://fixture/big", maxBytes: 1000))
+        }
+    }
+
+    /// The async `readApp` (a started call).
+    func testAppsAsync() async throws {
+        var options = ClientOptions()
+        options.apps = true
+        let client = try fixtureClient(["--apps"], options: options)
+        let blob = try await client.readApp("ui://fixture/blob")
+        XCTAssertTrue(blob["html"]?.stringValue?.contains("weather app") == true)
+    }
+
     /// Input answered by hand is declared: the fixture, like the SDK servers, asks only for
     /// declared input (-32021 otherwise).
     private var manualInput: ClientOptions {
