@@ -380,58 +380,6 @@ typedef struct mcp_token_slot mcp_token_slot;
 typedef int32_t mcp_status;
 
 /**
- * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
- * for the callback) in a browser; the authorization server will redirect it to
- * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
- * (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
- * (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
- * configured) the callback may just open the browser and return: the listener receives the
- * redirect. Otherwise returning without replying or deferring ends the flow.
- */
-typedef void (*mcp_authorization_fn)(void *userdata,
-                                     const char *authorization_url,
-                                     const char *redirect_uri,
-                                     struct mcp_responder *responder);
-
-/**
- * Releases host userdata.
- */
-typedef void (*mcp_userdata_free_fn)(void *userdata);
-
-/**
- * Loads the record of one authorization server (`issuer`, borrowed): call
- * `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
- * nothing is stored. The slot is valid only during the callback.
- */
-typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp_token_slot *slot);
-
-/**
- * Stores the record of one authorization server (`record_json`, borrowed; it holds client
- * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
- */
-typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
-
-/**
- * Asked for a JWT before each token request that needs one the configuration does not hold:
- * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
- * authorization), `audience` the authorization server (or identity provider) it is for; both
- * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
- * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
- */
-typedef void (*mcp_assertion_fn)(void *userdata,
-                                 const char *kind,
-                                 const char *audience,
-                                 struct mcp_assertion_slot *slot);
-
-/**
- * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
- * held while a refresh token is spent and its successor saved, so that processes sharing the
- * store never spend the same one (an advisory file lock, for instance). Taking it may block
- * until it is free; releasing must not block.
- */
-typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
-
-/**
  * Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
  */
 typedef void (*mcp_progress_fn)(void *userdata, double progress, double total, const char *message);
@@ -507,6 +455,58 @@ typedef void (*mcp_call_done_fn)(void *userdata,
                                  const char *result_json,
                                  size_t result_len,
                                  const struct mcp_error *error);
+
+/**
+ * The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
+ * for the callback) in a browser; the authorization server will redirect it to
+ * `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
+ * (`mcp_responder_reply_url`), or `mcp_responder_reply_error`, now or later from any thread
+ * (after `mcp_responder_defer`). With the built-in loopback listener (no `redirect_uri`
+ * configured) the callback may just open the browser and return: the listener receives the
+ * redirect. Otherwise returning without replying or deferring ends the flow.
+ */
+typedef void (*mcp_authorization_fn)(void *userdata,
+                                     const char *authorization_url,
+                                     const char *redirect_uri,
+                                     struct mcp_responder *responder);
+
+/**
+ * Releases host userdata.
+ */
+typedef void (*mcp_userdata_free_fn)(void *userdata);
+
+/**
+ * Loads the record of one authorization server (`issuer`, borrowed): call
+ * `mcp_token_slot_set(slot, record_json)` during the callback, or leave the slot empty when
+ * nothing is stored. The slot is valid only during the callback.
+ */
+typedef void (*mcp_token_load_fn)(void *userdata, const char *issuer, struct mcp_token_slot *slot);
+
+/**
+ * Stores the record of one authorization server (`record_json`, borrowed; it holds client
+ * credentials and tokens: keep it secret), or forgets it (`record_json` NULL).
+ */
+typedef void (*mcp_token_save_fn)(void *userdata, const char *issuer, const char *record_json);
+
+/**
+ * Asked for a JWT before each token request that needs one the configuration does not hold:
+ * `kind` is `"workload_jwt"` (workload identity federation) or `"id_token"` (enterprise-managed
+ * authorization), `audience` the authorization server (or identity provider) it is for; both
+ * borrowed for the call. Call `mcp_assertion_slot_set(slot, jwt)` during the callback; leaving
+ * the slot empty ends the flow (`MCP_AUTH_REQUIRED`). Read a rotated token each time.
+ */
+typedef void (*mcp_assertion_fn)(void *userdata,
+                                 const char *kind,
+                                 const char *audience,
+                                 struct mcp_assertion_slot *slot);
+
+/**
+ * Takes (`acquire` true) or releases (false) the token store's lock for `issuer` (borrowed),
+ * held while a refresh token is spent and its successor saved, so that processes sharing the
+ * store never spend the same one (an advisory file lock, for instance). Taking it may block
+ * until it is free; releasing must not block.
+ */
+typedef void (*mcp_token_lock_fn)(void *userdata, const char *issuer, bool acquire);
 
 /**
  * A responder's cancel hook (`mcp_responder_on_cancel`).
@@ -718,6 +718,57 @@ typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * The UI link of one tool (`tool_json`: a tool object from a `tools/list` result) under the
+ * MCP Apps extension (SEP-1865): `{"resourceUri": "ui://...", "visibility": ["model", "app"],
+ * "model": true, "app": true}`, or `null` when the tool has none. The nested
+ * `_meta.ui.resourceUri` wins over the deprecated flat `_meta["ui/resourceUri"]`; a link that
+ * is not `ui://` counts as none. `visibility` defaults to both; a tool whose visibility leaves
+ * out "model" is app-only, and `mcp_export_tools` (and so a hub's export) leaves it out of
+ * what the model sees. Pure: any thread. Free the output with `mcp_string_free`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_tool_ui(const char *tool_json,
+                       char **ui_json_out,
+                       struct mcp_error **err_out);
+
+/**
+ * Reads an app's view (`uri`, a `ui://` resource named by a tool's UI link) with
+ * `resources/read` and verifies it before returning it: the answer's entry for `uri` has the
+ * MIME type `text/html;profile=mcp-app` and its HTML as `text` or base64 `blob` (UTF-8), at
+ * most `max_bytes` long (0: 4 MiB). Result: `{"uri", "html", "meta"}`, `meta` the entry's
+ * `_meta.ui` (CSP domains, permissions, domain, border preference; `null` without one) for the
+ * host's sandbox. `MCP_INVALID_ARG` for a URI that is not `ui://` (nothing is sent),
+ * `MCP_MESSAGE_TOO_LARGE` over the bound, `MCP_PROTOCOL_VIOLATION` for any other failed check;
+ * nothing unverified is returned. Declare the extension with `"apps": true` in the
+ * configuration (the host renders the views). Any thread; not from a callback. Free the result
+ * with `mcp_string_free`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_app(struct mcp_client *client,
+                               const char *uri,
+                               size_t max_bytes,
+                               const struct mcp_call_opts *opts,
+                               char **app_json_out,
+                               struct mcp_error **err_out);
+
+/**
+ * Started `mcp_client_read_app`: completes with the verified `{"uri", "html", "meta"}`, or
+ * its failure. `uri` is copied now.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_read_app_start(struct mcp_client *client,
+                                     const char *uri,
+                                     size_t max_bytes,
+                                     const struct mcp_call_opts *opts,
+                                     mcp_call_done_fn done,
+                                     void *userdata,
+                                     struct mcp_call **call_out,
+                                     struct mcp_error **err_out);
 
 /**
  * Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
@@ -1250,7 +1301,9 @@ mcp_status mcp_client_ping(struct mcp_client *client,
 
 /**
  * Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
- * servers get it in every later request's `_meta`.
+ * servers get it in every later request's `_meta`. Logging is deprecated by the 2026-07-28
+ * specification (SEP-2577, removal no earlier than the first release after 2027-07-28): it
+ * keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1281,7 +1334,8 @@ mcp_status mcp_client_unsubscribe_resource(struct mcp_client *client,
                                            struct mcp_error **err_out);
 
 /**
- * Tells a legacy server the host's roots changed (no-op on modern servers).
+ * Tells a legacy server the host's roots changed (no-op on modern servers). Roots are
+ * deprecated by the 2026-07-28 specification (SEP-2577); this keeps working.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1314,7 +1368,9 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
  * `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
  * `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
- * `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+ * `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+ * (declares MCP Apps; see `mcp_client_read_app`),
+ * `response_cache` (true; false turns response caching off),
  * `response_cache_max_entries` (512), `validate_output_schema` (true; see
  * `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
  * "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
@@ -1420,8 +1476,9 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * `client_secret` or `private_key_pem` (`MCP_INVALID_ARG` otherwise): they are sent on every
  * grant (authorization code, refresh, client credentials) to that authorization server only,
  * never to one a server's metadata names instead; `client_metadata_url` (a Client ID
- * Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
- * registration; `redirect_uri` (a redirect the host receives itself; the authorization
+ * Metadata Document, tried before dynamic registration); `client_name` and `application_type`
+ * ("native", "web") for dynamic registration (deprecated by the 2026-07-28 specification in
+ * favour of Client ID Metadata Documents; it keeps working as the last resort); `redirect_uri` (a redirect the host receives itself; the authorization
  * callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
  * `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
  * (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
@@ -1441,7 +1498,9 @@ mcp_status mcp_config_set_bearer_token(struct mcp_config *config,
  * addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
  * or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
  * contacted (a range also matches resolved addresses). The MCP server's own origin is always
- * allowed. Errors never quote what a fetched document says.
+ * allowed; a `resource_metadata` the challenge names on another origin is fetched only at the
+ * well-known path `/.well-known/oauth-protected-resource` (or below it) unless its host is in
+ * `allow_hosts` (`MCP_AUTH_REQUIRED` otherwise, nothing fetched). Errors never quote what a fetched document says.
  *
  * Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
  * generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
@@ -1510,6 +1569,17 @@ MCP_WARN_UNUSED_RESULT
 mcp_status mcp_config_set_skills(struct mcp_config *config,
                                  bool enabled,
                                  struct mcp_error **err_out);
+
+/**
+ * Declares `sampling.tools` (SEP-1577) with `sampling` (default false): sampling requests may
+ * then offer `tools` and a `toolChoice`, which reach the handler of `mcp_client_on_sampling` in
+ * its params JSON, and its answer may hold `tool_use` content. Same as the key `sampling_tools`.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_config_set_sampling_tools(struct mcp_config *config,
+                                         bool enabled,
+                                         struct mcp_error **err_out);
 
 /**
  * Frees settings. NULL is a no-op.
@@ -1833,8 +1903,12 @@ mcp_status mcp_client_on_elicitation(struct mcp_client *client,
                                      struct mcp_error **err_out);
 
 /**
- * Registers the `sampling/createMessage` handler and declares `sampling`. As
- * `mcp_client_on_elicitation`.
+ * Registers the `sampling/createMessage` handler and declares `sampling` (with `tools` when
+ * the configuration sets `sampling_tools`: the params JSON then may carry `tools` and
+ * `toolChoice`, and the answer `tool_use` blocks, each naming an offered tool with an `id` and
+ * an object `input`; a malformed answer goes to the server as an error). As
+ * `mcp_client_on_elicitation`. Deprecated by the 2026-07-28 specification (SEP-2577, removal
+ * no earlier than the first release after 2027-07-28): it keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT
@@ -1846,6 +1920,8 @@ mcp_status mcp_client_on_sampling(struct mcp_client *client,
 
 /**
  * Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
+ * Deprecated by the 2026-07-28 specification (SEP-2577, removal no earlier than the first
+ * release after 2027-07-28): it keeps working, on both eras.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

@@ -31,6 +31,9 @@
 // the rule does not cover.
 #![cfg_attr(not(feature = "fuzzing"), deny(missing_docs))]
 
+/// MCP Apps (SEP-1865): tools' UI links, the verified read of an app's view, and the
+/// visibility that keeps app-only tools away from the model.
+pub mod apps;
 mod auth;
 mod base;
 mod client;

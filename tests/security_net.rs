@@ -212,7 +212,10 @@ fn discovery_cannot_reach_internal_addresses() {
         (format!("http://0x7f.1:{port}/admin"), "loopback"),
         (format!("http://2130706433:{port}/admin"), "loopback"),
         (format!("http://localhost:{port}/admin"), "loopback"),
-        (format!("http://internal.test:{port}/admin?probe=1"), "loopback"),
+        (
+            format!("http://internal.test:{port}/.well-known/oauth-protected-resource?probe=1"),
+            "loopback",
+        ),
         (format!("http://a.localhost.:{port}/admin"), "loopback"),
     ] {
         mcp.script(|s| s.resource_metadata = aim.clone());
@@ -442,6 +445,65 @@ fn urls_in_errors_carry_no_query() {
     let message = unsafe { take_error(err) };
     assert!(
         message.contains("/authorize") && !message.contains("SECRET9"),
+        "{message}"
+    );
+}
+
+/// A loopback MCP server (reached through a tunnel or a sidecar) may name metadata on another
+/// local port only at the protected resource metadata well-known path: any other path there is
+/// refused before a connection, with a message that says why, unless the host listed that host
+/// in `allow_hosts`. The server's own origin stays free.
+#[test]
+fn metadata_on_another_port_only_at_the_well_known_path() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (mcp, target) = rt.block_on(async { (Mcp::start("127.0.0.1").await, canary().await) });
+    let other = format!("http://127.0.0.1:{}", target.addr.port());
+    let config = json!({"url": mcp.url(), "mode": "modern", "request_timeout_ms": 10000, "oauth": {}});
+
+    for path in [
+        "/admin?probe=1",
+        "/",
+        "/.well-known/oauth-protected-resourcex",
+        "/.well-known/x/../../admin",
+    ] {
+        mcp.script(|s| s.resource_metadata = format!("{other}{path}"));
+        let (st, message) = unsafe { connect_once(&config) }.unwrap_err();
+        assert_eq!(st, MCP_AUTH_REQUIRED, "{path}: {message}");
+        assert!(
+            message.contains("off the well-known path /.well-known/oauth-protected-resource")
+                && message.contains("allow_hosts")
+                && !message.contains("probe"),
+            "{path}: {message}"
+        );
+    }
+    assert_eq!(target.connections(), 0, "{:?}", target.summary());
+
+    // The well-known path (root or path-aware) on the other port is read; the canary's
+    // document describes another resource, which is refused after the fetch.
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        mcp.script(|s| s.resource_metadata = format!("{other}{path}"));
+        let (st, message) = unsafe { connect_once(&config) }.unwrap_err();
+        assert_eq!(st, MCP_AUTH_REQUIRED, "{message}");
+        assert!(message.contains("another resource"), "{message}");
+        assert!(target.requests().iter().any(|r| r.path == path), "{path} was read");
+    }
+
+    // The host allowed that host: any path there is read.
+    let mut allowed = config.clone();
+    allowed["oauth"]["allow_hosts"] = json!(["127.0.0.1"]);
+    mcp.script(|s| s.resource_metadata = format!("{other}/admin"));
+    let (_, message) = unsafe { connect_once(&allowed) }.unwrap_err();
+    assert!(target.requests().iter().any(|r| r.path == "/admin"), "{message}");
+
+    // The server's own origin at any path stays allowed (read, then found wanting).
+    let before = mcp.server.requests().len();
+    mcp.script(|s| s.resource_metadata = format!("{}/somewhere", s.me));
+    let (_, message) = unsafe { connect_once(&config) }.unwrap_err();
+    assert!(
+        mcp.server.requests()[before..].iter().any(|r| r.path == "/somewhere"),
         "{message}"
     );
 }

@@ -501,6 +501,16 @@ inline std::string result_message(const std::string& exported_json, const std::s
 
 }  // namespace model
 
+namespace apps {
+
+/// MCP Apps (SEP-1865): a tool's UI link, {"resourceUri", "visibility", "model", "app"}, or
+/// "null" without one (a link that is not ui:// counts as none); see mcp_tool_ui.
+inline std::string tool_ui(const std::string& tool_json) {
+    return detail::check_string([&](char** out, mcp_error** e) { return mcp_tool_ui(detail::c_arg(tool_json), out, e); });
+}
+
+}  // namespace apps
+
 namespace json {
 
 /// The value at `pointer` (RFC 6901; "" is the whole document) in `json`, as JSON text, or
@@ -1245,6 +1255,11 @@ public:
     Config& validate_output_schema(bool enabled) {
         return set([&](mcp_error** e) { return mcp_config_set_validate_output_schema(config_, enabled, e); });
     }
+    /// Declares sampling.tools (SEP-1577) with sampling: the on_sampling handler's params may
+    /// carry tools and toolChoice, and its answer tool_use content (see mcp_config_set_sampling_tools).
+    Config& sampling_tools(bool enabled) {
+        return set([&](mcp_error** e) { return mcp_config_set_sampling_tools(config_, enabled, e); });
+    }
 
     const mcp_config* native() const noexcept { return config_; }
 
@@ -1278,6 +1293,8 @@ struct Options {
     /// (a secret needs the issuer it belongs to) or "{}" (dynamic
     /// registration, loopback listener). Register Client::on_authorization for the browser step.
     std::optional<std::string> oauth;
+    /// Declares sampling.tools (SEP-1577): see Config::sampling_tools.
+    bool sampling_tools = false;
     /// Any other configuration keys as a JSON object, e.g. R"({"shutdown_grace_ms":200})".
     std::string extra_json;
 };
@@ -1755,6 +1772,16 @@ public:
         });
     }
 
+    /// MCP Apps: reads a view (a ui:// resource) verified: text/html;profile=mcp-app, text or
+    /// base64 blob, at most max_bytes (0: 4 MiB). Result {"uri", "html", "meta"}; see
+    /// mcp_client_read_app. Set "apps": true in Options::extra_json to declare the extension.
+    std::string read_app(const std::string& uri, size_t max_bytes = 0, const CallOptions& options = CallOptions()) {
+        mcp_call_opts o = detail::native_opts(options);
+        return detail::check_string([&](char** out, mcp_error** e) {
+            return mcp_client_read_app(client_, detail::c_arg(uri), max_bytes, &o, out, e);
+        });
+    }
+
     /// completion/complete with {ref, argument, context?}.
     std::string complete(const std::string& params_json, const CallOptions& options = CallOptions()) {
         mcp_call_opts o = detail::native_opts(options);
@@ -1965,6 +1992,17 @@ public:
                                              const CallOptions& options, use_future_t) {
         return as_future([&](Completion d) { return read_skill_file(entry_json, file_uri, options, std::move(d)); });
     }
+    /// Started read_app.
+    Call read_app(const std::string& uri, size_t max_bytes, const CallOptions& options, Completion done) {
+        return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
+            return mcp_client_read_app_start(client_, detail::c_arg(uri), max_bytes, o, &detail::started_trampoline, ud,
+                                             call, e);
+        });
+    }
+    std::future<std::string> read_app(const std::string& uri, size_t max_bytes, const CallOptions& options,
+                                      use_future_t) {
+        return as_future([&](Completion d) { return read_app(uri, max_bytes, options, std::move(d)); });
+    }
     /// Started subscribe_resource (legacy): completes with "{}".
     Call subscribe_resource(const std::string& uri, const CallOptions& options, Completion done) {
         return start(options, std::move(done), [&](const mcp_call_opts* o, void* ud, mcp_call** call, mcp_error** e) {
@@ -2105,6 +2143,9 @@ public:
             },
             std::forward<F>(handler));
     }
+    /// Sampling (with tools under Options::sampling_tools) and roots are deprecated by the
+    /// 2026-07-28 specification (SEP-2577, removal no earlier than the first release after
+    /// 2027-07-28); both keep working, on both eras.
     template <class F>
     void on_sampling(F&& handler) {
         register_input(&mcp_client_on_sampling, std::forward<F>(handler));
@@ -2229,6 +2270,7 @@ private:
         if (options.protocol_version) config.protocol_version(*options.protocol_version);
         if (options.request_timeout) config.request_timeout(*options.request_timeout);
         if (options.max_input_rounds) config.max_input_rounds(*options.max_input_rounds);
+        if (options.sampling_tools) config.sampling_tools(true);
         return config;
     }
 

@@ -159,7 +159,8 @@ func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
 }
 
 // SetLogLevel sets the server's log level ("debug" … "emergency"): legacy logging/setLevel;
-// modern servers get it in every later request's _meta.
+// modern servers get it in every later request's _meta. Logging is deprecated by the 2026-07-28
+// specification (SEP-2577); it keeps working, on both eras.
 func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOption) error {
 	if err := noNUL("level", level); err != nil {
 		return err

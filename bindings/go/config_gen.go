@@ -46,7 +46,7 @@ type OAuthConfig struct {
 	AllowHTTP *bool `json:"allow_http,omitempty"`
 	// AllowPrivateNetworks Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
 	AllowPrivateNetworks *bool `json:"allow_private_networks,omitempty"`
-	// AllowHosts Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+	// AllowHosts Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
 	AllowHosts []string `json:"allow_hosts,omitempty"`
 	// DenyHosts Hosts the flows never contact (same forms).
 	DenyHosts []string `json:"deny_hosts,omitempty"`
@@ -168,6 +168,10 @@ type Config struct {
 	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
 	// ToolPinning Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
 	ToolPinning *ToolPinningConfig `json:"tool_pinning,omitempty"`
+	// SamplingTools Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
+	SamplingTools *bool `json:"sampling_tools,omitempty"`
+	// Apps Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME type `text/html;profile=mcp-app`: the host can render apps' views. Default: false.
+	Apps *bool `json:"apps,omitempty"`
 	// Runtime C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
 	Runtime *string `json:"runtime,omitempty"`
 }

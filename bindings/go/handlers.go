@@ -90,10 +90,13 @@ func (c *Client) setCallback(on bool, box func() any, set func(p *C.mcp_client, 
 }
 
 // OnSampling registers the sampling/createMessage handler (nil unregisters) and declares
-// sampling.
+// sampling (with tools under WithSamplingTools). Sampling is deprecated by the 2026-07-28
+// specification (SEP-2577, removal no earlier than the first release after 2027-07-28); it keeps
+// working, on both eras.
 func (c *Client) OnSampling(fn HandlerFunc) error { return c.register(kindSampling, fn) }
 
-// OnRoots registers the roots/list handler (nil unregisters) and declares roots.
+// OnRoots registers the roots/list handler (nil unregisters) and declares roots. Roots are
+// deprecated by the 2026-07-28 specification (SEP-2577); they keep working, on both eras.
 func (c *Client) OnRoots(fn HandlerFunc) error { return c.register(kindRoots, fn) }
 
 func (c *Client) register(kind inputKind, fn HandlerFunc) error {

@@ -388,3 +388,98 @@ func TestHandlerReplacement(t *testing.T) {
 		t.Fatalf("live handles %d → %d after Close", before, after)
 	}
 }
+
+// weatherModel uses get_weather while the request allows tools, then answers text; it records
+// each request's params.
+func weatherModel(seen *[]map[string]any, tool string) HandlerFunc {
+	return func(_ context.Context, params json.RawMessage) (json.RawMessage, error) {
+		var p map[string]any
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, err
+		}
+		*seen = append(*seen, p)
+		if p["toolChoice"].(map[string]any)["mode"] == "none" {
+			return json.RawMessage(`{"role":"assistant","model":"m","content":{"type":"text","text":"mild"}}`), nil
+		}
+		return json.RawMessage(`{"role":"assistant","model":"m","stopReason":"toolUse","content":[` +
+			`{"type":"tool_use","id":"go-1","name":"` + tool + `","input":{"city":"Paris"}}]}`), nil
+	}
+}
+
+// WithSamplingTools declares sampling.tools: tools and toolChoice reach the handler and its
+// tool_use answer reaches the server, on both eras (SEP-1577); an unoffered tool fails the call.
+func TestSamplingWithTools(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		c := newFixture(t, []string{"--era", era}, WithSamplingTools())
+		var seen []map[string]any
+		if err := c.OnSampling(weatherModel(&seen, "get_weather")); err != nil {
+			t.Fatal(err)
+		}
+		want := `weather: mild; tool get_weather({"city":"Paris"}) id go-1`
+		if got := callText(t, c, "sample_with_tools", nil); got != want {
+			t.Fatalf("%s: %q, want %q", era, got, want)
+		}
+		if len(seen) != 2 || seen[0]["tools"].([]any)[0].(map[string]any)["name"] != "get_weather" {
+			t.Fatalf("%s: the handler saw %v", era, seen)
+		}
+		msgs := seen[1]["messages"].([]any)
+		result := msgs[2].(map[string]any)["content"].([]any)[0].(map[string]any)
+		if result["type"] != "tool_result" || result["toolUseId"] != "go-1" {
+			t.Fatalf("%s: second round %v", era, msgs)
+		}
+	}
+	c := newFixture(t, nil, WithSamplingTools())
+	var seen []map[string]any
+	if err := c.OnSampling(weatherModel(&seen, "rm_rf")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.CallTool(testCtx(t), "sample_with_tools", nil)
+	if !errors.Is(err, ErrHandlerFailed) || !contains(err.Error(), "which the request did not offer") {
+		t.Fatalf("unoffered tool: %v", err)
+	}
+}
+
+// MCP Apps: WithApps declares the extension, ToolUI reads each tool's link, ReadApp returns a
+// verified view and refuses one that fails the checks, and ExportTools leaves app-only tools out.
+func TestApps(t *testing.T) {
+	for _, era := range []string{"modern", "legacy"} {
+		c := newFixture(t, []string{"--apps", "--era", era}, WithApps())
+		tools, err := c.ListAll(testCtx(t), KindTools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(tools, &list); err != nil {
+			t.Fatal(err)
+		}
+		links := map[string]string{}
+		for _, tool := range list.Tools {
+			var named struct{ Name string }
+			_ = json.Unmarshal(tool, &named)
+			ui, err := ToolUI(tool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			links[named.Name] = string(ui)
+		}
+		if !contains(links["weather_app"], `"resourceUri":"ui://fixture/weather"`) ||
+			!contains(links["refresh_app"], `"model":false`) || links["not_ui_app"] != "null" {
+			t.Fatalf("%s: links %v", era, links)
+		}
+		view, err := c.ReadApp(testCtx(t), "ui://fixture/weather", 0)
+		if err != nil || !contains(string(view), "weather app</body>") {
+			t.Fatalf("%s: view %s %v", era, view, err)
+		}
+		if _, err := c.ReadApp(testCtx(t), "ui://fixture/plain-html", 0); !errors.Is(err, ErrProtocolViolation) {
+			t.Fatalf("%s: text/html accepted: %v", era, err)
+		}
+		var big *Error
+		if _, err := c.ReadApp(testCtx(t), "ui://fixture/big", 1000); !errors.As(err, &big) || big.Status != StatusMessageTooLarge {
+			t.Fatalf("%s: over the bound: %v", era, err)
+		}
+		exported, err := ExportTools(tools, nil)
+		if err != nil || contains(string(exported), `"name":"refresh_app"`) || !contains(string(exported), `"name":"weather_app"`) {
+			t.Fatalf("%s: export %s %v", era, exported, err)
+		}
+	}
+}

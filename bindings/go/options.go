@@ -155,6 +155,12 @@ func WithMaxPages(n int) Option { return func(c *config) { c.settings["max_pages
 // host that loads skills itself should: servers seeing it stop offering their fallback tool.
 func WithSkills() Option { return func(c *config) { c.settings["skills"] = true } }
 
+// WithSamplingTools declares sampling.tools (SEP-1577) with sampling: sampling requests may then
+// offer tools and a toolChoice, which the OnSampling handler receives in its params, and its
+// answer may hold tool_use content (each naming an offered tool, with an id and an object input;
+// a malformed answer fails the call instead of reaching the server).
+func WithSamplingTools() Option { return func(c *config) { c.settings["sampling_tools"] = true } }
+
 // WithMaxMessageBytes bounds one incoming message (library default 8 MiB; stdio).
 func WithMaxMessageBytes(n int) Option {
 	return func(c *config) { c.settings["max_message_bytes"] = n }

@@ -5,6 +5,9 @@
 //! Without any protected resource metadata the 2025-03-26 rules apply: the authorization server
 //! is the MCP server's origin, with default endpoints when it publishes no metadata.
 //!
+//! A `resource_metadata` on another origin is read only at the well-known path unless the host
+//! allowed its host (`check_named`).
+//!
 //! Every URL is checked by `Io::check` before it is fetched (the MCP server chose it), and
 //! errors never quote what a fetched document says (its fields are the server's text).
 
@@ -151,17 +154,39 @@ struct ProtectedResource {
     scopes_supported: Option<Vec<String>>,
 }
 
+/// The well-known path of protected resource metadata (RFC 9728 §3.1).
+const PRM_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// A `resource_metadata` URL the server named on another origin is fetched only at the
+/// well-known path (or below it), unless the host listed that host in `allow_hosts`: a server
+/// reached through a local port (a tunnel, a sidecar) must not make the client GET any path of
+/// every other port. The path is compared after `Url` resolved dot segments.
+fn check_named(io: &Io, named: &Url) -> Result<()> {
+    io.check(named).map_err(|e| e.context("protected resource metadata"))?;
+    let path = named.path();
+    let well_known = path == PRM_PATH || path.starts_with(&format!("{PRM_PATH}/"));
+    if io.is_server(named) || well_known || io.host_allowed(named) {
+        return Ok(());
+    }
+    Err(Error::auth(format!(
+        "the server's challenge names protected resource metadata on another origin ({}) off the \
+         well-known path {PRM_PATH}; refused, nothing fetched (oauth.allow_hosts permits that host)",
+        redact::origin(named)
+    )))
+}
+
 /// The protected resource metadata: the challenge's `resource_metadata`, else the path-aware
 /// then the root well-known URL. `Ok(None)` when the server publishes none.
 async fn protected_resource(io: &Io, server: &Url, challenge: &Challenge) -> Result<Option<ProtectedResource>> {
     let what = "protected resource metadata";
     let candidates: Vec<(Url, PrmSource)> = match &challenge.resource_metadata {
-        Some(u) => vec![(
-            server
+        Some(u) => {
+            let named = server
                 .join(u)
-                .map_err(|_| Error::auth("the challenge's resource_metadata is not a URL"))?,
-            PrmSource::ServerUrl,
-        )],
+                .map_err(|_| Error::auth("the challenge's resource_metadata is not a URL"))?;
+            check_named(io, &named)?;
+            vec![(named, PrmSource::ServerUrl)]
+        }
         None => {
             let mut c = Vec::new();
             let path = server.path().trim_end_matches('/');

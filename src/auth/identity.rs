@@ -1,5 +1,7 @@
 //! The client identity presented to an authorization server, in the specification's order:
 //! pre-registered, Client ID Metadata Document, a stored dynamic registration, a new one.
+//! Dynamic registration is deprecated by the 2026-07-28 specification in favour of metadata
+//! documents; it stays, as the last resort.
 
 use super::discovery::{AuthServer, Discovery};
 use super::flow::{self, ClientAuth};

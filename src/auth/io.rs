@@ -48,6 +48,16 @@ impl Io {
         self.guard.check_url(url).map_err(|r| Error::auth(r.0))
     }
 
+    /// Whether `url` is on the MCP server's own origin.
+    pub fn is_server(&self, url: &Url) -> bool {
+        url.origin() == self.server
+    }
+
+    /// Whether the host listed `url`'s host in `allow_hosts`.
+    pub fn host_allowed(&self, url: &Url) -> bool {
+        self.guard.lists_allowed(url)
+    }
+
     /// The scheme rule alone, for the authorization endpoint (a browser opens it).
     pub fn check_scheme(&self, url: &Url) -> Result<()> {
         self.guard.check_scheme(url).map_err(|r| Error::auth(r.0))

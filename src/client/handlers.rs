@@ -96,13 +96,17 @@ pub(crate) struct Hooks {
     inputs_changed: AtomicU64,
     /// Told of every notification first: list_changed and updated invalidate its entries.
     cache: Option<Arc<super::cache::ResponseCache>>,
+    /// The client declares `sampling.tools` (SEP-1577): requests may offer tools.
+    sampling_tools: bool,
 }
 
 impl Hooks {
-    /// Hooks that keep `cache` in step with the server's notifications.
-    pub fn with_cache(cache: Arc<super::cache::ResponseCache>) -> Hooks {
+    /// Hooks that keep `cache` in step with the server's notifications; `sampling_tools`: the
+    /// client declares `sampling.tools`.
+    pub fn new(cache: Arc<super::cache::ResponseCache>, sampling_tools: bool) -> Hooks {
         Hooks {
             cache: Some(cache),
+            sampling_tools,
             ..Hooks::default()
         }
     }
@@ -171,13 +175,18 @@ impl Hooks {
     }
 
     /// The handler for an input method. Elicitation answers get the schema defaults of
-    /// omitted fields filled in (SEP-1034), on both routes.
+    /// omitted fields filled in (SEP-1034), sampling requests and answers their tool checks
+    /// (SEP-1577), on both routes.
     pub fn handler_for(&self, method: &str) -> Option<Arc<dyn InputHandler>> {
         let kind = InputKind::of_method(method)?;
         let handler = self.handler(kind)?;
         Some(match kind {
             InputKind::Elicitation => Arc::new(ElicitationDefaults(handler)),
-            _ => handler,
+            InputKind::Sampling => Arc::new(super::sampling::Checked {
+                handler,
+                tools_declared: self.sampling_tools,
+            }),
+            InputKind::Roots => handler,
         })
     }
 

@@ -15,6 +15,7 @@ mod reconnect;
 mod registration;
 mod reply;
 mod request;
+mod sampling;
 mod session;
 mod skills;
 mod subscription;
@@ -219,11 +220,12 @@ impl Client {
             .tool_pinning
             .as_ref()
             .and_then(|s| crate::pin::Pins::new(s, crate::pin::identity_of(&config.transport)));
+        let hooks = Arc::new(Hooks::new(cache.clone(), config.declares_sampling_tools()));
         Client {
             inner: Arc::new(Inner {
                 auth: crate::auth::AuthContext::new(config.oauth.as_deref(), config.http_url(), &config.client_info),
                 config,
-                hooks: Arc::new(Hooks::with_cache(cache.clone())),
+                hooks,
                 cache,
                 tool_schemas: output_schema::ToolSchemas::default(),
                 pins,

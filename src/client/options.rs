@@ -93,6 +93,12 @@ pub struct ClientConfig {
     pub validate_output_schema: bool,
     /// Tool pinning (`crate::pin`): `None` or policy `off` keeps no pins.
     pub tool_pinning: Option<crate::pin::PinSettings>,
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: the sampling handler then receives
+    /// the request's `tools` and `toolChoice` and may answer with `tool_use` content. Opt-in.
+    pub sampling_tools: bool,
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`): the host can
+    /// render `text/html;profile=mcp-app` views. Opt-in.
+    pub apps: bool,
 }
 
 /// How a lost connection (the stdio server exited, the HTTP server went away) is re-established:
@@ -153,6 +159,17 @@ impl ClientConfig {
             response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
             validate_output_schema: true,
             tool_pinning: None,
+            sampling_tools: false,
+            apps: false,
+        }
+    }
+
+    /// Whether the client declares `sampling.tools`: `sampling_tools`, or the `capabilities`
+    /// override says so.
+    pub(crate) fn declares_sampling_tools(&self) -> bool {
+        match &self.capabilities {
+            Some(caps) => caps.pointer("/sampling/tools").is_some(),
+            None => self.sampling_tools,
         }
     }
 

@@ -73,7 +73,11 @@ impl Client {
             caps.insert("elicitation".into(), elicitation);
         }
         if hooks.handler(InputKind::Sampling).is_some() || manual.sampling {
-            caps.insert("sampling".into(), json!({}));
+            let sampling = match self.inner.config.sampling_tools {
+                true => json!({"tools": {}}),
+                false => json!({}),
+            };
+            caps.insert("sampling".into(), sampling);
         }
         if hooks.handler(InputKind::Roots).is_some() || manual.roots {
             let roots = match era {
@@ -85,6 +89,10 @@ impl Client {
         let mut extensions = Map::new();
         if self.inner.config.skills {
             extensions.insert(SKILLS_EXTENSION.into(), json!({}));
+        }
+        if self.inner.config.apps {
+            use crate::protocol::meta::{APPS_EXTENSION, APP_MIME_TYPE};
+            extensions.insert(APPS_EXTENSION.into(), json!({"mimeTypes": [APP_MIME_TYPE]}));
         }
         if self.inner.config.tasks && era == Era::Modern {
             extensions.insert(TASKS_EXTENSION.into(), json!({}));

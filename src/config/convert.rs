@@ -70,6 +70,8 @@ impl Config {
             config.manual_input = manual_input(kinds);
         }
         config.tasks = self.tasks;
+        config.sampling_tools = self.sampling_tools;
+        config.apps = self.apps;
         config.response_cache = self.response_cache;
         if self.response_cache_max_entries > super::MAX_RESPONSE_CACHE_ENTRIES {
             return Err(Error::invalid(

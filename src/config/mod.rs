@@ -179,6 +179,15 @@ pub struct Config {
     /// Tool pinning: each tool's definition is remembered when first listed and every later
     /// listing is checked against it (absent: off).
     pub tool_pinning: Option<ToolPinning>,
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer
+    /// `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold
+    /// `tool_use` content (checked before the server sees it).
+    #[serde(default)]
+    pub sampling_tools: bool,
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME
+    /// type `text/html;profile=mcp-app`: the host can render apps' views.
+    #[serde(default)]
+    pub apps: bool,
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the
     /// default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the
     /// caller's runtime and ignores it.
@@ -368,7 +377,8 @@ pub struct OAuth {
     #[serde(default)]
     pub allow_private_networks: bool,
     /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses,
-    /// ranges (`10.0.0.0/8`).
+    /// ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at
+    /// any path (elsewhere off its origin only at the well-known path).
     pub allow_hosts: Option<Vec<String>>,
     /// Hosts the flows never contact (same forms).
     pub deny_hosts: Option<Vec<String>>,

@@ -232,8 +232,7 @@ pub fn export_tools(
 
 /// MCP Apps: a tool whose `_meta.ui.visibility` leaves out `"model"` is for the app only.
 fn hidden_from_model(tool: &Value) -> Option<String> {
-    let visibility = tool.pointer("/_meta/ui/visibility")?.as_array()?;
-    (!visibility.iter().any(|v| v == "model"))
+    (!crate::apps::model_may_call(tool))
         .then(|| "its _meta.ui.visibility does not include \"model\" (an app-only tool)".to_string())
 }
 

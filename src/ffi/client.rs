@@ -482,7 +482,9 @@ pub unsafe extern "C" fn mcp_client_ping(
 }
 
 /// Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
-/// servers get it in every later request's `_meta`.
+/// servers get it in every later request's `_meta`. Logging is deprecated by the 2026-07-28
+/// specification (SEP-2577, removal no earlier than the first release after 2027-07-28): it
+/// keeps working, on both eras.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_set_log_level(
@@ -534,7 +536,8 @@ pub unsafe extern "C" fn mcp_client_unsubscribe_resource(
     })
 }
 
-/// Tells a legacy server the host's roots changed (no-op on modern servers).
+/// Tells a legacy server the host's roots changed (no-op on modern servers). Roots are
+/// deprecated by the 2026-07-28 specification (SEP-2577); this keeps working.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_notify_roots_changed(

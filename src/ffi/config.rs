@@ -36,7 +36,9 @@ unsafe impl Handle for mcp_config {}
 /// `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
 /// `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
 /// `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
-/// `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+/// `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+/// (declares MCP Apps; see `mcp_client_read_app`),
+/// `response_cache` (true; false turns response caching off),
 /// `response_cache_max_entries` (512), `validate_output_schema` (true; see
 /// `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
 /// "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
@@ -232,8 +234,9 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// `client_secret` or `private_key_pem` (`MCP_INVALID_ARG` otherwise): they are sent on every
 /// grant (authorization code, refresh, client credentials) to that authorization server only,
 /// never to one a server's metadata names instead; `client_metadata_url` (a Client ID
-/// Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
-/// registration; `redirect_uri` (a redirect the host receives itself; the authorization
+/// Metadata Document, tried before dynamic registration); `client_name` and `application_type`
+/// ("native", "web") for dynamic registration (deprecated by the 2026-07-28 specification in
+/// favour of Client ID Metadata Documents; it keeps working as the last resort); `redirect_uri` (a redirect the host receives itself; the authorization
 /// callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
 /// `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
 /// (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
@@ -253,7 +256,9 @@ pub unsafe extern "C" fn mcp_config_set_bearer_token(
 /// addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
 /// or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
 /// contacted (a range also matches resolved addresses). The MCP server's own origin is always
-/// allowed. Errors never quote what a fetched document says.
+/// allowed; a `resource_metadata` the challenge names on another origin is fetched only at the
+/// well-known path `/.well-known/oauth-protected-resource` (or below it) unless its host is in
+/// `allow_hosts` (`MCP_AUTH_REQUIRED` otherwise, nothing fetched). Errors never quote what a fetched document says.
 ///
 /// Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
 /// generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
@@ -368,6 +373,19 @@ pub unsafe extern "C" fn mcp_config_set_skills(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, { set(config, "skills", || Ok(json!(enabled))) })
+}
+
+/// Declares `sampling.tools` (SEP-1577) with `sampling` (default false): sampling requests may
+/// then offer `tools` and a `toolChoice`, which reach the handler of `mcp_client_on_sampling` in
+/// its params JSON, and its answer may hold `tool_use` content. Same as the key `sampling_tools`.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_config_set_sampling_tools(
+    config: *mut mcp_config,
+    enabled: bool,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, { set(config, "sampling_tools", || Ok(json!(enabled))) })
 }
 
 /// Frees settings. NULL is a no-op.

@@ -209,8 +209,12 @@ pub unsafe extern "C" fn mcp_client_on_elicitation(
     })
 }
 
-/// Registers the `sampling/createMessage` handler and declares `sampling`. As
-/// `mcp_client_on_elicitation`.
+/// Registers the `sampling/createMessage` handler and declares `sampling` (with `tools` when
+/// the configuration sets `sampling_tools`: the params JSON then may carry `tools` and
+/// `toolChoice`, and the answer `tool_use` blocks, each naming an offered tool with an `id` and
+/// an object `input`; a malformed answer goes to the server as an error). As
+/// `mcp_client_on_elicitation`. Deprecated by the 2026-07-28 specification (SEP-2577, removal
+/// no earlier than the first release after 2027-07-28): it keeps working, on both eras.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_on_sampling(
@@ -226,6 +230,8 @@ pub unsafe extern "C" fn mcp_client_on_sampling(
 }
 
 /// Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
+/// Deprecated by the 2026-07-28 specification (SEP-2577, removal no earlier than the first
+/// release after 2027-07-28): it keeps working, on both eras.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_on_roots(

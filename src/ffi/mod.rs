@@ -8,6 +8,7 @@
 #![allow(non_camel_case_types)]
 #![allow(clippy::missing_safety_doc)] // safety contracts are documented in the header
 
+pub mod apps;
 pub mod auth;
 pub mod auth_ext;
 pub(crate) mod boundary;

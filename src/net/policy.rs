@@ -235,6 +235,18 @@ impl Guard {
         Ok(())
     }
 
+    /// Whether the host allowed `url`'s host by name or literal (`allow_hosts`): the host's own
+    /// trust, which opens more than an address check (a metadata URL the server names off the
+    /// well-known path).
+    pub fn lists_allowed(&self, url: &Url) -> bool {
+        match url.host() {
+            Some(Host::Domain(d)) => self.allowed(Some(&normalize(d)), None),
+            Some(Host::Ipv4(ip)) => self.allowed(None, Some(IpAddr::V4(ip))),
+            Some(Host::Ipv6(ip)) => self.allowed(None, Some(IpAddr::V6(ip))),
+            None => false,
+        }
+    }
+
     fn denied(&self, name: Option<&str>, addrs: &[IpAddr]) -> bool {
         self.deny
             .iter()
@@ -356,6 +368,10 @@ mod tests {
         assert!(g.check_url(&url("https://10.20.3.4/")).is_ok());
         assert!(g.check_url(&url("https://a.evil.example/")).is_err());
         assert!(g.check_url(&url("https://evil.example/")).is_ok());
+        assert!(g.lists_allowed(&url("https://AS.internal./x")));
+        assert!(g.lists_allowed(&url("https://10.20.9.9/")));
+        assert!(!g.lists_allowed(&url("https://as.example/")));
+        assert!(!g.lists_allowed(&url("https://10.21.0.1/")));
         assert!(g.check_answer("fine.example", &ip("93.184.216.34")).is_err());
         let open = Guard::new(&url("https://mcp.example/mcp"), false, true, &[], &[]).unwrap();
         assert!(open.check_url(&url("https://10.0.0.1/")).is_ok());

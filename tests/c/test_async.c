@@ -1169,6 +1169,58 @@ static void test_task_calls_started(void)
     free(o.text);
 }
 
+/* MCP Apps: a tool's UI link (pure), the verified read of a view blocking and started, and the
+ * checks a view fails (MIME type, size bound, a URI that is not ui://, refused before sending). */
+static void test_apps_calls(void)
+{
+    char *ui = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_tool_ui("{\"name\":\"t\",\"_meta\":{\"ui\":{\"resourceUri\":\"ui://a\","
+                              "\"visibility\":[\"app\"]}}}", &ui, &err), MCP_OK, err);
+    EXPECT_MSG(ui && strcmp(ui, "{\"resourceUri\":\"ui://a\",\"visibility\":[\"app\"],\"model\":false,"
+                                "\"app\":true}") == 0, "%s", ui ? ui : "(null)");
+    mcp_string_free(ui);
+    EXPECT_STATUS(mcp_tool_ui("{\"name\":\"plain\"}", &ui, &err), MCP_OK, err);
+    EXPECT(ui && strcmp(ui, "null") == 0);
+    mcp_string_free(ui);
+    EXPECT_STATUS(mcp_tool_ui("{", &ui, &err), MCP_INVALID_JSON, err);
+    mcp_error_free(err);
+    err = NULL;
+
+    mcp_config *cfg = fixture_config("--apps", (const char *)NULL);
+    CHECK(cfg != NULL);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    char *out = NULL;
+    EXPECT_STATUS(mcp_client_read_app(c, "ui://fixture/weather", 0, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "weather app</body>");
+    EXPECT_CONTAINS(out, "\"prefersBorder\":true");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_read_app(c, "ui://fixture/plain-html", 0, NULL, &out, &err), MCP_PROTOCOL_VIOLATION,
+                  err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_read_app(c, "ui://fixture/big", 1000, NULL, &out, &err), MCP_MESSAGE_TOO_LARGE, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_client_read_app(c, "https://x.example/", 0, NULL, &out, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT(out == NULL);
+    struct one o;
+    memset(&o, 0, sizeof o);
+    char uri[] = "ui://fixture/blob";
+    EXPECT_STATUS(mcp_client_read_app_start(c, uri, 0, NULL, one_done, &o, NULL, &err), MCP_OK, err);
+    memset(uri, 'x', sizeof uri - 1); /* copied at the start */
+    EXPECT(one_wait(&o) == MCP_OK);
+    EXPECT_CONTAINS(o.text, "weather app</body>");
+    EXPECT_STATUS(mcp_client_read_app_start(c, "ui://fixture/other-uri", 0, NULL, one_done, &o, NULL, &err),
+                  MCP_OK, err);
+    EXPECT(one_wait(&o) == MCP_PROTOCOL_VIOLATION);
+    mcp_client_free(c);
+}
+
 /* The skills calls started: list, get, a verified read; a NULL entry is refused at the start. */
 static void test_skill_calls_started(void)
 {
@@ -1333,6 +1385,7 @@ const struct test_case async_tests[] = {
     {"async/task_followed_by_started_call", test_task_followed_by_started_call},
     {"async/task_calls_started", test_task_calls_started},
     {"async/skill_calls_started", test_skill_calls_started},
+    {"async/apps_calls", test_apps_calls},
     {"async/listen_and_legacy_requests_started", test_listen_and_legacy_requests_started},
 };
 const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];

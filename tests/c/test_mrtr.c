@@ -268,6 +268,59 @@ static void sample_and_roots_in(const char *era)
     mcp_client_free(c);
 }
 
+/* Sampling with tools (SEP-1577): mcp_config_set_sampling_tools declares sampling.tools; the
+ * handler's params carry tools and toolChoice; its tool_use answer goes back to the server,
+ * which follows with a round carrying the tool_result. */
+#define TOOL_USE_REPLY                                                                           \
+    "{\"role\":\"assistant\",\"model\":\"m\",\"stopReason\":\"toolUse\",\"content\":[{\"type\":"   \
+    "\"tool_use\",\"id\":\"c-1\",\"name\":\"get_weather\",\"input\":{\"city\":\"Paris\"}}]}"
+static void sampling_with_tools_in(const char *era)
+{
+    mcp_config *cfg = fixture_config("--era", era, (const char *)NULL);
+    CHECK(cfg != NULL);
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_set_sampling_tools(cfg, true, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(cfg);
+    CHECK(c != NULL);
+    struct script sa;
+    script_init(&sa, SCRIPT_REPLY);
+    sa.replies[0] = TOOL_USE_REPLY;
+    sa.replies[1] = "{\"role\":\"assistant\",\"model\":\"m\",\"content\":{\"type\":\"text\",\"text\":\"mild\"}}";
+    CHECK(register_input(c, "sampling", &sa));
+    char text[256];
+    EXPECT(call_text(c, "sample_with_tools", NULL, text, sizeof text) &&
+           strcmp(text, "weather: mild; tool get_weather({\"city\":\"Paris\"}) id c-1") == 0);
+    EXPECT(settled(&sa, 2));
+    /* the last request: the tool result, tools still offered, their use forbidden */
+    EXPECT_CONTAINS(sa.params, "\"toolUseId\":\"c-1\"");
+    EXPECT_CONTAINS(sa.params, "\"name\":\"get_weather\"");
+    EXPECT_CONTAINS(sa.params, "\"toolChoice\":{\"mode\":\"none\"}");
+    mcp_client_free(c);
+
+    /* Without sampling.tools no tools are offered, and the handler never runs. */
+    c = fixture_client("--era", era, (const char *)NULL);
+    CHECK(c != NULL);
+    struct script bad;
+    script_init(&bad, SCRIPT_REPLY);
+    bad.replies[0] = TOOL_USE_REPLY;
+    CHECK(register_input(c, "sampling", &bad));
+    char *out = NULL;
+    mcp_status st = mcp_client_call_tool(c, "sample_with_tools", NULL, NULL, NULL, NULL, &out, &err);
+    if (strcmp(era, "modern") == 0) {
+        /* without sampling.tools the server asks for the capability */
+        EXPECT_STATUS(st, MCP_CAPABILITY_MISSING, err);
+    } else {
+        EXPECT(st == MCP_OK && out != NULL && strstr(out, "client lacks sampling.tools") != NULL);
+    }
+    mcp_error_free(err);
+    mcp_string_free(out);
+    EXPECT(ALOAD(&bad.calls) == 0);
+    mcp_client_free(c);
+}
+
+static void test_sampling_with_tools_modern(void) { sampling_with_tools_in("modern"); }
+static void test_sampling_with_tools_legacy(void) { sampling_with_tools_in("legacy"); }
+
 static void test_sampling_and_roots_modern(void) { sample_and_roots_in("modern"); }
 static void test_sampling_and_roots_legacy(void) { sample_and_roots_in("legacy"); }
 
@@ -1002,6 +1055,8 @@ const struct test_case mrtr_tests[] = {
     {"mrtr/elicit_other_flows", test_elicit_other_flows},
     {"mrtr/sampling_and_roots_modern", test_sampling_and_roots_modern},
     {"mrtr/sampling_and_roots_legacy", test_sampling_and_roots_legacy},
+    {"mrtr/sampling_with_tools_modern", test_sampling_with_tools_modern},
+    {"mrtr/sampling_with_tools_legacy", test_sampling_with_tools_legacy},
     {"mrtr/handler_returns_without_reply", test_handler_returns_without_reply},
     {"mrtr/reply_error", test_reply_error},
     {"mrtr/reply_of_the_wrong_kind", test_reply_of_the_wrong_kind},

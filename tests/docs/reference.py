@@ -60,6 +60,8 @@ GROUPS = [
      r"mcp_client_(on_task_status|resume_task|get_task|cancel_task|update_task)"),
     ("skills", "Skills", "The skills extension (SEP-2640): list, get and the verified read of a skill file.",
      r"mcp_client_(list_skills|get_skill|read_skill_file)"),
+    ("apps", "MCP Apps", "The apps extension (SEP-1865): a tool's UI link and the verified read of an app's view.",
+     r"mcp_tool_ui|mcp_client_read_app"),
     ("errors", "Errors", "Reading a failed call's `mcp_error`, and freeing it.", r"mcp_error_\w+"),
     ("utilities", "Statuses, strings, JSON and versions", "Status names, freeing returned strings, reading JSON "
      "without a JSON library, and the library's versions.",

@@ -94,6 +94,69 @@ TEST(mrtr, auto_elicit_and_sample) {
     CHECK_EQ(methods.size(), size_t(2));
 }
 
+// Options::sampling_tools declares sampling.tools: tools and toolChoice reach the handler, its
+// tool_use answer reaches the server (SEP-1577), on both eras; an unoffered tool fails the call.
+TEST(mrtr, sampling_with_tools) {
+    for (const char* era : {"modern", "legacy"}) {
+        t::Events seen;
+        mcp::Options options;
+        options.sampling_tools = true;
+        auto client = t::fixture({"--era", era}, options);
+        client.on_sampling([&](const std::string& p) {
+            seen.push(p);
+            if (p.find(R"("toolChoice":{"mode":"none"})") != std::string::npos)
+                return std::string(R"({"role":"assistant","model":"m","content":{"type":"text","text":"mild"}})");
+            return std::string(R"({"role":"assistant","model":"m","stopReason":"toolUse","content":[)"
+                               R"({"type":"tool_use","id":"cpp-1","name":"get_weather","input":{"city":"Paris"}}]})");
+        });
+        CHECK_EQ(t::text(client.call_tool("sample_with_tools")),
+                 std::string(R"(weather: mild; tool get_weather({"city":"Paris"}) id cpp-1)"));
+        CHECK_EQ(seen.size(), size_t(2));
+        CHECK_CONTAINS(seen.joined(), R"("name":"get_weather")");
+        CHECK_CONTAINS(seen.joined(), R"("toolUseId":"cpp-1")");
+    }
+    mcp::Options options;
+    options.sampling_tools = true;
+    auto client = t::fixture({}, options);
+    client.on_sampling([](const std::string&) {
+        return std::string(R"({"role":"assistant","model":"m","content":{"type":"tool_use","id":"x","name":"rm_rf","input":{}}})");
+    });
+    std::string message;
+    try {
+        client.call_tool("sample_with_tools");
+    } catch (const mcp::Error& e) {
+        message = e.what();
+    }
+    CHECK_CONTAINS(message, "which the request did not offer");
+}
+
+// MCP Apps: each tool's UI link, a verified view (blocking and future), the checks a view
+// fails, and app-only tools kept out of the export.
+TEST(mrtr, apps) {
+    for (const char* era : {"modern", "legacy"}) {
+        mcp::Options options;
+        options.extra_json = R"({"apps":true})";
+        auto client = t::fixture({"--apps", "--era", era}, options);
+        std::string tools = client.list_all(mcp::ListKind::Tools);
+        CHECK_CONTAINS(mcp::apps::tool_ui(R"({"name":"a","_meta":{"ui":{"resourceUri":"ui://x","visibility":["app"]}}})"),
+                       R"("model":false)");
+        CHECK_EQ(mcp::apps::tool_ui(R"({"name":"plain"})"), std::string("null"));
+        CHECK_CONTAINS(client.read_app("ui://fixture/weather"), "weather app</body>");
+        CHECK_CONTAINS(client.read_app("ui://fixture/blob", 0, mcp::CallOptions(), mcp::use_future).get(),
+                       "weather app</body>");
+        std::string message;
+        try {
+            client.read_app("ui://fixture/plain-html");
+        } catch (const mcp::Error& e) {
+            message = e.what();
+        }
+        CHECK_CONTAINS(message, "text/html;profile=mcp-app");
+        std::string exported = mcp::model::export_tools(tools);
+        CHECK_CONTAINS(exported, R"("name":"weather_app")");
+        CHECK(exported.find(R"("name":"refresh_app")") == std::string::npos);
+    }
+}
+
 TEST(mrtr, auto_roots) {
     auto client = t::fixture();
     client.on_roots([](const std::string&) {

@@ -33,6 +33,7 @@ from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient, AsyncSubscription
 from ._hub import AsyncHub, Hub
 from . import export
+from . import apps
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,

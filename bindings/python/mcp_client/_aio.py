@@ -577,6 +577,15 @@ class AsyncClient:
         result: dict[str, Any] = await self._start(RAW.read_skill_file_start, e, f, o.ref, keep=o)
         return result
 
+    async def read_app(self, uri: str, max_bytes: int = 0, **opts: Any) -> dict[str, Any]:
+        """As :meth:`Client.read_app`: a verified MCP Apps view."""
+        if not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValueError("max_bytes must be a non-negative int")
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        result: dict[str, Any] = await self._start(RAW.read_app_start, u, ctypes.c_size_t(max_bytes), o.ref, keep=o)
+        return result
+
     # --- subscriptions/listen ---
 
     async def listen(self, filter: Mapping[str, Any], **opts: Any) -> "AsyncSubscription":

@@ -511,11 +511,17 @@ class Client:
 
     def on_sampling(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """Handles ``sampling/createMessage`` (a CreateMessageResult dict); as on_elicitation,
-        except that None is a failure."""
+        except that None is a failure. With ``sampling_tools=True`` in the configuration the
+        client declares ``sampling.tools`` (SEP-1577): the params may carry ``tools`` and
+        ``toolChoice``, and the answer ``tool_use`` blocks, each naming an offered tool with an
+        ``id`` and an object ``input`` (anything else fails the call). Sampling is deprecated by
+        the 2026-07-28 specification (SEP-2577, removal no earlier than the first release after
+        2027-07-28); it keeps working, on both eras."""
         return self._set_input(lib.mcp_client_on_sampling, "sampling", fn)
 
     def on_roots(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
-        """Handles ``roots/list`` (``{"roots": [{"uri": ..., "name": ...}]}``); as on_sampling."""
+        """Handles ``roots/list`` (``{"roots": [{"uri": ..., "name": ...}]}``); as on_sampling.
+        Roots are deprecated by the 2026-07-28 specification (SEP-2577); they keep working."""
         return self._set_input(lib.mcp_client_on_roots, "roots", fn)
 
     def _set_listener(self, setter: Any, thunk: Any, kind: str, fn: Callable[..., Any] | None) -> Any:
@@ -876,6 +882,20 @@ class Client:
         f = _opt_enc(file_uri, "file_uri")
         return self._obj(lambda c, out, err: lib.mcp_client_read_skill_file(c, e, f, o.ref, out, err))
 
+    def read_app(self, uri: str, max_bytes: int = 0, **opts: Any) -> dict[str, Any]:
+        """Reads an MCP Apps view (a ``ui://`` resource named by a tool's UI link, see
+        :func:`mcp_client.apps.tool_ui`) and verifies it: MIME type
+        ``text/html;profile=mcp-app``, ``text`` or base64 ``blob``, at most ``max_bytes`` (0:
+        4 MiB). Returns ``{"uri", "html", "meta"}`` (``meta``: the view's ``_meta.ui``).
+        Raises InvalidArgumentError for a URI that is not ``ui://`` (nothing is sent), and an
+        MCPError (``MCP_MESSAGE_TOO_LARGE``, ``MCP_PROTOCOL_VIOLATION``) for a view that fails a
+        check. Declare the extension with ``apps=True`` in the configuration."""
+        if not isinstance(max_bytes, int) or max_bytes < 0:
+            raise ValueError("max_bytes must be a non-negative int")
+        o = _Opts.of(opts)
+        u = _enc(uri, "uri")
+        return self._obj(lambda c, out, err: lib.mcp_client_read_app(c, u, max_bytes, o.ref, out, err))
+
     def complete(self, params: Mapping[str, Any], **opts: Any) -> dict[str, Any]:
         """``completion/complete`` with ``{ref, argument, context?}``: the CompleteResult."""
         o = _Opts.of(opts)
@@ -896,7 +916,8 @@ class Client:
 
     def set_log_level(self, level: str, **opts: Any) -> None:
         """"debug" ... "emergency": legacy ``logging/setLevel``; modern servers get it in the
-        ``_meta`` of every later request."""
+        ``_meta`` of every later request. Logging is deprecated by the 2026-07-28 specification
+        (SEP-2577); it keeps working, on both eras."""
         o = _Opts.of(opts)
         lv = _enc(level, "level")
         self._run(lambda c, out, err: lib.mcp_client_set_log_level(c, lv, o.ref, err), result=False)

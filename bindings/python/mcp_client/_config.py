@@ -70,7 +70,7 @@ class OAuthConfig(TypedDict, total=False):
     #: Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
     allow_private_networks: bool
 
-    #: Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+    #: Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
     allow_hosts: List[str]
 
     #: Hosts the flows never contact (same forms).
@@ -237,6 +237,12 @@ class Config(TypedDict, total=False):
 
     #: Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
     tool_pinning: ToolPinningConfig
+
+    #: Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
+    sampling_tools: bool
+
+    #: Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME type `text/html;profile=mcp-app`: the host can render apps' views. Default: false.
+    apps: bool
 
     #: C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it.
     runtime: Literal["isolated", "shared"]

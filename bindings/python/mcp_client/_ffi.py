@@ -272,6 +272,33 @@ class mcp_token_slot(ctypes.Structure):
 # A status code; `MCP_OK` (0) is success.
 mcp_status = ctypes.c_int32
 
+# Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
+mcp_progress_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char_p)
+
+# Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
+# borrowed for the duration of the call only.
+class mcp_call_opts(ctypes.Structure):
+    _fields_ = [
+        ('version', ctypes.c_uint32),
+        ('timeout_ms', ctypes.c_int64),
+        ('max_total_ms', ctypes.c_int64),
+        ('reset_timeout_on_progress', ctypes.c_bool),
+        ('cancel', ctypes.POINTER(mcp_cancel_token)),
+        ('meta_json', ctypes.c_char_p),
+        ('log_level', ctypes.c_char_p),
+        ('on_progress', mcp_progress_fn),
+        ('progress_userdata', ctypes.c_void_p),
+        ('cache_mode', ctypes.c_uint32),
+        ('skip_output_validation', ctypes.c_bool),
+    ]
+
+# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
+# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
+# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
+# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
+# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
+mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
+
 # The browser step of an OAuth authorization-code flow. Open `authorization_url` (borrowed
 # for the callback) in a browser; the authorization server will redirect it to
 # `redirect_uri`. Complete `responder` with the full URL the browser was redirected to
@@ -305,33 +332,6 @@ mcp_assertion_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctyp
 # store never spend the same one (an advisory file lock, for instance). Taking it may block
 # until it is free; releasing must not block.
 mcp_token_lock_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_bool)
-
-# Progress for one call: `total` is NaN when unknown, `message` NULL when absent.
-mcp_progress_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_double, ctypes.c_double, ctypes.c_char_p)
-
-# Per-call options. Initialise with `mcp_call_opts_init`, then set fields. Every pointer is
-# borrowed for the duration of the call only.
-class mcp_call_opts(ctypes.Structure):
-    _fields_ = [
-        ('version', ctypes.c_uint32),
-        ('timeout_ms', ctypes.c_int64),
-        ('max_total_ms', ctypes.c_int64),
-        ('reset_timeout_on_progress', ctypes.c_bool),
-        ('cancel', ctypes.POINTER(mcp_cancel_token)),
-        ('meta_json', ctypes.c_char_p),
-        ('log_level', ctypes.c_char_p),
-        ('on_progress', mcp_progress_fn),
-        ('progress_userdata', ctypes.c_void_p),
-        ('cache_mode', ctypes.c_uint32),
-        ('skip_output_validation', ctypes.c_bool),
-    ]
-
-# A started call's completion: `status` is `MCP_OK` with `result_json` (`result_len` bytes,
-# NUL-terminated), or a failure with `error` (status, message and the `mcp_error_*` accessors,
-# `MCP_INPUT_REQUIRED` included). Both are borrowed until the callback returns. Runs exactly
-# once per started call — also when it is cancelled (`MCP_CANCELLED`), times out
-# (`MCP_TIMEOUT`) or its client closes (`MCP_CLOSED`) — and never inside the `*_start` call.
-mcp_call_done_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, mcp_status, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_error))
 
 # A responder's cancel hook (`mcp_responder_on_cancel`).
 mcp_responder_cancel_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -403,6 +403,40 @@ mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ct
 # ----- functions: name -> (restype, argtypes) -----
 
 FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
+    # The UI link of one tool (`tool_json`: a tool object from a `tools/list` result) under the
+    # MCP Apps extension (SEP-1865): `{"resourceUri": "ui://...", "visibility": ["model", "app"],
+    # "model": true, "app": true}`, or `null` when the tool has none. The nested
+    # `_meta.ui.resourceUri` wins over the deprecated flat `_meta["ui/resourceUri"]`; a link that
+    # is not `ui://` counts as none. `visibility` defaults to both; a tool whose visibility leaves
+    # out "model" is app-only, and `mcp_export_tools` (and so a hub's export) leaves it out of
+    # what the model sees. Pure: any thread. Free the output with `mcp_string_free`.
+    # mcp_status mcp_tool_ui(const char *tool_json, char **ui_json_out, struct mcp_error **err_out)
+    'mcp_tool_ui': (
+        mcp_status,
+        [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Reads an app's view (`uri`, a `ui://` resource named by a tool's UI link) with
+    # `resources/read` and verifies it before returning it: the answer's entry for `uri` has the
+    # MIME type `text/html;profile=mcp-app` and its HTML as `text` or base64 `blob` (UTF-8), at
+    # most `max_bytes` long (0: 4 MiB). Result: `{"uri", "html", "meta"}`, `meta` the entry's
+    # `_meta.ui` (CSP domains, permissions, domain, border preference; `null` without one) for the
+    # host's sandbox. `MCP_INVALID_ARG` for a URI that is not `ui://` (nothing is sent),
+    # `MCP_MESSAGE_TOO_LARGE` over the bound, `MCP_PROTOCOL_VIOLATION` for any other failed check;
+    # nothing unverified is returned. Declare the extension with `"apps": true` in the
+    # configuration (the host renders the views). Any thread; not from a callback. Free the result
+    # with `mcp_string_free`.
+    # mcp_status mcp_client_read_app(struct mcp_client *client, const char *uri, size_t max_bytes, const struct mcp_call_opts *opts, char **app_json_out, struct mcp_error **err_out)
+    'mcp_client_read_app': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Started `mcp_client_read_app`: completes with the verified `{"uri", "html", "meta"}`, or
+    # its failure. `uri` is copied now.
+    # mcp_status mcp_client_read_app_start(struct mcp_client *client, const char *uri, size_t max_bytes, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_client_read_app_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Registers the OAuth authorization callback (NULL `callback` unregisters). It runs when a
     # server needs an authorization-code flow (the "oauth" configuration). `userdata_free` runs
     # exactly once, even when this call fails.
@@ -749,7 +783,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         [ctypes.POINTER(mcp_client), ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Sets the server log level ("debug" … "emergency"): legacy `logging/setLevel`; modern
-    # servers get it in every later request's `_meta`.
+    # servers get it in every later request's `_meta`. Logging is deprecated by the 2026-07-28
+    # specification (SEP-2577, removal no earlier than the first release after 2027-07-28): it
+    # keeps working, on both eras.
     # mcp_status mcp_client_set_log_level(struct mcp_client *client, const char *level, const struct mcp_call_opts *opts, struct mcp_error **err_out)
     'mcp_client_set_log_level': (
         mcp_status,
@@ -768,7 +804,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Tells a legacy server the host's roots changed (no-op on modern servers).
+    # Tells a legacy server the host's roots changed (no-op on modern servers). Roots are
+    # deprecated by the 2026-07-28 specification (SEP-2577); this keeps working.
     # mcp_status mcp_client_notify_roots_changed(struct mcp_client *client, struct mcp_error **err_out)
     'mcp_client_notify_roots_changed': (
         mcp_status,
@@ -801,7 +838,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `capabilities`, `request_timeout_ms`, `probe_timeout_ms`, `connect_timeout_ms`,
     # `input_required_max_rounds`, `max_pages`, `max_message_bytes`, `skills` (see
     # `mcp_client_list_skills`), `tasks` (see `mcp_config_set_tasks`), `manual_input` (see
-    # `mcp_config_set_manual_input`), `response_cache` (true; false turns response caching off),
+    # `mcp_config_set_manual_input`), `sampling_tools` (see `mcp_config_set_sampling_tools`), `apps`
+    # (declares MCP Apps; see `mcp_client_read_app`),
+    # `response_cache` (true; false turns response caching off),
     # `response_cache_max_entries` (512), `validate_output_schema` (true; see
     # `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
     # "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
@@ -878,8 +917,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # `client_secret` or `private_key_pem` (`MCP_INVALID_ARG` otherwise): they are sent on every
     # grant (authorization code, refresh, client credentials) to that authorization server only,
     # never to one a server's metadata names instead; `client_metadata_url` (a Client ID
-    # Metadata Document); `client_name` and `application_type` ("native", "web") for dynamic
-    # registration; `redirect_uri` (a redirect the host receives itself; the authorization
+    # Metadata Document, tried before dynamic registration); `client_name` and `application_type`
+    # ("native", "web") for dynamic registration (deprecated by the 2026-07-28 specification in
+    # favour of Client ID Metadata Documents; it keeps working as the last resort); `redirect_uri` (a redirect the host receives itself; the authorization
     # callback must reply), else the built-in listener on 127.0.0.1 (`loopback_port`, 0: any;
     # `loopback_path`, "/callback"); `scopes`; `offline_access` (true); `authorization_timeout_ms`
     # (300000, at most a day); `max_step_up` (2); `open_browser` (false: without an authorization
@@ -899,7 +939,9 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # addresses); `allow_hosts` and `deny_hosts`: arrays of host names, "*.domain", IP addresses
     # or ranges ("10.0.0.0/8"); an allowed host may have any address, a denied one is never
     # contacted (a range also matches resolved addresses). The MCP server's own origin is always
-    # allowed. Errors never quote what a fetched document says.
+    # allowed; a `resource_metadata` the challenge names on another origin is fetched only at the
+    # well-known path `/.well-known/oauth-protected-resource` (or below it) unless its host is in
+    # `allow_hosts` (`MCP_AUTH_REQUIRED` otherwise, nothing fetched). Errors never quote what a fetched document says.
     #
     # Authorization extensions (off unless set): `dpop` (true: DPoP, RFC 9449, with a P-256 key
     # generated for the client; or the host's key as `dpop_private_key_pem` (PKCS#8) or
@@ -949,6 +991,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # stop offering their fallback tool for loading skills.
     # mcp_status mcp_config_set_skills(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
     'mcp_config_set_skills': (
+        mcp_status,
+        [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Declares `sampling.tools` (SEP-1577) with `sampling` (default false): sampling requests may
+    # then offer `tools` and a `toolChoice`, which reach the handler of `mcp_client_on_sampling` in
+    # its params JSON, and its answer may hold `tool_use` content. Same as the key `sampling_tools`.
+    # mcp_status mcp_config_set_sampling_tools(struct mcp_config *config, bool enabled, struct mcp_error **err_out)
+    'mcp_config_set_sampling_tools': (
         mcp_status,
         [ctypes.POINTER(mcp_config), ctypes.c_bool, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
@@ -1209,14 +1259,20 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_input_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Registers the `sampling/createMessage` handler and declares `sampling`. As
-    # `mcp_client_on_elicitation`.
+    # Registers the `sampling/createMessage` handler and declares `sampling` (with `tools` when
+    # the configuration sets `sampling_tools`: the params JSON then may carry `tools` and
+    # `toolChoice`, and the answer `tool_use` blocks, each naming an offered tool with an `id` and
+    # an object `input`; a malformed answer goes to the server as an error). As
+    # `mcp_client_on_elicitation`. Deprecated by the 2026-07-28 specification (SEP-2577, removal
+    # no earlier than the first release after 2027-07-28): it keeps working, on both eras.
     # mcp_status mcp_client_on_sampling(struct mcp_client *client, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_sampling': (
         mcp_status,
         [ctypes.POINTER(mcp_client), mcp_input_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Registers the `roots/list` handler and declares `roots`. As `mcp_client_on_elicitation`.
+    # Deprecated by the 2026-07-28 specification (SEP-2577, removal no earlier than the first
+    # release after 2027-07-28): it keeps working, on both eras.
     # mcp_status mcp_client_on_roots(struct mcp_client *client, mcp_input_fn handler, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_roots': (
         mcp_status,

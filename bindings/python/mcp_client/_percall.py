@@ -70,6 +70,7 @@ class _Raw:
         self.list_skills_start = raw("mcp_client_list_skills_start")
         self.get_skill_start = raw("mcp_client_get_skill_start")
         self.read_skill_file_start = raw("mcp_client_read_skill_file_start")
+        self.read_app_start = raw("mcp_client_read_app_start")
         self.subscribe_resource_start = raw("mcp_client_subscribe_resource_start")
         self.unsubscribe_resource_start = raw("mcp_client_unsubscribe_resource_start")
         self.notify_roots_changed_start = raw("mcp_client_notify_roots_changed_start")

@@ -62,6 +62,51 @@ def test_elicitation_and_sampling_in_one_round(client):
     assert sampled[0]["maxTokens"] == 50
 
 
+def weather_model(seen):
+    """A sampling handler that uses get_weather while tools may be used, then answers text."""
+
+    def sample(params):
+        seen.append(params)
+        if params["toolChoice"]["mode"] == "none":
+            return {"role": "assistant", "model": "m", "content": {"type": "text", "text": "mild"}}
+        use = {"type": "tool_use", "id": "py-1", "name": "get_weather", "input": {"city": "Paris"}}
+        return {"role": "assistant", "model": "m", "stopReason": "toolUse", "content": [use]}
+
+    return sample
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_sampling_with_tools(make_client, era):
+    """sampling_tools declares sampling.tools: tools and toolChoice reach the handler, its
+    tool_use answer reaches the server, which follows with the tool_result (SEP-1577)."""
+    seen: list = []
+    client = make_client("--era", era, sampling_tools=True)
+    client.on_sampling(weather_model(seen))
+    final = text_of(client.call_tool("sample_with_tools"))
+    assert final == 'weather: mild; tool get_weather({"city":"Paris"}) id py-1'
+    assert [p["toolChoice"]["mode"] for p in seen] == ["auto", "none"]
+    assert seen[0]["tools"][0]["name"] == "get_weather"
+    assert seen[1]["messages"][2]["content"][0] == {
+        "type": "tool_result",
+        "toolUseId": "py-1",
+        "content": [{"type": "text", "text": "18 degrees and sunny"}],
+    }
+
+
+def test_sampling_tool_use_of_an_unoffered_tool_fails(make_client):
+    client = make_client(sampling_tools=True)
+    client.on_sampling(
+        lambda params: {
+            "role": "assistant",
+            "model": "m",
+            "content": {"type": "tool_use", "id": "x", "name": "rm_rf", "input": {}},
+        }
+    )
+    with pytest.raises(mcp_client.MCPError) as caught:
+        client.call_tool("sample_with_tools")
+    assert "which the request did not offer" in str(caught.value)
+
+
 def test_roots(client):
     client.on_roots(lambda params: {"roots": [{"uri": "file:///a", "name": "a"}, {"uri": "file:///b"}]})
     assert text_of(client.call_tool("roots")) == "roots: file:///a,file:///b"
@@ -309,3 +354,42 @@ def test_many_concurrent_calls_with_deferred_answers(client):
         with concurrent.futures.ThreadPoolExecutor(8) as callers:
             results = list(callers.map(lambda _: text_of(client.call_tool("elicit_once", timeout=10)), range(24)))
     assert len(results) == 24 and all(r.startswith("Hello, ") for r in results)
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_apps(make_client, era):
+    """MCP Apps: the extension declared with apps=True, each tool's UI link, a verified view
+    (blocking and async), a view that fails the checks, and app-only tools kept from export."""
+    import asyncio
+    import os
+
+    from mcp_client import apps, export
+
+    client = make_client("--apps", "--era", era, apps=True)
+    tools = client.all_tools()
+    links = {t["name"]: apps.tool_ui(t) for t in tools}
+    assert links["weather_app"] == {
+        "resourceUri": "ui://fixture/weather",
+        "visibility": ["model", "app"],
+        "model": True,
+        "app": True,
+    }
+    assert links["refresh_app"]["model"] is False
+    assert links["not_ui_app"] is None and links["echo"] is None
+    view = client.read_app("ui://fixture/weather")
+    assert "weather app</body>" in view["html"] and view["meta"]["prefersBorder"] is True
+    with pytest.raises(mcp_client.MCPError) as caught:
+        client.read_app("ui://fixture/plain-html")
+    assert "text/html;profile=mcp-app" in str(caught.value)
+    with pytest.raises(mcp_client.MCPError):
+        client.read_app("ui://fixture/big", max_bytes=1000)
+    names = [t["function"]["name"] for t in export.export_tools(tools)["tools"]]
+    assert "weather_app" in names and "refresh_app" not in names
+
+    async def from_a_loop():
+        async with mcp_client.AsyncClient.stdio(
+            os.environ["MCP_FIXTURE"], ["--apps", "--era", era], apps=True, request_timeout_ms=10000
+        ) as ac:
+            return await ac.read_app("ui://fixture/blob")
+
+    assert "weather app</body>" in asyncio.run(from_a_loop())["html"]

@@ -27,10 +27,21 @@ fn needed(caps: &Map<String, Value>, request: &Value) -> Option<Value> {
                 false => json!({"elicitation": {}}),
             })
         }
+        "sampling/createMessage" if offers_tools(request) => {
+            let declared = caps.get("sampling").is_some_and(|s| s.get("tools").is_some());
+            (!declared).then(|| json!({"sampling": {"tools": {}}}))
+        }
         "sampling/createMessage" => (!caps.contains_key("sampling")).then(|| json!({"sampling": {}})),
         "roots/list" => (!caps.contains_key("roots")).then(|| json!({"roots": {}})),
         _ => None,
     }
+}
+
+/// Whether a sampling request offers tools (SEP-1577: needs `sampling.tools`).
+pub fn offers_tools(request: &Value) -> bool {
+    request
+        .get("params")
+        .is_some_and(|p| p.get("tools").is_some() || p.get("toolChoice").is_some())
 }
 
 /// -32021 for the first input request of a round that `caps` do not declare.

@@ -152,7 +152,9 @@ pub fn read_resource(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         }
         _ => match uri.strip_prefix(ITEM_PREFIX).filter(|id| !id.is_empty()) {
             Some(id) => text_contents(uri, &format!("item {id}")),
-            None => match crate::skills::read(ctx.srv.cfg.skills, uri) {
+            None => match crate::skills::read(ctx.srv.cfg.skills, uri)
+                .or_else(|| ctx.srv.cfg.apps.then(|| crate::apps::read(uri)).flatten())
+            {
                 Some(item) => item,
                 None => {
                     return RpcError::invalid_params("Resource not found")

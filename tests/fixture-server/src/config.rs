@@ -42,6 +42,8 @@ pub struct Config {
     /// `--lax-capabilities`: modern MRTR rounds ask for input the request's capabilities do not
     /// declare (by default they answer -32021, as the official SDK servers do).
     pub lax_capabilities: bool,
+    /// `--apps`: MCP Apps tools in `tools/list` and their `ui://` resources (`apps.rs`).
+    pub apps: bool,
     pub ignore_stdin_eof: bool,
     pub spawn_grandchild: bool,
     /// `--http ADDR`: serve HTTP on ADDR instead of stdio.
@@ -80,6 +82,7 @@ impl Default for Config {
             page_size: None,
             require_elicitation: false,
             lax_capabilities: false,
+            apps: false,
             ignore_stdin_eof: false,
             spawn_grandchild: false,
             http: None,
@@ -211,6 +214,7 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
             }
             "--require-elicitation" => cfg.require_elicitation = true,
             "--lax-capabilities" => cfg.lax_capabilities = true,
+            "--apps" => cfg.apps = true,
             "--ignore-stdin-eof" => cfg.ignore_stdin_eof = true,
             "--spawn-grandchild" => cfg.spawn_grandchild = true,
             "--fast" => cfg.fast = true,

@@ -38,6 +38,7 @@ pub fn tool_flow(name: &str) -> Option<&'static Flow> {
         &ALWAYS_INPUT,
         &NO_STATE,
         &SAMPLE_ONLY,
+        &SAMPLE_WITH_TOOLS,
     ]
     .into_iter()
     .find(|f| f.id == name)
@@ -211,6 +212,94 @@ fn sample_only(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
             sampling_text("s", answer)?
         )))),
         _ => Err(invalid_state()),
+    }
+}
+
+/// Sampling with tools (SEP-1577), unlisted: round 1 offers `get_weather` (toolChoice auto);
+/// a `tool_use` answer gets round 2, whose messages carry the tool use and its `tool_result`
+/// (toolChoice none); the final text names the model's text, the tool, its input and its id.
+pub static SAMPLE_WITH_TOOLS: Flow = Flow {
+    id: "sample_with_tools",
+    state: StateKind::Encoded,
+    needs_elicitation: false,
+    step: sample_with_tools,
+};
+
+const WEATHER_QUESTION: &str = "What is the weather in Paris?";
+
+fn weather_tools() -> Value {
+    json!([{
+        "name": "get_weather",
+        "description": "The weather in a city",
+        "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+    }])
+}
+
+fn sample_tools(messages: Value, mode: &str) -> Value {
+    json!({"method": "sampling/createMessage", "params": {
+        "messages": messages,
+        "tools": weather_tools(),
+        "toolChoice": {"mode": mode},
+        "maxTokens": 100,
+    }})
+}
+
+fn sample_with_tools(_: &Ctx, leg: &Leg) -> Result<Step, RpcError> {
+    let question = json!({"role": "user", "content": {"type": "text", "text": WEATHER_QUESTION}});
+    match (leg.round, leg.response("s"), leg.response("s2")) {
+        (0, _, _) | (1, None, _) => Ok(leg.ask(vec![("s", sample_tools(json!([question]), "auto"))], 1, &[])),
+        (1, Some(answer), _) => {
+            let Some(used) = tool_use("s", answer)? else {
+                return Ok(Step::Done(text_result(&format!(
+                    "no tool used: {}",
+                    sampling_text("s", answer)?
+                ))));
+            };
+            let id = used["id"].as_str().unwrap_or_default().to_string();
+            let messages = json!([
+                question,
+                {"role": "assistant", "content": [used.clone()]},
+                {"role": "user", "content": [{"type": "tool_result", "toolUseId": id,
+                    "content": [{"type": "text", "text": "18 degrees and sunny"}]}]},
+            ]);
+            let values = [
+                used["name"].as_str().unwrap_or_default().to_string(),
+                used["input"].to_string(),
+                id,
+            ];
+            Ok(leg.ask(vec![("s2", sample_tools(messages, "none"))], 2, &values))
+        }
+        (2, _, Some(answer)) if leg.values.len() == 3 => Ok(Step::Done(text_result(&format!(
+            "weather: {}; tool {}({}) id {}",
+            sampling_text("s2", answer)?,
+            leg.values[0],
+            leg.values[1],
+            leg.values[2]
+        )))),
+        _ => Err(invalid_state()),
+    }
+}
+
+/// The `tool_use` block of a sampling answer, checked; `None` without one.
+fn tool_use(key: &str, answer: &Value) -> Result<Option<Value>, RpcError> {
+    let blocks: Vec<&Value> = match answer.get("content") {
+        Some(Value::Array(list)) => list.iter().collect(),
+        Some(one) => vec![one],
+        None => {
+            return Err(RpcError::invalid_params(format!(
+                "Malformed input response '{key}': no content"
+            )))
+        }
+    };
+    let Some(used) = blocks.into_iter().find(|b| b["type"] == "tool_use") else {
+        return Ok(None);
+    };
+    let ok = used["id"].is_string() && used["name"] == "get_weather" && used["input"].is_object();
+    match ok {
+        true => Ok(Some(used.clone())),
+        false => Err(RpcError::invalid_params(format!(
+            "Malformed input response '{key}': a tool_use needs an id, the name get_weather and an object input"
+        ))),
     }
 }
 

@@ -44,7 +44,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     match method {
         "initialize" => initialize(ctx, params),
         "ping" => Reply::Result(Map::new()),
-        "tools/list" => catalog::list_reply(ctx, params, "tools", crate::redefine::listed()),
+        "tools/list" => catalog::list_reply(ctx, params, "tools", crate::redefine::listed(ctx)),
         "tools/call" => tools::call(ctx, params),
         "prompts/list" => catalog::list_reply(ctx, params, "prompts", catalog::prompts()),
         "prompts/get" => catalog::get_prompt(ctx, params),

@@ -3,6 +3,7 @@
 //! `--legacy-sse`) speaking the modern (2026-07-28) and legacy eras, used by
 //! the mcp_client tests. See README.md for flags and tools.
 
+mod apps;
 mod caps;
 mod catalog;
 mod config;

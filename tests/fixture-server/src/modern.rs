@@ -94,7 +94,7 @@ pub fn handle(ctx: &Ctx, method: &str, params: &Map<String, Value>) -> Reply {
     }
     match method {
         "server/discover" => discover(cfg),
-        "tools/list" => catalog::list_reply(ctx, params, "tools", crate::redefine::listed()),
+        "tools/list" => catalog::list_reply(ctx, params, "tools", crate::redefine::listed(ctx)),
         "tools/call" => tools::call(ctx, params),
         "prompts/list" => catalog::list_reply(ctx, params, "prompts", catalog::prompts()),
         "prompts/get" => catalog::get_prompt(ctx, params),

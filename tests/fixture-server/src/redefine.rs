@@ -44,9 +44,9 @@ fn reversed(value: Value) -> Value {
 }
 
 /// The tool list as the current mode lists it.
-pub fn listed() -> Vec<Value> {
+pub fn listed(ctx: &Ctx) -> Vec<Value> {
     let mode = *MODE.lock().unwrap_or_else(|e| e.into_inner());
-    let mut defs = tools::definitions();
+    let mut defs = tools::listed(ctx);
     if mode == "reorder" {
         return defs.into_iter().map(reversed).collect();
     }

@@ -224,6 +224,10 @@ impl Ctx {
             if let Some(cap) = needed.filter(|c| !caps.contains_key(*c)) {
                 return Err(ClientFail::Lacks(cap));
             }
+            let tools = caps.get("sampling").is_some_and(|s| s.get("tools").is_some());
+            if needed == Some("sampling") && crate::caps::offers_tools(req) && !tools {
+                return Err(ClientFail::Lacks("sampling.tools"));
+            }
         }
         let session_key = Arc::as_ptr(&self.session) as usize;
         let mut waits: Vec<(String, Receiver<Value>)> = Vec::new();

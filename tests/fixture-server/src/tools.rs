@@ -63,6 +63,15 @@ fn schema_echo_schema() -> Value {
 }
 
 /// The tool list, built once: calls look tools up here rather than rebuilding the list.
+/// `tools/list`: the definitions, and the apps tools with `--apps`.
+pub fn listed(ctx: &Ctx) -> Vec<Value> {
+    let mut all = definitions();
+    if ctx.srv.cfg.apps {
+        all.extend(crate::apps::tools());
+    }
+    all
+}
+
 pub fn definitions_cached() -> &'static [Value] {
     static DEFS: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
     DEFS.get_or_init(definitions)
@@ -273,6 +282,9 @@ pub fn call(ctx: &Ctx, params: &Map<String, Value>) -> Reply {
         .or_else(|| crate::tasks::call(ctx, name, args))
         .or_else(|| crate::redefine::call(ctx, name, args))
     {
+        return reply;
+    }
+    if let Some(reply) = ctx.srv.cfg.apps.then(|| crate::apps::call(name)).flatten() {
         return reply;
     }
     if !definitions_cached().iter().any(|t| t["name"] == name) {

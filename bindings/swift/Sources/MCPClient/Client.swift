@@ -321,6 +321,9 @@ public final class Client: @unchecked Sendable {
     public func onElicitation(async handler: @escaping @Sendable (JSON) async throws -> JSON) throws {
         try setHandler(.elicitation, async: handler)
     }
+    /// Sampling (with tools under `ClientOptions.samplingTools`) and roots are deprecated by the
+    /// 2026-07-28 specification (SEP-2577, removal no earlier than the first release after
+    /// 2027-07-28); both keep working, on both eras.
     public func onSampling(_ handler: @escaping @Sendable (JSON) throws -> JSON) throws {
         try setHandler(.sampling, handler)
     }

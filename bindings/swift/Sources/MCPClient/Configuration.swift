@@ -67,6 +67,10 @@ public struct Configuration: Codable, Sendable {
     public var validateOutputSchema: Bool?
     /// Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
     public var toolPinning: ToolPinning?
+    /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
+    public var samplingTools: Bool?
+    /// Declare the MCP Apps extension (SEP-1865, `io.modelcontextprotocol/ui`) with the MIME type `text/html;profile=mcp-app`: the host can render apps' views. Default: false.
+    public var apps: Bool?
     /// C ABI: where a client's I/O and callbacks run (`isolated`: threads of its own, the default; `shared`: the process's shared runtime and dispatcher). The Rust API runs on the caller's runtime and ignores it. One of: isolated, shared.
     public var runtime: String?
 
@@ -105,6 +109,8 @@ public struct Configuration: Codable, Sendable {
         case responseCacheMaxEntries = "response_cache_max_entries"
         case validateOutputSchema = "validate_output_schema"
         case toolPinning = "tool_pinning"
+        case samplingTools = "sampling_tools"
+        case apps
         case runtime
     }
 
@@ -150,7 +156,7 @@ public struct Configuration: Codable, Sendable {
         public var allowHTTP: Bool?
         /// Let the flows contact loopback, private and carrier-grade NAT addresses. Default: false.
         public var allowPrivateNetworks: Bool?
-        /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`).
+        /// Hosts the flows may contact whatever their addresses: names, `*.domain`, IP addresses, ranges (`10.0.0.0/8`); a `resource_metadata` the server names on such a host is read at any path (elsewhere off its origin only at the well-known path).
         public var allowHosts: [String]?
         /// Hosts the flows never contact (same forms).
         public var denyHosts: [String]?

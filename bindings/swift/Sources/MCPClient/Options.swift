@@ -39,6 +39,13 @@ public struct ClientOptions: Sendable {
     /// Declares the tasks extension (SEP-2663): a `callTool` the server answers with a task
     /// follows it to its result (key `tasks`; see `onTaskStatus`, `resumeTask`).
     public var tasks: Bool?
+    /// Declares `sampling.tools` (SEP-1577) with sampling: the `onSampling` handler's params may
+    /// carry `tools` and `toolChoice`, and its answer `tool_use` content, each naming an offered
+    /// tool with an `id` and an object `input` (key `sampling_tools`).
+    public var samplingTools: Bool?
+    /// Declares the MCP Apps extension (SEP-1865): the host renders `text/html;profile=mcp-app`
+    /// views (key `apps`; see `toolUI`, `Client.readApp`).
+    public var apps: Bool?
     /// Any other configuration key, passed through as is.
     public var extra: [String: JSON] = [:]
 
@@ -67,6 +74,8 @@ public struct ClientOptions: Sendable {
         if let validateOutputSchema { config["validate_output_schema"] = .bool(validateOutputSchema) }
         if let manualInput { config["manual_input"] = .array(manualInput.map { .string($0) }) }
         if let tasks { config["tasks"] = .bool(tasks) }
+        if let samplingTools { config["sampling_tools"] = .bool(samplingTools) }
+        if let apps { config["apps"] = .bool(apps) }
         for (k, v) in extra { config[k] = v }
     }
 }

@@ -63,6 +63,68 @@ final class MRTRTests: XCTestCase {
         XCTAssertEqual(text(try client.callTool("roots")), "roots: file:///a,file:///b")
     }
 
+    /// `samplingTools` declares sampling.tools: tools and toolChoice reach the handler, its
+    /// tool_use answer reaches the server (SEP-1577), on both eras; an unoffered tool fails.
+    func testSamplingWithTools() throws {
+        var options = ClientOptions()
+        options.samplingTools = true
+        for era in ["modern", "legacy"] {
+            let client = try fixtureClient(["--era", era], options: options)
+            let seen = Locked<[JSON]>([])
+            try client.onSampling { params in
+                seen.with { $0.append(params) }
+                if params["toolChoice"]?["mode"]?.stringValue == "none" {
+                    return ["role": "assistant", "model": "m", "content": ["type": "text", "text": "mild"]]
+                }
+                return ["role": "assistant", "model": "m", "stopReason": "toolUse", "content": [
+                    ["type": "tool_use", "id": "swift-1", "name": "get_weather", "input": ["city": "Paris"]],
+                ]]
+            }
+            XCTAssertEqual(
+                text(try client.callTool("sample_with_tools")),
+                #"weather: mild; tool get_weather({"city":"Paris"}) id swift-1"#)
+            XCTAssertEqual(seen.get.count, 2)
+            XCTAssertEqual(seen.get.first?["tools"]?[0]?["name"]?.stringValue, "get_weather")
+            XCTAssertEqual(seen.get.last?["messages"]?[2]?["content"]?[0]?["toolUseId"]?.stringValue, "swift-1")
+        }
+        let client = try fixtureClient(options: options)
+        try client.onSampling { _ in
+            ["role": "assistant", "model": "m", "content": ["type": "tool_use", "id": "x", "name": "rm_rf", "input": [:]]]
+        }
+        XCTAssertThrowsError(try client.callTool("sample_with_tools")) { error in
+            XCTAssertTrue("\(error)".contains("which the request did not offer"), "\(error)")
+        }
+    }
+
+    /// MCP Apps: each tool's UI link, a verified view, and views that fail the checks.
+    func testApps() throws {
+        var options = ClientOptions()
+        options.apps = true
+        for era in ["modern", "legacy"] {
+            let client = try fixtureClient(["--apps", "--era", era], options: options)
+            let tools = try client.listAll(.tools)
+            var links: [String: JSON] = [:]
+            for tool in tools["tools"]?.arrayValue ?? [] {
+                links[tool["name"]?.stringValue ?? ""] = try toolUI(tool) ?? .null
+            }
+            XCTAssertEqual(links["weather_app"]?["resourceUri"]?.stringValue, "ui://fixture/weather")
+            XCTAssertEqual(links["refresh_app"]?["model"], false)
+            XCTAssertEqual(links["not_ui_app"], .null)
+            XCTAssertTrue(try client.readApp("ui://fixture/weather")["html"]?.stringValue?.contains("weather app") == true)
+            XCTAssertThrowsError(try client.readApp("ui://fixture/plain-html"))
+            XCTAssertThrowsError(try client.readApp("ui://fixture/big", maxBytes: 1000))
+        }
+    }
+
+    /// The async `readApp` (a started call).
+    func testAppsAsync() async throws {
+        var options = ClientOptions()
+        options.apps = true
+        let client = try fixtureClient(["--apps"], options: options)
+        let blob = try await client.readApp("ui://fixture/blob")
+        XCTAssertTrue(blob["html"]?.stringValue?.contains("weather app") == true)
+    }
+
     /// Input answered by hand is declared: the fixture, like the SDK servers, asks only for
     /// declared input (-32021 otherwise).
     private var manualInput: ClientOptions {
