@@ -77,6 +77,7 @@ pub use client::{
 // URL elicitation, manual input mode, the tasks extension.
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
+pub use protocol::trace::TraceContext;
 pub use protocol::{Era, RequestId};
 pub use transport::http::HttpConfig;
 pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};
