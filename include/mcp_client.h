@@ -470,7 +470,11 @@ typedef struct mcp_call_opts {
    */
   const struct mcp_cancel_token *cancel;
   /**
-   * Extra `_meta` entries (a JSON object); may be NULL.
+   * Extra `_meta` entries (a JSON object); may be NULL. Its `traceparent`, `tracestate` and
+   * `baggage` members (W3C Trace Context and Baggage, SEP-414) are the call's trace context:
+   * they go on every request the call sends (each MRTR retry, each task poll, each page,
+   * each retry after a reconnect); an invalid value (or `tracestate` without `traceparent`)
+   * fails the call with `MCP_INVALID_ARG` before anything is sent.
    */
   const char *meta_json;
   /**

@@ -7,6 +7,7 @@ use super::error::Failure;
 use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{opt_json_object, opt_str};
 use crate::client::{timeout_ms, CancelToken, Progress, RequestOptions};
+use crate::protocol::trace;
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -55,7 +56,11 @@ pub struct mcp_call_opts {
     pub reset_timeout_on_progress: bool,
     /// Cancels the call when cancelled; may be NULL.
     pub cancel: *const mcp_cancel_token,
-    /// Extra `_meta` entries (a JSON object); may be NULL.
+    /// Extra `_meta` entries (a JSON object); may be NULL. Its `traceparent`, `tracestate` and
+    /// `baggage` members (W3C Trace Context and Baggage, SEP-414) are the call's trace context:
+    /// they go on every request the call sends (each MRTR retry, each task poll, each page,
+    /// each retry after a reconnect); an invalid value (or `tracestate` without `traceparent`)
+    /// fails the call with `MCP_INVALID_ARG` before anything is sent.
     pub meta_json: *const c_char,
     /// Modern servers: this request's log level ("debug" … "emergency"); may be NULL.
     pub log_level: *const c_char,
@@ -179,8 +184,9 @@ pub(crate) fn request_options(
         skip_output_validation: o.skip_output_validation,
         ..RequestOptions::default()
     };
-    if let Some(Value::Object(meta)) = opt_json_object(o.meta_json, "meta_json")? {
-        ro.meta = Some(meta);
+    if let Some(Value::Object(mut meta)) = opt_json_object(o.meta_json, "meta_json")? {
+        ro.trace = trace::take_from(&mut meta).map_err(|e| Failure::invalid(format!("meta_json: {e}")))?;
+        ro.meta = (!meta.is_empty()).then_some(meta);
     }
     let mut gate = None;
     if let Some(f) = o.on_progress {

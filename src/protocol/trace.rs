@@ -109,6 +109,20 @@ impl TraceContext {
     }
 }
 
+/// Takes the trace keys out of caller `_meta` entries as the call's context (each a string of
+/// its W3C format): the C ABI's `meta_json` way of giving a call its context, which then goes on
+/// every request of the call, task polls included (other caller entries go on the call's own
+/// requests only).
+pub fn take_from(meta: &mut Map<String, Value>) -> Result<Option<TraceContext>, String> {
+    check_meta(meta)?;
+    let mut take = |key: &str| match meta.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let (parent, state, baggage) = (take(TRACEPARENT), take(TRACESTATE), take(BAGGAGE));
+    TraceContext::new(parent.as_deref(), state.as_deref(), baggage.as_deref())
+}
+
 /// Caller `_meta` entries with trace keys: each must be a valid string of its format.
 pub fn check_meta(meta: &Map<String, Value>) -> Result<(), String> {
     for (key, check) in [
@@ -323,5 +337,11 @@ mod tests {
         assert!(check_meta(&meta).is_err());
         meta.insert(TRACEPARENT.into(), Value::from(PARENT));
         assert!(check_meta(&meta).is_ok());
+        meta.insert("other".into(), Value::from(1));
+        let taken = take_from(&mut meta).unwrap().unwrap();
+        assert_eq!(taken.traceparent(), Some(PARENT));
+        assert_eq!(meta.len(), 1, "the other entry stays");
+        meta.insert(TRACESTATE.into(), Value::from("a=b"));
+        assert!(take_from(&mut meta).unwrap_err().contains("without traceparent"));
     }
 }
