@@ -189,3 +189,22 @@ async fn the_context_replaces_caller_entries_and_invalid_values_are_never_sent()
     assert!(TraceContext::new(Some("00-zz"), None, None).is_err());
     client.close().await;
 }
+
+/// A legacy HTTP session the server drops is reconnected (a new `initialize`) and the idempotent
+/// call that met the 404 goes again, with the same context.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_retry_after_a_reconnect_carries_it() {
+    let record = TempPath::new("trace-reconnect.jsonl");
+    let server = HttpFixture::start(&["--record", &record.as_string(), "--expire-session-after", "2"]);
+    let client = http_client(&server.1, ConnectMode::Legacy, |c| {
+        c.reconnect = Some(mcp_client::ReconnectPolicy::default())
+    });
+    for _ in 0..3 {
+        client.list(ListKind::Tools, None, &traced()).await.unwrap();
+    }
+    let lists = http_requests(&record, "tools/list");
+    assert_eq!(lists.len(), 4, "three calls, one of them sent twice: {lists:#?}");
+    lists.iter().for_each(assert_traced);
+    assert_eq!(http_requests(&record, "initialize").len(), 2, "one reconnect");
+    client.close().await;
+}
