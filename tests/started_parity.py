@@ -42,6 +42,7 @@ CPP_NOT_WAITING = {
         "on_task_status", "on_elicitation", "on_elicitation_modes", "on_sampling", "on_roots",
         "on_notification", "on_log", "on_connection_state", "on_authorization", "set_token_store",
         "reset_token_store", "set_assertion_provider", "use_host_loop", "dispatch", "native",
+        "set_trace_context",
     },
     "Subscription": {"acknowledged", "cancel", "native"},
     # The hub's factories, registrations and accessors; and start, list, set_member,
@@ -61,6 +62,7 @@ SWIFT_NOT_WAITING = {
         "onElicitation", "onSampling", "onRoots", "onNotification", "onLog", "onTaskStatus",
         "onConnectionState", "onAuthorization", "removeAuthorizationHandler", "setTokenStore",
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
+        "setTraceContext",
     },
     "Subscription": {"acknowledged", "cancel"},
     # The reloads read a file and wait like start() (no *_start in the C ABI); their input

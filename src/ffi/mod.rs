@@ -39,4 +39,5 @@ pub mod status;
 pub mod strings;
 pub mod subscription;
 pub mod tasks;
+pub mod trace;
 pub mod version;
