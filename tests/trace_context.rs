@@ -111,10 +111,17 @@ async fn every_task_poll_carries_it_over_stdio() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn over_http_both_eras_mrtr_legs_and_task_polls_carry_it() {
-    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
+async fn over_http_both_eras_and_http_sse_mrtr_legs_and_task_polls_carry_it() {
+    // Streamable HTTP in both eras, and the 2024-11-05 HTTP+SSE transport.
+    for (mode, flags) in [
+        (ConnectMode::Modern, &[][..]),
+        (ConnectMode::Legacy, &[][..]),
+        (ConnectMode::Auto, &["--legacy-sse"][..]),
+    ] {
         let record = TempPath::new("trace-http.jsonl");
-        let server = HttpFixture::start(&["--record", &record.as_string()]);
+        let mut args = vec!["--record".to_string(), record.as_string()];
+        args.extend(flags.iter().map(|f| f.to_string()));
+        let server = HttpFixture::start(&args.iter().map(String::as_str).collect::<Vec<_>>());
         let client = http_client(&server.1, mode.clone(), |_| {});
         let result = client.call_tool("echo_meta", None, &traced()).await.unwrap();
         assert_eq!(result["structuredContent"]["traceparent"], PARENT, "{mode:?}: {result}");
