@@ -375,6 +375,12 @@ typedef struct mcp_subscription mcp_subscription;
 typedef struct mcp_token_slot mcp_token_slot;
 
 /**
+ * Where a trace context callback puts the host's current context. Valid only during that
+ * callback.
+ */
+typedef struct mcp_trace_slot mcp_trace_slot;
+
+/**
  * A status code; `MCP_OK` (0) is success.
  */
 typedef int32_t mcp_status;
@@ -418,7 +424,11 @@ typedef struct mcp_call_opts {
    */
   const struct mcp_cancel_token *cancel;
   /**
-   * Extra `_meta` entries (a JSON object); may be NULL.
+   * Extra `_meta` entries (a JSON object); may be NULL. Its `traceparent`, `tracestate` and
+   * `baggage` members (W3C Trace Context and Baggage, SEP-414) are the call's trace context:
+   * they go on every request the call sends (each MRTR retry, each task poll, each page,
+   * each retry after a reconnect); an invalid value (or `tracestate` without `traceparent`)
+   * fails the call with `MCP_INVALID_ARG` before anything is sent.
    */
   const char *meta_json;
   /**
@@ -631,6 +641,12 @@ typedef bool (*mcp_tool_pin_fn)(void *userdata, const char *event_json);
  * change of status or status message. Persist `taskId` to resume the task in a new process.
  */
 typedef void (*mcp_task_status_fn)(void *userdata, const char *task_json, size_t task_len);
+
+/**
+ * Asked for the host's current trace context: call `mcp_trace_slot_set` during the callback,
+ * or leave the slot empty when there is none.
+ */
+typedef void (*mcp_trace_context_fn)(void *userdata, struct mcp_trace_slot *slot);
 
 #define MCP_OK 0
 
@@ -2759,6 +2775,37 @@ mcp_status mcp_client_update_task(struct mcp_client *client,
                                   const char *input_responses_json,
                                   const struct mcp_call_opts *opts,
                                   struct mcp_error **err_out);
+
+/**
+ * Sets (NULL `callback`: removes) the callback that gives the host's current W3C trace
+ * context (SEP-414). It runs on the thread that calls a request function of this client
+ * (blocking or `*_start`), before that function sends anything or returns, once per call
+ * whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`; what it sets goes on every
+ * request of the call (each MRTR retry, each task poll, each page, each retry after a
+ * reconnect). It must not call this library except `mcp_trace_slot_set`. An invalid value
+ * fails the call with `MCP_INVALID_ARG`, nothing sent. `userdata_free` runs exactly once,
+ * even when this call fails; the callback is never called after it.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_set_trace_context_fn(struct mcp_client *client,
+                                           mcp_trace_context_fn callback,
+                                           void *userdata,
+                                           mcp_userdata_free_fn userdata_free,
+                                           struct mcp_error **err_out);
+
+/**
+ * Sets the current context inside a trace context callback: `traceparent`, `tracestate` and
+ * `baggage` in their W3C formats (each borrowed, copied; NULL or "" for none). `MCP_INVALID_ARG`
+ * for an invalid value (the call then fails the same way). Only valid inside the callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_trace_slot_set(struct mcp_trace_slot *slot,
+                              const char *traceparent,
+                              const char *tracestate,
+                              const char *baggage,
+                              struct mcp_error **err_out);
 
 /**
  * `"mcp_client/<semver>"`: static, never freed.

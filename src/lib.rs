@@ -82,6 +82,7 @@ pub use client::{
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
 pub use pin::{PinChange, PinEvent, PinHook, PinPolicy, PinSettings};
+pub use protocol::trace::TraceContext;
 pub use protocol::{Era, RequestId};
 pub use transport::http::HttpConfig;
 pub use transport::stdio::{EnvMode, StdioConfig, ENV_ALLOWLIST};

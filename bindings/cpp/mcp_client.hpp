@@ -838,6 +838,15 @@ using InputHandler = std::function<void(const std::string& params_json, Responde
 using SimpleInputHandler = std::function<std::string(const std::string& params_json)>;
 /// A notification listener (every server notification except progress).
 using NotificationHandler = std::function<void(const std::string& method, const std::string& params_json)>;
+/// The host's current W3C trace context (SEP-414): empty strings for absent members.
+struct TraceContext {
+    std::string traceparent;
+    std::string tracestate;
+    std::string baggage;
+};
+/// Gives the current trace context (all members empty: none); asked on the calling thread when
+/// a call starts.
+using TraceContextSource = std::function<TraceContext()>;
 /// A log listener: server stderr lines (source "stderr") and library warnings.
 using LogHandler = std::function<void(const std::string& level, const std::string& source, const std::string& message)>;
 
@@ -846,6 +855,10 @@ namespace detail {
 struct InputBox {
     InputHandler fn;
 };
+struct TraceBox {
+    TraceContextSource fn;
+};
+
 struct NotificationBox {
     NotificationHandler fn;
 };
@@ -931,6 +944,18 @@ inline void task_status_trampoline(void* userdata, const char* task_json, size_t
         static_cast<TaskStatusBox*>(userdata)->fn(std::string(task_json ? task_json : "{}", task_json ? task_len : 2));
     } catch (...) {
         // Listeners cannot fail anything: swallow.
+    }
+}
+
+inline void trace_trampoline(void* userdata, mcp_trace_slot* slot) noexcept {
+    try {
+        TraceContext t = static_cast<TraceBox*>(userdata)->fn();
+        auto c = [](const std::string& v) { return v.empty() ? nullptr : v.c_str(); };
+        // An invalid value is remembered by the slot and fails the call (MCP_INVALID_ARG).
+        mcp_status refused = mcp_trace_slot_set(slot, c(t.traceparent), c(t.tracestate), c(t.baggage), nullptr);
+        (void)refused;
+    } catch (...) {
+        // A throwing source means no context for this call.
     }
 }
 
@@ -2153,6 +2178,23 @@ public:
     template <class F>
     void on_roots(F&& handler) {
         register_input(&mcp_client_on_roots, std::forward<F>(handler));
+    }
+
+    /// The host's current trace context, asked on the calling thread at the start of each call
+    /// whose options carry no trace members; it goes on every request of the call (MRTR
+    /// retries, task polls, pages, reconnect retries). An invalid value fails the call with
+    /// MCP_INVALID_ARG. nullptr removes it.
+    void set_trace_context(TraceContextSource source) {
+        if (!source) {
+            detail::check([&](mcp_error** e) { return mcp_client_set_trace_context_fn(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::TraceBox{std::move(source)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_set_trace_context_fn(client_, &detail::trace_trampoline, box,
+                                                   &detail::free_box<detail::TraceBox>, e);
+        });
     }
 
     /// Every server notification except progress: (method, params_json). nullptr removes.

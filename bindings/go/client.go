@@ -41,6 +41,8 @@ type core struct {
 	events    *eventQueue
 
 	oauthLoopback bool // OAuth with the library's loopback listener (no oauth.redirect_uri)
+
+	trace atomic.Pointer[traceSourceBox] // SetTraceContext
 }
 
 // NewStdio creates a client that starts command with args as a stdio MCP server. Nothing is

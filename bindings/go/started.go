@@ -92,6 +92,10 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if e != nil {
 		return "", e
 	}
+	if e := withTrace(ctx, &c.trace, s); e != nil {
+		c.release()
+		return "", e
+	}
 	pr, e := prepare(ctx, s)
 	if e != nil {
 		c.release()

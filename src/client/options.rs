@@ -215,8 +215,12 @@ pub struct RequestOptions {
     pub cancel: Option<CancelToken>,
     /// Called with each progress notification for the call.
     pub on_progress: Option<ProgressFn>,
-    /// Extra `_meta` entries (the protocol's reserved keys always win).
+    /// Extra `_meta` entries (the protocol's reserved keys always win). `traceparent`,
+    /// `tracestate` and `baggage` entries must be valid W3C values (else `InvalidArgument`).
     pub meta: Option<Map<String, Value>>,
+    /// W3C trace context (SEP-414) for every request this call sends: the first, each MRTR
+    /// retry, each task poll, each retry after a reconnect. It replaces `meta`'s trace entries.
+    pub trace: Option<crate::protocol::trace::TraceContext>,
     /// Modern: per-request `_meta` log level (overrides the client's level).
     pub log_level: Option<String>,
     /// Manual MRTR: the `inputResponses` to send on the first leg (tools/call, prompts/get,
@@ -240,6 +244,7 @@ impl std::fmt::Debug for RequestOptions {
             .field("reset_timeout_on_progress", &self.reset_timeout_on_progress)
             .field("max_total", &self.max_total)
             .field("log_level", &self.log_level)
+            .field("trace", &self.trace)
             .finish_non_exhaustive()
     }
 }

@@ -6,7 +6,7 @@ use super::wait::TimeoutFrom;
 use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wait};
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
-use crate::protocol::{codes, jsonrpc, meta, methods, ResultType};
+use crate::protocol::{codes, jsonrpc, meta, methods, trace, ResultType};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
@@ -52,6 +52,9 @@ impl Client {
         };
         if let Some(extra) = &opts.meta {
             meta_obj.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if let Some(trace) = &opts.trace {
+            trace.insert_into(&mut meta_obj);
         }
         if conn.era == Era::Modern {
             let (version, caps) = (json!(conn.version()), self.capabilities(Era::Modern));
@@ -132,6 +135,12 @@ impl Client {
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<Reply> {
+        for meta in [opts.meta.as_ref(), params.get("_meta").and_then(Value::as_object)]
+            .into_iter()
+            .flatten()
+        {
+            trace::check_meta(meta).map_err(Error::invalid)?;
+        }
         let mut retried = false;
         // Written from borrowed parts (no copy of the params, the `_meta` text cached) unless
         // the caller brings `_meta` entries, which `stamp` merges, or the transport takes values.
@@ -148,6 +157,7 @@ impl Client {
                     version: head.as_ref().map(|(_, version)| &**version),
                     meta: jsonrpc::MetaParts {
                         head: head.as_ref().map(|(text, _)| &**text).unwrap_or_default(),
+                        trace: opts.trace.as_ref().map(|t| t.members_text()).unwrap_or_default(),
                         log_level: level.as_deref(),
                         progress_token: None,
                     },

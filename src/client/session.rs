@@ -862,6 +862,7 @@ mod tests {
             version: None,
             meta: jsonrpc::MetaParts {
                 head: b"",
+                trace: b"",
                 log_level: None,
                 progress_token: None,
             },

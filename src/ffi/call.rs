@@ -247,6 +247,8 @@ pub(crate) struct Owner<'a> {
     pub dispatcher: &'a Arc<super::dispatcher::Dispatcher>,
     /// Its pending started calls.
     pub registry: &'a Arc<Registry>,
+    /// The owner's trace context callback (`ffi/trace`).
+    pub trace: Option<Arc<super::trace::TraceHook>>,
     /// Whether the owner was closed (checked once the call is made, before it is added).
     pub closed: &'a dyn Fn() -> bool,
 }
@@ -264,7 +266,7 @@ pub(crate) fn start_for<T: Completion>(
 ) -> Result<(), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = owner.engine.ok_or_else(closed)?;
-    let (mut ro, gate) = request_options(opts, owner.dispatcher)?;
+    let (mut ro, gate) = request_options(opts, owner.dispatcher, owner.trace.clone())?;
     let progress = gate.map(|g| g.into_flag());
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
@@ -320,6 +322,7 @@ pub(crate) fn start_on<T: Completion>(
         engine: fc.engine.as_ref(),
         dispatcher: &fc.dispatcher,
         registry: &fc.calls,
+        trace: fc.trace_hook(),
         closed: &|| fc.client.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))

@@ -45,9 +45,16 @@ pub(crate) struct FfiClient {
     poisoned: AtomicBool,
     /// Started calls not yet completed (`ffi/call`).
     pub(crate) calls: Arc<super::call::Registry>,
+    /// The host's trace context callback (`ffi/trace`).
+    pub(crate) trace: std::sync::RwLock<Option<Arc<super::trace::TraceHook>>>,
 }
 
 impl FfiClient {
+    /// The trace context callback, if the host set one.
+    pub(crate) fn trace_hook(&self) -> Option<Arc<super::trace::TraceHook>> {
+        self.trace.read().unwrap().clone()
+    }
+
     pub(crate) fn forked(&self) -> bool {
         super::fork::generation() != self.fork_generation
     }
@@ -93,6 +100,7 @@ impl FfiClient {
             dispatcher,
             fork_generation: super::fork::generation(),
             poisoned: AtomicBool::new(false),
+            trace: Default::default(),
         })
     }
 }
@@ -203,7 +211,7 @@ pub unsafe extern "C" fn mcp_client_connect(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            let (ro, gate) = request_options(opts, &fc.dispatcher)?;
+            let (ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
             let conn = fc.block_on(fc.client.connected(&ro));
             drop(gate);
             let conn = conn?;
@@ -270,7 +278,8 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
         out(result_out, "result_json_out")?;
-        let (ro, gate): (RequestOptions, Option<ProgressGate>) = request_options(opts, &fc.dispatcher)?;
+        let (ro, gate): (RequestOptions, Option<ProgressGate>) =
+            request_options(opts, &fc.dispatcher, fc.trace_hook())?;
         // Pinned where it is made: the future (KiBs) then moves into `block_on` as a pointer.
         let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
@@ -460,7 +469,7 @@ pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
-        let (ro, gate) = request_options(opts, &fc.dispatcher)?;
+        let (ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
         let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
         drop(gate);

@@ -212,7 +212,7 @@ pub(super) fn routed<'a, F: Future<Output = Result<Value, Error>>>(
 ) -> Result<(), Failure> {
     let h: &'a mcp_hub = handle(hub, "hub")?;
     out(result_out, "result_json_out")?;
-    let (ro, gate) = request_options(opts, &h.dispatcher)?;
+    let (ro, gate) = request_options(opts, &h.dispatcher, None)?;
     let fut = make(&h.hub, ro)?;
     let result = h.block_on(fut);
     drop(gate);
@@ -298,6 +298,7 @@ pub(super) fn start_on_hub(
         engine: h.engine.as_ref(),
         dispatcher: &h.dispatcher,
         registry: &h.calls,
+        trace: None,
         closed: &|| h.hub.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(h.hub.clone(), ro))

@@ -41,4 +41,5 @@ pub mod status;
 pub mod strings;
 pub mod subscription;
 pub mod tasks;
+pub mod trace;
 pub mod version;

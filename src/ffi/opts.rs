@@ -6,7 +6,9 @@ use super::dispatcher::Dispatcher;
 use super::error::Failure;
 use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{opt_json_object, opt_str};
+use super::trace::TraceHook;
 use crate::client::{timeout_ms, CancelToken, Progress, RequestOptions};
+use crate::protocol::trace;
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::{Arc, Mutex};
@@ -55,7 +57,11 @@ pub struct mcp_call_opts {
     pub reset_timeout_on_progress: bool,
     /// Cancels the call when cancelled; may be NULL.
     pub cancel: *const mcp_cancel_token,
-    /// Extra `_meta` entries (a JSON object); may be NULL.
+    /// Extra `_meta` entries (a JSON object); may be NULL. Its `traceparent`, `tracestate` and
+    /// `baggage` members (W3C Trace Context and Baggage, SEP-414) are the call's trace context:
+    /// they go on every request the call sends (each MRTR retry, each task poll, each page,
+    /// each retry after a reconnect); an invalid value (or `tracestate` without `traceparent`)
+    /// fails the call with `MCP_INVALID_ARG` before anything is sent.
     pub meta_json: *const c_char,
     /// Modern servers: this request's log level ("debug" … "emergency"); may be NULL.
     pub log_level: *const c_char,
@@ -148,13 +154,21 @@ impl Drop for ProgressGate {
 }
 
 /// Converts C options (NULL: defaults) into core options plus the gate that must live until
-/// the call returns.
+/// the call returns; a call without its own trace context asks the client's callback for one.
 pub(crate) fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
+    trace_hook: Option<Arc<TraceHook>>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
     let Some(o) = arg_opt(opts) else {
-        return Ok((RequestOptions::default(), None));
+        let trace = trace_hook.map(|h| h.ask()).transpose()?.flatten();
+        return Ok((
+            RequestOptions {
+                trace,
+                ..RequestOptions::default()
+            },
+            None,
+        ));
     };
     if !(1..=MCP_CALL_OPTS_VERSION).contains(&o.version) {
         return Err(Failure::invalid(
@@ -179,8 +193,12 @@ pub(crate) fn request_options(
         skip_output_validation: o.skip_output_validation,
         ..RequestOptions::default()
     };
-    if let Some(Value::Object(meta)) = opt_json_object(o.meta_json, "meta_json")? {
-        ro.meta = Some(meta);
+    if let Some(Value::Object(mut meta)) = opt_json_object(o.meta_json, "meta_json")? {
+        ro.trace = trace::take_from(&mut meta).map_err(|e| Failure::invalid(format!("meta_json: {e}")))?;
+        ro.meta = (!meta.is_empty()).then_some(meta);
+    }
+    if let (None, Some(hook)) = (&ro.trace, trace_hook) {
+        ro.trace = hook.ask()?;
     }
     let mut gate = None;
     if let Some(f) = o.on_progress {

@@ -75,7 +75,7 @@ pub unsafe extern "C" fn mcp_client_listen(
         on_client(client, |fc| {
             let subscription_out = out(subscription_out, "subscription_out")?;
             let filter = opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
-            let (ro, _gate) = request_options(opts, &fc.dispatcher)?;
+            let (ro, _gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
             let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
             let client = shared(handle(client, "client")?);
             let stream = Stream::default();

@@ -153,6 +153,8 @@ pub fn request(id: &RequestId, method: &str, params: Option<Value>) -> Value {
 pub struct MetaParts<'a> {
     /// Members as JSON text (`"k":v,"k":v`), e.g. the connection's reserved keys; may be empty.
     pub head: &'a [u8],
+    /// The call's trace context members as JSON text (`TraceContext::members_text`); may be empty.
+    pub trace: &'a [u8],
     /// `io.modelcontextprotocol/logLevel`.
     pub log_level: Option<&'a str>,
     /// `progressToken`.
@@ -201,11 +203,15 @@ pub fn request_line(
         (crate::protocol::meta::LOG_LEVEL, meta.log_level),
         (crate::protocol::meta::PROGRESS_TOKEN, meta.progress_token),
     ];
-    if !meta.head.is_empty() || extra.iter().any(|(_, v)| v.is_some()) {
+    if !meta.head.is_empty() || !meta.trace.is_empty() || extra.iter().any(|(_, v)| v.is_some()) {
         push_key(&mut out, &mut first, "_meta")?;
         out.push(b'{');
+        out.extend_from_slice(meta.trace);
+        if !meta.trace.is_empty() && !meta.head.is_empty() {
+            out.push(b',');
+        }
         out.extend_from_slice(meta.head);
-        let mut first_in_meta = meta.head.is_empty();
+        let mut first_in_meta = meta.head.is_empty() && meta.trace.is_empty();
         for (key, value) in extra {
             if let Some(value) = value {
                 push_key(&mut out, &mut first_in_meta, key)?;
@@ -342,15 +348,29 @@ mod tests {
                 Map::new(),
                 MetaParts {
                     head: &head,
+                    trace: br#""traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01""#,
                     log_level: Some("debug"),
                     progress_token: Some("mcp-7"),
                 },
                 Some({
-                    let mut m = head_map.clone();
+                    let mut m = Map::new();
+                    m.insert(
+                        "traceparent".into(),
+                        json!("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"),
+                    );
+                    m.extend(head_map.clone());
                     m.insert("io.modelcontextprotocol/logLevel".into(), json!("debug"));
                     m.insert("progressToken".into(), json!("mcp-7"));
                     Value::Object(m)
                 }),
+            ),
+            (
+                params.clone(),
+                MetaParts {
+                    trace: br#""baggage":"k=v""#,
+                    ..MetaParts::default()
+                },
+                Some(json!({"baggage": "k=v"})),
             ),
             (
                 params.clone(),
@@ -389,6 +409,7 @@ mod tests {
         ];
         let meta = MetaParts {
             head: br#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#,
+            trace: b"",
             log_level: Some("info"),
             progress_token: Some("p"),
         };

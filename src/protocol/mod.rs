@@ -8,6 +8,7 @@ pub mod meta;
 pub mod methods;
 pub mod result_probe;
 pub mod result_type;
+pub mod trace;
 
 pub use era::Era;
 pub use jsonrpc::{Incoming, RequestId};

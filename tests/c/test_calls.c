@@ -857,6 +857,118 @@ static void test_opts_meta(void)
     mcp_client_free(c);
 }
 
+/* ---- the host's trace context callback ---------------------------------------------------- */
+
+struct trace_host {
+    pthread_t thread;
+    int asked, off_thread, freed;
+    const char *parent;
+    mcp_status set_status;
+};
+
+static void give_trace(void *userdata, mcp_trace_slot *slot)
+{
+    struct trace_host *h = (struct trace_host *)userdata;
+    h->asked++;
+    if (!pthread_equal(pthread_self(), h->thread)) h->off_thread++;
+    mcp_error *err = NULL;
+    h->set_status = mcp_trace_slot_set(slot, h->parent, "rojo=00f067aa0ba902b7", "userId=alice", &err);
+    mcp_error_free(err);
+}
+
+static void free_trace_host(void *userdata)
+{
+    ((struct trace_host *)userdata)->freed++;
+}
+
+struct trace_done {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int done;
+    char result[4096];
+};
+
+static void on_trace_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                          const mcp_error *error)
+{
+    (void)result_len;
+    (void)error;
+    struct trace_done *d = (struct trace_done *)userdata;
+    pthread_mutex_lock(&d->lock);
+    snprintf(d->result, sizeof d->result, "%s", status == MCP_OK ? result_json : "failed");
+    d->done = 1;
+    pthread_cond_broadcast(&d->cond);
+    pthread_mutex_unlock(&d->lock);
+}
+
+#define TRACE_PARENT "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+/* The callback is asked on the calling thread for blocking and started calls, its context
+ * reaches the server, a call's own meta_json context wins, and an invalid value fails the call
+ * unsent; userdata_free runs once. */
+static void test_trace_context_callback(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    static struct trace_host host;
+    memset(&host, 0, sizeof host);
+    host.thread = pthread_self();
+    host.parent = TRACE_PARENT;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_set_trace_context_fn(c, give_trace, &host, free_trace_host, &err), MCP_OK, err);
+    char *out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "\"traceparent\":\"" TRACE_PARENT "\"");
+    EXPECT_CONTAINS(out, "\"tracestate\":\"rojo=00f067aa0ba902b7\"");
+    EXPECT_CONTAINS(out, "\"baggage\":\"userId=alice\"");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(host.asked == 1 && host.set_status == MCP_OK);
+    /* the call's own context wins: the callback is not asked */
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.meta_json = "{\"traceparent\":\"00-11111111111111111111111111111111-2222222222222222-00\"}";
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, &opts, &out, &err), MCP_OK, err);
+    EXPECT_CONTAINS(out, "00-11111111111111111111111111111111-2222222222222222-00");
+    CHECK_NOT_CONTAINS(out, "rojo");
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(host.asked == 1);
+    /* a started call asks on the thread that starts it */
+    static struct trace_done done;
+    memset(&done, 0, sizeof done);
+    pthread_mutex_init(&done.lock, NULL);
+    pthread_cond_init(&done.cond, NULL);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo_meta", NULL, NULL, NULL, NULL, on_trace_done, &done, NULL,
+                                             &err),
+                  MCP_OK, err);
+    pthread_mutex_lock(&done.lock);
+    while (!done.done) pthread_cond_wait(&done.cond, &done.lock);
+    pthread_mutex_unlock(&done.lock);
+    EXPECT_CONTAINS(done.result, "\"traceparent\":\"" TRACE_PARENT "\"");
+    EXPECT(host.asked == 2 && host.off_thread == 0);
+    /* an invalid value is refused by the slot and fails the call, nothing sent */
+    host.parent = "00-zz";
+    char *bad = SENTINEL_STR;
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, NULL, &bad, &err), MCP_INVALID_ARG, err);
+    EXPECT(host.set_status == MCP_INVALID_ARG);
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "traceparent");
+    EXPECT(bad == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    /* removing it: asked no more, userdata freed once */
+    EXPECT_STATUS(mcp_client_set_trace_context_fn(c, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(host.freed == 1);
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo_meta", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    CHECK_NOT_CONTAINS(out, "traceparent");
+    mcp_string_free(out);
+    EXPECT(host.asked == 3);
+    EXPECT(mcp_trace_slot_set(NULL, NULL, NULL, NULL, NULL) == MCP_NULL_ARG);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&done.lock);
+    pthread_cond_destroy(&done.cond);
+}
+
 static void test_opts_log_level(void)
 {
     mcp_client *c = fixture_client(NULL);
@@ -1707,6 +1819,7 @@ const struct test_case call_tests[] = {
     {"calls/config_request_timeout", test_config_request_timeout},
     {"calls/opts_progress", test_opts_progress},
     {"calls/opts_meta", test_opts_meta},
+    {"calls/trace_context_callback", test_trace_context_callback},
     {"calls/opts_log_level", test_opts_log_level},
     {"calls/log_handler_stderr", test_log_handler_stderr},
     {"calls/legacy_calls", test_legacy_calls},

@@ -287,6 +287,50 @@ static void test_task_followed_to_its_result(void)
     pthread_mutex_destroy(&log.lock);
 }
 
+/* A call's trace context (SEP-414), given as meta_json's traceparent/tracestate/baggage, is on
+ * the tools/call and on every tasks/get poll, exactly; an invalid value is refused before
+ * anything is sent. */
+static void test_task_polls_carry_the_trace_context(void)
+{
+    char rec[512];
+    CHECK(temp_file(rec, sizeof rec, "tasks-trace"));
+    mcp_client *c = task_client(NULL, rec);
+    CHECK(c != NULL);
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.meta_json = "{\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\","
+                     "\"tracestate\":\"rojo=00f067aa0ba902b7\",\"baggage\":\"userId=alice\",\"x\":1}";
+    char *out = NULL;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "task_echo", NULL, NULL, NULL, &opts, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    char *wire = slurp(rec, NULL);
+    const char *members = "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\","
+                          "\"tracestate\":\"rojo=00f067aa0ba902b7\",\"baggage\":\"userId=alice\"";
+    int polls = wire ? count_occurrences(wire, "\"method\":\"tasks/get\"") : -1;
+    EXPECT_MSG(polls == 2, "%d polls", polls);
+    /* the call and each poll; the other caller entry on the call only */
+    EXPECT(wire && count_occurrences(wire, members) == polls + 1);
+    EXPECT(wire && count_occurrences(wire, "\"x\":1") == 1);
+    free(wire);
+    out = SENTINEL_STR;
+    opts.meta_json = "{\"traceparent\":\"00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01\"}";
+    EXPECT_STATUS(mcp_client_call_tool(c, "task_echo", NULL, NULL, NULL, &opts, &out, &err), MCP_INVALID_ARG,
+                  err);
+    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "traceparent");
+    EXPECT(out == SENTINEL_STR);
+    mcp_error_free(err);
+    err = NULL;
+    opts.meta_json = "{\"tracestate\":\"a=b\"}";
+    EXPECT_STATUS(mcp_client_call_tool(c, "task_echo", NULL, NULL, NULL, &opts, &out, &err), MCP_INVALID_ARG,
+                  err);
+    mcp_error_free(err);
+    wire = slurp(rec, NULL);
+    EXPECT(wire && count_occurrences(wire, "\"method\":\"tools/call\"") == 1);
+    free(wire);
+    mcp_client_free(c);
+}
+
 static void test_task_input_goes_through_the_handlers(void)
 {
     char rec[512];
@@ -461,6 +505,7 @@ const struct test_case elicit_tasks_tests[] = {
     {"elicit_tasks/legacy_url_required_and_completion", test_legacy_url_required_and_completion},
     {"elicit_tasks/manual_input_mode", test_manual_input_mode},
     {"elicit_tasks/task_followed_to_its_result", test_task_followed_to_its_result},
+    {"elicit_tasks/task_polls_carry_the_trace_context", test_task_polls_carry_the_trace_context},
     {"elicit_tasks/task_input_goes_through_the_handlers", test_task_input_goes_through_the_handlers},
     {"elicit_tasks/task_cancel_get_and_resume", test_task_cancel_get_and_resume},
     {"elicit_tasks/task_call_timeout_blocking_and_started", test_task_call_timeout_blocking_and_started},

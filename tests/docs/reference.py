@@ -62,6 +62,9 @@ GROUPS = [
      r"mcp_client_(list_skills|get_skill|read_skill_file)"),
     ("apps", "MCP Apps", "The apps extension (SEP-1865): a tool's UI link and the verified read of an app's view.",
      r"mcp_tool_ui|mcp_client_read_app"),
+    ("trace-context", "Trace context", "W3C trace context (SEP-414) for every request of a call: the host's "
+     "callback giving its current context, and the slot it fills.",
+     r"mcp_client_set_trace_context_fn|mcp_trace_slot_set"),
     ("errors", "Errors", "Reading a failed call's `mcp_error`, and freeing it.", r"mcp_error_\w+"),
     ("utilities", "Statuses, strings, JSON and versions", "Status names, freeing returned strings, reading JSON "
      "without a JSON library, and the library's versions.",

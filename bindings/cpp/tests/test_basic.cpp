@@ -284,3 +284,32 @@ TEST(basic, json_pointer_helpers) {
     std::string built = mcp::json::object({{"text", mcp::json::quote("line\nbreak \"q\" \\ 🔑")}});
     CHECK_EQ(mcp::json::string_at(built, "/text"), std::string("line\nbreak \"q\" \\ 🔑"));
 }
+
+TEST(basic, trace_context_source) {
+    auto client = t::fixture();
+    const std::string parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    int asked = 0;
+    std::thread::id asked_on;
+    client.set_trace_context([&] {
+        ++asked;
+        asked_on = std::this_thread::get_id();
+        return mcp::TraceContext{parent, "rojo=1", "k=v"};
+    });
+    std::string echoed = client.call_tool("echo_meta");
+    CHECK_CONTAINS(echoed, "\"traceparent\":\"" + parent + "\"");
+    CHECK_CONTAINS(echoed, "\"tracestate\":\"rojo=1\"");
+    CHECK_CONTAINS(echoed, "\"baggage\":\"k=v\"");
+    CHECK_EQ(asked, 1);
+    CHECK(asked_on == std::this_thread::get_id());
+    client.set_trace_context([] { return mcp::TraceContext{"not-a-traceparent", "", ""}; });
+    bool threw = false;
+    try {
+        client.call_tool("echo_meta");
+    } catch (const mcp::Error& e) {
+        threw = true;
+        CHECK_EQ(e.status(), MCP_INVALID_ARG);
+    }
+    CHECK(threw);
+    client.set_trace_context(nullptr);
+    CHECK_NOT_CONTAINS(client.call_tool("echo_meta"), "traceparent");
+}

@@ -28,7 +28,7 @@ still refuses raises :class:`AuthRequiredError` (``http_status``, ``www_authenti
 
 from . import _ffi
 from ._library import lib as _lib, path as library_path
-from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata
+from ._callbacks import Deferred, ReplyError, live_userdata as _live_userdata, opentelemetry_context
 from ._client import CancelToken, Client, Subscription, fetch_redirect
 from ._aio import AsyncClient, AsyncSubscription
 from ._hub import AsyncHub, Hub
@@ -100,6 +100,7 @@ __all__ = [
     "AsyncSubscription",
     "ReplyError",
     "fetch_redirect",
+    "opentelemetry_context",
     "Config",
     "OAuthConfig",
     "ReconnectConfig",

@@ -346,6 +346,11 @@ class AsyncClient:
         self._client.on_authorization(self._wrap(fn))
         return fn
 
+    def set_trace_context(self, fn: Callable[[], Mapping[str, str] | None] | None) -> Any:
+        """As :meth:`Client.set_trace_context`: ``fn`` runs synchronously when a call starts,
+        in the calling task's context (so OpenTelemetry's current span is the task's)."""
+        return self._client.set_trace_context(fn)
+
     def on_notification(self, fn: Callable[[str, Any], Any] | None) -> Any:
         """As :meth:`Client.on_notification` (runs on the loop; an ``async def`` becomes a task)."""
         self._client.on_notification(self._listener(fn))

@@ -583,6 +583,43 @@ def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: in
             pass
 
 
+def _trace_trampoline(userdata: int | None, slot: Any) -> None:
+    """Fills the slot with ``fn()``'s W3C members; an invalid one fails the call (the library
+    remembers the slot's refusal), an exception is logged and counts as no context."""
+    try:
+        entry = _lookup(userdata)
+        if entry is None:
+            return
+        context = entry.fn()
+        if not context:
+            return
+
+        def member(key: str) -> bytes | None:
+            value = context.get(key)
+            return str(value).encode("utf-8") if value else None
+
+        lib.mcp_trace_slot_set(slot, member("traceparent"), member("tracestate"), member("baggage"), None)
+    except BaseException:  # noqa: BLE001
+        try:
+            log.exception("the trace context source raised; the call goes without one")
+        except BaseException:  # noqa: BLE001
+            pass
+
+
+def opentelemetry_context() -> dict[str, str]:
+    """The current OpenTelemetry context as W3C members (``traceparent``, ``tracestate``,
+    ``baggage``), injected by the configured propagators; empty when ``opentelemetry-api`` is not
+    installed or there is no current span."""
+    try:
+        from opentelemetry import propagate  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return {}
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return {k: v for k, v in carrier.items() if k in ("traceparent", "tracestate", "baggage")}
+
+
+TRACE_THUNK = _ffi.mcp_trace_context_fn(_trace_trampoline)
 TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
 CANCEL_THUNK = _ffi.mcp_responder_cancel_fn(_cancel_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)

@@ -540,6 +540,16 @@ class Client:
         )
         return fn
 
+    def set_trace_context(self, fn: Callable[[], Mapping[str, str] | None] | None) -> Any:
+        """``fn()`` gives the current W3C trace context (SEP-414) as a dict with
+        ``traceparent`` and optionally ``tracestate`` and ``baggage`` (or None/empty for none);
+        it is asked on the calling thread at the start of each call that has no trace members
+        in its own ``meta``, and what it gives goes on every request of the call (MRTR retries,
+        task polls, pages, the retry after a reconnect). An invalid value fails the call with
+        InvalidArgumentError. ``mcp_client.opentelemetry_context`` gives OpenTelemetry's
+        current context. ``None`` removes it."""
+        return self._set_listener(lib.mcp_client_set_trace_context_fn, _callbacks.TRACE_THUNK, "trace context", fn)
+
     def on_notification(self, fn: Callable[[str, Any], Any] | None) -> Any:
         """``fn(method, params)`` for every server notification except progress (list_changed,
         resources/updated, message, ...). Runs on the dispatcher thread; exceptions are logged."""

@@ -267,6 +267,11 @@ class mcp_subscription(ctypes.Structure):
 class mcp_token_slot(ctypes.Structure):
     """Opaque handle."""
 
+# Where a trace context callback puts the host's current context. Valid only during that
+# callback.
+class mcp_trace_slot(ctypes.Structure):
+    """Opaque handle."""
+
 # ----- typedefs, callbacks and structs, in header order -----
 
 # A status code; `MCP_OK` (0) is success.
@@ -399,6 +404,10 @@ mcp_tool_pin_fn = ctypes.CFUNCTYPE(ctypes.c_bool, ctypes.c_void_p, ctypes.c_char
 # `statusMessage`, `pollIntervalMs`, `ttlMs`, `createdAt`, ... — on creation and on every
 # change of status or status message. Persist `taskId` to resume the task in a new process.
 mcp_task_status_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
+
+# Asked for the host's current trace context: call `mcp_trace_slot_set` during the callback,
+# or leave the slot empty when there is none.
+mcp_trace_context_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(mcp_trace_slot))
 
 # ----- functions: name -> (restype, argtypes) -----
 
@@ -1834,6 +1843,27 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_client_update_task': (
         mcp_status,
         [ctypes.POINTER(mcp_client), ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(mcp_call_opts), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL `callback`: removes) the callback that gives the host's current W3C trace
+    # context (SEP-414). It runs on the thread that calls a request function of this client
+    # (blocking or `*_start`), before that function sends anything or returns, once per call
+    # whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`; what it sets goes on every
+    # request of the call (each MRTR retry, each task poll, each page, each retry after a
+    # reconnect). It must not call this library except `mcp_trace_slot_set`. An invalid value
+    # fails the call with `MCP_INVALID_ARG`, nothing sent. `userdata_free` runs exactly once,
+    # even when this call fails; the callback is never called after it.
+    # mcp_status mcp_client_set_trace_context_fn(struct mcp_client *client, mcp_trace_context_fn callback, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_set_trace_context_fn': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_trace_context_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets the current context inside a trace context callback: `traceparent`, `tracestate` and
+    # `baggage` in their W3C formats (each borrowed, copied; NULL or "" for none). `MCP_INVALID_ARG`
+    # for an invalid value (the call then fails the same way). Only valid inside the callback.
+    # mcp_status mcp_trace_slot_set(struct mcp_trace_slot *slot, const char *traceparent, const char *tracestate, const char *baggage, struct mcp_error **err_out)
+    'mcp_trace_slot_set': (
+        mcp_status,
+        [ctypes.POINTER(mcp_trace_slot), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # `"mcp_client/<semver>"`: static, never freed.
     # const char *mcp_version(void)

@@ -1,0 +1,55 @@
+import CMCPClient
+import Foundation
+
+// W3C trace context (SEP-414) through the C ABI's callback: no tracing dependency here. A host
+// using swift-distributed-tracing injects its ServiceContext with its instrument into a
+// `TraceContext` in the source closure.
+
+/// W3C trace context: `traceparent`, and optionally `tracestate` and `baggage`, in their W3C
+/// formats; empty strings are absent.
+public struct TraceContext: Sendable, Equatable {
+    public var traceparent: String
+    public var tracestate: String
+    public var baggage: String
+    public init(traceparent: String = "", tracestate: String = "", baggage: String = "") {
+        self.traceparent = traceparent
+        self.tracestate = tracestate
+        self.baggage = baggage
+    }
+}
+
+final class TraceSourceBox: CallbackBox {
+    let fn: @Sendable () -> TraceContext?
+    init(_ fn: @escaping @Sendable () -> TraceContext?) { self.fn = fn }
+}
+
+let traceThunk: mcp_trace_context_fn = { userdata, slot in
+    guard let userdata, let slot else { return }
+    let box = Unmanaged<CallbackBox>.fromOpaque(userdata).takeUnretainedValue() as! TraceSourceBox
+    guard let t = box.fn() else { return }
+    let cut = { (s: String) in s.utf8.contains(0) ? "\u{1}" : s } // a NUL makes the value invalid, not shorter
+    cut(t.traceparent).withCString { p in
+        cut(t.tracestate).withCString { s in
+            cut(t.baggage).withCString { b in
+                // An invalid value is remembered by the slot and fails the call (`.invalidArg`).
+                _ = mcp_trace_slot_set(slot, p, s, b, nil)
+            }
+        }
+    }
+}
+
+extension Client {
+    /// The host's current trace context (nil removes the source): asked on the calling thread
+    /// at the start of each call whose `CallOptions.meta` has no `traceparent` or `baggage`;
+    /// it goes on every request of the call (MRTR retries, task polls, pages, the retry after a
+    /// reconnect). An invalid value makes the call throw with `MCPStatus.invalidArg`.
+    public func setTraceContext(_ source: (@Sendable () -> TraceContext?)?) throws {
+        guard let source else {
+            try check { mcp_client_set_trace_context_fn(handle, nil, nil, nil, $0) }
+            return
+        }
+        // The library owns this reference and releases it exactly once, even on failure.
+        let ud = retainedUserdata(TraceSourceBox(source))
+        try check { mcp_client_set_trace_context_fn(handle, traceThunk, ud, releaseUserdata, $0) }
+    }
+}

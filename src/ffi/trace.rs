@@ -1,0 +1,94 @@
+//! `mcp_client_set_trace_context_fn`: the host's current trace context (SEP-414), asked on the
+//! calling thread at the start of each call that has none of its own.
+
+use super::boundary::{ffi_boundary, handle_mut, Borrowable};
+use super::client::{on_client, FfiClient};
+use super::error::{mcp_error, Failure};
+use super::handlers::{mcp_userdata_free_fn, Userdata};
+use super::status::mcp_status;
+use super::strings::opt_str;
+use crate::protocol::trace::TraceContext;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+/// Where a trace context callback puts the host's current context. Valid only during that
+/// callback.
+pub struct mcp_trace_slot {
+    context: Result<Option<TraceContext>, String>,
+}
+
+// SAFETY: never boxed: the slot lives on the library's stack during the trace context callback,
+// which is the only time the host may pass it back (`mcp_trace_slot_set` only borrows it).
+unsafe impl Borrowable for mcp_trace_slot {}
+
+/// Asked for the host's current trace context: call `mcp_trace_slot_set` during the callback,
+/// or leave the slot empty when there is none.
+pub type mcp_trace_context_fn = Option<unsafe extern "C" fn(userdata: *mut c_void, slot: *mut mcp_trace_slot)>;
+
+/// A client's trace context callback.
+pub(crate) struct TraceHook {
+    callback: unsafe extern "C" fn(*mut c_void, *mut mcp_trace_slot),
+    userdata: Arc<Userdata>,
+}
+
+impl TraceHook {
+    /// Asks the host (on this thread) for its current context.
+    pub(crate) fn ask(&self) -> Result<Option<TraceContext>, Failure> {
+        let mut slot = mcp_trace_slot { context: Ok(None) };
+        // SAFETY: host callback; the slot is valid for its duration.
+        unsafe { (self.callback)(self.userdata.ptr(), &mut slot) };
+        slot.context
+            .map_err(|e| Failure::invalid(format!("the trace context callback gave an invalid value: {e}")))
+    }
+}
+
+/// Sets (NULL `callback`: removes) the callback that gives the host's current W3C trace
+/// context (SEP-414). It runs on the thread that calls a request function of this client
+/// (blocking or `*_start`), before that function sends anything or returns, once per call
+/// whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`; what it sets goes on every
+/// request of the call (each MRTR retry, each task poll, each page, each retry after a
+/// reconnect). It must not call this library except `mcp_trace_slot_set`. An invalid value
+/// fails the call with `MCP_INVALID_ARG`, nothing sent. `userdata_free` runs exactly once,
+/// even when this call fails; the callback is never called after it.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_client_set_trace_context_fn(
+    client: *mut super::client::mcp_client,
+    callback: mcp_trace_context_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc: &FfiClient| {
+            let hook = callback.map(|callback| Arc::new(TraceHook { callback, userdata }));
+            *fc.trace.write().unwrap() = hook;
+            Ok(())
+        })
+    })
+}
+
+/// Sets the current context inside a trace context callback: `traceparent`, `tracestate` and
+/// `baggage` in their W3C formats (each borrowed, copied; NULL or "" for none). `MCP_INVALID_ARG`
+/// for an invalid value (the call then fails the same way). Only valid inside the callback.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_trace_slot_set(
+    slot: *mut mcp_trace_slot,
+    traceparent: *const c_char,
+    tracestate: *const c_char,
+    baggage: *const c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let slot = handle_mut(slot, "slot")?;
+        let (parent, state, bag) = (
+            opt_str(traceparent, "traceparent")?,
+            opt_str(tracestate, "tracestate")?,
+            opt_str(baggage, "baggage")?,
+        );
+        slot.context = TraceContext::new(parent, state, bag);
+        slot.context.clone().map(drop).map_err(Failure::invalid)
+    })
+}
