@@ -8,6 +8,8 @@
 #   make update-schemas       refresh the vendored official JSON Schemas from SPEC_DIR
 #   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1]
 #   make dist-test            install into a temporary prefix, build hosts against it (tests/dist)
+#   make apple-check          type-check the library for macOS (arm64, x86_64) and iOS (in make test)
+#   make portable-test        the Rust and C suites again with the portable POSIX path (in make test)
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
 CARGO    ?= cargo
@@ -58,7 +60,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test apple-check portable-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -115,6 +117,21 @@ fuzz:
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Apple targets cannot be built or run here (no SDK): the library is type-checked for them with
+# Debian's 1.96 toolchain and -Zbuild-std (the script installs what it needs; docs/platforms.md).
+.PHONY: apple-check portable-test
+apple-check:
+	tests/cross/apple-check.bash
+
+# The portable POSIX path (the `portable-posix` feature: what macOS and iOS always run) under the
+# whole Rust suite and the C suite's static run. Same target directory: only mcp_client and the
+# tests recompile; the last step puts the default library back into target/debug.
+portable-test:
+	$(CARGO) build --workspace --locked --features mcp_client/portable-posix
+	$(CARGO) test --workspace --locked --features testing,portable-posix
+	$(MAKE) -C tests/c test-static BUILD=build/portable LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+	$(MAKE) build
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).
