@@ -9,6 +9,8 @@
 #   make install PREFIX=/usr/local [DEBUG_SYMBOLS=1] [INSTALL_CLI=0]
 #   make cli-test             the command-line client as a script and as a person (tmux) uses it
 #   make dist-test            install into a temporary prefix, build hosts against it (tests/dist)
+#   make apple-check          type-check the library for macOS (arm64, x86_64) and iOS (in make test)
+#   make portable-test        the Rust and C suites again with the portable POSIX path (in make test)
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
 CARGO    ?= cargo
@@ -73,7 +75,7 @@ demo: build
 	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
 	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -130,6 +132,21 @@ fuzz:
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Apple targets cannot be built or run here (no SDK): the library is type-checked for them with
+# Debian's 1.96 toolchain and -Zbuild-std (the script installs what it needs; docs/platforms.md).
+.PHONY: apple-check portable-test
+apple-check:
+	tests/cross/apple-check.bash
+
+# The portable POSIX path (the `portable-posix` feature: what macOS and iOS always run) under the
+# whole Rust suite and the C suite's static run. Same target directory: only mcp_client and the
+# tests recompile; the last step puts the default library back into target/debug.
+portable-test:
+	$(CARGO) build --workspace --locked --features mcp_client/portable-posix
+	$(CARGO) test --workspace --locked --features testing,portable-posix
+	$(MAKE) -C tests/c test-static BUILD=build/portable LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+	$(MAKE) build
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).

@@ -13,13 +13,18 @@ fn main() {
     for file in &ffi_sources {
         println!("cargo:rerun-if-changed={}", file.display());
     }
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
+    let target_cfg = |key: &str| std::env::var(format!("CARGO_CFG_TARGET_{key}")).unwrap_or_default();
+    if target_cfg("OS") == "linux" {
         // What a dynamically linked host records as its dependency: a 0.x release breaks the ABI
         // with each minor version (cargo-c's rule), later ones with each major.
         println!(
             "cargo:rustc-cdylib-link-arg=-Wl,-soname,libmcp_client.so.{}",
             soversion()
         );
+    } else if target_cfg("VENDOR") == "apple" {
+        // A host finds the library through its own run paths (an app bundle's Frameworks folder,
+        // `-rpath` at link time), never at the path it was built at.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libmcp_client.dylib");
     }
     let mut config = cbindgen::Config::from_file(dir.join("cbindgen.toml")).expect("cbindgen.toml");
     config.after_includes = Some(format!(

@@ -1,5 +1,5 @@
 //! A descriptor that one thread makes readable to wake another out of `poll`: an eventfd on
-//! Linux, a pipe elsewhere. Used by the host-loop queue (`ffi/event_loop`: the descriptor a host
+//! Linux, a pipe elsewhere (and on Linux with the `portable-posix` feature). Used by the host-loop queue (`ffi/event_loop`: the descriptor a host
 //! watches) and by a caller waiting beside the runtime (`base::driving`: woken by a task's
 //! waker while it polls its server's output itself).
 
@@ -13,7 +13,7 @@ pub struct EventFd {
 
 impl EventFd {
     /// A new descriptor, non-blocking and close-on-exec.
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(feature = "portable-posix")))]
     pub fn open() -> std::io::Result<EventFd> {
         // SAFETY: creates the event descriptor (a plain syscall, no pointers).
         let fd = unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) };
@@ -26,7 +26,7 @@ impl EventFd {
     }
 
     /// A new descriptor, non-blocking and close-on-exec.
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(not(all(target_os = "linux", not(feature = "portable-posix"))))]
     pub fn open() -> std::io::Result<EventFd> {
         let mut fds = [0 as libc::c_int; 2];
         // SAFETY: creates a pipe into a local array, then sets flags on its two new descriptors.

@@ -4,8 +4,8 @@
 //! installs a SIGCHLD handler (without `SA_ONSTACK`). A Go host aborts on such a handler ("non-Go
 //! code set up signal handler without SA_ONSTACK flag"), and any host may own SIGCHLD itself.
 //! So the library never uses tokio's process driver (the `process` feature is off): the child
-//! is started with `std::process`, its pipes join the reactor as plain pipes, and one small
-//! thread per child blocks in `waitpid` for it. Safe on every host by construction.
+//! is started with `std::process`, its pipes join the reactor as plain pipes, and the process's
+//! one reaper thread (`reaper`) waits for it. Safe on every host by construction.
 
 use std::io;
 use std::os::fd::OwnedFd;
@@ -23,7 +23,7 @@ pub(crate) struct Child {
     pub exit: watch::Receiver<Option<ExitStatus>>,
 }
 
-/// Spawns `cmd` (whose stdio must all be piped) and a thread that reaps it. Needs a runtime
+/// Spawns `cmd` (whose stdio must all be piped) and hands it to the reaper. Needs a runtime
 /// context (the pipes join its reactor).
 pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
     let mut child = cmd.spawn()?;
@@ -41,14 +41,12 @@ pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
     })();
     let (exit_tx, exit) = watch::channel(None);
     // Reaped whatever happens next, so no zombie is left behind: by the process's one reaper
-    // thread (`reaper`), else on a thread of its own.
-    if let Err((mut child, exit_tx)) = super::reaper::watch(child, exit_tx) {
-        std::thread::Builder::new()
-            .name("mcp-child-wait".into())
-            .spawn(move || {
-                let status = child.wait().ok();
-                let _ = exit_tx.send(status);
-            })?;
+    // thread (`reaper`).
+    if let Err(e) = super::reaper::watch(child, exit_tx) {
+        // SAFETY: plain syscall on the group we just created (the child is not reaped: no
+        // thread could be started, so its zombie stays, as any unreaped child would).
+        unsafe { libc::killpg(pid, libc::SIGKILL) };
+        return Err(e);
     }
     let (stdout, stderr) = match pipes {
         Ok(p) => p,

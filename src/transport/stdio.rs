@@ -155,6 +155,17 @@ impl StdioTransport {
         if cfg.command.is_empty() {
             return Err(Error::invalid("stdio transport needs a command"));
         }
+        if cfg!(any(
+            target_os = "ios",
+            target_os = "tvos",
+            target_os = "watchos",
+            target_os = "visionos"
+        )) {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "this platform does not let an app start processes, so there are no stdio servers: connect to the server over HTTP (`url`)",
+            ));
+        }
         let mut cmd = Command::new(&cfg.command);
         cmd.args(&cfg.args)
             .stdin(Stdio::piped())
@@ -297,6 +308,7 @@ impl StdioTransport {
         unsafe {
             libc::killpg(self.pgid, signal);
         }
+        super::reaper::expect_exit();
     }
 
     async fn wait_group_gone(&self, limit: Duration) -> bool {
@@ -312,6 +324,7 @@ impl StdioTransport {
 
     async fn shutdown(&self) {
         self.stdin.close();
+        super::reaper::expect_exit();
         if !self.wait_exit(self.grace).await {
             self.signal_group(libc::SIGTERM);
             if !self.wait_exit(self.grace).await {
@@ -425,11 +438,11 @@ impl Drop for StdioTransport {
 }
 
 /// Whether process group `pgid` has a member that is not a zombie; `None` if `/proc` cannot
-/// tell (not Linux, or not mounted).
+/// tell (not mounted). Linux only: the portable path has no way to tell a zombie from a live
+/// member, and counts it as alive (a platform whose PID 1 reaps orphans, as macOS's launchd
+/// does, leaves none).
+#[cfg(all(target_os = "linux", not(feature = "portable-posix")))]
 fn live_group_member(pgid: i32) -> Option<bool> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
     let mut found_any = false;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
         let name = entry.file_name();
@@ -448,6 +461,11 @@ fn live_group_member(pgid: i32) -> Option<bool> {
         }
     }
     found_any.then_some(false)
+}
+
+#[cfg(not(all(target_os = "linux", not(feature = "portable-posix"))))]
+fn live_group_member(_pgid: i32) -> Option<bool> {
+    None
 }
 
 async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
@@ -559,7 +577,7 @@ async fn monitor(
 ) {
     tokio::select! {
         _ = exit.wait_for(Option::is_some) => {}
-        _ = stdout_eof.wait_for(|eof| *eof) => {}
+        _ = stdout_eof.wait_for(|eof| *eof) => super::reaper::expect_exit(),
     }
     // Whichever came first, give the others a moment: the exit status, the rest of stdout (a
     // line cut by the death is only known once the reader reaches the end) and stderr's tail.

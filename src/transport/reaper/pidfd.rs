@@ -1,8 +1,7 @@
-//! One thread reaps every stdio server of the process (threads must not grow with the
-//! number of servers). Each child gets a pidfd (Linux 5.3+), which becomes readable when the
-//! child exits; the reaper thread polls them all, plus a pipe that wakes it for new children,
-//! and `wait`s the ones that exited. Where `pidfd_open` is unavailable the caller falls back to
-//! a blocking `waitpid` thread per child. No signal handler either way.
+//! Linux's reaper: each child gets a pidfd (Linux 5.3+), which becomes readable when the child
+//! exits; one thread polls them all, plus a pipe that wakes it for new children, and `wait`s
+//! the ones that exited. Where `pidfd_open` is unavailable the caller falls back to the
+//! portable reaper (`polling`).
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::process::{Child, ExitStatus};
