@@ -1218,6 +1218,7 @@ static void test_apps_calls(void)
     EXPECT_STATUS(mcp_client_read_app_start(c, "ui://fixture/other-uri", 0, NULL, one_done, &o, NULL, &err),
                   MCP_OK, err);
     EXPECT(one_wait(&o) == MCP_PROTOCOL_VIOLATION);
+    free(o.text);
     mcp_client_free(c);
 }
 
