@@ -573,7 +573,9 @@ typedef void (*mcp_hub_event_fn)(void *userdata, const char *event_json);
  * `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
  * answer)` during the callback to answer (the library copies the answer, uses it as typed and
  * never logs it nor shows it in an error); leaving the slot empty declines, which makes the
- * servers that use the input `failed`. Called on the thread that reads the file, at most once
+ * servers that use the input `failed`. A `pickString` input offers a choice: its options are
+ * `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
+ * that use the input. Called on the thread that reads the file, at most once
  * per id and read, before the reading call returns.
  */
 typedef void (*mcp_hub_input_fn)(void *userdata,
@@ -2079,6 +2081,17 @@ MCP_WARN_UNUSED_RESULT
 mcp_status mcp_hub_input_slot_set(struct mcp_hub_input_slot *slot,
                                   const char *answer,
                                   struct mcp_error **err_out);
+
+/**
+ * The options of the input an input callback was asked for, as a JSON array of strings: a
+ * `pickString`'s choices (answer with one of them), empty (`[]`) for a `promptString`, which
+ * takes free text. Free with `mcp_string_free`. Only valid inside the callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_input_slot_options_json(const struct mcp_hub_input_slot *slot,
+                                           char **options_json_out,
+                                           struct mcp_error **err_out);
 
 /**
  * Creates a hub of the servers of a host's configuration file at `path`: `mcpServers`

@@ -280,6 +280,62 @@ fn a_declined_input_fails_the_servers_that_use_it() {
     assert!(failure(&spec, "perplexity").ends_with("${input:perplexity-key}: the host set no input prompt"));
 }
 
+/// A `pickString` is asked with its options (strings or `{"value"}` objects) and default; an
+/// answer outside them fails the servers that use it; a `command` input is a warning and fails
+/// its servers, never the read.
+#[test]
+fn pick_string_inputs_offer_options_and_command_inputs_are_warned() {
+    let text = json!({
+        "inputs": [
+            {"type": "pickString", "id": "region", "description": "Region",
+             "options": ["eu-west-1", {"label": "US East", "value": "us-east-2"}], "default": "eu-west-1"},
+            {"type": "pickString", "id": "tier", "description": "Tier", "options": ["free", "pro"]},
+            {"type": "command", "id": "pick-folder", "command": "extension.pickFolder"}
+        ],
+        "servers": {
+            "a": {"command": "srv", "args": ["${input:region}"]},
+            "b": {"command": "srv", "args": ["${input:tier}"]},
+            "c": {"command": "srv", "args": ["${input:pick-folder}"]}
+        }
+    });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let ctx = with_env(&[]).prompt(move |p| {
+        log.lock()
+            .unwrap()
+            .push(format!("{}|{:?}|{:?}", p.id, p.options, p.default));
+        Some(if p.id == "region" { "us-east-2" } else { "enterprise" }.to_string())
+    });
+    let spec = HubSpec::from_text(&text.to_string(), &ctx).unwrap();
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [
+            "region|[\"eu-west-1\", \"us-east-2\"]|Some(\"eu-west-1\")",
+            "tier|[\"free\", \"pro\"]|None"
+        ]
+    );
+    assert_eq!(names(&spec), ["a"]);
+    assert_eq!(member(&spec, "a").client["args"], json!(["us-east-2"]));
+    assert_eq!(
+        failure(&spec, "b"),
+        "server \"b\": args[0]: ${input:tier}: the host's answer is not one of the input's options (\"free\", \"pro\")"
+    );
+    assert!(failure(&spec, "c").contains("an input of type \"command\""), "{spec:?}");
+    assert_eq!(
+        spec.warnings,
+        ["input \"pick-folder\" is a \"command\" input: it runs an editor command, which a library cannot; servers that use it fail"]
+    );
+    // A pickString without options is a malformed file.
+    let bad = json!({"inputs": [{"type": "pickString", "id": "x"}], "servers": {}});
+    let e = HubSpec::from_text(&bad.to_string(), &ctx).unwrap_err();
+    assert!(
+        e.message()
+            .starts_with("inputs[0] (\"x\"): a \"pickString\" input needs \"options\""),
+        "{}",
+        e.message()
+    );
+}
+
 #[test]
 fn an_input_answer_never_appears_in_debug_output_or_errors() {
     const SECRET: &str = "hunter2-very-secret";

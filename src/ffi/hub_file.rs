@@ -19,7 +19,9 @@ pub const MCP_HUB_READ_OPTS_VERSION: u32 = 1;
 /// `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
 /// answer)` during the callback to answer (the library copies the answer, uses it as typed and
 /// never logs it nor shows it in an error); leaving the slot empty declines, which makes the
-/// servers that use the input `failed`. Called on the thread that reads the file, at most once
+/// servers that use the input `failed`. A `pickString` input offers a choice: its options are
+/// `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
+/// that use the input. Called on the thread that reads the file, at most once
 /// per id and read, before the reading call returns.
 pub type mcp_hub_input_fn = Option<
     unsafe extern "C" fn(
@@ -78,6 +80,7 @@ pub unsafe extern "C" fn mcp_hub_read_opts_init(opts: *mut mcp_hub_read_opts, ve
 /// Where an input callback puts the answer. Valid only during that callback.
 pub struct mcp_hub_input_slot {
     answer: Option<String>,
+    options: Vec<String>,
 }
 
 // SAFETY: never boxed: the slot lives on the library's stack during the input callback, the
@@ -100,6 +103,24 @@ pub unsafe extern "C" fn mcp_hub_input_slot_set(
     })
 }
 
+/// The options of the input an input callback was asked for, as a JSON array of strings: a
+/// `pickString`'s choices (answer with one of them), empty (`[]`) for a `promptString`, which
+/// takes free text. Free with `mcp_string_free`. Only valid inside the callback.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_input_slot_options_json(
+    slot: *const mcp_hub_input_slot,
+    options_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let slot = handle(slot, "slot")?;
+        out(options_json_out, "options_json_out")?;
+        give_json(options_json_out, &serde_json::json!(slot.options));
+        Ok(())
+    })
+}
+
 /// The host's input callback, used only on the reading thread while the read runs.
 struct InputCallback {
     callback:
@@ -118,7 +139,10 @@ impl InputCallback {
         let text = |s: &str| super::strings::to_c(s);
         let (id, description) = (text(&input.id), text(&input.description));
         let default = input.default.as_deref().map(text);
-        let mut slot = mcp_hub_input_slot { answer: None };
+        let mut slot = mcp_hub_input_slot {
+            answer: None,
+            options: input.options.clone(),
+        };
         // SAFETY: host callback; the strings and the slot are valid for its duration.
         unsafe {
             (self.callback)(

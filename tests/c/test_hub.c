@@ -214,6 +214,7 @@ struct asked {
     bool password;
     char id[32];
     char description[64];
+    char options[128];
     const char *answer; /* NULL declines */
 };
 
@@ -226,6 +227,11 @@ static void on_input(void *userdata, const char *id, const char *description, bo
     a->password = password;
     snprintf(a->id, sizeof a->id, "%s", id);
     snprintf(a->description, sizeof a->description, "%s", description);
+    char *options = NULL;
+    mcp_error *oerr = NULL;
+    CHECK_STATUS(mcp_hub_input_slot_options_json(slot, &options, &oerr), MCP_OK, oerr);
+    snprintf(a->options, sizeof a->options, "%s", options);
+    mcp_string_free(options);
     if (a->answer) {
         mcp_error *err = NULL;
         CHECK_STATUS(mcp_hub_input_slot_set(slot, a->answer, &err), MCP_OK, err);
@@ -310,6 +316,7 @@ static void test_from_file_shapes(void)
     CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
     EXPECT(asked.calls == 1 && asked.password);
     EXPECT(strcmp(asked.id, "era") == 0 && strcmp(asked.description, "Protocol era") == 0);
+    EXPECT(strcmp(asked.options, "[]") == 0);
     CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
     CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
     EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"connected\",\"era\":\"legacy\"");
@@ -325,6 +332,26 @@ static void test_from_file_shapes(void)
     EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"failed\"");
     mcp_string_free(json);
     mcp_hub_free(hub);
+
+    /* A pickString: the callback reads its options; an answer outside them fails its servers. */
+    snprintf(text, sizeof text,
+             "{\"inputs\": [{\"type\": \"pickString\", \"id\": \"era\", \"description\": \"Era\", "
+             "\"options\": [\"legacy\", \"modern\"]}],\n"
+             " \"servers\": {\"picked\": {\"command\": \"%s\", \"args\": [\"--era\", \"${input:era}\"]}}}",
+             fix);
+    CHECK(write_text(path, text));
+    for (int round = 0; round < 2; round++) {
+        memset(&asked, 0, sizeof asked);
+        asked.answer = round == 0 ? "legacy" : "ancient";
+        CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
+        EXPECT(asked.calls == 1 && strcmp(asked.options, "[\"legacy\",\"modern\"]") == 0);
+        CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+        CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+        EXPECT_CONTAINS(json, round == 0 ? "{\"name\":\"picked\",\"state\":\"connected\",\"era\":\"legacy\""
+                                         : "not one of the input's options");
+        mcp_string_free(json);
+        mcp_hub_free(hub);
+    }
 }
 
 /* Text instead of a file, and what fails the call itself: not JSON, no servers, no file. */

@@ -10,7 +10,8 @@ type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// Asks the user for one input; `None` declines.
 type InputPromptFn = Arc<dyn Fn(&InputPrompt) -> Option<String> + Send + Sync>;
 
-/// One `${input:id}` the host is asked to fill in: a `promptString` of the file's `inputs` array.
+/// One `${input:id}` the host is asked to fill in: a `promptString` or `pickString` of the
+/// file's `inputs` array.
 #[derive(Clone, PartialEq, Eq)]
 pub struct InputPrompt {
     /// The input's `id`.
@@ -19,8 +20,11 @@ pub struct InputPrompt {
     pub description: String,
     /// `password: true`: the host should mask what the user types.
     pub password: bool,
-    /// Its `default`, for the host to prefill.
+    /// Its `default`, for the host to prefill (or preselect, for a choice).
     pub default: Option<String>,
+    /// A `pickString`'s `options`: the host shows a choice, and an answer outside them makes
+    /// the servers that use the input `failed`. Empty for a `promptString` (free text).
+    pub options: Vec<String>,
 }
 
 // A password input's default stays out of logs.
@@ -35,6 +39,7 @@ impl fmt::Debug for InputPrompt {
             .field("description", &self.description)
             .field("password", &self.password)
             .field("default", &default)
+            .field("options", &self.options)
             .finish()
     }
 }
@@ -88,8 +93,8 @@ impl ReadContext {
     }
 
     /// How an `${input:id}` is asked of the user: called at most once per id and read, with the
-    /// input's declaration; the answer is used as typed, `None` declines (an error for the
-    /// servers that use it). Answers are never logged nor shown in errors.
+    /// input's declaration; the answer is used as typed (a `pickString`'s must be one of its
+    /// options), `None` declines (an error for the servers that use it). Answers are never logged nor shown in errors.
     pub fn prompt(mut self, ask: impl Fn(&InputPrompt) -> Option<String> + Send + Sync + 'static) -> Self {
         self.prompt = Some(Arc::new(ask));
         self
