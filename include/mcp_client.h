@@ -576,7 +576,9 @@ typedef void (*mcp_hub_event_fn)(void *userdata, const char *event_json);
  * servers that use the input `failed`. A `pickString` input offers a choice: its options are
  * `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
  * that use the input. Called on the thread that reads the file, at most once
- * per id and read, before the reading call returns.
+ * per id and read, before the reading call returns. A hub keeps the answers of the reads that
+ * made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+ * were declined before.
  */
 typedef void (*mcp_hub_input_fn)(void *userdata,
                                  const char *id,
@@ -2130,6 +2132,7 @@ mcp_status mcp_hub_new_from_text(const char *text,
  * NULL) and applies it: members new in the file are added and started, members no longer in
  * it are closed, members whose entry changed (or that had failed) are closed and started
  * again, and the others keep their connections and caches. The warnings become the file's.
+ * Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
  * Returns once every started member has connected or failed. `report_json_out` (may be NULL)
  * receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
  * with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

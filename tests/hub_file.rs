@@ -12,7 +12,7 @@ mod common;
 
 use common::{fixture_str, TempPath};
 use http_support::{discover_result, initialize_result, result, Reply, Server, LATEST_LEGACY};
-use mcp_client::hub::{HubSpec, MemberSpec, ReadContext, ToolFilter};
+use mcp_client::hub::{HubSpec, InputAnswers, MemberSpec, ReadContext, ToolFilter};
 use mcp_client::{Client, ClientConfig, ErrorKind, ListKind, RequestOptions};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -334,6 +334,53 @@ fn pick_string_inputs_offer_options_and_command_inputs_are_warned() {
         "{}",
         e.message()
     );
+}
+
+/// Reads that remember their answers ask again only for inputs that are new, declared
+/// differently, or declined; `forget` asks for everything again.
+#[test]
+fn remembered_answers_are_not_asked_again() {
+    let file = |description: &str, extra: bool| {
+        let mut inputs = vec![
+            json!({"type": "promptString", "id": "key", "description": description, "password": true}),
+            json!({"type": "promptString", "id": "no", "description": "Declined"}),
+        ];
+        let mut servers = json!({"a": {"command": "srv", "args": ["${input:key}", "${input:no}"]}});
+        if extra {
+            inputs.push(json!({"type": "pickString", "id": "tier", "options": ["free", "pro"]}));
+            servers["b"] = json!({"command": "srv", "args": ["${input:tier}"]});
+        }
+        json!({"inputs": inputs, "servers": servers}).to_string()
+    };
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let answers = InputAnswers::new();
+    let ctx = with_env(&[]).remember(&answers).prompt(move |p| {
+        log.lock().unwrap().push(p.id.clone());
+        match p.id.as_str() {
+            "key" => Some("k".into()),
+            "tier" => Some("pro".into()),
+            _ => None,
+        }
+    });
+    let read = |text: String| {
+        let spec = HubSpec::from_text(&text, &ctx).unwrap();
+        assert!(failure(&spec, "a").ends_with("${input:no}: the host declined the input"));
+        std::mem::take(&mut *asked.lock().unwrap())
+    };
+    assert_eq!(read(file("Key", false)), ["key", "no"]);
+    // The same file again: only the declined input is asked.
+    assert_eq!(read(file("Key", false)), ["no"]);
+    // A new input is asked; a changed declaration is asked again.
+    assert_eq!(read(file("Key", true)), ["no", "tier"]);
+    assert_eq!(read(file("API key", true)), ["key", "no"]);
+    assert_eq!(format!("{answers:?}"), "InputAnswers { kept: 2 }");
+    answers.forget();
+    assert_eq!(read(file("API key", true)), ["key", "no", "tier"]);
+    // Without the memory, every read asks.
+    let plain = with_env(&[]).prompt(|_| Some("pro".into()));
+    let spec = HubSpec::from_text(&file("Key", true), &plain).unwrap();
+    assert_eq!(member(&spec, "b").client["args"], json!(["pro"]));
 }
 
 #[test]

@@ -7,7 +7,7 @@ use super::error::{mcp_error, Failure};
 use super::hub::mcp_hub;
 use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{arg_str, give_json, opt_str};
-use crate::hub::{HubSpec, InputPrompt, ReadContext};
+use crate::hub::{HubSpec, InputAnswers, InputPrompt, ReadContext};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 
@@ -22,7 +22,9 @@ pub const MCP_HUB_READ_OPTS_VERSION: u32 = 1;
 /// servers that use the input `failed`. A `pickString` input offers a choice: its options are
 /// `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
 /// that use the input. Called on the thread that reads the file, at most once
-/// per id and read, before the reading call returns.
+/// per id and read, before the reading call returns. A hub keeps the answers of the reads that
+/// made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+/// were declined before.
 pub type mcp_hub_input_fn = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,
@@ -158,9 +160,9 @@ impl InputCallback {
     }
 }
 
-/// The read context of `read` (NULL: the defaults).
-fn read_context(read: *const mcp_hub_read_opts) -> Result<ReadContext, Failure> {
-    let mut ctx = ReadContext::new();
+/// The read context of `read` (NULL: the defaults), keeping its input answers in `answers`.
+fn read_context(read: *const mcp_hub_read_opts, answers: &InputAnswers) -> Result<ReadContext, Failure> {
+    let mut ctx = ReadContext::new().remember(answers);
     let Some(o) = arg_opt(read) else {
         return Ok(ctx);
     };
@@ -192,8 +194,13 @@ enum Source {
 }
 
 /// Reads `arg` (a path or a text, as `source` says) into a spec.
-fn read_spec(source: Source, arg: *const c_char, read: *const mcp_hub_read_opts) -> Result<HubSpec, Failure> {
-    let ctx = read_context(read)?;
+fn read_spec(
+    source: Source,
+    arg: *const c_char,
+    read: *const mcp_hub_read_opts,
+    answers: &InputAnswers,
+) -> Result<HubSpec, Failure> {
+    let ctx = read_context(read, answers)?;
     Ok(match source {
         Source::File => HubSpec::from_file(arg_str(arg, "path")?, &ctx)?,
         Source::Text => HubSpec::from_text(arg_str(arg, "text")?, &ctx)?,
@@ -208,8 +215,11 @@ fn new_from(
     hub_out: *mut *mut mcp_hub,
 ) -> Result<(), Failure> {
     let hub_out = out(hub_out, "hub_out")?;
-    let spec = read_spec(source, arg, read)?;
-    *hub_out = into_handle(mcp_hub::create(spec, options_json)?);
+    let answers = InputAnswers::new();
+    let spec = read_spec(source, arg, read, &answers)?;
+    let mut hub = mcp_hub::create(spec, options_json)?;
+    hub.input_answers = answers;
+    *hub_out = into_handle(hub);
     Ok(())
 }
 
@@ -258,7 +268,7 @@ fn reload_from(
 ) -> Result<(), Failure> {
     let h = handle(hub, "hub")?;
     h.check()?;
-    let spec = read_spec(source, arg, read)?;
+    let spec = read_spec(source, arg, read, &h.input_answers)?;
     let report = h.block_on(h.hub().reload(spec))?;
     if !report_out.is_null() {
         give_json(report_out, &report.to_json());
@@ -270,6 +280,7 @@ fn reload_from(
 /// NULL) and applies it: members new in the file are added and started, members no longer in
 /// it are closed, members whose entry changed (or that had failed) are closed and started
 /// again, and the others keep their connections and caches. The warnings become the file's.
+/// Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
 /// Returns once every started member has connected or failed. `report_json_out` (may be NULL)
 /// receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
 /// with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

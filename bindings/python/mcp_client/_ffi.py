@@ -368,7 +368,9 @@ mcp_hub_event_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 # servers that use the input `failed`. A `pickString` input offers a choice: its options are
 # `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
 # that use the input. Called on the thread that reads the file, at most once
-# per id and read, before the reading call returns.
+# per id and read, before the reading call returns. A hub keeps the answers of the reads that
+# made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+# were declined before.
 mcp_hub_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_bool, ctypes.c_char_p, ctypes.POINTER(mcp_hub_input_slot))
 
 # How a configuration file is read. Initialise with `mcp_hub_read_opts_init`, then set
@@ -1401,6 +1403,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # NULL) and applies it: members new in the file are added and started, members no longer in
     # it are closed, members whose entry changed (or that had failed) are closed and started
     # again, and the others keep their connections and caches. The warnings become the file's.
+    # Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
     # Returns once every started member has connected or failed. `report_json_out` (may be NULL)
     # receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
     # with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

@@ -12,7 +12,7 @@ mod envfile;
 mod jsonc;
 mod vars;
 
-pub use context::{InputPrompt, ReadContext};
+pub use context::{InputAnswers, InputPrompt, ReadContext};
 
 use super::spec::HubSpec;
 use crate::error::{Error, ErrorKind, Result};

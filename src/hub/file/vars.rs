@@ -120,18 +120,23 @@ impl<'a> Expander<'a> {
                 declared.kind
             ));
         }
-        let prompt = self
-            .ctx
-            .prompt
-            .as_ref()
-            .ok_or_else(|| format!("${{input:{id}}}: the host set no input prompt"))?;
-        let answer = prompt(&InputPrompt {
+        let asked = InputPrompt {
             id: id.to_string(),
             description: declared.description.clone(),
             password: declared.password,
             default: declared.default.clone(),
             options: declared.options.clone(),
-        });
+        };
+        if let Some(kept) = self.ctx.remembered.as_ref().and_then(|r| r.get(&asked)) {
+            self.answers.insert(id.to_string(), Some(kept.clone()));
+            return Ok(kept);
+        }
+        let prompt = self
+            .ctx
+            .prompt
+            .as_ref()
+            .ok_or_else(|| format!("${{input:{id}}}: the host set no input prompt"))?;
+        let answer = prompt(&asked);
         let outside = |a: &String| !declared.options.is_empty() && !declared.options.contains(a);
         if answer.as_ref().is_some_and(outside) {
             self.answers.insert(id.to_string(), None);
@@ -139,6 +144,9 @@ impl<'a> Expander<'a> {
                 "${{input:{id}}}: the host's answer is not one of the input's options ({})",
                 quoted(&declared.options)
             ));
+        }
+        if let (Some(answer), Some(remembered)) = (&answer, &self.ctx.remembered) {
+            remembered.keep(&asked, answer);
         }
         self.answers.insert(id.to_string(), answer.clone());
         answer.ok_or_else(|| declined(id))
