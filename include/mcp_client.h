@@ -583,8 +583,12 @@ typedef void (*mcp_hub_event_fn)(void *userdata, const char *event_json);
  * `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
  * answer)` during the callback to answer (the library copies the answer, uses it as typed and
  * never logs it nor shows it in an error); leaving the slot empty declines, which makes the
- * servers that use the input `failed`. Called on the thread that reads the file, at most once
- * per id and read, before the reading call returns.
+ * servers that use the input `failed`. A `pickString` input offers a choice: its options are
+ * `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
+ * that use the input. Called on the thread that reads the file, at most once
+ * per id and read, before the reading call returns. A hub keeps the answers of the reads that
+ * made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+ * were declined before.
  */
 typedef void (*mcp_hub_input_fn)(void *userdata,
                                  const char *id,
@@ -2191,6 +2195,17 @@ mcp_status mcp_hub_input_slot_set(struct mcp_hub_input_slot *slot,
                                   struct mcp_error **err_out);
 
 /**
+ * The options of the input an input callback was asked for, as a JSON array of strings: a
+ * `pickString`'s choices (answer with one of them), empty (`[]`) for a `promptString`, which
+ * takes free text. Free with `mcp_string_free`. Only valid inside the callback.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_input_slot_options_json(const struct mcp_hub_input_slot *slot,
+                                           char **options_json_out,
+                                           struct mcp_error **err_out);
+
+/**
  * Creates a hub of the servers of a host's configuration file at `path`: `mcpServers`
  * (`claude_desktop_config.json`, `.mcp.json`, Cursor's `mcp.json`) or `servers` and `inputs`
  * (VS Code's `.vscode/mcp.json`), comments and trailing commas allowed. `options_json` as for
@@ -2227,6 +2242,7 @@ mcp_status mcp_hub_new_from_text(const char *text,
  * NULL) and applies it: members new in the file are added and started, members no longer in
  * it are closed, members whose entry changed (or that had failed) are closed and started
  * again, and the others keep their connections and caches. The warnings become the file's.
+ * Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
  * Returns once every started member has connected or failed. `report_json_out` (may be NULL)
  * receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
  * with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

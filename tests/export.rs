@@ -261,6 +261,35 @@ async fn the_corpus_exports_to_every_format_and_samples_keep_their_verdict() {
     assert!(checked > 300, "{checked} sample checks");
 }
 
+/// Every corpus tool that takes arguments has hand-written samples, valid and invalid: a tool
+/// without them is exported but its verdicts are never checked.
+#[test]
+fn every_corpus_tool_with_arguments_has_valid_and_invalid_samples() {
+    let mut missing = Vec::new();
+    for file in FILES {
+        let list = corpus_file(file);
+        for tool in list["tools"].as_array().unwrap() {
+            let takes_arguments = tool
+                .pointer("/inputSchema/properties")
+                .and_then(Value::as_object)
+                .is_some_and(|p| !p.is_empty());
+            let name = tool["name"].as_str().unwrap();
+            let has = |kind: &str| {
+                list.pointer(&format!(
+                    "/samples/{}/{kind}",
+                    name.replace('~', "~0").replace('/', "~1")
+                ))
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty())
+            };
+            if takes_arguments && !(has("valid") && has("invalid")) {
+                missing.push(format!("{file} {name}"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "without valid and invalid samples: {missing:?}");
+}
+
 #[test]
 fn huge_enums_and_deep_nesting_still_export() {
     let values: Vec<String> = (0..5000).map(|i| format!("v{i}")).collect();

@@ -12,7 +12,7 @@ mod common;
 
 use common::{fixture_str, TempPath};
 use http_support::{discover_result, initialize_result, result, Reply, Server, LATEST_LEGACY};
-use mcp_client::hub::{HubSpec, MemberSpec, ReadContext, ToolFilter};
+use mcp_client::hub::{HubSpec, InputAnswers, MemberSpec, ReadContext, ToolFilter};
 use mcp_client::{Client, ClientConfig, ErrorKind, ListKind, RequestOptions};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -278,6 +278,109 @@ fn a_declined_input_fails_the_servers_that_use_it() {
     // Without a prompt at all.
     let spec = HubSpec::from_file(hosts("vscode/.vscode/mcp.json"), &with_env(&[])).unwrap();
     assert!(failure(&spec, "perplexity").ends_with("${input:perplexity-key}: the host set no input prompt"));
+}
+
+/// A `pickString` is asked with its options (strings or `{"value"}` objects) and default; an
+/// answer outside them fails the servers that use it; a `command` input is a warning and fails
+/// its servers, never the read.
+#[test]
+fn pick_string_inputs_offer_options_and_command_inputs_are_warned() {
+    let text = json!({
+        "inputs": [
+            {"type": "pickString", "id": "region", "description": "Region",
+             "options": ["eu-west-1", {"label": "US East", "value": "us-east-2"}], "default": "eu-west-1"},
+            {"type": "pickString", "id": "tier", "description": "Tier", "options": ["free", "pro"]},
+            {"type": "command", "id": "pick-folder", "command": "extension.pickFolder"}
+        ],
+        "servers": {
+            "a": {"command": "srv", "args": ["${input:region}"]},
+            "b": {"command": "srv", "args": ["${input:tier}"]},
+            "c": {"command": "srv", "args": ["${input:pick-folder}"]}
+        }
+    });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let ctx = with_env(&[]).prompt(move |p| {
+        log.lock()
+            .unwrap()
+            .push(format!("{}|{:?}|{:?}", p.id, p.options, p.default));
+        Some(if p.id == "region" { "us-east-2" } else { "enterprise" }.to_string())
+    });
+    let spec = HubSpec::from_text(&text.to_string(), &ctx).unwrap();
+    assert_eq!(
+        *asked.lock().unwrap(),
+        [
+            "region|[\"eu-west-1\", \"us-east-2\"]|Some(\"eu-west-1\")",
+            "tier|[\"free\", \"pro\"]|None"
+        ]
+    );
+    assert_eq!(names(&spec), ["a"]);
+    assert_eq!(member(&spec, "a").client["args"], json!(["us-east-2"]));
+    assert_eq!(
+        failure(&spec, "b"),
+        "server \"b\": args[0]: ${input:tier}: the host's answer is not one of the input's options (\"free\", \"pro\")"
+    );
+    assert!(failure(&spec, "c").contains("an input of type \"command\""), "{spec:?}");
+    assert_eq!(
+        spec.warnings,
+        ["input \"pick-folder\" is a \"command\" input: it runs an editor command, which a library cannot; servers that use it fail"]
+    );
+    // A pickString without options is a malformed file.
+    let bad = json!({"inputs": [{"type": "pickString", "id": "x"}], "servers": {}});
+    let e = HubSpec::from_text(&bad.to_string(), &ctx).unwrap_err();
+    assert!(
+        e.message()
+            .starts_with("inputs[0] (\"x\"): a \"pickString\" input needs \"options\""),
+        "{}",
+        e.message()
+    );
+}
+
+/// Reads that remember their answers ask again only for inputs that are new, declared
+/// differently, or declined; `forget` asks for everything again.
+#[test]
+fn remembered_answers_are_not_asked_again() {
+    let file = |description: &str, extra: bool| {
+        let mut inputs = vec![
+            json!({"type": "promptString", "id": "key", "description": description, "password": true}),
+            json!({"type": "promptString", "id": "no", "description": "Declined"}),
+        ];
+        let mut servers = json!({"a": {"command": "srv", "args": ["${input:key}", "${input:no}"]}});
+        if extra {
+            inputs.push(json!({"type": "pickString", "id": "tier", "options": ["free", "pro"]}));
+            servers["b"] = json!({"command": "srv", "args": ["${input:tier}"]});
+        }
+        json!({"inputs": inputs, "servers": servers}).to_string()
+    };
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let log = asked.clone();
+    let answers = InputAnswers::new();
+    let ctx = with_env(&[]).remember(&answers).prompt(move |p| {
+        log.lock().unwrap().push(p.id.clone());
+        match p.id.as_str() {
+            "key" => Some("k".into()),
+            "tier" => Some("pro".into()),
+            _ => None,
+        }
+    });
+    let read = |text: String| {
+        let spec = HubSpec::from_text(&text, &ctx).unwrap();
+        assert!(failure(&spec, "a").ends_with("${input:no}: the host declined the input"));
+        std::mem::take(&mut *asked.lock().unwrap())
+    };
+    assert_eq!(read(file("Key", false)), ["key", "no"]);
+    // The same file again: only the declined input is asked.
+    assert_eq!(read(file("Key", false)), ["no"]);
+    // A new input is asked; a changed declaration is asked again.
+    assert_eq!(read(file("Key", true)), ["no", "tier"]);
+    assert_eq!(read(file("API key", true)), ["key", "no"]);
+    assert_eq!(format!("{answers:?}"), "InputAnswers { kept: 2 }");
+    answers.forget();
+    assert_eq!(read(file("API key", true)), ["key", "no", "tier"]);
+    // Without the memory, every read asks.
+    let plain = with_env(&[]).prompt(|_| Some("pro".into()));
+    let spec = HubSpec::from_text(&file("Key", true), &plain).unwrap();
+    assert_eq!(member(&spec, "b").client["args"], json!(["pro"]));
 }
 
 #[test]

@@ -2378,6 +2378,10 @@ struct HubInput {
     /// Mask what the user types.
     bool password = false;
     std::optional<std::string> default_value;
+    /// A pickString's choices as a JSON array of strings (answer with one of them: another answer
+    /// fails the servers using the input; read them with mcp::json::string_at(options_json, "/0")
+    /// …); "[]" for a promptString, which takes free text.
+    std::string options_json = "[]";
 };
 /// Answers an input (nullopt declines: the servers using it are failed). Runs on the thread
 /// reading the file, at most once per id and read; an exception declines.
@@ -2396,7 +2400,14 @@ namespace detail {
 inline void hub_input_trampoline(void* userdata, const char* id, const char* description, bool password,
                                  const char* default_value, mcp_hub_input_slot* slot) noexcept {
     try {
-        HubInput in{id ? id : "", description ? description : "", password, opt_string(default_value)};
+        char* options = nullptr;
+        mcp_error* oerr = nullptr;
+        if (mcp_hub_input_slot_options_json(slot, &options, &oerr) != MCP_OK) {
+            mcp_error_free(oerr);
+            return;  // declined: the choice cannot be shown
+        }
+        HubInput in{id ? id : "", description ? description : "", password, opt_string(default_value),
+                    take_string(options)};
         std::optional<std::string> answer = (*static_cast<const HubInputHandler*>(userdata))(in);
         if (answer && answer->find('\0') == std::string::npos) {
             mcp_error* err = nullptr;

@@ -110,6 +110,15 @@ func goMcpHubInput(ud C.uintptr_t, id, description *C.char, password C.bool, def
 		d := C.GoString(def)
 		in.Default = &d
 	}
+	var options *C.char
+	var oerr *C.mcp_error
+	if C.mcp_hub_input_slot_options_json(slot, &options, &oerr) != C.MCP_OK {
+		C.mcp_error_free(oerr)
+		return // declined: the choice cannot be shown
+	}
+	if json.Unmarshal([]byte(takeString(options)), &in.Options) != nil {
+		return
+	}
 	answer, yes := box.fn(in)
 	if !yes || noNUL("input answer", answer) != nil {
 		return // declined

@@ -21,6 +21,9 @@ type HubInput struct {
 	Description string
 	Password    bool    // mask what the user types
 	Default     *string // nil when the input has none
+	// Options are a pickString's choices (answer with one of them: another answer fails the
+	// servers using the input); empty for a promptString, which takes free text.
+	Options []string
 }
 
 // HubFileOptions say how a host's configuration file is read (all optional).

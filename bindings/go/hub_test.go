@@ -262,6 +262,48 @@ func TestHubContextMethods(t *testing.T) {
 	}
 }
 
+func TestHubFromTextPickStringOffersItsOptions(t *testing.T) {
+	vscode := fmt.Sprintf(`{
+		"inputs": [{"type": "pickString", "id": "era", "description": "Era", "options": ["legacy", "modern"]},
+		           {"type": "command", "id": "folder", "command": "extension.pickFolder"}],
+		"servers": {"picked": {"command": %q, "args": ["--era", "${input:era}"]},
+		            "cmd": {"command": %q, "args": ["${input:folder}"]}}
+	}`, fixture, fixture)
+	for _, answer := range []string{"legacy", "ancient"} {
+		var asked []HubInput
+		read := &HubFileOptions{OnInput: func(in HubInput) (string, bool) {
+			asked = append(asked, in)
+			return answer, true
+		}}
+		h, err := NewHubFromText(vscode, nil, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(asked) != 1 || !reflect.DeepEqual(asked[0].Options, []string{"legacy", "modern"}) {
+			t.Fatalf("inputs asked: %+v", asked)
+		}
+		if ws, err := h.Warnings(); err != nil || len(ws) != 1 || !contains(ws[0], `"command" input`) {
+			t.Fatalf("warnings: %v %v", ws, err)
+		}
+		ms, err := h.Members()
+		if err != nil {
+			t.Fatal(err)
+		}
+		states := map[string]HubMember{}
+		for _, m := range ms {
+			states[m.Name] = m
+		}
+		picked := states["picked"]
+		if (answer == "legacy") != (picked.State == "idle") || states["cmd"].State != "failed" {
+			t.Fatalf("%s: members %+v", answer, ms)
+		}
+		if answer == "ancient" && !contains(picked.Error, "not one of the input's options") {
+			t.Fatalf("error: %q", picked.Error)
+		}
+		h.Close()
+	}
+}
+
 func TestHubFromConfigurationText(t *testing.T) {
 	mark := newHubMark()
 	vscode := fmt.Sprintf(`{

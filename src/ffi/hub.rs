@@ -14,7 +14,7 @@ use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_IO, MCP_REENTRANT_CA
 use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, to_c};
 use crate::client::RequestOptions;
 use crate::error::Error;
-use crate::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, MemberSpec, ToolFilter};
+use crate::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, InputAnswers, MemberSpec, ToolFilter};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::future::Future;
@@ -30,6 +30,8 @@ pub struct mcp_hub {
     calls: Arc<Registry>,
     /// `fork::generation()` when created: another value means this is a forked child.
     fork_generation: u64,
+    /// The `${input:…}` answers of the configuration reads that made and reloaded this hub.
+    pub(super) input_answers: InputAnswers,
 }
 
 // SAFETY: crosses the ABI only as a `Box` made by `into_handle`, freed by `mcp_hub_free`.
@@ -100,6 +102,7 @@ impl mcp_hub {
             calls: Registry::new(dispatcher.clone()),
             dispatcher,
             fork_generation: super::fork::generation(),
+            input_answers: InputAnswers::new(),
         })
     }
 

@@ -7,7 +7,7 @@ use super::error::{mcp_error, Failure};
 use super::hub::mcp_hub;
 use super::status::{mcp_status, MCP_INVALID_ARG, MCP_NULL_ARG, MCP_OK};
 use super::strings::{arg_str, give_json, opt_str};
-use crate::hub::{HubSpec, InputPrompt, ReadContext};
+use crate::hub::{HubSpec, InputAnswers, InputPrompt, ReadContext};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 
@@ -19,8 +19,12 @@ pub const MCP_HUB_READ_OPTS_VERSION: u32 = 1;
 /// `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
 /// answer)` during the callback to answer (the library copies the answer, uses it as typed and
 /// never logs it nor shows it in an error); leaving the slot empty declines, which makes the
-/// servers that use the input `failed`. Called on the thread that reads the file, at most once
-/// per id and read, before the reading call returns.
+/// servers that use the input `failed`. A `pickString` input offers a choice: its options are
+/// `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
+/// that use the input. Called on the thread that reads the file, at most once
+/// per id and read, before the reading call returns. A hub keeps the answers of the reads that
+/// made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+/// were declined before.
 pub type mcp_hub_input_fn = Option<
     unsafe extern "C" fn(
         userdata: *mut c_void,
@@ -78,6 +82,7 @@ pub unsafe extern "C" fn mcp_hub_read_opts_init(opts: *mut mcp_hub_read_opts, ve
 /// Where an input callback puts the answer. Valid only during that callback.
 pub struct mcp_hub_input_slot {
     answer: Option<String>,
+    options: Vec<String>,
 }
 
 // SAFETY: never boxed: the slot lives on the library's stack during the input callback, the
@@ -100,6 +105,24 @@ pub unsafe extern "C" fn mcp_hub_input_slot_set(
     })
 }
 
+/// The options of the input an input callback was asked for, as a JSON array of strings: a
+/// `pickString`'s choices (answer with one of them), empty (`[]`) for a `promptString`, which
+/// takes free text. Free with `mcp_string_free`. Only valid inside the callback.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_input_slot_options_json(
+    slot: *const mcp_hub_input_slot,
+    options_json_out: *mut *mut c_char,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let slot = handle(slot, "slot")?;
+        out(options_json_out, "options_json_out")?;
+        give_json(options_json_out, &serde_json::json!(slot.options));
+        Ok(())
+    })
+}
+
 /// The host's input callback, used only on the reading thread while the read runs.
 struct InputCallback {
     callback:
@@ -118,7 +141,10 @@ impl InputCallback {
         let text = |s: &str| super::strings::to_c(s);
         let (id, description) = (text(&input.id), text(&input.description));
         let default = input.default.as_deref().map(text);
-        let mut slot = mcp_hub_input_slot { answer: None };
+        let mut slot = mcp_hub_input_slot {
+            answer: None,
+            options: input.options.clone(),
+        };
         // SAFETY: host callback; the strings and the slot are valid for its duration.
         unsafe {
             (self.callback)(
@@ -134,9 +160,9 @@ impl InputCallback {
     }
 }
 
-/// The read context of `read` (NULL: the defaults).
-fn read_context(read: *const mcp_hub_read_opts) -> Result<ReadContext, Failure> {
-    let mut ctx = ReadContext::new();
+/// The read context of `read` (NULL: the defaults), keeping its input answers in `answers`.
+fn read_context(read: *const mcp_hub_read_opts, answers: &InputAnswers) -> Result<ReadContext, Failure> {
+    let mut ctx = ReadContext::new().remember(answers);
     let Some(o) = arg_opt(read) else {
         return Ok(ctx);
     };
@@ -168,8 +194,13 @@ enum Source {
 }
 
 /// Reads `arg` (a path or a text, as `source` says) into a spec.
-fn read_spec(source: Source, arg: *const c_char, read: *const mcp_hub_read_opts) -> Result<HubSpec, Failure> {
-    let ctx = read_context(read)?;
+fn read_spec(
+    source: Source,
+    arg: *const c_char,
+    read: *const mcp_hub_read_opts,
+    answers: &InputAnswers,
+) -> Result<HubSpec, Failure> {
+    let ctx = read_context(read, answers)?;
     Ok(match source {
         Source::File => HubSpec::from_file(arg_str(arg, "path")?, &ctx)?,
         Source::Text => HubSpec::from_text(arg_str(arg, "text")?, &ctx)?,
@@ -184,8 +215,11 @@ fn new_from(
     hub_out: *mut *mut mcp_hub,
 ) -> Result<(), Failure> {
     let hub_out = out(hub_out, "hub_out")?;
-    let spec = read_spec(source, arg, read)?;
-    *hub_out = into_handle(mcp_hub::create(spec, options_json)?);
+    let answers = InputAnswers::new();
+    let spec = read_spec(source, arg, read, &answers)?;
+    let mut hub = mcp_hub::create(spec, options_json)?;
+    hub.input_answers = answers;
+    *hub_out = into_handle(hub);
     Ok(())
 }
 
@@ -234,7 +268,7 @@ fn reload_from(
 ) -> Result<(), Failure> {
     let h = handle(hub, "hub")?;
     h.check()?;
-    let spec = read_spec(source, arg, read)?;
+    let spec = read_spec(source, arg, read, &h.input_answers)?;
     let report = h.block_on(h.hub().reload(spec))?;
     if !report_out.is_null() {
         give_json(report_out, &report.to_json());
@@ -246,6 +280,7 @@ fn reload_from(
 /// NULL) and applies it: members new in the file are added and started, members no longer in
 /// it are closed, members whose entry changed (or that had failed) are closed and started
 /// again, and the others keep their connections and caches. The warnings become the file's.
+/// Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
 /// Returns once every started member has connected or failed. `report_json_out` (may be NULL)
 /// receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
 /// with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

@@ -21,7 +21,7 @@ pub mod spec;
 pub use catalogue::{META_NAME, META_SERVER};
 pub use events::{HubEvent, HubEventFn, MemberState};
 pub use export::origins;
-pub use file::{InputPrompt, ReadContext};
+pub use file::{InputAnswers, InputPrompt, ReadContext};
 pub use members::MemberStatus;
 pub use reload::ReloadReport;
 pub use spec::{HubSpec, MemberSpec, ToolFilter};

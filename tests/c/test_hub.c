@@ -214,6 +214,7 @@ struct asked {
     bool password;
     char id[32];
     char description[64];
+    char options[128];
     const char *answer; /* NULL declines */
 };
 
@@ -226,6 +227,11 @@ static void on_input(void *userdata, const char *id, const char *description, bo
     a->password = password;
     snprintf(a->id, sizeof a->id, "%s", id);
     snprintf(a->description, sizeof a->description, "%s", description);
+    char *options = NULL;
+    mcp_error *oerr = NULL;
+    CHECK_STATUS(mcp_hub_input_slot_options_json(slot, &options, &oerr), MCP_OK, oerr);
+    snprintf(a->options, sizeof a->options, "%s", options);
+    mcp_string_free(options);
     if (a->answer) {
         mcp_error *err = NULL;
         CHECK_STATUS(mcp_hub_input_slot_set(slot, a->answer, &err), MCP_OK, err);
@@ -310,6 +316,7 @@ static void test_from_file_shapes(void)
     CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
     EXPECT(asked.calls == 1 && asked.password);
     EXPECT(strcmp(asked.id, "era") == 0 && strcmp(asked.description, "Protocol era") == 0);
+    EXPECT(strcmp(asked.options, "[]") == 0);
     CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
     CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
     EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"connected\",\"era\":\"legacy\"");
@@ -325,6 +332,26 @@ static void test_from_file_shapes(void)
     EXPECT_CONTAINS(json, "{\"name\":\"asked\",\"state\":\"failed\"");
     mcp_string_free(json);
     mcp_hub_free(hub);
+
+    /* A pickString: the callback reads its options; an answer outside them fails its servers. */
+    snprintf(text, sizeof text,
+             "{\"inputs\": [{\"type\": \"pickString\", \"id\": \"era\", \"description\": \"Era\", "
+             "\"options\": [\"legacy\", \"modern\"]}],\n"
+             " \"servers\": {\"picked\": {\"command\": \"%s\", \"args\": [\"--era\", \"${input:era}\"]}}}",
+             fix);
+    CHECK(write_text(path, text));
+    for (int round = 0; round < 2; round++) {
+        memset(&asked, 0, sizeof asked);
+        asked.answer = round == 0 ? "legacy" : "ancient";
+        CHECK_STATUS(mcp_hub_new_from_file(path, NULL, &read, &hub, &err), MCP_OK, err);
+        EXPECT(asked.calls == 1 && strcmp(asked.options, "[\"legacy\",\"modern\"]") == 0);
+        CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+        CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+        EXPECT_CONTAINS(json, round == 0 ? "{\"name\":\"picked\",\"state\":\"connected\",\"era\":\"legacy\""
+                                         : "not one of the input's options");
+        mcp_string_free(json);
+        mcp_hub_free(hub);
+    }
 }
 
 /* Text instead of a file, and what fails the call itself: not JSON, no servers, no file. */
@@ -392,6 +419,52 @@ static void test_from_text_and_errors(void)
 
 /* Reload from a changed file: unchanged members keep their connection, added ones start,
  * removed ones close, changed ones restart; an unreadable file changes nothing. */
+/* A hub keeps the answers of its reads: a reload asks only for new or changed inputs. */
+static void test_reload_asks_only_new_inputs(void)
+{
+    const char *fix = fixture_path();
+    char text[2048];
+    const char *one = "{\"type\": \"promptString\", \"id\": \"era\", \"description\": \"Era\"}";
+    snprintf(text, sizeof text, "{\"inputs\": [%s], \"servers\": {\"a\": {\"command\": \"%s\", \"args\": [\"--era=${input:era}\"]}}}",
+             one, fix);
+    struct asked asked;
+    memset(&asked, 0, sizeof asked);
+    asked.answer = "legacy";
+    mcp_hub_read_opts read;
+    CHECK(mcp_hub_read_opts_init(&read, MCP_HUB_READ_OPTS_VERSION) == MCP_OK);
+    read.on_input = on_input;
+    read.input_userdata = &asked;
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new_from_text(text, NULL, &read, &hub, &err), MCP_OK, err);
+    EXPECT(asked.calls == 1);
+    CHECK_STATUS(mcp_hub_reload_from_text(hub, text, &read, NULL, &err), MCP_OK, err);
+    EXPECT(asked.calls == 1);
+    /* A new input is asked; the kept one is not, and still reaches its server. */
+    snprintf(text, sizeof text,
+             "{\"inputs\": [%s, {\"type\": \"promptString\", \"id\": \"more\", \"description\": \"More\"}],"
+             " \"servers\": {\"a\": {\"command\": \"%s\", \"args\": [\"--era=${input:era}\"]},"
+             " \"b\": {\"command\": \"%s\", \"args\": [\"--era=${input:more}\"]}}}",
+             one, fix, fix);
+    CHECK_STATUS(mcp_hub_reload_from_text(hub, text, &read, NULL, &err), MCP_OK, err);
+    EXPECT(asked.calls == 2 && strcmp(asked.id, "more") == 0);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    char *json = NULL;
+    CHECK_STATUS(mcp_hub_members_json(hub, &json, &err), MCP_OK, err);
+    EXPECT_CONTAINS(json, "{\"name\":\"a\",\"state\":\"connected\",\"era\":\"legacy\"");
+    mcp_string_free(json);
+    /* A changed declaration is asked again; a new hub asks afresh. */
+    char *changed = strstr(text, "\"Era\"");
+    CHECK(changed != NULL);
+    changed[1] = 'e';
+    CHECK_STATUS(mcp_hub_reload_from_text(hub, text, &read, NULL, &err), MCP_OK, err);
+    EXPECT(asked.calls == 3 && strcmp(asked.id, "era") == 0);
+    mcp_hub_free(hub);
+    CHECK_STATUS(mcp_hub_new_from_text(text, NULL, &read, &hub, &err), MCP_OK, err);
+    EXPECT(asked.calls == 5);
+    mcp_hub_free(hub);
+}
+
 static void test_reload_from_file(void)
 {
     char dir[512], path[600], text[4096];
@@ -458,5 +531,6 @@ const struct test_case hub_tests[] = {
     {"hub/from_file_shapes", test_from_file_shapes},
     {"hub/from_text_and_errors", test_from_text_and_errors},
     {"hub/reload_from_file", test_reload_from_file},
+    {"hub/reload_asks_only_new_inputs", test_reload_asks_only_new_inputs},
 };
 const size_t hub_tests_count = sizeof hub_tests / sizeof hub_tests[0];

@@ -153,6 +153,29 @@ TEST(hub, started_calls_events_and_reload) {
     CHECK_EQ(processes_with(mark), 0);
 }
 
+TEST(hub, pick_string_input_offers_its_options) {
+    std::string fix = mcp::json::quote(t::fixture_path());
+    std::string vscode = R"({"inputs": [{"type": "pickString", "id": "era", "description": "Era", "options": ["legacy", "modern"]},
+                                        {"type": "command", "id": "folder", "command": "extension.pickFolder"}],
+        "servers": {"picked": {"command": )" + fix + R"(, "args": ["--era", "${input:era}"]},
+                    "cmd": {"command": )" + fix + R"(, "args": ["${input:folder}"]}}})";
+    for (std::string answer : {"legacy", "ancient"}) {
+        std::vector<mcp::HubInput> asked;
+        mcp::HubReadOptions read;
+        read.on_input = [&](const mcp::HubInput& in) -> std::optional<std::string> {
+            asked.push_back(in);
+            return answer;
+        };
+        auto hub = mcp::Hub::from_text(vscode, {}, read);
+        CHECK_EQ(asked.size(), size_t(1));
+        CHECK_EQ(asked[0].options_json, std::string(R"(["legacy","modern"])"));
+        CHECK_CONTAINS(hub.warnings(), "command");
+        std::string members = hub.members();
+        CHECK_CONTAINS(members, answer == "legacy" ? R"({"name":"picked","state":"idle")" : "not one of the input's options");
+        CHECK_CONTAINS(members, R"({"name":"cmd","state":"failed")");
+    }
+}
+
 TEST(hub, from_configuration_text_and_file) {
     std::string mark = new_mark();
     std::string vscode = R"({

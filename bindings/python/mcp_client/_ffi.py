@@ -375,8 +375,12 @@ mcp_hub_event_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
 # `password` asks the host to mask what the user types. Call `mcp_hub_input_slot_set(slot,
 # answer)` during the callback to answer (the library copies the answer, uses it as typed and
 # never logs it nor shows it in an error); leaving the slot empty declines, which makes the
-# servers that use the input `failed`. Called on the thread that reads the file, at most once
-# per id and read, before the reading call returns.
+# servers that use the input `failed`. A `pickString` input offers a choice: its options are
+# `mcp_hub_input_slot_options_json(slot, …)`, and an answer outside them fails the servers
+# that use the input. Called on the thread that reads the file, at most once
+# per id and read, before the reading call returns. A hub keeps the answers of the reads that
+# made and reloaded it: a reload asks only for inputs that are new, declared differently, or
+# were declined before.
 mcp_hub_input_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_bool, ctypes.c_char_p, ctypes.POINTER(mcp_hub_input_slot))
 
 # How a configuration file is read. Initialise with `mcp_hub_read_opts_init`, then set
@@ -1444,6 +1448,14 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_hub_input_slot), ctypes.c_char_p, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # The options of the input an input callback was asked for, as a JSON array of strings: a
+    # `pickString`'s choices (answer with one of them), empty (`[]`) for a `promptString`, which
+    # takes free text. Free with `mcp_string_free`. Only valid inside the callback.
+    # mcp_status mcp_hub_input_slot_options_json(const struct mcp_hub_input_slot *slot, char **options_json_out, struct mcp_error **err_out)
+    'mcp_hub_input_slot_options_json': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub_input_slot), ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Creates a hub of the servers of a host's configuration file at `path`: `mcpServers`
     # (`claude_desktop_config.json`, `.mcp.json`, Cursor's `mcp.json`) or `servers` and `inputs`
     # (VS Code's `.vscode/mcp.json`), comments and trailing commas allowed. `options_json` as for
@@ -1470,6 +1482,7 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # NULL) and applies it: members new in the file are added and started, members no longer in
     # it are closed, members whose entry changed (or that had failed) are closed and started
     # again, and the others keep their connections and caches. The warnings become the file's.
+    # Inputs answered by earlier reads of this hub, declared the same way, are not asked again.
     # Returns once every started member has connected or failed. `report_json_out` (may be NULL)
     # receives `{"added", "removed", "restarted", "unchanged"}`, arrays of member names; free it
     # with `mcp_string_free`. A file that cannot be read as a whole fails this call and changes

@@ -43,8 +43,9 @@ def _event_trampoline(userdata: int | None, event_json: bytes | None) -> None:
 
 _EVENT_THUNK = _ffi.mcp_hub_event_fn(_event_trampoline)
 
-#: What ``on_input`` is called with: ``{"id", "description", "password", "default"}``; it returns
-#: the answer, or None to decline.
+#: What ``on_input`` is called with: ``{"id", "description", "password", "default", "options"}``
+#: (``options``: a ``pickString``'s choices, to answer with one of them; empty for free text); it
+#: returns the answer, or None to decline.
 InputFn = Callable[[dict[str, Any]], Union[str, None]]
 PathArg = Union[str, "os.PathLike[str]"]
 
@@ -73,11 +74,17 @@ class _Read:
             _userdata: Any, id_: bytes, description: bytes, password: bool, default: bytes | None, slot: Any
         ) -> None:
             try:
+                err = ERR_PTR()
+                out = ctypes.c_void_p()
+                st = lib.mcp_hub_input_slot_options_json(slot, ctypes.byref(out), ctypes.byref(err))
+                if st != _ffi.MCP_OK:
+                    raise take_error(st, err)
                 prompt = {
                     "id": id_.decode("utf-8"),
                     "description": description.decode("utf-8"),
                     "password": bool(password),
                     "default": None if default is None else default.decode("utf-8"),
+                    "options": _take_json(out),
                 }
                 answer = on_input(prompt)
                 if answer is None:

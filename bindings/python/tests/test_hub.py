@@ -136,9 +136,43 @@ def test_hub_from_file_in_the_three_shapes(fixture_server, tmp_path):
         return "legacy"
 
     with mcp_client.Hub.from_text(json.dumps(vscode), on_input=on_input) as hub:
-        assert prompts == [{"id": "era", "description": "Protocol era", "password": True, "default": None}]
+        assert prompts == [
+            {"id": "era", "description": "Protocol era", "password": True, "default": None, "options": []}
+        ]
         hub.start()
         assert [(m["state"], m.get("era")) for m in hub.members()] == [("connected", "legacy")] * 2
+
+
+def test_hub_from_file_pick_string_offers_its_options(fixture_server):
+    vscode = {
+        "inputs": [
+            {"type": "pickString", "id": "era", "description": "Era", "options": ["legacy", "modern"],
+             "default": "modern"},
+            {"type": "command", "id": "folder", "command": "extension.pickFolder"},
+        ],
+        "servers": {
+            "picked": {"command": fixture_server, "args": ["--era", "${input:era}"]},
+            "cmd": {"command": fixture_server, "args": ["${input:folder}"]},
+        },
+    }
+    prompts = []
+
+    def on_input(prompt):
+        prompts.append(prompt)
+        return prompt["options"][0]
+
+    with mcp_client.Hub.from_text(json.dumps(vscode), on_input=on_input) as hub:
+        assert prompts == [
+            {"id": "era", "description": "Era", "password": False, "default": "modern", "options": ["legacy", "modern"]}
+        ]
+        assert any('"command" input' in w for w in hub.warnings())
+        hub.start()
+        members = {m["name"]: m for m in hub.members()}
+        assert (members["picked"]["state"], members["picked"].get("era")) == ("connected", "legacy")
+        assert members["cmd"]["state"] == "failed"
+    with mcp_client.Hub.from_text(json.dumps(vscode), on_input=lambda prompt: "ancient") as hub:
+        members = {m["name"]: m for m in hub.members()}
+        assert "not one of the input's options" in members["picked"]["error"]
 
 
 def test_hub_from_file_input_declined_or_raising_and_bad_files(fixture_server, tmp_path):

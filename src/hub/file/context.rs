@@ -1,16 +1,18 @@
 //! What a read of a configuration file needs from the host: the workspace folder, the user's
 //! home, how to look up environment variables, and how to ask the user for an `${input:…}`.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Looks up one environment variable.
 type EnvLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 /// Asks the user for one input; `None` declines.
 type InputPromptFn = Arc<dyn Fn(&InputPrompt) -> Option<String> + Send + Sync>;
 
-/// One `${input:id}` the host is asked to fill in: a `promptString` of the file's `inputs` array.
+/// One `${input:id}` the host is asked to fill in: a `promptString` or `pickString` of the
+/// file's `inputs` array.
 #[derive(Clone, PartialEq, Eq)]
 pub struct InputPrompt {
     /// The input's `id`.
@@ -19,8 +21,11 @@ pub struct InputPrompt {
     pub description: String,
     /// `password: true`: the host should mask what the user types.
     pub password: bool,
-    /// Its `default`, for the host to prefill.
+    /// Its `default`, for the host to prefill (or preselect, for a choice).
     pub default: Option<String>,
+    /// A `pickString`'s `options`: the host shows a choice, and an answer outside them makes
+    /// the servers that use the input `failed`. Empty for a `promptString` (free text).
+    pub options: Vec<String>,
 }
 
 // A password input's default stays out of logs.
@@ -35,6 +40,52 @@ impl fmt::Debug for InputPrompt {
             .field("description", &self.description)
             .field("password", &self.password)
             .field("default", &default)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+/// Answers to `${input:…}` prompts kept across reads of the same configuration (one hub's
+/// reloads): an input answered before, declared the same way (id, type, description,
+/// `password`, `default`, options), is not asked again; a new or changed one is, and so is one
+/// that was declined. Clones share the answers. They stay in memory until [`Self::forget`] or
+/// the last clone is dropped, and are never shown by `Debug`.
+#[derive(Clone, Default)]
+pub struct InputAnswers(Arc<Mutex<HashMap<String, (InputPrompt, String)>>>);
+
+impl InputAnswers {
+    /// No answers yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Drops every kept answer: the next read asks for each input again.
+    pub fn forget(&self) {
+        self.lock().clear();
+    }
+
+    /// The answer kept for exactly this declaration.
+    pub(super) fn get(&self, prompt: &InputPrompt) -> Option<String> {
+        let kept = self.lock();
+        kept.get(&prompt.id)
+            .filter(|(declared, _)| declared == prompt)
+            .map(|(_, answer)| answer.clone())
+    }
+
+    pub(super) fn keep(&self, prompt: &InputPrompt, answer: &str) {
+        self.lock()
+            .insert(prompt.id.clone(), (prompt.clone(), answer.to_string()));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (InputPrompt, String)>> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl fmt::Debug for InputAnswers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InputAnswers")
+            .field("kept", &self.lock().len())
             .finish()
     }
 }
@@ -50,6 +101,7 @@ pub struct ReadContext {
     pub(super) user_home: Option<PathBuf>,
     pub(super) env: EnvLookup,
     pub(super) prompt: Option<InputPromptFn>,
+    pub(super) remembered: Option<InputAnswers>,
 }
 
 impl Default for ReadContext {
@@ -59,6 +111,7 @@ impl Default for ReadContext {
             user_home: None,
             env: Arc::new(|name| std::env::var(name).ok()),
             prompt: None,
+            remembered: None,
         }
     }
 }
@@ -88,10 +141,17 @@ impl ReadContext {
     }
 
     /// How an `${input:id}` is asked of the user: called at most once per id and read, with the
-    /// input's declaration; the answer is used as typed, `None` declines (an error for the
-    /// servers that use it). Answers are never logged nor shown in errors.
+    /// input's declaration; the answer is used as typed (a `pickString`'s must be one of its
+    /// options), `None` declines (an error for the servers that use it). Answers are never logged nor shown in errors.
     pub fn prompt(mut self, ask: impl Fn(&InputPrompt) -> Option<String> + Send + Sync + 'static) -> Self {
         self.prompt = Some(Arc::new(ask));
+        self
+    }
+
+    /// Keeps the answers of this read in `answers`, and takes from there the inputs answered
+    /// before with the same declaration instead of asking again (see [`InputAnswers`]).
+    pub fn remember(mut self, answers: &InputAnswers) -> Self {
+        self.remembered = Some(answers.clone());
         self
     }
 

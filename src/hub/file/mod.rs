@@ -12,7 +12,7 @@ mod envfile;
 mod jsonc;
 mod vars;
 
-pub use context::{InputPrompt, ReadContext};
+pub use context::{InputAnswers, InputPrompt, ReadContext};
 
 use super::spec::HubSpec;
 use crate::error::{Error, ErrorKind, Result};
@@ -143,6 +143,7 @@ fn read(text: &str, ctx: &ReadContext, base_dir: Option<&Path>, origin: &str) ->
         }
     }
     spec.warnings = foreign.iter().map(warning).collect();
+    spec.warnings.extend(unasked(&inputs));
     Ok(spec)
 }
 
@@ -162,6 +163,7 @@ fn inputs(top: &Map<String, Value>) -> Result<HashMap<String, Input>> {
             )));
         };
         let input = Input {
+            options: options(item, &kind).map_err(|m| Error::invalid(format!("inputs[{i}] ({id:?}): {m}")))?,
             kind,
             description: text("description").unwrap_or_default(),
             password: item.get("password").and_then(Value::as_bool).unwrap_or(false),
@@ -172,6 +174,47 @@ fn inputs(top: &Map<String, Value>) -> Result<HashMap<String, Input>> {
         }
     }
     Ok(inputs)
+}
+
+/// A `pickString`'s `options`: strings, or VS Code's `{"label", "value"}` objects (the value is
+/// the answer); none for other types.
+fn options(item: &Value, kind: &str) -> std::result::Result<Vec<String>, &'static str> {
+    if kind != "pickString" {
+        return Ok(Vec::new());
+    }
+    let bad = || "a \"pickString\" input needs \"options\": a non-empty array of strings or {\"value\"} objects";
+    let items = item
+        .get("options")
+        .and_then(Value::as_array)
+        .filter(|o| !o.is_empty())
+        .ok_or_else(bad)?;
+    items
+        .iter()
+        .map(|o| {
+            o.as_str()
+                .or_else(|| o.get("value").and_then(Value::as_str))
+                .map(str::to_string)
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+/// The warnings about declared inputs this library cannot ask (a `command` input runs an
+/// editor command); a server that uses one is `failed`.
+fn unasked(inputs: &HashMap<String, Input>) -> Vec<String> {
+    let mut ids: Vec<(&String, &Input)> = inputs
+        .iter()
+        .filter(|(_, i)| !vars::ASKED_KINDS.contains(&i.kind.as_str()))
+        .collect();
+    ids.sort_by_key(|(id, _)| *id);
+    ids.into_iter()
+        .map(|(id, i)| match i.kind.as_str() {
+            "command" => format!(
+                "input {id:?} is a \"command\" input: it runs an editor command, which a library cannot; servers that use it fail"
+            ),
+            kind => format!("input {id:?} has type {kind:?}, which this library does not ask; servers that use it fail"),
+        })
+        .collect()
 }
 
 /// A member's error as the host sees it: the server named, no input's answer in it.

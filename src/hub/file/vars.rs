@@ -14,7 +14,13 @@ pub(super) struct Input {
     pub description: String,
     pub password: bool,
     pub default: Option<String>,
+    /// A `pickString`'s `options` (their values); empty for a `promptString`.
+    pub options: Vec<String>,
 }
+
+/// The input types a host is asked for; a `command` input names an editor command, which a
+/// library cannot run.
+pub(super) const ASKED_KINDS: &[&str] = &["promptString", "pickString"];
 
 /// Expands variables for one read: inputs are asked once per id, answered or declined.
 pub(super) struct Expander<'a> {
@@ -108,26 +114,48 @@ impl<'a> Expander<'a> {
             .inputs
             .get(id)
             .ok_or_else(|| format!("${{input:{id}}}: the file's \"inputs\" declare no input {id:?}"))?;
-        if declared.kind != "promptString" {
+        if !ASKED_KINDS.contains(&declared.kind.as_str()) {
             return Err(format!(
-                "${{input:{id}}}: an input of type {:?} (only \"promptString\" inputs are asked)",
+                "${{input:{id}}}: an input of type {:?} (only \"promptString\" and \"pickString\" inputs are asked)",
                 declared.kind
             ));
+        }
+        let asked = InputPrompt {
+            id: id.to_string(),
+            description: declared.description.clone(),
+            password: declared.password,
+            default: declared.default.clone(),
+            options: declared.options.clone(),
+        };
+        if let Some(kept) = self.ctx.remembered.as_ref().and_then(|r| r.get(&asked)) {
+            self.answers.insert(id.to_string(), Some(kept.clone()));
+            return Ok(kept);
         }
         let prompt = self
             .ctx
             .prompt
             .as_ref()
             .ok_or_else(|| format!("${{input:{id}}}: the host set no input prompt"))?;
-        let answer = prompt(&InputPrompt {
-            id: id.to_string(),
-            description: declared.description.clone(),
-            password: declared.password,
-            default: declared.default.clone(),
-        });
+        let answer = prompt(&asked);
+        let outside = |a: &String| !declared.options.is_empty() && !declared.options.contains(a);
+        if answer.as_ref().is_some_and(outside) {
+            self.answers.insert(id.to_string(), None);
+            return Err(format!(
+                "${{input:{id}}}: the host's answer is not one of the input's options ({})",
+                quoted(&declared.options)
+            ));
+        }
+        if let (Some(answer), Some(remembered)) = (&answer, &self.ctx.remembered) {
+            remembered.keep(&asked, answer);
+        }
         self.answers.insert(id.to_string(), answer.clone());
         answer.ok_or_else(|| declined(id))
     }
+}
+
+fn quoted(options: &[String]) -> String {
+    let options: Vec<String> = options.iter().map(|o| format!("{o:?}")).collect();
+    options.join(", ")
 }
 
 fn declined(id: &str) -> String {
@@ -200,16 +228,18 @@ mod tests {
                 description: "d".into(),
                 password: true,
                 default: None,
+                options: Vec::new(),
             };
             inputs.insert(id.to_string(), input);
         }
         inputs.insert(
-            "pick".into(),
+            "cmd".into(),
             Input {
-                kind: "pickString".into(),
+                kind: "command".into(),
                 description: String::new(),
                 password: false,
                 default: None,
+                options: Vec::new(),
             },
         );
         let mut x = Expander::new(&ctx, &inputs);
@@ -221,7 +251,7 @@ mod tests {
         );
         assert!(x.expand("${input:no}").is_err());
         assert!(x.expand("${input:gone}").unwrap_err().contains("declare no input"));
-        assert!(x.expand("${input:pick}").unwrap_err().contains("pickString"));
+        assert!(x.expand("${input:cmd}").unwrap_err().contains("\"command\""));
         assert_eq!(asked.load(Ordering::SeqCst), 2);
         assert_eq!(x.answers().collect::<Vec<_>>(), ["secret-true"]);
     }

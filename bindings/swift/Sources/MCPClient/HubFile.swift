@@ -8,6 +8,9 @@ public struct HubInput: Sendable {
     /// Mask what the user types.
     public let password: Bool
     public let defaultValue: String?
+    /// A `pickString`'s choices (answer with one of them: another answer fails the servers using
+    /// the input); empty for a `promptString`, which takes free text.
+    public let options: [String]
 }
 
 /// How a host's configuration file is read (`Hub(file:)`, `Hub(text:)`, `reload`).
@@ -52,9 +55,11 @@ final class HubInputBox {
 let hubInputThunk: mcp_hub_input_fn = { userdata, id, description, password, defaultValue, slot in
     guard let userdata else { return }
     let box = Unmanaged<HubInputBox>.fromOpaque(userdata).takeUnretainedValue()
+    let choices = try? checkJSON { out, err in mcp_hub_input_slot_options_json(slot, out, err) }
+    guard let options = choices?.arrayValue?.compactMap(\.stringValue) else { return }  // declined
     let input = HubInput(
         id: id.map { String(cString: $0) } ?? "", description: description.map { String(cString: $0) } ?? "",
-        password: password, defaultValue: defaultValue.map { String(cString: $0) })
+        password: password, defaultValue: defaultValue.map { String(cString: $0) }, options: options)
     guard let answer = box.fn(input), !answer.utf8.contains(0) else { return }  // declined
     var err: OpaquePointer? = nil
     if mcp_hub_input_slot_set(slot, answer, &err) != MCP_OK { mcp_error_free(err) }

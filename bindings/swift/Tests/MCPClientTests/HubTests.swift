@@ -124,6 +124,35 @@ final class HubTests: XCTestCase {
         XCTAssertEqual(processes(with: mark), 0)
     }
 
+    func testHubPickStringInputOffersItsOptions() throws {
+        let fix = JSON.string(try fixturePath()).text
+        let vscode = """
+            {"inputs": [{"type": "pickString", "id": "era", "description": "Era", "options": ["legacy", "modern"]},
+                        {"type": "command", "id": "folder", "command": "extension.pickFolder"}],
+             "servers": {"picked": {"command": \(fix), "args": ["--era", "${input:era}"]},
+                         "cmd": {"command": \(fix), "args": ["${input:folder}"]}}}
+            """
+        for answer in ["legacy", "ancient"] {
+            let asked = Locked<[HubInput]>([])
+            let read = HubReadOptions(onInput: { input in
+                asked.with { $0.append(input) }
+                return answer
+            })
+            let hub = try Hub(text: vscode, read: read)
+            XCTAssertEqual(asked.get.map(\.options), [["legacy", "modern"]])
+            XCTAssertTrue(try hub.warnings().first?.contains("\"command\" input") ?? false)
+            let members = try hub.members()
+            let member = { (name: String) in members.first { $0["name"]?.stringValue == name } }
+            let picked = member("picked")
+            XCTAssertEqual(picked?["state"]?.stringValue, answer == "legacy" ? "idle" : "failed")
+            if answer != "legacy" {
+                XCTAssertTrue(picked?["error"]?.stringValue?.contains("not one of the input's options") ?? false)
+            }
+            XCTAssertEqual(member("cmd")?["state"]?.stringValue, "failed")
+            hub.close()
+        }
+    }
+
     func testHubFromConfigurationTextAndFile() throws {
         let mark = newMark()
         let vscode = """
