@@ -58,7 +58,7 @@ demo: examples
 	@echo "== manual MRTR: MCP_INPUT_REQUIRED, then a retry with the answers =="
 	$(DEBUG)/examples-c/mrtr_manual $(FIXTURE)
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test faults-test conformance bindings-test export-test interop-test dist-test windows-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -115,6 +115,13 @@ fuzz:
 
 c-test: build
 	$(MAKE) -C tests/c test sanitize symbols LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
+
+# Windows: the DLL, the fixture server and the C tests built for x86_64-win7-windows-gnu with
+# Debian's rustc-web (-Zbuild-std) and MinGW-w64, run under Wine (tests/cross/windows.bash; the
+# toolchain is installed by tests/cross/toolchain.bash). TESTS="windows/" narrows the run.
+.PHONY: windows-test
+windows-test:
+	tests/cross/windows.bash
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).
