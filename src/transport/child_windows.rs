@@ -7,7 +7,8 @@
 //!   refusal is reported as such.
 //! - The child gets no console window (`CREATE_NO_WINDOW`) and joins a Job Object with
 //!   kill-on-close: closing the job's last handle (the transport's close, its drop, or the host
-//!   process ending) ends every process of the tree, a wrapper's real server included.
+//!   process ending) ends every process of the tree, a wrapper's real server included. It is
+//!   started suspended and resumed once in the job, so nothing it starts escapes the job.
 //! - The pipes the standard library creates are overlapped named pipes on our side, so they
 //!   join tokio's completion port: no thread per pipe. One thread per child waits for its exit.
 
@@ -19,12 +20,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use tokio::net::windows::named_pipe::NamedPipeServer;
 use tokio::sync::watch;
+use windows_sys::Win32::Foundation::INVALID_HANDLE_VALUE;
+use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+    CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+};
 use windows_sys::Win32::System::JobObjects::{
     AssignProcessToJobObject, CreateJobObjectW, JobObjectBasicAccountingInformation, JobObjectExtendedLimitInformation,
     QueryInformationJobObject, SetInformationJobObject, TerminateJobObject, JOBOBJECT_BASIC_ACCOUNTING_INFORMATION,
     JOBOBJECT_EXTENDED_LIMIT_INFORMATION, JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
 };
-use windows_sys::Win32::System::Threading::CREATE_NO_WINDOW;
+use windows_sys::Win32::System::Threading::{
+    OpenThread, ResumeThread, CREATE_NO_WINDOW, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME,
+};
 
 /// The read end of a child's stdout or stderr, on the reactor.
 pub(crate) type PipeReader = NamedPipeServer;
@@ -42,7 +49,8 @@ pub(crate) struct Child {
 /// Extensions tried when `PATHEXT` is not set (Windows' own default, in its order).
 const DEFAULT_PATHEXT: &str = ".COM;.EXE;.BAT;.CMD";
 
-/// The command for `program`, found on `PATH` with `PATHEXT`, without a console window.
+/// The command for `program`, found on `PATH` with `PATHEXT`, without a console window, started
+/// suspended (`spawn` resumes it in its job).
 pub(crate) fn command(program: &str) -> io::Result<Command> {
     let found = resolve(
         program,
@@ -50,7 +58,7 @@ pub(crate) fn command(program: &str) -> io::Result<Command> {
         std::env::var_os("PATHEXT").as_deref(),
     );
     let mut cmd = Command::new(found.unwrap_or_else(|| PathBuf::from(program)));
-    cmd.creation_flags(CREATE_NO_WINDOW);
+    cmd.creation_flags(CREATE_NO_WINDOW | CREATE_SUSPENDED);
     Ok(cmd)
 }
 
@@ -185,6 +193,11 @@ pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
             format!("cannot put the server in a job object: {e}"),
         ));
     }
+    if let Err(e) = resume(child.id()) {
+        group.kill();
+        let _ = child.wait();
+        return Err(io::Error::new(e.kind(), format!("cannot resume the server: {e}")));
+    }
     let taken = (child.stdin.take(), child.stdout.take(), child.stderr.take());
     let (Some(stdin), Some(stdout), Some(stderr)) = taken else {
         group.kill();
@@ -223,6 +236,42 @@ pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
         stderr,
         exit,
     })
+}
+
+/// Resumes the threads of process `pid` (started suspended: its one thread). The standard
+/// library keeps the thread's handle to itself, so the thread is found in a snapshot.
+fn resume(pid: u32) -> io::Result<()> {
+    // SAFETY: takes a snapshot of the system's threads (no pointers in).
+    let snapshot = unsafe { CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0) };
+    if snapshot == INVALID_HANDLE_VALUE {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `snapshot` was just created and is owned by nothing else.
+    let snapshot = unsafe { OwnedHandle::from_raw_handle(snapshot) };
+    // SAFETY: an all-zero entry is valid; its size is set before use.
+    let mut entry: THREADENTRY32 = unsafe { std::mem::zeroed() };
+    entry.dwSize = size_of::<THREADENTRY32>() as u32;
+    let mut resumed = false;
+    // SAFETY: walks our own snapshot through a local entry of the size it declares.
+    let mut more = unsafe { Thread32First(snapshot.as_raw_handle(), &mut entry) } != 0;
+    while more {
+        if entry.th32OwnerProcessID == pid {
+            // SAFETY: opens a thread of our own suspended child by id.
+            let thread = unsafe { OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID) };
+            if !thread.is_null() {
+                // SAFETY: `thread` was just opened and is owned by nothing else.
+                let thread = unsafe { OwnedHandle::from_raw_handle(thread) };
+                // SAFETY: resumes the open thread.
+                resumed |= unsafe { ResumeThread(thread.as_raw_handle()) } != u32::MAX;
+            }
+        }
+        // SAFETY: as above.
+        more = unsafe { Thread32Next(snapshot.as_raw_handle(), &mut entry) } != 0;
+    }
+    match resumed {
+        true => Ok(()),
+        false => Err(io::Error::other("its thread was not found")),
+    }
 }
 
 /// How the child ended, for error messages (NTSTATUS codes such as an access violation's in
