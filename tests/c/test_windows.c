@@ -144,6 +144,45 @@ static void test_close_ends_the_process_tree(void)
     free(col);
 }
 
+/* The peers' failure: a server started through cmd.exe (a .cmd shim) whose real process, and
+ * that process's child, outlive a kill of cmd.exe. In the job, all of them end at close. */
+static void test_close_ends_a_shim_tree(void)
+{
+    char dir[MAX_PATH], shim[MAX_PATH];
+    CHECK(temp_dir(dir, sizeof dir, "shim"));
+    CHECK(write_shim(dir, "tree", shim, sizeof shim));
+    const char *args[] = {"--ignore-stdin-eof", "--spawn-grandchild", NULL};
+    mcp_client *c = command_client(shim, "\"shutdown_grace_ms\":150", args);
+    CHECK(c != NULL);
+    struct collector *col = (struct collector *)malloc(sizeof *col);
+    CHECK(col != NULL);
+    collector_init(col);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
+                  err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(collector_wait(col, "grandchild pid ", tscale(5000)));
+    char *text = collector_text(col);
+    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
+    DWORD pid = p ? (DWORD)strtoul(p + strlen("grandchild pid "), NULL, 10) : 0;
+    free(text);
+    HANDLE last = pid ? OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, pid) : NULL;
+    EXPECT_MSG(last != NULL, "cannot open the shim's grandchild %lu", (unsigned long)pid);
+    mcp_client_close(c);
+    if (last) {
+        DWORD gone = WaitForSingleObject(last, (DWORD)tscale(2000));
+        EXPECT_MSG(gone == WAIT_OBJECT_0, "process %lu under the shim still running after close",
+                   (unsigned long)pid);
+        if (gone != WAIT_OBJECT_0)
+            TerminateProcess(last, 1);
+        CloseHandle(last);
+    }
+    mcp_error_free(err);
+    mcp_client_free(c);
+    collector_destroy(col);
+    free(col);
+}
+
 /* A server that exits: the error says how, with its last stderr lines. */
 static void test_exit_status_and_stderr_tail(void)
 {
@@ -248,6 +287,7 @@ const struct test_case windows_tests[] = {
     {"windows/cmd_shim_through_path", test_cmd_shim_through_path},
     {"windows/batch_argument_refused", test_batch_argument_refused},
     {"windows/close_ends_the_process_tree", test_close_ends_the_process_tree},
+    {"windows/close_ends_a_shim_tree", test_close_ends_a_shim_tree},
     {"windows/exit_status_and_stderr_tail", test_exit_status_and_stderr_tail},
     {"windows/http_call", test_http_call},
     {"windows/started_call", test_started_call},
