@@ -75,7 +75,7 @@ demo: build
 	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
 	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test windows-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -147,6 +147,13 @@ portable-test:
 	$(CARGO) test --workspace --locked --features testing,portable-posix
 	$(MAKE) -C tests/c test-static BUILD=build/portable LIBDIR=$(CURDIR)/$(DEBUG) FIXTURE=$(CURDIR)/$(FIXTURE)
 	$(MAKE) build
+
+# Windows: the DLL, the fixture server and the C tests built for x86_64-win7-windows-gnu with
+# Debian's rustc-web (-Zbuild-std) and MinGW-w64, run under Wine (tests/cross/windows.bash; the
+# toolchain is installed by tests/cross/toolchain.bash). TESTS="windows/" narrows the run.
+.PHONY: windows-test
+windows-test:
+	tests/cross/windows.bash
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).

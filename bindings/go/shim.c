@@ -146,12 +146,19 @@ void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle) {
 
 /* Reads a signal's current disposition: whether a handler function is installed and its flags. */
 int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out) {
+#ifdef _WIN32
+    (void)sig;
+    (void)flags_out;
+    (void)installed_out;
+    return -1; /* no sigaction on Windows */
+#else
     struct sigaction sa;
     if (sigaction(sig, NULL, &sa) != 0) return -1;
     *flags_out = sa.sa_flags;
     *installed_out = (sa.sa_flags & SA_SIGINFO) ? (sa.sa_sigaction != NULL)
                                                 : (sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN);
     return 0;
+#endif
 }
 
 /* The hub's listener: handle 0 removes it. */

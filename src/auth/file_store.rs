@@ -70,7 +70,22 @@ fn flock(file: &File, try_only: bool) -> std::io::Result<()> {
     }
 }
 
-#[cfg(not(unix))]
+/// Windows: `LockFileEx` on the whole file (released when the handle is closed).
+#[cfg(windows)]
+fn flock(file: &File, try_only: bool) -> std::io::Result<()> {
+    use std::os::windows::io::AsRawHandle;
+    use windows_sys::Win32::Storage::FileSystem::{LockFileEx, LOCKFILE_EXCLUSIVE_LOCK, LOCKFILE_FAIL_IMMEDIATELY};
+    let flags = LOCKFILE_EXCLUSIVE_LOCK | if try_only { LOCKFILE_FAIL_IMMEDIATELY } else { 0 };
+    // SAFETY: an all-zero OVERLAPPED (offset 0) is valid for a synchronous handle.
+    let mut at: windows_sys::Win32::System::IO::OVERLAPPED = unsafe { std::mem::zeroed() };
+    // SAFETY: locks the whole range of a handle `file` owns for the whole call, through a local.
+    if unsafe { LockFileEx(file.as_raw_handle(), flags, 0, u32::MAX, u32::MAX, &mut at) } != 0 {
+        return Ok(());
+    }
+    Err(std::io::Error::last_os_error())
+}
+
+#[cfg(not(any(unix, windows)))]
 fn flock(_file: &File, _try_only: bool) -> std::io::Result<()> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,

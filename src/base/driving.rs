@@ -12,7 +12,11 @@
 use super::event_fd::EventFd;
 use std::cell::Cell;
 use std::io;
+#[cfg(unix)]
 use std::os::fd::{AsRawFd, RawFd};
+/// Windows: a read beside the runtime never names a handle to watch (see [`ReadBeside`]).
+#[cfg(windows)]
+pub type RawFd = std::os::raw::c_int;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::Arc;
@@ -64,12 +68,14 @@ thread_local! {
 
 /// True while this thread polls a future beside the runtime: readers may read without
 /// waiting for the reactor's report.
+#[cfg_attr(windows, allow(dead_code))]
 pub fn beside() -> bool {
     BESIDE.with(Cell::get)
 }
 
 /// A reader polled beside the runtime has nothing to read yet and waits for `fd` to become
 /// readable: the waiting thread watches it itself.
+#[cfg_attr(windows, allow(dead_code))]
 pub fn watch(fd: RawFd) {
     WATCH.with(|w| w.set(Some(fd)));
 }
@@ -141,25 +147,35 @@ impl ThreadWake {
         if self.woken.swap(false, SeqCst) {
             return true;
         }
-        let mut fds = [
-            libc::pollfd {
-                fd: self.fd.fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-            libc::pollfd {
-                fd: watch.unwrap_or(-1),
-                events: libc::POLLIN,
-                revents: 0,
-            },
-        ];
-        let count = if watch.is_some() { 2 } else { 1 };
-        // SAFETY: polls descriptors listed in a local array of `count` entries.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), count, bound.as_millis().max(1) as libc::c_int) };
-        if fds[0].revents != 0 {
+        #[cfg(windows)]
+        {
+            let _ = watch; // never set on Windows
+            let woken = self.fd.wait(bound.as_millis().clamp(1, u32::MAX as u128 - 1) as u32);
             self.fd.drain();
+            woken
         }
-        ready != 0
+        #[cfg(unix)]
+        {
+            let mut fds = [
+                libc::pollfd {
+                    fd: self.fd.fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+                libc::pollfd {
+                    fd: watch.unwrap_or(-1),
+                    events: libc::POLLIN,
+                    revents: 0,
+                },
+            ];
+            let count = if watch.is_some() { 2 } else { 1 };
+            // SAFETY: polls descriptors listed in a local array of `count` entries.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), count, bound.as_millis().max(1) as libc::c_int) };
+            if fds[0].revents != 0 {
+                self.fd.drain();
+            }
+            ready != 0
+        }
     }
 }
 
@@ -177,6 +193,16 @@ pub enum Beside<T> {
 /// thread woke up. Elsewhere it is the inner reader. Writes pass through.
 pub struct ReadBeside<T>(pub T);
 
+/// Windows: pipes and sockets complete through the reactor's completion port, which only the
+/// driver thread reads, so a read beside the runtime is the inner read (it waits for the driver).
+#[cfg(windows)]
+impl<T: AsyncRead + Unpin> AsyncRead for ReadBeside<T> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().0).poll_read(cx, buf)
+    }
+}
+
+#[cfg(unix)]
 impl<T: AsyncRead + AsRawFd + Unpin> AsyncRead for ReadBeside<T> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let me = self.get_mut();
@@ -237,7 +263,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for ReadBeside<T> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::io::Write;

@@ -7,6 +7,10 @@ pub mod cancel;
 pub mod codes;
 pub mod defaults;
 pub mod driving;
+#[cfg(unix)]
+pub mod event_fd;
+#[cfg(windows)]
+#[path = "event_fd_windows.rs"]
 pub mod event_fd;
 
 pub use cancel::CancelToken;

@@ -151,6 +151,8 @@ pub(crate) fn shared(client: &mcp_client) -> Arc<FfiClient> {
 /// A write to a server that went away must fail with EPIPE, not kill the host: SIGPIPE is
 /// ignored unless the host installed its own disposition (documented in the header).
 fn ignore_sigpipe() {
+    // Windows has no signals: a write to a closed pipe fails with an error.
+    #[cfg(unix)]
     // SAFETY: querying and setting a signal disposition; only the default is replaced.
     unsafe {
         let mut current: libc::sigaction = std::mem::zeroed();

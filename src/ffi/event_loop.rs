@@ -217,8 +217,10 @@ impl Drop for SignalLater {
 }
 
 /// Switches `client` to host-loop delivery and writes the descriptor to watch for reading
-/// (an eventfd on Linux, a pipe elsewhere; owned by the client, closed by `mcp_client_free`,
-/// so stop watching it before freeing). From then on every callback of this client —
+/// (an eventfd on Linux, a pipe on other Unix systems; on Windows a manual-reset event's
+/// `HANDLE` in the int: `(HANDLE)(intptr_t)fd`, to wait on with `WaitForSingleObject` or
+/// `MsgWaitForMultipleObjects`; signaled while work is queued. Owned by the client, closed by
+/// `mcp_client_free`, so stop watching it before freeing). From then on every callback of this client —
 /// completions of started calls, input handlers, listeners, progress — runs only inside
 /// `mcp_client_dispatch` on the host's thread, never on a library thread. Call it once, right
 /// after `mcp_client_new` (callbacks already queued for the dispatcher thread still run there);

@@ -8,6 +8,7 @@ use std::sync::Once;
 
 static FORKS: AtomicU64 = AtomicU64::new(0);
 
+#[cfg_attr(windows, allow(dead_code))]
 extern "C" fn on_fork_child() {
     ffi_boundary!({ FORKS.fetch_add(1, Ordering::SeqCst) });
 }
@@ -16,9 +17,16 @@ extern "C" fn on_fork_child() {
 /// the number itself).
 pub(crate) fn generation() -> u64 {
     static REGISTER: Once = Once::new();
-    REGISTER.call_once(|| {
-        // SAFETY: registers a handler that only touches an atomic (async-signal-safe).
-        unsafe { libc::pthread_atfork(None, None, Some(on_fork_child)) };
-    });
+    REGISTER.call_once(watch_forks);
     FORKS.load(Ordering::SeqCst)
 }
+
+#[cfg(unix)]
+fn watch_forks() {
+    // SAFETY: registers a handler that only touches an atomic (async-signal-safe).
+    unsafe { libc::pthread_atfork(None, None, Some(on_fork_child)) };
+}
+
+/// Windows has no fork: the generation never changes.
+#[cfg(windows)]
+fn watch_forks() {}

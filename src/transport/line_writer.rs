@@ -9,11 +9,21 @@
 
 use std::future::Future;
 use std::io;
-use std::os::fd::OwnedFd;
 use std::pin::pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use tokio::net::unix::pipe;
+
+/// The write end of the pipe, on the reactor.
+#[cfg(unix)]
+type Pipe = tokio::net::unix::pipe::Sender;
+#[cfg(windows)]
+type Pipe = tokio::net::windows::named_pipe::NamedPipeServer;
+/// What [`LineWriter::new`] takes over: a descriptor (Unix), or the pipe already on the
+/// reactor (Windows: `child_windows`).
+#[cfg(unix)]
+pub(crate) type RawPipe = std::os::fd::OwnedFd;
+#[cfg(windows)]
+pub(crate) type RawPipe = Pipe;
 
 /// Most bytes that may wait behind the write in progress. A server that stops reading its
 /// stdin makes the pipe full; lines queued past this bound are refused (`WriteError::Full`)
@@ -48,14 +58,17 @@ struct State {
     writing: bool,
     /// `None` once closed. The writer in progress holds its own handle, so the pipe closes
     /// when the queued lines are out.
-    pipe: Option<Arc<pipe::Sender>>,
+    pipe: Option<Arc<Pipe>>,
 }
 
 impl LineWriter {
     /// Takes over the write end of a pipe (needs a runtime context: the pipe joins its
     /// reactor).
-    pub fn new(fd: OwnedFd) -> io::Result<LineWriter> {
-        let pipe = pipe::Sender::from_owned_fd(fd)?;
+    pub fn new(fd: RawPipe) -> io::Result<LineWriter> {
+        #[cfg(unix)]
+        let pipe = Pipe::from_owned_fd(fd)?;
+        #[cfg(windows)]
+        let pipe = fd;
         Ok(LineWriter {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
@@ -126,7 +139,7 @@ impl LineWriter {
 /// The write in progress: `chunk[written..]` still has to go out.
 struct Job<'a> {
     inner: &'a Arc<Inner>,
-    pipe: Arc<pipe::Sender>,
+    pipe: Arc<Pipe>,
     chunk: Vec<u8>,
     written: usize,
     finished: bool,
@@ -208,11 +221,11 @@ impl Drop for Job<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::io::{BufRead, BufReader, Read};
-    use std::os::fd::FromRawFd;
+    use std::os::fd::{FromRawFd, OwnedFd};
     use std::time::Duration;
 
     fn pipe_pair() -> (std::fs::File, OwnedFd) {

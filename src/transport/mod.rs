@@ -3,12 +3,17 @@
 //! wire (stdio: `notifications/cancelled`; modern HTTP: closing the response stream; legacy
 //! HTTP: POSTing `notifications/cancelled`).
 
+#[cfg(unix)]
+mod child;
+#[cfg(windows)]
+#[path = "child_windows.rs"]
 mod child;
 pub mod framing;
 pub mod http;
 pub(crate) mod lean_reader;
 mod line_writer;
 mod pump;
+#[cfg(unix)]
 mod reaper;
 pub mod sse;
 pub mod stdio;

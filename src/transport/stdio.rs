@@ -3,6 +3,7 @@
 //! The child gets its own process group so shutdown reaches wrappers' children too (`npx`,
 //! `uvx`); shutdown follows the spec: close stdin, wait, SIGTERM the group, wait, SIGKILL, reap.
 
+use super::child::{describe_exit, Group, PipeReader};
 use super::framing::{json_depth, probe_answer, read_line, scan_top_level_id, Line, MAX_JSON_DEPTH};
 use super::lean_reader::{LeanReader, KEEP_IDLE};
 use super::line_writer::{LineWriter, WriteError, MAX_QUEUED_BYTES};
@@ -14,14 +15,11 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{jsonrpc, methods, RequestId};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
-use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
-use std::process::Command;
 use std::process::{ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-use tokio::net::unix::pipe;
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
@@ -46,14 +44,43 @@ pub enum EnvMode {
 }
 
 /// The host variables a server gets by default (POSIX).
+#[cfg(not(windows))]
 pub const ENV_ALLOWLIST: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"];
+
+/// The host variables a server gets by default (Windows; names match in any case, as Windows'
+/// own do). Without `SYSTEMROOT` many programs cannot start; `PATHEXT` lets a server's own
+/// shims start.
+#[cfg(windows)]
+pub const ENV_ALLOWLIST: &[&str] = &[
+    "APPDATA",
+    "COMSPEC",
+    "HOMEDRIVE",
+    "HOMEPATH",
+    "LOCALAPPDATA",
+    "PATH",
+    "PATHEXT",
+    "PROCESSOR_ARCHITECTURE",
+    "PROGRAMFILES",
+    "SYSTEMDRIVE",
+    "SYSTEMROOT",
+    "TEMP",
+    "TMP",
+    "USERNAME",
+    "USERPROFILE",
+    "WINDIR",
+];
 
 /// Whether the allowlist mode passes the host variable `name` with `value` on.
 fn allowlisted(name: &std::ffi::OsStr, value: &std::ffi::OsStr) -> bool {
     let Some(name) = name.to_str() else {
         return false;
     };
-    let listed = ENV_ALLOWLIST.contains(&name) || name == "LANG" || name.starts_with("LC_");
+    let listed = if cfg!(windows) {
+        ENV_ALLOWLIST.iter().any(|n| n.eq_ignore_ascii_case(name))
+    } else {
+        ENV_ALLOWLIST.contains(&name)
+    } || name == "LANG"
+        || name.starts_with("LC_");
     listed && !value.as_encoded_bytes().starts_with(b"()")
 }
 
@@ -102,7 +129,7 @@ impl StdioConfig {
 
 pub struct StdioTransport {
     stdin: LineWriter,
-    pgid: i32,
+    group: Group,
     exit: watch::Receiver<Option<ExitStatus>>,
     shared: Arc<Shared>,
     grace: Duration,
@@ -166,12 +193,11 @@ impl StdioTransport {
                 "this platform does not let an app start processes, so there are no stdio servers: connect to the server over HTTP (`url`)",
             ));
         }
-        let mut cmd = Command::new(&cfg.command);
+        let mut cmd = super::child::command(&cfg.command).map_err(|e| start_error(cfg, e))?;
         cmd.args(&cfg.args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         match cfg.env_mode {
             EnvMode::Inherit => {}
             EnvMode::Replace => {
@@ -187,15 +213,13 @@ impl StdioTransport {
             cmd.current_dir(dir);
         }
         // Reaped by a thread of its own, never through a SIGCHLD handler (see `child`).
-        let child = super::child::spawn(&mut cmd)
-            .map_err(|e| Error::new(ErrorKind::Io, format!("failed to start `{}`: {e}", cfg.command)))?;
-        let pgid = child.pid;
+        let child = super::child::spawn(&mut cmd).map_err(|e| start_error(cfg, e))?;
+        let group = child.group;
         let stdin = LineWriter::new(child.stdin);
         let stdin = match stdin {
             Ok(w) => w,
             Err(e) => {
-                // SAFETY: plain syscall on the group we just created.
-                unsafe { libc::killpg(pgid, libc::SIGKILL) };
+                group.kill();
                 return Err(Error::new(ErrorKind::Io, format!("cannot use the child's stdin: {e}")));
             }
         };
@@ -226,7 +250,7 @@ impl StdioTransport {
         ];
         Ok(StdioTransport {
             stdin,
-            pgid,
+            group,
             exit: exit_rx,
             shared,
             grace: cfg.shutdown_grace,
@@ -292,28 +316,9 @@ impl StdioTransport {
         exited
     }
 
-    fn group_alive(&self) -> bool {
-        // SAFETY: killpg with signal 0 only probes for existence.
-        if unsafe { libc::killpg(self.pgid, 0) } != 0 {
-            return false;
-        }
-        // A zombie member still answers the probe. Where nobody reaps orphans (a container
-        // whose PID 1 is not an init) zombies stay forever, and close would wait out every grace
-        // period for them.
-        live_group_member(self.pgid).unwrap_or(true)
-    }
-
-    fn signal_group(&self, signal: i32) {
-        // SAFETY: plain syscall on the group we created; ESRCH (already gone) is fine.
-        unsafe {
-            libc::killpg(self.pgid, signal);
-        }
-        super::reaper::expect_exit();
-    }
-
     async fn wait_group_gone(&self, limit: Duration) -> bool {
         let deadline = tokio::time::Instant::now() + limit;
-        while self.group_alive() {
+        while self.group.alive() {
             if tokio::time::Instant::now() >= deadline {
                 return false;
             }
@@ -324,19 +329,19 @@ impl StdioTransport {
 
     async fn shutdown(&self) {
         self.stdin.close();
-        super::reaper::expect_exit();
+        super::child::expect_exit();
         if !self.wait_exit(self.grace).await {
-            self.signal_group(libc::SIGTERM);
+            self.group.terminate();
             if !self.wait_exit(self.grace).await {
-                self.signal_group(libc::SIGKILL);
+                self.group.kill();
                 self.wait_exit(self.grace).await;
             }
         }
         // The leader is gone; whatever it left in its group (a wrapper's real server) goes too.
-        if self.group_alive() {
-            self.signal_group(libc::SIGTERM);
+        if self.group.alive() {
+            self.group.terminate();
             if !self.wait_group_gone(self.grace).await {
-                self.signal_group(libc::SIGKILL);
+                self.group.kill();
                 self.wait_group_gone(self.grace).await;
             }
         }
@@ -432,43 +437,12 @@ impl Drop for StdioTransport {
     fn drop(&mut self) {
         if !self.shut_down.load(Ordering::SeqCst) {
             // Dropped before the close sequence finished: leave nothing of the group behind.
-            self.signal_group(libc::SIGKILL);
+            self.group.kill();
         }
     }
 }
 
-/// Whether process group `pgid` has a member that is not a zombie; `None` if `/proc` cannot
-/// tell (not mounted). Linux only: the portable path has no way to tell a zombie from a live
-/// member, and counts it as alive (a platform whose PID 1 reaps orphans, as macOS's launchd
-/// does, leaves none).
-#[cfg(all(target_os = "linux", not(feature = "portable-posix")))]
-fn live_group_member(pgid: i32) -> Option<bool> {
-    let mut found_any = false;
-    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
-            continue;
-        };
-        found_any = true;
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue; // gone meanwhile
-        };
-        // After the parenthesised command name: state, ppid, pgrp, ...
-        let mut fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace();
-        let (state, pgrp) = (fields.next(), fields.nth(1));
-        if pgrp.and_then(|g| g.parse::<i32>().ok()) == Some(pgid) && !matches!(state, Some("Z" | "X")) {
-            return Some(true);
-        }
-    }
-    found_any.then_some(false)
-}
-
-#[cfg(not(all(target_os = "linux", not(feature = "portable-posix"))))]
-fn live_group_member(_pgid: i32) -> Option<bool> {
-    None
-}
-
-async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
+async fn read_stdout(stdout: PipeReader, max: usize, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     // Keeps the buffer its answers need between them (no allocation per call), at most 16 KiB
     // when idle, so many idle clients stay small.
     let mut reader = LeanReader::new(ReadBeside(stdout), KEEP_IDLE);
@@ -539,13 +513,18 @@ async fn read_stdout(stdout: pipe::Receiver, max: usize, shared: Arc<Shared>, eo
     }
 }
 
+/// Why the server did not start, with the command as given.
+fn start_error(cfg: &StdioConfig, e: std::io::Error) -> Error {
+    Error::new(ErrorKind::Io, format!("failed to start `{}`: {e}", cfg.command))
+}
+
 fn too_deep(depth: usize) -> Error {
     Error::protocol(format!(
         "the server's message is nested {depth} levels deep; the limit is {MAX_JSON_DEPTH}"
     ))
 }
 
-async fn read_stderr(stderr: pipe::Receiver, shared: Arc<Shared>, eof: watch::Sender<bool>) {
+async fn read_stderr(stderr: PipeReader, shared: Arc<Shared>, eof: watch::Sender<bool>) {
     // Most servers are quiet on stderr: hold no buffer while waiting for it.
     let mut reader = LeanReader::new(stderr, 0);
     loop {
@@ -577,7 +556,7 @@ async fn monitor(
 ) {
     tokio::select! {
         _ = exit.wait_for(Option::is_some) => {}
-        _ = stdout_eof.wait_for(|eof| *eof) => super::reaper::expect_exit(),
+        _ = stdout_eof.wait_for(|eof| *eof) => super::child::expect_exit(),
     }
     // Whichever came first, give the others a moment: the exit status, the rest of stdout (a
     // line cut by the death is only known once the reader reaches the end) and stderr's tail.
@@ -599,16 +578,7 @@ async fn monitor(
     ));
 }
 
-fn describe_exit(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with status {code}"),
-        (None, Some(sig)) => format!("was killed by signal {sig}"),
-        _ => "exited".to_string(),
-    }
-}
-
-#[cfg(test)]
+#[cfg(all(test, not(windows)))]
 mod tests {
     use super::allowlisted;
     use std::ffi::OsStr;

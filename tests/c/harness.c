@@ -7,17 +7,19 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifndef _WIN32
+#include <ftw.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#endif
 
 #ifndef FIXTURE_PATH
 #define FIXTURE_PATH "../../target/debug/mcp-fixture-server"
@@ -284,6 +286,9 @@ int count_occurrences(const char *hay, const char *needle)
 
 /* ---- files ------------------------------------------------------------------------------------ */
 
+/* Windows: temp_file, temp_dir, settle_temps, the watchdog and the HTTP fixture are in
+ * harness_windows.c. */
+#ifndef _WIN32
 static const char *tmp_root(void)
 {
     const char *t = getenv("TMPDIR");
@@ -311,7 +316,7 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return 0;
 }
 
-static void settle_temps(bool keep)
+void settle_temps(bool keep)
 {
     for (size_t i = 0; i < temp_count; i++) {
         if (keep)
@@ -341,6 +346,7 @@ bool temp_dir(char *buf, size_t n, const char *tag)
     remember_temp(buf);
     return true;
 }
+#endif
 
 char *slurp(const char *path, size_t *len_out)
 {
@@ -499,6 +505,7 @@ static void summary_line(int passed, int failed)
     write_str(" failed\n");
 }
 
+#ifndef _WIN32
 static void on_watchdog(int sig)
 {
     (void)sig;
@@ -508,6 +515,21 @@ static void on_watchdog(int sig)
     summary_line(passed_total, failed_total + 1);
     _exit(1);
 }
+
+static void watchdog_arm(unsigned seconds)
+{
+    alarm(seconds);
+}
+#else
+/* Called by harness_windows.c's watchdog thread. */
+void watchdog_expired(void)
+{
+    printf("not ok - %s: watchdog: the test did not finish within the time limit\n", current_name);
+    summary_line(passed_total, failed_total + 1);
+    fflush(stdout);
+    _exit(1);
+}
+#endif
 
 static bool selected(const char *name, int argc, char **argv)
 {
@@ -530,9 +552,9 @@ static void run_suite(const struct test_case *tests, size_t count, int argc, cha
         current_name = tests[i].name;
         pthread_mutex_unlock(&fail_lock);
         double start = now_ms();
-        alarm((unsigned)tscale(WATCHDOG_SECONDS));
+        watchdog_arm((unsigned)tscale(WATCHDOG_SECONDS));
         tests[i].fn();
-        alarm(0);
+        watchdog_arm(0);
         double took = now_ms() - start;
         settle_temps(t_failed());
         if (t_failed()) {
@@ -549,6 +571,20 @@ static void run_suite(const struct test_case *tests, size_t count, int argc, cha
     }
 }
 
+#ifdef _WIN32
+/* Windows runs what is ported there: MRTR from its suite, the Windows cases (stdio, HTTP, the
+ * started calls and the host loop, .cmd shims, the process tree). */
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("# mcp_client C ABI tests on Windows (%s link), fixture %s\n", TEST_LINKAGE, fixture_path());
+    run_suite(mrtr_tests, mrtr_tests_count, argc, argv);
+    run_suite(windows_tests, windows_tests_count, argc, argv);
+    fflush(stdout);
+    summary_line(passed_total, failed_total);
+    return failed_total == 0 && passed_total > 0 ? 0 : 1;
+}
+#else
 int main(int argc, char **argv)
 {
     struct sigaction sa;
@@ -670,6 +706,7 @@ void http_fixture_stop(struct http_fixture *h)
     if (h->record[0])
         remove(h->record);
 }
+#endif
 
 mcp_client *http_fixture_client(const struct http_fixture *h, const char *const *headers, const char *bearer)
 {

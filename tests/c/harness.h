@@ -58,10 +58,21 @@ extern const struct test_case export_tests[];
 extern const size_t export_tests_count;
 extern const struct test_case pins_tests[];
 extern const size_t pins_tests_count;
+extern const struct test_case windows_tests[];
+extern const size_t windows_tests_count;
+
+/* Runner internals with one implementation per platform (harness.c, harness_windows.c). */
+void settle_temps(bool keep);
+#ifdef _WIN32
+void watchdog_arm(unsigned seconds);
+void watchdog_expired(void);
+#endif
 
 /* ---- failure reporting ------------------------------------------------------------------- */
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__) /* built with __USE_MINGW_ANSI_STDIO: C99 formats such as %zu */
+#define T_PRINTF(a, b) __attribute__((format(gnu_printf, a, b)))
+#elif defined(__GNUC__)
 #define T_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define T_PRINTF(a, b)
@@ -210,8 +221,13 @@ bool wait_thread_parked(const long *tid, int timeout_ms);
  * temporary file; with sse_responses, modern answers come as event streams, which can carry
  * progress), its stdin held open by us: closing it ends the server. */
 struct http_fixture {
+#ifdef _WIN32
+    void *process;   /* HANDLE */
+    void *stdin_w;   /* HANDLE */
+#else
     pid_t pid;
     int stdin_fd;
+#endif
     char url[512];
     char record[512];
 };

@@ -56,9 +56,17 @@ fn ignore_sigterm() {
 fn ignore_sigterm() {}
 
 fn spawn_grandchild() {
-    // Null stdio so the grandchild never holds the client's pipes open.
-    match Command::new("sleep")
-        .arg("300")
+    // Null stdio so the grandchild never holds the client's pipes open. Windows has no
+    // `sleep`: the grandchild is this server again, staying alive after its stdin's end.
+    #[cfg(not(windows))]
+    let mut grandchild = Command::new("sleep");
+    #[cfg(not(windows))]
+    grandchild.arg("300");
+    #[cfg(windows)]
+    let mut grandchild = Command::new(std::env::current_exe().unwrap_or_else(|_| "mcp-fixture-server".into()));
+    #[cfg(windows)]
+    grandchild.arg("--ignore-stdin-eof");
+    match grandchild
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
