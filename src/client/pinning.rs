@@ -33,10 +33,16 @@ impl Client {
         reply: Reply,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let Some(pins) = &self.inner.pins else { return Ok(reply) };
-        if method != methods::TOOLS_LIST {
-            return Ok(reply);
+        match &self.inner.pins {
+            // Boxed: a rare leg that would otherwise size every request's future.
+            Some(pins) if method == methods::TOOLS_LIST => {
+                Box::pin(self.check_pins(pins, first_page, reply, opts)).await
+            }
+            _ => Ok(reply),
         }
+    }
+
+    async fn check_pins(&self, pins: &Pins, first_page: bool, reply: Reply, opts: &RequestOptions) -> Result<Reply> {
         let Value::Object(mut page) = reply.into_value()? else {
             return Err(Error::protocol("the tools/list result is not an object"));
         };

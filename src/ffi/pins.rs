@@ -7,7 +7,10 @@ use super::error::mcp_error;
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
 use super::strings::{arg_str, give_json, opt_str, to_c};
+use crate::base::BoxFuture;
+use crate::error::Error;
 use crate::pin::{PinEvent, PinHook};
+use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
@@ -69,7 +72,8 @@ pub unsafe extern "C" fn mcp_client_tool_pins(
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
             out(pins_json_out, "pins_json_out")?;
-            let pins = fc.block_on(fc.client.tool_pins())?;
+            // Boxed, as approve and forget are: one dyn future type for `block_on`'s paths.
+            let pins = fc.block_on(Box::pin(fc.client.tool_pins()) as BoxFuture<'_, Result<Value, Error>>)?;
             give_json(pins_json_out, &pins);
             Ok(())
         })
@@ -89,7 +93,7 @@ pub unsafe extern "C" fn mcp_client_approve_tool_pin(
     ffi_boundary!(err_out, {
         act(client, std::ptr::null(), |c, _| {
             let tool = arg_str(tool, "tool")?;
-            Ok(async move { c.approve_tool_pin(tool).await })
+            Ok(Box::pin(c.approve_tool_pin(tool)) as BoxFuture<'_, Result<(), Error>>)
         })
     })
 }
@@ -107,7 +111,7 @@ pub unsafe extern "C" fn mcp_client_forget_tool_pin(
     ffi_boundary!(err_out, {
         act(client, std::ptr::null(), |c, _| {
             let tool = opt_str(tool, "tool")?;
-            Ok(async move { c.forget_tool_pin(tool).await })
+            Ok(Box::pin(c.forget_tool_pin(tool)) as BoxFuture<'_, Result<(), Error>>)
         })
     })
 }
