@@ -330,6 +330,9 @@ impl Session {
             ));
         }
         let id = self.next_id();
+        if let Some(trail) = &wait.trail {
+            trail.sent(&id);
+        }
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
         let activity = wants_progress.then(|| Arc::new(Notify::new()));
