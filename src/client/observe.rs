@@ -2,7 +2,7 @@
 //! the GenAI semantic-conventions repository, status Development): one CLIENT [`Span`] per MCP
 //! operation, ended and handed to the client's [`Observer`] with the operation's duration for
 //! the `mcp.client.operation.duration` histogram. Nothing here runs, allocates or formats when
-//! no observer is set: the request path asks [`Client::observer`] once per call.
+//! no observer is set: the request path asks `Client::observer` once per call.
 
 use super::wait::Wait;
 use super::Client;
