@@ -65,7 +65,7 @@ SWIFT_NOT_WAITING = {
         "onConnectionState", "onAuthorization", "removeAuthorizationHandler", "setTokenStore",
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
         "onToolPin", "toolPins", "approveToolPin", "forgetToolPin",
-        "setTraceContext",
+        "setTraceContext", "onSpan",
     },
     "Subscription": {"acknowledged", "cancel"},
     # The reloads read a file and wait like start() (no *_start in the C ABI); their input
