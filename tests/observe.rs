@@ -184,3 +184,29 @@ fn url_port(url: &str) -> i64 {
     let rest = url.strip_prefix("http://127.0.0.1:").expect(url);
     rest[..rest.find('/').unwrap_or(rest.len())].parse().unwrap()
 }
+
+/// A legacy HTTP session the server drops is renewed by the transport (a new `initialize`, the
+/// request sent again): still one span per call, without an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_renewed_by_the_transport_stays_inside_one_clean_span() {
+    let record = TempPath::new("observe-renewed.jsonl");
+    let server = HttpFixture::start(&["--record", &record.as_string(), "--expire-session-after", "2"]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Legacy;
+    config.request_timeout = REQUEST_TIMEOUT;
+    let client = Client::new(config);
+    let spans = Recorder::watch(&client);
+    for _ in 0..3 {
+        client.request("tools/list", None, &none()).await.unwrap();
+        let span = spans.one();
+        assert_eq!(span.name, "tools/list");
+        assert!(span.attribute("error.type").is_none(), "{span:#?}");
+    }
+    let initializes = record
+        .lines()
+        .iter()
+        .filter(|l| l.contains("\"method\":\"initialize\""))
+        .count();
+    assert_eq!(initializes, 2, "the session was renewed once");
+    client.close().await;
+}
