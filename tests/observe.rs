@@ -173,6 +173,11 @@ async fn http_spans_carry_the_server_address_and_port_in_both_eras() {
         let port = url_port(&server.1);
         assert_eq!(span.attribute("server.port"), Some(&AttrValue::Int(port)));
         assert!(str_attr(&span, "mcp.protocol.version").is_some());
+        // Only a legacy Streamable HTTP session has an id (the fixture's is 32 hex digits).
+        match mode {
+            ConnectMode::Legacy => assert_eq!(str_attr(&span, "mcp.session.id").map(|s| s.len()), Some(32)),
+            _ => assert!(span.attribute("mcp.session.id").is_none()),
+        }
         let metric: Vec<&str> = span.metric_attributes().map(|(k, _)| *k).collect();
         assert!(metric.contains(&"server.port") && !metric.contains(&"jsonrpc.request.id"));
         client.close().await;

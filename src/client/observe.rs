@@ -256,12 +256,13 @@ impl Operation {
         }
     }
 
-    /// The span of the operation that ended with `outcome` (`is_error`: a tool result with
-    /// `isError: true`) on a connection speaking `version` over `transport`.
+    /// The span of the operation that ended with `outcome` (`Ok(true)`: a tool result with
+    /// `isError: true`) on a connection speaking `version` in session `session` over `transport`.
     pub(crate) fn finish(
         self,
         outcome: std::result::Result<bool, &Error>,
         version: Option<String>,
+        session: Option<String>,
         transport: &TransportConfig,
     ) -> Span {
         let end = SystemTime::now();
@@ -303,6 +304,9 @@ impl Operation {
         }
         if let Some(version) = version {
             attributes.push(("mcp.protocol.version", AttrValue::Str(version)));
+        }
+        if let Some(session) = session {
+            attributes.push(("mcp.session.id", AttrValue::Str(session)));
         }
         transport_attributes(transport, &mut attributes);
         Span {
@@ -394,7 +398,7 @@ mod tests {
         wait.trail.as_ref().unwrap().sent(&8);
         wait.note("mcp.mrtr.round", || vec![("mcp.mrtr.round", AttrValue::Int(1))]);
         let http = TransportConfig::Http(HttpConfig::new("http://127.0.0.1:8123/mcp"));
-        let span = op.finish(Ok(false), Some("2026-07-28".into()), &http);
+        let span = op.finish(Ok(false), Some("2026-07-28".into()), Some("s1".into()), &http);
         assert_eq!(span.name, "tools/call get-weather");
         let get = |k| span.attribute(k).cloned();
         assert_eq!(get("gen_ai.tool.name"), Some(AttrValue::Str("get-weather".into())));
@@ -407,8 +411,11 @@ mod tests {
         assert_eq!(get("server.address"), Some(AttrValue::Str("127.0.0.1".into())));
         assert_eq!(get("server.port"), Some(AttrValue::Int(8123)));
         assert_eq!(get("error.type"), None);
+        assert_eq!(get("mcp.session.id"), Some(AttrValue::Str("s1".into())));
         assert_eq!(span.events.len(), 1);
-        assert!(span.metric_attributes().all(|(k, _)| *k != "jsonrpc.request.id"));
+        assert!(span
+            .metric_attributes()
+            .all(|(k, _)| *k != "jsonrpc.request.id" && *k != "mcp.session.id"));
         assert_eq!(span.to_json()["attributes"]["server.port"], 8123);
     }
 
@@ -418,6 +425,7 @@ mod tests {
         let err = Error::new(ErrorKind::Timeout, "slow");
         let span = op.finish(
             Err(&err),
+            None,
             None,
             &TransportConfig::Http(HttpConfig::new("https://x.test/")),
         );

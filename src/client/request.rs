@@ -282,8 +282,11 @@ impl Client {
             }
             Err(e) => Err(e),
         };
-        let version = self.inner.conn.read().unwrap().as_ref().map(|c| c.version());
-        observer.span_ended(&operation.finish(ended, version, &self.inner.config.transport));
+        let (version, session) = match self.inner.conn.read().unwrap().as_ref() {
+            Some(c) => (Some(c.version()), c.session.session_id()),
+            None => (None, None),
+        };
+        observer.span_ended(&operation.finish(ended, version, session, &self.inner.config.transport));
         outcome
     }
 

@@ -311,6 +311,11 @@ impl Session {
         self.transport.takes_lines()
     }
 
+    /// The transport's session id (`mcp.session.id`), when the server gave one.
+    pub fn session_id(&self) -> Option<String> {
+        self.transport.session_id()
+    }
+
     pub fn closed_error(&self) -> Option<Error> {
         self.state.lock().unwrap().closed.clone()
     }
