@@ -629,6 +629,17 @@ typedef struct mcp_hub_read_opts {
 } mcp_hub_read_opts;
 
 /**
+ * A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
+ * `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
+ * "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
+ * "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
+ * `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
+ * duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
+ * boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+ */
+typedef void (*mcp_span_fn)(void *userdata, const char *span_json, size_t span_len);
+
+/**
  * A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
  * "changed" | "removed", "policy", "old", "new", "diff"}`, borrowed for the callback's duration.
  * Under policy `ask` the answer approves (`true`: the new definition is pinned) or withholds
@@ -2302,6 +2313,21 @@ mcp_status mcp_json_string(const char *json,
                            const char *pointer,
                            char **value_out,
                            struct mcp_error **err_out);
+
+/**
+ * Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
+ * each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
+ * MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
+ * no listener nothing is built. It may call this library's non-blocking functions only.
+ * `userdata_free` runs exactly once, even when this call fails.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_client_on_span(struct mcp_client *client,
+                              mcp_span_fn listener,
+                              void *userdata,
+                              mcp_userdata_free_fn userdata_free,
+                              struct mcp_error **err_out);
 
 /**
  * Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before

@@ -79,6 +79,9 @@ pub use client::{
     ProgressFn, ReconnectPolicy, RequestOptions, ServerInfo, Subscription, SubscriptionEvent, SKILLS_EXTENSION,
 };
 // URL elicitation, manual input mode, the tasks extension.
+/// Spans and the `mcp.client.operation.duration` histogram by the OpenTelemetry semantic
+/// conventions for MCP: an [`observe::Observer`] set with [`Client::set_observer`].
+pub use client::observe;
 pub use client::{ElicitationModes, ManualInput, TaskStatusFn, TASKS_EXTENSION};
 pub use error::{Error, ErrorKind, InputRequiredData, Result, RpcErrorData};
 pub use pin::{PinChange, PinEvent, PinHook, PinPolicy, PinSettings};

@@ -44,7 +44,7 @@ CPP_NOT_WAITING = {
         "reset_token_store", "set_assertion_provider", "use_host_loop", "dispatch", "native",
         # Tool pinning: the hook's registration and the pin store's own operations (no server).
         "on_tool_pin", "tool_pins", "approve_tool_pin", "forget_tool_pin",
-        "set_trace_context",
+        "set_trace_context", "on_span",
     },
     "Subscription": {"acknowledged", "cancel", "native"},
     # The hub's factories, registrations and accessors; and start, list, set_member,
@@ -65,7 +65,7 @@ SWIFT_NOT_WAITING = {
         "onConnectionState", "onAuthorization", "removeAuthorizationHandler", "setTokenStore",
         "resetTokenStore", "setAssertionProvider", "removeAssertionProvider", "fetchRedirect",
         "onToolPin", "toolPins", "approveToolPin", "forgetToolPin",
-        "setTraceContext",
+        "setTraceContext", "onSpan",
     },
     "Subscription": {"acknowledged", "cancel"},
     # The reloads read a file and wait like start() (no *_start in the C ABI); their input

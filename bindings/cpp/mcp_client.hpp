@@ -867,8 +867,12 @@ struct LogBox {
 };
 /// Task status listener (tasks extension): the task JSON, on the dispatcher thread.
 using TaskStatusHandler = std::function<void(const std::string& task_json)>;
-struct TaskStatusBox {
-    TaskStatusHandler fn;
+/// Span listener: one ended operation's span JSON (OpenTelemetry MCP conventions), on the
+/// dispatcher thread.
+using SpanHandler = std::function<void(const std::string& span_json)>;
+/// A listener given one JSON object (a task status, a span).
+struct JsonListenerBox {
+    std::function<void(const std::string&)> fn;
 };
 
 template <class Box>
@@ -939,9 +943,9 @@ inline bool tool_pin_trampoline(void* userdata, const char* event_json) noexcept
     }
 }
 
-inline void task_status_trampoline(void* userdata, const char* task_json, size_t task_len) noexcept {
+inline void json_listener_trampoline(void* userdata, const char* task_json, size_t task_len) noexcept {
     try {
-        static_cast<TaskStatusBox*>(userdata)->fn(std::string(task_json ? task_json : "{}", task_json ? task_len : 2));
+        static_cast<JsonListenerBox*>(userdata)->fn(std::string(task_json ? task_json : "{}", task_json ? task_len : 2));
     } catch (...) {
         // Listeners cannot fail anything: swallow.
     }
@@ -1727,11 +1731,28 @@ public:
             detail::check([&](mcp_error** e) { return mcp_client_on_task_status(client_, nullptr, nullptr, nullptr, e); });
             return;
         }
-        auto* box = new detail::TaskStatusBox{std::move(listener)};
+        auto* box = new detail::JsonListenerBox{std::move(listener)};
         // The library owns the box from here: userdata_free runs exactly once, even on failure.
         detail::check([&](mcp_error** e) {
-            return mcp_client_on_task_status(client_, &detail::task_status_trampoline, box,
-                                             &detail::free_box<detail::TaskStatusBox>, e);
+            return mcp_client_on_task_status(client_, &detail::json_listener_trampoline, box,
+                                             &detail::free_box<detail::JsonListenerBox>, e);
+        });
+    }
+
+    /// Once per MCP operation this client sends, after it ended: its CLIENT span by the
+    /// OpenTelemetry semantic conventions for MCP as JSON (name, kind, start_unix_nano,
+    /// end_unix_nano, attributes, events, status). Runs on the dispatcher thread; nullptr removes
+    /// the listener (nothing is built then).
+    void on_span(detail::SpanHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_client_on_span(client_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::JsonListenerBox{std::move(listener)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_client_on_span(client_, &detail::json_listener_trampoline, box,
+                                      &detail::free_box<detail::JsonListenerBox>, e);
         });
     }
 

@@ -19,6 +19,10 @@ static void task_status_trampoline(void *ud, const char *task, size_t len) {
     goMcpTaskStatus((uintptr_t)ud, (char *)task, len);
 }
 
+static void span_trampoline(void *ud, const char *span, size_t len) {
+    goMcpSpan((uintptr_t)ud, (char *)span, len);
+}
+
 static void progress_trampoline(void *ud, double progress, double total, const char *message) {
     goMcpProgress((uintptr_t)ud, progress, total, (char *)message);
 }
@@ -120,6 +124,11 @@ mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_erro
 mcp_status mcpgo_set_task_status_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
     return mcp_client_on_task_status(client, handle ? task_status_trampoline : NULL, (void *)handle,
                                      handle ? free_trampoline : NULL, err_out);
+}
+
+mcp_status mcpgo_set_span_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out) {
+    return mcp_client_on_span(client, handle ? span_trampoline : NULL, (void *)handle,
+                              handle ? free_trampoline : NULL, err_out);
 }
 
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out) {

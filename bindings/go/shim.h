@@ -15,6 +15,7 @@ mcp_status mcpgo_set_notification_listener(mcp_client *client, uintptr_t handle,
 mcp_status mcpgo_set_tool_pin_hook(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_state_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_task_status_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_set_span_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_set_log_listener(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 void mcpgo_opts_set_progress(mcp_call_opts *opts, uintptr_t handle);
 mcp_status mcpgo_set_authorization(mcp_client *client, uintptr_t handle, mcp_error **err_out);

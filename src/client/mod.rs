@@ -8,6 +8,7 @@ mod input_modes;
 mod json_schema;
 mod lifecycle;
 mod mrtr;
+pub mod observe;
 mod options;
 mod output_schema;
 mod pinning;
@@ -191,6 +192,8 @@ struct Inner {
     on_state: RwLock<Option<ConnectionStateFn>>,
     /// The tasks extension's status listener (`Client::on_task_status`).
     task_listener: RwLock<Option<TaskStatusFn>>,
+    /// Receives each operation's span (`observe`); `None`: nothing is observed.
+    observer: RwLock<Option<Arc<dyn observe::Observer>>>,
     /// Input keys already answered per task id (`tasks::AnsweredKeys`), so a resumed follow
     /// never asks again for what `update_task` or an earlier follow sent.
     task_answers: tasks::AnsweredKeys,
@@ -238,6 +241,7 @@ impl Client {
                 ever_connected: AtomicBool::new(false),
                 on_state: RwLock::new(None),
                 task_listener: RwLock::new(None),
+                observer: RwLock::new(None),
                 task_answers: tasks::AnsweredKeys::default(),
             }),
         }

@@ -4,6 +4,7 @@
 
 use super::cancel::{cancelled, CancelToken};
 use super::handlers::InputRequest;
+use super::observe::AttrValue;
 use super::session::sleep_until;
 use super::wait::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
@@ -93,6 +94,12 @@ impl Client {
                 retry.insert(REQUEST_STATE.into(), json!(state));
             }
             retried = true;
+            wait.note("mcp.mrtr.round", || {
+                vec![
+                    ("mcp.mrtr.round", AttrValue::Int(rounds.into())),
+                    ("mcp.mrtr.input_requests", AttrValue::Int(round.requests.len() as i64)),
+                ]
+            });
             leg = Instant::now();
             reply = self.exchange_args(conn, method, &retry, arguments, opts, wait).await?;
         }

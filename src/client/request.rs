@@ -1,6 +1,7 @@
 //! The request path: the call's wait (timeout, total cap, cancel), `_meta` stamping for the
 //! era, the exchange with its -32022 retry, and the response cache in front of it.
 
+use super::observe::{self, AttrValue, Operation};
 use super::session::Params;
 use super::wait::TimeoutFrom;
 use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wait};
@@ -28,6 +29,7 @@ impl Client {
             cancel: opts.cancel.clone(),
             on_progress: opts.on_progress.clone(),
             notify_cancel: true,
+            trail: None,
         }
     }
 
@@ -260,14 +262,42 @@ impl Client {
     }
 
     /// The uncached request path; the flag says whether the result answered an MRTR retry.
+    /// With an observer set, the operation ends as a span handed to it.
     pub(super) async fn request_fresh(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        arguments: Option<&RawValue>,
+        opts: &RequestOptions,
+    ) -> Result<(Reply, bool)> {
+        let mut wait = self.wait_for(opts);
+        let Some(observer) = self.observer() else {
+            return self.send_fresh(method, params, arguments, opts, &wait).await;
+        };
+        let operation = Operation::start(method, &params, &mut wait);
+        let outcome = self.send_fresh(method, params, arguments, opts, &wait).await;
+        let ended = match &outcome {
+            Ok((reply, _)) => {
+                Ok(method == methods::TOOLS_CALL && reply.value().is_ok_and(|v| observe::is_tool_error(&v)))
+            }
+            Err(e) => Err(e),
+        };
+        let (version, session) = match self.inner.conn.read().unwrap().as_ref() {
+            Some(c) => (Some(c.version()), c.session.session_id()),
+            None => (None, None),
+        };
+        observer.span_ended(&operation.finish(ended, version, session, &self.inner.config.transport));
+        outcome
+    }
+
+    async fn send_fresh(
         &self,
         method: &str,
         mut params: Map<String, Value>,
         arguments: Option<&RawValue>,
         opts: &RequestOptions,
+        wait: &Wait,
     ) -> Result<(Reply, bool)> {
-        let wait = self.wait_for(opts);
         // With a reconnect policy an idempotent request that lost its connection goes again on
         // the new one (bounded: each round is a reconnect, which has its own attempt limit).
         let rounds = self
@@ -279,7 +309,7 @@ impl Client {
         let mut round = 0;
         loop {
             round += 1;
-            let conn = self.connection(&wait).await?;
+            let conn = self.connection(wait).await?;
             let outcome = if methods::allows_input_required(method) {
                 // The last (without a policy: the only) round takes the params, no copy.
                 let leg = if round >= rounds {
@@ -287,13 +317,13 @@ impl Client {
                 } else {
                     params.clone()
                 };
-                self.drive(&conn, method, leg, arguments, opts, &wait).await
+                self.drive(&conn, method, leg, arguments, opts, wait).await
             } else if opts.input_responses.is_some() || opts.request_state.is_some() {
                 Err(Error::invalid(format!(
                     "{method} does not take inputResponses or requestState"
                 )))
             } else {
-                self.exchange_args(&conn, method, &params, arguments, opts, &wait)
+                self.exchange_args(&conn, method, &params, arguments, opts, wait)
                     .await
                     .map(|r| (r, false))
             };
@@ -305,6 +335,9 @@ impl Client {
                     if round >= rounds {
                         return Err(e);
                     }
+                    wait.note("mcp.reconnect.retry", || {
+                        vec![("mcp.retry.attempt", AttrValue::Int(round.into()))]
+                    });
                 }
                 other => return other,
             }

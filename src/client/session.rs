@@ -311,6 +311,11 @@ impl Session {
         self.transport.takes_lines()
     }
 
+    /// The transport's session id (`mcp.session.id`), when the server gave one.
+    pub fn session_id(&self) -> Option<String> {
+        self.transport.session_id()
+    }
+
     pub fn closed_error(&self) -> Option<Error> {
         self.state.lock().unwrap().closed.clone()
     }
@@ -330,6 +335,9 @@ impl Session {
             ));
         }
         let id = self.next_id();
+        if let Some(trail) = &wait.trail {
+            trail.sent(&id);
+        }
         let wants_progress = wait.on_progress.is_some() || wait.reset_on_progress;
         let token_key = wants_progress.then(|| format!("mcp-{id}"));
         let activity = wants_progress.then(|| Arc::new(Notify::new()));

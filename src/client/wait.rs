@@ -23,6 +23,8 @@ pub(crate) struct Wait {
     pub on_progress: Option<ProgressFn>,
     /// Tell the server when the request is abandoned (never before `initialize` completes).
     pub notify_cancel: bool,
+    /// What an observed operation collects (`observe::Trail`); `None` when unobserved.
+    pub trail: Option<std::sync::Arc<super::observe::Trail>>,
 }
 
 /// The setting a [`Wait`]'s `timeout` comes from.

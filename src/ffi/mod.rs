@@ -30,6 +30,7 @@ pub mod handlers;
 pub mod hub;
 pub mod hub_file;
 pub mod json;
+pub mod observe;
 pub mod opts;
 pub mod pins;
 mod responder;

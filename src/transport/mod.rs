@@ -296,6 +296,10 @@ pub trait Transport: Send + Sync + 'static {
     fn abandon(&self, id: RequestId, reason: String);
     /// Shuts the transport down and releases its resources; idempotent.
     fn close(&self) -> BoxFuture<'_, ()>;
+    /// The session id the server gave (`Mcp-Session-Id` of a legacy Streamable HTTP session).
+    fn session_id(&self) -> Option<String> {
+        None
+    }
     /// Writes a request the session serialised itself, as it writes requests for transports
     /// that [`take lines`](Transport::takes_lines). Others get the line decoded and passed to
     /// [`send`](Transport::send).

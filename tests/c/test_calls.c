@@ -969,6 +969,98 @@ static void test_trace_context_callback(void)
     pthread_cond_destroy(&done.cond);
 }
 
+/* ---- the span listener ------------------------------------------------------------------- */
+
+struct span_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t caller;
+    int count, on_caller, freed;
+    char spans[2][2048];
+};
+
+static void on_span(void *userdata, const char *span_json, size_t span_len)
+{
+    struct span_log *l = (struct span_log *)userdata;
+    pthread_mutex_lock(&l->lock);
+    if (pthread_equal(pthread_self(), l->caller)) l->on_caller++;
+    if (l->count < 2 && span_len == strlen(span_json)) snprintf(l->spans[l->count], sizeof l->spans[0], "%s", span_json);
+    l->count++;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+static void free_span_log(void *userdata)
+{
+    ((struct span_log *)userdata)->freed++;
+}
+
+/* Waits (at most `ms`) until the listener has seen `n` spans. */
+static int spans_seen(struct span_log *l, int n, long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&l->lock);
+    while (l->count < n && pthread_cond_timedwait(&l->cond, &l->lock, &until) == 0) {
+    }
+    int count = l->count;
+    pthread_mutex_unlock(&l->lock);
+    return count;
+}
+
+/* Each operation ends as one span with the OpenTelemetry MCP conventions' name and attributes,
+ * given on the dispatcher thread; a tool error sets error.type; removing the listener frees its
+ * userdata once and stops the spans. */
+static void test_span_listener(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    static struct span_log log;
+    memset(&log, 0, sizeof log);
+    pthread_mutex_init(&log.lock, NULL);
+    pthread_cond_init(&log.cond, NULL);
+    log.caller = pthread_self();
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_on_span(c, on_span, &log, free_span_log, &err), MCP_OK, err);
+    char *out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"s\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(spans_seen(&log, 2, 5000) == 2);
+    EXPECT(log.on_caller == 0);
+    EXPECT_CONTAINS(log.spans[0], "\"name\":\"tools/call echo\"");
+    EXPECT_CONTAINS(log.spans[0], "\"kind\":\"client\"");
+    EXPECT_CONTAINS(log.spans[0], "\"mcp.method.name\":\"tools/call\"");
+    EXPECT_CONTAINS(log.spans[0], "\"gen_ai.tool.name\":\"echo\"");
+    EXPECT_CONTAINS(log.spans[0], "\"gen_ai.operation.name\":\"execute_tool\"");
+    EXPECT_CONTAINS(log.spans[0], "\"network.transport\":\"pipe\"");
+    EXPECT_CONTAINS(log.spans[0], "\"jsonrpc.request.id\":\"");
+    EXPECT_CONTAINS(log.spans[0], "\"start_unix_nano\":");
+    CHECK_NOT_CONTAINS(log.spans[0], "error.type");
+    EXPECT_CONTAINS(log.spans[1], "\"name\":\"tools/call fail\"");
+    EXPECT_CONTAINS(log.spans[1], "\"error.type\":\"tool_error\"");
+    EXPECT_CONTAINS(log.spans[1], "\"code\":\"error\"");
+    EXPECT_STATUS(mcp_client_on_span(c, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(log.freed == 1);
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"t\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    /* (the listener would have had it by now: spans are posted when the call ends) */
+    EXPECT(spans_seen(&log, 3, 300) == 2);
+    EXPECT(mcp_client_on_span(NULL, on_span, NULL, NULL, NULL) == MCP_NULL_ARG);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&log.lock);
+    pthread_cond_destroy(&log.cond);
+}
+
 static void test_opts_log_level(void)
 {
     mcp_client *c = fixture_client(NULL);
@@ -1820,6 +1912,7 @@ const struct test_case call_tests[] = {
     {"calls/opts_progress", test_opts_progress},
     {"calls/opts_meta", test_opts_meta},
     {"calls/trace_context_callback", test_trace_context_callback},
+    {"calls/span_listener", test_span_listener},
     {"calls/opts_log_level", test_opts_log_level},
     {"calls/log_handler_stderr", test_log_handler_stderr},
     {"calls/legacy_calls", test_legacy_calls},

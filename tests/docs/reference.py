@@ -65,6 +65,9 @@ GROUPS = [
     ("trace-context", "Trace context", "W3C trace context (SEP-414) for every request of a call: the host's "
      "callback giving its current context, and the slot it fills.",
      r"mcp_client_set_trace_context_fn|mcp_trace_slot_set"),
+    ("spans", "Spans", "Each MCP operation as a CLIENT span by the OpenTelemetry semantic conventions for MCP, "
+     "given to the host's listener as JSON.",
+     r"mcp_client_on_span"),
     ("errors", "Errors", "Reading a failed call's `mcp_error`, and freeing it.", r"mcp_error_\w+"),
     ("utilities", "Statuses, strings, JSON and versions", "Status names, freeing returned strings, reading JSON "
      "without a JSON library, and the library's versions.",

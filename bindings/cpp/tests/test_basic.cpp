@@ -2,7 +2,9 @@
 #include "harness.hpp"
 
 #include <atomic>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 using namespace std::chrono_literals;
 
@@ -283,6 +285,31 @@ TEST(basic, json_pointer_helpers) {
     // Round trip through quote/object.
     std::string built = mcp::json::object({{"text", mcp::json::quote("line\nbreak \"q\" \\ 🔑")}});
     CHECK_EQ(mcp::json::string_at(built, "/text"), std::string("line\nbreak \"q\" \\ 🔑"));
+}
+
+TEST(basic, span_listener) {
+    // Declared before the client: spans arrive on its dispatcher thread until its destructor.
+    std::mutex lock;
+    std::vector<std::string> spans;
+    auto client = t::fixture();
+    client.on_span([&](const std::string& span) {
+        std::lock_guard<std::mutex> g(lock);
+        spans.push_back(span);
+    });
+    client.call_tool("echo", R"({"text":"s"})");
+    client.call_tool("fail");
+    CHECK(t::wait_until([&] {
+        std::lock_guard<std::mutex> g(lock);
+        return spans.size() == 2;
+    }));
+    std::lock_guard<std::mutex> g(lock);
+    CHECK_EQ(mcp::json::string_at(spans[0], "/name"), std::string("tools/call echo"));
+    CHECK_CONTAINS(spans[0], "\"gen_ai.tool.name\":\"echo\"");
+    CHECK_CONTAINS(spans[0], "\"network.transport\":\"pipe\"");
+    CHECK_NOT_CONTAINS(spans[0], "error.type");
+    CHECK_EQ(mcp::json::string_at(spans[1], "/name"), std::string("tools/call fail"));
+    CHECK_CONTAINS(spans[1], "\"error.type\":\"tool_error\"");
+    client.on_span(nullptr);
 }
 
 TEST(basic, trace_context_source) {

@@ -371,6 +371,11 @@ class AsyncClient:
         self._client.on_task_status(self._listener(fn))
         return fn
 
+    def on_span(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Client.on_span` (runs on the loop; an ``async def`` becomes a task)."""
+        self._client.on_span(self._listener(fn))
+        return fn
+
     # ----- registrations and cache controls: they return at once, nothing to await -----
 
     def set_token_store(

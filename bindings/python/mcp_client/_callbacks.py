@@ -570,17 +570,22 @@ def _tool_pin_trampoline(userdata: int | None, event_json: bytes | None) -> bool
         return False
 
 
-def _task_trampoline(userdata: int | None, task_json: bytes | None, task_len: int) -> None:
-    try:
-        entry = _lookup(userdata)
-        if entry is None:
-            return
-        entry.fn(json.loads(task_json) if task_json else {})
-    except BaseException:  # noqa: BLE001
+def _json_trampoline(what: str) -> Callable[[int | None, bytes | None, int], None]:
+    """A trampoline for a listener given one JSON object (a task, a span): ``fn(dict)``."""
+
+    def trampoline(userdata: int | None, text: bytes | None, length: int) -> None:
         try:
-            log.exception("the task status listener raised")
+            entry = _lookup(userdata)
+            if entry is None:
+                return
+            entry.fn(json.loads(text) if text else {})
         except BaseException:  # noqa: BLE001
-            pass
+            try:
+                log.exception("the %s listener raised", what)
+            except BaseException:  # noqa: BLE001
+                pass
+
+    return trampoline
 
 
 def _trace_trampoline(userdata: int | None, slot: Any) -> None:
@@ -620,7 +625,8 @@ def opentelemetry_context() -> dict[str, str]:
 
 
 TRACE_THUNK = _ffi.mcp_trace_context_fn(_trace_trampoline)
-TASK_THUNK = _ffi.mcp_task_status_fn(_task_trampoline)
+TASK_THUNK = _ffi.mcp_task_status_fn(_json_trampoline("task status"))
+SPAN_THUNK = _ffi.mcp_span_fn(_json_trampoline("span"))
 CANCEL_THUNK = _ffi.mcp_responder_cancel_fn(_cancel_trampoline)
 STATE_THUNK = _ffi.mcp_connection_state_fn(_state_trampoline)
 TOOL_PIN_THUNK = _ffi.mcp_tool_pin_fn(_tool_pin_trampoline)

@@ -612,6 +612,15 @@ class Client:
         thread; usable as a decorator."""
         return self._set_listener(lib.mcp_client_on_task_status, _callbacks.TASK_THUNK, "task-status", fn)
 
+    def on_span(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """``fn(span)`` once per MCP operation this client sends, after it ended: a dict with
+        the OpenTelemetry MCP conventions' CLIENT span (``name`` such as ``"tools/call echo"``,
+        ``kind``, ``start_unix_nano``, ``end_unix_nano``, ``attributes`` keyed
+        ``mcp.method.name``, ``gen_ai.tool.name``, ``error.type``, ..., ``events`` for MRTR
+        rounds, task polls and reconnect retries, ``status``). Runs on the dispatcher thread;
+        ``None`` unregisters (nothing is built then). Usable as a decorator."""
+        return self._set_listener(lib.mcp_client_on_span, _callbacks.SPAN_THUNK, "span", fn)
+
     # ----- OAuth -----
 
     def on_authorization(self, fn: Callable[[str, "str | None"], Any] | None) -> Any:

@@ -395,6 +395,15 @@ class mcp_hub_read_opts(ctypes.Structure):
         ('input_userdata', ctypes.c_void_p),
     ]
 
+# A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
+# `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
+# "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
+# "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
+# `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
+# duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
+# boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+mcp_span_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
+
 # A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
 # "changed" | "removed", "policy", "old", "new", "diff"}`, borrowed for the callback's duration.
 # Under policy `ask` the answer approves (`true`: the new definition is pinned) or withholds
@@ -1522,6 +1531,16 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     'mcp_json_string': (
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
+    # Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
+    # each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
+    # MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
+    # no listener nothing is built. It may call this library's non-blocking functions only.
+    # `userdata_free` runs exactly once, even when this call fails.
+    # mcp_status mcp_client_on_span(struct mcp_client *client, mcp_span_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
+    'mcp_client_on_span': (
+        mcp_status,
+        [ctypes.POINTER(mcp_client), mcp_span_fn, ctypes.c_void_p, mcp_userdata_free_fn, ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
     # Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
     # setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer

@@ -84,3 +84,36 @@ def test_the_async_client_asks_in_the_calling_task(fixture_server):
 
     seen = asyncio.run(main())
     assert {k: seen[k] for k in TRACE} == TRACE
+
+
+def test_each_operation_ends_as_a_span_by_the_conventions(make_client):
+    import threading
+
+    c = make_client()
+    c.call_tool("echo", {"text": "connect"})
+    spans, ended = [], threading.Event()
+
+    def keep(span):
+        spans.append(span)
+        if len(spans) == 2:
+            ended.set()
+
+    c.on_span(keep)
+    c.call_tool("echo", {"text": "a"})
+    c.call_tool("fail")
+    assert ended.wait(5)
+    ok, failed = spans
+    assert ok["name"] == "tools/call echo" and ok["kind"] == "client"
+    assert ok["attributes"]["mcp.method.name"] == "tools/call"
+    assert ok["attributes"]["gen_ai.tool.name"] == "echo"
+    assert ok["attributes"]["gen_ai.operation.name"] == "execute_tool"
+    assert ok["attributes"]["network.transport"] == "pipe"
+    assert "error.type" not in ok["attributes"] and ok["status"] == {"code": "unset"}
+    assert ok["end_unix_nano"] >= ok["start_unix_nano"] > 0
+    assert failed["name"] == "tools/call fail"
+    assert failed["attributes"]["error.type"] == "tool_error"
+    assert failed["status"]["code"] == "error"
+    c.on_span(None)
+    c.call_tool("echo", {"text": "b"})
+    c.list_tools()
+    assert len(spans) == 2

@@ -11,6 +11,7 @@
 //! the bound. `max_total` ends the wait too but leaves the task running, to be resumed.
 
 use super::mrtr::{pause, Round};
+use super::observe::AttrValue;
 use super::wait::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
@@ -312,6 +313,9 @@ impl Client {
             }
             let next = async {
                 pause(poll_interval(&task), wait, &self.inner.shutdown).await?;
+                wait.note("mcp.task.poll", || {
+                    vec![("mcp.task.id", AttrValue::Str(id.to_string()))]
+                });
                 self.task_request(conn, TASKS_GET, id, None, opts, wait).await
             };
             // The bound ends the wait between polls and in one (its answer is then not wanted).

@@ -41,6 +41,11 @@ pub(super) struct Session {
 }
 
 impl Session {
+    /// The server's `Mcp-Session-Id`, once it gave one.
+    pub(super) fn id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
     pub(super) fn new(init: Value) -> Self {
         Session {
             init,

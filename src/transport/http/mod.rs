@@ -504,6 +504,13 @@ impl Transport for HttpTransport {
         self.inner.clone().send(message)
     }
 
+    fn session_id(&self) -> Option<String> {
+        match &self.inner.state.lock().unwrap().wire {
+            Wire::Streamable(session) => session.id().map(str::to_string),
+            _ => None,
+        }
+    }
+
     fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
         self.inner.clone().send_line(request)
     }

@@ -14,14 +14,15 @@ public struct ElicitationModes: OptionSet, Sendable {
     public static let url = ElicitationModes(rawValue: UInt32(MCP_ELICITATION_URL))
 }
 
-final class TaskStatusBox: CallbackBox {
+/// A listener given one JSON object (a task status, a span).
+final class JSONListenerBox: CallbackBox {
     let fn: @Sendable (JSON) -> Void
     init(_ fn: @escaping @Sendable (JSON) -> Void) { self.fn = fn }
 }
 
-let taskStatusThunk: mcp_task_status_fn = { userdata, task, length in
+let jsonListenerThunk: mcp_task_status_fn = { userdata, task, length in
     guard let userdata else { return }
-    let box = Unmanaged<CallbackBox>.fromOpaque(userdata).takeUnretainedValue() as! TaskStatusBox
+    let box = Unmanaged<CallbackBox>.fromOpaque(userdata).takeUnretainedValue() as! JSONListenerBox
     box.fn((try? JSON.parse(string(task, length: length))) ?? .object([:]))
 }
 
@@ -64,8 +65,8 @@ extension Client {
             try check { mcp_client_on_task_status(handle, nil, nil, nil, $0) }
             return
         }
-        let ud = retainedUserdata(TaskStatusBox(handler))
-        try check { mcp_client_on_task_status(handle, taskStatusThunk, ud, releaseUserdata, $0) }
+        let ud = retainedUserdata(JSONListenerBox(handler))
+        try check { mcp_client_on_task_status(handle, jsonListenerThunk, ud, releaseUserdata, $0) }
     }
 
     /// Follows task `id` to its end as `callTool` would (input through the handlers; cancelling

@@ -53,3 +53,19 @@ extension Client {
         try check { mcp_client_set_trace_context_fn(handle, traceThunk, ud, releaseUserdata, $0) }
     }
 }
+
+extension Client {
+    /// The span listener (nil removes it, and then nothing is built): once per MCP operation
+    /// this client sends, after it ended, on the dispatcher thread, its CLIENT span by the
+    /// OpenTelemetry semantic conventions for MCP (`name` such as "tools/call echo", `kind`,
+    /// `start_unix_nano`, `end_unix_nano`, `attributes`, `events`, `status`).
+    public func onSpan(_ handler: (@Sendable (JSON) -> Void)?) throws {
+        guard let handler else {
+            try check { mcp_client_on_span(handle, nil, nil, nil, $0) }
+            return
+        }
+        // The library owns this reference and releases it exactly once, even on failure.
+        let ud = retainedUserdata(JSONListenerBox(handler))
+        try check { mcp_client_on_span(handle, jsonListenerThunk, ud, releaseUserdata, $0) }
+    }
+}

@@ -28,6 +28,34 @@ final class TraceTests: XCTestCase {
         try client.setTraceContext(nil)
         XCTAssertNil(try client.callTool("echo_meta")["structuredContent"]?["traceparent"])
     }
+
+    /// Each operation ends as one span by the OpenTelemetry MCP conventions; a tool error sets
+    /// `error.type`.
+    func testSpanListener() throws {
+        let client = try fixtureClient()
+        let spans = Spans()
+        try client.onSpan { spans.add($0) }
+        _ = try client.callTool("echo", arguments: ["text": "s"])
+        _ = try client.callTool("fail")
+        let deadline = Date().addingTimeInterval(5)
+        while spans.all.count < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let got = spans.all
+        XCTAssertEqual(got.count, 2)
+        XCTAssertEqual(got.first?["name"]?.stringValue, "tools/call echo")
+        XCTAssertEqual(got.first?["attributes"]?["gen_ai.tool.name"]?.stringValue, "echo")
+        XCTAssertEqual(got.first?["attributes"]?["network.transport"]?.stringValue, "pipe")
+        XCTAssertNil(got.first?["attributes"]?["error.type"])
+        XCTAssertEqual(got.last?["name"]?.stringValue, "tools/call fail")
+        XCTAssertEqual(got.last?["attributes"]?["error.type"]?.stringValue, "tool_error")
+        try client.onSpan(nil)
+    }
+}
+
+private final class Spans: @unchecked Sendable {
+    private let lock = NSLock()
+    private var spans: [JSON] = []
+    func add(_ span: JSON) { lock.lock(); spans.append(span); lock.unlock() }
+    var all: [JSON] { lock.lock(); defer { lock.unlock() }; return spans }
 }
 
 private final class Counter: @unchecked Sendable {

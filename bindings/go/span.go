@@ -1,0 +1,46 @@
+package mcpclient
+
+// The span listener (its own file: a file with //export may only declare in its preamble).
+
+/*
+#include <stddef.h>
+#include <stdint.h>
+#include "mcp_client.h"
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"encoding/json"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// OnSpan sets the span listener (nil removes it, and then nothing is built): once per MCP
+// operation the client sends, after it ended, fn gets the operation's CLIENT span by the
+// OpenTelemetry semantic conventions for MCP as JSON: name ("tools/call echo"), kind,
+// start_unix_nano, end_unix_nano, attributes (mcp.method.name, gen_ai.tool.name, error.type,
+// jsonrpc.request.id, network.transport, server.address, server.port, ...), events (MRTR
+// rounds, task polls, reconnect retries) and status. Runs like OnNotification listeners, in
+// order on the client's event goroutine.
+func (c *Client) OnSpan(fn func(span json.RawMessage)) error {
+	return c.setCallback(fn != nil, func() any { return &spanBox{fn: fn, q: c.core.events} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_span_listener(p, h, cerr)
+		})
+}
+
+type spanBox struct {
+	fn func(span json.RawMessage)
+	q  *eventQueue
+}
+
+//export goMcpSpan
+func goMcpSpan(ud C.uintptr_t, span *C.char, n C.size_t) {
+	box, ok := cgo.Handle(ud).Value().(*spanBox)
+	if !ok {
+		return
+	}
+	s := json.RawMessage(C.GoBytes(unsafe.Pointer(span), C.int(n)))
+	box.q.push(func() { box.fn(s) })
+}

@@ -1,0 +1,63 @@
+package mcpclient
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+// Each operation ends as one span by the OpenTelemetry MCP conventions; a tool error sets
+// error.type; removing the listener stops them.
+func TestSpanListener(t *testing.T) {
+	c := newFixture(t, nil)
+	type span struct {
+		Name       string
+		Kind       string
+		Attributes map[string]any
+		Status     struct{ Code string }
+	}
+	spans := make(chan span, 16)
+	if err := c.OnSpan(func(raw json.RawMessage) {
+		var s span
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Errorf("span %s: %v", raw, err)
+		}
+		spans <- s
+	}); err != nil {
+		t.Fatal(err)
+	}
+	next := func() span {
+		select {
+		case s := <-spans:
+			return s
+		case <-time.After(5 * time.Second):
+			t.Fatal("no span")
+		}
+		return span{}
+	}
+	if _, err := c.CallTool(testCtx(t), "echo", map[string]any{"text": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(testCtx(t), "fail", nil); err != nil {
+		t.Fatal(err)
+	}
+	ok, failed := next(), next()
+	if ok.Name != "tools/call echo" || ok.Kind != "client" || ok.Attributes["gen_ai.tool.name"] != "echo" ||
+		ok.Attributes["network.transport"] != "pipe" || ok.Attributes["error.type"] != nil {
+		t.Fatalf("echo span: %+v", ok)
+	}
+	if failed.Name != "tools/call fail" || failed.Attributes["error.type"] != "tool_error" || failed.Status.Code != "error" {
+		t.Fatalf("fail span: %+v", failed)
+	}
+	if err := c.OnSpan(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CallTool(testCtx(t), "echo", map[string]any{"text": "b"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-spans:
+		t.Fatalf("a span after removal: %+v", s)
+	case <-time.After(200 * time.Millisecond):
+	}
+}

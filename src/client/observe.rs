@@ -1,0 +1,448 @@
+//! Spans and metrics by the OpenTelemetry semantic conventions for MCP (`docs/gen-ai/mcp.md` in
+//! the GenAI semantic-conventions repository, status Development): one CLIENT [`Span`] per MCP
+//! operation, ended and handed to the client's [`Observer`] with the operation's duration for
+//! the `mcp.client.operation.duration` histogram. Nothing here runs, allocates or formats when
+//! no observer is set: the request path asks `Client::observer` once per call.
+
+use super::wait::Wait;
+use super::Client;
+use crate::error::{Error, ErrorKind};
+use crate::protocol::methods;
+use crate::transport::TransportConfig;
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+/// The operation histogram's name.
+pub const OPERATION_DURATION: &str = "mcp.client.operation.duration";
+/// Its unit (UCUM seconds).
+pub const OPERATION_DURATION_UNIT: &str = "s";
+/// Its bucket boundaries (the convention's `ExplicitBucketBoundaries`).
+pub const OPERATION_DURATION_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
+/// `error.type` of a `tools/call` answered with `isError: true`.
+pub const TOOL_ERROR: &str = "tool_error";
+
+/// An attribute value: the convention's attributes are strings, and `server.port` an int.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AttrValue {
+    /// A string attribute.
+    Str(String),
+    /// An integer attribute (`server.port`, event counters).
+    Int(i64),
+}
+
+impl AttrValue {
+    /// The string value, when it is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            AttrValue::Str(s) => Some(s),
+            AttrValue::Int(_) => None,
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            AttrValue::Str(s) => Value::String(s.clone()),
+            AttrValue::Int(i) => Value::from(*i),
+        }
+    }
+}
+
+/// Attributes in the order they were set, keyed by the convention's names.
+pub type Attributes = Vec<(&'static str, AttrValue)>;
+
+/// Something that happened within an operation: `mcp.mrtr.round` (an `input_required` round
+/// answered), `mcp.task.poll` (a `tasks/get` of a task the call follows), `mcp.reconnect.retry`
+/// (the call sent again after a reconnect).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpanEvent {
+    /// `mcp.mrtr.round`, `mcp.task.poll` or `mcp.reconnect.retry`.
+    pub name: &'static str,
+    /// When it happened.
+    pub time: SystemTime,
+    /// Its attributes (`mcp.mrtr.round` and `mcp.mrtr.input_requests`, `mcp.task.id`,
+    /// `mcp.retry.attempt`).
+    pub attributes: Attributes,
+}
+
+/// The span kind: the library only reports operations it sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpanKind {
+    /// `CLIENT`: an operation this client sent.
+    Client,
+}
+
+/// One ended CLIENT span, named `{mcp.method.name} {target}` (the tool or prompt name; the bare
+/// method without one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span {
+    /// `{mcp.method.name} {target}`, or `{mcp.method.name}`.
+    pub name: String,
+    /// Always [`SpanKind::Client`].
+    pub kind: SpanKind,
+    /// When the operation started (before its connection was made, when it made one).
+    pub start: SystemTime,
+    /// When its outcome was known.
+    pub end: SystemTime,
+    /// The convention's attributes that apply, in a fixed order.
+    pub attributes: Attributes,
+    /// Its MRTR rounds, task polls and reconnect retries, in order.
+    pub events: Vec<SpanEvent>,
+    /// The status description when the span's status is `ERROR` (set with `error.type`): the
+    /// JSON-RPC error's message, or the library's.
+    pub error_message: Option<String>,
+}
+
+/// The attributes the convention lists for `mcp.client.operation.duration` (the span's minus
+/// `jsonrpc.request.id`, `mcp.session.id` and, opt-in there, `mcp.resource.uri`).
+const METRIC_ATTRIBUTES: &[&str] = &[
+    "mcp.method.name",
+    "error.type",
+    "gen_ai.prompt.name",
+    "gen_ai.tool.name",
+    "rpc.response.status_code",
+    "gen_ai.operation.name",
+    "mcp.protocol.version",
+    "network.transport",
+    "server.address",
+    "server.port",
+];
+
+impl Span {
+    /// The value of attribute `key`.
+    pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
+        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// How long the operation took, in seconds (the histogram's value).
+    pub fn duration_seconds(&self) -> f64 {
+        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+    }
+
+    /// The attributes the histogram is recorded with.
+    pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
+        self.attributes.iter().filter(|(k, _)| METRIC_ATTRIBUTES.contains(k))
+    }
+
+    /// `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
+    /// "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code", "message"}}`.
+    pub fn to_json(&self) -> Value {
+        let attrs = |a: &Attributes| {
+            Value::Object(
+                a.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect::<Map<_, _>>(),
+            )
+        };
+        let events: Vec<Value> = self
+            .events
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "name": e.name,
+                    "time_unix_nano": unix_nanos(e.time),
+                    "attributes": attrs(&e.attributes),
+                })
+            })
+            .collect();
+        let status = match &self.error_message {
+            Some(m) => serde_json::json!({"code": "error", "message": m}),
+            None => serde_json::json!({"code": "unset"}),
+        };
+        serde_json::json!({
+            "name": self.name,
+            "kind": "client",
+            "start_unix_nano": unix_nanos(self.start),
+            "end_unix_nano": unix_nanos(self.end),
+            "attributes": attrs(&self.attributes),
+            "events": events,
+            "status": status,
+        })
+    }
+}
+
+fn unix_nanos(t: SystemTime) -> u64 {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|d| d.as_nanos().min(u64::MAX as u128) as u64)
+        .unwrap_or(0)
+}
+
+/// Receives each operation's span when it ends, on the thread (tokio worker) that finished the
+/// operation. It must return quickly and not call back into the client.
+pub trait Observer: Send + Sync {
+    /// One operation ended; record [`Span::duration_seconds`] in the
+    /// [`OPERATION_DURATION`] histogram with [`Span::metric_attributes`].
+    fn span_ended(&self, span: &Span);
+}
+
+impl<F: Fn(&Span) + Send + Sync> Observer for F {
+    fn span_ended(&self, span: &Span) {
+        self(span)
+    }
+}
+
+/// What an observed operation collects while it runs, shared with its [`Wait`] so the
+/// session, the MRTR driver and the task follower can add to it.
+#[derive(Default)]
+pub(crate) struct Trail {
+    state: Mutex<TrailState>,
+}
+
+#[derive(Default)]
+struct TrailState {
+    request_id: Option<String>,
+    events: Vec<SpanEvent>,
+}
+
+impl Trail {
+    /// The id of a request the operation sent; the span keeps the first (the one that started
+    /// the operation).
+    pub(crate) fn sent(&self, id: &dyn std::fmt::Display) {
+        let mut state = self.state.lock().unwrap();
+        if state.request_id.is_none() {
+            state.request_id = Some(id.to_string());
+        }
+    }
+
+    pub(crate) fn event(&self, name: &'static str, attributes: Attributes) {
+        let event = SpanEvent {
+            name,
+            time: SystemTime::now(),
+            attributes,
+        };
+        self.state.lock().unwrap().events.push(event);
+    }
+}
+
+impl Wait {
+    /// Adds an event to the operation's span, when it is observed (nothing is made otherwise).
+    pub(crate) fn note(&self, name: &'static str, attributes: impl FnOnce() -> Attributes) {
+        if let Some(trail) = &self.trail {
+            trail.event(name, attributes());
+        }
+    }
+}
+
+/// An observed operation from its start to its span.
+pub(crate) struct Operation {
+    start: SystemTime,
+    method: String,
+    target: Option<(&'static str, String)>,
+    trail: Arc<Trail>,
+}
+
+impl Operation {
+    /// Starts observing `method` with `params`; `wait` then collects the operation's trail.
+    pub(crate) fn start(method: &str, params: &Map<String, Value>, wait: &mut Wait) -> Operation {
+        let key = match method {
+            methods::TOOLS_CALL => Some(("gen_ai.tool.name", "name")),
+            methods::PROMPTS_GET => Some(("gen_ai.prompt.name", "name")),
+            methods::RESOURCES_READ | "resources/subscribe" | "resources/unsubscribe" => {
+                Some(("mcp.resource.uri", "uri"))
+            }
+            _ => None,
+        };
+        let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
+        let trail = Arc::new(Trail::default());
+        wait.trail = Some(trail.clone());
+        Operation {
+            start: SystemTime::now(),
+            method: method.to_string(),
+            target,
+            trail,
+        }
+    }
+
+    /// The span of the operation that ended with `outcome` (`Ok(true)`: a tool result with
+    /// `isError: true`) on a connection speaking `version` in session `session` over `transport`.
+    pub(crate) fn finish(
+        self,
+        outcome: std::result::Result<bool, &Error>,
+        version: Option<String>,
+        session: Option<String>,
+        transport: &TransportConfig,
+    ) -> Span {
+        let end = SystemTime::now();
+        let state = std::mem::take(&mut *self.trail.state.lock().unwrap());
+        let name = match &self.target {
+            // The convention keeps resource URIs out of span names (high cardinality).
+            Some((attr, target)) if *attr != "mcp.resource.uri" => format!("{} {target}", self.method),
+            _ => self.method.clone(),
+        };
+        let mut attributes: Attributes = vec![("mcp.method.name", AttrValue::Str(self.method.clone()))];
+        if let Some((attr, target)) = self.target {
+            attributes.push((attr, AttrValue::Str(target)));
+        }
+        if self.method == methods::TOOLS_CALL {
+            attributes.push(("gen_ai.operation.name", AttrValue::Str("execute_tool".into())));
+        }
+        if let Some(id) = state.request_id {
+            attributes.push(("jsonrpc.request.id", AttrValue::Str(id)));
+        }
+        let mut error_message = None;
+        match outcome {
+            Ok(false) => {}
+            Ok(true) => {
+                attributes.push(("error.type", AttrValue::Str(TOOL_ERROR.into())));
+                error_message = Some(TOOL_ERROR.to_string());
+            }
+            Err(e) => {
+                let kind = match e.rpc_error() {
+                    Some(rpc) => {
+                        let code = rpc.code.to_string();
+                        attributes.push(("rpc.response.status_code", AttrValue::Str(code.clone())));
+                        code
+                    }
+                    None => error_type(e.kind()).to_string(),
+                };
+                attributes.push(("error.type", AttrValue::Str(kind)));
+                error_message = Some(e.rpc_error().map_or_else(|| e.to_string(), |r| r.message.clone()));
+            }
+        }
+        if let Some(version) = version {
+            attributes.push(("mcp.protocol.version", AttrValue::Str(version)));
+        }
+        if let Some(session) = session {
+            attributes.push(("mcp.session.id", AttrValue::Str(session)));
+        }
+        transport_attributes(transport, &mut attributes);
+        Span {
+            name,
+            kind: SpanKind::Client,
+            start: self.start,
+            end,
+            attributes,
+            events: state.events,
+            error_message,
+        }
+    }
+}
+
+/// `network.transport`, `network.protocol.name`, `server.address` and `server.port`.
+fn transport_attributes(transport: &TransportConfig, attributes: &mut Attributes) {
+    match transport {
+        TransportConfig::Stdio(_) => attributes.push(("network.transport", AttrValue::Str("pipe".into()))),
+        TransportConfig::Http(cfg) => {
+            attributes.push(("network.transport", AttrValue::Str("tcp".into())));
+            attributes.push(("network.protocol.name", AttrValue::Str("http".into())));
+            if let Ok(url) = url::Url::parse(&cfg.url) {
+                if let Some(host) = url.host_str() {
+                    attributes.push(("server.address", AttrValue::Str(host.to_string())));
+                }
+                if let Some(port) = url.port_or_known_default() {
+                    attributes.push(("server.port", AttrValue::Int(port.into())));
+                }
+            }
+        }
+    }
+}
+
+/// `error.type` for a failure without a JSON-RPC error code: a low-cardinality name of its kind.
+fn error_type(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::Timeout => "timeout",
+        ErrorKind::Cancelled => "cancelled",
+        ErrorKind::Closed => "closed",
+        ErrorKind::Io => "io",
+        ErrorKind::ServerExited => "server_exited",
+        ErrorKind::HttpStatus => "http_status",
+        ErrorKind::AuthRequired => "auth_required",
+        ErrorKind::ProtocolViolation => "protocol_violation",
+        ErrorKind::VersionMismatch => "version_mismatch",
+        ErrorKind::InputRequired => "input_required",
+        ErrorKind::InputRoundsExceeded => "input_rounds_exceeded",
+        ErrorKind::HandlerFailed => "handler_failed",
+        ErrorKind::InvalidArgument => "invalid_argument",
+        ErrorKind::MessageTooLarge => "message_too_large",
+        _ => "_OTHER",
+    }
+}
+
+impl Client {
+    /// Sets (or, with `None`, clears) the observer that receives a span for each MCP operation
+    /// this client sends (requests answered from the response cache are not operations).
+    pub fn set_observer(&self, observer: Option<Arc<dyn Observer>>) {
+        let old = std::mem::replace(&mut *self.inner.observer.write().unwrap(), observer);
+        drop(old);
+    }
+
+    /// The observer, when one is set.
+    pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
+        self.inner.observer.read().unwrap().clone()
+    }
+}
+
+/// Whether a `tools/call` result says `isError: true` (read from its JSON text).
+pub(crate) fn is_tool_error(result: &Value) -> bool {
+    result.get("isError").and_then(Value::as_bool) == Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::http::HttpConfig;
+
+    fn op(method: &str, params: Value) -> (Operation, Wait) {
+        let mut wait = Wait::default();
+        let op = Operation::start(method, params.as_object().unwrap(), &mut wait);
+        (op, wait)
+    }
+
+    #[test]
+    fn a_tool_call_is_named_by_its_tool_and_carries_the_conventions_attributes() {
+        let (op, wait) = op("tools/call", serde_json::json!({"name": "get-weather"}));
+        wait.trail.as_ref().unwrap().sent(&7);
+        wait.trail.as_ref().unwrap().sent(&8);
+        wait.note("mcp.mrtr.round", || vec![("mcp.mrtr.round", AttrValue::Int(1))]);
+        let http = TransportConfig::Http(HttpConfig::new("http://127.0.0.1:8123/mcp"));
+        let span = op.finish(Ok(false), Some("2026-07-28".into()), Some("s1".into()), &http);
+        assert_eq!(span.name, "tools/call get-weather");
+        let get = |k| span.attribute(k).cloned();
+        assert_eq!(get("gen_ai.tool.name"), Some(AttrValue::Str("get-weather".into())));
+        assert_eq!(
+            get("gen_ai.operation.name"),
+            Some(AttrValue::Str("execute_tool".into()))
+        );
+        assert_eq!(get("jsonrpc.request.id"), Some(AttrValue::Str("7".into())));
+        assert_eq!(get("network.transport"), Some(AttrValue::Str("tcp".into())));
+        assert_eq!(get("server.address"), Some(AttrValue::Str("127.0.0.1".into())));
+        assert_eq!(get("server.port"), Some(AttrValue::Int(8123)));
+        assert_eq!(get("error.type"), None);
+        assert_eq!(get("mcp.session.id"), Some(AttrValue::Str("s1".into())));
+        assert_eq!(span.events.len(), 1);
+        assert!(span
+            .metric_attributes()
+            .all(|(k, _)| *k != "jsonrpc.request.id" && *k != "mcp.session.id"));
+        assert_eq!(span.to_json()["attributes"]["server.port"], 8123);
+    }
+
+    #[test]
+    fn resource_uris_stay_out_of_span_names_and_errors_set_the_type() {
+        let (op, _wait) = op("resources/read", serde_json::json!({"uri": "file:///a"}));
+        let err = Error::new(ErrorKind::Timeout, "slow");
+        let span = op.finish(
+            Err(&err),
+            None,
+            None,
+            &TransportConfig::Http(HttpConfig::new("https://x.test/")),
+        );
+        assert_eq!(span.name, "resources/read");
+        assert_eq!(
+            span.attribute("mcp.resource.uri"),
+            Some(&AttrValue::Str("file:///a".into()))
+        );
+        assert_eq!(span.attribute("error.type"), Some(&AttrValue::Str("timeout".into())));
+        assert_eq!(span.attribute("server.port"), Some(&AttrValue::Int(443)));
+        assert!(span.error_message.is_some());
+    }
+
+    #[test]
+    fn the_buckets_are_the_conventions() {
+        assert_eq!(OPERATION_DURATION_BUCKETS.first(), Some(&0.01));
+        assert_eq!(OPERATION_DURATION_BUCKETS.last(), Some(&300.0));
+        assert!(OPERATION_DURATION_BUCKETS.windows(2).all(|w| w[0] < w[1]));
+    }
+}

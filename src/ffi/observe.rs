@@ -1,0 +1,54 @@
+//! `mcp_client_on_span`: each MCP operation's span by the OpenTelemetry semantic conventions
+//! (`crate::client::observe`), handed to the host as JSON on the dispatcher thread.
+
+use super::boundary::ffi_boundary;
+use super::client::{mcp_client, on_client};
+use super::error::mcp_error;
+use super::handlers::{mcp_userdata_free_fn, Userdata};
+use super::status::mcp_status;
+use super::strings::to_c;
+use crate::client::observe::{Observer, Span};
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+/// A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
+/// `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
+/// "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
+/// "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
+/// `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
+/// duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
+/// boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+pub type mcp_span_fn = Option<unsafe extern "C" fn(userdata: *mut c_void, span_json: *const c_char, span_len: usize)>;
+
+/// Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
+/// each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
+/// MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
+/// no listener nothing is built. It may call this library's non-blocking functions only.
+/// `userdata_free` runs exactly once, even when this call fails.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_client_on_span(
+    client: *mut mcp_client,
+    listener: mcp_span_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        on_client(client, move |fc| {
+            let observer = listener.map(|f| {
+                let dispatcher = fc.dispatcher.clone();
+                Arc::new(move |span: &Span| {
+                    let (ud, text) = (userdata.clone(), to_c(span.to_json().to_string()));
+                    dispatcher.post(Box::new(move || {
+                        // SAFETY: host callback; `text` borrowed for its duration.
+                        unsafe { f(ud.ptr(), text.as_ptr(), text.as_bytes().len()) }
+                    }));
+                }) as Arc<dyn Observer>
+            });
+            fc.client.set_observer(observer);
+            Ok(())
+        })
+    })
+}

@@ -1,0 +1,217 @@
+//! Spans by the OpenTelemetry semantic conventions for MCP: each operation the client sends
+//! ends as one CLIENT span handed to the observer, named `{mcp.method.name} {target}`, with the
+//! convention's attributes and an event per MRTR round and task poll, over stdio and HTTP
+//! against the fixture server.
+
+mod common;
+
+use common::*;
+use mcp_client::observe::{AttrValue, Observer, Span, SpanKind};
+use mcp_client::{Client, ClientConfig, ConnectMode, ErrorKind, HttpConfig, RequestOptions, TransportConfig};
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// An observer keeping every span it is given.
+#[derive(Default)]
+struct Recorder(Mutex<Vec<Span>>);
+
+impl Observer for Recorder {
+    fn span_ended(&self, span: &Span) {
+        self.0.lock().unwrap().push(span.clone());
+    }
+}
+
+impl Recorder {
+    fn watch(client: &Client) -> Arc<Recorder> {
+        let recorder = Arc::new(Recorder::default());
+        client.set_observer(Some(recorder.clone()));
+        recorder
+    }
+
+    /// The spans ended since the last call.
+    fn take(&self) -> Vec<Span> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+
+    /// The one span ended since the last call.
+    fn one(&self) -> Span {
+        let mut spans = self.take();
+        assert_eq!(spans.len(), 1, "{spans:#?}");
+        spans.remove(0)
+    }
+}
+
+fn str_attr(span: &Span, key: &str) -> Option<String> {
+    span.attribute(key).and_then(AttrValue::as_str).map(str::to_string)
+}
+
+/// What every `tools/call` span over stdio carries, whatever its outcome.
+fn assert_tool_span(span: &Span, tool: &str) {
+    assert_eq!(span.name, format!("tools/call {tool}"));
+    assert_eq!(span.kind, SpanKind::Client);
+    assert!(span.end >= span.start);
+    assert_eq!(str_attr(span, "mcp.method.name").as_deref(), Some("tools/call"));
+    assert_eq!(str_attr(span, "gen_ai.tool.name").as_deref(), Some(tool));
+    assert_eq!(str_attr(span, "gen_ai.operation.name").as_deref(), Some("execute_tool"));
+    let id = str_attr(span, "jsonrpc.request.id").expect("a request id");
+    assert!(id.parse::<u64>().is_ok(), "{id}");
+    assert_eq!(str_attr(span, "mcp.protocol.version").as_deref(), Some("2026-07-28"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_spans_for_success_tool_error_protocol_error_timeout_and_mrtr() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let spans = Recorder::watch(&client);
+
+    client
+        .call_tool("echo", Some(json!({"text": "a"})), &none())
+        .await
+        .unwrap();
+    let ok = spans.one();
+    assert_tool_span(&ok, "echo");
+    assert_eq!(str_attr(&ok, "network.transport").as_deref(), Some("pipe"));
+    assert!(ok.attribute("server.address").is_none());
+    assert!(ok.attribute("error.type").is_none() && ok.error_message.is_none());
+    assert!(ok.events.is_empty());
+    // The request id is the one the server saw.
+    let sent = &fx.wire.tool_calls("echo")[0];
+    assert_eq!(str_attr(&ok, "jsonrpc.request.id"), Some(sent["id"].to_string()));
+
+    client.call_tool("fail", None, &none()).await.unwrap();
+    let tool_error = spans.one();
+    assert_tool_span(&tool_error, "fail");
+    assert_eq!(str_attr(&tool_error, "error.type").as_deref(), Some("tool_error"));
+    assert!(tool_error.attribute("rpc.response.status_code").is_none());
+
+    let e = client.call_tool("rpc_error", None, &none()).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Rpc);
+    let rpc = spans.one();
+    assert_tool_span(&rpc, "rpc_error");
+    assert_eq!(str_attr(&rpc, "error.type").as_deref(), Some("-32050"));
+    assert_eq!(str_attr(&rpc, "rpc.response.status_code").as_deref(), Some("-32050"));
+    assert_eq!(rpc.error_message.as_deref(), Some("fixture error"));
+
+    let quick = RequestOptions {
+        timeout: Some(Duration::from_millis(200)),
+        ..RequestOptions::default()
+    };
+    let e = client.call_tool("hang", None, &quick).await.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Timeout);
+    let timeout = spans.one();
+    assert_tool_span(&timeout, "hang");
+    assert_eq!(str_attr(&timeout, "error.type").as_deref(), Some("timeout"));
+    assert!(timeout.duration_seconds() >= 0.2, "{}", timeout.duration_seconds());
+
+    client.on_elicitation(|_| async move { Ok(json!({"action": "accept", "content": {"value": "v"}})) });
+    client.call_tool("three_rounds", None, &none()).await.unwrap();
+    let mrtr = spans.one();
+    assert_tool_span(&mrtr, "three_rounds");
+    let rounds: Vec<_> = mrtr.events.iter().filter(|e| e.name == "mcp.mrtr.round").collect();
+    assert_eq!(rounds.len(), 3, "{mrtr:#?}");
+    for (n, round) in rounds.iter().enumerate() {
+        assert_eq!(round.attributes[0], ("mcp.mrtr.round", AttrValue::Int(n as i64 + 1)));
+        assert_eq!(round.attributes[1], ("mcp.mrtr.input_requests", AttrValue::Int(1)));
+        assert!(round.time >= mrtr.start && round.time <= mrtr.end);
+    }
+    // The span's id is the first leg's.
+    let first_leg = &fx.wire.tool_calls("three_rounds")[0];
+    assert_eq!(str_attr(&mrtr, "jsonrpc.request.id"), Some(first_leg["id"].to_string()));
+
+    // Without an observer nothing is reported.
+    client.set_observer(None);
+    client
+        .call_tool("echo", Some(json!({"text": "b"})), &none())
+        .await
+        .unwrap();
+    assert!(spans.take().is_empty());
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn task_polls_are_events_and_other_methods_are_named_by_their_method() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| c.tasks = true);
+    client.connect().await.unwrap();
+    let spans = Recorder::watch(&client);
+    client
+        .call_tool("task_echo", Some(json!({"text": "t"})), &none())
+        .await
+        .unwrap();
+    let task = spans.one();
+    assert_tool_span(&task, "task_echo");
+    let polls = task.events.iter().filter(|e| e.name == "mcp.task.poll").count();
+    assert_eq!(polls, fx.wire.requests("tasks/get").len());
+    assert!(polls >= 1);
+
+    client.request("tools/list", None, &none()).await.unwrap();
+    let list = spans.one();
+    assert_eq!(list.name, "tools/list");
+    assert!(list.attribute("gen_ai.operation.name").is_none());
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_spans_carry_the_server_address_and_port_in_both_eras() {
+    for mode in [ConnectMode::Modern, ConnectMode::Legacy] {
+        let server = HttpFixture::start(&[]);
+        let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+        config.mode = mode.clone();
+        config.request_timeout = REQUEST_TIMEOUT;
+        let client = Client::new(config);
+        let spans = Recorder::watch(&client);
+        client
+            .call_tool("echo", Some(json!({"text": "h"})), &none())
+            .await
+            .unwrap();
+        let span = spans.one();
+        assert_eq!(span.name, "tools/call echo", "{mode:?}");
+        assert_eq!(str_attr(&span, "network.transport").as_deref(), Some("tcp"));
+        assert_eq!(str_attr(&span, "server.address").as_deref(), Some("127.0.0.1"));
+        let port = url_port(&server.1);
+        assert_eq!(span.attribute("server.port"), Some(&AttrValue::Int(port)));
+        assert!(str_attr(&span, "mcp.protocol.version").is_some());
+        // Only a legacy Streamable HTTP session has an id (the fixture's is 32 hex digits).
+        match mode {
+            ConnectMode::Legacy => assert_eq!(str_attr(&span, "mcp.session.id").map(|s| s.len()), Some(32)),
+            _ => assert!(span.attribute("mcp.session.id").is_none()),
+        }
+        let metric: Vec<&str> = span.metric_attributes().map(|(k, _)| *k).collect();
+        assert!(metric.contains(&"server.port") && !metric.contains(&"jsonrpc.request.id"));
+        client.close().await;
+    }
+}
+
+/// The port of a `http://127.0.0.1:PORT/…` URL.
+fn url_port(url: &str) -> i64 {
+    let rest = url.strip_prefix("http://127.0.0.1:").expect(url);
+    rest[..rest.find('/').unwrap_or(rest.len())].parse().unwrap()
+}
+
+/// A legacy HTTP session the server drops is renewed by the transport (a new `initialize`, the
+/// request sent again): still one span per call, without an error.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_renewed_by_the_transport_stays_inside_one_clean_span() {
+    let record = TempPath::new("observe-renewed.jsonl");
+    let server = HttpFixture::start(&["--record", &record.as_string(), "--expire-session-after", "2"]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Legacy;
+    config.request_timeout = REQUEST_TIMEOUT;
+    let client = Client::new(config);
+    let spans = Recorder::watch(&client);
+    for _ in 0..3 {
+        client.request("tools/list", None, &none()).await.unwrap();
+        let span = spans.one();
+        assert_eq!(span.name, "tools/list");
+        assert!(span.attribute("error.type").is_none(), "{span:#?}");
+    }
+    let initializes = record
+        .lines()
+        .iter()
+        .filter(|l| l.contains("\"method\":\"initialize\""))
+        .count();
+    assert_eq!(initializes, 2, "the session was renewed once");
+    client.close().await;
+}
