@@ -347,7 +347,7 @@ async fn the_generic_request_sends_any_method() {
     );
     let extra = RequestOptions {
         meta: Some(
-            json!({"traceparent": "00-abc-def-01", META_VERSION: "1900-01-01"})
+            json!({"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", META_VERSION: "1900-01-01"})
                 .as_object()
                 .unwrap()
                 .clone(),
@@ -355,7 +355,10 @@ async fn the_generic_request_sends_any_method() {
         ..Default::default()
     };
     let meta = client.call_tool("echo_meta", None, &extra).await.unwrap();
-    assert_eq!(meta["structuredContent"]["traceparent"], "00-abc-def-01");
+    assert_eq!(
+        meta["structuredContent"]["traceparent"],
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    );
     assert_eq!(
         meta["structuredContent"][META_VERSION], MODERN_VERSION,
         "the reserved keys win over caller _meta"

@@ -5,12 +5,12 @@
 //!
 //! - declaring the extension when the host can render (configuration key `apps`, in
 //!   `client::registration` with [`crate::protocol::meta::APPS_EXTENSION`]);
-//! - [`tool_ui`]: a tool's UI link (the nested `_meta.ui.resourceUri` wins over the deprecated
+//! - [`tool_ui`](crate::apps::tool_ui): a tool's UI link (the nested `_meta.ui.resourceUri` wins over the deprecated
 //!   flat `_meta["ui/resourceUri"]`; a link that is not `ui://` is no link, the tool stays a
 //!   plain tool);
-//! - [`read_app`]: `resources/read` of the link, verified (the `ui://` scheme, the entry's URI,
+//! - [`read_app`](crate::apps::read_app): `resources/read` of the link, verified (the `ui://` scheme, the entry's URI,
 //!   the MIME type, text or base64 content that is UTF-8, a size bound) before the host sees it;
-//! - app-only tools are withheld from what `crate::export` gives the model ([`ToolUi::model`]).
+//! - app-only tools are withheld from what `crate::export` gives the model ([`ToolUi::model`](crate::apps::ToolUi::model)).
 
 use crate::client::{Client, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
