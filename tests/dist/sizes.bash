@@ -4,8 +4,11 @@
 # entered the C ABI: the .so went from 4.88 to 5.52 MB and the static hello from ~5.9 to 6.51 MB.
 # Raised again on 2026-12-04 (6.1 / 7.2 MB) for HTTPS, HTTP/2 and proxies on the direct connections:
 # .so 5.52 -> 5.98 MB, static hello 6.51 -> 7.06 MB (docs/performance.md, "Sizes and build").
-SO_LIMIT=6100000      # the installed libmcp_client.so
-STATIC_LIMIT=7200000  # a statically linked C program calling one tool
+# Raised again on 2026-12-04 (6.4 / 7.6 MB) when tool pinning, MCP Apps and spans joined: .so
+# measured 5.98 -> 6.27 MB (release build of the merged tree); the static hello's limit keeps
+# the same margin over its last measurement plus the .so's growth.
+SO_LIMIT=6400000      # the installed libmcp_client.so
+STATIC_LIMIT=7600000  # a statically linked C program calling one tool
 
 # check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.
 check_size() {
