@@ -24,9 +24,10 @@ impl Authorizer for AuthContext {
     }
 }
 
-/// The authorization flows' client for URLs the MCP server chose (security.md §1): every DNS
-/// answer passes the guard before it is dialled, and no proxy is used (a proxy would resolve
-/// the names itself, out of the guard's sight). Redirects are never followed (as everywhere).
+/// The authorization flows' client for URLs the MCP server chose (docs/network-safety.md, "What is
+/// fetched"): every DNS answer passes the guard before it is dialled, and no proxy is used (a proxy
+/// would resolve the names itself, out of the guard's sight). Redirects are never followed (as
+/// everywhere).
 fn guarded_client(cfg: &HttpConfig, url: &Url, oauth: &OAuthConfig) -> Result<(reqwest::Client, Arc<Guard>)> {
     let guard = Guard::new(
         url,

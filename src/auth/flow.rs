@@ -95,9 +95,9 @@ pub(super) async fn read_answer(mut response: reqwest::Response, what: &str) -> 
     }
 }
 
-/// The `error` code of an OAuth error answer when it is one of the registered codes (RFC 6749
-/// §5.2, RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the
-/// server wrote are never shown (security.md §1 S8).
+/// The `error` code of an OAuth error answer when it is one of the registered codes (RFC 6749 §5.2,
+/// RFC 7591 §3.2.2, RFC 6750 §3.1); its `error_description` and any other text the server wrote are
+/// never shown (docs/network-safety.md, "What is fetched").
 pub(super) fn oauth_error(body: &[u8]) -> String {
     let v: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     match v.get("error").and_then(Value::as_str) {

@@ -1,5 +1,5 @@
-//! Where the authorization client may send requests of its own (security.md §1 S1, S2, S4, S7):
-//! the URLs come from the MCP server (its 401 challenge, its metadata, the authorization
+//! Where the authorization client may send requests of its own (docs/network-safety.md, "What is
+//! fetched"): the URLs come from the MCP server (its 401 challenge, its metadata, the authorization
 //! server metadata it leads to), so each one is checked before it is fetched, and each name's
 //! resolved addresses again before they are dialled (`resolve`).
 //!

@@ -1,5 +1,5 @@
-//! Which addresses are not the public internet (security.md §1 S2), by class, so that a
-//! server-chosen URL cannot make the client reach the host's own network.
+//! Which addresses are not the public internet (docs/network-safety.md, "What is fetched"), by
+//! class, so that a server-chosen URL cannot make the client reach the host's own network.
 //!
 //! IPv4-mapped addresses are unmapped first (`::ffff:127.0.0.1` is loopback). IPv4-compatible
 //! ones (`::7f00:1`, which escapes both `is_loopback` and `to_ipv4_mapped`) and the other IPv6

@@ -1,7 +1,7 @@
-//! URLs as errors and logs show them: a request URL may carry an authorization code, a `state`,
-//! an API key or a session id in its query, or credentials in its userinfo, so only the
-//! scheme, host, port and path are ever printed (security.md §5). reqwest's own errors print
-//! the full request URL; [`http_error`] drops it.
+//! URLs as errors and logs show them: a request URL may carry an authorization code, a `state`, an
+//! API key or a session id in its query, or credentials in its userinfo, so only the scheme, host,
+//! port and path are ever printed (docs/network-safety.md, "Where tokens go"). reqwest's own errors
+//! print the full request URL; [`http_error`] drops it.
 
 use url::Url;
 

@@ -1,7 +1,8 @@
-//! The resolver of the library's HTTP clients (reqwest's `dns_resolver`): the host's fixed
-//! answers (`resolve`), else the system's, and for the authorization client the address guard
-//! on every answer before anything is dialled. hyper dials only the addresses returned here,
-//! so the check and the connection share one answer (no DNS rebinding gap; security.md §1 S3).
+//! The resolver of the library's HTTP clients (reqwest's `dns_resolver`): the host's fixed answers
+//! (`resolve`), else the system's, and for the authorization client the address guard on every
+//! answer before anything is dialled. hyper dials only the addresses returned here, so the check
+//! and the connection share one answer (no DNS rebinding gap; docs/network-safety.md, "What is
+//! fetched").
 
 use super::policy::{normalize, Guard};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
