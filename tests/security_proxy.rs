@@ -1,6 +1,6 @@
-//! A proxy from the environment would resolve the names the MCP server chose itself, out of
-//! the address guard's sight (docs/network-safety.md, "What is fetched"): the authorization client uses none. Its own
-//! test binary, because it sets the process's proxy variables.
+//! A proxy from the environment would resolve the names the MCP server chose itself, out of the
+//! address guard's sight (docs/network-safety.md, "What is fetched"): the authorization client uses
+//! none. Its own test binary, because it sets the process's proxy variables.
 
 #[path = "http_support/mod.rs"]
 mod http_support;
