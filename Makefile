@@ -247,6 +247,13 @@ bench-many:
 bench-hub:
 	python3 bench/run.py --only hub $(BENCH_ARGS)
 
+# The HTTPS targets: sequential calls (JSON, SSE), connect + first call, 64 started calls on one
+# HTTP/2 connection, a CONNECT proxy and a 100 KB echo, each against a raw rustls client
+# (bench/src/bin/tls.rs; bench/results/https.md). Builds no rmcp.
+.PHONY: bench-https
+bench-https:
+	python3 bench/run.py --only https $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

@@ -16,6 +16,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
     python3 bench/run.py --only many [--clients 200] [--rounds 3] [--duration S] [--lib ARCHIVE] [--fixture PATH]
     python3 bench/run.py --only hub [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+    python3 bench/run.py --only https [--http-rounds 5] [--duration S] [--quick] [--lib ARCHIVE] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -584,6 +585,11 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         # 10. The hub: 1, 5 and 20 stdio members connected at once, the merged tools/list, threads.
         res["hub"] = measure_hub(**{**HUB_SECTION, "rounds": min(HUB_SECTION["rounds"], args.rounds)})
         host.mark("hub")
+
+    if "https" in sections:
+        # 11. HTTPS, HTTP/2 and a CONNECT proxy against raw TLS clients (mcp-bench-tls).
+        res["https"] = measure_https(args.http_rounds, d, args.warmup, args.connect_iterations)
+        host.mark("https")
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -880,6 +886,8 @@ def targets(res: dict) -> list[dict]:
 
     if res.get("hub"):
         hub_targets(res["hub"], add)
+    if res.get("https"):
+        https_targets(res["https"], add)
 
     for key in (("cabi", "rust") if res.get("memory") else ()):
         m = res.get("memory", {}).get(key)
@@ -1223,6 +1231,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.extend(idle_report(res.get("idle")))
     L.extend(idle_report(res.get("idle_http"), http=True))
     L.extend(hub_report(res.get("hub")))
+    L.extend(https_report(res.get("https")))
     return "\n".join(L) + "\n"
 
 
@@ -1266,7 +1275,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle,hub"
+ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle,hub,https"
 
 
 def chart(res: dict, mach: dict) -> str:
@@ -1655,6 +1664,315 @@ def bench_hub(args) -> int:
     return 0 if all(t["status"] == "PASS" for t in tgs) else 1
 
 
+# ---------------------------------------------------------------- HTTPS (section 11)
+
+# `bench/src/bin/tls.rs`: the HTTPS server (test certificate, HTTP/1.1 or h2 by ALPN), the
+# CONNECT proxy and the raw TLS and HTTP/2 clients; the test CA the clients trust.
+TLS_TOOL = BENCH_RELEASE / "mcp-bench-tls"
+TLS_CA = ROOT / "tests" / "vectors" / "tls" / "trusted-ca.pem"
+# The large echo's payload (bytes each way), the HTTP/2 depth, and the calls of the two callgrind
+# runs whose difference gives instructions per call.
+HTTPS_SECTION = {"payload": 100 * 1024, "inflight": 64, "callgrind_calls": (50, 250)}
+PROXY_VARS = ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
+              "NO_PROXY")
+
+
+class TlsProcess:
+    """`mcp-bench-tls server|proxy ARGS`: prints `listening on URL`, answers each line on its stdin
+    with one JSON line of its counters, and exits when its stdin closes."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen([str(TLS_TOOL), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        line = (self.proc.stdout.readline() if self.proc.stdout else "").strip()
+        if not line.startswith("listening on "):
+            self.close()
+            raise RuntimeError(f"mcp-bench-tls {' '.join(args)} did not start: {line!r}")
+        self.url = line[len("listening on "):]
+
+    def counters(self) -> dict:
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def tls_env(proxy: str | None = None) -> dict:
+    """The clients' environment: the test CA as the only trust store (`SSL_CERT_FILE`, which the
+    library's platform verifier reads on Linux), no proxy from the caller's environment, and
+    `HTTPS_PROXY` when the run goes through `proxy`."""
+    env = {k: v for k, v in os.environ.items() if k not in PROXY_VARS and k != "SSL_CERT_DIR"}
+    env["SSL_CERT_FILE"] = str(TLS_CA)
+    if proxy:
+        env["HTTPS_PROXY"] = proxy
+    return env
+
+
+def https_run(name: str, cmd: list[str], env: dict, budget: float) -> dict:
+    """One run's result line (the last `{` line of stdout), or `{"error": ...}`."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    logfile = LOGS / f"https-{name.replace('/', '-')}.log"
+    try:
+        with open(logfile, "w") as err:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=budget,
+                               stdin=subprocess.DEVNULL, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {budget:.0f} s (log: {logfile})"}
+    except OSError as e:
+        return {"error": str(e)}
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+    if p.returncode != 0 or not lines:
+        tail = logfile.read_text(errors="replace").strip().splitlines()[-3:]
+        return {"error": f"exit {p.returncode}: {' | '.join(tail)[:300]}"}
+    return json.loads(lines[-1])
+
+
+def callgrind_total(name: str, cmd: list[str], env: dict) -> int | None:
+    """Instructions the client process (every thread) executed, by callgrind."""
+    out = LOGS / f"https-callgrind-{name}.out"
+    with open(LOGS / f"https-callgrind-{name}.log", "w") as err:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env, cwd=ROOT,
+                           stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL, timeout=900)
+    if p.returncode != 0 or not out.exists():
+        return None
+    for line in out.read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            total = int(line.split()[1])
+            out.unlink()
+            return total
+    return None
+
+
+def measure_https(rounds: int, duration: float, warmup: int, connect_iterations: int) -> dict:
+    """11. HTTPS on loopback against raw baselines written for it (`mcp-bench-tls`: no MCP library,
+    substring parsing, rustls as in the library), interleaved rounds: sequential calls with JSON
+    and SSE responses; connect + first call; 64 calls in flight on one HTTP/2 connection (the
+    server counts connections); the same sequential JSON calls through a local CONNECT proxy; and
+    a 100 KB echo, with instructions per call from callgrind (one run each, deterministic)."""
+    payload, inflight = HTTPS_SECTION["payload"], HTTPS_SECTION["inflight"]
+    dur = ["--duration", f"{duration}", "--warmup", str(warmup)]
+    budget = duration * 2 + 60
+    tool, cabi = [str(TLS_TOOL)], [str(CBIN / "cabi")]
+    env = tls_env()
+    log(f"11 HTTPS: {rounds} rounds (sequential JSON/SSE, connect, HTTP/2 x{inflight}, CONNECT proxy, "
+        f"{payload // 1024} KB echo), then callgrind")
+    servers: dict[str, TlsProcess] = {}
+    runs: dict[str, list[dict]] = {}
+    try:
+        servers["json"] = TlsProcess("server")
+        servers["sse"] = TlsProcess("server", "--sse")
+        servers["h2"] = TlsProcess("server", "--h2")
+        servers["proxy"] = TlsProcess("proxy")
+        url, proxy = servers["json"].url, servers["proxy"]
+
+        def one(key: str, cmd: list[str], run_env: dict, counted: TlsProcess | None = None) -> None:
+            before = counted.counters() if counted else None
+            res = https_run(key, cmd, run_env, budget)
+            if counted and before and "error" not in res:
+                after = counted.counters()
+                res["server"] = {k: after[k] - before[k] for k in after}
+            runs.setdefault(key, []).append(res)
+
+        for _ in range(rounds):
+            for kind in ("json", "sse"):
+                target = ["--url", servers[kind].url]
+                one(f"seq_{kind}/raw", [*tool, "raw", "seq", *dur, *target], env)
+                one(f"seq_{kind}/cabi", [*cabi, "seq", *dur, *target], env)
+            one("proxy/raw", [*tool, "raw", "seq", *dur, "--proxy", proxy.url, "--url", url], env, proxy)
+            one("proxy/cabi", [*cabi, "seq", *dur, "--url", url], tls_env(proxy.url), proxy)
+            its = ["--iterations", str(connect_iterations), "--duration", "30", "--url", url]
+            one("connect/raw", [*tool, "raw", "connect", *its], env, servers["json"])
+            one("connect/cabi", [*cabi, "connect", *its], env, servers["json"])
+            h2 = ["--inflight", str(inflight), *dur, "--url", servers["h2"].url]
+            one("h2/raw", [*tool, "rawh2", *h2], env, servers["h2"])
+            one("h2/cabi", [*cabi, "started", *h2], env, servers["h2"])
+            big = ["--payload", str(payload), *dur, "--url", url]
+            one("large/raw", [*tool, "raw", "seq", *big], env)
+            one("large/cabi", [*cabi, "seq", *big], env)
+        # A proxied run that never reached the proxy measured the direct path: not a result.
+        for res in runs.get("proxy/cabi", []) + runs.get("proxy/raw", []):
+            if "error" not in res and res.get("server", {}).get("connections", 0) < 1:
+                res["error"] = "the run opened no tunnel through the proxy"
+        out: dict = {}
+        for key, vals in runs.items():
+            group, _, runner = key.partition("/")
+            row = latency_summary(vals, "first_p50_us") if group == "connect" else summary(vals)
+            if group in ("h2", "proxy", "connect"):
+                row["server_rounds"] = [r.get("server") for r in vals]
+            out.setdefault(group, {})[runner] = row
+        lo, hi = HTTPS_SECTION["callgrind_calls"]
+        log(f"11 HTTPS: callgrind, {lo} and {hi} calls, echo of 'hi' and of {payload} bytes, raw and C ABI")
+        ipc: dict = {}
+        for size in (0, payload):
+            for runner, cmd in (("raw", [*tool, "raw", "seq"]), ("cabi", [*cabi, "seq"])):
+                totals = [callgrind_total(f"{runner}-{size}-{n}", [*cmd, "--payload", str(size), "--warmup", "0",
+                                                                    "--max-calls", str(n), "--duration", "600",
+                                                                    "--url", url], env) for n in (lo, hi)]
+                ipc.setdefault(runner, {})[str(size)] = (
+                    (totals[1] - totals[0]) / (hi - lo) if None not in totals else None)
+        out["instructions"] = {"calls": [lo, hi], "payload": payload, "per_call": ipc}
+        return out
+    finally:
+        for s in servers.values():
+            s.close()
+
+
+def https_targets(h: dict, add) -> None:
+    for kind in ("json", "sse"):
+        rows = h.get(f"seq_{kind}", {})
+        raw, cabi = rows.get("raw"), rows.get("cabi")
+        add(f"HTTPS ({kind}) C ABI calls/s >= 0.75x raw TLS client", compare(cabi, raw), 0.75, ">=",
+            f"C ABI {spread(cabi)}; raw {spread(raw)}")
+        add(f"HTTPS ({kind}) C ABI client CPU per call <= 1.5x raw TLS client's", cpu_compare(cabi, raw), 1.5, "<=",
+            f"C ABI {fnum((cabi or {}).get('cpu_us_per_call'), 1)} µs, raw {fnum((raw or {}).get('cpu_us_per_call'), 1)}"
+            " µs per call (median round)")
+    con = h.get("connect", {})
+    add("HTTPS connect + first call (C ABI) <= 1.2x raw TLS client's", latency_ratio(con.get("cabi"), con.get("raw")),
+        1.2, "<=", f"p50 C ABI {fnum((con.get('cabi') or {}).get('first_p50_us'), 0)} µs, raw "
+                   f"{fnum((con.get('raw') or {}).get('first_p50_us'), 0)} µs (median round)")
+    h2 = h.get("h2", {})
+    add(f"HTTP/2 over TLS: C ABI {HTTPS_SECTION['inflight']} started calls (one thread) >= 0.5x raw HTTP/2 client's "
+        "streams", compare(h2.get("cabi"), h2.get("raw")), 0.5, ">=",
+        f"C ABI {spread(h2.get('cabi'))}; raw {spread(h2.get('raw'))}")
+    conns = [s.get("connections") for s in (h2.get("cabi") or {}).get("server_rounds") or [] if s]
+    add("HTTP/2: connections the server accepted per C ABI run (every call on one)", max(conns) if conns else None,
+        1, "<=", f"per round: {conns}")
+    direct, proxied = h.get("seq_json", {}), h.get("proxy", {})
+    own = compare(proxied.get("raw"), direct.get("raw"))
+    lib = compare(proxied.get("cabi"), direct.get("cabi"))
+    share = f"; the library's share (its ratio ÷ raw's) {lib['value'] / own['value']:.2f}" if own and lib else ""
+    add("CONNECT proxy: C ABI calls/s through it >= 0.9x direct HTTPS", lib, 0.9, ">=",
+        f"through the proxy {spread(proxied.get('cabi'))}; raw TLS client through it ÷ direct "
+        f"{fnum((own or {}).get('value'), 2)}{share}")
+    big = h.get("large", {})
+    add(f"{HTTPS_SECTION['payload'] // 1024} KB echo over HTTPS: C ABI calls/s >= 0.7x raw", compare(big.get("cabi"),
+                                                                                                  big.get("raw")), 0.7,
+        ">=", f"C ABI {spread(big.get('cabi'))}; raw {spread(big.get('raw'))}")
+    ins = (h.get("instructions") or {}).get("per_call", {})
+    cabi_ins, payload = ins.get("cabi", {}), HTTPS_SECTION["payload"]
+    small, large = cabi_ins.get("0"), cabi_ins.get(str(payload))
+    add(f"{payload // 1024} KB echo over HTTPS: C ABI instructions per call <= 2.5 x payload + small call", large,
+        2.5 * payload + small if small else float("inf"), "<=",
+        f"small call {fnum(small)}; raw TLS client {fnum((ins.get('raw') or {}).get(str(payload)))} "
+        f"(small {fnum((ins.get('raw') or {}).get('0'))}); limit {fnum(2.5 * payload + (small or 0))}")
+
+
+def https_report(h: dict | None) -> list[str]:
+    if not h:
+        return []
+    L = ["", "## 11. HTTPS on loopback", "",
+         "`bench/src/bin/tls.rs` (`mcp-bench-tls`): the server presents the test certificate "
+         "(`tests/vectors/tls`) and answers with canned modern-era results (the echo copies its `text` back "
+         "unparsed), one thread; the raw TLS client writes pre-encoded HTTP/1.1 POSTs over blocking rustls "
+         "(ring, as the library) and reads each reply to its end with no JSON work; the raw HTTP/2 client is the "
+         "`h2` crate over tokio-rustls on one thread. The C ABI is `bench/c/cabi.c` with `SSL_CERT_FILE` naming "
+         "the test CA. The sequential, proxy and 100 KB servers offer `http/1.1` only by ALPN (the raw client's "
+         "protocol); the HTTP/2 server offers `h2` first. Medians over interleaved rounds (range).", "",
+         "| figure | raw | C ABI | C ABI ÷ raw (range) | client CPU µs/call raw / C ABI |",
+         "|---|---:|---:|---:|---:|"]
+
+    def cell(c: dict | None) -> str:
+        return "n/a" if not c else f"{c['value']:.2f} ({c['lo']:.2f}-{c['hi']:.2f})"
+
+    names = {"seq_json": "sequential calls/s, JSON", "seq_sse": "sequential calls/s, SSE",
+             "proxy": "sequential calls/s through the CONNECT proxy (JSON)",
+             "h2": f"HTTP/2: {HTTPS_SECTION['inflight']} in flight, calls/s",
+             "large": f"{HTTPS_SECTION['payload'] // 1024} KB echo, calls/s"}
+    for group, name in names.items():
+        rows = h.get(group, {})
+        raw, cabi = rows.get("raw"), rows.get("cabi")
+        if not raw or not cabi:
+            continue
+        if "error" in raw or "error" in cabi:
+            L.append(f"| {name} | {raw.get('error', '')[:80]} | {cabi.get('error', '')[:80]} | | |")
+            continue
+        L.append(f"| {name} | {fnum(per_sec(raw))} | {fnum(per_sec(cabi))} | {cell(compare(cabi, raw))} | "
+                 f"{fnum(raw.get('cpu_us_per_call'), 1)} / {fnum(cabi.get('cpu_us_per_call'), 1)} |")
+    con = h.get("connect", {})
+    if con.get("raw") and con.get("cabi") and "error" not in con["raw"] and "error" not in con["cabi"]:
+        L.append(f"| connect + first call, p50 µs | {fnum(con['raw'].get('first_p50_us'))} | "
+                 f"{fnum(con['cabi'].get('first_p50_us'))} | {cell(latency_ratio(con['cabi'], con['raw']))} | |")
+        L.append(f"| connect (discover answered), p50 µs | {fnum(con['raw'].get('connect_p50_us'))} | "
+                 f"{fnum(con['cabi'].get('connect_p50_us'))} | | |")
+    h2c = [s for s in (h.get("h2", {}).get("cabi") or {}).get("server_rounds") or [] if s]
+    h2r = [s for s in (h.get("h2", {}).get("raw") or {}).get("server_rounds") or [] if s]
+    if h2c:
+        L += ["", f"HTTP/2 server's count per run: C ABI {[s['connections'] for s in h2c]} connections "
+                  f"({[s['h2'] for s in h2c]} of them h2), raw {[s['connections'] for s in h2r]}."]
+    con_c = [s for s in (con.get("cabi") or {}).get("server_rounds") or [] if s]
+    con_r = [s for s in (con.get("raw") or {}).get("server_rounds") or [] if s]
+    if con_c and con_r:
+        L += ["", f"Connect runs, per round: C ABI {[s['connections'] for s in con_c]} connections, "
+                  f"{[s['resumed'] for s in con_c]} resumed handshakes, {[s['requests'] for s in con_c]} requests; raw "
+                  f"{[s['connections'] for s in con_r]} connections, {[s['resumed'] for s in con_r]} resumed, "
+                  f"{[s['requests'] for s in con_r]} requests."]
+    ins = h.get("instructions")
+    if ins:
+        lo, hi = ins["calls"]
+        L += ["", f"Instructions per call (callgrind, whole client process, ({hi} − {lo} calls) ÷ {hi - lo}, no warm-up):",
+              "", "| echo | raw TLS client | C ABI | C ABI − raw |", "|---|---:|---:|---:|"]
+        for size in ("0", str(ins["payload"])):
+            r_, c_ = ins["per_call"].get("raw", {}).get(size), ins["per_call"].get("cabi", {}).get(size)
+            diff = fnum(c_ - r_) if r_ is not None and c_ is not None else "n/a"
+            echo = '"hi"' if size == "0" else f"{int(size):,} bytes"
+            L.append(f"| {echo} | {fnum(r_)} | {fnum(c_)} | {diff} |")
+    return L
+
+
+def bench_https(args) -> int:
+    """`--only https` (`make bench-https`): section 11 alone, written to results/https.{md,json}."""
+    started = time.time()
+    lib = Path(args.lib) if args.lib else RELEASE / "libmcp_client.a"
+    if not args.skip_build:
+        if not args.lib:
+            log("building the release library")
+            sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client"], cwd=ROOT)
+        log("building mcp-bench-tls (bench/Cargo.toml without the MCP runners)")
+        sh(["cargo", "build", "--release", "--locked", "--manifest-path", str(BENCH / "Cargo.toml"), "--target-dir",
+            str(BENCH_TARGET), "--no-default-features", "--bin", "mcp-bench-tls"], cwd=ROOT)
+        CBIN.mkdir(parents=True, exist_ok=True)
+        link_cabi(lib)
+    mach, vers = machine(), versions()
+    cpu0 = cpu_times()
+    h = measure_https(args.http_rounds, args.duration, args.warmup, args.connect_iterations)
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    mach["load_average_at_end"] = list(os.getloadavg())
+    tgs: list[dict] = []
+
+    def add(name: str, value, want: float, op: str, detail: str) -> None:
+        tgs.append(target_row(name, value, want, op, detail))
+
+    https_targets(h, add)
+    L = ["# HTTPS, HTTP/2 and a CONNECT proxy: the C ABI against raw TLS clients", "",
+         f"`python3 bench/run.py --only https --http-rounds {args.http_rounds} --duration {args.duration}`, "
+         f"{mach['date']}, git {vers['git_commit']}{' (uncommitted changes)' if vers['git_dirty'] else ''}; "
+         f"{mach['cores']} cores, load average at start {', '.join(f'{x:.2f}' for x in mach['load_average_at_start'])}, "
+         f"at end {', '.join(f'{x:.2f}' for x in mach['load_average_at_end'])}; CPUs "
+         f"{mach['during_run'].get('busy_percent', '?')}% busy with {mach['during_run'].get('steal_percent', '?')}% "
+         "steal during the run.",
+         *https_report(h)[2:], "", "| target | result | median | range | detail |", "|---|---|---:|---:|---|"]
+    for t in tgs:
+        rng = f"{t['lo']:.2f}-{t['hi']:.2f}" if "lo" in t else ""
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)} | {rng} | {t['detail']} |")
+    L.append("")
+    md = "\n".join(L)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "https.md").write_text(md)
+    doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": h, "targets": tgs,
+           "seconds": round(time.time() - started, 1)}
+    (RESULTS / "https.json").write_text(json.dumps(doc, indent=1) + "\n")
+    print(md)
+    return 0 if all(t["status"] == "PASS" for t in tgs) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     # Five rounds: on a shared 2-core VM single rounds swing by ±20%, and a median of three
@@ -1668,10 +1986,11 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
-    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub"], default="all",
+    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub", "https"], default="all",
                     help="cache: only the response-cache target; async: only the started-call targets (results/async.{md,json}); "
                          "many: only the many-clients target (results/many.{md,json}); "
-                         "hub: only the hub targets (results/hub.{md,json})")
+                         "hub: only the hub targets (results/hub.{md,json}); "
+                         "https: only the HTTPS section (results/https.{md,json})")
     ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
                     "make bench's section `many` uses MANY_SECTION")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
@@ -1689,6 +2008,10 @@ def main() -> int:
         return bench_many(args)
     if args.only == "hub":
         return bench_hub(args)
+    if args.only == "https":
+        if args.quick:
+            args.http_rounds, args.duration, args.connect_iterations = 1, 0.5, 10
+        return bench_https(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10
