@@ -1938,8 +1938,8 @@ def bench_https(args) -> int:
         log("building mcp-bench-tls (bench/Cargo.toml without the MCP runners)")
         sh(["cargo", "build", "--release", "--locked", "--manifest-path", str(BENCH / "Cargo.toml"), "--target-dir",
             str(BENCH_TARGET), "--no-default-features", "--bin", "mcp-bench-tls"], cwd=ROOT)
-        CBIN.mkdir(parents=True, exist_ok=True)
-        link_cabi(lib)
+    CBIN.mkdir(parents=True, exist_ok=True)
+    link_cabi(lib)
     mach, vers = machine(), versions()
     cpu0 = cpu_times()
     h = measure_https(args.http_rounds, args.duration, args.warmup, args.connect_iterations)
