@@ -1771,6 +1771,7 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
         servers["sse"] = TlsProcess("server", "--sse")
         servers["h2"] = TlsProcess("server", "--h2")
         servers["proxy"] = TlsProcess("proxy")
+        servers["plain"] = TlsProcess("server", "--plain")
         url, proxy = servers["json"].url, servers["proxy"]
 
         def one(key: str, cmd: list[str], run_env: dict, counted: TlsProcess | None = None) -> None:
@@ -1786,6 +1787,10 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
                 target = ["--url", servers[kind].url]
                 one(f"seq_{kind}/raw", [*tool, "raw", "seq", *dur, *target], env)
                 one(f"seq_{kind}/cabi", [*cabi, "seq", *dur, *target], env)
+            # The same server over plain HTTP (raw: c/raw_http.c): what TLS adds to each.
+            plain = ["--url", servers["plain"].url]
+            one("seq_plain/raw", [str(CBIN / "raw_http"), *dur, *plain], env)
+            one("seq_plain/cabi", [*cabi, "seq", *dur, *plain], env)
             one("proxy/raw", [*tool, "raw", "seq", *dur, "--proxy", proxy.url, "--url", url], env, proxy)
             one("proxy/cabi", [*cabi, "seq", *dur, "--url", url], tls_env(proxy.url), proxy)
             its = ["--iterations", str(connect_iterations), "--duration", "30", "--url", url]
@@ -1818,6 +1823,11 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
                                                                     "--url", url], env) for n in (lo, hi)]
                 ipc.setdefault(runner, {})[str(size)] = (
                     (totals[1] - totals[0]) / (hi - lo) if None not in totals else None)
+        for runner, cmd in (("raw", [str(CBIN / "raw_http")]), ("cabi", [*cabi, "seq"])):
+            totals = [callgrind_total(f"{runner}-plain-{n}", [*cmd, "--warmup", "0", "--max-calls", str(n),
+                                                               "--duration", "600", "--url", servers["plain"].url],
+                                      env) for n in (lo, hi)]
+            ipc[runner]["plain"] = (totals[1] - totals[0]) / (hi - lo) if None not in totals else None
         out["instructions"] = {"calls": [lo, hi], "payload": payload, "per_call": ipc}
         return out
     finally:
@@ -1883,6 +1893,7 @@ def https_report(h: dict | None) -> list[str]:
         return "n/a" if not c else f"{c['value']:.2f} ({c['lo']:.2f}-{c['hi']:.2f})"
 
     names = {"seq_json": "sequential calls/s, JSON", "seq_sse": "sequential calls/s, SSE",
+             "seq_plain": "the same over plain HTTP (raw: `c/raw_http.c`), JSON, for comparison",
              "proxy": "sequential calls/s through the CONNECT proxy (JSON)",
              "h2": f"HTTP/2: {HTTPS_SECTION['inflight']} in flight, calls/s",
              "large": f"{HTTPS_SECTION['payload'] // 1024} KB echo, calls/s"}
@@ -1919,10 +1930,11 @@ def https_report(h: dict | None) -> list[str]:
         lo, hi = ins["calls"]
         L += ["", f"Instructions per call (callgrind, whole client process, ({hi} − {lo} calls) ÷ {hi - lo}, no warm-up):",
               "", "| echo | raw TLS client | C ABI | C ABI − raw |", "|---|---:|---:|---:|"]
-        for size in ("0", str(ins["payload"])):
+        for size in ("plain", "0", str(ins["payload"])):
             r_, c_ = ins["per_call"].get("raw", {}).get(size), ins["per_call"].get("cabi", {}).get(size)
             diff = fnum(c_ - r_) if r_ is not None and c_ is not None else "n/a"
-            echo = '"hi"' if size == "0" else f"{int(size):,} bytes"
+            echo = {"plain": '"hi" over plain HTTP (raw: `c/raw_http.c`)', "0": '"hi"'}.get(size,
+                                                                                          f"{int(size):,} bytes")
             L.append(f"| {echo} | {fnum(r_)} | {fnum(c_)} | {diff} |")
     return L
 
@@ -1940,6 +1952,7 @@ def bench_https(args) -> int:
             str(BENCH_TARGET), "--no-default-features", "--bin", "mcp-bench-tls"], cwd=ROOT)
     CBIN.mkdir(parents=True, exist_ok=True)
     link_cabi(lib)
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
     mach, vers = machine(), versions()
     cpu0 = cpu_times()
     h = measure_https(args.http_rounds, args.duration, args.warmup, args.connect_iterations)

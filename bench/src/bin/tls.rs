@@ -1,13 +1,14 @@
 //! The HTTPS bench's own pieces (`bench/run.py`, section `https`), none of them using the MCP
 //! library; TLS is rustls with the ring provider throughout, as in the library:
 //!
-//! - `server [--sse] [--h2] [--hold-ms N]`: an MCP endpoint on `https://127.0.0.1:<port>/mcp`
+//! - `server [--sse] [--h2] [--plain]`: an MCP endpoint on `https://127.0.0.1:<port>/mcp`
 //!   presenting the test certificate (`tests/vectors/tls/trusted-server.pem`, signed by the test
 //!   CA `trusted-ca.pem`), offering `http/1.1` by ALPN (with `--h2`, `h2` first). It answers
 //!   with canned modern-era results found by substring, as `c/mini_server.c` does: `server/discover`,
 //!   `tools/call` (the echo: the `text` argument's bytes copied back unparsed), an empty result
 //!   for any other request, 202 for a notification; JSON bodies, or one SSE event with `--sse`.
-//!   It prints `listening on URL`, then answers each line on stdin with one JSON line of its
+//!   With `--plain`, the same over plain HTTP/1.1 (`http://`), for what TLS adds. It prints
+//!   `listening on URL`, then answers each line on stdin with one JSON line of its
 //!   counters (connections accepted, handshakes resumed, requests, HTTP/2 connections) and
 //!   exits when stdin closes.
 //! - `proxy`: a CONNECT-only HTTP proxy on `http://127.0.0.1:<port>` (no authentication): reads
@@ -475,6 +476,7 @@ fn control(what: &str, counters: Arc<Counters>) {
 fn server(args: &[String]) {
     let sse = args.iter().any(|a| a == "--sse");
     let h2 = args.iter().any(|a| a == "--h2");
+    let plain = args.iter().any(|a| a == "--plain");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -499,10 +501,23 @@ fn server(args: &[String]) {
             .unwrap_or_else(|e| fail(&e.to_string()));
         let port = listener.local_addr().unwrap_or_else(|e| fail(&e.to_string())).port();
         let counters = Arc::new(Counters::default());
-        control(&format!("https://127.0.0.1:{port}/mcp"), counters.clone());
+        let scheme = if plain { "http" } else { "https" };
+        control(&format!("{scheme}://127.0.0.1:{port}/mcp"), counters.clone());
         while let Ok((tcp, _)) = listener.accept().await {
             tcp.set_nodelay(true).ok();
             counters.connections.fetch_add(1, Relaxed);
+            if plain {
+                let served = counters.clone();
+                let service = hyper::service::service_fn(move |request| {
+                    served.requests.fetch_add(1, Relaxed);
+                    answer(request, sse)
+                });
+                tokio::spawn(
+                    hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(tcp), service),
+                );
+                continue;
+            }
             let (acceptor, counters) = (acceptor.clone(), counters.clone());
             tokio::spawn(async move {
                 let Ok(tls) = acceptor.accept(tcp).await else {
