@@ -1943,8 +1943,8 @@ def https_report(h: dict | None) -> list[str]:
         for size in ("plain", "0", str(ins["payload"])):
             r_, c_ = ins["per_call"].get("raw", {}).get(size), ins["per_call"].get("cabi", {}).get(size)
             diff = fnum(c_ - r_) if r_ is not None and c_ is not None else "n/a"
-            echo = {"plain": '"hi" over plain HTTP (raw: `c/raw_http.c`)', "0": '"hi"'}.get(size,
-                                                                                          f"{int(size):,} bytes")
+            echo = ('"hi" over plain HTTP (raw: `c/raw_http.c`)' if size == "plain" else '"hi"' if size == "0"
+                    else f"{int(size):,} bytes")
             L.append(f"| {echo} | {fnum(r_)} | {fnum(c_)} | {diff} |")
     return L
 
@@ -1968,6 +1968,7 @@ def bench_https(args) -> int:
     h = measure_https(args.http_rounds, args.duration, args.warmup, args.connect_iterations)
     mach["during_run"] = busy_share(cpu0, cpu_times())
     mach["load_average_at_end"] = list(os.getloadavg())
+    (LOGS / "https-measured.json").write_text(json.dumps({"machine": mach, "results": h}) + "\n")
     tgs: list[dict] = []
 
     def add(name: str, value, want: float, op: str, detail: str) -> None:
