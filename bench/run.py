@@ -1812,6 +1812,7 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
             row = latency_summary(vals, "first_p50_us") if group == "connect" else summary(vals)
             if group in ("h2", "proxy", "connect"):
                 row["server_rounds"] = [r.get("server") for r in vals]
+            row["p50_rounds"] = [None if "error" in r else r.get("p50_us") for r in vals]
             out.setdefault(group, {})[runner] = row
         lo, hi = HTTPS_SECTION["callgrind_calls"]
         log(f"11 HTTPS: callgrind, {lo} and {hi} calls, echo of 'hi' and of {payload} bytes, raw and C ABI")
@@ -1835,12 +1836,22 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
             s.close()
 
 
+def p50_ratio(a: dict | None, b: dict | None) -> str:
+    """a's p50 latency ÷ b's, the median over rounds of the ratio within a round (range): on a
+    loaded machine calls/s swing with every preemption, the median call much less."""
+    pa, pb = (a or {}).get("p50_rounds") or [], (b or {}).get("p50_rounds") or []
+    pairs = sorted(x / y for x, y in zip(pa, pb) if x and y)
+    if not pairs:
+        return "n/a"
+    return f"{statistics.median(pairs):.2f} ({pairs[0]:.2f}-{pairs[-1]:.2f})"
+
+
 def https_targets(h: dict, add) -> None:
     for kind in ("json", "sse"):
         rows = h.get(f"seq_{kind}", {})
         raw, cabi = rows.get("raw"), rows.get("cabi")
         add(f"HTTPS ({kind}) C ABI calls/s >= 0.75x raw TLS client", compare(cabi, raw), 0.75, ">=",
-            f"C ABI {spread(cabi)}; raw {spread(raw)}")
+            f"C ABI {spread(cabi)}; raw {spread(raw)}; p50 C ABI ÷ raw {p50_ratio(cabi, raw)}")
         add(f"HTTPS ({kind}) C ABI client CPU per call <= 1.5x raw TLS client's", cpu_compare(cabi, raw), 1.5, "<=",
             f"C ABI {fnum((cabi or {}).get('cpu_us_per_call'), 1)} µs, raw {fnum((raw or {}).get('cpu_us_per_call'), 1)}"
             " µs per call (median round)")
@@ -1851,7 +1862,8 @@ def https_targets(h: dict, add) -> None:
     h2 = h.get("h2", {})
     add(f"HTTP/2 over TLS: C ABI {HTTPS_SECTION['inflight']} started calls (one thread) >= 0.5x raw HTTP/2 client's "
         "streams", compare(h2.get("cabi"), h2.get("raw")), 0.5, ">=",
-        f"C ABI {spread(h2.get('cabi'))}; raw {spread(h2.get('raw'))}")
+        f"C ABI {spread(h2.get('cabi'))}; raw {spread(h2.get('raw'))}; client CPU/call C ABI "
+        f"{fnum((h2.get('cabi') or {}).get('cpu_us_per_call'), 1)} µs, raw {fnum((h2.get('raw') or {}).get('cpu_us_per_call'), 1)} µs")
     conns = [s.get("connections") for s in (h2.get("cabi") or {}).get("server_rounds") or [] if s]
     add("HTTP/2: connections the server accepted per C ABI run (every call on one)", max(conns) if conns else None,
         1, "<=", f"per round: {conns}")
@@ -1865,7 +1877,8 @@ def https_targets(h: dict, add) -> None:
     big = h.get("large", {})
     add(f"{HTTPS_SECTION['payload'] // 1024} KB echo over HTTPS: C ABI calls/s >= 0.7x raw", compare(big.get("cabi"),
                                                                                                   big.get("raw")), 0.7,
-        ">=", f"C ABI {spread(big.get('cabi'))}; raw {spread(big.get('raw'))}")
+        ">=", f"C ABI {spread(big.get('cabi'))}; raw {spread(big.get('raw'))}; p50 C ABI ÷ raw "
+              f"{p50_ratio(big.get('cabi'), big.get('raw'))}")
     ins = (h.get("instructions") or {}).get("per_call", {})
     cabi_ins, payload = ins.get("cabi", {}), HTTPS_SECTION["payload"]
     small, large = cabi_ins.get("0"), cabi_ins.get(str(payload))
@@ -1896,8 +1909,9 @@ def https_report(h: dict | None) -> list[str]:
          "`h2` crate over tokio-rustls on one thread. The C ABI is `bench/c/cabi.c` with `SSL_CERT_FILE` naming "
          "the test CA. The sequential, proxy and 100 KB servers offer `http/1.1` only by ALPN (the raw client's "
          "protocol); the HTTP/2 server offers `h2` first. Medians over interleaved rounds (range).", "",
-         "| figure | raw | C ABI | C ABI ÷ raw (range) | client CPU µs/call raw / C ABI |",
-         "|---|---:|---:|---:|---:|"]
+         "| figure | raw | C ABI | C ABI ÷ raw (range) | client CPU µs/call raw / C ABI | p50 µs raw / C ABI | "
+         "p50 C ABI ÷ raw (range) |",
+         "|---|---:|---:|---:|---:|---:|---:|"]
 
     def cell(c: dict | None) -> str:
         return "n/a" if not c else f"{c['value']:.2f} ({c['lo']:.2f}-{c['hi']:.2f})"
@@ -1913,16 +1927,17 @@ def https_report(h: dict | None) -> list[str]:
         if not raw or not cabi:
             continue
         if "error" in raw or "error" in cabi:
-            L.append(f"| {name} | {raw.get('error', '')[:80]} | {cabi.get('error', '')[:80]} | | |")
+            L.append(f"| {name} | {raw.get('error', '')[:80]} | {cabi.get('error', '')[:80]} | | | | |")
             continue
         L.append(f"| {name} | {fnum(per_sec(raw))} | {fnum(per_sec(cabi))} | {cell(compare(cabi, raw))} | "
-                 f"{fnum(raw.get('cpu_us_per_call'), 1)} / {fnum(cabi.get('cpu_us_per_call'), 1)} |")
+                 f"{fnum(raw.get('cpu_us_per_call'), 1)} / {fnum(cabi.get('cpu_us_per_call'), 1)} | "
+                 f"{fnum(raw.get('p50_us'), 1)} / {fnum(cabi.get('p50_us'), 1)} | {p50_ratio(cabi, raw)} |")
     con = h.get("connect", {})
     if con.get("raw") and con.get("cabi") and "error" not in con["raw"] and "error" not in con["cabi"]:
         L.append(f"| connect + first call, p50 µs | {fnum(con['raw'].get('first_p50_us'))} | "
-                 f"{fnum(con['cabi'].get('first_p50_us'))} | {cell(latency_ratio(con['cabi'], con['raw']))} | |")
+                 f"{fnum(con['cabi'].get('first_p50_us'))} | {cell(latency_ratio(con['cabi'], con['raw']))} | | | |")
         L.append(f"| connect (discover answered), p50 µs | {fnum(con['raw'].get('connect_p50_us'))} | "
-                 f"{fnum(con['cabi'].get('connect_p50_us'))} | | |")
+                 f"{fnum(con['cabi'].get('connect_p50_us'))} | | | | |")
     h2c = [s for s in (h.get("h2", {}).get("cabi") or {}).get("server_rounds") or [] if s]
     h2r = [s for s in (h.get("h2", {}).get("raw") or {}).get("server_rounds") or [] if s]
     if h2c:
