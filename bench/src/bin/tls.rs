@@ -40,7 +40,9 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn vector(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors/tls").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vectors/tls")
+        .join(name)
 }
 
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
@@ -170,7 +172,9 @@ fn post(authority: &str, path: &str, method: &str, name: Option<&str>, body: &st
 fn client_config(alpn: &[&[u8]]) -> Arc<rustls::ClientConfig> {
     let mut roots = rustls::RootCertStore::empty();
     for cert in CertificateDer::pem_file_iter(vector("trusted-ca.pem")).unwrap_or_else(|e| fail(&format!("CA: {e}"))) {
-        roots.add(cert.unwrap_or_else(|e| fail(&format!("CA: {e}")))).unwrap_or_else(|e| fail(&format!("CA: {e}")));
+        roots
+            .add(cert.unwrap_or_else(|e| fail(&format!("CA: {e}"))))
+            .unwrap_or_else(|e| fail(&format!("CA: {e}")));
     }
     let mut config = rustls::ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
@@ -186,7 +190,9 @@ type Tls = rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream>;
 /// TCP to `authority` (or through the CONNECT proxy `proxy`), then a TLS client over it; the
 /// handshake completes here.
 fn open(config: Arc<rustls::ClientConfig>, authority: &str, proxy: Option<&str>) -> Tls {
-    let hop = proxy.map(|p| p.trim_start_matches("http://").trim_end_matches('/')).unwrap_or(authority);
+    let hop = proxy
+        .map(|p| p.trim_start_matches("http://").trim_end_matches('/'))
+        .unwrap_or(authority);
     let mut tcp = std::net::TcpStream::connect(hop).unwrap_or_else(|e| fail(&format!("connect {hop}: {e}")));
     tcp.set_nodelay(true).ok();
     if proxy.is_some() {
@@ -302,7 +308,10 @@ fn raw(args: &[String]) {
             s.seconds = (t - start).as_secs_f64();
             let cpu = cpu_us() - cpu0;
             let mut m = s.to_json("");
-            m.insert("cpu_us_per_call".into(), json!(if s.calls > 0 { cpu / s.calls as f64 } else { 0.0 }));
+            m.insert(
+                "cpu_us_per_call".into(),
+                json!(if s.calls > 0 { cpu / s.calls as f64 } else { 0.0 }),
+            );
             m.insert("rss_kb".into(), json!(rss_kb()));
             m.insert("payload".into(), json!(o.payload));
             println!("{}", result("raw", "seq", m));
@@ -315,7 +324,8 @@ fn raw(args: &[String]) {
             while k < o.iterations && Instant::now() < deadline {
                 let t0 = Instant::now();
                 let mut tls = open(client_config(&[b"h2", b"http/1.1"]), &authority, o.proxy.as_deref());
-                tls.write_all(&discover).unwrap_or_else(|e| fail(&format!("write: {e}")));
+                tls.write_all(&discover)
+                    .unwrap_or_else(|e| fail(&format!("write: {e}")));
                 read_response(&mut tls, &mut buf);
                 let t1 = Instant::now();
                 tls.write_all(&call).unwrap_or_else(|e| fail(&format!("write: {e}")));
@@ -353,7 +363,10 @@ fn rawh2(args: &[String]) {
         tcp.set_nodelay(true).ok();
         let connector = tokio_rustls::TlsConnector::from(client_config(&[b"h2"]));
         let name = ServerName::try_from("127.0.0.1").unwrap_or_else(|_| fail("name"));
-        let tls = connector.connect(name, tcp).await.unwrap_or_else(|e| fail(&format!("TLS: {e}")));
+        let tls = connector
+            .connect(name, tcp)
+            .await
+            .unwrap_or_else(|e| fail(&format!("TLS: {e}")));
         if tls.get_ref().1.alpn_protocol() != Some(b"h2") {
             fail("the server did not choose h2");
         }
@@ -380,7 +393,9 @@ fn rawh2(args: &[String]) {
             let (response, mut stream) = sender
                 .send_request(request, false)
                 .unwrap_or_else(|e| fail(&format!("h2 send: {e}")));
-            stream.send_data(body, true).unwrap_or_else(|e| fail(&format!("h2 data: {e}")));
+            stream
+                .send_data(body, true)
+                .unwrap_or_else(|e| fail(&format!("h2 data: {e}")));
             let response = response.await.unwrap_or_else(|e| fail(&format!("h2 response: {e}")));
             let mut incoming = response.into_body();
             let mut n = 0;
@@ -423,7 +438,10 @@ fn rawh2(args: &[String]) {
         let cpu = cpu_us() - cpu0;
         let mut m = s.to_json("");
         m.insert("inflight".into(), json!(o.inflight));
-        m.insert("cpu_us_per_call".into(), json!(if s.calls > 0 { cpu / s.calls as f64 } else { 0.0 }));
+        m.insert(
+            "cpu_us_per_call".into(),
+            json!(if s.calls > 0 { cpu / s.calls as f64 } else { 0.0 }),
+        );
         m.insert("threads".into(), json!(threads()));
         result("raw-h2", "h2", m)
     });
@@ -483,7 +501,8 @@ fn server(args: &[String]) {
         .unwrap_or_else(|e| fail(&format!("runtime: {e}")));
     rt.block_on(async move {
         let cert = CertificateDer::from_pem_file(vector("trusted-server.pem")).unwrap_or_else(|e| fail(&e.to_string()));
-        let key = PrivateKeyDer::from_pem_file(vector("trusted-server-key.pem")).unwrap_or_else(|e| fail(&e.to_string()));
+        let key =
+            PrivateKeyDer::from_pem_file(vector("trusted-server-key.pem")).unwrap_or_else(|e| fail(&e.to_string()));
         let mut config = rustls::ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
             .unwrap_or_else(|e| fail(&e.to_string()))
@@ -656,16 +675,24 @@ fn proxy() {
                 let line = String::from_utf8_lossy(&head[..find(&head, b"\r\n").unwrap_or(0)]).into_owned();
                 let mut parts = line.split(' ');
                 let (Some("CONNECT"), Some(target)) = (parts.next(), parts.next()) else {
-                    let _ = client.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+                    let _ = client
+                        .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
+                        .await;
                     return;
                 };
                 let Ok(mut upstream) = tokio::net::TcpStream::connect(target).await else {
-                    let _ = client.write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n").await;
+                    let _ = client
+                        .write_all(b"HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n")
+                        .await;
                     return;
                 };
                 upstream.set_nodelay(true).ok();
                 counters.connections.fetch_add(1, Relaxed);
-                if client.write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n").await.is_err() {
+                if client
+                    .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                    .await
+                    .is_err()
+                {
                     return;
                 }
                 let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
