@@ -34,6 +34,7 @@ from ._aio import AsyncClient, AsyncSubscription
 from ._hub import AsyncHub, Hub
 from . import export
 from . import apps
+from . import otel
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,

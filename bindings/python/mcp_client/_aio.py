@@ -28,7 +28,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import _NO_OPTS, Client, Subscription, _enc, _Opts, _opt_enc
+from ._client import _NO_OPTS, TOOL_CALL, TOOL_CALL_WANTED, Client, Subscription, _enc, _Opts, _opt_enc
 from ._config import Config, OAuthConfig
 from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
@@ -436,7 +436,16 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+        if TOOL_CALL_WANTED[0]:
+            # Set in this task's context: the call starts (and asks the trace-context source)
+            # inside _start, in this task, before its first suspension.
+            token = TOOL_CALL.set(name)
+            try:
+                result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+            finally:
+                TOOL_CALL.reset(token)
+            return result
+        result = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def get_prompt(

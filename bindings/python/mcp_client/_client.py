@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextvars
 import ctypes
 import json
 import math
@@ -187,6 +188,15 @@ _NO_OPTS = _Opts()
 
 
 _LIVE: "weakref.WeakSet[Client]" = weakref.WeakSet()
+
+# Functions called with each Client once it is made (mcp_client.otel's global instrumentation).
+NEW_CLIENT_HOOKS: "list[Callable[[Client], None]]" = []
+
+# The tool a blocking or started ``tools/call`` names, set around the library call while
+# ``TOOL_CALL_WANTED[0]`` is true, so that a trace-context source (asked on the calling thread,
+# in the caller's context) knows the operation it starts (mcp_client.otel).
+TOOL_CALL: "contextvars.ContextVar[str | None]" = contextvars.ContextVar("mcp_client_tool_call", default=None)
+TOOL_CALL_WANTED = [False]
 _LIVE_LOCK = threading.Lock()
 
 
@@ -227,6 +237,8 @@ class Client:
             _LIVE.add(self)
         # Logs go to Python's logging unless on_log replaces this (nothing is lost by default).
         self.on_log(None)
+        for hook in list(NEW_CLIENT_HOOKS):
+            hook(self)
 
     # ----- construction -----
 
@@ -809,7 +821,14 @@ class Client:
         ir = None if input_responses is None else json_arg(input_responses)
         rs = None if request_state is None else _enc(request_state, "request_state")
         # o (a local) keeps what its struct points to alive until the call returns.
-        result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+        if TOOL_CALL_WANTED[0]:
+            token = TOOL_CALL.set(name)
+            try:
+                result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+            finally:
+                TOOL_CALL.reset(token)
+            return result
+        result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
         return result
 
     def get_prompt(
