@@ -305,7 +305,7 @@ class Instrumentation:
         seconds = max(0, end - start) / 1e9
         if kind == "session":
             if self._session is not None:
-                self._session.record(seconds, attrs)
+                self._session.record(seconds, {k: v for k, v in attrs.items() if k != "mcp.session.id"})
             return
         if kind != "span":
             return
