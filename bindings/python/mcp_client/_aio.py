@@ -28,7 +28,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import _NO_OPTS, TOOL_CALL, TOOL_CALL_WANTED, Client, Subscription, _enc, _Opts, _opt_enc
+from ._client import _NO_OPTS, LIST_METHODS, Client, Subscription, _enc, _Opts, _opt_enc, announce, unannounce
 from ._config import Config, OAuthConfig
 from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
@@ -436,16 +436,11 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        if TOOL_CALL_WANTED[0]:
-            # Set in this task's context: the call starts (and asks the trace-context source)
-            # inside _start, in this task, before its first suspension.
-            token = TOOL_CALL.set(name)
-            try:
-                result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
-            finally:
-                TOOL_CALL.reset(token)
-            return result
-        result = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+        token = announce("tools/call", name)
+        try:
+            result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return result
 
     async def get_prompt(
@@ -460,7 +455,11 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
+        token = announce("prompts/get", name)
+        try:
+            result: dict[str, Any] = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return result
 
     async def read_resource(
@@ -474,18 +473,30 @@ class AsyncClient:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
+        token = announce("resources/read", uri)
+        try:
+            result: dict[str, Any] = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return result
 
     async def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
+        token = announce(LIST_METHODS.get(kind, "list"), None)
+        try:
+            result: dict[str, Any] = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return result
 
     async def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
+        token = announce(LIST_METHODS.get(kind, "list"), None)
+        try:
+            result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return list(result.get(key, []))
 
     async def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -521,7 +532,11 @@ class AsyncClient:
     async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
+        token = announce(method, None)
+        try:
+            result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
+        finally:
+            unannounce(token)
         return result
 
     async def ping(self, **opts: Any) -> None:

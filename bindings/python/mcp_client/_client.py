@@ -192,11 +192,31 @@ _LIVE: "weakref.WeakSet[Client]" = weakref.WeakSet()
 # Functions called with each Client once it is made (mcp_client.otel's global instrumentation).
 NEW_CLIENT_HOOKS: "list[Callable[[Client], None]]" = []
 
-# The tool a blocking or started ``tools/call`` names, set around the library call while
-# ``TOOL_CALL_WANTED[0]`` is true, so that a trace-context source (asked on the calling thread,
-# in the caller's context) knows the operation it starts (mcp_client.otel).
-TOOL_CALL: "contextvars.ContextVar[str | None]" = contextvars.ContextVar("mcp_client_tool_call", default=None)
-TOOL_CALL_WANTED = [False]
+# The operation a call is about to start, ``(method, tool / prompt / URI or None)``, set around
+# the library call while ``OPERATION_WANTED[0]`` is true (an mcp_client.otel bridge is
+# attached), so that the trace-context source, asked on the calling thread in the caller's
+# context when the operation starts, can name the span it starts and find the caller's
+# ``execute_tool`` span. Otherwise the calls pay one list read.
+OPERATION: "contextvars.ContextVar[tuple[str, str | None] | None]" = contextvars.ContextVar(
+    "mcp_client_operation", default=None
+)
+OPERATION_WANTED = [False]
+LIST_METHODS = {
+    _ffi.MCP_LIST_TOOLS: "tools/list",
+    _ffi.MCP_LIST_PROMPTS: "prompts/list",
+    _ffi.MCP_LIST_RESOURCES: "resources/list",
+    _ffi.MCP_LIST_RESOURCE_TEMPLATES: "resources/templates/list",
+}
+
+
+def announce(method: str, target: str | None = None) -> "contextvars.Token[tuple[str, str | None] | None] | None":
+    """Sets OPERATION when a bridge wants it; the caller resets the token (if any) after."""
+    return OPERATION.set((method, target)) if OPERATION_WANTED[0] else None
+
+
+def unannounce(token: "contextvars.Token[tuple[str, str | None] | None] | None") -> None:
+    if token is not None:
+        OPERATION.reset(token)
 _LIVE_LOCK = threading.Lock()
 
 
@@ -726,12 +746,20 @@ class Client:
     def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = call(self._life, RAW.list, kind, cur, o.ref)
+        token = announce(LIST_METHODS.get(kind, "list"), None)
+        try:
+            result: dict[str, Any] = call(self._life, RAW.list, kind, cur, o.ref)
+        finally:
+            unannounce(token)
         return result
 
     def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+        token = announce(LIST_METHODS.get(kind, "list"), None)
+        try:
+            res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+        finally:
+            unannounce(token)
         return list(res.get(key, []))
 
     def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -821,14 +849,11 @@ class Client:
         ir = None if input_responses is None else json_arg(input_responses)
         rs = None if request_state is None else _enc(request_state, "request_state")
         # o (a local) keeps what its struct points to alive until the call returns.
-        if TOOL_CALL_WANTED[0]:
-            token = TOOL_CALL.set(name)
-            try:
-                result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
-            finally:
-                TOOL_CALL.reset(token)
-            return result
-        result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+        token = announce("tools/call", name)
+        try:
+            result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+        finally:
+            unannounce(token)
         return result
 
     def get_prompt(
@@ -844,7 +869,11 @@ class Client:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+        token = announce("prompts/get", name)
+        try:
+            result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+        finally:
+            unannounce(token)
         return result
 
     def read_resource(
@@ -859,7 +888,11 @@ class Client:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+        token = announce("resources/read", uri)
+        try:
+            result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+        finally:
+            unannounce(token)
         return result
 
     # --- tasks extension (SEP-2663) ---
@@ -944,7 +977,11 @@ class Client:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
+        token = announce(method, None)
+        try:
+            result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
+        finally:
+            unannounce(token)
         return result
 
     def ping(self, **opts: Any) -> None:

@@ -39,7 +39,7 @@ import weakref
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import _ffi
-from ._client import NEW_CLIENT_HOOKS, TOOL_CALL, TOOL_CALL_WANTED, Client
+from ._client import NEW_CLIENT_HOOKS, OPERATION, OPERATION_WANTED, Client
 
 if TYPE_CHECKING:
     from ._aio import AsyncClient
@@ -196,8 +196,7 @@ class Instrumentation:
         if not self.active:
             return
         c = _client_of(client)
-        if self.enrich_execute_tool:
-            TOOL_CALL_WANTED[0] = True
+        OPERATION_WANTED[0] = True  # from now on the calls name their operation (a contextvar)
         c.set_trace_context(self.trace_context)
         c.on_span(self.record)
         self._clients.add(c)
@@ -242,18 +241,14 @@ class Instrumentation:
             return {}
         parent = api.context.get_current()
         span: Any = None
-        owned = True
-        tool = TOOL_CALL.get()
-        if self.enrich_execute_tool and tool is not None:
+        operation = OPERATION.get()
+        method, target = operation if operation is not None else (None, None)
+        if self.enrich_execute_tool and method == "tools/call" and target is not None:
             current = api.trace.get_current_span(parent)
-            if _is_execute_tool(current, tool) and self._claim(current):
-                span, owned = current, False
+            if _is_execute_tool(current, target) and self._claim(current):
+                span = current
         if span is None and self.spans and self._tracer is not None:
-            if tool is not None:
-                name = f"tools/call {tool}"
-                attrs = {"mcp.method.name": "tools/call", "gen_ai.tool.name": tool, "gen_ai.operation.name": "execute_tool"}
-            else:
-                name, attrs = "mcp", {}  # renamed from the record (the method is not known yet)
+            name, attrs = _start_of(method, target, self.resource_uri_in_name)
             span = self._tracer.start_span(name, parent, kind=api.trace.SpanKind.CLIENT, attributes=attrs)
             if span.is_recording():
                 self._keep(span, True)
@@ -371,6 +366,27 @@ class Instrumentation:
             api = self._api
             message = status.get("message")
             span.set_status(api.trace.Status(api.trace.StatusCode.ERROR, str(message) if message else None))
+
+
+def _start_of(method: str | None, target: str | None, uri_in_name: bool) -> tuple[str, dict[str, Any]]:
+    """The name and attributes a span has from its start (a sampler sees them), from the
+    operation the call announced; the record completes them."""
+    if method is None:
+        return "mcp", {}  # a call that announces nothing: named from its record
+    attrs: dict[str, Any] = {"mcp.method.name": method}
+    name = method
+    if method == "tools/call" and target is not None:
+        attrs["gen_ai.tool.name"] = target
+        attrs["gen_ai.operation.name"] = "execute_tool"
+        name = f"{method} {target}"
+    elif method == "prompts/get" and target is not None:
+        attrs["gen_ai.prompt.name"] = target
+        name = f"{method} {target}"
+    elif method == "resources/read" and target is not None:
+        attrs["mcp.resource.uri"] = target
+        if uri_in_name:
+            name = f"{method} {target}"
+    return name, attrs
 
 
 def _is_execute_tool(span: Any, tool: str) -> bool:
