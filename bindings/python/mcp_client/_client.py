@@ -208,15 +208,6 @@ LIST_METHODS = {
     _ffi.MCP_LIST_RESOURCE_TEMPLATES: "resources/templates/list",
 }
 
-
-def announce(method: str, target: str | None = None) -> "contextvars.Token[tuple[str, str | None] | None] | None":
-    """Sets OPERATION when a bridge wants it; the caller resets the token (if any) after."""
-    return OPERATION.set((method, target)) if OPERATION_WANTED[0] else None
-
-
-def unannounce(token: "contextvars.Token[tuple[str, str | None] | None] | None") -> None:
-    if token is not None:
-        OPERATION.reset(token)
 _LIVE_LOCK = threading.Lock()
 
 
@@ -746,20 +737,27 @@ class Client:
     def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        token = announce(LIST_METHODS.get(kind, "list"), None)
-        try:
-            result: dict[str, Any] = call(self._life, RAW.list, kind, cur, o.ref)
-        finally:
-            unannounce(token)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                result = call(self._life, RAW.list, kind, cur, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.list, kind, cur, o.ref)
         return result
 
     def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        token = announce(LIST_METHODS.get(kind, "list"), None)
-        try:
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+            finally:
+                OPERATION.reset(token)
+        else:
             res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
-        finally:
-            unannounce(token)
         return list(res.get(key, []))
 
     def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -849,11 +847,15 @@ class Client:
         ir = None if input_responses is None else json_arg(input_responses)
         rs = None if request_state is None else _enc(request_state, "request_state")
         # o (a local) keeps what its struct points to alive until the call returns.
-        token = announce("tools/call", name)
-        try:
-            result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
-        finally:
-            unannounce(token)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("tools/call", name))
+            try:
+                result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
         return result
 
     def get_prompt(
@@ -869,11 +871,15 @@ class Client:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        token = announce("prompts/get", name)
-        try:
-            result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
-        finally:
-            unannounce(token)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("prompts/get", name))
+            try:
+                result = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
         return result
 
     def read_resource(
@@ -888,11 +894,15 @@ class Client:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        token = announce("resources/read", uri)
-        try:
-            result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
-        finally:
-            unannounce(token)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("resources/read", uri))
+            try:
+                result = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
         return result
 
     # --- tasks extension (SEP-2663) ---
@@ -977,11 +987,15 @@ class Client:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        token = announce(method, None)
-        try:
-            result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
-        finally:
-            unannounce(token)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((method, None))
+            try:
+                result = call(self._life, RAW.request, m, p, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.request, m, p, o.ref)
         return result
 
     def ping(self, **opts: Any) -> None:
