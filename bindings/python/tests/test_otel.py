@@ -457,3 +457,29 @@ def test_without_opentelemetry_instrument_installs_nothing(fixture_server):
         "context": {},
         "imported": [],
     }
+
+
+def test_odd_records_never_raise_and_waiting_spans_are_bounded(ot, monkeypatch):
+    inst = otel.Instrumentation(
+        tracer_provider=ot.tracer_provider, meter_provider=ot.meter_provider
+    )
+    for odd in (
+        {},
+        {"record": "nothing"},
+        {"record": "span", "attributes": {"a": {"b": [1]}, "n": None}, "events": [1, {"name": "e"}], "status": "bad"},
+        {"record": "span", "parent": {"traceparent": "00-zz"}, "start_unix_nano": "x" * 0},
+        {"record": "session", "attributes": []},
+    ):
+        inst.record(odd)
+    names = [s.name for s in ot.spans()]
+    assert names == ["mcp", "mcp", "mcp"]
+    odd_span = ot.spans()[1]
+    assert dict(odd_span.attributes) == {"a": '{"b":[1]}'} and [e.name for e in odd_span.events] == ["e"]
+    monkeypatch.setattr(otel, "MAX_PENDING", 3)
+    with ot.host.start_as_current_span("request"):
+        contexts = [inst.trace_context() for _ in range(5)]
+    assert all(c["traceparent"].startswith("00-") for c in contexts)
+    assert inst.pending == 3, "the oldest waiting spans were dropped"
+    # The last one still pairs with its record.
+    inst.record({"record": "span", "name": "tools/list", "parent": contexts[-1], "attributes": {"mcp.method.name": "tools/list"}})
+    assert inst.pending == 2 and "tools/list" in [s.name for s in ot.spans()]
