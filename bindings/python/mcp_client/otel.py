@@ -115,6 +115,11 @@ def _attributes(raw: Any) -> dict[str, Any]:
     return {str(k): _value(v) for k, v in raw.items() if v is not None}
 
 
+def _nanos(v: Any) -> int:
+    """A record's ``*_unix_nano`` (0 when missing or not a whole number)."""
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else 0
+
+
 def _span_id(traceparent: Any) -> int | None:
     """The parent id of a W3C ``traceparent`` (``00-<trace>-<span>-<flags>``)."""
     if not isinstance(traceparent, str):
@@ -295,8 +300,8 @@ class Instrumentation:
             return
         kind = record.get("record", "span")
         attrs = _attributes(record.get("attributes"))
-        start = int(record.get("start_unix_nano") or 0)
-        end = int(record.get("end_unix_nano") or 0)
+        start = _nanos(record.get("start_unix_nano"))
+        end = _nanos(record.get("end_unix_nano"))
         seconds = max(0, end - start) / 1e9
         if kind == "session":
             if self._session is not None:
@@ -329,7 +334,7 @@ class Instrumentation:
             self._events(span, record)
             self._status(span, record)
             return
-        if self._tracer is None:
+        if self._tracer is None or not self.spans:
             return
         if entry is not None:
             # A host execute_tool span taken for what turned out not to be its tool call: the
@@ -355,10 +360,8 @@ class Instrumentation:
             return
         for event in events:
             if isinstance(event, Mapping) and event.get("name"):
-                when = event.get("time_unix_nano")
-                span.add_event(
-                    str(event["name"]), _attributes(event.get("attributes")), timestamp=int(when) if when else None
-                )
+                when = _nanos(event.get("time_unix_nano"))
+                span.add_event(str(event["name"]), _attributes(event.get("attributes")), timestamp=when or None)
 
     def _status(self, span: Any, record: Mapping[str, Any]) -> None:
         status = record.get("status")

@@ -467,7 +467,7 @@ def test_odd_records_never_raise_and_waiting_spans_are_bounded(ot, monkeypatch):
         {},
         {"record": "nothing"},
         {"record": "span", "attributes": {"a": {"b": [1]}, "n": None}, "events": [1, {"name": "e"}], "status": "bad"},
-        {"record": "span", "parent": {"traceparent": "00-zz"}, "start_unix_nano": "x" * 0},
+        {"record": "span", "parent": {"traceparent": "00-zz"}, "start_unix_nano": "12", "end_unix_nano": 1.5},
         {"record": "session", "attributes": []},
     ):
         inst.record(odd)
