@@ -113,8 +113,10 @@ def tool_attrs(tool: str, **more) -> dict:
 
 
 def warm(c):
-    """Connects and lists before the test looks (those operations are not the test's)."""
+    """Connects, and lets the client list the tools (it does when a tool that declares an output
+    schema is first called), before the test looks: those operations are not the test's."""
     c.call_tool("echo", {"text": "warm"})
+    c.call_tool("echo_meta")
 
 
 def test_a_successful_call_is_a_child_client_span_and_the_server_sees_it(make_client, ot):
@@ -228,8 +230,9 @@ def test_an_mrtr_call_with_two_rounds_is_one_span_with_two_round_events(make_cli
 
 
 def test_a_reconnect_renews_the_session_inside_the_call(start_http, ot):  # noqa: F811
-    # A legacy HTTP session the server expires after two requests: the third list meets the
-    # 404, the client starts a new session and sends it again, inside the same operation.
+    # A legacy HTTP session the server expires after two requests (initialize and the first
+    # list): the second list meets the 404, and the client starts a new session and sends the
+    # list again, inside the same operation.
     url = start_http("--era", "legacy", "--expire-session-after", "2")
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     c = mcp_client.Client.http(url, request_timeout_ms=REQUEST_TIMEOUT_MS, reconnect={"max_attempts": 3})
@@ -241,42 +244,38 @@ def test_a_reconnect_renews_the_session_inside_the_call(start_http, ot):  # noqa
     finally:
         c.close(wait=10)
     spans = ot.spans(CLIENT)
-    assert [s.name for s in spans] == ["tools/list"] * 3
     http = {
         "mcp.method.name": "tools/list",
         "mcp.protocol.version": "2025-11-25",
         "network.transport": "tcp",
         "network.protocol.name": "http",
-        "network.protocol.version": "1.1",
         "server.address": "127.0.0.1",
         "server.port": port,
     }
     sessions = []
     for span in spans:
-        attrs = dict(span.attributes)
-        sessions.append(attrs.pop("mcp.session.id"))
-        assert attrs.pop("jsonrpc.request.id").isdigit()
-        assert attrs == http and span.kind == CLIENT and span.parent.span_id == request.get_span_context().span_id
-    assert sessions[0] != sessions[2], "the third call ran on a new session"
-    assert [e.name for e in spans[2].events] == ["mcp.session.renewed"]
-    assert [e.name for s in spans[:2] for e in s.events] == []
-    ops = ot.histogram(otel.OPERATION_DURATION)
-    assert ops == [(http, 3, pytest.approx(sum((s.end_time - s.start_time) / 1e9 for s in spans), rel=0.2))]
-    # Two sessions ended: the expired one and the one the close ended.
-    closed = ot.histogram(otel.SESSION_DURATION)
-    assert sum(count for _, count, _ in closed) == 2
-    for attrs, _, _ in closed:
-        assert {k: attrs[k] for k in http if k != "mcp.method.name"} == {k: v for k, v in http.items() if k != "mcp.method.name"}
-        assert "mcp.session.id" not in attrs
+        sessions.append(span.attributes["mcp.session.id"])
+        check_span(span, "tools/list", request, {**http, "mcp.session.id": sessions[-1]})
+    assert len(spans) == 3
+    assert sessions[0] != sessions[1] == sessions[2], "the second list ran on a new session"
+    ((attrs, count, total),) = ot.histogram(otel.OPERATION_DURATION)
+    assert attrs == http and count == 3
+    assert total == pytest.approx(sum((s.end_time - s.start_time) / 1e9 for s in spans), abs=0.01)
 
 
-def test_the_session_histogram_over_stdio(make_client, ot):
-    c = make_client()
-    ot.instrument(c)
-    warm(c)
-    c.close(wait=10)
-    ((attrs, count, total),) = ot.histogram(otel.SESSION_DURATION)
-    assert attrs == STDIO and count == 1 and total > 0
+def test_a_session_record_is_the_session_histogram_value(ot):
+    inst = otel.Instrumentation(tracer_provider=ot.tracer_provider, meter_provider=ot.meter_provider)
+    attrs = {"mcp.protocol.version": "2025-11-25", "network.transport": "tcp", "server.address": "h", "server.port": 1}
+    inst.record(
+        {
+            "record": "session",
+            "start_unix_nano": 1_000_000_000,
+            "end_unix_nano": 3_500_000_000,
+            "attributes": {**attrs, "mcp.session.id": "abc", "error.type": "server_exited"},
+        }
+    )
+    assert ot.histogram(otel.SESSION_DURATION) == [({**attrs, "error.type": "server_exited"}, 1, 2.5)]
+    assert ot.histogram(otel.OPERATION_DURATION) == [] and ot.spans() == []
 
 
 def host_tool_span(ot, tool):
@@ -353,7 +352,7 @@ def test_a_call_with_its_own_context_is_a_span_under_that_context(make_client, o
 def test_the_async_client_parents_each_call_on_its_task_span(fixture_server, ot):
     async def main():
         async with mcp_client.AsyncClient.stdio(fixture_server, [], request_timeout_ms=REQUEST_TIMEOUT_MS) as c:
-            await c.call_tool("echo", {"text": "warm"})
+            await c.call_tool("echo_meta")  # as warm()
             ot.instrument(c)
 
             async def one(name):
@@ -376,7 +375,7 @@ def test_the_async_client_parents_each_call_on_its_task_span(fixture_server, ot)
 def test_the_async_client_enriches_its_task_execute_tool_span(fixture_server, ot):
     async def main():
         async with mcp_client.AsyncClient.stdio(fixture_server, [], request_timeout_ms=REQUEST_TIMEOUT_MS) as c:
-            await c.call_tool("echo", {"text": "warm"})
+            await c.call_tool("echo_meta")  # as warm()
             ot.instrument(c)
             with host_tool_span(ot, "echo_meta") as tool_span:
                 seen = (await c.call_tool("echo_meta"))["structuredContent"]
