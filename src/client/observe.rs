@@ -289,11 +289,10 @@ pub(crate) fn deliver_session(observer: &dyn Observer, session: &SessionRecord) 
     let _ = catch_unwind(AssertUnwindSafe(|| observer.session_ended(session)));
 }
 
-/// The attributes of a session on a connection speaking `version` (session id `session`,
-/// network protocol version `network_version`) over `transport`, ended by `error` (`None`:
-/// the client closed it).
+/// The record of a session from `start` to `end` on a connection with `on`'s facts over
+/// `transport`, ended by an error of type `error` (`None`: the client closed it).
 pub(crate) fn session_record(
-    start: SystemTime,
+    (start, end): (SystemTime, SystemTime),
     on: &Facts,
     transport: &TransportConfig,
     error: Option<&'static str>,
@@ -309,11 +308,7 @@ pub(crate) fn session_record(
     if let Some(kind) = error {
         attributes.push(("error.type", AttrValue::Str(kind.into())));
     }
-    SessionRecord {
-        start,
-        end: SystemTime::now(),
-        attributes,
-    }
+    SessionRecord { start, end, attributes }
 }
 
 /// `error.type` of a session that ended with `error` (`None` for the client's own close).
@@ -668,7 +663,7 @@ impl Client {
                 super::session::SessionEnd::Closed(e) => session_error_type(e),
                 super::session::SessionEnd::Renewed => Some("session_expired"),
             };
-            let record = session_record(began, &facts, &inner.config.transport, error);
+            let record = session_record((began, now), &facts, &inner.config.transport, error);
             deliver_session(&*observer, &record);
         }));
     }
