@@ -229,7 +229,32 @@ def test_an_mrtr_call_with_two_rounds_is_one_span_with_two_round_events(make_cli
     assert count == 1
 
 
-def test_a_reconnect_renews_the_session_inside_the_call(start_http, ot):  # noqa: F811
+def test_a_reconnect_retries_the_list_inside_one_span(make_client, ot):
+    # The server exits when its second tools/list arrives, without answering: under a reconnect
+    # policy the list goes again on a new connection, inside the same operation.
+    c = make_client("--exit-after-lists", "2", reconnect={"max_attempts": 3, "initial_backoff_ms": 20})
+    c.call_tool("echo", {"text": "connect"})
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        assert c.list_tools()["tools"]
+        assert c.list_tools()["tools"]
+    c.close(wait=10)
+    first, retried = ot.spans(CLIENT)
+    listed = {"mcp.method.name": "tools/list", **STDIO}
+    check_span(first, "tools/list", request, listed)
+    check_span(retried, "tools/list", request, listed)
+    assert first.events == ()
+    assert [(e.name, dict(e.attributes)) for e in retried.events] == [("mcp.reconnect.retry", {"mcp.retry.attempt": 1})]
+    assert retried.start_time < retried.events[0].timestamp < retried.end_time
+    ((attrs, count, _),) = ot.histogram(otel.OPERATION_DURATION)
+    assert attrs == listed and count == 2
+    # Two sessions ended: the one the server's exit lost, and the one the close ended.
+    sessions = sorted(ot.histogram(otel.SESSION_DURATION), key=lambda p: len(p[0]))
+    assert [(attrs, count) for attrs, count, _ in sessions] == [(STDIO, 1), ({**STDIO, "error.type": "server_exited"}, 1)]
+    assert all(total > 0 for _, _, total in sessions)
+
+
+def test_a_renewed_legacy_session_is_an_event_of_the_call_that_met_it(start_http, ot):  # noqa: F811
     # A legacy HTTP session the server expires after two requests (initialize and the first
     # list): the second list meets the 404, and the client starts a new session and sends the
     # list again, inside the same operation.
@@ -245,22 +270,28 @@ def test_a_reconnect_renews_the_session_inside_the_call(start_http, ot):  # noqa
         c.close(wait=10)
     spans = ot.spans(CLIENT)
     http = {
-        "mcp.method.name": "tools/list",
         "mcp.protocol.version": "2025-11-25",
         "network.transport": "tcp",
         "network.protocol.name": "http",
+        "network.protocol.version": "1.1",
         "server.address": "127.0.0.1",
         "server.port": port,
     }
+    listed = {"mcp.method.name": "tools/list", **http}
     sessions = []
     for span in spans:
         sessions.append(span.attributes["mcp.session.id"])
-        check_span(span, "tools/list", request, {**http, "mcp.session.id": sessions[-1]})
+        check_span(span, "tools/list", request, {**listed, "mcp.session.id": sessions[-1]})
     assert len(spans) == 3
     assert sessions[0] != sessions[1] == sessions[2], "the second list ran on a new session"
+    events = [[(e.name, dict(e.attributes)) for e in span.events] for span in spans]
+    assert events == [[], [("mcp.session.renewed", {"http.response.status_code": 404})], []]
     ((attrs, count, total),) = ot.histogram(otel.OPERATION_DURATION)
-    assert attrs == http and count == 3
+    assert attrs == listed and count == 3
     assert total == pytest.approx(sum((s.end_time - s.start_time) / 1e9 for s in spans), abs=0.01)
+    # The expired session and the one the close ended, without their ids.
+    ended = sorted(ot.histogram(otel.SESSION_DURATION), key=lambda p: len(p[0]))
+    assert [(attrs, count) for attrs, count, _ in ended] == [(http, 1), ({**http, "error.type": "session_expired"}, 1)]
 
 
 def test_a_session_record_is_the_session_histogram_value(ot):
@@ -436,7 +467,7 @@ def test_without_opentelemetry_instrument_installs_nothing(fixture_server):
             "available": otel.available(),
             "active": [inst.active, glob.active],
             "traceparent": "traceparent" in seen,
-            "records": "tools/call echo_meta" in [r["name"] for r in records],
+            "records": "tools/call echo_meta" in [r.get("name") for r in records],
             "context": mcp_client.opentelemetry_context(),
             "imported": sorted(m for m in sys.modules if m.startswith("opentelemetry")),
         }}))
@@ -482,3 +513,21 @@ def test_odd_records_never_raise_and_waiting_spans_are_bounded(ot, monkeypatch):
     # The last one still pairs with its record.
     inst.record({"record": "span", "name": "tools/list", "parent": contexts[-1], "attributes": {"mcp.method.name": "tools/list"}})
     assert inst.pending == 2 and "tools/list" in [s.name for s in ot.spans()]
+
+
+def test_tool_payloads_are_opt_in_span_attributes_kept_out_of_the_metric(make_client, ot):
+    c = make_client(span_tool_payloads=True)
+    warm(c)
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        result = c.call_tool("echo", {"text": "payload"})
+    (span,) = ot.spans(CLIENT)
+    attrs = dict(span.attributes)
+    arguments = json.loads(attrs.pop("gen_ai.tool.call.arguments"))
+    returned = json.loads(attrs.pop("gen_ai.tool.call.result"))
+    assert arguments == {"text": "payload"}
+    assert returned["content"] == result["content"]
+    payloads = {k: span.attributes[k] for k in ("gen_ai.tool.call.arguments", "gen_ai.tool.call.result")}
+    check_span(span, "tools/call echo", request, {**tool_attrs("echo"), **payloads})
+    ((metric, count, _),) = ot.histogram(otel.OPERATION_DURATION)
+    assert metric == tool_attrs("echo") and count == 1
