@@ -19,6 +19,7 @@ from mcp_client import otel
 from test_http import start_http  # noqa: F401 - the fixture, reused
 
 trace = pytest.importorskip("opentelemetry.trace")
+from opentelemetry import baggage, context  # noqa: E402
 from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
 from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
@@ -130,12 +131,17 @@ def test_a_successful_call_is_a_child_client_span_and_the_server_sees_it(make_cl
         inst.record(record)
 
     c.on_span(both)
-    with ot.host.start_as_current_span("request") as request:
-        seen = c.call_tool("echo_meta")["structuredContent"]
+    token = context.attach(baggage.set_baggage("user", "alice"))
+    try:
+        with ot.host.start_as_current_span("request") as request:
+            seen = c.call_tool("echo_meta")["structuredContent"]
+    finally:
+        context.detach(token)
     (span,) = ot.spans(CLIENT)
     check_span(span, "tools/call echo_meta", request, tool_attrs("echo_meta"))
-    # the server's parent is the client span; the record's parent names it
+    # the server's parent is the client span; the record's parent names it; the baggage goes too
     assert seen["traceparent"] == traceparent_of(span)
+    assert seen["baggage"] == "user=alice"
     (record,) = records
     assert record["record"] == "span" and record["parent"]["traceparent"] == seen["traceparent"]
     assert span.end_time == record["end_unix_nano"]
