@@ -58,6 +58,7 @@ _NOT_METRIC_PREFIX = "gen_ai.tool.call."
 # ends in a record, so entries leave as records arrive; the bound only guards against a core
 # that sends none (an entry pushed out is dropped unended: it is never exported).
 MAX_PENDING = 4096
+MAX_ENDED = 256
 
 _VERSION = f"{_ffi.MCP_VERSION_MAJOR}.{_ffi.MCP_VERSION_MINOR}.{_ffi.MCP_VERSION_PATCH}"
 _SCOPE = "mcp_client"
@@ -134,11 +135,12 @@ def _span_id(traceparent: Any) -> int | None:
 
 
 class _Pending:
-    __slots__ = ("span", "owned")
+    __slots__ = ("span", "owned", "parent")
 
-    def __init__(self, span: Any, owned: bool):
+    def __init__(self, span: Any, owned: bool, parent: Any = None):
         self.span = span
         self.owned = owned  # False: the host's execute_tool span, enriched and left open
+        self.parent = parent  # the context the span was started in
 
 
 def _client_of(client: "Client | AsyncClient") -> Client:
@@ -176,6 +178,10 @@ class Instrumentation:
         self.resource_uri_in_name = resource_uri_in_name
         self._lock = threading.Lock()
         self._pending: collections.OrderedDict[int, _Pending] = collections.OrderedDict()
+        # Spans of ours already ended, by id: the context each was started in. A started
+        # all-pages list asks the source once for all its pages, so the later pages' records
+        # name an ended span: their spans go beside it, under the caller's span.
+        self._ended: collections.OrderedDict[int, Any] = collections.OrderedDict()
         self._clients: weakref.WeakSet[Client] = weakref.WeakSet()
         self._tracer: Any = None
         self._operation: Any = None
@@ -256,7 +262,7 @@ class Instrumentation:
             name, attrs = _start_of(method, target, self.resource_uri_in_name)
             span = self._tracer.start_span(name, parent, kind=api.trace.SpanKind.CLIENT, attributes=attrs)
             if span.is_recording():
-                self._keep(span, True)
+                self._keep(span, parent)
         carrier: dict[str, str] = {}
         ctx = parent if span is None else api.trace.set_span_in_context(span, parent)
         api.propagate.inject(carrier, context=ctx)
@@ -271,23 +277,32 @@ class Instrumentation:
             self._put(key, _Pending(span, False))
             return True
 
-    def _keep(self, span: Any, owned: bool) -> None:
+    def _keep(self, span: Any, parent: Any) -> None:
         with self._lock:
-            self._put(span.get_span_context().span_id, _Pending(span, owned))
+            self._put(span.get_span_context().span_id, _Pending(span, True, parent))
 
     def _put(self, key: int, entry: _Pending) -> None:
         self._pending[key] = entry
         while len(self._pending) > MAX_PENDING:
             self._pending.popitem(last=False)
 
-    def _take(self, parent: Any) -> _Pending | None:
+    def _take(self, parent: Any) -> tuple[_Pending | None, Any]:
+        """The waiting span the record's parent names, or else the context an ended span of
+        ours that it names was started in."""
         if not isinstance(parent, Mapping):
-            return None
+            return None, None
         key = _span_id(parent.get("traceparent"))
         if key is None:
-            return None
+            return None, None
         with self._lock:
-            return self._pending.pop(key, None)
+            entry = self._pending.pop(key, None)
+            if entry is not None:
+                if entry.owned:
+                    self._ended[key] = entry.parent
+                    while len(self._ended) > MAX_ENDED:
+                        self._ended.popitem(last=False)
+                return entry, None
+            return None, self._ended.get(key)
 
     # ----- the records -----
 
@@ -314,7 +329,7 @@ class Instrumentation:
                 seconds,
                 {k: v for k, v in attrs.items() if k not in _NOT_METRIC and not k.startswith(_NOT_METRIC_PREFIX)},
             )
-        entry = self._take(record.get("parent"))
+        entry, sibling_of = self._take(record.get("parent"))
         if entry is None and not self.spans:
             return
         name = str(record.get("name") or attrs.get("mcp.method.name") or "mcp")
@@ -340,6 +355,8 @@ class Instrumentation:
             # A host execute_tool span taken for what turned out not to be its tool call: the
             # operation's span goes under it.
             parent = api.trace.set_span_in_context(entry.span)
+        elif sibling_of is not None:
+            parent = sibling_of
         else:
             # No span of ours: the operation's context came with the call (its meta), or there
             # was none; the span is made from the record alone.

@@ -537,3 +537,37 @@ def test_tool_payloads_are_opt_in_span_attributes_kept_out_of_the_metric(make_cl
     check_span(span, "tools/call echo", request, {**tool_attrs("echo"), **payloads})
     ((metric, count, _),) = ot.histogram(otel.OPERATION_DURATION)
     assert metric == tool_attrs("echo") and count == 1
+
+
+def test_each_page_of_an_all_pages_list_is_a_span_under_the_caller(fixture_server, make_client, ot):
+    # A blocking all-pages list asks for the context once per page, a started one once for all
+    # its pages: either way each page is a CLIENT span under the caller's span.
+    c = make_client("--page-size", "10")
+    warm(c)
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        tools = c.all_tools()
+    pages = -(-len(tools) // 10)
+    assert pages >= 2
+    listed = {"mcp.method.name": "tools/list", **STDIO}
+    spans = ot.spans(CLIENT)
+    assert len(spans) == pages
+    for span in spans:
+        check_span(span, "tools/list", request, listed)
+    ot.exporter.clear()
+
+    async def main():
+        async with mcp_client.AsyncClient.stdio(
+            fixture_server, ["--page-size", "10"], request_timeout_ms=REQUEST_TIMEOUT_MS
+        ) as a:
+            await a.call_tool("echo_meta")  # as warm()
+            ot.instrument(a)
+            with ot.host.start_as_current_span("request") as parent:
+                return parent, await a.all_tools()
+
+    parent, again = asyncio.run(main())
+    assert len(again) == len(tools)
+    spans = ot.spans(CLIENT)
+    assert len(spans) == pages
+    for span in spans:
+        check_span(span, "tools/list", parent, listed)
