@@ -3,13 +3,22 @@
 //! operation, ended and handed to the client's [`Observer`] with the operation's duration for
 //! the `mcp.client.operation.duration` histogram. Nothing here runs, allocates or formats when
 //! no observer is set: the request path asks `Client::observer` once per call.
+//!
+//! Delivery is synchronous: the observer runs on the thread that completes the operation,
+//! before the call's result reaches its caller (in Rust, before the call's future is ready; in
+//! the C ABI, before a blocking call returns or a started call's completion runs, on that same
+//! thread). An observer that panics is caught and the call goes on unharmed.
 
+#[cfg(feature = "tracing")]
+pub use super::observe_tracing::{TracingObserver, TARGET as TRACING_TARGET};
 use super::wait::Wait;
-use super::Client;
+use super::{CacheMode, Client, RequestOptions};
 use crate::error::{Error, ErrorKind};
 use crate::protocol::methods;
+use crate::protocol::trace::TraceContext;
 use crate::transport::TransportConfig;
 use serde_json::{Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -21,6 +30,11 @@ pub const OPERATION_DURATION_UNIT: &str = "s";
 pub const OPERATION_DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
+
+/// The session histogram's name (a [`SessionRecord`]'s duration).
+pub const SESSION_DURATION: &str = "mcp.client.session.duration";
+/// Its unit (UCUM seconds); its buckets are [`OPERATION_DURATION_BUCKETS`].
+pub const SESSION_DURATION_UNIT: &str = "s";
 
 /// `error.type` of a `tools/call` answered with `isError: true`.
 pub const TOOL_ERROR: &str = "tool_error";
@@ -75,6 +89,16 @@ pub enum SpanKind {
     Client,
 }
 
+/// The trace context an operation carried (its W3C `traceparent` and `tracestate`): the parent
+/// of its span, and how a bridge finds the span it started for the call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpanParent {
+    /// The W3C `traceparent` the operation's requests carried.
+    pub traceparent: String,
+    /// Its `tracestate`, when there was one.
+    pub tracestate: Option<String>,
+}
+
 /// One ended CLIENT span, named `{mcp.method.name} {target}` (the tool or prompt name; the bare
 /// method without one).
 #[derive(Clone, Debug, PartialEq)]
@@ -94,10 +118,13 @@ pub struct Span {
     /// The status description when the span's status is `ERROR` (set with `error.type`): the
     /// JSON-RPC error's message, or the library's.
     pub error_message: Option<String>,
+    /// The trace context the operation carried, when it carried a `traceparent`.
+    pub parent: Option<SpanParent>,
 }
 
 /// The attributes the convention lists for `mcp.client.operation.duration` (the span's minus
-/// `jsonrpc.request.id`, `mcp.session.id` and, opt-in there, `mcp.resource.uri`).
+/// `jsonrpc.request.id`, `mcp.session.id`, the opt-in tool payloads and, opt-in there,
+/// `mcp.resource.uri`).
 const METRIC_ATTRIBUTES: &[&str] = &[
     "mcp.method.name",
     "error.type",
@@ -106,6 +133,8 @@ const METRIC_ATTRIBUTES: &[&str] = &[
     "rpc.response.status_code",
     "gen_ai.operation.name",
     "mcp.protocol.version",
+    "network.protocol.name",
+    "network.protocol.version",
     "network.transport",
     "server.address",
     "server.port",
@@ -127,8 +156,10 @@ impl Span {
         self.attributes.iter().filter(|(k, _)| METRIC_ATTRIBUTES.contains(k))
     }
 
-    /// `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
-    /// "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code", "message"}}`.
+    /// `{"record": "span", "name", "kind": "client", "start_unix_nano", "end_unix_nano",
+    /// "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}], "status":
+    /// {"code", "message"}, "parent": {"traceparent", "tracestate"}}` (`parent` only when the
+    /// operation carried a trace context, `tracestate` only when it had one).
     pub fn to_json(&self) -> Value {
         let attrs = |a: &Attributes| {
             Value::Object(
@@ -152,7 +183,8 @@ impl Span {
             Some(m) => serde_json::json!({"code": "error", "message": m}),
             None => serde_json::json!({"code": "unset"}),
         };
-        serde_json::json!({
+        let mut record = serde_json::json!({
+            "record": "span",
             "name": self.name,
             "kind": "client",
             "start_unix_nano": unix_nanos(self.start),
@@ -160,7 +192,16 @@ impl Span {
             "attributes": attrs(&self.attributes),
             "events": events,
             "status": status,
-        })
+        });
+        if let Some(parent) = &self.parent {
+            let mut p = Map::new();
+            p.insert("traceparent".into(), Value::String(parent.traceparent.clone()));
+            if let Some(state) = &parent.tracestate {
+                p.insert("tracestate".into(), Value::String(state.clone()));
+            }
+            record["parent"] = Value::Object(p);
+        }
+        record
     }
 }
 
@@ -170,12 +211,170 @@ fn unix_nanos(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// Receives each operation's span when it ends, on the thread (tokio worker) that finished the
-/// operation. It must return quickly and not call back into the client.
+/// One ended MCP session (a connection's, or a legacy HTTP session the server expired and the
+/// client renewed): the value of the `mcp.client.session.duration` histogram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRecord {
+    /// When the session started (its connect began).
+    pub start: SystemTime,
+    /// When it ended.
+    pub end: SystemTime,
+    /// `mcp.protocol.version`, `mcp.session.id` (when the server gave one), `network.transport`,
+    /// `network.protocol.name` and `.version`, `server.address`, `server.port`, and `error.type`
+    /// when it did not end by the client's close.
+    pub attributes: Attributes,
+}
+
+/// The attributes the convention lists for `mcp.client.session.duration`.
+const SESSION_METRIC_ATTRIBUTES: &[&str] = &[
+    "error.type",
+    "mcp.protocol.version",
+    "network.protocol.name",
+    "network.protocol.version",
+    "network.transport",
+    "server.address",
+    "server.port",
+];
+
+impl SessionRecord {
+    /// The value of attribute `key`.
+    pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
+        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// How long the session lasted, in seconds (the histogram's value).
+    pub fn duration_seconds(&self) -> f64 {
+        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+    }
+
+    /// The attributes the histogram is recorded with (all but `mcp.session.id`).
+    pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
+        self.attributes
+            .iter()
+            .filter(|(k, _)| SESSION_METRIC_ATTRIBUTES.contains(k))
+    }
+
+    /// `{"record": "session", "start_unix_nano", "end_unix_nano", "attributes": {…}}`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "record": "session",
+            "start_unix_nano": unix_nanos(self.start),
+            "end_unix_nano": unix_nanos(self.end),
+            "attributes": Value::Object(
+                self.attributes
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect::<Map<_, _>>(),
+            ),
+        })
+    }
+}
+
+/// Receives each operation's span when it ends, synchronously: on the thread that polls the
+/// call's future (a tokio worker, or the caller's thread under `block_on`), before the call's
+/// result is returned. It must return quickly (it delays the call, and the runtime thread it
+/// runs on) and must not wait on the client; a panic in it is caught and ignored.
 pub trait Observer: Send + Sync {
     /// One operation ended; record [`Span::duration_seconds`] in the
     /// [`OPERATION_DURATION`] histogram with [`Span::metric_attributes`].
     fn span_ended(&self, span: &Span);
+
+    /// A session ended: record [`SessionRecord::duration_seconds`] in the [`SESSION_DURATION`]
+    /// histogram with [`SessionRecord::metric_attributes`]. Called on the thread that saw it
+    /// end (the one closing the client, or a runtime thread when the server went away); the
+    /// default ignores it.
+    fn session_ended(&self, _session: &SessionRecord) {}
+}
+
+/// Hands `session` to `observer`, a panic in it caught.
+pub(crate) fn deliver_session(observer: &dyn Observer, session: &SessionRecord) {
+    let _ = catch_unwind(AssertUnwindSafe(|| observer.session_ended(session)));
+}
+
+/// The record of a session from `start` to `end` on a connection with `on`'s facts over
+/// `transport`, ended by an error of type `error` (`None`: the client closed it).
+pub(crate) fn session_record(
+    (start, end): (SystemTime, SystemTime),
+    on: &Facts,
+    transport: &TransportConfig,
+    error: Option<&'static str>,
+) -> SessionRecord {
+    let mut attributes: Attributes = Vec::new();
+    if let Some(version) = &on.version {
+        attributes.push(("mcp.protocol.version", AttrValue::Str(version.clone())));
+    }
+    if let Some(session) = &on.session {
+        attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
+    }
+    transport_attributes(transport, on.network_version, &mut attributes);
+    if let Some(kind) = error {
+        attributes.push(("error.type", AttrValue::Str(kind.into())));
+    }
+    SessionRecord { start, end, attributes }
+}
+
+/// `error.type` of a session that ended with `error` (`None` for the client's own close).
+pub(crate) fn session_error_type(error: &Error) -> Option<&'static str> {
+    match error.kind() {
+        ErrorKind::Closed => None,
+        kind => Some(error_type(kind)),
+    }
+}
+
+/// Hands `span` to `observer`, a panic in it caught (it must not unwind through the request
+/// path, nor across the C boundary).
+pub(crate) fn deliver(observer: &dyn Observer, span: &Span) {
+    let _ = catch_unwind(AssertUnwindSafe(|| observer.span_ended(span)));
+}
+
+/// Runs a job elsewhere (the C ABI's dispatcher): where a sink sends spans that end after its
+/// call was completed.
+pub(crate) type Post = Arc<dyn Fn(Box<dyn FnOnce() + Send>) + Send + Sync>;
+
+/// A call's spans, held until the call completes and handed to their observer then, on the
+/// completing thread ([`SpanSink::deliver`]). A span that ends after that (the operation of a
+/// started call that was cancelled or closed goes on to its end) goes to `late`.
+#[doc(hidden)]
+pub struct SpanSink {
+    state: Mutex<SinkState>,
+    late: Post,
+}
+
+#[derive(Default)]
+struct SinkState {
+    delivered: bool,
+    spans: Vec<(Arc<dyn Observer>, Span)>,
+}
+
+impl SpanSink {
+    pub(crate) fn new(late: Post) -> Arc<SpanSink> {
+        Arc::new(SpanSink {
+            state: Mutex::default(),
+            late,
+        })
+    }
+
+    pub(crate) fn push(&self, observer: Arc<dyn Observer>, span: Span) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.delivered {
+            state.spans.push((observer, span));
+            return;
+        }
+        drop(state);
+        (self.late)(Box::new(move || deliver(&*observer, &span)));
+    }
+
+    /// Hands the spans held so far to their observers, on this thread; later ones go to `late`.
+    pub(crate) fn deliver(&self) {
+        let spans = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.delivered = true;
+            std::mem::take(&mut state.spans)
+        };
+        for (observer, span) in spans {
+            deliver(&*observer, &span);
+        }
+    }
 }
 
 impl<F: Fn(&Span) + Send + Sync> Observer for F {
@@ -232,11 +431,21 @@ pub(crate) struct Operation {
     method: String,
     target: Option<(&'static str, String)>,
     trail: Arc<Trail>,
+    parent: Option<SpanParent>,
+    /// `gen_ai.tool.call.arguments`, with `span_tool_payloads`.
+    arguments: Option<String>,
 }
 
 impl Operation {
-    /// Starts observing `method` with `params`; `wait` then collects the operation's trail.
-    pub(crate) fn start(method: &str, params: &Map<String, Value>, wait: &mut Wait) -> Operation {
+    /// Starts observing `method` with `params`, sent with trace context `trace` (the call's, else
+    /// the `traceparent` of `params`' `_meta`); `wait` then collects the operation's trail.
+    pub(crate) fn start(
+        method: &str,
+        params: &Map<String, Value>,
+        trace: Option<&TraceContext>,
+        meta: Option<&Map<String, Value>>,
+        wait: &mut Wait,
+    ) -> Operation {
         let key = match method {
             methods::TOOLS_CALL => Some(("gen_ai.tool.name", "name")),
             methods::PROMPTS_GET => Some(("gen_ai.prompt.name", "name")),
@@ -248,12 +457,35 @@ impl Operation {
         let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
+        let parent = match trace {
+            Some(t) => t.traceparent().map(|p| SpanParent {
+                traceparent: p.to_string(),
+                tracestate: t.tracestate().map(str::to_string),
+            }),
+            None => [meta, params.get("_meta").and_then(Value::as_object)]
+                .into_iter()
+                .flatten()
+                .find_map(|m| {
+                    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+                    Some(SpanParent {
+                        traceparent: text("traceparent")?.to_string(),
+                        tracestate: text("tracestate").map(str::to_string),
+                    })
+                }),
+        };
         Operation {
             start: SystemTime::now(),
             method: method.to_string(),
             target,
             trail,
+            parent,
+            arguments: None,
         }
+    }
+
+    /// Records a `tools/call`'s arguments (JSON text) as `gen_ai.tool.call.arguments`.
+    pub(crate) fn arguments(&mut self, json: String) {
+        self.arguments = Some(json);
     }
 
     /// The span of the operation that ended with `outcome` (`Ok(true)`: a tool result with
@@ -261,8 +493,7 @@ impl Operation {
     pub(crate) fn finish(
         self,
         outcome: std::result::Result<bool, &Error>,
-        version: Option<String>,
-        session: Option<String>,
+        on: &Facts,
         transport: &TransportConfig,
     ) -> Span {
         let end = SystemTime::now();
@@ -302,13 +533,20 @@ impl Operation {
                 error_message = Some(e.rpc_error().map_or_else(|| e.to_string(), |r| r.message.clone()));
             }
         }
-        if let Some(version) = version {
-            attributes.push(("mcp.protocol.version", AttrValue::Str(version)));
+        if let Some(version) = &on.version {
+            attributes.push(("mcp.protocol.version", AttrValue::Str(version.clone())));
         }
-        if let Some(session) = session {
-            attributes.push(("mcp.session.id", AttrValue::Str(session)));
+        if let Some(session) = &on.session {
+            attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
         }
-        transport_attributes(transport, &mut attributes);
+        transport_attributes(transport, on.network_version, &mut attributes);
+        if let Some(arguments) = self.arguments {
+            attributes.push(("gen_ai.tool.call.arguments", AttrValue::Str(arguments)));
+        }
+        // The convention gives the result only for a call that succeeded.
+        if let (Some(result), Ok(false)) = (&on.result, outcome) {
+            attributes.push(("gen_ai.tool.call.result", AttrValue::Str(result.clone())));
+        }
         Span {
             name,
             kind: SpanKind::Client,
@@ -317,17 +555,35 @@ impl Operation {
             attributes,
             events: state.events,
             error_message,
+            parent: self.parent,
         }
     }
 }
 
-/// `network.transport`, `network.protocol.name`, `server.address` and `server.port`.
-fn transport_attributes(transport: &TransportConfig, attributes: &mut Attributes) {
+/// What an operation's span takes from its connection when it ends.
+#[derive(Default)]
+pub(crate) struct Facts {
+    /// `mcp.protocol.version`.
+    pub version: Option<String>,
+    /// `mcp.session.id`.
+    pub session: Option<String>,
+    /// `network.protocol.version` (HTTP's `1.1` or `2`).
+    pub network_version: Option<&'static str>,
+    /// A `tools/call` result's JSON text, with `span_tool_payloads`.
+    pub result: Option<String>,
+}
+
+/// `network.transport`, `network.protocol.name` and `.version`, `server.address` and
+/// `server.port`.
+fn transport_attributes(transport: &TransportConfig, network_version: Option<&str>, attributes: &mut Attributes) {
     match transport {
         TransportConfig::Stdio(_) => attributes.push(("network.transport", AttrValue::Str("pipe".into()))),
         TransportConfig::Http(cfg) => {
             attributes.push(("network.transport", AttrValue::Str("tcp".into())));
             attributes.push(("network.protocol.name", AttrValue::Str("http".into())));
+            if let Some(v) = network_version {
+                attributes.push(("network.protocol.version", AttrValue::Str(v.into())));
+            }
             if let Ok(url) = url::Url::parse(&cfg.url) {
                 if let Some(host) = url.host_str() {
                     attributes.push(("server.address", AttrValue::Str(host.to_string())));
@@ -369,6 +625,51 @@ impl Client {
         drop(old);
     }
 
+    /// Whether an observer is set (the C ABI then gives each call a span sink).
+    pub(crate) fn observed(&self) -> bool {
+        self.inner.observer.read().unwrap().is_some()
+    }
+
+    /// Whether `method` with `params` would be answered from the response cache now (the C
+    /// ABI's started calls ask their trace source on the caller's thread only when not).
+    pub(crate) fn answered_from_cache(&self, method: &str, params: &Map<String, Value>, opts: &RequestOptions) -> bool {
+        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
+        if manual || opts.cache != CacheMode::Use {
+            return false;
+        }
+        let cache = &self.inner.cache;
+        cache.lookup(method, params).is_some_and(|at| cache.get(&at).is_some())
+    }
+
+    /// Makes `conn`'s session, started at `started`, report its end (and each renewal) as a
+    /// [`SessionRecord`] to the observer set then, if any.
+    pub(super) fn report_session_end(&self, conn: &Arc<super::Connection>, started: SystemTime) {
+        let (inner, weak_conn) = (Arc::downgrade(&self.inner), Arc::downgrade(conn));
+        let start = Mutex::new(started);
+        conn.session.on_end(Box::new(move |end, session_id| {
+            let (Some(inner), Some(conn)) = (inner.upgrade(), weak_conn.upgrade()) else {
+                return;
+            };
+            let now = SystemTime::now();
+            let began = std::mem::replace(&mut *start.lock().unwrap_or_else(|e| e.into_inner()), now);
+            let Some(observer) = inner.observer.read().unwrap().clone() else {
+                return;
+            };
+            let facts = Facts {
+                version: Some(conn.version()),
+                session: session_id,
+                network_version: conn.session.protocol_version(),
+                result: None,
+            };
+            let error = match end {
+                super::session::SessionEnd::Closed(e) => session_error_type(e),
+                super::session::SessionEnd::Renewed => Some("session_expired"),
+            };
+            let record = session_record((began, now), &facts, &inner.config.transport, error);
+            deliver_session(&*observer, &record);
+        }));
+    }
+
     /// The observer, when one is set.
     pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
         self.inner.observer.read().unwrap().clone()
@@ -387,7 +688,7 @@ mod tests {
 
     fn op(method: &str, params: Value) -> (Operation, Wait) {
         let mut wait = Wait::default();
-        let op = Operation::start(method, params.as_object().unwrap(), &mut wait);
+        let op = Operation::start(method, params.as_object().unwrap(), None, None, &mut wait);
         (op, wait)
     }
 
@@ -398,7 +699,17 @@ mod tests {
         wait.trail.as_ref().unwrap().sent(&8);
         wait.note("mcp.mrtr.round", || vec![("mcp.mrtr.round", AttrValue::Int(1))]);
         let http = TransportConfig::Http(HttpConfig::new("http://127.0.0.1:8123/mcp"));
-        let span = op.finish(Ok(false), Some("2026-07-28".into()), Some("s1".into()), &http);
+        let facts = Facts {
+            version: Some("2026-07-28".into()),
+            session: Some("s1".into()),
+            network_version: Some("2"),
+            result: None,
+        };
+        let span = op.finish(Ok(false), &facts, &http);
+        assert_eq!(
+            span.attribute("network.protocol.version"),
+            Some(&AttrValue::Str("2".into()))
+        );
         assert_eq!(span.name, "tools/call get-weather");
         let get = |k| span.attribute(k).cloned();
         assert_eq!(get("gen_ai.tool.name"), Some(AttrValue::Str("get-weather".into())));
@@ -425,8 +736,7 @@ mod tests {
         let err = Error::new(ErrorKind::Timeout, "slow");
         let span = op.finish(
             Err(&err),
-            None,
-            None,
+            &Facts::default(),
             &TransportConfig::Http(HttpConfig::new("https://x.test/")),
         );
         assert_eq!(span.name, "resources/read");

@@ -24,6 +24,10 @@ handles the browser step (``fn(authorization_url, redirect_uri)`` returns the re
 None when the loopback listener receives it, or a Future), ``set_token_store(load=, save=)``
 keeps credentials, :func:`fetch_redirect` answers the browser step in tests. A server that
 still refuses raises :class:`AuthRequiredError` (``http_status``, ``www_authenticate``).
+
+OpenTelemetry: ``mcp_client.otel.instrument(client)`` (or ``instrument()`` for every client)
+makes each operation a span, and records the duration histograms, in the host's OpenTelemetry
+when ``opentelemetry-api`` is installed (see :mod:`mcp_client.otel`).
 """
 
 from . import _ffi
@@ -34,6 +38,7 @@ from ._aio import AsyncClient, AsyncSubscription
 from ._hub import AsyncHub, Hub
 from . import export
 from . import apps
+from . import otel
 from ._config import Config, OAuthConfig, ReconnectConfig
 from ._errors import (
     AuthRequiredError,

@@ -28,7 +28,17 @@ import math
 from typing import Any, Callable, Mapping
 
 from . import _ffi
-from ._client import _NO_OPTS, Client, Subscription, _enc, _Opts, _opt_enc
+from ._client import (
+    _NO_OPTS,
+    LIST_METHODS,
+    OPERATION,
+    OPERATION_WANTED,
+    Client,
+    Subscription,
+    _enc,
+    _Opts,
+    _opt_enc,
+)
 from ._config import Config, OAuthConfig
 from ._errors import CancelledError, ClosedError, MCPTimeoutError, new_error_ptr, take_error
 from ._library import lib
@@ -436,7 +446,15 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("tools/call", name))
+            try:
+                result = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.call_tool_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def get_prompt(
@@ -451,7 +469,15 @@ class AsyncClient:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("prompts/get", name))
+            try:
+                result = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.get_prompt_start, n, a, ir, rs, o.ref, keep=o)
         return result
 
     async def read_resource(
@@ -465,18 +491,41 @@ class AsyncClient:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("resources/read", uri))
+            try:
+                result = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.read_resource_start, u, ir, rs, o.ref, keep=o)
         return result
 
     async def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                result = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.list_start, kind, cur, o.ref, keep=o)
         return result
 
     async def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.list_all_start, kind, o.ref, keep=o)
         return list(result.get(key, []))
 
     async def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -512,7 +561,15 @@ class AsyncClient:
     async def request(self, method: str, params: Mapping[str, Any] | None = None, **opts: Any) -> dict[str, Any]:
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        result: dict[str, Any] = await self._start(RAW.request_start, m, p, o.ref, keep=o)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((method, None))
+            try:
+                result = await self._start(RAW.request_start, m, p, o.ref, keep=o)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = await self._start(RAW.request_start, m, p, o.ref, keep=o)
         return result
 
     async def ping(self, **opts: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextvars
 import ctypes
 import json
 import math
@@ -187,6 +188,26 @@ _NO_OPTS = _Opts()
 
 
 _LIVE: "weakref.WeakSet[Client]" = weakref.WeakSet()
+
+# Functions called with each Client once it is made (mcp_client.otel's global instrumentation).
+NEW_CLIENT_HOOKS: "list[Callable[[Client], None]]" = []
+
+# The operation a call is about to start, ``(method, tool / prompt / URI or None)``, set around
+# the library call while ``OPERATION_WANTED[0]`` is true (an mcp_client.otel bridge is
+# attached), so that the trace-context source, asked on the calling thread in the caller's
+# context when the operation starts, can name the span it starts and find the caller's
+# ``execute_tool`` span. Otherwise the calls pay one list read.
+OPERATION: "contextvars.ContextVar[tuple[str, str | None] | None]" = contextvars.ContextVar(
+    "mcp_client_operation", default=None
+)
+OPERATION_WANTED = [False]
+LIST_METHODS = {
+    _ffi.MCP_LIST_TOOLS: "tools/list",
+    _ffi.MCP_LIST_PROMPTS: "prompts/list",
+    _ffi.MCP_LIST_RESOURCES: "resources/list",
+    _ffi.MCP_LIST_RESOURCE_TEMPLATES: "resources/templates/list",
+}
+
 _LIVE_LOCK = threading.Lock()
 
 
@@ -227,6 +248,8 @@ class Client:
             _LIVE.add(self)
         # Logs go to Python's logging unless on_log replaces this (nothing is lost by default).
         self.on_log(None)
+        for hook in list(NEW_CLIENT_HOOKS):
+            hook(self)
 
     # ----- construction -----
 
@@ -714,12 +737,27 @@ class Client:
     def _list(self, kind: int, cursor: str | None, opts: dict[str, Any]) -> dict[str, Any]:
         o = _Opts.of(opts)
         cur = _opt_enc(cursor, "cursor")
-        result: dict[str, Any] = call(self._life, RAW.list, kind, cur, o.ref)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                result = call(self._life, RAW.list, kind, cur, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.list, kind, cur, o.ref)
         return result
 
     def _list_all(self, kind: int, key: str, opts: dict[str, Any]) -> list[dict[str, Any]]:
         o = _Opts.of(opts)
-        res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((LIST_METHODS.get(kind, "list"), None))
+            try:
+                res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
+            finally:
+                OPERATION.reset(token)
+        else:
+            res = self._run(lambda c, out, err: lib.mcp_client_list_all(c, kind, o.ref, out, err))
         return list(res.get(key, []))
 
     def list_tools(self, cursor: str | None = None, **opts: Any) -> dict[str, Any]:
@@ -809,7 +847,15 @@ class Client:
         ir = None if input_responses is None else json_arg(input_responses)
         rs = None if request_state is None else _enc(request_state, "request_state")
         # o (a local) keeps what its struct points to alive until the call returns.
-        result: dict[str, Any] = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("tools/call", name))
+            try:
+                result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.call_tool, n, a, ir, rs, o.ref)
         return result
 
     def get_prompt(
@@ -825,7 +871,15 @@ class Client:
         o = _Opts.of(opts)
         n, a = _enc(name, "name"), json_arg(arguments)
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("prompts/get", name))
+            try:
+                result = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.get_prompt, n, a, ir, rs, o.ref)
         return result
 
     def read_resource(
@@ -840,7 +894,15 @@ class Client:
         o = _Opts.of(opts)
         u = _enc(uri, "uri")
         ir, rs = json_arg(input_responses), _opt_enc(request_state, "request_state")
-        result: dict[str, Any] = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set(("resources/read", uri))
+            try:
+                result = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.read_resource, u, ir, rs, o.ref)
         return result
 
     # --- tasks extension (SEP-2663) ---
@@ -925,7 +987,15 @@ class Client:
         """Any request by method name; ``params`` get the era's ``_meta``."""
         o = _Opts.of(opts)
         m, p = _enc(method, "method"), json_arg(params)
-        result: dict[str, Any] = call(self._life, RAW.request, m, p, o.ref)
+        result: dict[str, Any]
+        if OPERATION_WANTED[0]:  # an otel bridge is attached: name the operation
+            token = OPERATION.set((method, None))
+            try:
+                result = call(self._life, RAW.request, m, p, o.ref)
+            finally:
+                OPERATION.reset(token)
+        else:
+            result = call(self._life, RAW.request, m, p, o.ref)
         return result
 
     def ping(self, **opts: Any) -> None:

@@ -395,13 +395,23 @@ class mcp_hub_read_opts(ctypes.Structure):
         ('input_userdata', ctypes.c_void_p),
     ]
 
-# A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
-# `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
-# "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
-# "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
-# `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
-# duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
-# boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+# A span listener: `span_json` (borrowed, `span_len` bytes) is one record. A span record is
+# one ended CLIENT span — `{"record": "span", "name", "kind": "client", "start_unix_nano",
+# "end_unix_nano", "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}],
+# "status": {"code": "unset"|"error", "message"}, "parent": {"traceparent", "tracestate"}}`
+# (`parent` when the operation carried a trace context) — with the OpenTelemetry MCP
+# conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+# `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
+# histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
+# 10, 30, 60, 120, 300). With `"span_tool_payloads": true` in the configuration a
+# `tools/call` record also has `gen_ai.tool.call.arguments` and (when it succeeded)
+# `gen_ai.tool.call.result`, each as JSON text. A session record — `{"record": "session",
+# "start_unix_nano", "end_unix_nano", "attributes": {"mcp.protocol.version",
+# "mcp.session.id"?, "network.transport", "network.protocol.name"?, "server.address"?,
+# "server.port"?, "error.type"?}}` — is one ended session (closed, lost, or a legacy HTTP
+# session the server expired and the client renewed), the value of the
+# `mcp.client.session.duration` histogram (same unit and boundaries; drop `mcp.session.id`
+# for it). Other `record` values may come: skip what you do not know.
 mcp_span_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
 
 # A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
@@ -864,7 +874,8 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     # (declares MCP Apps; see `mcp_client_read_app`),
     # `response_cache` (true; false turns response caching off),
     # `response_cache_max_entries` (512), `validate_output_schema` (true; see
-    # `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+    # `MCP_OUTPUT_SCHEMA_INVALID`), `span_tool_payloads` (false; true puts a `tools/call`'s
+    # arguments and result in its span, see `mcp_client_on_span`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
     # "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
     # `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
     # type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
@@ -1532,11 +1543,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
-    # each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
-    # MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
-    # no listener nothing is built. It may call this library's non-blocking functions only.
-    # `userdata_free` runs exactly once, even when this call fails.
+    # Sets (NULL: removes) the client's span listener, called once for each MCP operation the
+    # client sends (each `tools/call`, `prompts/get`, list page, … with its MRTR rounds, task
+    # polls and reconnect retries as events), synchronously: on the thread that completes the call,
+    # before its result reaches the host — a blocking call's own thread just before it returns, a
+    # started call's delivery thread (the dispatcher, or the host's loop) just before its
+    # completion callback. (The operation of a started call completed early by `mcp_call_cancel`
+    # or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
+    # return; it may call this library's non-blocking functions only. Session records come on
+    # the dispatcher thread (or the host's loop), a close's before `mcp_client_close` returns
+    # (except in host-loop mode). With no listener nothing is built. `userdata_free` runs exactly
+    # once, even when this call fails.
     # mcp_status mcp_client_on_span(struct mcp_client *client, mcp_span_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_span': (
         mcp_status,
@@ -1880,12 +1897,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Sets (NULL `callback`: removes) the callback that gives the host's current W3C trace
     # context (SEP-414). It runs on the thread that calls a request function of this client
-    # (blocking or `*_start`), before that function sends anything or returns, once per call
-    # whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`; what it sets goes on every
-    # request of the call (each MRTR retry, each task poll, each page, each retry after a
-    # reconnect). It must not call this library except `mcp_trace_slot_set`. An invalid value
-    # fails the call with `MCP_INVALID_ARG`, nothing sent. `userdata_free` runs exactly once,
-    # even when this call fails; the callback is never called after it.
+    # (blocking or `*_start`), for a call whose `mcp_call_opts.meta_json` has no `traceparent` or
+    # `baggage`: once for each operation the call sends (a request that goes out, with its MRTR
+    # retries, task polls and retry after a reconnect), before it is sent, and never for an answer
+    # from the response cache or for a connect — so each context it gives has its span record
+    # (`mcp_client_on_span`). A blocking all-pages list asks per page, a started one once for all
+    # its pages. A started call that may be answered from the cache asks only when it will not be
+    # (should the entry expire before the call runs, it is asked on the client's runtime thread).
+    # What it sets goes on every request of that operation. It must not call this library except
+    # `mcp_trace_slot_set`. An invalid value fails the call with `MCP_INVALID_ARG`, nothing sent.
+    # `userdata_free` runs exactly once, even when this call fails; the callback is never called
+    # after it.
     # mcp_status mcp_client_set_trace_context_fn(struct mcp_client *client, mcp_trace_context_fn callback, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_set_trace_context_fn': (
         mcp_status,
