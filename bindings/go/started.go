@@ -92,13 +92,15 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if e != nil {
 		return "", e
 	}
-	if e := withTrace(ctx, &c.trace, s); e != nil {
+	end, e := withTrace(ctx, &c.trace, s)
+	if e != nil {
 		c.release()
 		return "", e
 	}
 	pr, e := prepare(ctx, s)
 	if e != nil {
 		c.release()
+		end(e)
 		return "", e
 	}
 	box, call, st, cerr := startWith(func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
@@ -107,7 +109,9 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if st != C.MCP_OK {
 		c.release()
 		pr.free()
-		return "", withContext(ctx, fromC(st, cerr))
+		e = withContext(ctx, fromC(st, cerr))
+		end(e)
+		return "", e
 	}
 	o := await(ctx, box, call)
 	// Out of the library: Close may proceed even while progress callbacks still run (one of
@@ -115,8 +119,11 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	c.release()
 	pr.free()
 	if o.err != nil {
-		return "", withContext(ctx, o.err)
+		e = withContext(ctx, o.err)
+		end(e)
+		return "", e
 	}
+	end(nil)
 	return o.result, nil
 }
 
