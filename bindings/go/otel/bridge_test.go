@@ -1,0 +1,504 @@
+package mcpotel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	mcpclient "github.com/mcp-client/mcp_client/bindings/go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// fixture is the mcp-fixture-server binary: $MCP_FIXTURE, else <repo>/target/debug.
+var fixture string
+
+func TestMain(m *testing.M) {
+	fixture = os.Getenv("MCP_FIXTURE")
+	if fixture == "" {
+		_, file, _, _ := runtime.Caller(0)
+		fixture = filepath.Join(filepath.Dir(file), "..", "..", "..", "target", "debug", "mcp-fixture-server")
+	}
+	if _, err := os.Stat(fixture); err != nil {
+		fmt.Fprintf(os.Stderr, "fixture server not found at %s (cargo build --workspace, or set MCP_FIXTURE): %v\n", fixture, err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// The conventions' bucket boundaries, written out here rather than read from the package.
+var wantBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
+
+type harness struct {
+	t       *testing.T
+	client  *mcpclient.Client
+	bridge  *Bridge
+	spans   *tracetest.SpanRecorder
+	metrics *sdkmetric.ManualReader
+	host    trace.Tracer // the host application's own tracer
+	version string       // the connection's protocol version
+}
+
+func newHarness(t *testing.T, args []string, bridgeOpts []Option, opts ...mcpclient.Option) *harness {
+	t.Helper()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	opts = append([]mcpclient.Option{mcpclient.WithShutdownGrace(500 * time.Millisecond), mcpclient.WithMode(mcpclient.ModeModern)}, opts...)
+	c, err := mcpclient.NewStdio(fixture, args, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	b, err := Instrument(c, append([]Option{WithTracerProvider(tp), WithMeterProvider(mp)}, bridgeOpts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := c.Connect(ctx(t))
+	if err != nil || info.ProtocolVersion == "" {
+		t.Fatalf("Connect: %v %+v", err, info)
+	}
+	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), version: info.ProtocolVersion}
+	// The tools' output schemas are listed once, outside any host span: later tool calls
+	// send nothing else.
+	if _, _, err := c.List(ctx(t), mcpclient.KindTools, ""); err != nil {
+		t.Fatal(err)
+	}
+	list := h.only("tools/list")
+	if list.Parent().IsValid() {
+		t.Fatalf("tools/list outside any span has parent %v", list.Parent())
+	}
+	h.attrs(list, map[string]any{"mcp.method.name": "tools/list"})
+	spans.Reset()
+	return h
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// ended is every span ended so far but the host's own.
+func (h *harness) ended() []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range h.spans.Ended() {
+		if s.InstrumentationScope().Name == ScopeName {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// only is the one ended span of the bridge, which must be named name.
+func (h *harness) only(name string) sdktrace.ReadOnlySpan {
+	h.t.Helper()
+	got := h.ended()
+	if len(got) != 1 || got[0].Name() != name {
+		var names []string
+		for _, s := range got {
+			names = append(names, s.Name())
+		}
+		h.t.Fatalf("ended spans %q, want just %q", names, name)
+	}
+	s := got[0]
+	if s.SpanKind() != trace.SpanKindClient {
+		h.t.Fatalf("%s: kind %v", name, s.SpanKind())
+	}
+	if !s.EndTime().After(s.StartTime()) {
+		h.t.Fatalf("%s: %v .. %v", name, s.StartTime(), s.EndTime())
+	}
+	return s
+}
+
+var requestID = regexp.MustCompile(`^[0-9]+$`)
+
+// attrs checks a span's attributes are exactly want plus the connection's: on stdio
+// mcp.protocol.version and network.transport=pipe, and a jsonrpc.request.id for a request.
+func (h *harness) attrs(s sdktrace.ReadOnlySpan, want map[string]any) {
+	h.t.Helper()
+	full := map[string]any{"mcp.protocol.version": h.version, "network.transport": "pipe"}
+	for k, v := range want {
+		full[k] = v
+	}
+	got := map[string]any{}
+	for _, kv := range s.Attributes() {
+		got[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	if id, ok := got["jsonrpc.request.id"].(string); !ok || !requestID.MatchString(id) {
+		h.t.Fatalf("%s: jsonrpc.request.id %v", s.Name(), got["jsonrpc.request.id"])
+	}
+	delete(got, "jsonrpc.request.id")
+	if fmt.Sprint(got) != fmt.Sprint(full) {
+		h.t.Fatalf("%s attributes:\n got %v\nwant %v", s.Name(), got, full)
+	}
+}
+
+// under runs f inside a host span and checks the bridge's span is its child.
+func (h *harness) under(f func(ctx context.Context)) trace.SpanContext {
+	c, span := h.host.Start(ctx(h.t), "agent turn")
+	f(c)
+	span.End()
+	return span.SpanContext()
+}
+
+func parentIs(t *testing.T, s sdktrace.ReadOnlySpan, parent trace.SpanContext) {
+	t.Helper()
+	if s.Parent().SpanID() != parent.SpanID() || s.SpanContext().TraceID() != parent.TraceID() {
+		t.Fatalf("%s: parent %v, want %v", s.Name(), s.Parent(), parent)
+	}
+}
+
+func status(t *testing.T, s sdktrace.ReadOnlySpan, code codes.Code, message string) {
+	t.Helper()
+	if s.Status().Code != code || s.Status().Description != message {
+		t.Fatalf("%s: status %+v, want %v %q", s.Name(), s.Status(), code, message)
+	}
+}
+
+// histogram finds the metric name and checks its unit and buckets; it gives the data points.
+func (h *harness) histogram(name string) []metricdata.HistogramDataPoint[float64] {
+	h.t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := h.metrics.Collect(context.Background(), &rm); err != nil {
+		h.t.Fatal(err)
+	}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != name {
+				continue
+			}
+			if sm.Scope.Name != ScopeName || m.Unit != "s" {
+				h.t.Fatalf("%s: scope %q unit %q", name, sm.Scope.Name, m.Unit)
+			}
+			hist, ok := m.Data.(metricdata.Histogram[float64])
+			if !ok {
+				h.t.Fatalf("%s: %T", name, m.Data)
+			}
+			for _, dp := range hist.DataPoints {
+				if !slices.Equal(dp.Bounds, wantBuckets) {
+					h.t.Fatalf("%s: bounds %v", name, dp.Bounds)
+				}
+			}
+			return hist.DataPoints
+		}
+	}
+	return nil
+}
+
+// point is the operation histogram's data point with exactly attrs; it must hold count values.
+func (h *harness) point(attrs map[string]any, count uint64) metricdata.HistogramDataPoint[float64] {
+	h.t.Helper()
+	full := map[string]any{"mcp.protocol.version": h.version, "network.transport": "pipe"}
+	for k, v := range attrs {
+		full[k] = v
+	}
+	var seen []string
+	for _, dp := range h.histogram(OperationDuration) {
+		got := map[string]any{}
+		for _, kv := range dp.Attributes.ToSlice() {
+			got[string(kv.Key)] = kv.Value.AsInterface()
+		}
+		if fmt.Sprint(got) == fmt.Sprint(full) {
+			if dp.Count != count {
+				h.t.Fatalf("%v: count %d, want %d", full, dp.Count, count)
+			}
+			return dp
+		}
+		seen = append(seen, fmt.Sprint(got))
+	}
+	h.t.Fatalf("no %s point with %v among %q", OperationDuration, full, seen)
+	return metricdata.HistogramDataPoint[float64]{}
+}
+
+func tool(name string) map[string]any {
+	return map[string]any{"mcp.method.name": "tools/call", "gen_ai.tool.name": name, "gen_ai.operation.name": "execute_tool"}
+}
+
+func with(m map[string]any, kv ...any) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = v
+	}
+	for i := 0; i < len(kv); i += 2 {
+		out[kv[i].(string)] = kv[i+1]
+	}
+	return out
+}
+
+// A successful call: one CLIENT span under the host's, whose context the server received, and
+// its duration in the operation histogram without the request id.
+func TestSuccess(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	var raw json.RawMessage
+	host := h.under(func(c context.Context) {
+		var err error
+		if raw, err = h.client.CallTool(c, "echo_meta", nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s := h.only("tools/call echo_meta")
+	parentIs(t, s, host)
+	h.attrs(s, tool("echo_meta"))
+	status(t, s, codes.Unset, "")
+	if len(s.Events()) != 0 {
+		t.Fatalf("events %v", s.Events())
+	}
+	var result struct {
+		Meta map[string]any `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &result); err != nil {
+		t.Fatal(err)
+	}
+	sc := s.SpanContext()
+	want := fmt.Sprintf("00-%s-%s-01", sc.TraceID(), sc.SpanID())
+	if result.Meta["traceparent"] != want {
+		t.Fatalf("the server's parent %v, want the client span %s", result.Meta["traceparent"], want)
+	}
+	dp := h.point(tool("echo_meta"), 1)
+	if d := s.EndTime().Sub(s.StartTime()).Seconds(); dp.Sum <= 0 || dp.Sum > d {
+		t.Fatalf("duration %v, the span lasted %v", dp.Sum, d)
+	}
+}
+
+// A tool error (isError: true) is a result, and an error span with error.type tool_error.
+func TestToolError(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	host := h.under(func(c context.Context) {
+		if _, err := h.client.CallTool(c, "fail", nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s := h.only("tools/call fail")
+	parentIs(t, s, host)
+	h.attrs(s, with(tool("fail"), "error.type", "tool_error"))
+	status(t, s, codes.Error, "tool_error")
+	h.point(with(tool("fail"), "error.type", "tool_error"), 1)
+}
+
+// A JSON-RPC error answer: error.type and rpc.response.status_code are its code, the status
+// its message.
+func TestProtocolError(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	host := h.under(func(c context.Context) {
+		_, err := h.client.CallTool(c, "rpc_error", nil)
+		var e *mcpclient.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("rpc_error: %v", err)
+		}
+	})
+	s := h.only("tools/call rpc_error")
+	parentIs(t, s, host)
+	want := with(tool("rpc_error"), "error.type", "-32050", "rpc.response.status_code", "-32050")
+	h.attrs(s, want)
+	status(t, s, codes.Error, "fixture error")
+	h.point(want, 1)
+}
+
+// A call that times out ends its span with error.type timeout, after the timeout.
+func TestTimeout(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	host := h.under(func(c context.Context) {
+		_, err := h.client.CallTool(c, "hang", nil, mcpclient.WithTimeout(200*time.Millisecond))
+		if !errors.Is(err, mcpclient.ErrTimeout) {
+			t.Fatalf("hang: %v", err)
+		}
+	})
+	s := h.only("tools/call hang")
+	parentIs(t, s, host)
+	h.attrs(s, with(tool("hang"), "error.type", "timeout"))
+	if s.Status().Code != codes.Error {
+		t.Fatalf("status %+v", s.Status())
+	}
+	if d := s.EndTime().Sub(s.StartTime()); d < 200*time.Millisecond {
+		t.Fatalf("lasted %v", d)
+	}
+	if dp := h.point(with(tool("hang"), "error.type", "timeout"), 1); dp.Sum < 0.2 {
+		t.Fatalf("duration %v", dp.Sum)
+	}
+}
+
+// An MRTR call with two rounds is one span with an event per round, each round's request
+// carrying the span's context.
+func TestMRTRTwoRounds(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	host := h.under(func(c context.Context) {
+		raw, err := h.client.CallTool(c, "state_only", nil)
+		if err != nil || !strings.Contains(string(raw), "done after 2 state-only rounds") {
+			t.Fatalf("state_only: %v %s", err, raw)
+		}
+	})
+	s := h.only("tools/call state_only")
+	parentIs(t, s, host)
+	h.attrs(s, tool("state_only"))
+	status(t, s, codes.Unset, "")
+	events := s.Events()
+	if len(events) != 2 {
+		t.Fatalf("events %+v", events)
+	}
+	for i, e := range events {
+		got := map[string]any{}
+		for _, kv := range e.Attributes {
+			got[string(kv.Key)] = kv.Value.AsInterface()
+		}
+		want := map[string]any{"mcp.mrtr.round": int64(i + 1), "mcp.mrtr.input_requests": int64(0)}
+		if e.Name != "mcp.mrtr.round" || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("event %d: %s %v", i, e.Name, got)
+		}
+		if e.Time.Before(s.StartTime()) || e.Time.After(s.EndTime()) {
+			t.Fatalf("event %d at %v, span %v..%v", i, e.Time, s.StartTime(), s.EndTime())
+		}
+	}
+	h.point(tool("state_only"), 1)
+}
+
+// A server that exits under a call fails it (tools/call is not retried); the client reconnects
+// and the next call's span is whole again.
+func TestReconnect(t *testing.T) {
+	h := newHarness(t, nil, nil, mcpclient.WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
+	host := h.under(func(c context.Context) {
+		if _, err := h.client.CallTool(c, "crash", nil); !errors.Is(err, mcpclient.ErrServerExited) {
+			t.Fatalf("crash: %v", err)
+		}
+	})
+	s := h.only("tools/call crash")
+	parentIs(t, s, host)
+	h.attrs(s, with(tool("crash"), "error.type", "server_exited"))
+	if s.Status().Code != codes.Error {
+		t.Fatalf("status %+v", s.Status())
+	}
+	h.point(with(tool("crash"), "error.type", "server_exited"), 1)
+	h.spans.Reset()
+	host = h.under(func(c context.Context) {
+		if _, err := h.client.CallTool(c, "echo", map[string]any{"text": "again"}); err != nil {
+			t.Fatalf("after the reconnect: %v", err)
+		}
+	})
+	s = h.only("tools/call echo")
+	parentIs(t, s, host)
+	h.attrs(s, tool("echo"))
+	status(t, s, codes.Unset, "")
+	h.point(tool("echo"), 1)
+}
+
+// The host's open execute_tool span gets the operation's attributes instead of a nested
+// CLIENT span, stays open, and is the parent the server sees; with enrichment off, or for a
+// span that is not execute_tool, the bridge makes its own span.
+func TestExecuteToolEnrichment(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	c, span := h.host.Start(ctx(t), "execute_tool echo_meta",
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", "echo_meta")))
+	raw, err := h.client.CallTool(c, "echo_meta", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.ended(); len(got) != 0 {
+		t.Fatalf("a span of the bridge's own: %v", got[0].Name())
+	}
+	if !span.IsRecording() {
+		t.Fatal("the host's span was ended")
+	}
+	span.End()
+	var hostSpan sdktrace.ReadOnlySpan
+	for _, s := range h.spans.Ended() {
+		if s.SpanContext().SpanID() == span.SpanContext().SpanID() {
+			hostSpan = s
+		}
+	}
+	if hostSpan == nil || hostSpan.Name() != "execute_tool echo_meta" || hostSpan.SpanKind() != trace.SpanKindInternal {
+		t.Fatalf("host span %v", hostSpan)
+	}
+	h.attrs(hostSpan, tool("echo_meta"))
+	want := fmt.Sprintf("00-%s-%s-01", span.SpanContext().TraceID(), span.SpanContext().SpanID())
+	if !strings.Contains(string(raw), want) {
+		t.Fatalf("the server's parent in %s, want %s", raw, want)
+	}
+	h.point(tool("echo_meta"), 1)
+
+	// Found by name alone, and failing: the host span takes the error too.
+	h.spans.Reset()
+	c, span = h.host.Start(ctx(t), "execute_tool fail")
+	if _, err := h.client.CallTool(c, "fail", nil); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	if got := h.ended(); len(got) != 0 {
+		t.Fatalf("a span of the bridge's own: %v", got[0].Name())
+	}
+	hostSpan = h.spans.Ended()[0]
+	h.attrs(hostSpan, with(tool("fail"), "error.type", "tool_error"))
+	status(t, hostSpan, codes.Error, "tool_error")
+
+	// Marked by the host.
+	h.spans.Reset()
+	c, span = h.host.Start(ctx(t), "run tool")
+	if _, err := h.client.CallTool(ContextWithToolSpan(c), "echo", map[string]any{"text": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	if got := h.ended(); len(got) != 0 {
+		t.Fatalf("a span of the bridge's own: %v", got[0].Name())
+	}
+	h.attrs(h.spans.Ended()[0], tool("echo"))
+
+	// Not an execute_tool span: a child CLIENT span.
+	h.spans.Reset()
+	host := h.under(func(c context.Context) {
+		if _, err := h.client.CallTool(c, "echo", map[string]any{"text": "b"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	parentIs(t, h.only("tools/call echo"), host)
+}
+
+func TestExecuteToolEnrichmentOff(t *testing.T) {
+	h := newHarness(t, nil, []Option{WithToolSpanEnrichment(false)})
+	c, span := h.host.Start(ctx(t), "execute_tool echo",
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool")))
+	if _, err := h.client.CallTool(c, "echo", map[string]any{"text": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	s := h.only("tools/call echo")
+	parentIs(t, s, span.SpanContext())
+	h.attrs(s, tool("echo"))
+}
+
+// A call carrying its own trace context gets a span from its record, under that context;
+// Close removes the bridge.
+func TestOwnContextAndClose(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	const own = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	if _, err := h.client.CallTool(ctx(t), "echo", map[string]any{"text": "a"},
+		mcpclient.WithMeta(json.RawMessage(`{"traceparent":"`+own+`"}`))); err != nil {
+		t.Fatal(err)
+	}
+	s := h.only("tools/call echo")
+	if p := s.Parent(); !p.IsRemote() || p.TraceID().String() != "4bf92f3577b34da6a3ce929d0e0e4736" || p.SpanID().String() != "00f067aa0ba902b7" {
+		t.Fatalf("parent %v", p)
+	}
+	h.attrs(s, tool("echo"))
+	h.spans.Reset()
+	if err := h.bridge.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := h.client.CallTool(ctx(t), "echo_meta", nil)
+	if err != nil || strings.Contains(string(raw), "traceparent") || len(h.ended()) != 0 {
+		t.Fatalf("after Close: %v %s %d spans", err, raw, len(h.ended()))
+	}
+}
