@@ -32,7 +32,7 @@ pub use input_modes::{ElicitationModes, ManualInput};
 // One validator for output schemas and for the arguments `export` dispatches.
 pub(crate) use json_schema::{resolve as schema_ref, Schema};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
-pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
+pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions, TraceSource};
 pub use reconnect::{ConnectionState, ConnectionStateFn};
 use request::{supported_versions, version_mismatch};
 pub use session::SubscriptionEvent;

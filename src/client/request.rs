@@ -262,7 +262,9 @@ impl Client {
     }
 
     /// The uncached request path; the flag says whether the result answered an MRTR retry.
-    /// With an observer set, the operation ends as a span handed to it.
+    /// A call without a trace context of its own asks its trace source here, once for this
+    /// operation. With an observer set, the operation ends as a span handed to it (or to the
+    /// call's span sink), before the result is returned.
     pub(super) async fn request_fresh(
         &self,
         method: &str,
@@ -270,11 +272,27 @@ impl Client {
         arguments: Option<&RawValue>,
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
+        let asked;
+        let own_meta = opts
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
+        let opts = match (&opts.trace, &opts.trace_source) {
+            (None, Some(source)) if !own_meta => {
+                asked = RequestOptions {
+                    trace: source()?,
+                    trace_source: None,
+                    ..opts.clone()
+                };
+                &asked
+            }
+            _ => opts,
+        };
         let mut wait = self.wait_for(opts);
         let Some(observer) = self.observer() else {
             return self.send_fresh(method, params, arguments, opts, &wait).await;
         };
-        let operation = Operation::start(method, &params, &mut wait);
+        let operation = Operation::start(method, &params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
         let outcome = self.send_fresh(method, params, arguments, opts, &wait).await;
         let ended = match &outcome {
             Ok((reply, _)) => {
@@ -286,7 +304,11 @@ impl Client {
             Some(c) => (Some(c.version()), c.session.session_id()),
             None => (None, None),
         };
-        observer.span_ended(&operation.finish(ended, version, session, &self.inner.config.transport));
+        let span = operation.finish(ended, version, session, &self.inner.config.transport);
+        match &opts.spans {
+            Some(sink) => sink.push(observer, span),
+            None => observe::deliver(&*observer, &span),
+        }
         outcome
     }
 

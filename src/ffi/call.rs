@@ -16,14 +16,17 @@ use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handl
 use super::client::{mcp_client, on_client, FfiClient};
 use super::engine::Engine;
 use super::error::{mcp_error, Failure};
-use super::opts::{mcp_call_opts, request_options};
+use super::observe::span_sink;
+use super::opts::{ask_now, mcp_call_opts, request_options_lazy};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
 use super::strings::{arg_str, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use super::subscription::mcp_subscription;
 use crate::base::BoxFuture;
+use crate::client::observe::SpanSink;
 use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, SubscriptionEvent};
 use crate::error::Error;
-use serde_json::json;
+use crate::protocol::methods;
+use serde_json::{json, Map, Value};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,6 +69,8 @@ struct Pending {
     userdata: SendPtr,
     /// The call's progress gate: closed as the completion runs, so no progress follows it.
     progress: Option<Arc<Mutex<bool>>>,
+    /// The call's spans, handed to the span listener just before the completion runs.
+    spans: Option<Arc<SpanSink>>,
 }
 
 type Outcome = Result<Vec<u8>, Failure>;
@@ -85,6 +90,9 @@ impl Delivery {
         let Some(outcome) = self.outcome.take() else { return };
         if let Some(open) = &self.pending.progress {
             *open.lock().unwrap() = false;
+        }
+        if let Some(spans) = &self.pending.spans {
+            spans.deliver();
         }
         let (f, ud) = (self.pending.done, self.pending.userdata.0);
         match outcome {
@@ -249,6 +257,11 @@ pub(crate) struct Owner<'a> {
     pub registry: &'a Arc<Registry>,
     /// The owner's trace context callback (`ffi/trace`).
     pub trace: Option<Arc<super::trace::TraceHook>>,
+    /// Whether the call would be answered from the response cache now: its trace context
+    /// callback is then left to the core (asked only if the call does send an operation).
+    pub cached: &'a dyn Fn(&RequestOptions) -> bool,
+    /// Where the call's spans wait for its completion (`None`: no span listener).
+    pub spans: Option<Arc<SpanSink>>,
     /// Whether the owner was closed (checked once the call is made, before it is added).
     pub closed: &'a dyn Fn() -> bool,
 }
@@ -266,7 +279,11 @@ pub(crate) fn start_for<T: Completion>(
 ) -> Result<(), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = owner.engine.ok_or_else(closed)?;
-    let (mut ro, gate) = request_options(opts, owner.dispatcher, owner.trace.clone())?;
+    let (mut ro, gate) = request_options_lazy(opts, owner.dispatcher, owner.trace.clone())?;
+    if ro.trace_source.is_some() && !(owner.cached)(&ro) {
+        ask_now(&mut ro)?;
+    }
+    ro.spans = owner.spans.clone();
     let progress = gate.map(|g| g.into_flag());
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
@@ -281,6 +298,7 @@ pub(crate) fn start_for<T: Completion>(
             done,
             userdata: SendPtr(userdata),
             progress,
+            spans: owner.spans,
         },
         own,
     )?;
@@ -318,14 +336,51 @@ pub(crate) fn start_on<T: Completion>(
     call_out: *mut *mut mcp_call,
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
+    start_probed(fc, opts, done, userdata, call_out, None, make)
+}
+
+/// `start_on` for a call that may be answered from the response cache: `probe` is its first
+/// request (method and params), looked up in the cache before the trace context callback is
+/// asked (see `Owner::cached`).
+fn start_probed<T: Completion>(
+    fc: &FfiClient,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    probe: Option<(&str, Map<String, Value>)>,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
+) -> Result<(), Failure> {
+    let cached = |ro: &RequestOptions| {
+        probe
+            .as_ref()
+            .is_some_and(|(method, params)| fc.client.answered_from_cache(method, params, ro))
+    };
     let owner = Owner {
         engine: fc.engine.as_ref(),
         dispatcher: &fc.dispatcher,
         registry: &fc.calls,
         trace: fc.trace_hook(),
+        cached: &cached,
+        spans: span_sink(fc),
         closed: &|| fc.client.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))
+}
+
+/// `start_probed` for a client argument.
+fn start_cacheable(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    probe: Option<(&str, Map<String, Value>)>,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
+) -> Result<(), Failure> {
+    on_client(client, |fc| {
+        start_probed(fc, opts, done, userdata, call_out, probe, make)
+    })
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.
@@ -352,6 +407,14 @@ fn with_input(
     ro.input_responses = opt_json_object(input_responses_json, "input_responses_json")?;
     ro.request_state = opt_str(request_state, "request_state")?.map(str::to_string);
     Ok(ro)
+}
+
+/// The members of a JSON object (empty for anything else).
+fn json_map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
 }
 
 /// Started `mcp_client_connect`: completes with the server info JSON. Calls started
@@ -445,7 +508,12 @@ pub extern "C" fn mcp_client_read_resource_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let manual = !input_responses_json.is_null() || !request_state.is_null();
+        let probe = match arg_str(uri, "uri")? {
+            uri if !manual => Some((methods::RESOURCES_READ, json_map(json!({"uri": uri})))),
+            _ => None,
+        };
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let uri = arg_str(uri, "uri")?.to_string();
             let ro = with_input(ro, input_responses_json, request_state)?;
             Ok(Box::pin(async move { c.read_resource_reply(&uri, &ro).await }))
@@ -467,7 +535,10 @@ pub extern "C" fn mcp_client_list_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let list = list_kind(kind)?;
+        let first = opt_str(cursor, "cursor")?.map(|c| json_map(json!({"cursor": c})));
+        let probe = Some((list.method(), first.unwrap_or_default()));
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
             Ok(Box::pin(
@@ -490,7 +561,8 @@ pub extern "C" fn mcp_client_list_all_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let probe = Some((list_kind(kind)?.method(), Map::new()));
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             Ok(Box::pin(async move { c.list_all(kind, &ro).await.map(Reply::from) }))
         })
@@ -531,7 +603,15 @@ pub extern "C" fn mcp_client_request_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let first = match opt_json(params_json, "params_json")? {
+            Some(Value::Object(m)) => Some(m),
+            None | Some(Value::Null) => Some(Map::new()),
+            Some(_) => None,
+        };
+        let probe = first
+            .map(|params| Ok::<_, Failure>((arg_str(method, "method")?, params)))
+            .transpose()?;
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let method = arg_str(method, "method")?.to_string();
             let params = opt_json(params_json, "params_json")?;
             Ok(Box::pin(async move { c.request_reply(&method, params, &ro).await }))
@@ -743,6 +823,7 @@ mod tests {
             done: count,
             userdata: SendPtr(index as *mut c_void),
             progress: None,
+            spans: None,
         }
     }
 
