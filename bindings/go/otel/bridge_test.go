@@ -511,3 +511,65 @@ func TestOwnContextAndClose(t *testing.T) {
 		t.Fatalf("after Close: %v %s %d spans", err, raw, len(h.ended()))
 	}
 }
+
+// A call answered from the response cache sends nothing: its span is never ended (never
+// exported). Each page of an all-pages list is an operation: the first names the call's span,
+// the later ones are its children (the server saw that span as their parent too).
+func TestCacheHitAndPages(t *testing.T) {
+	h := newHarness(t, []string{"--cache-ttl-ms", "60000", "--page-size", "2"}, nil)
+	before := len(h.spans.Started())
+	h.under(func(c context.Context) {
+		if _, _, err := h.client.List(c, mcpclient.KindTools, ""); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var mine []sdktrace.ReadOnlySpan
+	for _, s := range h.spans.Started()[before:] {
+		if s.InstrumentationScope().Name == ScopeName {
+			mine = append(mine, s)
+		}
+	}
+	if len(mine) != 1 || !mine[0].EndTime().IsZero() || len(h.ended()) != 0 {
+		t.Fatalf("a cache hit: %d spans started, %d ended", len(mine), len(h.ended()))
+	}
+	h.point(map[string]any{"mcp.method.name": "tools/list"}, 1) // the harness's own list only
+
+	var all json.RawMessage
+	host := h.under(func(c context.Context) {
+		var err error
+		if all, err = h.client.ListAll(c, mcpclient.KindTools, mcpclient.WithCacheMode(mcpclient.CacheBypass)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var result struct{ Tools []json.RawMessage }
+	if err := json.Unmarshal(all, &result); err != nil {
+		t.Fatal(err)
+	}
+	pages := (len(result.Tools) + 1) / 2
+	spans := h.ended()
+	if pages < 3 || len(spans) != pages {
+		t.Fatalf("%d tools, %d pages, %d spans", len(result.Tools), pages, len(spans))
+	}
+	var first sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Parent().SpanID() == host.SpanID() {
+			first = s
+		}
+	}
+	if first == nil {
+		t.Fatal("no page span under the host's")
+	}
+	for _, s := range spans {
+		if s.Name() != "tools/list" || s.SpanKind() != trace.SpanKindClient {
+			t.Fatalf("page span %s %v", s.Name(), s.SpanKind())
+		}
+		h.attrs(s, map[string]any{"mcp.method.name": "tools/list"})
+		if s != first {
+			parentIs(t, s, first.SpanContext())
+			if s.StartTime().Before(first.StartTime()) {
+				t.Fatalf("a later page started at %v, the first at %v", s.StartTime(), first.StartTime())
+			}
+		}
+	}
+	h.point(map[string]any{"mcp.method.name": "tools/list"}, uint64(1+pages))
+}
