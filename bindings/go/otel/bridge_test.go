@@ -1,15 +1,18 @@
 package mcpotel
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,22 +52,30 @@ type harness struct {
 	bridge  *Bridge
 	spans   *tracetest.SpanRecorder
 	metrics *sdkmetric.ManualReader
-	host    trace.Tracer // the host application's own tracer
-	version string       // the connection's protocol version
+	host    trace.Tracer   // the host application's own tracer
+	version string         // the connection's protocol version
+	conn    map[string]any // the connection's attributes, on every span and data point
 }
 
 func newHarness(t *testing.T, args []string, bridgeOpts []Option, opts ...mcpclient.Option) *harness {
 	t.Helper()
-	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	opts = append([]mcpclient.Option{mcpclient.WithShutdownGrace(500 * time.Millisecond), mcpclient.WithMode(mcpclient.ModeModern)}, opts...)
 	c, err := mcpclient.NewStdio(fixture, args, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return instrument(t, c, bridgeOpts, map[string]any{"network.transport": "pipe"})
+}
+
+// instrument puts a bridge with an SDK tracer provider (a span recorder) and meter provider (a
+// manual reader) on c, connects it, and lists the tools once outside any span.
+func instrument(t *testing.T, c *mcpclient.Client, bridgeOpts []Option, conn map[string]any) *harness {
+	t.Helper()
 	t.Cleanup(func() { c.Close() })
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	b, err := Instrument(c, append([]Option{WithTracerProvider(tp), WithMeterProvider(mp)}, bridgeOpts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +84,8 @@ func newHarness(t *testing.T, args []string, bridgeOpts []Option, opts ...mcpcli
 	if err != nil || info.ProtocolVersion == "" {
 		t.Fatalf("Connect: %v %+v", err, info)
 	}
-	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), version: info.ProtocolVersion}
+	conn["mcp.protocol.version"] = info.ProtocolVersion
+	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), version: info.ProtocolVersion, conn: conn}
 	// The tools' output schemas are listed once, outside any host span: later tool calls
 	// send nothing else.
 	if _, _, err := c.List(ctx(t), mcpclient.KindTools, ""); err != nil {
@@ -128,12 +140,18 @@ func (h *harness) only(name string) sdktrace.ReadOnlySpan {
 
 var requestID = regexp.MustCompile(`^[0-9]+$`)
 
-// attrs checks a span's attributes are exactly want plus the connection's: on stdio
-// mcp.protocol.version and network.transport=pipe, and a jsonrpc.request.id for a request.
+// optional is an attribute value the library may not report yet; when reported, it is this.
+type optional struct{ value any }
+
+// attrs checks a span's attributes are exactly want plus the connection's (h.conn), and a
+// jsonrpc.request.id. A *regexp.Regexp value is a pattern the string value must match.
 // A nil value in want is an attribute that must be absent.
 func (h *harness) attrs(s sdktrace.ReadOnlySpan, want map[string]any) {
 	h.t.Helper()
-	full := map[string]any{"mcp.protocol.version": h.version, "network.transport": "pipe"}
+	full := map[string]any{}
+	for k, v := range h.conn {
+		full[k] = v
+	}
 	for k, v := range want {
 		full[k] = v
 		if v == nil {
@@ -148,6 +166,24 @@ func (h *harness) attrs(s sdktrace.ReadOnlySpan, want map[string]any) {
 		h.t.Fatalf("%s: jsonrpc.request.id %v", s.Name(), got["jsonrpc.request.id"])
 	}
 	delete(got, "jsonrpc.request.id")
+	for k, v := range full {
+		if o, ok := v.(optional); ok {
+			if g, present := got[k]; !present {
+				delete(full, k)
+			} else if g != o.value {
+				h.t.Fatalf("%s: %s %v, want %v", s.Name(), k, g, o.value)
+			} else {
+				full[k] = o.value
+			}
+			continue
+		}
+		if re, ok := v.(*regexp.Regexp); ok {
+			if str, _ := got[k].(string); !re.MatchString(str) {
+				h.t.Fatalf("%s: %s %v, want %v", s.Name(), k, got[k], re)
+			}
+			got[k] = v
+		}
+	}
 	if fmt.Sprint(got) != fmt.Sprint(full) {
 		h.t.Fatalf("%s attributes:\n got %v\nwant %v", s.Name(), got, full)
 	}
@@ -208,20 +244,34 @@ func (h *harness) histogram(name string) []metricdata.HistogramDataPoint[float64
 // point is the operation histogram's data point with exactly attrs; it must hold count values.
 func (h *harness) point(attrs map[string]any, count uint64) metricdata.HistogramDataPoint[float64] {
 	h.t.Helper()
-	full := map[string]any{"mcp.protocol.version": h.version, "network.transport": "pipe"}
+	full := map[string]any{}
+	for k, v := range h.conn {
+		full[k] = v
+	}
 	for k, v := range attrs {
 		full[k] = v
 		if v == nil {
 			delete(full, k)
 		}
 	}
+	delete(full, "mcp.session.id") // high cardinality: on spans only
 	var seen []string
 	for _, dp := range h.histogram(OperationDuration) {
 		got := map[string]any{}
 		for _, kv := range dp.Attributes.ToSlice() {
 			got[string(kv.Key)] = kv.Value.AsInterface()
 		}
-		if fmt.Sprint(got) == fmt.Sprint(full) {
+		want := map[string]any{}
+		for k, v := range full {
+			if o, ok := v.(optional); ok {
+				if _, present := got[k]; !present {
+					continue
+				}
+				v = o.value
+			}
+			want[k] = v
+		}
+		if fmt.Sprint(got) == fmt.Sprint(want) {
 			if dp.Count != count {
 				h.t.Fatalf("%v: count %d, want %d", full, dp.Count, count)
 			}
@@ -572,4 +622,88 @@ func TestCacheHitAndPages(t *testing.T) {
 		}
 	}
 	h.point(map[string]any{"mcp.method.name": "tools/list"}, uint64(1+pages))
+}
+
+// Over HTTP the spans carry the server's address and port and the HTTP version; a legacy
+// Streamable HTTP session's id is on the spans but not on the data points.
+func TestHTTP(t *testing.T) {
+	for name, mode := range map[string]mcpclient.Mode{"modern": mcpclient.ModeModern, "legacy": mcpclient.ModeLegacy} {
+		t.Run(name, func(t *testing.T) {
+			url := startHTTPFixture(t)
+			m := regexp.MustCompile(`^http://([0-9.]+):([0-9]+)/`).FindStringSubmatch(url)
+			if m == nil {
+				t.Fatalf("url %q", url)
+			}
+			port, _ := strconv.Atoi(m[2])
+			conn := map[string]any{"network.transport": "tcp", "network.protocol.name": "http",
+				"network.protocol.version": optional{"1.1"}, "server.address": m[1], "server.port": int64(port)}
+			if mode == mcpclient.ModeLegacy {
+				conn["mcp.session.id"] = regexp.MustCompile(`^[0-9a-f]{32}$`)
+			}
+			c, err := mcpclient.NewHTTP(url, mcpclient.WithMode(mode))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := instrument(t, c, nil, conn)
+			var raw json.RawMessage
+			host := h.under(func(c context.Context) {
+				if raw, err = h.client.CallTool(c, "echo_meta", nil); err != nil {
+					t.Fatal(err)
+				}
+			})
+			s := h.only("tools/call echo_meta")
+			parentIs(t, s, host)
+			h.attrs(s, tool("echo_meta"))
+			want := fmt.Sprintf("00-%s-%s-01", s.SpanContext().TraceID(), s.SpanContext().SpanID())
+			if !strings.Contains(string(raw), want) {
+				t.Fatalf("the server's parent in %s, want %s", raw, want)
+			}
+			h.point(tool("echo_meta"), 1)
+		})
+	}
+}
+
+// startHTTPFixture runs the fixture server on 127.0.0.1 and gives its URL; it lives while its
+// stdin is open.
+func startHTTPFixture(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(fixture, "--http", "127.0.0.1:0")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if l, ok := strings.CutPrefix(sc.Text(), "fixture: listening on "); ok {
+				urls <- l
+			}
+		}
+	}()
+	select {
+	case url := <-urls:
+		return url
+	case <-time.After(10 * time.Second):
+		t.Fatal("the HTTP fixture printed no URL")
+	}
+	return ""
 }
