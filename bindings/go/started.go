@@ -69,6 +69,11 @@ func settings(opts []CallOption, mrtr bool) (callSettings, *Error) {
 
 // startJSON runs one started call under ctx and opts and returns its result JSON.
 func (c *Client) startJSON(ctx context.Context, opts []CallOption, mrtr bool, fn startFn) (json.RawMessage, error) {
+	return c.startOp(ctx, Operation{}, opts, mrtr, fn)
+}
+
+// startOp is startJSON for a call whose operation is known beforehand (told to a TraceScope).
+func (c *Client) startOp(ctx context.Context, op Operation, opts []CallOption, mrtr bool, fn startFn) (json.RawMessage, error) {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
@@ -78,6 +83,7 @@ func (c *Client) startJSON(ctx context.Context, opts []CallOption, mrtr bool, fn
 	if e != nil {
 		return nil, e
 	}
+	s.op = op
 	r, e := c.core.started(ctx, &s, fn)
 	if e != nil {
 		return nil, e

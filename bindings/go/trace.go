@@ -18,13 +18,23 @@ type TraceContext struct {
 // (for example its OpenTelemetry span: see the otel subpackage). A zero TraceContext is none.
 type TraceContextSource func(ctx context.Context) TraceContext
 
-// TraceScope is a TraceContextSource told when the call it gave a context for has ended:
-// besides the context it gives a function (nil for none) that the client calls exactly once,
-// after the call completed (its span record, if any, already delivered to an OnSpanSync
-// listener) and before the call returns, with the call's error (nil on success). A bridge
-// uses it to open a span for the call and to drop it when the call sent nothing (a cache hit,
-// a call refused before sending).
-type TraceScope func(ctx context.Context) (TraceContext, func(err error))
+// Operation is what a call will send, as far as the binding knows before it starts: the MCP
+// method (tools/call, prompts/get, resources/read, resources/subscribe, resources/unsubscribe,
+// a list method, completion/complete, ping, logging/setLevel, a Request's method; empty for
+// calls whose requests the library chooses: Connect, tasks, skills, apps, DispatchToolCall) and
+// its target: the tool's or prompt's name, or the resource's URI.
+type Operation struct {
+	Method string
+	Target string
+}
+
+// TraceScope is a TraceContextSource that also gets the call's Operation and is told when the
+// call has ended: besides the context it gives a function (nil for none) that the client calls
+// exactly once, after the call completed (its span records, if any, already delivered to an
+// OnSpanSync listener) and before the call returns, with the call's error (nil on success). A
+// bridge uses it to start a span for the call and to drop it when the call sent nothing (a
+// cache hit, a call refused before sending).
+type TraceScope func(ctx context.Context, op Operation) (TraceContext, func(err error))
 
 type traceSourceBox struct {
 	fn    TraceContextSource
@@ -58,9 +68,9 @@ func (c *Client) SetTraceScope(fn TraceScope) {
 }
 
 // ask gives the source's context and the function to call when the call ends (nil for none).
-func (b *traceSourceBox) ask(ctx context.Context) (TraceContext, func(error)) {
+func (b *traceSourceBox) ask(ctx context.Context, op Operation) (TraceContext, func(error)) {
 	if b.scope != nil {
-		return b.scope(ctx)
+		return b.scope(ctx, op)
 	}
 	return b.fn(ctx), nil
 }
@@ -83,7 +93,7 @@ func withTrace(ctx context.Context, source *atomic.Pointer[traceSourceBox], s *c
 			return end, nil
 		}
 	}
-	t, done := box.ask(ctx)
+	t, done := box.ask(ctx, s.op)
 	if done != nil {
 		end = done
 	}

@@ -72,9 +72,9 @@ func TestTraceScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ended []error
-	c.SetTraceScope(func(ctx context.Context) (TraceContext, func(error)) {
+	c.SetTraceScope(func(ctx context.Context, op Operation) (TraceContext, func(error)) {
 		p, _ := ctx.Value(traceKey{}).(string)
-		step("ask")
+		step("ask " + op.Method + " " + op.Target)
 		return TraceContext{Traceparent: p}, func(err error) {
 			ended = append(ended, err)
 			step("end")
@@ -102,7 +102,7 @@ func TestTraceScope(t *testing.T) {
 	if err != nil || !strings.Contains(string(raw), parent) {
 		t.Fatalf("echo_meta: %v %s", err, raw)
 	}
-	check("ask", "record tools/call echo_meta", "end")
+	check("ask tools/call echo_meta", "record tools/call echo_meta", "end")
 	if len(ended) != 1 || ended[0] != nil {
 		t.Fatalf("ended %v", ended)
 	}
@@ -111,7 +111,7 @@ func TestTraceScope(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("unknown method: %v", err)
 	}
-	check("ask", "record no/such_method", "end")
+	check("ask no/such_method ", "record no/such_method", "end")
 	if len(ended) != 2 || ended[1] != err {
 		t.Fatalf("ended %v, the call failed with %v", ended, err)
 	}
@@ -119,7 +119,7 @@ func TestTraceScope(t *testing.T) {
 	if !errors.As(err, &e) || e.Status != StatusInvalidArg {
 		t.Fatalf("invalid traceparent: %v", err)
 	}
-	check("ask", "end") // refused before sending: no operation, no record
+	check("ask tools/call echo_meta", "end") // refused before sending: no operation, no record
 	if len(ended) != 3 || ended[2] != err {
 		t.Fatalf("ended %v, the call failed with %v", ended, err)
 	}
@@ -128,12 +128,21 @@ func TestTraceScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("record tools/call echo_meta")
+	// The operation as far as the binding knows it beforehand.
+	if _, _, err := c.List(ctx, KindPrompts, ""); err != nil {
+		t.Fatal(err)
+	}
+	check("ask prompts/list ", "record prompts/list", "end")
+	if _, err := c.ReadResource(ctx, "fixture://static"); err != nil {
+		t.Fatal(err)
+	}
+	check("ask resources/read fixture://static", "record resources/read", "end")
 	c.SetTraceScope(nil)
 	if raw, err := c.CallTool(ctx, "echo_meta", nil); err != nil || strings.Contains(string(raw), "traceparent") {
 		t.Fatalf("removed: %v %s", err, raw)
 	}
 	check("record tools/call echo_meta")
-	if len(ended) != 3 {
+	if len(ended) != 5 || ended[3] != nil || ended[4] != nil {
 		t.Fatalf("ended %v", ended)
 	}
 }

@@ -32,9 +32,9 @@ const (
 // DurationBuckets are the explicit bucket boundaries (seconds) of both histograms.
 var DurationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}
 
-// ProvisionalName is a bridge span's name from its start until the operation's record names it
-// (the span has to exist, for its id to go on the wire, before the library has built the
-// request); a call the library answers without sending anything never ends its span.
+// ProvisionalName names a bridge span at its start when the binding cannot tell the call's
+// method beforehand (mcpclient.Operation is empty: Connect, tasks, skills, apps,
+// DispatchToolCall); the operation's record names it when it ends.
 const ProvisionalName = "mcp"
 
 // lateLimit bounds the spans of failed calls kept for a record that comes after the call
@@ -174,9 +174,9 @@ func (b *Bridge) inject(ctx context.Context) mcpclient.TraceContext {
 
 // scope is asked at the start of each call: it finds the host's execute_tool span in ctx, or
 // starts the call's CLIENT span, and gives that span's context for the wire.
-func (b *Bridge) scope(ctx context.Context) (mcpclient.TraceContext, func(error)) {
+func (b *Bridge) scope(ctx context.Context, op mcpclient.Operation) (mcpclient.TraceContext, func(error)) {
 	current := trace.SpanFromContext(ctx)
-	if b.enrich && isToolSpan(ctx, current) {
+	if b.enrich && (op.Method == "tools/call" || op.Method == "") && isToolSpan(ctx, current) {
 		id := current.SpanContext().SpanID()
 		b.mu.Lock()
 		h := b.hosts[id]
@@ -194,7 +194,8 @@ func (b *Bridge) scope(ctx context.Context) (mcpclient.TraceContext, func(error)
 			b.mu.Unlock()
 		}
 	}
-	ctx, span := b.tracer.Start(ctx, ProvisionalName, trace.WithSpanKind(trace.SpanKindClient))
+	name, attrs := startOf(op)
+	ctx, span := b.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	sc := span.SpanContext()
 	if !sc.IsValid() {
 		return b.inject(ctx), nil // no tracing here: records alone make spans
@@ -204,6 +205,27 @@ func (b *Bridge) scope(ctx context.Context) (mcpclient.TraceContext, func(error)
 	b.started[sc.SpanID()] = s
 	b.mu.Unlock()
 	return b.inject(ctx), func(err error) { b.ended(s, err) }
+}
+
+// startOf is the span's name and attributes by the conventions as far as op tells them, so that
+// a sampler sees them at the start.
+func startOf(op mcpclient.Operation) (string, []attribute.KeyValue) {
+	if op.Method == "" {
+		return ProvisionalName, nil
+	}
+	attrs := []attribute.KeyValue{attribute.String("mcp.method.name", op.Method)}
+	name := op.Method
+	switch op.Method {
+	case "tools/call":
+		name += " " + op.Target
+		attrs = append(attrs, attribute.String("gen_ai.tool.name", op.Target), attribute.String("gen_ai.operation.name", "execute_tool"))
+	case "prompts/get":
+		name += " " + op.Target
+		attrs = append(attrs, attribute.String("gen_ai.prompt.name", op.Target))
+	case "resources/read", "resources/subscribe", "resources/unsubscribe":
+		attrs = append(attrs, attribute.String("mcp.resource.uri", op.Target))
+	}
+	return name, attrs
 }
 
 // ended runs when the call returned: its records have all been delivered (the client hands

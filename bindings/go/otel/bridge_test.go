@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ type harness struct {
 	spans   *tracetest.SpanRecorder
 	metrics *sdkmetric.ManualReader
 	host    trace.Tracer   // the host application's own tracer
+	sampled *sampler       // what the sampler saw at each span's start
 	version string         // the connection's protocol version
 	conn    map[string]any // the connection's attributes, on every span and data point
 }
@@ -73,7 +75,8 @@ func instrument(t *testing.T, c *mcpclient.Client, bridgeOpts []Option, conn map
 	t.Helper()
 	t.Cleanup(func() { c.Close() })
 	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	smp := &sampler{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans), sdktrace.WithSampler(smp))
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	b, err := Instrument(c, append([]Option{WithTracerProvider(tp), WithMeterProvider(mp)}, bridgeOpts...)...)
@@ -85,7 +88,7 @@ func instrument(t *testing.T, c *mcpclient.Client, bridgeOpts []Option, conn map
 		t.Fatalf("Connect: %v %+v", err, info)
 	}
 	conn["mcp.protocol.version"] = info.ProtocolVersion
-	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), version: info.ProtocolVersion, conn: conn}
+	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), sampled: smp, version: info.ProtocolVersion, conn: conn}
 	// The tools' output schemas are listed once, outside any host span: later tool calls
 	// send nothing else.
 	if _, _, err := c.List(ctx(t), mcpclient.KindTools, ""); err != nil {
@@ -98,6 +101,29 @@ func instrument(t *testing.T, c *mcpclient.Client, bridgeOpts []Option, conn map
 	h.attrs(list, map[string]any{"mcp.method.name": "tools/list"})
 	spans.Reset()
 	return h
+}
+
+// sampler samples everything and keeps what it was shown at each span's start.
+type sampler struct {
+	mu   sync.Mutex
+	seen []sdktrace.SamplingParameters
+}
+
+func (s *sampler) ShouldSample(p sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	s.mu.Lock()
+	s.seen = append(s.seen, p)
+	s.mu.Unlock()
+	return sdktrace.SamplingResult{Decision: sdktrace.RecordAndSample,
+		Tracestate: trace.SpanContextFromContext(p.ParentContext).TraceState()}
+}
+
+func (s *sampler) Description() string { return "keeps what it saw" }
+
+// last is what the sampler saw at the start of the latest span.
+func (s *sampler) last() sdktrace.SamplingParameters {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[len(s.seen)-1]
 }
 
 func ctx(t *testing.T) context.Context {
@@ -327,6 +353,13 @@ func TestSuccess(t *testing.T) {
 	if result.Meta["traceparent"] != want {
 		t.Fatalf("the server's parent %v, want the client span %s", result.Meta["traceparent"], want)
 	}
+	// A sampler sees the span's name, kind and the attributes known before sending.
+	start := h.sampled.last()
+	if start.Name != "tools/call echo_meta" || start.Kind != trace.SpanKindClient ||
+		fmt.Sprint(start.Attributes) != fmt.Sprint([]attribute.KeyValue{attribute.String("mcp.method.name", "tools/call"),
+			attribute.String("gen_ai.tool.name", "echo_meta"), attribute.String("gen_ai.operation.name", "execute_tool")}) {
+		t.Fatalf("at the start: %s %v %v", start.Name, start.Kind, start.Attributes)
+	}
 	dp := h.point(tool("echo_meta"), 1)
 	if d := s.EndTime().Sub(s.StartTime()).Seconds(); dp.Sum <= 0 || dp.Sum > d {
 		t.Fatalf("duration %v, the span lasted %v", dp.Sum, d)
@@ -488,6 +521,23 @@ func TestExecuteToolEnrichment(t *testing.T) {
 		t.Fatalf("the server's parent in %s, want %s", raw, want)
 	}
 	h.point(tool("echo_meta"), 1)
+
+	// Another method under an execute_tool span has its own span.
+	h.spans.Reset()
+	c, span = h.host.Start(ctx(t), "execute_tool echo",
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "execute_tool")))
+	if _, _, err := h.client.List(c, mcpclient.KindPrompts, ""); err != nil {
+		t.Fatal(err)
+	}
+	span.End()
+	list := h.only("prompts/list")
+	parentIs(t, list, span.SpanContext())
+	h.attrs(list, map[string]any{"mcp.method.name": "prompts/list"})
+	for _, s := range h.spans.Ended() {
+		if s.SpanContext().SpanID() == span.SpanContext().SpanID() && len(s.Attributes()) != 1 {
+			t.Fatalf("the execute_tool span was enriched by prompts/list: %v", s.Attributes())
+		}
+	}
 
 	// Found by name alone, and failing: the host span takes the error too.
 	h.spans.Reset()
