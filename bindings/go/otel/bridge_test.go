@@ -757,3 +757,29 @@ func startHTTPFixture(t *testing.T) string {
 	}
 	return ""
 }
+
+// A call whose ctx ends is cancelled: its span still ends, with error.type cancelled (the
+// record may come after the call returned: the bridge keeps the span for it).
+func TestCancelled(t *testing.T) {
+	h := newHarness(t, nil, nil)
+	host := h.under(func(c context.Context) {
+		// Cancelled, not a deadline (which the binding hands to the library as its timeout).
+		c, cancel := context.WithCancel(c)
+		stop := time.AfterFunc(200*time.Millisecond, cancel)
+		defer stop.Stop()
+		if _, err := h.client.CallTool(c, "hang", nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("hang: %v", err)
+		}
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for len(h.ended()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s := h.only("tools/call hang")
+	parentIs(t, s, host)
+	h.attrs(s, with(tool("hang"), "error.type", "cancelled"))
+	if s.Status().Code != codes.Error || s.EndTime().Sub(s.StartTime()) < 200*time.Millisecond {
+		t.Fatalf("status %+v, lasted %v", s.Status(), s.EndTime().Sub(s.StartTime()))
+	}
+	h.point(with(tool("hang"), "error.type", "cancelled"), 1)
+}
