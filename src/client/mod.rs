@@ -530,12 +530,15 @@ impl Client {
     /// Modern: stamps `level` on every later request. Legacy: sends `logging/setLevel`.
     pub async fn set_log_level(&self, level: &str, opts: &RequestOptions) -> Result<()> {
         Self::check_log_level(level)?;
-        let wait = self.wait_for(opts);
-        let conn = self.connection(&wait).await?;
+        let conn = self.connection(&self.wait_for(opts)).await?;
         if conn.era == Era::Legacy {
             let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
-            self.exchange(&conn, methods::LOGGING_SET_LEVEL, &params, opts, &wait)
-                .await?;
+            let mut op = self.begin(methods::LOGGING_SET_LEVEL, &params, opts)?;
+            let sent = self
+                .exchange(&conn, methods::LOGGING_SET_LEVEL, &params, &op.opts, &op.wait)
+                .await;
+            self.end(&mut op, sent.as_ref().map(|_| false));
+            sent?;
         }
         *self.inner.log_level.write().unwrap() = Some(level.to_string());
         Ok(())
@@ -550,7 +553,10 @@ impl Client {
             return Err(Error::new(ErrorKind::Unsupported, why));
         }
         let params = params.as_object().cloned().unwrap_or_default();
-        self.exchange(&conn, method, &params, opts, &wait).await.map(drop)
+        let mut op = self.begin(method, &params, opts)?;
+        let sent = self.exchange(&conn, method, &params, &op.opts, &op.wait).await;
+        self.end(&mut op, sent.as_ref().map(|_| false));
+        sent.map(drop)
     }
 
     /// Legacy `ping`.

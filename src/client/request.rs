@@ -10,6 +10,7 @@ use crate::protocol::era::{self, Era};
 use crate::protocol::{codes, jsonrpc, meta, methods, trace, ResultType};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 use tokio::time::Instant;
 
@@ -262,9 +263,8 @@ impl Client {
     }
 
     /// The uncached request path; the flag says whether the result answered an MRTR retry.
-    /// A call without a trace context of its own asks its trace source here, once for this
-    /// operation. With an observer set, the operation ends as a span handed to it (or to the
-    /// call's span sink), before the result is returned.
+    /// The call's trace source is asked here, once for this operation; with an observer set, the
+    /// operation ends as a span (see [`Client::begin`]).
     pub(super) async fn request_fresh(
         &self,
         method: &str,
@@ -272,44 +272,86 @@ impl Client {
         arguments: Option<&RawValue>,
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
-        let asked;
-        let own_meta = opts
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
-        let opts = match (&opts.trace, &opts.trace_source) {
-            (None, Some(source)) if !own_meta => {
-                asked = RequestOptions {
-                    trace: source()?,
-                    trace_source: None,
-                    ..opts.clone()
-                };
-                &asked
-            }
-            _ => opts,
-        };
-        let mut wait = self.wait_for(opts);
-        let Some(observer) = self.observer() else {
-            return self.send_fresh(method, params, arguments, opts, &wait).await;
-        };
-        let operation = Operation::start(method, &params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
-        let outcome = self.send_fresh(method, params, arguments, opts, &wait).await;
+        let mut op = self.begin(method, &params, opts)?;
+        let payloads = method == methods::TOOLS_CALL && self.inner.config.span_tool_payloads;
+        if let (true, Some((_, operation))) = (payloads, op.span.as_mut()) {
+            let given = match arguments {
+                Some(raw) => Some(raw.get().to_string()),
+                None => params.get(jsonrpc::ARGUMENTS).map(Value::to_string),
+            };
+            operation.arguments(given.unwrap_or_else(|| "{}".into()));
+        }
+        let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
         let ended = match &outcome {
             Ok((reply, _)) => {
                 Ok(method == methods::TOOLS_CALL && reply.value().is_ok_and(|v| observe::is_tool_error(&v)))
             }
             Err(e) => Err(e),
         };
-        let (version, session) = match self.inner.conn.read().unwrap().as_ref() {
-            Some(c) => (Some(c.version()), c.session.session_id()),
-            None => (None, None),
+        let result = match (&outcome, payloads && op.span.is_some()) {
+            (Ok((reply, _)), true) => Some(reply.json_text().to_string()),
+            _ => None,
         };
-        let span = operation.finish(ended, version, session, &self.inner.config.transport);
-        match &opts.spans {
+        self.end_with(&mut op, ended, result);
+        outcome
+    }
+
+    /// Starts operation `method` (one MCP request and what it takes to answer it: MRTR legs,
+    /// task polls, a retry after a reconnect): asks the call's trace source when the call has no
+    /// trace context of its own, and starts the span when an observer is set. Send with the
+    /// returned options and wait, then [`Client::end`].
+    pub(super) fn begin<'a>(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &'a RequestOptions,
+    ) -> Result<Begun<'a>> {
+        let own_meta = opts
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
+        let opts = match (&opts.trace, &opts.trace_source) {
+            (None, Some(source)) if !own_meta => Cow::Owned(RequestOptions {
+                trace: source()?,
+                trace_source: None,
+                ..opts.clone()
+            }),
+            _ => Cow::Borrowed(opts),
+        };
+        let mut wait = self.wait_for(&opts);
+        let span = self.observer().map(|observer| {
+            let op = Operation::start(method, params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
+            (observer, op)
+        });
+        Ok(Begun { opts, wait, span })
+    }
+
+    /// Ends an operation [`Client::begin`] started with `outcome` (`Ok(true)`: a tool result
+    /// with `isError`): its span goes to the observer (or the call's span sink), now.
+    pub(super) fn end(&self, op: &mut Begun<'_>, outcome: std::result::Result<bool, &Error>) {
+        self.end_with(op, outcome, None)
+    }
+
+    /// [`Client::end`], with a `tools/call` result's JSON text for `gen_ai.tool.call.result`.
+    fn end_with(&self, op: &mut Begun<'_>, outcome: std::result::Result<bool, &Error>, result: Option<String>) {
+        let Some((observer, operation)) = op.span.take() else {
+            return;
+        };
+        let mut facts = match self.inner.conn.read().unwrap().as_ref() {
+            Some(c) => observe::Facts {
+                version: Some(c.version()),
+                session: c.session.session_id(),
+                network_version: c.session.protocol_version(),
+                result: None,
+            },
+            None => observe::Facts::default(),
+        };
+        facts.result = result;
+        let span = operation.finish(outcome, &facts, &self.inner.config.transport);
+        match &op.opts.spans {
             Some(sink) => sink.push(observer, span),
             None => observe::deliver(&*observer, &span),
         }
-        outcome
     }
 
     async fn send_fresh(
@@ -365,6 +407,14 @@ impl Client {
             }
         }
     }
+}
+
+/// An operation [`Client::begin`] started: the options to send it with (the call's, with the
+/// trace context its source gave), its wait, and its span while observed.
+pub(super) struct Begun<'a> {
+    pub opts: Cow<'a, RequestOptions>,
+    pub wait: Wait,
+    span: Option<(Arc<dyn observe::Observer>, Operation)>,
 }
 
 /// A connection's serialised modern `_meta` members and what they were made from.

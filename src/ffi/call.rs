@@ -257,9 +257,10 @@ pub(crate) struct Owner<'a> {
     pub registry: &'a Arc<Registry>,
     /// The owner's trace context callback (`ffi/trace`).
     pub trace: Option<Arc<super::trace::TraceHook>>,
-    /// Whether the call would be answered from the response cache now: its trace context
-    /// callback is then left to the core (asked only if the call does send an operation).
-    pub cached: &'a dyn Fn(&RequestOptions) -> bool,
+    /// Whether to ask the trace context callback now, on the caller's thread (the call will
+    /// send an operation); otherwise it is left to the core, which asks it only if the call
+    /// does send one.
+    pub ask_now: &'a dyn Fn(&RequestOptions) -> bool,
     /// Where the call's spans wait for its completion (`None`: no span listener).
     pub spans: Option<Arc<SpanSink>>,
     /// Whether the owner was closed (checked once the call is made, before it is added).
@@ -280,7 +281,7 @@ pub(crate) fn start_for<T: Completion>(
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = owner.engine.ok_or_else(closed)?;
     let (mut ro, gate) = request_options_lazy(opts, owner.dispatcher, owner.trace.clone())?;
-    if ro.trace_source.is_some() && !(owner.cached)(&ro) {
+    if ro.trace_source.is_some() && (owner.ask_now)(&ro) {
         ask_now(&mut ro)?;
     }
     ro.spans = owner.spans.clone();
@@ -336,51 +337,45 @@ pub(crate) fn start_on<T: Completion>(
     call_out: *mut *mut mcp_call,
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
-    start_probed(fc, opts, done, userdata, call_out, None, make)
+    start_asking(fc, opts, done, userdata, call_out, Ask::Now, make)
 }
 
-/// `start_on` for a call that may be answered from the response cache: `probe` is its first
-/// request (method and params), looked up in the cache before the trace context callback is
-/// asked (see `Owner::cached`).
-fn start_probed<T: Completion>(
+/// When a started call asks the client's trace context callback (see `Owner::ask_now`).
+pub(crate) enum Ask<'a> {
+    /// Now: the call sends an operation.
+    Now,
+    /// Only if the core starts an operation (the call may send none: a connect, a subscription's
+    /// next event, a modern server's log level).
+    Later,
+    /// Now unless this request (method and params) would be answered from the response cache.
+    UnlessCached(&'a str, Map<String, Value>),
+}
+
+/// `start_on`, asking the trace context callback as `ask` says.
+pub(crate) fn start_asking<T: Completion>(
     fc: &FfiClient,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    probe: Option<(&str, Map<String, Value>)>,
+    ask: Ask<'_>,
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
-    let cached = |ro: &RequestOptions| {
-        probe
-            .as_ref()
-            .is_some_and(|(method, params)| fc.client.answered_from_cache(method, params, ro))
+    let ask_now = |ro: &RequestOptions| match &ask {
+        Ask::Now => true,
+        Ask::Later => false,
+        Ask::UnlessCached(method, params) => !fc.client.answered_from_cache(method, params, ro),
     };
     let owner = Owner {
         engine: fc.engine.as_ref(),
         dispatcher: &fc.dispatcher,
         registry: &fc.calls,
         trace: fc.trace_hook(),
-        cached: &cached,
+        ask_now: &ask_now,
         spans: span_sink(fc),
         closed: &|| fc.client.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))
-}
-
-/// `start_probed` for a client argument.
-fn start_cacheable(
-    client: *mut mcp_client,
-    opts: *const mcp_call_opts,
-    done: mcp_call_done_fn,
-    userdata: *mut c_void,
-    call_out: *mut *mut mcp_call,
-    probe: Option<(&str, Map<String, Value>)>,
-    make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
-) -> Result<(), Failure> {
-    on_client(client, |fc| {
-        start_probed(fc, opts, done, userdata, call_out, probe, make)
-    })
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.
@@ -393,6 +388,19 @@ pub(crate) fn start(
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
 ) -> Result<(), Failure> {
     on_client(client, |fc| start_on(fc, opts, done, userdata, call_out, make))
+}
+
+/// `start_asking` for a client argument.
+fn start_cacheable(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    ask: Ask<'_>,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
+) -> Result<(), Failure> {
+    on_client(client, |fc| start_asking(fc, opts, done, userdata, call_out, ask, make))
 }
 
 fn list_kind(kind: i32) -> Result<ListKind, Failure> {
@@ -431,7 +439,7 @@ pub extern "C" fn mcp_client_connect_start(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            start_asking(fc, opts, done, userdata, call_out, Ask::Later, |c, ro| {
                 Ok(Box::pin(async move { Ok(c.connected(&ro).await?.info_json()) }))
             })
         })
@@ -510,8 +518,8 @@ pub extern "C" fn mcp_client_read_resource_start(
     ffi_boundary!(err_out, {
         let manual = !input_responses_json.is_null() || !request_state.is_null();
         let probe = match arg_str(uri, "uri")? {
-            uri if !manual => Some((methods::RESOURCES_READ, json_map(json!({"uri": uri})))),
-            _ => None,
+            uri if !manual => Ask::UnlessCached(methods::RESOURCES_READ, json_map(json!({"uri": uri}))),
+            _ => Ask::Now,
         };
         start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let uri = arg_str(uri, "uri")?.to_string();
@@ -537,7 +545,7 @@ pub extern "C" fn mcp_client_list_start(
     ffi_boundary!(err_out, {
         let list = list_kind(kind)?;
         let first = opt_str(cursor, "cursor")?.map(|c| json_map(json!({"cursor": c})));
-        let probe = Some((list.method(), first.unwrap_or_default()));
+        let probe = Ask::UnlessCached(list.method(), first.unwrap_or_default());
         start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
@@ -561,7 +569,7 @@ pub extern "C" fn mcp_client_list_all_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        let probe = Some((list_kind(kind)?.method(), Map::new()));
+        let probe = Ask::UnlessCached(list_kind(kind)?.method(), Map::new());
         start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             Ok(Box::pin(async move { c.list_all(kind, &ro).await.map(Reply::from) }))
@@ -608,9 +616,10 @@ pub extern "C" fn mcp_client_request_start(
             None | Some(Value::Null) => Some(Map::new()),
             Some(_) => None,
         };
-        let probe = first
-            .map(|params| Ok::<_, Failure>((arg_str(method, "method")?, params)))
-            .transpose()?;
+        let probe = match first {
+            Some(params) => Ask::UnlessCached(arg_str(method, "method")?, params),
+            None => Ask::Now,
+        };
         start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let method = arg_str(method, "method")?.to_string();
             let params = opt_json(params_json, "params_json")?;
@@ -656,7 +665,13 @@ pub extern "C" fn mcp_client_set_log_level_start(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            // Only a legacy server is sent a request.
+            let legacy = fc
+                .client
+                .current()
+                .is_some_and(|c| c.era() == crate::protocol::Era::Legacy);
+            let ask = if legacy { Ask::Now } else { Ask::Later };
+            start_asking(fc, opts, done, userdata, call_out, ask, |c, ro| {
                 let level = arg_str(level, "level")?.to_string();
                 Client::check_log_level(&level)?;
                 Ok(Box::pin(async move {
@@ -690,7 +705,7 @@ pub extern "C" fn mcp_subscription_next_start(
             crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
         stream.get()?;
-        start_on(fc, std::ptr::null(), done, userdata, call_out, |_, ro| {
+        start_asking(fc, std::ptr::null(), done, userdata, call_out, Ask::Later, |_, ro| {
             let cancel = ro.cancel.clone().unwrap_or_default();
             Ok(Box::pin(async move {
                 let Ok(stream) = stream.get() else {

@@ -7,7 +7,7 @@ use super::dispatcher::Dispatcher;
 use super::engine::Engine;
 use super::error::{mcp_error, Failure};
 use super::observe::span_sink;
-use super::opts::{ask_now, mcp_call_opts, request_options, request_options_lazy, ProgressGate};
+use super::opts::{mcp_call_opts, request_options_lazy, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
@@ -214,7 +214,8 @@ pub unsafe extern "C" fn mcp_client_connect(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            let (ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
+            // A connect sends no operation: the trace context callback is not asked.
+            let (ro, gate) = request_options_lazy(opts, &fc.dispatcher, None)?;
             let conn = fc.block_on(fc.client.connected(&ro));
             drop(gate);
             let conn = conn?;
@@ -279,23 +280,10 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     result_out: *mut *mut c_char,
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> Result<(), Failure> {
-    call_with(client, opts, result_out, false, make)
-}
-
-fn call_with<'a, F: Future<Output = Result<Reply, Error>>>(
-    client: *const mcp_client,
-    opts: *const mcp_call_opts,
-    result_out: *mut *mut c_char,
-    lazy_trace: bool,
-    make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
-) -> Result<(), Failure> {
     on_client(client, |fc| {
         out(result_out, "result_json_out")?;
         let (mut ro, gate): (RequestOptions, Option<ProgressGate>) =
             request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
-        if !lazy_trace {
-            ask_now(&mut ro)?;
-        }
         let spans = span_sink(fc);
         ro.spans = spans.clone();
         // Pinned where it is made: the future (KiBs) then moves into `block_on` as a pointer.
@@ -308,18 +296,6 @@ fn call_with<'a, F: Future<Output = Result<Reply, Error>>>(
         give_json_bytes(result_out, result?.into_json());
         Ok(())
     })
-}
-
-/// `call` for the calls whose requests are all operations (spans): the client's trace context
-/// callback is asked by the core as each operation starts (the future runs on this thread),
-/// never for an answer from the response cache, so each answer it gives has its span.
-pub(crate) fn op_call<'a, F: Future<Output = Result<Reply, Error>>>(
-    client: *const mcp_client,
-    opts: *const mcp_call_opts,
-    result_out: *mut *mut c_char,
-    make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
-) -> Result<(), Failure> {
-    call_with(client, opts, result_out, true, make)
 }
 
 pub(crate) fn list_kind(kind: i32) -> Result<ListKind, Failure> {
@@ -345,7 +321,7 @@ pub unsafe extern "C" fn mcp_client_list(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let (kind, cursor) = (list_kind(kind)?, opt_str(cursor, "cursor")?);
             Ok(async move { c.list_reply(kind, cursor, &ro).await })
         })
@@ -364,7 +340,7 @@ pub unsafe extern "C" fn mcp_client_list_all(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let kind = list_kind(kind)?;
             Ok(async move { c.list_all(kind, &ro).await.map(Reply::from) })
         })
@@ -400,7 +376,7 @@ pub unsafe extern "C" fn mcp_client_call_tool(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let name = arg_str(name, "name")?;
             // Kept as its text, borrowed: the call blocks while the string is valid.
             let args = opt_raw_json_object(arguments_json, "arguments_json")?;
@@ -425,7 +401,7 @@ pub unsafe extern "C" fn mcp_client_get_prompt(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let name = arg_str(name, "name")?;
             let args = opt_json_object(arguments_json, "arguments_json")?;
             let ro = with_input(ro, input_responses_json, request_state)?;
@@ -447,7 +423,7 @@ pub unsafe extern "C" fn mcp_client_read_resource(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let uri = arg_str(uri, "uri")?;
             let ro = with_input(ro, input_responses_json, request_state)?;
             Ok(async move { c.read_resource_reply(uri, &ro).await })
@@ -467,7 +443,7 @@ pub unsafe extern "C" fn mcp_client_complete(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let params = opt_json_object(params_json, "params_json")?.ok_or_else(|| Failure::null("params_json"))?;
             Ok(async move { c.complete(params, &ro).await.map(Reply::from) })
         })
@@ -487,7 +463,7 @@ pub unsafe extern "C" fn mcp_client_request(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        op_call(client, opts, result_json_out, |c, ro| {
+        call(client, opts, result_json_out, |c, ro| {
             let method = arg_str(method, "method")?;
             let params = opt_json(params_json, "params_json")?;
             Ok(async move { c.request_reply(method, params, &ro).await })
@@ -502,7 +478,7 @@ pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
-        let (mut ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
+        let (mut ro, gate) = request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
         let spans = span_sink(fc);
         ro.spans = spans.clone();
         let fut = std::pin::pin!(make(&fc.client, ro)?);
@@ -625,8 +601,15 @@ fn close(fc: &Arc<FfiClient>) {
         engine.spawn(async move { client.close().await });
     } else {
         engine.block_on(client.close());
+        if fc.client.observed() {
+            // The session record the close made is on the dispatcher: delivered before return.
+            fc.dispatcher.flush(SESSION_FLUSH);
+        }
     }
 }
+
+/// How long a close waits for its session record to reach the span listener.
+const SESSION_FLUSH: Duration = Duration::from_secs(1);
 
 /// Closes (as `mcp_client_close`), stops the dispatcher and releases handlers: after it returns
 /// no callback runs again and every `userdata_free` not still needed by a live responder or

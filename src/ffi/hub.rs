@@ -302,7 +302,7 @@ pub(super) fn start_on_hub(
         dispatcher: &h.dispatcher,
         registry: &h.calls,
         trace: None,
-        cached: &|_| false,
+        ask_now: &|_| true,
         spans: None,
         closed: &|| h.hub.is_closed(),
     };
