@@ -301,8 +301,7 @@ func (b *Bridge) onRecord(raw json.RawMessage) {
 		return
 	}
 	if r.Record == "session" {
-		b.session.Record(context.Background(), r.seconds(),
-			metric.WithAttributeSet(attribute.NewSet(attributes(r.Attributes)...)))
+		b.session.Record(context.Background(), r.seconds(), metric.WithAttributeSet(only(r.Attributes, sessionMetricKeys)))
 		return
 	}
 	// A record without "record" comes from a library that reports spans only.
@@ -354,19 +353,30 @@ func (b *Bridge) onRecord(raw json.RawMessage) {
 	b.measure(ctx, r)
 }
 
-// measure records the operation's duration with the span's attributes less the high
-// cardinality ones.
-func (b *Bridge) measure(ctx context.Context, r *record) {
+// The attributes the conventions list for each histogram: a span's others (jsonrpc.request.id,
+// mcp.session.id, mcp.resource.uri, gen_ai.tool.call.*) are high cardinality or opt-in.
+var (
+	operationMetricKeys = []string{"mcp.method.name", "error.type", "gen_ai.prompt.name", "gen_ai.tool.name",
+		"rpc.response.status_code", "gen_ai.operation.name", "mcp.protocol.version", "network.protocol.name",
+		"network.protocol.version", "network.transport", "server.address", "server.port"}
+	sessionMetricKeys = []string{"error.type", "mcp.protocol.version", "network.protocol.name",
+		"network.protocol.version", "network.transport", "server.address", "server.port"}
+)
+
+// only is the attribute set of the record's attributes named in keys.
+func only(m map[string]json.RawMessage, keys []string) attribute.Set {
 	var kept []attribute.KeyValue
-	for _, kv := range attributes(r.Attributes) {
-		switch k := string(kv.Key); {
-		case k == "jsonrpc.request.id", k == "mcp.session.id", k == "mcp.resource.uri",
-			strings.HasPrefix(k, "gen_ai.tool.call."):
-		default:
-			kept = append(kept, kv)
+	for _, k := range keys {
+		if raw, ok := m[k]; ok {
+			kept = append(kept, convert(k, raw))
 		}
 	}
-	b.operation.Record(ctx, r.seconds(), metric.WithAttributeSet(attribute.NewSet(kept...)))
+	return attribute.NewSet(kept...)
+}
+
+// measure records the operation's duration.
+func (b *Bridge) measure(ctx context.Context, r *record) {
+	b.operation.Record(ctx, r.seconds(), metric.WithAttributeSet(only(r.Attributes, operationMetricKeys)))
 }
 
 // finish names the bridge's span by the record and ends it when the operation ended.

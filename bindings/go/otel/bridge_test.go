@@ -166,9 +166,6 @@ func (h *harness) only(name string) sdktrace.ReadOnlySpan {
 
 var requestID = regexp.MustCompile(`^[0-9]+$`)
 
-// optional is an attribute value the library may not report yet; when reported, it is this.
-type optional struct{ value any }
-
 // attrs checks a span's attributes are exactly want plus the connection's (h.conn), and a
 // jsonrpc.request.id. A *regexp.Regexp value is a pattern the string value must match.
 // A nil value in want is an attribute that must be absent.
@@ -193,16 +190,6 @@ func (h *harness) attrs(s sdktrace.ReadOnlySpan, want map[string]any) {
 	}
 	delete(got, "jsonrpc.request.id")
 	for k, v := range full {
-		if o, ok := v.(optional); ok {
-			if g, present := got[k]; !present {
-				delete(full, k)
-			} else if g != o.value {
-				h.t.Fatalf("%s: %s %v, want %v", s.Name(), k, g, o.value)
-			} else {
-				full[k] = o.value
-			}
-			continue
-		}
 		if re, ok := v.(*regexp.Regexp); ok {
 			if str, _ := got[k].(string); !re.MatchString(str) {
 				h.t.Fatalf("%s: %s %v, want %v", s.Name(), k, got[k], re)
@@ -287,17 +274,7 @@ func (h *harness) point(attrs map[string]any, count uint64) metricdata.Histogram
 		for _, kv := range dp.Attributes.ToSlice() {
 			got[string(kv.Key)] = kv.Value.AsInterface()
 		}
-		want := map[string]any{}
-		for k, v := range full {
-			if o, ok := v.(optional); ok {
-				if _, present := got[k]; !present {
-					continue
-				}
-				v = o.value
-			}
-			want[k] = v
-		}
-		if fmt.Sprint(got) == fmt.Sprint(want) {
+		if fmt.Sprint(got) == fmt.Sprint(full) {
 			if dp.Count != count {
 				h.t.Fatalf("%v: count %d, want %d", full, dp.Count, count)
 			}
@@ -307,6 +284,34 @@ func (h *harness) point(attrs map[string]any, count uint64) metricdata.Histogram
 	}
 	h.t.Fatalf("no %s point with %v among %q", OperationDuration, full, seen)
 	return metricdata.HistogramDataPoint[float64]{}
+}
+
+// sessions are the session histogram's data points, as their attributes and counts.
+func (h *harness) sessions() map[string]uint64 {
+	h.t.Helper()
+	out := map[string]uint64{}
+	for _, dp := range h.histogram(SessionDuration) {
+		got := map[string]any{}
+		for _, kv := range dp.Attributes.ToSlice() {
+			got[string(kv.Key)] = kv.Value.AsInterface()
+		}
+		if dp.Sum <= 0 {
+			h.t.Fatalf("a session of %v s", dp.Sum)
+		}
+		out[fmt.Sprint(got)] = dp.Count
+	}
+	return out
+}
+
+// session is the connection's attributes as the session histogram has them, with more.
+func (h *harness) session(kv ...any) string {
+	m := map[string]any{}
+	for k, v := range h.conn {
+		if k != "mcp.session.id" {
+			m[k] = v
+		}
+	}
+	return fmt.Sprint(with(m, kv...))
 }
 
 func tool(name string) map[string]any {
@@ -457,9 +462,45 @@ func TestMRTRTwoRounds(t *testing.T) {
 	h.point(tool("state_only"), 1)
 }
 
-// A server that exits under a call fails it (tools/call is not retried); the client reconnects
-// and the next call's span is whole again.
+// A server that exits in the middle of an idempotent call: under a reconnect policy the call
+// goes again on a new connection, as one span with an mcp.reconnect.retry event and no error;
+// the lost session is a data point of the session histogram with error.type, and the
+// client's close adds the second session's, without.
 func TestReconnect(t *testing.T) {
+	h := newHarness(t, []string{"--exit-after-lists", "2"}, nil, mcpclient.WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
+	if got := h.sessions(); len(got) != 0 {
+		t.Fatalf("sessions before any ended: %v", got)
+	}
+	host := h.under(func(c context.Context) {
+		if _, _, err := h.client.List(c, mcpclient.KindTools, ""); err != nil {
+			t.Fatalf("the list the server left: %v", err)
+		}
+	})
+	s := h.only("tools/list")
+	parentIs(t, s, host)
+	h.attrs(s, map[string]any{"mcp.method.name": "tools/list"})
+	status(t, s, codes.Unset, "")
+	events := s.Events()
+	if len(events) != 1 || events[0].Name != "mcp.reconnect.retry" || len(events[0].Attributes) != 1 ||
+		events[0].Attributes[0] != attribute.Int64("mcp.retry.attempt", 1) {
+		t.Fatalf("events %+v", events)
+	}
+	h.point(map[string]any{"mcp.method.name": "tools/list"}, 2)
+	lost := h.session("error.type", "server_exited")
+	if got := h.sessions(); len(got) != 1 || got[lost] != 1 {
+		t.Fatalf("sessions %v, want %s once", got, lost)
+	}
+	if err := h.client.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.sessions(); len(got) != 2 || got[lost] != 1 || got[h.session()] != 1 {
+		t.Fatalf("sessions after close %v, want %s and %s", got, lost, h.session())
+	}
+}
+
+// A server that exits under a tool call fails it (tools/call is not retried); the client
+// reconnects and the next call's span is whole again.
+func TestServerExit(t *testing.T) {
 	h := newHarness(t, nil, nil, mcpclient.WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
 	host := h.under(func(c context.Context) {
 		if _, err := h.client.CallTool(c, "crash", nil); !errors.Is(err, mcpclient.ErrServerExited) {
@@ -686,7 +727,7 @@ func TestHTTP(t *testing.T) {
 			}
 			port, _ := strconv.Atoi(m[2])
 			conn := map[string]any{"network.transport": "tcp", "network.protocol.name": "http",
-				"network.protocol.version": optional{"1.1"}, "server.address": m[1], "server.port": int64(port)}
+				"network.protocol.version": "1.1", "server.address": m[1], "server.port": int64(port)}
 			if mode == mcpclient.ModeLegacy {
 				conn["mcp.session.id"] = regexp.MustCompile(`^[0-9a-f]{32}$`)
 			}
@@ -709,6 +750,12 @@ func TestHTTP(t *testing.T) {
 				t.Fatalf("the server's parent in %s, want %s", raw, want)
 			}
 			h.point(tool("echo_meta"), 1)
+			if err := h.client.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := h.sessions(); len(got) != 1 || got[h.session()] != 1 {
+				t.Fatalf("sessions %v, want %s", got, h.session())
+			}
 		})
 	}
 }
