@@ -830,3 +830,34 @@ func TestCancelled(t *testing.T) {
 	}
 	h.point(with(tool("hang"), "error.type", "cancelled"), 1)
 }
+
+// With span_tool_payloads on, a tool call's span carries its arguments and result as JSON
+// text; the histogram does not.
+func TestToolPayloads(t *testing.T) {
+	h := newHarness(t, nil, nil, mcpclient.WithSetting("span_tool_payloads", true))
+	var raw json.RawMessage
+	host := h.under(func(c context.Context) {
+		var err error
+		if raw, err = h.client.CallTool(c, "echo", map[string]any{"text": "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	s := h.only("tools/call echo")
+	parentIs(t, s, host)
+	got := map[string]string{}
+	for _, kv := range s.Attributes() {
+		got[string(kv.Key)] = kv.Value.Emit()
+	}
+	var args, result any
+	if err := json.Unmarshal([]byte(got["gen_ai.tool.call.arguments"]), &args); err != nil || fmt.Sprint(args) != "map[text:hi]" {
+		t.Fatalf("arguments %q: %v", got["gen_ai.tool.call.arguments"], err)
+	}
+	var want any
+	_ = json.Unmarshal(raw, &want)
+	if err := json.Unmarshal([]byte(got["gen_ai.tool.call.result"]), &result); err != nil || fmt.Sprint(result) != fmt.Sprint(want) {
+		t.Fatalf("result %q, the call returned %s", got["gen_ai.tool.call.result"], raw)
+	}
+	h.attrs(s, with(tool("echo"), "gen_ai.tool.call.arguments", got["gen_ai.tool.call.arguments"],
+		"gen_ai.tool.call.result", got["gen_ai.tool.call.result"]))
+	h.point(tool("echo"), 1)
+}
