@@ -35,7 +35,7 @@ func (c *Client) OnSpan(fn func(span json.RawMessage)) error {
 // the event goroutine: a call's span record has reached fn before the call returns. fn gets
 // every record the library delivers (span records, and session records where the library
 // sends them: see docs/observability.md); it must be quick, must not block on the client's
-// calls and must not call the client.
+// calls and must not call the client. A panic in fn is recovered (that record is dropped).
 func (c *Client) OnSpanSync(fn func(record json.RawMessage)) error {
 	return c.setCallback(fn != nil, func() any { return &spanBox{fn: fn, sync: true} },
 		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
@@ -57,6 +57,7 @@ func goMcpSpan(ud C.uintptr_t, span *C.char, n C.size_t) {
 	}
 	s := json.RawMessage(C.GoBytes(unsafe.Pointer(span), C.int(n)))
 	if box.sync {
+		defer func() { _ = recover() }() // a panicking listener loses its record; it must not unwind into C
 		box.fn(s)
 		return
 	}

@@ -103,4 +103,17 @@ func TestSpanListenerSync(t *testing.T) {
 		t.Fatalf("the replaced OnSpan listener got %s", raw)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// A panicking listener loses its record, not the call nor the process.
+	calls := 0
+	if err := c.OnSpanSync(func(json.RawMessage) { calls++; panic("listener") }); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := c.CallTool(testCtx(t), "echo", map[string]any{"text": "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("the panicking listener ran %d times", calls)
+	}
 }
