@@ -314,6 +314,36 @@ func (h *harness) session(kv ...any) string {
 	return fmt.Sprint(with(m, kv...))
 }
 
+// legs are the requests of method (and tool name, for tools/call) in the fixture's --record
+// file, in order: each one's id and the traceparent in its _meta.
+func legs(t *testing.T, record, method, name string) (ids, traceparents []string) {
+	t.Helper()
+	data, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct {
+				Name string
+				Meta map[string]any `json:"_meta"`
+			}
+		}
+		if json.Unmarshal([]byte(line), &m) != nil || m.Method != method || m.Params.Name != name {
+			continue
+		}
+		tp, _ := m.Params.Meta["traceparent"].(string)
+		ids, traceparents = append(ids, string(m.ID)), append(traceparents, tp)
+	}
+	return ids, traceparents
+}
+
+func traceparentOf(s sdktrace.ReadOnlySpan) string {
+	return fmt.Sprintf("00-%s-%s-01", s.SpanContext().TraceID(), s.SpanContext().SpanID())
+}
+
 func tool(name string) map[string]any {
 	return map[string]any{"mcp.method.name": "tools/call", "gen_ai.tool.name": name, "gen_ai.operation.name": "execute_tool"}
 }
@@ -431,7 +461,8 @@ func TestTimeout(t *testing.T) {
 // An MRTR call with two rounds is one span with an event per round, each round's request
 // carrying the span's context.
 func TestMRTRTwoRounds(t *testing.T) {
-	h := newHarness(t, nil, nil)
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	h := newHarness(t, []string{"--record", record}, nil)
 	host := h.under(func(c context.Context) {
 		raw, err := h.client.CallTool(c, "state_only", nil)
 		if err != nil || !strings.Contains(string(raw), "done after 2 state-only rounds") {
@@ -460,6 +491,20 @@ func TestMRTRTwoRounds(t *testing.T) {
 		}
 	}
 	h.point(tool("state_only"), 1)
+	// Each leg the server received carried the span's context; the span's request id is the
+	// first leg's.
+	ids, tps := legs(t, record, "tools/call", "state_only")
+	if want := traceparentOf(s); fmt.Sprint(tps) != fmt.Sprint([]string{want, want, want}) {
+		t.Fatalf("the legs carried %v, want %s", tps, want)
+	}
+	if len(ids) != 3 {
+		t.Fatalf("legs %v, want 3 (two rounds)", ids)
+	}
+	for _, kv := range s.Attributes() {
+		if kv.Key == "jsonrpc.request.id" && kv.Value.AsString() != ids[0] {
+			t.Fatalf("request id %s, legs %v", kv.Value.AsString(), ids)
+		}
+	}
 }
 
 // A server that exits in the middle of an idempotent call: under a reconnect policy the call
@@ -467,7 +512,9 @@ func TestMRTRTwoRounds(t *testing.T) {
 // the lost session is a data point of the session histogram with error.type, and the
 // client's close adds the second session's, without.
 func TestReconnect(t *testing.T) {
-	h := newHarness(t, []string{"--exit-after-lists", "2"}, nil, mcpclient.WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
+	record := filepath.Join(t.TempDir(), "record.jsonl")
+	h := newHarness(t, []string{"--exit-after-lists", "2", "--record", record}, nil,
+		mcpclient.WithReconnect(3, 20*time.Millisecond, 200*time.Millisecond))
 	if got := h.sessions(); len(got) != 0 {
 		t.Fatalf("sessions before any ended: %v", got)
 	}
@@ -486,6 +533,10 @@ func TestReconnect(t *testing.T) {
 		t.Fatalf("events %+v", events)
 	}
 	h.point(map[string]any{"mcp.method.name": "tools/list"}, 2)
+	// After the harness's list, the lost request and its retry carried the span's context.
+	if _, tps := legs(t, record, "tools/list", ""); len(tps) != 3 || tps[1] != traceparentOf(s) || tps[2] != tps[1] || tps[0] == tps[1] {
+		t.Fatalf("tools/list requests carried %v, the span is %s", tps, traceparentOf(s))
+	}
 	lost := h.session("error.type", "server_exited")
 	if got := h.sessions(); len(got) != 1 || got[lost] != 1 {
 		t.Fatalf("sessions %v, want %s once", got, lost)
