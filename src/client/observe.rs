@@ -9,6 +9,8 @@
 //! the C ABI, before a blocking call returns or a started call's completion runs, on that same
 //! thread). An observer that panics is caught and the call goes on unharmed.
 
+#[cfg(feature = "tracing")]
+pub use super::observe_tracing::{TracingObserver, TARGET as TRACING_TARGET};
 use super::wait::Wait;
 use super::{CacheMode, Client, RequestOptions};
 use crate::error::{Error, ErrorKind};

@@ -306,12 +306,13 @@ impl Client {
         params: &Map<String, Value>,
         opts: &'a RequestOptions,
     ) -> Result<Begun<'a>> {
-        let own_meta = opts
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
+        let own_meta = |opts: &RequestOptions| {
+            opts.meta
+                .as_ref()
+                .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE))
+        };
         let opts = match (&opts.trace, &opts.trace_source) {
-            (None, Some(source)) if !own_meta => Cow::Owned(RequestOptions {
+            (None, Some(source)) if !own_meta(opts) => Cow::Owned(RequestOptions {
                 trace: source()?,
                 trace_source: None,
                 ..opts.clone()
