@@ -811,11 +811,52 @@ func TestHTTP(t *testing.T) {
 	}
 }
 
+// A legacy session the server expires is renewed inside the call that met it: an
+// mcp.session.renewed event of that call's span, which has no error, and a data point of the
+// session histogram with error.type session_expired.
+func TestSessionRenewed(t *testing.T) {
+	url := startHTTPFixture(t, "--expire-session-after", "2")
+	m := regexp.MustCompile(`^http://([0-9.]+):([0-9]+)/`).FindStringSubmatch(url)
+	port, _ := strconv.Atoi(m[2])
+	conn := map[string]any{"network.transport": "tcp", "network.protocol.name": "http", "network.protocol.version": "1.1",
+		"server.address": m[1], "server.port": int64(port), "mcp.session.id": regexp.MustCompile(`^[0-9a-f]{32}$`)}
+	c, err := mcpclient.NewHTTP(url, mcpclient.WithMode(mcpclient.ModeLegacy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := instrument(t, c, nil, conn)
+	var renewed []sdktrace.ReadOnlySpan
+	for i := 0; i < 2; i++ {
+		host := h.under(func(c context.Context) {
+			if _, _, err := h.client.List(c, mcpclient.KindTools, ""); err != nil {
+				t.Fatal(err)
+			}
+		})
+		s := h.only("tools/list")
+		parentIs(t, s, host)
+		h.attrs(s, map[string]any{"mcp.method.name": "tools/list"})
+		status(t, s, codes.Unset, "")
+		for _, e := range s.Events() {
+			if e.Name == "mcp.session.renewed" {
+				renewed = append(renewed, s)
+			}
+		}
+		h.spans.Reset()
+	}
+	if len(renewed) != 1 {
+		t.Fatalf("%d calls met the expired session, want 1", len(renewed))
+	}
+	expired := h.session("error.type", "session_expired")
+	if got := h.sessions(); len(got) != 1 || got[expired] != 1 {
+		t.Fatalf("sessions %v, want %s", got, expired)
+	}
+}
+
 // startHTTPFixture runs the fixture server on 127.0.0.1 and gives its URL; it lives while its
 // stdin is open.
-func startHTTPFixture(t *testing.T) string {
+func startHTTPFixture(t *testing.T, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(fixture, "--http", "127.0.0.1:0")
+	cmd := exec.Command(fixture, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
