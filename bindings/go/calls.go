@@ -41,7 +41,7 @@ func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ..
 		ccur = cstr(cursor)
 		defer freeC(ccur)
 	}
-	page, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	page, err := c.startOp(ctx, Operation{Method: kind.method()}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_list_start(p, C.int32_t(kind), ccur, pr.opts, done, ud, call, cerr)
 	})
 	if err != nil {
@@ -57,9 +57,24 @@ func (c *Client) List(ctx context.Context, kind ListKind, cursor string, opts ..
 // ListAll fetches every page and merges them: {"tools": [...]} (or prompts, resources,
 // resourceTemplates).
 func (c *Client) ListAll(ctx context.Context, kind ListKind, opts ...CallOption) (json.RawMessage, error) {
-	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: kind.method()}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_list_all_start(p, C.int32_t(kind), pr.opts, done, ud, call, cerr)
 	})
+}
+
+// method is the list method of the kind.
+func (k ListKind) method() string {
+	switch k {
+	case KindTools:
+		return "tools/list"
+	case KindPrompts:
+		return "prompts/list"
+	case KindResources:
+		return "resources/list"
+	case KindResourceTemplates:
+		return "resources/templates/list"
+	}
+	return ""
 }
 
 // CallTool calls a tool. args is marshalled to a JSON object (json.RawMessage and []byte are
@@ -77,7 +92,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Ca
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
-	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: "tools/call", Target: name}, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_call_tool_start(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
@@ -98,7 +113,7 @@ func (c *Client) GetPrompt(ctx context.Context, name string, args map[string]str
 	cname, cargs := cstr(name), optStr(a)
 	defer freeC(cname)
 	defer freeC(cargs)
-	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: "prompts/get", Target: name}, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_get_prompt_start(p, cname, cargs, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
@@ -110,7 +125,7 @@ func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOptio
 	}
 	curi := cstr(uri)
 	defer freeC(curi)
-	return c.startJSON(ctx, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: "resources/read", Target: uri}, opts, true, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_read_resource_start(p, curi, pr.inputResponses, pr.requestState, pr.opts, done, ud, call, cerr)
 	})
 }
@@ -127,7 +142,7 @@ func (c *Client) Complete(ctx context.Context, params any, opts ...CallOption) (
 	}
 	cparams := optStr(a)
 	defer freeC(cparams)
-	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: "completion/complete"}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_complete_start(p, cparams, pr.opts, done, ud, call, cerr)
 	})
 }
@@ -145,14 +160,14 @@ func (c *Client) Request(ctx context.Context, method string, params any, opts ..
 	cmethod, cparams := cstr(method), optStr(a)
 	defer freeC(cmethod)
 	defer freeC(cparams)
-	return c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	return c.startOp(ctx, Operation{Method: method}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_request_start(p, cmethod, cparams, pr.opts, done, ud, call, cerr)
 	})
 }
 
 // Ping sends a legacy ping (ErrUnsupported on modern servers, which removed it).
 func (c *Client) Ping(ctx context.Context, opts ...CallOption) error {
-	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	_, err := c.startOp(ctx, Operation{Method: "ping"}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_ping_start(p, pr.opts, done, ud, call, cerr)
 	})
 	return err
@@ -167,7 +182,7 @@ func (c *Client) SetLogLevel(ctx context.Context, level string, opts ...CallOpti
 	}
 	cl := cstr(level)
 	defer freeC(cl)
-	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	_, err := c.startOp(ctx, Operation{Method: "logging/setLevel"}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_set_log_level_start(p, cl, pr.opts, done, ud, call, cerr)
 	})
 	return err
@@ -181,7 +196,7 @@ func (c *Client) SubscribeResource(ctx context.Context, uri string, opts ...Call
 	}
 	cu := cstr(uri)
 	defer freeC(cu)
-	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	_, err := c.startOp(ctx, Operation{Method: "resources/subscribe", Target: uri}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_subscribe_resource_start(p, cu, pr.opts, done, ud, call, cerr)
 	})
 	return err
@@ -194,7 +209,7 @@ func (c *Client) UnsubscribeResource(ctx context.Context, uri string, opts ...Ca
 	}
 	cu := cstr(uri)
 	defer freeC(cu)
-	_, err := c.startJSON(ctx, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+	_, err := c.startOp(ctx, Operation{Method: "resources/unsubscribe", Target: uri}, opts, false, func(p *C.mcp_client, pr *prepared, done C.mcp_call_done_fn, ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_client_unsubscribe_resource_start(p, cu, pr.opts, done, ud, call, cerr)
 	})
 	return err

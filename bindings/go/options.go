@@ -214,6 +214,7 @@ type CallOption func(*callSettings)
 type callSettings struct {
 	timeout         time.Duration // 0: client default
 	noTimeout       bool
+	op              Operation // the call's operation, for a TraceScope (set by the call, not an option)
 	maxTotal        time.Duration
 	resetOnProgress bool
 	meta            json.RawMessage

@@ -30,9 +30,23 @@ func (c *Client) OnSpan(fn func(span json.RawMessage)) error {
 		})
 }
 
+// OnSpanSync sets the record listener like OnSpan (it replaces OnSpan's listener, and OnSpan
+// replaces it), but fn runs at once on the library's thread that delivers the record, not on
+// the event goroutine: a call's span record has reached fn before the call returns. fn gets
+// every record the library delivers (span records, and session records where the library
+// sends them: see docs/observability.md); it must be quick, must not block on the client's
+// calls and must not call the client. A panic in fn is recovered (that record is dropped).
+func (c *Client) OnSpanSync(fn func(record json.RawMessage)) error {
+	return c.setCallback(fn != nil, func() any { return &spanBox{fn: fn, sync: true} },
+		func(p *C.mcp_client, h C.uintptr_t, cerr **C.mcp_error) C.mcp_status {
+			return C.mcpgo_set_span_listener(p, h, cerr)
+		})
+}
+
 type spanBox struct {
-	fn func(span json.RawMessage)
-	q  *eventQueue
+	fn   func(span json.RawMessage)
+	q    *eventQueue
+	sync bool // OnSpanSync: fn runs on the delivering thread
 }
 
 //export goMcpSpan
@@ -42,5 +56,10 @@ func goMcpSpan(ud C.uintptr_t, span *C.char, n C.size_t) {
 		return
 	}
 	s := json.RawMessage(C.GoBytes(unsafe.Pointer(span), C.int(n)))
+	if box.sync {
+		defer func() { _ = recover() }() // a panicking listener loses its record; it must not unwind into C
+		box.fn(s)
+		return
+	}
 	box.q.push(func() { box.fn(s) })
 }

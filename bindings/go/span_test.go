@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 )
@@ -59,5 +60,60 @@ func TestSpanListener(t *testing.T) {
 	case s := <-spans:
 		t.Fatalf("a span after removal: %+v", s)
 	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// OnSpanSync hands a call's record over before the call returns, on the delivering thread,
+// and replaces the OnSpan listener.
+func TestSpanListenerSync(t *testing.T) {
+	c := newFixture(t, nil)
+	queued := make(chan json.RawMessage, 4)
+	if err := c.OnSpan(func(raw json.RawMessage) { queued <- raw }); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []string
+	if err := c.OnSpanSync(func(raw json.RawMessage) {
+		var s struct{ Name string }
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Errorf("record %s: %v", raw, err)
+		}
+		mu.Lock()
+		got = append(got, s.Name)
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"echo", "fail"} {
+		if _, err := c.CallTool(testCtx(t), tool, map[string]any{"text": "a"}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		n, last := len(got), ""
+		if n > 0 {
+			last = got[n-1]
+		}
+		mu.Unlock()
+		if last != "tools/call "+tool {
+			t.Fatalf("after CallTool(%s) returned, the records seen were %v", tool, got)
+		}
+	}
+	select {
+	case raw := <-queued:
+		t.Fatalf("the replaced OnSpan listener got %s", raw)
+	case <-time.After(200 * time.Millisecond):
+	}
+	// A panicking listener loses its record, not the call nor the process.
+	calls := 0
+	if err := c.OnSpanSync(func(json.RawMessage) { calls++; panic("listener") }); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := c.CallTool(testCtx(t), "echo", map[string]any{"text": "p"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if calls != 2 {
+		t.Fatalf("the panicking listener ran %d times", calls)
 	}
 }

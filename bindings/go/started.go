@@ -69,6 +69,11 @@ func settings(opts []CallOption, mrtr bool) (callSettings, *Error) {
 
 // startJSON runs one started call under ctx and opts and returns its result JSON.
 func (c *Client) startJSON(ctx context.Context, opts []CallOption, mrtr bool, fn startFn) (json.RawMessage, error) {
+	return c.startOp(ctx, Operation{}, opts, mrtr, fn)
+}
+
+// startOp is startJSON for a call whose operation is known beforehand (told to a TraceScope).
+func (c *Client) startOp(ctx context.Context, op Operation, opts []CallOption, mrtr bool, fn startFn) (json.RawMessage, error) {
 	defer runtime.KeepAlive(c)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
@@ -78,6 +83,7 @@ func (c *Client) startJSON(ctx context.Context, opts []CallOption, mrtr bool, fn
 	if e != nil {
 		return nil, e
 	}
+	s.op = op
 	r, e := c.core.started(ctx, &s, fn)
 	if e != nil {
 		return nil, e
@@ -92,13 +98,15 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if e != nil {
 		return "", e
 	}
-	if e := withTrace(ctx, &c.trace, s); e != nil {
+	end, e := withTrace(ctx, &c.trace, s)
+	if e != nil {
 		c.release()
 		return "", e
 	}
 	pr, e := prepare(ctx, s)
 	if e != nil {
 		c.release()
+		end(e)
 		return "", e
 	}
 	box, call, st, cerr := startWith(func(ud unsafe.Pointer, call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
@@ -107,7 +115,9 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	if st != C.MCP_OK {
 		c.release()
 		pr.free()
-		return "", withContext(ctx, fromC(st, cerr))
+		e = withContext(ctx, fromC(st, cerr))
+		end(e)
+		return "", e
 	}
 	o := await(ctx, box, call)
 	// Out of the library: Close may proceed even while progress callbacks still run (one of
@@ -115,8 +125,11 @@ func (c *core) started(ctx context.Context, s *callSettings, fn startFn) (string
 	c.release()
 	pr.free()
 	if o.err != nil {
-		return "", withContext(ctx, o.err)
+		e = withContext(ctx, o.err)
+		end(e)
+		return "", e
 	}
+	end(nil)
 	return o.result, nil
 }
 
