@@ -161,6 +161,8 @@ bool wait_count(const int *counter, int at_least, int timeout_ms);
 
 /* The fixture binary: $MCP_FIXTURE, else the FIXTURE_PATH the Makefile compiled in. */
 const char *fixture_path(void);
+/* The same, escaped for a JSON string (Windows paths have backslashes). */
+const char *fixture_path_json(void);
 
 /* A config that runs the fixture with the given arguments (NULL-terminated list) and a default
  * request timeout of 5 s (scaled by tscale), so that a bug fails a test instead of hanging it. */

@@ -87,7 +87,7 @@ static void test_modes_the_override_lacks_are_refused(void)
 {
     char json[1024];
     snprintf(json, sizeof json, "{\"command\":\"%s\",\"capabilities\":{\"elicitation\":{}}}",
-             fixture_path());
+             fixture_path_json());
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);

@@ -17,7 +17,7 @@ static mcp_client *pinned_client(const char *policy)
     snprintf(json, sizeof json,
              "{\"command\": \"%s\", \"mode\": \"legacy\", \"request_timeout_ms\": 10000,"
              " \"tool_pinning\": {\"policy\": \"%s\"}}",
-             fixture_path(), policy);
+             fixture_path_json(), policy);
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);

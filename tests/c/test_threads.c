@@ -25,7 +25,7 @@ static mcp_client *json_client(const char *extra_json, const char *const *args)
 {
     char json[2048];
     int n = snprintf(json, sizeof json, "{\"command\":\"%s\",\"request_timeout_ms\":5000%s%s,\"args\":[",
-                     fixture_path(), extra_json ? "," : "", extra_json ? extra_json : "");
+                     fixture_path_json(), extra_json ? "," : "", extra_json ? extra_json : "");
     for (int i = 0; args && args[i]; i++)
         n += snprintf(json + n, sizeof json - (size_t)n, "%s\"%s\"", i ? "," : "", args[i]);
     snprintf(json + n, sizeof json - (size_t)n, "]}");
