@@ -157,12 +157,32 @@ void sleep_ms(int ms);
  * callback counts (the library ran it): a wait on the event, polled, never a guessed time. */
 bool wait_count(const int *counter, int at_least, int timeout_ms);
 
+/* ---- platform seams (harness.c on POSIX, harness_windows.c on Windows) ----------------------- */
+
+/* Waits up to timeout_ms for the host loop's wake-up (mcp_client_use_host_loop: a descriptor
+ * on POSIX, an event HANDLE on Windows): 1 when it is readable or signaled, 0 on timeout, -1 on
+ * error. */
+int wait_wakeup(int fd, int timeout_ms);
+/* The number of threads of this process (-1 when it cannot be read). */
+int thread_count(void);
+/* Sets the host's environment variable `name` (removes it when value is NULL). */
+void t_setenv(const char *name, const char *value);
+/* The absolute path of the existing `path` (symbolic links resolved on POSIX); false on error. */
+bool real_path(const char *path, char *buf, size_t n);
+
+#ifdef _WIN32
+/* Writes `body` (lines ending in CRLF) to dir\\name.cmd, whose path goes to `path`. */
+bool write_cmd_file(const char *dir, const char *name, const char *body, char *path, size_t n);
+#endif
+
 /* ---- the fixture server ------------------------------------------------------------------ */
 
 /* The fixture binary: $MCP_FIXTURE, else the FIXTURE_PATH the Makefile compiled in. */
 const char *fixture_path(void);
 /* The same, escaped for a JSON string (Windows paths have backslashes). */
 const char *fixture_path_json(void);
+/* `text` escaped for a JSON string (backslashes and quotes) into buf; returns buf. */
+const char *json_escaped(const char *text, char *buf, size_t n);
 
 /* A config that runs the fixture with the given arguments (NULL-terminated list) and a default
  * request timeout of 5 s (scaled by tscale), so that a bug fails a test instead of hanging it. */
@@ -198,7 +218,11 @@ int count_occurrences(const char *hay, const char *needle);
 struct fixture_signal {
     char dir[256];
     char path[300];
+#ifdef _WIN32
+    void *file; /* HANDLE */
+#else
     int fd;
+#endif
     size_t len;
     char buf[4096];
 };

@@ -38,12 +38,9 @@ static mcp_client *command_client(const char *command, const char *extra, const 
 /* Writes a .cmd shim named `name`.cmd in `dir` that runs the fixture with its arguments. */
 static bool write_shim(const char *dir, const char *name, char *path, size_t n)
 {
-    snprintf(path, n, "%s\\%s.cmd", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return false;
-    fprintf(f, "@echo off\r\n\"%s\" %%*\r\n", fixture_path());
-    return fclose(f) == 0;
+    char body[1024];
+    snprintf(body, sizeof body, "@echo off\r\n\"%s\" %%*\r\n", fixture_path());
+    return write_cmd_file(dir, name, body, path, n);
 }
 
 static void test_stdio_list_and_call(void)
@@ -103,12 +100,12 @@ static void test_batch_argument_refused(void)
     mcp_client_free(c);
 }
 
-/* The process tree is a Job Object: a server that ignores its stdin's end and whose own child
- * would outlive it is gone after close, the child included. */
-static void test_close_ends_the_process_tree(void)
+/* Starts `command` (the fixture, or a .cmd shim of it) as a server that ignores its stdin's end
+ * and starts a child that would outlive it; closes the client; the child must be gone. */
+static void check_close_ends_tree(const char *command)
 {
     const char *args[] = {"--ignore-stdin-eof", "--spawn-grandchild", NULL};
-    mcp_client *c = command_client(fixture_path(), "\"shutdown_grace_ms\":150", args);
+    mcp_client *c = command_client(command, "\"shutdown_grace_ms\":150", args);
     CHECK(c != NULL);
     struct collector *col = (struct collector *)malloc(sizeof *col);
     CHECK(col != NULL);
@@ -144,6 +141,13 @@ static void test_close_ends_the_process_tree(void)
     free(col);
 }
 
+/* The process tree is a Job Object: a server that ignores its stdin's end and whose own child
+ * would outlive it is gone after close, the child included. */
+static void test_close_ends_the_process_tree(void)
+{
+    check_close_ends_tree(fixture_path());
+}
+
 /* The peers' failure: a server started through cmd.exe (a .cmd shim) whose real process, and
  * that process's child, outlive a kill of cmd.exe. In the job, all of them end at close. */
 static void test_close_ends_a_shim_tree(void)
@@ -151,36 +155,7 @@ static void test_close_ends_a_shim_tree(void)
     char dir[MAX_PATH], shim[MAX_PATH];
     CHECK(temp_dir(dir, sizeof dir, "shim"));
     CHECK(write_shim(dir, "tree", shim, sizeof shim));
-    const char *args[] = {"--ignore-stdin-eof", "--spawn-grandchild", NULL};
-    mcp_client *c = command_client(shim, "\"shutdown_grace_ms\":150", args);
-    CHECK(c != NULL);
-    struct collector *col = (struct collector *)malloc(sizeof *col);
-    CHECK(col != NULL);
-    collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(5000)));
-    char *text = collector_text(col);
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    DWORD pid = p ? (DWORD)strtoul(p + strlen("grandchild pid "), NULL, 10) : 0;
-    free(text);
-    HANDLE last = pid ? OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, pid) : NULL;
-    EXPECT_MSG(last != NULL, "cannot open the shim's grandchild %lu", (unsigned long)pid);
-    mcp_client_close(c);
-    if (last) {
-        DWORD gone = WaitForSingleObject(last, (DWORD)tscale(2000));
-        EXPECT_MSG(gone == WAIT_OBJECT_0, "process %lu under the shim still running after close",
-                   (unsigned long)pid);
-        if (gone != WAIT_OBJECT_0)
-            TerminateProcess(last, 1);
-        CloseHandle(last);
-    }
-    mcp_error_free(err);
-    mcp_client_free(c);
-    collector_destroy(col);
-    free(col);
+    check_close_ends_tree(shim);
 }
 
 /* A server that exits: the error says how, with its last stderr lines. */
