@@ -235,11 +235,13 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
         return NULL;
     }
 #else
+    k += (size_t)snprintf(script + k, sizeof script - k, "{ ");
     for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++)
         k += (size_t)snprintf(script + k, sizeof script - k,
                               "[ -z \"${%s+x}\" ] || printf '%%s=%%s\\n' %s \"$%s\"; ", probed[i], probed[i],
                               probed[i]);
-    snprintf(script + k, sizeof script - k, "printf 'cwd=%%s\\n' \"$(pwd -P)\"; exec \"$MCP_CTEST_FIXTURE\"");
+    snprintf(script + k, sizeof script - k,
+             "printf 'cwd=%%s\\n' \"$(pwd -P)\"; } > \"$MCP_CTEST_OUT\"; exec \"$MCP_CTEST_FIXTURE\"");
 #endif
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
