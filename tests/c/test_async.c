@@ -606,13 +606,16 @@ static void test_host_loop_thread_and_descriptor(void)
     /* Nothing runs until the host dispatches. */
     EXPECT(wait_wakeup(fd, tscale(5000)) == 1);
     EXPECT(tally_done(&t) == 0);
-    /* Wait until all answers are queued, then take them one at a time: readable while left. */
+    /* Take them one at a time: readable while any is left. (Not the converse: an answer can
+     * arrive between the dispatch that emptied the queue and the look; the idle check below is
+     * made once nothing is in flight.) */
     double end = now_ms() + tscale(5000);
     while (tally_done(&t) < n && now_ms() < end) {
         EXPECT(readable(fd));
         remaining = 0;
         EXPECT_STATUS(mcp_client_dispatch(c, 1, &remaining, &err), MCP_OK, err);
-        EXPECT(readable(fd) == (remaining > 0));
+        if (remaining > 0)
+            EXPECT(readable(fd));
         if (remaining == 0 && tally_done(&t) < n)
             wait_wakeup(fd, tscale(1000));
     }
