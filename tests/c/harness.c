@@ -689,8 +689,8 @@ int main(int argc, char **argv)
     run_suite(mrtr_tests, mrtr_tests_count, argc, argv);
 #ifndef _WIN32
     run_suite(thread_tests, thread_tests_count, argc, argv);
-    run_suite(auth_tests, auth_tests_count, argc, argv);
 #endif
+    run_suite(auth_tests, auth_tests_count, argc, argv);
     run_suite(skills_tests, skills_tests_count, argc, argv);
     run_suite(elicit_tasks_tests, elicit_tasks_tests_count, argc, argv);
     run_suite(cache_tests, cache_tests_count, argc, argv);

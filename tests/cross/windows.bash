@@ -38,12 +38,12 @@ done
 # The Linux suite's sources that build for Windows too (the POSIX-only suites are left out by
 # harness.c's main), and the Windows cases.
 c_sources=(harness.c harness_windows.c fixture_signal.c blocked.c test_api.c test_mrtr.c test_skills.c test_elicit_tasks.c
-  test_cache.c test_export.c test_pins.c test_hub.c test_calls.c test_async.c test_windows.c)
+  test_cache.c test_export.c test_pins.c test_hub.c test_calls.c test_async.c test_auth.c test_windows.c)
 x86_64-w64-mingw32-gcc-posix -std=c11 -Wall -Wextra -Wpedantic -Werror -g -O1 \
   -Iinclude -DTEST_LINKAGE='"shared"' -D__USE_MINGW_ANSI_STDIO=1 \
   -o "$build/mcp_tests.exe" \
   "${c_sources[@]/#/tests/c/}" \
-  "$out/libmcp_client.dll.a" -lpthread
+  "$out/libmcp_client.dll.a" -lpthread -lws2_32
 
 if command -v go >/dev/null; then
   step "Go binding's tests cross-built with cgo and MinGW-w64 (not run: see below)"
