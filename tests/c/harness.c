@@ -697,9 +697,7 @@ int main(int argc, char **argv)
     run_suite(export_tests, export_tests_count, argc, argv);
     run_suite(pins_tests, pins_tests_count, argc, argv);
     run_suite(async_tests, async_tests_count, argc, argv);
-#ifndef _WIN32
     run_suite(shared_rt_tests, shared_rt_tests_count, argc, argv);
-#endif
     run_suite(hub_tests, hub_tests_count, argc, argv);
 #ifdef _WIN32
     run_suite(windows_tests, windows_tests_count, argc, argv);

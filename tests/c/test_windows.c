@@ -1,7 +1,7 @@
 /* Windows: what differs from Linux, run under Wine here (make windows-test) beside the shared
  * suites: the stdio server (lookup through PATH and PATHEXT, .cmd shims, batch-file argument
- * refusal, the process tree in a Job Object, the exit status and stderr tail, one exit-waiting
- * thread for many servers), and the host loop's event HANDLE. Built only for Windows. */
+ * refusal, the process tree in a Job Object, the exit status and stderr tail), and the host
+ * loop's event HANDLE. Built only for Windows. */
 #ifdef _WIN32
 #include "harness.h"
 
@@ -206,48 +206,6 @@ static void test_host_loop_event_handle(void)
     mcp_client_free(c);
 }
 
-/* Many servers open at once: their exits are waited for by one thread per 63 children, not one
- * per child (the shared runtime keeps the clients' own threads flat, so what grows is the
- * library's per-server cost). Closing them all is seen, each exit by its client. */
-static void test_many_servers_few_threads(void)
-{
-    enum { N = 16 };
-    mcp_client *clients[N];
-    memset(clients, 0, sizeof clients);
-    int with_one = -1, with_all = -1;
-    for (int i = 0; i < N; i++) {
-        mcp_config *cfg = fixture_config(NULL);
-        mcp_error *err = NULL;
-        EXPECT_STATUS(mcp_config_set_runtime(cfg, MCP_RUNTIME_SHARED, &err), MCP_OK, err);
-        mcp_error_free(err);
-        err = NULL;
-        clients[i] = client_from_config(cfg);
-        if (clients[i] == NULL)
-            break;
-        EXPECT_STATUS(mcp_client_connect(clients[i], NULL, NULL, &err), MCP_OK, err);
-        mcp_error_free(err);
-        if (i == 0)
-            with_one = thread_count();
-    }
-    with_all = thread_count();
-    EXPECT_MSG(with_one > 0 && with_all - with_one <= 2, "threads: %d with one server, %d with %d", with_one,
-               with_all, N);
-    for (int i = 0; i < N && clients[i]; i++) {
-        char *out = tool_ok(clients[i], "echo", ECHO_ARGS);
-        EXPECT_CONTAINS(out, "hi");
-        mcp_string_free(out);
-    }
-    /* A server that exits on its own is seen through the same wait. */
-    mcp_error *err = NULL;
-    char *out = NULL;
-    EXPECT(mcp_client_call_tool(clients[N - 1], "crash", NULL, NULL, NULL, NULL, &out, &err) != MCP_OK);
-    EXPECT_CONTAINS(err ? mcp_error_message(err) : NULL, "exited with status 7");
-    mcp_error_free(err);
-    mcp_string_free(out);
-    for (int i = 0; i < N; i++)
-        mcp_client_free(clients[i]);
-}
-
 const struct test_case windows_tests[] = {
     {"windows/cmd_shim_through_path", test_cmd_shim_through_path},
     {"windows/batch_argument_refused", test_batch_argument_refused},
@@ -255,7 +213,6 @@ const struct test_case windows_tests[] = {
     {"windows/close_ends_a_shim_tree", test_close_ends_a_shim_tree},
     {"windows/exit_status_and_stderr_tail", test_exit_status_and_stderr_tail},
     {"windows/host_loop_event_handle", test_host_loop_event_handle},
-    {"windows/many_servers_few_threads", test_many_servers_few_threads},
 };
 const size_t windows_tests_count = sizeof windows_tests / sizeof windows_tests[0];
 #endif
