@@ -533,6 +533,22 @@ char *collector_text(struct collector *c)
     return copy;
 }
 
+long connect_for_grandchild(mcp_client *c, struct collector *col, int timeout_ms)
+{
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+    mcp_error_free(err);
+    const char *tag = "grandchild pid ";
+    EXPECT(collector_wait(col, tag, timeout_ms));
+    char *text = collector_text(col);
+    const char *p = text ? strstr(text, tag) : NULL;
+    long pid = p ? strtol(p + strlen(tag), NULL, 10) : 0;
+    free(text);
+    EXPECT_MSG(pid > 1, "no grandchild pid from the server");
+    return pid > 1 ? pid : 0;
+}
+
 /* ---- the runner --------------------------------------------------------------------------------- */
 
 static void write_str(const char *s)

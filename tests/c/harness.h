@@ -312,6 +312,10 @@ bool collector_wait(struct collector *c, const char *needle, int timeout_ms);
 int collector_count(struct collector *c, const char *needle);
 /* A malloc'd copy of the collected text (free()). */
 char *collector_text(struct collector *c);
+/* Connects `c`, whose fixture runs with --spawn-grandchild, with `col` as its log handler
+ * (released through collector_free), and returns the process id the server logs for its own
+ * child on stderr; 0, with a failure recorded, when none came within timeout_ms. */
+long connect_for_grandchild(mcp_client *c, struct collector *col, int timeout_ms);
 
 #ifdef __cplusplus
 }

@@ -1508,18 +1508,7 @@ static void test_close_kills_process_group(void)
     struct collector *col = (struct collector *)malloc(sizeof *col);
     CHECK(col != NULL);
     collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(3000)));
-    char *text = collector_text(col);
-    long pid = 0;
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    if (p)
-        pid = strtol(p + strlen("grandchild pid "), NULL, 10);
-    free(text);
-    EXPECT(pid > 1);
+    long pid = connect_for_grandchild(c, col, tscale(3000));
     if (pid > 1)
         EXPECT(kill((pid_t)pid, 0) == 0);
     double t0 = now_ms();
@@ -1536,7 +1525,6 @@ static void test_close_kills_process_group(void)
         if (process_running((pid_t)pid))
             kill((pid_t)pid, SIGKILL);
     }
-    mcp_error_free(err);
     mcp_client_free(c);
     EXPECT(col->ud.frees == 1);
     collector_destroy(col);

@@ -94,15 +94,7 @@ static void check_close_ends_tree(const char *command)
     struct collector *col = (struct collector *)malloc(sizeof *col);
     CHECK(col != NULL);
     collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(5000)));
-    char *text = collector_text(col);
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    DWORD pid = p ? (DWORD)strtoul(p + strlen("grandchild pid "), NULL, 10) : 0;
-    free(text);
+    DWORD pid = (DWORD)connect_for_grandchild(c, col, tscale(5000));
     HANDLE grandchild = pid ? OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, pid) : NULL;
     EXPECT_MSG(grandchild != NULL, "cannot open the grandchild %lu", (unsigned long)pid);
     if (grandchild)
@@ -119,7 +111,6 @@ static void check_close_ends_tree(const char *command)
             TerminateProcess(grandchild, 1);
         CloseHandle(grandchild);
     }
-    mcp_error_free(err);
     mcp_client_free(c);
     collector_destroy(col);
     free(col);
