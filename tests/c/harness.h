@@ -211,7 +211,7 @@ int count_occurrences(const char *hay, const char *needle);
 
 /* ---- fixture signals (fixture_signal.c) ------------------------------------------------------ */
 
-/* The fixture's --signal FIFO: the server writes "request <method> <name>" when it reads a
+/* The fixture's --signal FIFO (Windows: a plain file, polled): the server writes "request <method> <name>" when it reads a
  * request and "notification <method>" after a notification took effect. Pass `path` as
  * "--signal", path to the fixture; wait instead of sleeping until another thread's request
  * reached the server. */
@@ -238,7 +238,8 @@ void fixture_signal_close(struct fixture_signal *s);
 long test_thread_id(void);
 /* Waits until the thread whose id *tid holds (0: not yet known) sleeps in the kernel in a
  * futex or epoll wait, i.e. is parked inside the library; false after timeout_ms. For waits
- * no fixture signal can mark (mcp_subscription_next). */
+ * no fixture signal can mark (mcp_subscription_next). Windows (Wine): until the id is known,
+ * then 100 ms (no view of where a thread sleeps there). */
 bool wait_thread_parked(const long *tid, int timeout_ms);
 
 /* ---- the fixture over HTTP ---------------------------------------------------------------- */
