@@ -44,7 +44,8 @@ pub(super) fn watch(child: Child, exit: watch::Sender<Option<ExitStatus>>) -> st
     let watched = Watched { child, exit };
     for w in waiters.iter() {
         let mut state = w.state.lock().unwrap_or_else(|e| e.into_inner());
-        if state.count < PER_THREAD {
+        // Not one that has ended since the `retain` above (it would never take the child).
+        if !state.ended && state.count < PER_THREAD {
             state.count += 1;
             state.new.push(watched);
             // SAFETY: the waiter's own open event.
