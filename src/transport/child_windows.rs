@@ -10,7 +10,8 @@
 //!   process ending) ends every process of the tree, a wrapper's real server included. It is
 //!   started suspended and resumed once in the job, so nothing it starts escapes the job.
 //! - The pipes the standard library creates are overlapped named pipes on our side, so they
-//!   join tokio's completion port: no thread per pipe. One thread per child waits for its exit.
+//!   join tokio's completion port: no thread per pipe. The process's reaper (`reaper`) waits
+//!   for the exits, one thread for up to 63 children.
 
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -33,8 +34,8 @@ use windows_sys::Win32::System::Threading::{
     OpenThread, ResumeThread, CREATE_NO_WINDOW, CREATE_SUSPENDED, THREAD_SUSPEND_RESUME,
 };
 
-/// Nothing to nudge: each child's exit is waited for by its own thread.
-pub(crate) fn expect_exit() {}
+/// The reaper needs no nudge on Windows: its wait ends by itself when a child exits.
+pub(crate) use super::reaper::expect_exit;
 
 /// The read end of a child's stdout or stderr, on the reactor.
 pub(crate) type PipeReader = NamedPipeServer;
@@ -169,8 +170,8 @@ impl Group {
     }
 }
 
-/// Spawns `cmd` (whose stdio must all be piped) into a new job, and a thread that waits for
-/// it. Needs a runtime context (the pipes join its reactor).
+/// Spawns `cmd` (whose stdio must all be piped) into a new job, and hands it to the reaper.
+/// Needs a runtime context (the pipes join its reactor).
 pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
     let group = Group::new()?;
     let program = PathBuf::from(cmd.get_program());
@@ -219,12 +220,10 @@ pub(crate) fn spawn(cmd: &mut Command) -> io::Result<Child> {
         })()
     };
     let (exit_tx, exit) = watch::channel(None);
-    std::thread::Builder::new()
-        .name("mcp-child-wait".into())
-        .spawn(move || {
-            let status = child.wait().ok();
-            let _ = exit_tx.send(status);
-        })?;
+    if let Err(e) = super::reaper::watch(child, exit_tx) {
+        group.kill();
+        return Err(e);
+    }
     let (stdin, stdout, stderr) = match pipes {
         Ok(p) => p,
         Err(e) => {

@@ -13,7 +13,6 @@ pub mod http;
 pub(crate) mod lean_reader;
 mod line_writer;
 mod pump;
-#[cfg(unix)]
 mod reaper;
 pub mod sse;
 pub mod stdio;

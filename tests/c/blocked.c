@@ -2,7 +2,9 @@
  * "X wakes a thread blocked in Y" where no request reaches the server to signal it (a thread
  * waiting in mcp_subscription_next). Linux: /proc/self/task/<tid>/syscall names the system call
  * a sleeping thread is in: a futex (condition variables, channels, a runtime's park) or an
- * epoll wait (a thread driving the library's I/O runtime while it blocks). */
+ * epoll wait (a thread driving the library's I/O runtime while it blocks). Windows has no such
+ * view under Wine: there the wait is for the thread to have started, then a settling time (a
+ * weaker check: a thread that had not reached the wait yet would see the close at once). */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 
@@ -10,6 +12,27 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#ifdef _WIN32
+#include <windows.h>
+
+long test_thread_id(void)
+{
+    return (long)GetCurrentThreadId();
+}
+
+bool wait_thread_parked(const long *tid, int timeout_ms)
+{
+    double end = now_ms() + timeout_ms;
+    while (ALOAD(tid) == 0) {
+        if (now_ms() > end)
+            return false;
+        sleep_ms(2);
+    }
+    sleep_ms(100);
+    return true;
+}
+#else
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,3 +88,4 @@ bool wait_thread_parked(const long *tid, int timeout_ms)
     }
     return false;
 }
+#endif

@@ -157,10 +157,32 @@ void sleep_ms(int ms);
  * callback counts (the library ran it): a wait on the event, polled, never a guessed time. */
 bool wait_count(const int *counter, int at_least, int timeout_ms);
 
+/* ---- platform seams (harness.c on POSIX, harness_windows.c on Windows) ----------------------- */
+
+/* Waits up to timeout_ms for the host loop's wake-up (mcp_client_use_host_loop: a descriptor
+ * on POSIX, an event HANDLE on Windows): 1 when it is readable or signaled, 0 on timeout, -1 on
+ * error. */
+int wait_wakeup(int fd, int timeout_ms);
+/* The number of threads of this process (-1 when it cannot be read). */
+int thread_count(void);
+/* Sets the host's environment variable `name` (removes it when value is NULL). */
+void t_setenv(const char *name, const char *value);
+/* The absolute path of the existing `path` (symbolic links resolved on POSIX); false on error. */
+bool real_path(const char *path, char *buf, size_t n);
+
+#ifdef _WIN32
+/* Writes `body` (lines ending in CRLF) to dir\\name.cmd, whose path goes to `path`. */
+bool write_cmd_file(const char *dir, const char *name, const char *body, char *path, size_t n);
+#endif
+
 /* ---- the fixture server ------------------------------------------------------------------ */
 
 /* The fixture binary: $MCP_FIXTURE, else the FIXTURE_PATH the Makefile compiled in. */
 const char *fixture_path(void);
+/* The same, escaped for a JSON string (Windows paths have backslashes). */
+const char *fixture_path_json(void);
+/* `text` escaped for a JSON string (backslashes and quotes) into buf; returns buf. */
+const char *json_escaped(const char *text, char *buf, size_t n);
 
 /* A config that runs the fixture with the given arguments (NULL-terminated list) and a default
  * request timeout of 5 s (scaled by tscale), so that a bug fails a test instead of hanging it. */
@@ -189,14 +211,18 @@ int count_occurrences(const char *hay, const char *needle);
 
 /* ---- fixture signals (fixture_signal.c) ------------------------------------------------------ */
 
-/* The fixture's --signal FIFO: the server writes "request <method> <name>" when it reads a
+/* The fixture's --signal FIFO (Windows: a plain file, polled): the server writes "request <method> <name>" when it reads a
  * request and "notification <method>" after a notification took effect. Pass `path` as
  * "--signal", path to the fixture; wait instead of sleeping until another thread's request
  * reached the server. */
 struct fixture_signal {
     char dir[256];
     char path[300];
+#ifdef _WIN32
+    void *file; /* HANDLE */
+#else
     int fd;
+#endif
     size_t len;
     char buf[4096];
 };
@@ -212,7 +238,8 @@ void fixture_signal_close(struct fixture_signal *s);
 long test_thread_id(void);
 /* Waits until the thread whose id *tid holds (0: not yet known) sleeps in the kernel in a
  * futex or epoll wait, i.e. is parked inside the library; false after timeout_ms. For waits
- * no fixture signal can mark (mcp_subscription_next). */
+ * no fixture signal can mark (mcp_subscription_next). Windows (Wine): until the id is known,
+ * then 100 ms (no view of where a thread sleeps there). */
 bool wait_thread_parked(const long *tid, int timeout_ms);
 
 /* ---- the fixture over HTTP ---------------------------------------------------------------- */
@@ -286,6 +313,10 @@ bool collector_wait(struct collector *c, const char *needle, int timeout_ms);
 int collector_count(struct collector *c, const char *needle);
 /* A malloc'd copy of the collected text (free()). */
 char *collector_text(struct collector *c);
+/* Connects `c`, whose fixture runs with --spawn-grandchild, with `col` as its log handler
+ * (released through collector_free), and returns the process id the server logs for its own
+ * child on stderr; 0, with a failure recorded, when none came within timeout_ms. */
+long connect_for_grandchild(mcp_client *c, struct collector *col, int timeout_ms);
 
 #ifdef __cplusplus
 }

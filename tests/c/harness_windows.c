@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <tlhelp32.h>
 
 /* ---- files ----------------------------------------------------------------------------------- */
 
@@ -83,6 +84,51 @@ void settle_temps(bool keep)
             remove_tree(temp_paths[i]);
     }
     temp_count = 0;
+}
+
+/* ---- platform seams ---------------------------------------------------------------------------- */
+
+int wait_wakeup(int fd, int timeout_ms)
+{
+    DWORD r = WaitForSingleObject((HANDLE)(intptr_t)fd, timeout_ms < 0 ? INFINITE : (DWORD)timeout_ms);
+    return r == WAIT_OBJECT_0 ? 1 : r == WAIT_TIMEOUT ? 0 : -1;
+}
+
+int thread_count(void)
+{
+    HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+    if (snap == INVALID_HANDLE_VALUE)
+        return -1;
+    DWORD self = GetCurrentProcessId();
+    THREADENTRY32 e;
+    e.dwSize = sizeof e;
+    int n = 0;
+    for (BOOL more = Thread32First(snap, &e); more; more = Thread32Next(snap, &e))
+        if (e.th32OwnerProcessID == self)
+            n++;
+    CloseHandle(snap);
+    return n;
+}
+
+void t_setenv(const char *name, const char *value)
+{
+    SetEnvironmentVariableA(name, value);
+}
+
+bool real_path(const char *path, char *buf, size_t n)
+{
+    DWORD len = GetFullPathNameA(path, (DWORD)n, buf, NULL);
+    return len > 0 && len < n;
+}
+
+bool write_cmd_file(const char *dir, const char *name, const char *body, char *path, size_t n)
+{
+    snprintf(path, n, "%s\\%s.cmd", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        return false;
+    bool written = fputs(body, f) >= 0;
+    return fclose(f) == 0 && written;
 }
 
 /* ---- the watchdog ------------------------------------------------------------------------------ */

@@ -339,7 +339,7 @@ static void test_config_from_json(void)
              "\"request_timeout_ms\":5000,\"probe_timeout_ms\":2000,"
              "\"input_required_max_rounds\":4,\"max_pages\":10,\"max_message_bytes\":1048576,"
              "\"stderr_tail_lines\":5,\"shutdown_grace_ms\":500}",
-             fixture_path());
+             fixture_path_json());
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     CHECK_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);

@@ -10,12 +10,14 @@
 
 #include "harness.h"
 
-#include <dirent.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <dirent.h>
+#include <poll.h>
 #include <unistd.h>
+#endif
 
 /* ---- a tally of completions shared by the calls of one test ------------------------------- */
 
@@ -171,7 +173,7 @@ static mcp_status start_tool(mcp_client *c, struct tally *t, const char *tool, c
     return st;
 }
 
-/* Runs the host loop until `n` completions arrived: poll() on the descriptor, then dispatch. */
+/* Runs the host loop until `n` completions arrived: a wait on the wake-up, then dispatch. */
 static bool host_loop_until(mcp_client *c, int fd, struct tally *t, int n, int timeout_ms)
 {
     double end = now_ms() + tscale(timeout_ms);
@@ -179,11 +181,7 @@ static bool host_loop_until(mcp_client *c, int fd, struct tally *t, int n, int t
         int left = (int)(end - now_ms());
         if (left <= 0)
             return false;
-        struct pollfd p;
-        p.fd = fd;
-        p.events = POLLIN;
-        p.revents = 0;
-        if (poll(&p, 1, left) < 0)
+        if (wait_wakeup(fd, left) < 0)
             return false;
         mcp_error *err = NULL;
         mcp_status st = mcp_client_dispatch(c, 0, NULL, &err);
@@ -198,11 +196,7 @@ static bool host_loop_until(mcp_client *c, int fd, struct tally *t, int n, int t
 
 static bool readable(int fd)
 {
-    struct pollfd p;
-    p.fd = fd;
-    p.events = POLLIN;
-    p.revents = 0;
-    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+    return wait_wakeup(fd, 0) == 1;
 }
 
 /* ---- thread mode ------------------------------------------------------------------------------ */
@@ -408,7 +402,7 @@ static void test_cancel_race_exactly_once(void)
     CHECK(c != NULL);
     struct tally t;
     tally_init(&t);
-    const int n = 2000;
+    const int n = 1000;
     for (int i = 0; i < n; i++) {
         mcp_call *call = NULL;
         if (start_echo(c, &t, &call) != MCP_OK)
@@ -610,23 +604,20 @@ static void test_host_loop_thread_and_descriptor(void)
     for (int i = 0; i < n; i++)
         EXPECT(start_tool(c, &t, i % 4 ? "echo" : "elicit_once", "{\"text\":\"x\"}", NULL, NULL) == MCP_OK);
     /* Nothing runs until the host dispatches. */
-    struct pollfd p;
-    p.fd = fd;
-    p.events = POLLIN;
-    p.revents = 0;
-    EXPECT(poll(&p, 1, tscale(5000)) == 1);
+    EXPECT(wait_wakeup(fd, tscale(5000)) == 1);
     EXPECT(tally_done(&t) == 0);
-    /* Wait until all answers are queued, then take them one at a time: readable while left. */
+    /* Take them one at a time: readable while any is left. (Not the converse: an answer can
+     * arrive between the dispatch that emptied the queue and the look; the idle check below is
+     * made once nothing is in flight.) */
     double end = now_ms() + tscale(5000);
     while (tally_done(&t) < n && now_ms() < end) {
         EXPECT(readable(fd));
         remaining = 0;
         EXPECT_STATUS(mcp_client_dispatch(c, 1, &remaining, &err), MCP_OK, err);
-        EXPECT(readable(fd) == (remaining > 0));
-        if (remaining == 0 && tally_done(&t) < n) {
-            p.revents = 0;
-            poll(&p, 1, tscale(1000));
-        }
+        if (remaining > 0)
+            EXPECT(readable(fd));
+        if (remaining == 0 && tally_done(&t) < n)
+            wait_wakeup(fd, tscale(1000));
     }
     EXPECT(tally_done(&t) == n);
     EXPECT(t.ok == n);
@@ -675,11 +666,7 @@ static void test_host_loop_reentry_and_close(void)
         EXPECT(start_tool(c, &t, "hang", NULL, NULL, NULL) == MCP_OK);
     double end = now_ms() + tscale(5000);
     while (r.completions == 0 && now_ms() < end) {
-        struct pollfd p;
-        p.fd = fd;
-        p.events = POLLIN;
-        p.revents = 0;
-        poll(&p, 1, 100);
+        wait_wakeup(fd, 100);
         EXPECT_STATUS(mcp_client_dispatch(c, 1, NULL, &err), MCP_OK, err);
     }
     EXPECT(r.completions == 1);
@@ -732,11 +719,7 @@ static void free_from_completion(bool start_first)
                   MCP_OK, err);
     double end = now_ms() + tscale(5000);
     while (f.client != NULL && now_ms() < end) {
-        struct pollfd p;
-        p.fd = fd;
-        p.events = POLLIN;
-        p.revents = 0;
-        poll(&p, 1, 100);
+        wait_wakeup(fd, 100);
         EXPECT_STATUS(mcp_client_dispatch(c, 0, NULL, &err), MCP_OK, err);
     }
     CHECK(f.client == NULL);
@@ -823,11 +806,7 @@ static void test_responder_cancel_pushed(void)
     EXPECT(start_tool(c, &t, "elicit_once", NULL, NULL, &call) == MCP_OK);
     double end = now_ms() + tscale(5000);
     while (d.responder == NULL && now_ms() < end) {
-        struct pollfd p;
-        p.fd = fd;
-        p.events = POLLIN;
-        p.revents = 0;
-        poll(&p, 1, 100);
+        wait_wakeup(fd, 100);
         EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
     }
     CHECK(d.responder != NULL);
@@ -838,11 +817,7 @@ static void test_responder_cancel_pushed(void)
     EXPECT(t.cancelled == 1);
     end = now_ms() + tscale(5000);
     while (d.cancel_calls == 0 && now_ms() < end) {
-        struct pollfd p;
-        p.fd = fd;
-        p.events = POLLIN;
-        p.revents = 0;
-        poll(&p, 1, 100);
+        wait_wakeup(fd, 100);
         EXPECT(mcp_client_dispatch(c, 0, NULL, NULL) == MCP_OK);
     }
     EXPECT(d.cancel_calls == 1);
@@ -919,21 +894,10 @@ static void test_host_loop_wakeup(void)
 
 /* ---- scale ----------------------------------------------------------------------------------- */
 
-static int thread_count(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
 
-/* 10,000 started calls from one thread (host loop); the thread count stays flat throughout. */
+/* 10,000 started calls from one thread (host loop); the thread count stays flat throughout.
+ * Under Wine, where a pipe's round trip is many times slower, 1,000 (all are in flight at once,
+ * each within the 5 s request timeout). */
 static void test_ten_thousand_started_calls(void)
 {
     mcp_client *c = connected_client(NULL);
@@ -943,7 +907,11 @@ static void test_ten_thousand_started_calls(void)
     CHECK_STATUS(mcp_client_use_host_loop(c, &fd, &err), MCP_OK, err);
     struct tally t;
     tally_init(&t);
+#ifdef _WIN32
+    const int n = 1000;
+#else
     const int n = 10000;
+#endif
     int before = thread_count();
     for (int i = 0; i < n; i++)
         if (start_echo(c, &t, NULL) != MCP_OK)

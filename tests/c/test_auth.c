@@ -4,17 +4,33 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 
+#ifdef _WIN32
+#include <winsock2.h> /* before harness.h's headers pull in windows.h */
+#endif
+
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+/* Winsock's names for the few calls that differ (the tiny server's sockets only). */
+typedef SOCKET sock_t;
+typedef int socklen_t;
+#define BAD_SOCKET INVALID_SOCKET
+#define poll WSAPoll
+#define sock_close closesocket
+#else
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+typedef int sock_t;
+#define BAD_SOCKET (-1)
+#define sock_close close
+#endif
 
 static char sentinel_byte;
 #define SENTINEL_STR ((char *)&sentinel_byte)
@@ -24,7 +40,7 @@ static char sentinel_byte;
 /* ---- a tiny HTTP server: one canned response to every request ---------------------------- */
 
 struct tiny_http {
-    int listen_fd;
+    sock_t listen_fd;
     int port;
     char response[2048];
     int served;
@@ -35,7 +51,7 @@ struct tiny_http {
 };
 
 /* Reads one request (headers and a Content-Length body) within ~2 s. */
-static size_t read_request(int fd, char *buf, size_t cap)
+static size_t read_request(sock_t fd, char *buf, size_t cap)
 {
     size_t len = 0;
     double end = now_ms() + 2000;
@@ -48,7 +64,7 @@ static size_t read_request(int fd, char *buf, size_t cap)
         p.revents = 0;
         if (poll(&p, 1, 50) <= 0)
             continue;
-        ssize_t n = read(fd, buf + len, cap - len - 1);
+        int n = (int)recv(fd, buf + len, (int)(cap - len - 1), 0);
         if (n <= 0)
             break;
         len += (size_t)n;
@@ -80,8 +96,8 @@ static void *tiny_http_loop(void *arg)
         p.revents = 0;
         if (poll(&p, 1, 20) <= 0)
             continue;
-        int conn = accept(h->listen_fd, NULL, NULL);
-        if (conn < 0)
+        sock_t conn = accept(h->listen_fd, NULL, NULL);
+        if (conn == BAD_SOCKET)
             continue;
         char req[8192];
         read_request(conn, req, sizeof req);
@@ -90,13 +106,13 @@ static void *tiny_http_loop(void *arg)
         pthread_mutex_unlock(&h->lock);
         size_t off = 0, total = strlen(h->response);
         while (off < total) {
-            ssize_t n = write(conn, h->response + off, total - off);
+            int n = (int)send(conn, h->response + off, (int)(total - off), 0);
             if (n <= 0)
                 break;
             off += (size_t)n;
         }
         AINC(&h->served);
-        close(conn);
+        sock_close(conn);
     }
     return NULL;
 }
@@ -110,8 +126,13 @@ static bool tiny_http_start(struct tiny_http *h, const char *status_line_and_hea
     snprintf(h->response, sizeof h->response,
              "%s\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s", status_line_and_headers,
              strlen(body), body);
+#ifdef _WIN32
+    WSADATA wsa;
+    if (WSAStartup(MAKEWORD(2, 2), &wsa) != 0)
+        return false;
+#endif
     h->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (h->listen_fd < 0)
+    if (h->listen_fd == BAD_SOCKET)
         return false;
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
@@ -122,12 +143,12 @@ static bool tiny_http_start(struct tiny_http *h, const char *status_line_and_hea
     if (bind(h->listen_fd, (struct sockaddr *)&addr, sizeof addr) != 0 ||
         listen(h->listen_fd, 16) != 0 ||
         getsockname(h->listen_fd, (struct sockaddr *)&addr, &alen) != 0) {
-        close(h->listen_fd);
+        sock_close(h->listen_fd);
         return false;
     }
     h->port = ntohs(addr.sin_port);
     if (pthread_create(&h->thread, NULL, tiny_http_loop, h) != 0) {
-        close(h->listen_fd);
+        sock_close(h->listen_fd);
         return false;
     }
     return true;
@@ -137,7 +158,7 @@ static void tiny_http_stop(struct tiny_http *h)
 {
     ASTORE(&h->stop, 1);
     pthread_join(h->thread, NULL);
-    close(h->listen_fd);
+    sock_close(h->listen_fd);
     pthread_mutex_destroy(&h->lock);
 }
 

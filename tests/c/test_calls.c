@@ -6,17 +6,19 @@
 
 #include "harness.h"
 
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef _WIN32
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
+#endif
 
 static char sentinel_byte;
 #define SENTINEL_STR ((char *)&sentinel_byte)
@@ -181,7 +183,7 @@ static void test_probe_timeout_fallback(void)
     snprintf(json, sizeof json,
              "{\"command\":\"%s\",\"args\":[\"--on-discover\",\"silent\"],"
              "\"probe_timeout_ms\":300,\"request_timeout_ms\":5000}",
-             fixture_path());
+             fixture_path_json());
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     CHECK_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);
@@ -198,7 +200,14 @@ static void test_probe_timeout_fallback(void)
 
 /* ---- the config reaches the child: env, env_mode, cwd --------------------------------------- */
 
-/* Runs the fixture through /bin/sh, which first writes what it sees to $MCP_CTEST_OUT. */
+/* What the probe writes before it runs the fixture: one `NAME=value` line per variable that is
+ * set among these (a prefix, on Windows, lists every variable that starts with it), and the
+ * working directory as `cwd=...`. POSIX: a /bin/sh script; Windows: a .cmd file run by cmd.exe,
+ * whose `set PREFIX` prints without expanding the value (no quoting hazards). */
+static const char *const probed[] = {"MCP_CTEST_VAR", "MCP_CTEST_PARENT", "LC_MCP_CTEST", "LC_MCP_CTEST_FN",
+                                     "PATH", "HOME", "SystemRoot", "USERPROFILE", "TEMP", "APPDATA"};
+
+/* Runs the fixture through the probe, which first writes what it sees to $MCP_CTEST_OUT. */
 static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
 {
     char out[512];
@@ -207,21 +216,47 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
         t_fail(__FILE__, __LINE__, "temp_file");
         return NULL;
     }
+    char script[2048];
+    size_t k = 0;
+#ifdef _WIN32
+    char dir[512], probe[600];
+    if (!temp_dir(dir, sizeof dir, "probe")) {
+        t_fail(__FILE__, __LINE__, "temp_dir");
+        return NULL;
+    }
+    k += (size_t)snprintf(script + k, sizeof script - k,
+                          "@echo off\r\ncall :probe > \"%%MCP_CTEST_OUT%%\" 2>&1\r\n\"%%MCP_CTEST_FIXTURE%%\"\r\n"
+                          "exit /b\r\n:probe\r\n");
+    for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++)
+        k += (size_t)snprintf(script + k, sizeof script - k, "set %s\r\n", probed[i]);
+    snprintf(script + k, sizeof script - k, "echo cwd=%%CD%%\r\nexit /b\r\n");
+    if (!write_cmd_file(dir, "probe", script, probe, sizeof probe)) {
+        t_fail(__FILE__, __LINE__, "cannot write %s", probe);
+        return NULL;
+    }
+#else
+    k += (size_t)snprintf(script + k, sizeof script - k, "{ ");
+    for (size_t i = 0; i < sizeof probed / sizeof probed[0]; i++)
+        k += (size_t)snprintf(script + k, sizeof script - k,
+                              "[ -z \"${%s+x}\" ] || printf '%%s=%%s\\n' %s \"$%s\"; ", probed[i], probed[i],
+                              probed[i]);
+    snprintf(script + k, sizeof script - k,
+             "printf 'cwd=%%s\\n' \"$(pwd -P)\"; } > \"$MCP_CTEST_OUT\"; exec \"$MCP_CTEST_FIXTURE\"");
+#endif
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     mcp_status st = mcp_config_new(NULL, &cfg, &err);
+#ifdef _WIN32
+    if (st == MCP_OK)
+        st = mcp_config_set_command(cfg, probe, &err);
+#else
     if (st == MCP_OK)
         st = mcp_config_set_command(cfg, "/bin/sh", &err);
     if (st == MCP_OK)
         st = mcp_config_add_arg(cfg, "-c", &err);
     if (st == MCP_OK)
-        st = mcp_config_add_arg(
-            cfg,
-            "printf 'var=%s\\nparent=%s\\ncwd=%s\\nlc=%s\\nfn=%s\\npath=%s\\n' \"${MCP_CTEST_VAR-unset}\" "
-            "\"${MCP_CTEST_PARENT-unset}\" \"$(pwd -P)\" \"${LC_MCP_CTEST-unset}\" "
-            "\"${LC_MCP_CTEST_FN-unset}\" \"${PATH:+set}\" > \"$MCP_CTEST_OUT\"; "
-            "exec \"$MCP_CTEST_FIXTURE\"",
-            &err);
+        st = mcp_config_add_arg(cfg, script, &err);
+#endif
     if (st == MCP_OK)
         st = mcp_config_set_env(cfg, "MCP_CTEST_VAR", "value with spaces & 'quotes'", &err);
     if (st == MCP_OK)
@@ -233,7 +268,7 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
     if (st == MCP_OK && cwd)
         st = mcp_config_set_cwd(cfg, cwd, &err);
     if (st == MCP_OK)
-        st = mcp_config_set_request_timeout_ms(cfg, 5000, &err);
+        st = mcp_config_set_request_timeout_ms(cfg, tscale(5000), &err);
     if (st != MCP_OK) {
         EXPECT_STATUS(st, MCP_OK, err);
         mcp_error_free(err);
@@ -259,56 +294,96 @@ static char *run_env_probe(int env_mode, const char *cwd, bool *ok)
     return text;
 }
 
+/* The value of `name` in the probe's output (names match in any case on Windows, as there),
+ * into buf; false when the server did not have it. */
+static bool probe_value(const char *seen, const char *name, char *buf, size_t n)
+{
+    size_t len = strlen(name);
+    for (const char *line = seen; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+#ifdef _WIN32
+        bool same = _strnicmp(line, name, len) == 0;
+#else
+        bool same = strncmp(line, name, len) == 0;
+#endif
+        if (!same || line[len] != '=')
+            continue;
+        const char *v = line + len + 1;
+        size_t vlen = strcspn(v, "\r\n");
+        snprintf(buf, n, "%.*s", (int)vlen, v);
+        return true;
+    }
+    return false;
+}
+
+/* Records a failure unless the server had `name` set to `want` (NULL: not set). */
+static void expect_probe(int line, const char *seen, const char *name, const char *want)
+{
+    char got[1024];
+    bool has = probe_value(seen, name, got, sizeof got);
+    if (want == NULL && has)
+        t_fail(__FILE__, line, "the server has %s=%s", name, got);
+    else if (want != NULL && (!has || strcmp(got, want) != 0))
+        t_fail(__FILE__, line, "the server has %s %s, not %s", name, has ? got : "unset", want);
+}
+#define EXPECT_PROBE(seen, name, want) expect_probe(__LINE__, (seen), (name), (want))
+
 /* The host's environment holds a secret (MCP_CTEST_PARENT): by default a server gets only the
- * allowlist (PATH, HOME, ..., LANG, LC_*), never a value that is a shell function, plus what the
- * host sets; inheriting everything is an explicit choice. */
+ * allowlist (PATH, HOME, ..., LANG, LC_*; on Windows SystemRoot, PATHEXT, USERPROFILE, TEMP,
+ * APPDATA, ... in any case), never a value that is a shell function, plus what the host sets;
+ * inheriting everything is an explicit choice. */
 static void test_config_env_and_cwd(void)
 {
-    char dir[512], real[PATH_MAX];
+    char dir[512], real[1024];
     CHECK(temp_dir(dir, sizeof dir, "cwd"));
-    CHECK(realpath(dir, real) != NULL);
-    setenv("MCP_CTEST_PARENT", "from-parent", 1);
-    setenv("LC_MCP_CTEST", "C", 1);
-    setenv("LC_MCP_CTEST_FN", "() { :; }; touch /tmp/pwned", 1);
+    CHECK(real_path(dir, real, sizeof real));
+    t_setenv("MCP_CTEST_PARENT", "from-parent");
+    t_setenv("LC_MCP_CTEST", "C");
+    t_setenv("LC_MCP_CTEST_FN", "() { :; }; touch /tmp/pwned");
+    const char *var = "value with spaces & 'quotes'";
 
     bool ok = false;
     char *seen = run_env_probe(-1, real, &ok);
     CHECK(seen != NULL);
     EXPECT(ok);
-    EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
-    EXPECT_CONTAINS(seen, "parent=unset\n"); /* the allowlist is the default */
-    EXPECT_CONTAINS(seen, "lc=C\n");
-    EXPECT_CONTAINS(seen, "fn=unset\n");
-    EXPECT_CONTAINS(seen, "path=set\n");
-    char want[PATH_MAX + 16];
-    snprintf(want, sizeof want, "cwd=%s\n", real);
-    EXPECT_CONTAINS(seen, want);
+    EXPECT_PROBE(seen, "MCP_CTEST_VAR", var);
+    EXPECT_PROBE(seen, "MCP_CTEST_PARENT", NULL); /* the allowlist is the default */
+    EXPECT_PROBE(seen, "LC_MCP_CTEST", "C");
+    EXPECT_PROBE(seen, "LC_MCP_CTEST_FN", NULL);
+    EXPECT_PROBE(seen, "PATH", getenv("PATH"));
+#ifdef _WIN32
+    /* Windows' own names, set by the system: passed on as the host has them. */
+    const char *system[] = {"SystemRoot", "PATHEXT", "USERPROFILE", "TEMP", "APPDATA"};
+    for (size_t i = 0; i < sizeof system / sizeof system[0]; i++) {
+        EXPECT_MSG(getenv(system[i]) != NULL, "the host has no %s", system[i]);
+        EXPECT_PROBE(seen, system[i], getenv(system[i]));
+    }
+#endif
+    EXPECT_PROBE(seen, "cwd", real);
     free(seen);
 
     seen = run_env_probe(MCP_ENV_ALLOWLIST, NULL, &ok);
     CHECK(seen != NULL);
-    EXPECT_CONTAINS(seen, "parent=unset\n");
-    EXPECT_CONTAINS(seen, "path=set\n");
+    EXPECT_PROBE(seen, "MCP_CTEST_PARENT", NULL);
+    EXPECT_PROBE(seen, "PATH", getenv("PATH"));
     free(seen);
 
     seen = run_env_probe(MCP_ENV_INHERIT, NULL, &ok);
     CHECK(seen != NULL);
-    EXPECT_CONTAINS(seen, "parent=from-parent\n");
+    EXPECT_PROBE(seen, "MCP_CTEST_PARENT", "from-parent");
     free(seen);
 
     /* replace: only the variables set */
     seen = run_env_probe(MCP_ENV_REPLACE, real, &ok);
     CHECK(seen != NULL);
     EXPECT(ok);
-    EXPECT_CONTAINS(seen, "var=value with spaces & 'quotes'\n");
-    EXPECT_CONTAINS(seen, "parent=unset\n");
-    EXPECT_CONTAINS(seen, "lc=unset\n");
-    EXPECT_CONTAINS(seen, want);
+    EXPECT_PROBE(seen, "MCP_CTEST_VAR", var);
+    EXPECT_PROBE(seen, "MCP_CTEST_PARENT", NULL);
+    EXPECT_PROBE(seen, "LC_MCP_CTEST", NULL);
+    EXPECT_PROBE(seen, "cwd", real);
     free(seen);
-    unsetenv("MCP_CTEST_PARENT");
-    unsetenv("LC_MCP_CTEST");
-    unsetenv("LC_MCP_CTEST_FN");
-    rmdir(dir);
+    t_setenv("MCP_CTEST_PARENT", NULL);
+    t_setenv("LC_MCP_CTEST", NULL);
+    t_setenv("LC_MCP_CTEST_FN", NULL);
 }
 
 /* ---- lists --------------------------------------------------------------------------------- */
@@ -1809,7 +1884,7 @@ static mcp_client *json_config_client(const char *fmt_extra)
 {
     char json[1024];
     snprintf(json, sizeof json, "{\"command\":\"%s\",\"request_timeout_ms\":5000%s}",
-             fixture_path(), fmt_extra);
+             fixture_path_json(), fmt_extra);
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     mcp_status st = mcp_config_new(json, &cfg, &err);
@@ -2038,11 +2113,11 @@ static void test_connect_with_options(void)
     /* a token cancelled from another thread */
     struct fixture_signal sig;
     CHECK(fixture_signal_open(&sig));
-    char signalled[512];
+    char signalled[1024], sig_path[600];
     snprintf(signalled, sizeof signalled,
              ",\"mode\":\"modern\",\"request_timeout_ms\":20000,"
              "\"args\":[\"--on-discover\",\"silent\",\"--signal\",\"%s\"]",
-             sig.path);
+             json_escaped(sig.path, sig_path, sizeof sig_path));
     c = json_config_client(signalled);
     CHECK(c != NULL);
     struct cancel_later cl = {mcp_cancel_token_new(), &sig};

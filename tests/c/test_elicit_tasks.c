@@ -87,7 +87,7 @@ static void test_modes_the_override_lacks_are_refused(void)
 {
     char json[1024];
     snprintf(json, sizeof json, "{\"command\":\"%s\",\"capabilities\":{\"elicitation\":{}}}",
-             fixture_path());
+             fixture_path_json());
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);
@@ -361,12 +361,13 @@ static void test_task_cancel_get_and_resume(void)
     CHECK(c != NULL);
     char *out = SENTINEL_STR;
     mcp_error *err = NULL;
-    /* Connected first: the 20 ms caps below are for the tasks, not for starting the server. */
+    /* Connected first: the 40 ms caps below are for the tasks, not for starting the server
+     * (under the fixture's first poll at 50 ms, above a round trip under Wine). */
     EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
     /* The call gives up (total cap); the task goes on server-side. */
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
-    opts.max_total_ms = 20;
+    opts.max_total_ms = 40;
     EXPECT_STATUS(mcp_client_call_tool(c, "task_slow", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
     mcp_error_free(err);
     err = NULL;

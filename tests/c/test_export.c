@@ -128,7 +128,7 @@ static void test_hub_export_dispatch(void)
              "{\"mcpServers\": {\"new\": {\"command\": \"%s\", \"args\": [\"--era\", \"modern\"]},"
              " \"old\": {\"command\": \"%s\", \"args\": [\"--era\", \"legacy\"],"
              " \"mcp_client\": {\"tools\": {\"deny\": [\"add\"]}}}}}",
-             fixture_path(), fixture_path());
+             fixture_path_json(), fixture_path_json());
     mcp_error *err = NULL;
     mcp_hub *hub = NULL;
     CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);

@@ -14,7 +14,7 @@
 static void fixture_member_json(char *buf, size_t n)
 {
     snprintf(buf, n, "{\"command\":\"%s\",\"probe_timeout_ms\":500,\"shutdown_grace_ms\":500}",
-             fixture_path());
+             fixture_path_json());
 }
 
 struct hub_events {
@@ -246,7 +246,7 @@ static void test_from_file_shapes(void)
     char dir[512], path[600], text[4096];
     CHECK(temp_dir(dir, sizeof dir, "hubfile"));
     snprintf(path, sizeof path, "%s/claude_desktop_config.json", dir);
-    const char *fix = fixture_path();
+    const char *fix = fixture_path_json();
     snprintf(text, sizeof text,
              "{\n  // Claude Desktop, with another host's keys\n"
              "  \"mcpServers\": {\n"
@@ -358,7 +358,7 @@ static void test_from_file_shapes(void)
 static void test_from_text_and_errors(void)
 {
     char text[1024];
-    snprintf(text, sizeof text, "{\"mcpServers\": {\"fix\": {\"command\": \"%s\"}}}", fixture_path());
+    snprintf(text, sizeof text, "{\"mcpServers\": {\"fix\": {\"command\": \"%s\"}}}", fixture_path_json());
     mcp_error *err = NULL;
     mcp_hub *hub = NULL;
     CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);
@@ -375,7 +375,7 @@ static void test_from_text_and_errors(void)
     /* A member set or removed one at a time leaves an entry the file could not build as it was. */
     snprintf(text, sizeof text,
              "{\"mcpServers\": {\"fix\": {\"command\": \"%s\"}, \"broken\": {\"command\": \"${MCP_CTEST_UNSET}\"}}}",
-             fixture_path());
+             fixture_path_json());
     CHECK_STATUS(mcp_hub_new_from_text(text, NULL, NULL, &hub, &err), MCP_OK, err);
     char member[1024];
     fixture_member_json(member, sizeof member);
@@ -422,7 +422,7 @@ static void test_from_text_and_errors(void)
 /* A hub keeps the answers of its reads: a reload asks only for new or changed inputs. */
 static void test_reload_asks_only_new_inputs(void)
 {
-    const char *fix = fixture_path();
+    const char *fix = fixture_path_json();
     char text[2048];
     const char *one = "{\"type\": \"promptString\", \"id\": \"era\", \"description\": \"Era\"}";
     snprintf(text, sizeof text, "{\"inputs\": [%s], \"servers\": {\"a\": {\"command\": \"%s\", \"args\": [\"--era=${input:era}\"]}}}",
@@ -470,7 +470,7 @@ static void test_reload_from_file(void)
     char dir[512], path[600], text[4096];
     CHECK(temp_dir(dir, sizeof dir, "hubreload"));
     snprintf(path, sizeof path, "%s/.mcp.json", dir);
-    const char *fix = fixture_path();
+    const char *fix = fixture_path_json();
     snprintf(text, sizeof text,
              "{\"mcpServers\": {\"keep\": {\"command\": \"%s\"}, \"change\": {\"command\": \"%s\"}, "
              "\"gone\": {\"command\": \"%s\"}}}",

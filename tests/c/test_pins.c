@@ -11,18 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static mcp_client *pinned_client(const char *policy)
+/* A client whose pins follow `policy`, kept in `store_dir` (NULL: in memory). */
+static mcp_client *pinned_client_in(const char *policy, const char *store_dir)
 {
-    char json[1024];
+    char json[2048], dir[1024], store[1100] = "";
+    if (store_dir)
+        snprintf(store, sizeof store, ", \"store_dir\": \"%s\"", json_escaped(store_dir, dir, sizeof dir));
     snprintf(json, sizeof json,
              "{\"command\": \"%s\", \"mode\": \"legacy\", \"request_timeout_ms\": 10000,"
-             " \"tool_pinning\": {\"policy\": \"%s\"}}",
-             fixture_path(), policy);
+             " \"tool_pinning\": {\"policy\": \"%s\"%s}}",
+             fixture_path_json(), policy, store);
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_config_new(json, &cfg, &err), MCP_OK, err);
     mcp_error_free(err);
     return cfg ? client_from_config(cfg) : NULL;
+}
+
+static mcp_client *pinned_client(const char *policy)
+{
+    return pinned_client_in(policy, NULL);
 }
 
 static char *tools(mcp_client *c)
@@ -116,6 +124,40 @@ static void test_ask_lets_the_hook_decide(void)
     mcp_client_free(c);
 }
 
+/* Pins in a store directory outlive the client (a file per server, written under the store's
+ * lock: flock on POSIX, LockFileEx on Windows): a change approved by one client is what the next
+ * client, with a fresh server that still has the old definition, compares against. */
+static void test_store_dir_outlives_the_client(void)
+{
+    char dir[512];
+    CHECK(temp_dir(dir, sizeof dir, "pins"));
+    mcp_client *c = pinned_client_in("ask", dir);
+    CHECK(c != NULL);
+    struct seen seen;
+    memset(&seen, 0, sizeof seen);
+    seen.approve = true;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_on_tool_pin(c, on_pin, &seen, NULL, &err), MCP_OK, err);
+    mcp_string_free(tools(c));
+    mcp_string_free(tool_ok(c, "redefine", "{\"mode\":\"description\"}"));
+    mcp_string_free(tools(c));
+    EXPECT(seen.events == 1); /* approved: the changed definition is the pin now */
+    mcp_client_free(c);
+
+    c = pinned_client_in("block", dir);
+    CHECK(c != NULL);
+    memset(&seen, 0, sizeof seen);
+    EXPECT_STATUS(mcp_client_on_tool_pin(c, on_pin, &seen, NULL, &err), MCP_OK, err);
+    char *list = tools(c); /* a new server: echo as it first was, not as pinned */
+    EXPECT(list && !strstr(list, "\"name\":\"echo\""));
+    EXPECT_CONTAINS(list, "\"name\":\"add\"");
+    mcp_string_free(list);
+    EXPECT_MSG(seen.events == 1, "%d pin events on the first listing", seen.events);
+    EXPECT_CONTAINS(seen.last, "\"change\":\"changed\"");
+    mcp_error_free(err);
+    mcp_client_free(c);
+}
+
 static void test_off_has_no_pins(void)
 {
     mcp_client *c = fixture_client(NULL);
@@ -134,6 +176,7 @@ static void test_off_has_no_pins(void)
 const struct test_case pins_tests[] = {
     {"pins/block_withholds_until_approved", test_block_withholds_until_approved},
     {"pins/ask_lets_the_hook_decide", test_ask_lets_the_hook_decide},
+    {"pins/store_dir_outlives_the_client", test_store_dir_outlives_the_client},
     {"pins/off_has_no_pins", test_off_has_no_pins},
 };
 const size_t pins_tests_count = sizeof pins_tests / sizeof pins_tests[0];

@@ -7,27 +7,15 @@
 
 #include "harness.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
-static int threads_now(void)
-{
-    DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
 
 /* A fixture client on the shared runtime, connected; NULL (failure recorded) on error. */
 static mcp_client *shared_client(void)
@@ -127,9 +115,15 @@ static bool start(struct owner *o, const char *tool, mcp_call **call_out)
 
 /* ---- tests ------------------------------------------------------------------------------- */
 
+/* 200 connected clients, each making a call, add no thread to what one client needs: not even
+ * for their servers' exits (one reaper thread; on Windows one per 63 servers). Under Wine,
+ * where starting a server takes about half a second, 16. */
+#ifdef _WIN32
+#define MANY 16
+#else
 #define MANY 200
+#endif
 
-/* 200 connected clients, each making a call, add no thread to what one client needs. */
 static void test_many_clients_threads_flat(void)
 {
     static mcp_client *clients[MANY];
@@ -137,7 +131,7 @@ static void test_many_clients_threads_flat(void)
     clients[0] = shared_client();
     CHECK(clients[0] != NULL);
     free(tool_ok(clients[0], "echo", "{\"text\":\"x\"}"));
-    int one = threads_now();
+    int one = thread_count();
     int made = 1;
     for (; made < MANY; made++) {
         clients[made] = shared_client();
@@ -149,14 +143,14 @@ static void test_many_clients_threads_flat(void)
         mcp_string_free(out);
     }
     EXPECT(made == MANY);
-    int many = threads_now();
+    int many = thread_count();
     EXPECT_MSG(many <= one, "threads: %d with one shared client, %d with %d", one, many, made);
     /* Every client still answers after all were connected. */
     for (int i = 0; i < made; i += 17)
         mcp_string_free(tool_ok(clients[i], "echo", "{\"text\":\"y\"}"));
     for (int i = 0; i < made; i++)
         mcp_client_free(clients[i]);
-    EXPECT_MSG(threads_now() <= one, "threads after free: %d (one client: %d)", threads_now(), one);
+    EXPECT_MSG(thread_count() <= one, "threads after free: %d (one client: %d)", thread_count(), one);
 }
 
 /* Two clients' completions, from many calls at once: never two of one client at a time, all
@@ -255,6 +249,7 @@ static void test_free_from_callback(void)
     mcp_client_free(o.client);
 }
 
+#ifndef _WIN32
 /* After fork the parent's shared clients fail with MCP_FORKED, and the child gets shared
  * threads of its own: a new shared client works there. */
 static void test_fork(void)
@@ -300,6 +295,7 @@ static void test_fork(void)
     mcp_string_free(tool_ok(parent, "echo", "{\"text\":\"parent\"}"));
     mcp_client_free(parent);
 }
+#endif
 
 static void test_runtime_setting_checked(void)
 {
@@ -334,7 +330,9 @@ const struct test_case shared_rt_tests[] = {
     {"shared/callbacks_serial_per_client", test_callbacks_serial_per_client},
     {"shared/free_one_keeps_others", test_free_one_keeps_others},
     {"shared/free_from_callback", test_free_from_callback},
+#ifndef _WIN32
     {"shared/fork", test_fork},
+#endif
     {"shared/many_clients_threads_flat", test_many_clients_threads_flat},
 };
 const size_t shared_rt_tests_count = sizeof shared_rt_tests / sizeof shared_rt_tests[0];

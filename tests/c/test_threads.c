@@ -7,13 +7,15 @@
 #include "harness.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef _WIN32
+#include <signal.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 static char sentinel_byte;
 #define SENTINEL_STR ((char *)&sentinel_byte)
@@ -25,9 +27,12 @@ static mcp_client *json_client(const char *extra_json, const char *const *args)
 {
     char json[2048];
     int n = snprintf(json, sizeof json, "{\"command\":\"%s\",\"request_timeout_ms\":5000%s%s,\"args\":[",
-                     fixture_path(), extra_json ? "," : "", extra_json ? extra_json : "");
-    for (int i = 0; args && args[i]; i++)
-        n += snprintf(json + n, sizeof json - (size_t)n, "%s\"%s\"", i ? "," : "", args[i]);
+                     fixture_path_json(), extra_json ? "," : "", extra_json ? extra_json : "");
+    for (int i = 0; args && args[i]; i++) {
+        char arg[600];
+        n += snprintf(json + n, sizeof json - (size_t)n, "%s\"%s\"", i ? "," : "",
+                      json_escaped(args[i], arg, sizeof arg));
+    }
     snprintf(json + n, sizeof json - (size_t)n, "]}");
     mcp_config *cfg = NULL;
     mcp_error *err = NULL;
@@ -40,6 +45,7 @@ static mcp_client *json_client(const char *extra_json, const char *const *args)
     return client_from_config(cfg);
 }
 
+#ifndef _WIN32 /* forked children: POSIX only */
 /* Ends a forked child with `code` without running exit-time leak checks: the child inherits
  * the parent's clients, whose threads do not exist in it, so their memory can never be freed
  * there (valgrind and LeakSanitizer would report it). exec discards the image; _exit is the
@@ -136,6 +142,8 @@ static bool child_ok(int status)
 {
     return status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
+
+#endif
 
 /* ---- concurrency ----------------------------------------------------------------------------- */
 
@@ -1237,6 +1245,7 @@ static void count_notification(void *userdata, const char *m, const char *p, siz
     count_log(userdata, m, p, p);
 }
 
+#ifndef _WIN32 /* the stderr writer is a /bin/sh loop */
 /* The server (through a shell) writes to stderr non-stop (about 1000 lines a second, for at
  * most 30 s); the log listener counts, slowly. After mcp_client_free returns, the count never
  * moves again. */
@@ -1279,6 +1288,7 @@ static void test_no_log_callback_after_free(void)
     EXPECT_MSG(took < tscale(3000), "mcp_client_free took %.0f ms", took);
     mcp_error_free(err);
 }
+#endif
 
 /* Notifications still queued for a slow listener are dropped at mcp_client_free. */
 static void test_no_notification_after_free(void)
@@ -1310,6 +1320,7 @@ static void test_no_notification_after_free(void)
     EXPECT(at_free >= 1);
 }
 
+#ifndef _WIN32 /* fork, SIGPIPE and process groups (Windows' tree: test_windows.c) */
 /* ---- processes ------------------------------------------------------------------------------ */
 
 struct fork_ctx {
@@ -1508,18 +1519,7 @@ static void test_close_kills_process_group(void)
     struct collector *col = (struct collector *)malloc(sizeof *col);
     CHECK(col != NULL);
     collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(3000)));
-    char *text = collector_text(col);
-    long pid = 0;
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    if (p)
-        pid = strtol(p + strlen("grandchild pid "), NULL, 10);
-    free(text);
-    EXPECT(pid > 1);
+    long pid = connect_for_grandchild(c, col, tscale(3000));
     if (pid > 1)
         EXPECT(kill((pid_t)pid, 0) == 0);
     double t0 = now_ms();
@@ -1536,12 +1536,13 @@ static void test_close_kills_process_group(void)
         if (process_running((pid_t)pid))
             kill((pid_t)pid, SIGKILL);
     }
-    mcp_error_free(err);
     mcp_client_free(c);
     EXPECT(col->ud.frees == 1);
     collector_destroy(col);
     free(col);
 }
+
+#endif
 
 const struct test_case thread_tests[] = {
     {"threads/concurrent_calls_8_threads", test_concurrent_calls},
@@ -1558,11 +1559,15 @@ const struct test_case thread_tests[] = {
     {"threads/userdata_free_once", test_userdata_free_once},
     {"threads/userdata_released_when_idle", test_userdata_released_when_idle},
     {"threads/responder_outlives_client", test_responder_outlives_client},
+#ifndef _WIN32
     {"threads/no_log_callback_after_free", test_no_log_callback_after_free},
+#endif
     {"threads/no_notification_after_free", test_no_notification_after_free},
+#ifndef _WIN32
     {"threads/fork", test_fork},
     {"threads/fork_child_frees_inherited_client", test_fork_child_frees_inherited_client},
     {"threads/sigpipe", test_sigpipe},
     {"threads/close_kills_process_group", test_close_kills_process_group},
+#endif
 };
 const size_t thread_tests_count = sizeof thread_tests / sizeof thread_tests[0];

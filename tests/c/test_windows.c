@@ -1,7 +1,7 @@
-/* Windows: what differs from Linux, run under Wine here (make windows-test): the stdio server
- * (lookup through PATH and PATHEXT, .cmd shims, batch-file argument refusal, the process tree
- * in a Job Object, the exit status and stderr tail), HTTP, started calls, and the host loop
- * with its event HANDLE. Built only for Windows. */
+/* Windows: what differs from Linux, run under Wine here (make windows-test) beside the shared
+ * suites: the stdio server (lookup through PATH and PATHEXT, .cmd shims, batch-file argument
+ * refusal, the process tree in a Job Object, the exit status and stderr tail), and the host
+ * loop's event HANDLE. Built only for Windows. */
 #ifdef _WIN32
 #include "harness.h"
 
@@ -38,28 +38,9 @@ static mcp_client *command_client(const char *command, const char *extra, const 
 /* Writes a .cmd shim named `name`.cmd in `dir` that runs the fixture with its arguments. */
 static bool write_shim(const char *dir, const char *name, char *path, size_t n)
 {
-    snprintf(path, n, "%s\\%s.cmd", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (f == NULL)
-        return false;
-    fprintf(f, "@echo off\r\n\"%s\" %%*\r\n", fixture_path());
-    return fclose(f) == 0;
-}
-
-static void test_stdio_list_and_call(void)
-{
-    mcp_client *c = connected_client(NULL);
-    CHECK(c != NULL);
-    char *list = NULL;
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_list_all(c, MCP_LIST_TOOLS, NULL, &list, &err), MCP_OK, err);
-    EXPECT_CONTAINS(list, "\"echo\"");
-    mcp_string_free(list);
-    char *out = tool_ok(c, "echo", ECHO_ARGS);
-    EXPECT_CONTAINS(out, "hi");
-    mcp_string_free(out);
-    mcp_error_free(err);
-    mcp_client_free(c);
+    char body[1024];
+    snprintf(body, sizeof body, "@echo off\r\n\"%s\" %%*\r\n", fixture_path());
+    return write_cmd_file(dir, name, body, path, n);
 }
 
 /* `npx` is `npx.cmd`: a name without extension is found on PATH through PATHEXT, and the
@@ -103,25 +84,17 @@ static void test_batch_argument_refused(void)
     mcp_client_free(c);
 }
 
-/* The process tree is a Job Object: a server that ignores its stdin's end and whose own child
- * would outlive it is gone after close, the child included. */
-static void test_close_ends_the_process_tree(void)
+/* Starts `command` (the fixture, or a .cmd shim of it) as a server that ignores its stdin's end
+ * and starts a child that would outlive it; closes the client; the child must be gone. */
+static void check_close_ends_tree(const char *command)
 {
     const char *args[] = {"--ignore-stdin-eof", "--spawn-grandchild", NULL};
-    mcp_client *c = command_client(fixture_path(), "\"shutdown_grace_ms\":150", args);
+    mcp_client *c = command_client(command, "\"shutdown_grace_ms\":150", args);
     CHECK(c != NULL);
     struct collector *col = (struct collector *)malloc(sizeof *col);
     CHECK(col != NULL);
     collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(5000)));
-    char *text = collector_text(col);
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    DWORD pid = p ? (DWORD)strtoul(p + strlen("grandchild pid "), NULL, 10) : 0;
-    free(text);
+    DWORD pid = (DWORD)connect_for_grandchild(c, col, tscale(5000));
     HANDLE grandchild = pid ? OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, pid) : NULL;
     EXPECT_MSG(grandchild != NULL, "cannot open the grandchild %lu", (unsigned long)pid);
     if (grandchild)
@@ -138,10 +111,16 @@ static void test_close_ends_the_process_tree(void)
             TerminateProcess(grandchild, 1);
         CloseHandle(grandchild);
     }
-    mcp_error_free(err);
     mcp_client_free(c);
     collector_destroy(col);
     free(col);
+}
+
+/* The process tree is a Job Object: a server that ignores its stdin's end and whose own child
+ * would outlive it is gone after close, the child included. */
+static void test_close_ends_the_process_tree(void)
+{
+    check_close_ends_tree(fixture_path());
 }
 
 /* The peers' failure: a server started through cmd.exe (a .cmd shim) whose real process, and
@@ -151,36 +130,7 @@ static void test_close_ends_a_shim_tree(void)
     char dir[MAX_PATH], shim[MAX_PATH];
     CHECK(temp_dir(dir, sizeof dir, "shim"));
     CHECK(write_shim(dir, "tree", shim, sizeof shim));
-    const char *args[] = {"--ignore-stdin-eof", "--spawn-grandchild", NULL};
-    mcp_client *c = command_client(shim, "\"shutdown_grace_ms\":150", args);
-    CHECK(c != NULL);
-    struct collector *col = (struct collector *)malloc(sizeof *col);
-    CHECK(col != NULL);
-    collector_init(col);
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_set_log_handler(c, collect_log, col, collector_free, &err), MCP_OK,
-                  err);
-    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
-    EXPECT(collector_wait(col, "grandchild pid ", tscale(5000)));
-    char *text = collector_text(col);
-    const char *p = text ? strstr(text, "grandchild pid ") : NULL;
-    DWORD pid = p ? (DWORD)strtoul(p + strlen("grandchild pid "), NULL, 10) : 0;
-    free(text);
-    HANDLE last = pid ? OpenProcess(SYNCHRONIZE | PROCESS_TERMINATE, FALSE, pid) : NULL;
-    EXPECT_MSG(last != NULL, "cannot open the shim's grandchild %lu", (unsigned long)pid);
-    mcp_client_close(c);
-    if (last) {
-        DWORD gone = WaitForSingleObject(last, (DWORD)tscale(2000));
-        EXPECT_MSG(gone == WAIT_OBJECT_0, "process %lu under the shim still running after close",
-                   (unsigned long)pid);
-        if (gone != WAIT_OBJECT_0)
-            TerminateProcess(last, 1);
-        CloseHandle(last);
-    }
-    mcp_error_free(err);
-    mcp_client_free(c);
-    collector_destroy(col);
-    free(col);
+    check_close_ends_tree(shim);
 }
 
 /* A server that exits: the error says how, with its last stderr lines. */
@@ -196,21 +146,6 @@ static void test_exit_status_and_stderr_tail(void)
     EXPECT_CONTAINS(msg, "unknown argument '--no-such-flag'");
     mcp_error_free(err);
     mcp_client_free(c);
-}
-
-static void test_http_call(void)
-{
-    struct http_fixture h;
-    CHECK(http_fixture_start(&h, "modern", false));
-    mcp_client *c = http_fixture_client(&h, NULL, NULL);
-    if (c != NULL) {
-        char *out = tool_ok(c, "echo", ECHO_ARGS);
-        EXPECT_CONTAINS(out, "hi");
-        mcp_string_free(out);
-        EXPECT(mcp_client_era(c) == MCP_ERA_MODERN);
-        mcp_client_free(c);
-    }
-    http_fixture_stop(&h);
 }
 
 struct done {
@@ -229,26 +164,6 @@ static void on_done(void *userdata, mcp_status status, const char *result_json, 
     if (!first_text(result_json, d->text, sizeof d->text))
         d->text[0] = '\0';
     AINC(&d->calls);
-}
-
-/* A started call completes on the dispatcher thread. */
-static void test_started_call(void)
-{
-    mcp_client *c = connected_client(NULL);
-    CHECK(c != NULL);
-    struct done d;
-    memset(&d, 0, sizeof d);
-    mcp_call *call = NULL;
-    mcp_error *err = NULL;
-    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", ECHO_ARGS, NULL, NULL, NULL, on_done, &d,
-                                             &call, &err),
-                  MCP_OK, err);
-    EXPECT(wait_count(&d.calls, 1, tscale(5000)));
-    EXPECT_STATUS(d.status, MCP_OK, NULL);
-    EXPECT(strcmp(d.text, "hi") == 0);
-    mcp_call_free(call);
-    mcp_error_free(err);
-    mcp_client_free(c);
 }
 
 /* The host loop on Windows: the int is an event HANDLE, signaled while work is queued. */
@@ -283,14 +198,11 @@ static void test_host_loop_event_handle(void)
 }
 
 const struct test_case windows_tests[] = {
-    {"windows/stdio_list_and_call", test_stdio_list_and_call},
     {"windows/cmd_shim_through_path", test_cmd_shim_through_path},
     {"windows/batch_argument_refused", test_batch_argument_refused},
     {"windows/close_ends_the_process_tree", test_close_ends_the_process_tree},
     {"windows/close_ends_a_shim_tree", test_close_ends_a_shim_tree},
     {"windows/exit_status_and_stderr_tail", test_exit_status_and_stderr_tail},
-    {"windows/http_call", test_http_call},
-    {"windows/started_call", test_started_call},
     {"windows/host_loop_event_handle", test_host_loop_event_handle},
 };
 const size_t windows_tests_count = sizeof windows_tests / sizeof windows_tests[0];

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `make windows-test`: the library for Windows (x86_64-win7-windows-gnu: mcp_client.dll, its
 # import library libmcp_client.dll.a, and libmcp_client.a), the fixture server for Windows, and
-# the C tests built with MinGW-w64 against the DLL, run under Wine: the MRTR suite
-# (tests/c/test_mrtr.c) and the Windows cases (tests/c/test_windows.c: stdio, a .cmd shim found
-# through PATH and PATHEXT, the batch-argument refusal, the process tree in a Job Object, the
-# exit status and stderr tail, HTTP, started calls, the host loop's event HANDLE).
+# the C tests built with MinGW-w64 against the DLL, run under Wine: the C suite's sources shared
+# with Linux (tests/c: stdio, HTTP, MRTR, threads, started calls, the host loop, auth, hubs, the
+# shared runtime; not fork, signals or process groups) and the Windows cases
+# (tests/c/test_windows.c: a .cmd shim found through PATH and PATHEXT, the batch-argument
+# refusal, the process tree in a Job Object, the exit status and stderr tail, the host loop's
+# event HANDLE).
 #
 # The toolchain comes from tests/cross/toolchain.bash (installed through apt when missing);
 # builds go to its target directory outside the repository (kept between runs).
@@ -35,11 +37,16 @@ for dll in libwinpthread-1.dll libgcc_s_seh-1.dll; do
   src=$(x86_64-w64-mingw32-gcc-posix -print-file-name="$dll")
   [ -f "$src" ] && cp "$src" "$build/"
 done
+# The C suite's sources, shared with Linux (the cases that need POSIX are left out by #ifdef
+# inside them), and the Windows cases.
+c_sources=(harness.c harness_windows.c fixture_signal.c blocked.c test_api.c test_calls.c test_mrtr.c
+  test_threads.c test_auth.c test_skills.c test_elicit_tasks.c test_cache.c test_async.c
+  test_shared_rt.c test_hub.c test_export.c test_pins.c test_windows.c)
 x86_64-w64-mingw32-gcc-posix -std=c11 -Wall -Wextra -Wpedantic -Werror -g -O1 \
   -Iinclude -DTEST_LINKAGE='"shared"' -D__USE_MINGW_ANSI_STDIO=1 \
   -o "$build/mcp_tests.exe" \
-  tests/c/harness.c tests/c/harness_windows.c tests/c/test_mrtr.c tests/c/test_windows.c \
-  "$out/libmcp_client.dll.a" -lpthread
+  "${c_sources[@]/#/tests/c/}" \
+  "$out/libmcp_client.dll.a" -lpthread -lws2_32
 
 if command -v go >/dev/null; then
   step "Go binding's tests cross-built with cgo and MinGW-w64 (not run: see below)"
