@@ -1,10 +1,11 @@
 /* The C ABI runner (libmcp_client through include/mcp_client.h).
  *
  *   cabi TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--iterations N]
- *        [--calls N] [--gap-us N] (--url URL | -- SERVER [ARGS...])
+ *        [--calls N] [--gap-us N] [--payload N] (--url URL | -- SERVER [ARGS...])
  *
  * TEST: seq (sequential tools/call echo; with --gap-us, the host sleeps that long before each
- * call, untimed: calls after an idle gap), conc (--inflight threads on one client), mrtr (a
+ * call, untimed: calls after an idle gap; with --payload N the echo's text is N bytes each way,
+ * checked once before the loop), conc (--inflight threads on one client), mrtr (a
  * call needing one elicitation round vs a plain call), connect (new + connect, then free until
  * the child is reaped), mem (RSS idle, then growth over --calls calls), cache (tools/list
  * answered from the response cache vs sent with MCP_CACHE_BYPASS; the server needs a TTL,
@@ -24,6 +25,8 @@
 #include <unistd.h>
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
+/* --payload N: the echo carries an N-byte text (see payload_args); 0: "hi". */
+static long payload = 0;
 
 static double duration = 2.0;
 static long gap_us = 0; /* seq: idle time before each call */
@@ -85,6 +88,14 @@ static size_t timed_loop(mcp_client *c, const char *tool, double secs, samples *
 
 static int test_seq(void) {
     mcp_client *c = open_client(1);
+    if (payload > 0) {
+        /* Once, untimed: the echo really carries the payload back. */
+        char *res = NULL;
+        mcp_error *err = NULL;
+        check(mcp_client_call_tool(c, "echo", ECHO_ARGS, NULL, NULL, NULL, &res, &err), err, "call_tool");
+        if (strlen(res) < (size_t)payload) die("the echo's result is shorter than its payload");
+        mcp_string_free(res);
+    }
     for (long k = 0; k < warmup; k++) call(c, "echo");
     samples s;
     samples_init(&s, (size_t)max_calls);
@@ -461,11 +472,13 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--calls") && i + 1 < argc) mem_calls = atol(argv[++i]);
         else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) gap_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
+        else if (!strcmp(argv[i], "--payload") && i + 1 < argc) payload = atol(argv[++i]);
         else if (!strcmp(argv[i], "--clients") && i + 1 < argc) n_clients = atol(argv[++i]);
         else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)
             runtime = !strcmp(argv[++i], "shared") ? MCP_RUNTIME_SHARED : MCP_RUNTIME_ISOLATED;
         else die("unknown option");
     }
+    if (payload > 0 && !(ECHO_ARGS = payload_args(payload))) die("out of memory");
     if (url) {
         size_t len = 0, cap = 256;
         config_json = malloc(cap);

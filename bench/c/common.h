@@ -138,6 +138,26 @@ static inline char *stdio_config_json(char **cmd) {
     return out;
 }
 
+/* `--payload N`: the echo's text, N characters of the base64 alphabet (what a screenshot or a
+ * file read carries; nothing JSON must escape), so a call carries N bytes each way. */
+static inline char *payload_text(long n) {
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *t = (char *)malloc((size_t)n + 1);
+    if (!t) return NULL;
+    for (long k = 0; k < n; k++) t[k] = alphabet[(k * 7 + k / 64) % 64];
+    t[n] = 0;
+    return t;
+}
+
+/* `{"text":"<payload_text(n)>"}`, the echo's arguments with an N-byte text. */
+static inline char *payload_args(long n) {
+    char *t = payload_text(n), *a = (char *)malloc((size_t)n + 16);
+    if (!t || !a) return NULL;
+    snprintf(a, (size_t)n + 16, "{\"text\":\"%s\"}", t);
+    free(t);
+    return a;
+}
+
 static inline void die(const char *what) {
     fprintf(stderr, "bench: %s\n", what);
     exit(2);
