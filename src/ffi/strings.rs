@@ -49,6 +49,15 @@ pub(crate) fn opt_json_object(ptr: *const c_char, name: &str) -> Result<Option<V
 /// As [`opt_json_object`], kept as its text (nothing decoded): the same checks, statuses and
 /// messages, without building the map (see `jsonrpc::raw_object`).
 pub(crate) fn opt_raw_json_object<'a>(ptr: *const c_char, name: &str) -> Result<Option<&'a RawValue>, Failure> {
+    if !ptr.is_null() {
+        // SAFETY: as in `arg_str`.
+        let bytes = unsafe { CStr::from_ptr(ptr) }.to_bytes();
+        // A plain object (the usual arguments) is checked as JSON and UTF-8 in one quick pass;
+        // anything else takes the checks below, with their statuses and messages.
+        if let Some(raw) = crate::protocol::fast_json::plain_object_bytes(bytes) {
+            return Ok(Some(raw));
+        }
+    }
     match opt_str(ptr, name)? {
         None => Ok(None),
         Some(text) => match crate::protocol::jsonrpc::raw_object(text) {
