@@ -5,7 +5,9 @@
 //! `BufReader` pair, 200 idle clients on the shared runtime held 14 MiB of buffers between
 //! them (the target is ≤ 64 KiB per idle client). Here a reader that waits for data keeps at most
 //! `keep_idle` bytes, and a burst of large messages still gets 64 KiB reads (as many syscalls
-//! per megabyte as before, after a few doubling reads).
+//! per megabyte as before, after a few doubling reads). The one exception: while the traffic
+//! is long lines (longer than a read), a waiting reader keeps its burst buffer
+//! ([`BURST_BUFFER`]) for the next one, until smaller traffic follows.
 //!
 //! The buffer is only (re)allocated when it is empty, so nothing is ever copied on growth, and
 //! reads go straight into it as `BufReader`'s do: one copy, into the line.
@@ -22,7 +24,8 @@ pub(crate) const MAX_BUFFER: usize = 64 * 1024;
 /// The capacity a buffer gets once reads fill [`MAX_BUFFER`] (a burst, or a long line): reads
 /// still return at most what the pipe holds, but a line longer than one read then grows in
 /// this allocation (see [`LeanReader::next_line`]) instead of being copied into a larger one.
-/// Capacity is not memory until written, and a quiet reader gives the buffer back.
+/// Capacity is not memory until written; a reader keeps it while it waits between long lines,
+/// and gives it back once smaller traffic follows.
 pub(crate) const BURST_BUFFER: usize = 4 * MAX_BUFFER;
 /// The first buffer, and the smallest a quiet stream shrinks back to.
 pub(crate) const MIN_BUFFER: usize = 4 * 1024;
@@ -96,6 +99,11 @@ impl<R: AsyncRead + Unpin> LeanReader<R> {
         if chunk.is_empty() || chunk.len() > max {
             return read_line(self, max).await;
         }
+        // A line longer than a read: traffic worth full-size buffers (this line's reads go
+        // around the buffer, so they are counted here), the next one allocated at
+        // `BURST_BUFFER` so that the next such line grows in place.
+        self.want = MAX_BUFFER;
+        self.burst_max = MAX_BUFFER;
         let mut line = if self.pos == 0 {
             // The whole buffer is this line's start: it becomes the line.
             std::mem::take(&mut self.buf)
@@ -199,11 +207,16 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                     // Quiet: the burst is over. Shrink the next buffer if the burst's reads
                     // stayed well under it, and give back a buffer that is larger than the
                     // traffic needs or than a waiting reader may keep.
-                    if me.burst_max <= me.want / 4 {
+                    // (A wait with no read since the last one was no burst: nothing to learn.)
+                    if me.burst_max > 0 && me.burst_max <= me.want / 4 {
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }
                     me.burst_max = 0;
-                    if me.buf.capacity() > me.keep_idle || me.buf.capacity() > me.want {
+                    // Between long lines (`want` still at its largest) the burst buffer waits
+                    // for the next one: freed and allocated again at every wait it cost a
+                    // 256 KiB allocation each time. Small traffic ends that (`want` halves).
+                    let long_lines = me.want == MAX_BUFFER && me.buf.capacity() == BURST_BUFFER;
+                    if !long_lines && (me.buf.capacity() > me.keep_idle || me.buf.capacity() > me.want) {
                         me.buf = Vec::new();
                     }
                     return Poll::Pending;
@@ -346,9 +359,10 @@ mod tests {
             BURST_BUFFER,
             "reads that fill the buffer double it, up to a burst's"
         );
-        // Nothing more to read: the reader waits, holding at most `keep_idle`.
+        // Nothing more to read: the reader waits, keeping its burst buffer for the next long
+        // line (only small traffic gives it back, below).
         assert!(waits(&mut reader));
-        assert_eq!(reader.held(), 0);
+        assert_eq!(reader.held(), BURST_BUFFER);
         // Small messages after the burst: the next buffer shrinks back step by step, and a
         // small one is kept while waiting.
         small_answers(&mut w, &mut reader, 8).await;

@@ -164,12 +164,16 @@ impl SseParser {
                         }
                         continue;
                     }
-                    self.line_len += run;
                     if self.data_line {
-                        self.push_data(&bytes[..run], run);
+                        // As much as the line buffer would have kept of it (see below).
+                        let cap = self.max_data.saturating_add(LINE_SLACK);
+                        let keep = cap.saturating_sub(self.line_len).min(run);
+                        self.line_len += run;
+                        self.push_data(&bytes[..keep], run);
                         bytes = &bytes[run..];
                         continue;
                     }
+                    self.line_len += run;
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
                     let cap = self.max_data.saturating_add(LINE_SLACK);
                     let keep = cap.saturating_sub(self.line.len()).min(run);
