@@ -30,6 +30,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -1689,14 +1690,18 @@ def callgrind_total(cmd: list[str], out: Path) -> tuple[int, dict[str, int]]:
                           check=True).stdout
     total, funcs = 0, {}
     for line in text.splitlines():
-        parts = line.strip().split(None, 2)
-        if len(parts) >= 2 and parts[1].startswith("(") and parts[0].replace(",", "").isdigit():
-            # "1,234 (12.3%)  file:function [object]" lines
-            count = int(parts[0].replace(",", ""))
-            name = parts[2] if len(parts) > 2 else "?"
-            funcs[name] = funcs.get(name, 0) + count
-        elif "PROGRAM TOTALS" in line:
-            total = int(line.split()[0].replace(",", ""))
+        # "1,234 (12.3%)  file:function [object]" lines, and the "PROGRAM TOTALS" one
+        m = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*?)\s*$", line)
+        if not m:
+            continue
+        count, name = int(m.group(1).replace(",", "")), m.group(2)
+        if name == "PROGRAM TOTALS":
+            total = count
+            continue
+        # "file:function [object]": the function, with its object's file name
+        name = re.sub(r"^(\?\?\?|\S*?\.(S|c|rs|h)):", "", name)
+        name = re.sub(r" \[(.*/)?([^/\]]+)\]$", r" [\2]", name)
+        funcs[name] = funcs.get(name, 0) + count
     out.unlink(missing_ok=True)
     return total, funcs
 
