@@ -256,6 +256,13 @@ bench-hub:
 bench-https:
 	python3 bench/run.py --only https $(BENCH_ARGS)
 
+# The large-payload targets: a 100 KB echo over stdio and plain HTTP (JSON and SSE), instructions
+# per call under callgrind (installs valgrind with apt-get when missing) and calls/s against the
+# raw baselines (bench/results/large.md).
+.PHONY: bench-large
+bench-large:
+	python3 bench/run.py --only large $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

@@ -17,6 +17,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py --only many [--clients 200] [--rounds 3] [--duration S] [--lib ARCHIVE] [--fixture PATH]
     python3 bench/run.py --only hub [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
     python3 bench/run.py --only https [--http-rounds 5] [--duration S] [--quick] [--lib ARCHIVE] [--skip-build]
+    python3 bench/run.py --only large [--payload 100000] [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -30,6 +31,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -1735,20 +1737,12 @@ def https_run(name: str, cmd: list[str], env: dict, budget: float) -> dict:
     return json.loads(lines[-1])
 
 
-def callgrind_total(name: str, cmd: list[str], env: dict) -> int | None:
-    """Instructions the client process (every thread) executed, by callgrind."""
-    out = LOGS / f"https-callgrind-{name}.out"
-    with open(LOGS / f"https-callgrind-{name}.log", "w") as err:
-        p = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], env=env, cwd=ROOT,
-                           stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL, timeout=900)
-    if p.returncode != 0 or not out.exists():
+def https_instructions(name: str, cmd: list[str], env: dict) -> int | None:
+    """Instructions the client process executed (`callgrind_total`), None when the run failed."""
+    try:
+        return callgrind_total(cmd, LOGS / f"https-callgrind-{name}.out", env)[0]
+    except (subprocess.SubprocessError, OSError):
         return None
-    for line in out.read_text(errors="replace").splitlines():
-        if line.startswith(("summary:", "totals:")):
-            total = int(line.split()[1])
-            out.unlink()
-            return total
-    return None
 
 
 def measure_https(rounds: int, duration: float, warmup: int, connect_iterations: int) -> dict:
@@ -1821,17 +1815,18 @@ def measure_https(rounds: int, duration: float, warmup: int, connect_iterations:
             row["p50_rounds"] = [None if "error" in r else r.get("p50_us") for r in vals]
             out.setdefault(group, {})[runner] = row
         lo, hi = HTTPS_SECTION["callgrind_calls"]
+        ensure_valgrind()
         log(f"11 HTTPS: callgrind, {lo} and {hi} calls, echo of 'hi' and of {payload} bytes, raw and C ABI")
         ipc: dict = {}
         for size in (0, payload):
             for runner, cmd in (("raw", [*tool, "raw", "seq"]), ("cabi", [*cabi, "seq"])):
-                totals = [callgrind_total(f"{runner}-{size}-{n}", [*cmd, "--payload", str(size), "--warmup", "0",
+                totals = [https_instructions(f"{runner}-{size}-{n}", [*cmd, "--payload", str(size), "--warmup", "0",
                                                                     "--max-calls", str(n), "--duration", "600",
                                                                     "--url", url], env) for n in (lo, hi)]
                 ipc.setdefault(runner, {})[str(size)] = (
                     (totals[1] - totals[0]) / (hi - lo) if None not in totals else None)
         for runner, cmd in (("raw", [str(CBIN / "raw_http")]), ("cabi", [*cabi, "seq"])):
-            totals = [callgrind_total(f"{runner}-plain-{n}", [*cmd, "--warmup", "0", "--max-calls", str(n),
+            totals = [https_instructions(f"{runner}-plain-{n}", [*cmd, "--warmup", "0", "--max-calls", str(n),
                                                                "--duration", "600", "--url", servers["plain"].url],
                                       env) for n in (lo, hi)]
             ipc[runner]["plain"] = (totals[1] - totals[0]) / (hi - lo) if None not in totals else None
@@ -2023,6 +2018,180 @@ def bench_https(args) -> int:
     doc = {"machine": mach, "versions": vers, "settings": vars(args), "results": h, "targets": tgs,
            "seconds": round(time.time() - started, 1)}
     (RESULTS / "https.json").write_text(json.dumps(doc, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- large payloads (`--only large`)
+
+# The echo's text in bytes (each way), the calls per callgrind run (the difference of two runs is
+# the per-call figure, so start-up and the first calls cancel out), and the rounds of timed runs.
+LARGE_SECTION = {"payload": 100_000, "callgrind_calls": (40, 160), "small_callgrind_calls": (500, 2500)}
+
+
+def ensure_valgrind() -> str | None:
+    """valgrind's path, installed with apt-get on a machine without it (root or sudo); None when
+    it cannot be had (the instruction figures are then not measured)."""
+    found = shutil.which("valgrind")
+    if found:
+        return found
+    apt = shutil.which("apt-get")
+    if apt:
+        sudo = [] if os.geteuid() == 0 else (["sudo", "-n"] if shutil.which("sudo") else None)
+        if sudo is not None:
+            log("valgrind not found: installing it with apt-get (for the instruction counts)")
+            subprocess.run([*sudo, apt, "install", "-y", "--no-install-recommends", "valgrind"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return shutil.which("valgrind")
+
+
+def callgrind_total(cmd: list[str], out: Path, env: dict | None = None) -> tuple[int, dict[str, int]]:
+    """Instructions of `cmd`'s own process (children not traced) under callgrind, and each
+    function's own (exclusive) instructions, from callgrind_annotate."""
+    out.unlink(missing_ok=True)
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd], check=True, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, timeout=1800)
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", str(out)], capture_output=True, text=True,
+                          check=True).stdout
+    total, funcs = 0, {}
+    for line in text.splitlines():
+        # "1,234 (12.3%)  file:function [object]" lines, and the "PROGRAM TOTALS" one
+        m = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*?)\s*$", line)
+        if not m:
+            continue
+        count, name = int(m.group(1).replace(",", "")), m.group(2)
+        if name == "PROGRAM TOTALS":
+            total = count
+            continue
+        # "file:function [object]": the function, with its object's file name
+        name = re.sub(r"^(\?\?\?|\S*?\.(S|c|rs|h)):", "", name)
+        name = re.sub(r" \[(.*/)?([^/\]]+)\]$", r" [\2]", name)
+        funcs[name] = funcs.get(name, 0) + count
+    out.unlink(missing_ok=True)
+    return total, funcs
+
+
+def callgrind_per_call(target: list[str], payload: int, calls: tuple[int, int], tag: str) -> dict:
+    """Instructions per sequential echo call (`cabi seq`, client process only): the difference of
+    two runs of `calls` calls, divided by the difference; functions likewise (top entries)."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    runs = []
+    for n in calls:
+        cmd = [str(CBIN / "cabi"), "seq", "--warmup", "0", "--max-calls", str(n), "--duration", "600",
+               *(["--payload", str(payload)] if payload else []), *target]
+        runs.append(callgrind_total(cmd, LOGS / f"callgrind-{tag}-{n}.out"))
+    (t0, f0), (t1, f1) = runs
+    span = calls[1] - calls[0]
+    funcs = {name: (f1.get(name, 0) - f0.get(name, 0)) / span for name in set(f0) | set(f1)}
+    top = sorted(((v, k) for k, v in funcs.items() if v > 0), reverse=True)[:14]
+    return {"per_call": (t1 - t0) / span, "calls": list(calls), "functions": [[k, round(v)] for v, k in top]}
+
+
+def large_targets(res: dict, add) -> None:
+    payload = res["settings"]["payload"]
+    for wire, label_ in (("stdio", "stdio"), ("http_json", "plain HTTP, JSON"), ("http_sse", "plain HTTP, SSE")):
+        row = res["wires"].get(wire)
+        if not row:
+            continue
+        big, small = row.get("instructions"), row.get("small_instructions")
+        if big and small:
+            budget = 2.5 * payload + small["per_call"]
+            add(f"{payload // 1000} KB echo over {label_}: instructions per call ≤ 2.5 × payload + small call",
+                big["per_call"] / budget, 1.0, "<=",
+                f"{big['per_call'] / 1e3:.1f}k instructions per call against {budget / 1e3:.1f}k allowed "
+                f"(2.5 × {payload} + {small['per_call'] / 1e3:.1f}k for the small echo); "
+                f"{(big['per_call'] - small['per_call']) / payload:.2f} per payload byte (value: ÷ the allowance)")
+        vs = compare(row.get("cabi"), row.get("raw"))
+        if vs:
+            add(f"{payload // 1000} KB echo over {label_}: C ABI calls/s ≥ 0.7 × raw's", vs, 0.7, ">=",
+                f"C ABI {fnum(per_sec(row.get('cabi')))}/s, raw {fnum(per_sec(row.get('raw')))}/s "
+                f"(medians of {len((row.get('raw') or {}).get('rounds') or [])} interleaved rounds)")
+
+
+def large_report(res: dict, tgs: list[dict]) -> str:
+    st, mach = res["settings"], res["machine"]
+    run = mach.get("during_run", {})
+    L = [f"# Large payloads: a {st['payload'] // 1000} KB echo", "",
+         f"`python3 bench/run.py --only large` (`make bench-large`), {mach['date']}, {mach['cores']} cores "
+         f"({mach['cpu_model']}); during the run the machine was {run.get('busy_percent', '?')}% busy. The fixture's "
+         f"`echo` gets a {st['payload']}-byte text (the base64 alphabet: nothing JSON escapes) and sends it back as "
+         "the result's text, so each call carries the payload both ways. C ABI: `bench/c/cabi.c seq --payload N` "
+         "(`mcp_client_call_tool`, the result string freed). Raw: `bench/c/raw_stdio.c` / `raw_http.c --payload N`, "
+         "the same request pre-encoded and the reply read to its newline (stdio) or its end (HTTP), no JSON work.",
+         "",
+         f"Instructions: callgrind, client process only, ({st['callgrind_calls'][1]} − {st['callgrind_calls'][0]}) ÷ "
+         f"{st['callgrind_calls'][1] - st['callgrind_calls'][0]} calls (small echo: ({st['small_callgrind_calls'][1]} − "
+         f"{st['small_callgrind_calls'][0]}) ÷ {st['small_callgrind_calls'][1] - st['small_callgrind_calls'][0]}). "
+         f"Calls/s: {st['rounds']} interleaved rounds of {st['duration']} s, medians (range).", "",
+         "| wire | instructions per call, 100 KB | small echo | per payload byte | C ABI calls/s | raw calls/s | "
+         "C ABI ÷ raw |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for wire, row in res["wires"].items():
+        big, small = row.get("instructions") or {}, row.get("small_instructions") or {}
+        per_byte = ((big["per_call"] - small["per_call"]) / st["payload"]) if big and small else None
+        vs = compare(row.get("cabi"), row.get("raw"))
+        spread_ = (lambda r: "" if not r or "error" in r else
+                   f"{fnum(per_sec(r))} ({fnum(r.get('min_per_sec'))}–{fnum(r.get('max_per_sec'))})")
+        vs_cell = "" if not vs else f"{vs['value']:.2f} ({vs['lo']:.2f}–{vs['hi']:.2f})"
+        L.append(f"| {wire} | {fnum(big.get('per_call') and big['per_call'] / 1e3, 1)}k | "
+                 f"{fnum(small.get('per_call') and small['per_call'] / 1e3, 1)}k | {fnum(per_byte, 2)} | "
+                 f"{spread_(row.get('cabi'))} | {spread_(row.get('raw'))} | {vs_cell} |")
+    L += ["", "| target | result | median (range) | detail |", "|---|---|---:|---|"]
+    for t in tgs:
+        rng = f" ({t['lo']:.2f}–{t['hi']:.2f})" if "lo" in t else ""
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)}{rng} | {t['detail']} |")
+    for wire, row in res["wires"].items():
+        funcs = (row.get("instructions") or {}).get("functions")
+        if not funcs:
+            continue
+        L += ["", f"Where a {wire} call's instructions go (own instructions per call, callgrind_annotate, top "
+              "entries):", "", "| function | instructions per call |", "|---|---:|"]
+        L += [f"| `{name[:110]}` | {n / 1e3:.1f}k |" for name, n in funcs]
+    return "\n".join(L) + "\n"
+
+
+def bench_large(args) -> int:
+    """The large-payload targets (`--only large`): a 100 KB echo over stdio and plain HTTP (JSON
+    and SSE answers), instructions per call under callgrind and calls/s against the raw
+    baselines; writes results/large.{md,json}."""
+    lib, fixture = cabi_against(args)
+    build_raw_stdio()
+    sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
+    payload = args.payload
+    mach, cpu0 = machine(), cpu_times()
+    st = {**LARGE_SECTION, "payload": payload, "rounds": args.rounds, "duration": args.duration}
+    res: dict = {"settings": st, "wires": {}}
+    grind = ensure_valgrind()
+    r = Runners(args.duration, {})
+    dur = ["--duration", f"{args.duration}", "--warmup", "20"]
+    size = ["--payload", str(payload)]
+    for wire in ("stdio", "http_json", "http_sse"):
+        server = None if wire == "stdio" else HttpServer(sse=wire == "http_sse", fixture=fixture)
+        try:
+            target = ["--", str(fixture), "--fast"] if server is None else ["--url", server.url]
+            row: dict = {}
+            if grind:
+                log(f"large ({wire}): callgrind, {payload}-byte echo and the small one")
+                row["instructions"] = callgrind_per_call(target, payload, st["callgrind_calls"], f"{wire}-large")
+                row["small_instructions"] = callgrind_per_call(target, 0, st["small_callgrind_calls"],
+                                                               f"{wire}-small")
+            else:
+                row["instructions"] = {"error": "valgrind not available"}
+            log(f"large ({wire}): {args.rounds} interleaved rounds, C ABI and raw")
+            runs: dict[str, list[dict]] = {"cabi": [], "raw": []}
+            for _ in range(args.rounds):
+                for runner in ("raw", "cabi"):
+                    runs[runner].append(r.run(runner, "seq", target, [*size, *dur], 60 + 4 * args.duration))
+            row.update({k: summary(v) for k, v in runs.items()})
+            res["wires"][wire] = row
+        finally:
+            if server:
+                server.close()
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    res["machine"] = mach
+    tgs: list[dict] = []
+    large_targets(res, lambda name, value, want, op, detail: tgs.append(target_row(name, value, want, op, detail)))
+    md = large_report(res, tgs)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "large.md").write_text(md)
+    (RESULTS / "large.json").write_text(json.dumps({"results": res, "targets": tgs}, indent=1) + "\n")
     print(md)
     return 0 if all(t["status"] == "PASS" for t in tgs) else 1
 
@@ -2040,11 +2209,14 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
-    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub", "https"], default="all",
+    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub", "https", "large"], default="all",
                     help="cache: only the response-cache target; async: only the started-call targets (results/async.{md,json}); "
                          "many: only the many-clients target (results/many.{md,json}); "
                          "hub: only the hub targets (results/hub.{md,json}); "
-                         "https: only the HTTPS section (results/https.{md,json})")
+                         "https: only the HTTPS section (results/https.{md,json}); "
+                         "large: only the large-payload targets (results/large.{md,json})")
+    ap.add_argument("--payload", type=int, default=LARGE_SECTION["payload"],
+                    help="--only large: the echo's text in bytes")
     ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
                     "make bench's section `many` uses MANY_SECTION")
     ap.add_argument("--server", choices=["fixture", "minimal"], default="fixture",
@@ -2066,6 +2238,8 @@ def main() -> int:
         if args.quick:
             args.http_rounds, args.duration, args.connect_iterations = 1, 0.5, 10
         return bench_https(args)
+    if args.only == "large":
+        return bench_large(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10

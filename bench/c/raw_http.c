@@ -2,7 +2,10 @@
  * POST of tools/call and the reply read to its end (Content-Length for JSON, the last chunk for
  * SSE), with no JSON work: the practical limit of loopback TCP plus server.
  *
- *   raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] --url http://127.0.0.1:PORT/PATH
+ *   raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] [--payload N]
+ *            --url http://127.0.0.1:PORT/PATH
+ *
+ * With --payload N the echo's text is N bytes (each way; see payload_args in common.h).
  */
 #include "common.h"
 #include <arpa/inet.h>
@@ -20,7 +23,8 @@ static const char BODY[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/cal
                            "\"arguments\":{\"text\":\"hi\"}," META "}}";
 
 static int sock;
-static char buf[1 << 16];
+static char *buf;
+static size_t buf_cap = 1 << 16; /* with --payload N, room for a response carrying it */
 
 static void send_all(const char *p, size_t n) {
     while (n) {
@@ -40,12 +44,12 @@ static void read_response(void) {
     size_t need = 0; /* total bytes of a Content-Length response, once known */
     int chunked = 0;
     for (;;) {
-        if (have == sizeof buf) die("response too large");
-        ssize_t r = recv(sock, buf + have, sizeof buf - have, 0);
+        if (have + 1 >= buf_cap) die("response too large");
+        ssize_t r = recv(sock, buf + have, buf_cap - 1 - have, 0);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) die("the server closed the connection");
         have += (size_t)r;
-        buf[have < sizeof buf ? have : sizeof buf - 1] = 0;
+        buf[have] = 0;
         if (!need && !chunked) {
             char *end = strstr(buf, "\r\n\r\n");
             if (!end) continue;
@@ -62,7 +66,7 @@ static void read_response(void) {
 
 int main(int argc, char **argv) {
     double duration = 2.0;
-    long warmup = 500, max_calls = 200000, gap_us = 0;
+    long warmup = 500, max_calls = 200000, gap_us = 0, payload = 0;
     const char *url = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
@@ -70,20 +74,37 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--max-calls") && i + 1 < argc) max_calls = atol(argv[++i]);
         else if (!strcmp(argv[i], "--gap-us") && i + 1 < argc) gap_us = atol(argv[++i]);
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
-        else die("usage: raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] --url URL");
+        else if (!strcmp(argv[i], "--payload") && i + 1 < argc) payload = atol(argv[++i]);
+        else die("usage: raw_http [--duration S] [--warmup N] [--max-calls N] [--gap-us N] [--payload N] --url URL");
     }
     if (!url || strncmp(url, "http://127.0.0.1:", 17) != 0) die("--url must be http://127.0.0.1:PORT/...");
     int port = atoi(url + 17);
     const char *path = strchr(url + 17, '/');
     if (!path) path = "/";
 
-    char req[4096];
-    int n = snprintf(req, sizeof req,
+    const char *body = BODY;
+    size_t body_len = sizeof BODY - 1;
+    if (payload > 0) {
+        /* The same request with the N-byte text as its arguments, built once. */
+        char *args = payload_args(payload), *b = malloc((size_t)payload + 1024);
+        if (!args || !b) die("out of memory");
+        int bn = snprintf(b, (size_t)payload + 1024,
+                          "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                          "\"arguments\":%s," META "}}", args);
+        free(args);
+        body = b, body_len = (size_t)bn;
+        buf_cap = 2 * (size_t)payload + (1 << 16);
+    }
+    if (!(buf = malloc(buf_cap))) die("out of memory");
+    size_t req_cap = body_len + 4096;
+    char *req = malloc(req_cap);
+    if (!req) die("out of memory");
+    int n = snprintf(req, req_cap,
                      "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nAccept: application/json, text/event-stream\r\n"
                      "Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
                      "Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: %zu\r\n\r\n%s",
-                     path, port, sizeof BODY - 1, BODY);
-    if (n <= 0 || (size_t)n >= sizeof req) die("request too large");
+                     path, port, body_len, body);
+    if (n <= 0 || (size_t)n >= req_cap) die("request too large");
 
     sock = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;

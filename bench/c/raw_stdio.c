@@ -2,7 +2,7 @@
  * read the reply line, with no JSON work at all: the practical limit of pipe plus server.
  *
  *   raw_stdio [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--connect N [--parallel M]]
- *             [--servers N] [--gap-us N]
+ *             [--servers N] [--gap-us N] [--payload N]
  *             -- SERVER [ARGS...]
  *
  * With --inflight N (> 1) it keeps N requests written ahead of the replies (a window: each reply
@@ -11,7 +11,8 @@
  * flight on one server (a window) vs --inflight threads each calling its share of all N servers
  * in turn: what spreading calls over many server processes costs the machine, with no client
  * library in the way (the floor of `cabi many`'s "all ÷ one"). With --connect N --parallel M it
- * connects M servers at once, N times (the floor of `hub`'s connect).
+ * connects M servers at once, N times (the floor of `hub`'s connect). With --payload N the echo's
+ * text is N bytes (each way); the reply is still only read up to its newline.
  */
 #include "common.h"
 #include <pthread.h>
@@ -30,11 +31,15 @@ extern char **environ;
     "\"io.modelcontextprotocol/clientCapabilities\":{},"                                           \
     "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"raw\",\"version\":\"0.1.0\"}}"
 static const char DISCOVER[] = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{" META "}}\n";
-static const char CALL[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
-                           "\"arguments\":{\"text\":\"hi\"}," META "}}\n";
+static const char CALL_HI[] = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                              "\"arguments\":{\"text\":\"hi\"}," META "}}\n";
+/* The call line: CALL_HI, or with --payload N the same call with an N-byte text (payload_args). */
+static const char *CALL = CALL_HI;
+static size_t CALL_LEN = sizeof CALL_HI - 1;
 
 static int to_child, from_child;
-static char buf[1 << 16];
+static char *buf;
+static size_t buf_cap = 1 << 16; /* with --payload N, room for a reply carrying it */
 static size_t have; /* bytes buffered after the last consumed line */
 
 static void write_all(const char *p, size_t n) {
@@ -51,16 +56,18 @@ static void write_all(const char *p, size_t n) {
 
 /* Reads up to and including the next '\n'; keeps what follows for the next line. */
 static void read_line(void) {
+    size_t seen = 0; /* bytes already searched for the newline */
     for (;;) {
-        char *nl = memchr(buf, '\n', have);
+        char *nl = memchr(buf + seen, '\n', have - seen);
+        seen = have;
         if (nl) {
             size_t used = (size_t)(nl - buf) + 1;
             memmove(buf, buf + used, have - used);
             have -= used;
             return;
         }
-        if (have == sizeof buf) die("reply line too long");
-        ssize_t r = read(from_child, buf + have, sizeof buf - have);
+        if (have == buf_cap) die("reply line too long");
+        ssize_t r = read(from_child, buf + have, buf_cap - have);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) die("the server closed its stdout");
         have += (size_t)r;
@@ -100,7 +107,7 @@ static int connect_loop(char **cmd, long n, double duration) {
         write_all(DISCOVER, sizeof DISCOVER - 1);
         read_line();
         uint64_t t1 = now_ns();
-        write_all(CALL, sizeof CALL - 1);
+        write_all(CALL, CALL_LEN);
         read_line();
         uint64_t tf = now_ns();
         close(to_child), close(from_child);
@@ -126,7 +133,7 @@ typedef struct {
 } server_conn;
 
 static void conn_write(server_conn *c) {
-    for (size_t n = sizeof CALL - 1, off = 0; off < n;) {
+    for (size_t n = CALL_LEN, off = 0; off < n;) {
         ssize_t w = write(c->to, CALL + off, n - off);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0) die("write to the server failed");
@@ -283,6 +290,7 @@ static int many_loop(char **cmd, long servers, long threads, double duration) {
 int main(int argc, char **argv) {
     double duration = 2.0;
     long warmup = 500, max_calls = 200000, inflight = 1, connects = 0, servers = 0, gap_us = 0, parallel = 0;
+    long payload = 0;
     int i = 1;
     for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (!strcmp(argv[i], "--duration") && i + 1 < argc) duration = atof(argv[++i]);
@@ -293,10 +301,23 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--connect") && i + 1 < argc) connects = atol(argv[++i]);
         else if (!strcmp(argv[i], "--servers") && i + 1 < argc) servers = atol(argv[++i]);
         else if (!strcmp(argv[i], "--parallel") && i + 1 < argc) parallel = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--payload") && i + 1 < argc) payload = atol(argv[++i]);
         else die("usage: raw_stdio [--duration S] [--warmup N] [--max-calls N] -- SERVER [ARGS...]");
     }
     if (i + 1 >= argc) die("no server command");
     char **cmd = argv + i + 1;
+    if (payload > 0) {
+        /* The same request with the N-byte text as its arguments, built once. */
+        char *args = payload_args(payload), *line = malloc((size_t)payload + 1024);
+        if (!args || !line) die("out of memory");
+        int n = snprintf(line, (size_t)payload + 1024,
+                         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\","
+                         "\"arguments\":%s," META "}}\n", args);
+        free(args);
+        CALL = line, CALL_LEN = (size_t)n;
+        buf_cap = 2 * (size_t)payload + (1 << 16);
+    }
+    if (!(buf = malloc(buf_cap))) die("out of memory");
 
     signal(SIGPIPE, SIG_IGN);
     if (connects > 0 && parallel > 0) return connect_parallel(cmd, connects, parallel, duration);
@@ -306,7 +327,7 @@ int main(int argc, char **argv) {
     write_all(DISCOVER, sizeof DISCOVER - 1);
     read_line();
     for (long k = 0; k < warmup; k++) {
-        write_all(CALL, sizeof CALL - 1);
+        write_all(CALL, CALL_LEN);
         read_line();
     }
     samples s;
@@ -320,7 +341,7 @@ int main(int argc, char **argv) {
         for (; out < (size_t)inflight; out++) {
             sent[tail] = now_ns();
             tail = (tail + 1) % (size_t)inflight;
-            write_all(CALL, sizeof CALL - 1);
+            write_all(CALL, CALL_LEN);
         }
         while (out > 0) {
             read_line();
@@ -332,7 +353,7 @@ int main(int argc, char **argv) {
             if (t < deadline && calls + out < (size_t)max_calls) {
                 sent[tail] = t;
                 tail = (tail + 1) % (size_t)inflight;
-                write_all(CALL, sizeof CALL - 1);
+                write_all(CALL, CALL_LEN);
                 out++;
             }
         }
@@ -354,7 +375,7 @@ int main(int argc, char **argv) {
             usleep((useconds_t)gap_us);
             t = now_ns();
         }
-        write_all(CALL, sizeof CALL - 1);
+        write_all(CALL, CALL_LEN);
         read_line();
         uint64_t t2 = now_ns();
         samples_add(&s, t2 - t);

@@ -143,13 +143,22 @@ impl Reply {
 
     /// The result as JSON text: the server's own bytes when it was never decoded.
     pub fn into_json(self) -> Vec<u8> {
+        let (mut text, at) = self.into_json_in_place();
+        text.truncate(at.end);
+        text.drain(..at.start);
+        text
+    }
+
+    /// The result as JSON text where it sits: the answer line it came in and its place there
+    /// (nothing moved), or a decoded result written out (all of it).
+    pub fn into_json_in_place(self) -> (Vec<u8>, Range<usize>) {
         match self {
-            Reply::Value(v) => serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec()),
-            Reply::Line { mut line, result, .. } => {
-                line.truncate(result.end);
-                line.drain(..result.start);
-                line
+            Reply::Value(v) => {
+                let text = serde_json::to_vec(&v).unwrap_or_else(|_| b"null".to_vec());
+                let len = text.len();
+                (text, 0..len)
             }
+            Reply::Line { line, result, .. } => (line, result),
         }
     }
 }

@@ -9,7 +9,9 @@ use super::error::{mcp_error, Failure};
 use super::observe::span_sink;
 use super::opts::{mcp_call_opts, request_options_lazy, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
-use super::strings::{arg_str, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
+use super::strings::{
+    arg_str, give_json_bytes, give_json_in_place, opt_json, opt_json_object, opt_raw_json_object, opt_str,
+};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
 use crate::protocol::Era;
@@ -293,7 +295,7 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
         if let Some(spans) = spans {
             spans.deliver();
         }
-        give_json_bytes(result_out, result?.into_json());
+        give_json_in_place(result_out, result?.into_json_in_place());
         Ok(())
     })
 }

@@ -233,6 +233,11 @@ pub const ARGUMENTS: &str = "arguments";
 /// holding an escape or enough brackets for that depth is checked by the full decoder too,
 /// giving the same verdict and message as decoding it would.
 pub fn raw_object(text: &str) -> serde_json::Result<Option<&RawValue>> {
+    // Most arguments are plain objects the quick check accepts (a large text is read 32 bytes
+    // at a time there); anything else gets serde's checks and messages.
+    if let Some(raw) = super::fast_json::plain_object(text) {
+        return Ok(Some(raw));
+    }
     let bytes = text.as_bytes();
     let escape = memchr::memchr_iter(b'\\', bytes).any(|i| bytes.get(i + 1) == Some(&b'u'));
     if escape || super::may_nest_too_deep(bytes) {

@@ -3,6 +3,7 @@
 
 pub use crate::base::codes;
 pub mod era;
+pub mod fast_json;
 pub mod jsonrpc;
 pub mod meta;
 pub mod methods;

@@ -70,15 +70,82 @@ impl<'de> Deserialize<'de> for ProbedResult {
 
 /// The one key of the map serde_json (with `arbitrary_precision`) presents a number as. An
 /// object spelling it is only decoded instead (the fuzz tests would catch a change of name).
-const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
-const UNPLACED: ProbedResult = ProbedResult {
-    bounds: None,
-    scan: ResultScan {
-        kind: None,
-        structured: None,
-    },
-};
+const UNPLACED: ProbedResult = ProbedResult::UNPLACED;
+
+impl ProbedResult {
+    /// A result the caller decodes (not an object with members, or not sure).
+    pub(crate) const UNPLACED: ProbedResult = ProbedResult {
+        bounds: None,
+        scan: ResultScan {
+            kind: None,
+            structured: None,
+        },
+    };
+}
+
+/// A result object's members as they are read, one by one (by the visitor below, or by
+/// `fast_json`'s quick scan): keys as written (`None` with an escape) and values as their text,
+/// both pointing into the line.
+#[derive(Default)]
+pub(crate) struct Members<'t> {
+    first: Option<usize>,
+    end: usize,
+    members: usize,
+    kind: Option<&'t str>,
+    kinds: usize,
+    structured: Option<&'t str>,
+    structs: usize,
+    escaped: bool,
+}
+
+impl<'t> Members<'t> {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.members == 0
+    }
+
+    pub(crate) fn add(&mut self, key: Option<&'t str>, text: &'t str) {
+        if self.members == 0 {
+            self.first = key.map(|k| k.as_ptr() as usize);
+        }
+        self.members += 1;
+        self.end = text.as_ptr() as usize + text.len();
+        match key {
+            Some("resultType") => (self.kind, self.kinds) = (Some(text), self.kinds + 1),
+            Some("structuredContent") => (self.structured, self.structs) = (Some(text), self.structs + 1),
+            Some(_) => {}
+            None => self.escaped = true,
+        }
+    }
+
+    pub(crate) fn finish(self) -> ProbedResult {
+        let Some(first) = self.first else {
+            return UNPLACED;
+        };
+        let scan = match self.escaped {
+            true => UNPLACED.scan,
+            false => ResultScan {
+                kind: match (self.kinds, self.kind) {
+                    (0, _) => Some(ResultType::Complete),
+                    (1, Some("null" | "\"complete\"")) => Some(ResultType::Complete),
+                    (1, Some("\"input_required\"")) => Some(ResultType::InputRequired),
+                    (1, Some("\"task\"")) => Some(ResultType::Task),
+                    _ => None,
+                },
+                structured: match (self.structs, self.structured) {
+                    (0, _) => Some(false),
+                    (1, Some(text)) => Some(text != "null"),
+                    _ => None,
+                },
+            },
+        };
+        ProbedResult {
+            bounds: Some((first, self.end)),
+            scan,
+        }
+    }
+}
 
 struct ResultVisitor;
 
@@ -119,53 +186,18 @@ impl<'de> Visitor<'de> for ResultVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProbedResult, A::Error> {
-        let (mut first, mut end, mut members) = (None, 0, 0);
-        let (mut kind, mut kinds, mut structured, mut structs, mut escaped) = (None, 0, None, 0, false);
+        let mut members = Members::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            if members == 0 && key.0 == Some(NUMBER_TOKEN) {
+            if members.is_empty() && key.0 == Some(NUMBER_TOKEN) {
                 // A number: its text comes as a string, not as JSON text of the line.
                 map.next_value::<IgnoredAny>()?;
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 return Ok(UNPLACED);
             }
             let value: &'de RawValue = map.next_value()?;
-            let text = value.get();
-            if members == 0 {
-                first = key.0.map(|k| k.as_ptr() as usize);
-            }
-            members += 1;
-            end = text.as_ptr() as usize + text.len();
-            match key.0 {
-                Some("resultType") => (kind, kinds) = (Some(text), kinds + 1),
-                Some("structuredContent") => (structured, structs) = (Some(text), structs + 1),
-                Some(_) => {}
-                None => escaped = true,
-            }
+            members.add(key.0, value.get());
         }
-        let Some(first) = first else {
-            return Ok(UNPLACED);
-        };
-        let scan = match escaped {
-            true => UNPLACED.scan,
-            false => ResultScan {
-                kind: match (kinds, kind) {
-                    (0, _) => Some(ResultType::Complete),
-                    (1, Some("null" | "\"complete\"")) => Some(ResultType::Complete),
-                    (1, Some("\"input_required\"")) => Some(ResultType::InputRequired),
-                    (1, Some("\"task\"")) => Some(ResultType::Task),
-                    _ => None,
-                },
-                structured: match (structs, structured) {
-                    (0, _) => Some(false),
-                    (1, Some(text)) => Some(text != "null"),
-                    _ => None,
-                },
-            },
-        };
-        Ok(ProbedResult {
-            bounds: Some((first, end)),
-            scan,
-        })
+        Ok(members.finish())
     }
 }
 

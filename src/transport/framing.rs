@@ -13,7 +13,7 @@ use crate::protocol::RequestId;
 pub use crate::protocol::MAX_JSON_DEPTH;
 
 /// How much of an oversized line is kept, to find its request id.
-const OVERSIZE_PREFIX: usize = 4096;
+pub(crate) const OVERSIZE_PREFIX: usize = 4096;
 
 /// One line read by the bounded framer.
 #[derive(Debug, PartialEq)]
@@ -127,6 +127,22 @@ fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Resul
 /// broken or odd lines) gets `None` and meets the full decoder, whose verdicts and messages
 /// every other message gets.
 pub fn probe_answer(line: &[u8]) -> Option<ProbedAnswer<'_>> {
+    // Plain answers (no escaped keys, no `\u` escapes, no `error`) are read by the quick
+    // check, which reads strings 32 bytes at a time; it gives up on anything else, and serde's
+    // pass decides as before.
+    quick_probe(line).or_else(|| serde_probe(line))
+}
+
+fn quick_probe(line: &[u8]) -> Option<ProbedAnswer<'_>> {
+    let quick = crate::protocol::fast_json::answer(line)?;
+    Some(ProbedAnswer {
+        id: RequestId::from_json(quick.id)?,
+        result: quick.result.locate(line),
+        error: None,
+    })
+}
+
+fn serde_probe(line: &[u8]) -> Option<ProbedAnswer<'_>> {
     // A struct also decodes from an array (its members in order): only objects are answers.
     if line.trim_ascii_start().first() != Some(&b'{') {
         return None;
@@ -349,6 +365,91 @@ mod tests {
         }
         let probed = probe_answer(br#"{"id":2,"error":{"code":-32020,"message":"m"}}"#).unwrap();
         assert_eq!(probed.error.map(|e| e.get()), Some(r#"{"code":-32020,"message":"m"}"#));
+    }
+
+    /// The quick check reads only answers serde's pass reads, and reads them the same way: for
+    /// answers, near-answers and their byte-level mutations, whatever it accepts serde accepts
+    /// with the same id, the same place for the result and the same scan.
+    #[test]
+    fn the_quick_probe_agrees_with_serdes() {
+        let results = [
+            r#"{"content":[{"type":"text","text":"hi"}]}"#,
+            r#"{"content":[],"resultType":"task","structuredContent":{"a":[1,2]}}"#,
+            r#"{"resultType":"input_required","inputRequests":{}}"#,
+            r#"{"resultType":null,"structuredContent":null}"#,
+            r#"{"resultType":"x","resultType":"task"}"#,
+            r#"{"a\nb":1,"resultType":"task"}"#,
+            r#"{"$serde_json::private::Number":"1"}"#,
+            r#"{"t":"é ✓ \" \\ \/ \b\f\n\r\t","n":-0.5e+10}"#,
+            r#"{"t":"\u00e9"}"#,
+            r#"{}"#,
+            r#"[1,{"a":2}]"#,
+            r#""text""#,
+            r#"-1.5e300"#,
+            r#"null"#,
+            r#"true"#,
+        ];
+        let ids = ["1", "-7", "\"a b\"", "1.0", "9223372036854775808", "true", "null", "{}"];
+        let mut lines = Vec::new();
+        for result in results {
+            for id in ids {
+                lines.push(format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#));
+                lines.push(format!(r#" {{ "result" : {result} , "id" : {id} }} "#));
+            }
+        }
+        let long = "QUJD".repeat(2000);
+        lines.extend([
+            format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":[{{"type":"text","text":"{long}"}}]}}}}"#),
+            r#"{"id":1,"id":2,"result":{"a":1}}"#.into(),
+            r#"{"id":1,"result":{"a":1},"result":{"b":2}}"#.into(),
+            r#"{"id":1,"result":{"a":1},"error":{"code":1,"message":"m"}}"#.into(),
+            r#"{"id":1,"result":{"a":1},"method":"x"}"#.into(),
+            r#"{"\u0069d":1,"result":{"a":1}}"#.into(),
+            r#"{"id":1,"result":{"a":1},"jsonrpc":"2.0","jsonrpc":"1"}"#.into(),
+            r#"{"id":1}"#.into(),
+            r#"{"result":{"a":1}}"#.into(),
+            "\u{c}{\"id\":1,\"result\":{\"a\":1}}".into(),
+        ]);
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng
+        };
+        let specials = [
+            b'"', b'\\', b'{', b'}', b'[', b']', b',', b':', 0, 0x1f, 0x80, 0xc3, 0xff, b'u', b'e', b'-', b' ',
+        ];
+        let mut inputs: Vec<Vec<u8>> = lines.iter().map(|l| l.clone().into_bytes()).collect();
+        for line in &lines {
+            for _ in 0..40 {
+                let mut bytes = line.clone().into_bytes();
+                let at = (next() as usize) % bytes.len();
+                match next() % 3 {
+                    0 => bytes[at] = specials[(next() as usize) % specials.len()],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, specials[(next() as usize) % specials.len()]),
+                }
+                inputs.push(bytes);
+            }
+        }
+        let mut quick_count = 0;
+        for input in &inputs {
+            let Some(quick) = quick_probe(input) else { continue };
+            quick_count += 1;
+            let text = String::from_utf8_lossy(input);
+            let slow = serde_probe(input).unwrap_or_else(|| panic!("quick accepted what serde did not: {text:.200}"));
+            assert_eq!(quick.id, slow.id, "{text:.200}");
+            assert_eq!(quick.result, slow.result, "{text:.200}");
+            assert!(slow.error.is_none(), "{text:.200}");
+        }
+        assert!(
+            quick_count > lines.len(),
+            "the quick probe took {quick_count} of {}",
+            inputs.len()
+        );
     }
 
     /// Ids are read as the JSON decoder reads them (`RequestId::from_value`).

@@ -5,7 +5,9 @@
 //! `BufReader` pair, 200 idle clients on the shared runtime held 14 MiB of buffers between
 //! them (the target is ≤ 64 KiB per idle client). Here a reader that waits for data keeps at most
 //! `keep_idle` bytes, and a burst of large messages still gets 64 KiB reads (as many syscalls
-//! per megabyte as before, after a few doubling reads).
+//! per megabyte as before, after a few doubling reads). The one exception: while the traffic
+//! is long lines (longer than a read), a waiting reader keeps its burst buffer
+//! ([`BURST_BUFFER`]) for the next one, until smaller traffic follows.
 //!
 //! The buffer is only (re)allocated when it is empty, so nothing is ever copied on growth, and
 //! reads go straight into it as `BufReader`'s do: one copy, into the line.
@@ -13,10 +15,18 @@
 use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
-use tokio::io::{AsyncBufRead, AsyncRead, ReadBuf};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, ReadBuf};
+
+use super::framing::{read_line, Line, OVERSIZE_PREFIX};
 
 /// Largest buffer: a pipe holds 64 KiB, so a bigger read never returns more.
 pub(crate) const MAX_BUFFER: usize = 64 * 1024;
+/// The capacity a buffer gets once reads fill [`MAX_BUFFER`] (a burst, or a long line): reads
+/// still return at most what the pipe holds, but a line longer than one read then grows in
+/// this allocation (see [`LeanReader::next_line`]) instead of being copied into a larger one.
+/// Capacity is not memory until written; a reader keeps it while it waits between long lines,
+/// and gives it back once smaller traffic follows.
+pub(crate) const BURST_BUFFER: usize = 4 * MAX_BUFFER;
 /// The first buffer, and the smallest a quiet stream shrinks back to.
 pub(crate) const MIN_BUFFER: usize = 4 * 1024;
 /// What a waiting stdout reader may keep: a buffer the size its answers need (`want`), up to
@@ -64,6 +74,113 @@ impl<R: AsyncRead + Unpin> LeanReader<R> {
     }
 }
 
+impl<R: AsyncRead + Unpin> LeanReader<R> {
+    /// The next line, as [`read_line`] reads it (same bound, same outcomes), but a line longer
+    /// than what is buffered is read straight into its own buffer: the buffer's bytes become
+    /// the line's start (taken over, not copied, when the line starts the buffer), and the
+    /// reads that follow go into the line's spare capacity. A 100 KB answer is then copied
+    /// nowhere on its way in; through the buffer it was copied once into the line and about
+    /// once more as the line's vector grew. Bytes read past the newline go back into the
+    /// buffer for the next line.
+    pub async fn next_line(&mut self, max: usize) -> io::Result<Line> {
+        let chunk = self.fill_buf().await?;
+        if let Some(i) = memchr::memchr(b'\n', chunk) {
+            if i > max {
+                return read_line(self, max).await;
+            }
+            // The usual case: the whole line is buffered.
+            let mut line = chunk[..i].to_vec();
+            self.consume(i + 1);
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            return Ok(Line::Data(line));
+        }
+        if chunk.is_empty() || chunk.len() > max {
+            return read_line(self, max).await;
+        }
+        // A line longer than a read: traffic worth full-size buffers (this line's reads go
+        // around the buffer, so they are counted here), the next one allocated at
+        // `BURST_BUFFER` so that the next such line grows in place.
+        self.want = MAX_BUFFER;
+        self.burst_max = MAX_BUFFER;
+        let mut line = if self.pos == 0 {
+            // The whole buffer is this line's start: it becomes the line.
+            std::mem::take(&mut self.buf)
+        } else {
+            let rest = &self.buf[self.pos..];
+            let mut line = Vec::with_capacity(2 * rest.len().max(MIN_BUFFER));
+            line.extend_from_slice(rest);
+            self.pos = self.buf.len();
+            line
+        };
+        loop {
+            if line.capacity() - line.len() < MIN_BUFFER {
+                // Doubling: at most `max` plus one read, so an endless line is caught below.
+                line.reserve(line.len().max(MAX_BUFFER));
+            }
+            let start = line.len();
+            let n = std::future::poll_fn(|cx| {
+                let mut rb = ReadBuf::uninit(line.spare_capacity_mut());
+                ready!(Pin::new(&mut self.inner).poll_read(cx, &mut rb))?;
+                Poll::Ready(Ok::<_, io::Error>(rb.filled().len()))
+            })
+            .await?;
+            // SAFETY: the read filled the first `n` bytes of the spare capacity.
+            unsafe { line.set_len(start + n) };
+            if n == 0 {
+                return Ok(if line.len() > max {
+                    let len = line.len();
+                    line.truncate(OVERSIZE_PREFIX);
+                    line.shrink_to_fit();
+                    Line::TooLong { prefix: line, len }
+                } else {
+                    Line::Cut(line)
+                });
+            }
+            if let Some(i) = memchr::memchr(b'\n', &line[start..]) {
+                let end = start + i;
+                // What follows the newline is the next line's: back into the buffer.
+                self.buf.clear();
+                self.buf.extend_from_slice(&line[end + 1..]);
+                self.pos = 0;
+                line.truncate(end);
+                if line.len() > max {
+                    let len = line.len();
+                    line.truncate(OVERSIZE_PREFIX);
+                    line.shrink_to_fit();
+                    return Ok(Line::TooLong { prefix: line, len });
+                }
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                return Ok(Line::Data(line));
+            }
+            if line.len() > max {
+                // Past the bound: keep the prefix and skip the rest of the line, counting it.
+                let mut len = line.len();
+                line.truncate(OVERSIZE_PREFIX);
+                line.shrink_to_fit();
+                loop {
+                    let chunk = self.fill_buf().await?;
+                    if chunk.is_empty() {
+                        return Ok(Line::TooLong { prefix: line, len });
+                    }
+                    let (take, done) = match memchr::memchr(b'\n', chunk) {
+                        Some(i) => (i, true),
+                        None => (chunk.len(), false),
+                    };
+                    len += take;
+                    self.consume(if done { take + 1 } else { take });
+                    if done {
+                        return Ok(Line::TooLong { prefix: line, len });
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl<R: AsyncRead + Unpin> AsyncRead for LeanReader<R> {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let chunk = ready!(self.as_mut().poll_fill_buf(cx))?;
@@ -82,7 +199,7 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
             me.buf.clear();
             if me.buf.capacity() < me.want {
                 me.buf = Vec::new(); // freed before the bigger one is allocated
-                me.buf = Vec::with_capacity(me.want);
+                me.buf = Vec::with_capacity(if me.want == MAX_BUFFER { BURST_BUFFER } else { me.want });
             }
             let mut rb = ReadBuf::uninit(me.buf.spare_capacity_mut());
             match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
@@ -90,11 +207,16 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                     // Quiet: the burst is over. Shrink the next buffer if the burst's reads
                     // stayed well under it, and give back a buffer that is larger than the
                     // traffic needs or than a waiting reader may keep.
-                    if me.burst_max <= me.want / 4 {
+                    // (A wait with no read since the last one was no burst: nothing to learn.)
+                    if me.burst_max > 0 && me.burst_max <= me.want / 4 {
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }
                     me.burst_max = 0;
-                    if me.buf.capacity() > me.keep_idle || me.buf.capacity() > me.want {
+                    // Between long lines (`want` still at its largest) the burst buffer waits
+                    // for the next one: freed and allocated again at every wait it cost a
+                    // 256 KiB allocation each time. Small traffic ends that (`want` halves).
+                    let long_lines = me.want == MAX_BUFFER && me.buf.capacity() == BURST_BUFFER;
+                    if !long_lines && (me.buf.capacity() > me.keep_idle || me.buf.capacity() > me.want) {
                         me.buf = Vec::new();
                     }
                     return Poll::Pending;
@@ -158,6 +280,54 @@ mod tests {
         assert_eq!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Eof);
     }
 
+    /// `next_line` gives what `read_line` gives, for lines within a buffer and lines spanning
+    /// many reads (with and without their start at the buffer's start), lines past the bound,
+    /// a last line cut off, CRLF, and what follows a long line's newline.
+    #[tokio::test]
+    async fn next_line_reads_long_lines_as_read_line_does() {
+        let long = |c: u8, n: usize| vec![c; n];
+        let mut input = Vec::new();
+        for part in [
+            b"{\"a\":1}\n".to_vec(),
+            [long(b'x', 200_000), b"\r\nshort\n".to_vec()].concat(),
+            [long(b'y', 70_000), b"\n".to_vec()].concat(),
+            [long(b'z', 300_000), b"\nafter\r\n".to_vec()].concat(),
+            [long(b'w', 9_000), b"\n".to_vec()].concat(),
+            b"\n".to_vec(),
+            long(b'v', 90_000),
+        ] {
+            input.extend_from_slice(&part);
+        }
+        for (max, pipe) in [
+            (1 << 20, 4096),
+            (1 << 20, 64 * 1024),
+            (100_000, 3000),
+            (250_000, 64 * 1024),
+        ] {
+            let (mut w, r) = tokio::io::duplex(pipe);
+            let bytes = input.clone();
+            let writer = tokio::spawn(async move {
+                for piece in bytes.chunks(5000) {
+                    w.write_all(piece).await.unwrap();
+                }
+            });
+            let mut lean = LeanReader::new(r, KEEP_IDLE);
+            let mut plain = tokio::io::BufReader::with_capacity(7, &input[..]);
+            loop {
+                let (got, want) = (
+                    lean.next_line(max).await.unwrap(),
+                    read_line(&mut plain, max).await.unwrap(),
+                );
+                let eof = want == Line::Eof;
+                assert_eq!(got, want, "max {max}, pipe {pipe}");
+                if eof {
+                    break;
+                }
+            }
+            writer.await.unwrap();
+        }
+    }
+
     /// `n` small answers, each read and followed by a wait (nothing more to read).
     async fn small_answers<W, R>(w: &mut W, reader: &mut LeanReader<R>, n: usize)
     where
@@ -184,10 +354,15 @@ mod tests {
         w.write_all(&vec![b'y'; 150 * 1024]).await.unwrap();
         w.write_all(b"\n").await.unwrap();
         assert!(matches!(read_line(&mut reader, 1 << 20).await.unwrap(), Line::Data(b) if b.len() == 150 * 1024));
-        assert_eq!(reader.held(), MAX_BUFFER, "reads that fill the buffer double it");
-        // Nothing more to read: the reader waits, holding at most `keep_idle`.
+        assert_eq!(
+            reader.held(),
+            BURST_BUFFER,
+            "reads that fill the buffer double it, up to a burst's"
+        );
+        // Nothing more to read: the reader waits, keeping its burst buffer for the next long
+        // line (only small traffic gives it back, below).
         assert!(waits(&mut reader));
-        assert_eq!(reader.held(), 0);
+        assert_eq!(reader.held(), BURST_BUFFER);
         // Small messages after the burst: the next buffer shrinks back step by step, and a
         // small one is kept while waiting.
         small_answers(&mut w, &mut reader, 8).await;

@@ -191,24 +191,25 @@ impl Drop for Job<'_> {
         if self.finished {
             return;
         }
-        // Dropped while waiting for room in the pipe: put the rest of the chunk back in front
-        // of the queue and let a task finish the writing (without a runtime, or if that task is dropped too, the next sender).
+        // Dropped while waiting for room in the pipe: a task finishes the writing, from
+        // `written` on in the same chunk (a large line is not copied again), with what others
+        // queued after it. Without a runtime (or if that task is dropped too), the rest goes
+        // back in front of the queue for the next sender.
         let mut st = self.inner.state.lock().unwrap();
-        let mut rest = self.chunk.split_off(self.written);
-        rest.append(&mut st.queued);
-        st.queued = rest;
+        let mut chunk = std::mem::take(&mut self.chunk);
+        chunk.append(&mut st.queued);
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) if self.carry_on => {
                 let inner = self.inner.clone();
                 let pipe = self.pipe.clone();
-                let chunk = std::mem::take(&mut st.queued);
+                let written = self.written;
                 drop(st);
                 runtime.spawn(async move {
                     let _ = Job {
                         inner: &inner,
                         pipe,
                         chunk,
-                        written: 0,
+                        written,
                         finished: false,
                         carry_on: false,
                     }
@@ -216,7 +217,11 @@ impl Drop for Job<'_> {
                     .await;
                 });
             }
-            _ => st.writing = false,
+            _ => {
+                chunk.drain(..self.written);
+                st.queued = chunk;
+                st.writing = false;
+            }
         }
     }
 }

@@ -60,6 +60,8 @@ pub struct SseParser {
     data_len: usize,
     /// Some `data` line was seen for the pending event (even an empty one).
     has_data: bool,
+    /// The current line is a `data` line whose value goes straight into `data`.
+    data_line: bool,
     event: Option<String>,
     last_id: Option<String>,
     retry: Option<Duration>,
@@ -78,6 +80,7 @@ impl SseParser {
             data: Vec::new(),
             data_len: 0,
             has_data: false,
+            data_line: false,
             event: None,
             last_id: None,
             retry: None,
@@ -142,6 +145,34 @@ impl SseParser {
                 }
                 _ => {
                     let run = memchr::memchr2(b'\n', b'\r', bytes).unwrap_or(bytes.len());
+                    if self.line_len == 0 && run > 5 && bytes.starts_with(b"data:") {
+                        // A data line whose field name is all here: its value goes straight
+                        // into the event's data, as `handle_line` would put it there at the
+                        // line's end, without passing through the line buffer (a copy of a
+                        // large answer saved).
+                        self.at_start = false;
+                        if self.has_data {
+                            self.push_data(b"\n", 1);
+                        }
+                        self.has_data = true;
+                        self.data_line = true;
+                        self.line_len = 5;
+                        bytes = &bytes[5..];
+                        if bytes[0] == b' ' {
+                            bytes = &bytes[1..];
+                            self.line_len += 1;
+                        }
+                        continue;
+                    }
+                    if self.data_line {
+                        // As much as the line buffer would have kept of it (see below).
+                        let cap = self.max_data.saturating_add(LINE_SLACK);
+                        let keep = cap.saturating_sub(self.line_len).min(run);
+                        self.line_len += run;
+                        self.push_data(&bytes[..keep], run);
+                        bytes = &bytes[run..];
+                        continue;
+                    }
                     self.line_len += run;
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
                     let cap = self.max_data.saturating_add(LINE_SLACK);
@@ -162,6 +193,7 @@ impl SseParser {
     pub fn finish(&mut self) {
         self.line.clear();
         self.line_len = 0;
+        self.data_line = false;
         self.reset_event();
     }
 
@@ -174,6 +206,10 @@ impl SseParser {
 
     /// Handles the line collected so far; its buffer is kept (cleared) for the next line.
     fn end_line(&mut self) {
+        if std::mem::take(&mut self.data_line) {
+            self.line_len = 0;
+            return;
+        }
         let mut line = std::mem::take(&mut self.line);
         let line_len = std::mem::replace(&mut self.line_len, 0);
         self.handle_line(&line, line_len);
@@ -388,5 +424,31 @@ mod tests {
         let mut p = SseParser::new(10);
         p.feed(b"data: 123456\ndata: 123456\n\n");
         assert!(matches!(p.next_item(), Some(SseItem::TooLarge { len: 13, .. })));
+    }
+
+    /// Data lines whose field name arrives whole go straight into the event's data: the events
+    /// (data, ids, sizes, oversized prefixes) are the ones a byte at a time gives.
+    #[test]
+    fn data_lines_straight_into_the_data_match_byte_by_byte() {
+        let long = "y".repeat(5000);
+        let inputs = [
+            format!("data: {long}\n\n"),
+            format!("data:{long}\r\ndata: two\rdata:\n\nevent: e\ndata:  sp\nid: 7\n\n"),
+            format!(": c\ndata: a\n\ndata: {long}\r\n\r\ndata\ndata: x\n\n"),
+            "data: \n\ndata:\n\ndata: 12345\n\n".to_string(),
+            format!("\u{feff}data: {long}\n\n"),
+            format!("data: {long}\ndata: {long}\n\ndata: end"),
+        ];
+        for input in &inputs {
+            for max in [10, 4999, 5000, 5010, 20_000] {
+                let one: Vec<&[u8]> = input.as_bytes().chunks(1).collect();
+                let (want, _) = parse_chunks(&one, max);
+                for size in [2, 6, 7, 333, 4096, input.len()] {
+                    let chunks: Vec<&[u8]> = input.as_bytes().chunks(size).collect();
+                    let (got, _) = parse_chunks(&chunks, max);
+                    assert_eq!(got, want, "max {max}, chunks of {size}: {input:.40}");
+                }
+            }
+        }
     }
 }

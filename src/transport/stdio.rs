@@ -447,7 +447,7 @@ async fn read_stdout(stdout: PipeReader, max: usize, shared: Arc<Shared>, eof: w
     // when idle, so many idle clients stay small.
     let mut reader = LeanReader::new(ReadBeside(stdout), KEEP_IDLE);
     loop {
-        let line = read_line(&mut reader, max).await;
+        let line = reader.next_line(max).await;
         shared.lines.fetch_add(1, Ordering::SeqCst);
         let (bytes, cut) = match line {
             Ok(Line::Data(bytes)) => (bytes, false),

@@ -2309,6 +2309,50 @@ static void test_http_transport(void)
     http_round_trip("legacy", MCP_ERA_LEGACY);
 }
 
+/* Large echoes (200,000 bytes each way) over stdio and HTTP with JSON and SSE answers: the
+ * result (handed over where it sits in the answer's buffer) reads as a whole string and is
+ * freed by mcp_string_free like any other (the sanitizer and valgrind runs check the frees). */
+static void large_echoes(mcp_client *c)
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const size_t n = 200000;
+    char *args = (char *)malloc(n + 16), *text = (char *)malloc(n + 1);
+    CHECK(args != NULL && text != NULL);
+    for (size_t k = 0; k < n; k++) text[k] = alphabet[(k * 7 + k / 64) % 64];
+    text[n] = 0;
+    snprintf(args, n + 16, "{\"text\":\"%s\"}", text);
+    for (int round = 0; round < 3; round++) {
+        char *out = NULL;
+        mcp_error *err = NULL;
+        EXPECT_STATUS(mcp_client_call_tool(c, "echo", args, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+        if (out) {
+            const char *at = strstr(out, "\"text\":\"");
+            EXPECT(at != NULL && strncmp(at + 8, text, n) == 0 && at[8 + n] == '"');
+            EXPECT(out[0] == '{' && out[strlen(out) - 1] == '}');
+        }
+        mcp_string_free(out);
+    }
+    free(args);
+    free(text);
+}
+
+static void test_large_echo(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    large_echoes(c);
+    mcp_client_free(c);
+    for (int sse = 0; sse < 2; sse++) {
+        struct http_fixture h;
+        CHECK(http_fixture_start(&h, "modern", sse == 1));
+        mcp_client *hc = http_fixture_client(&h, NULL, NULL);
+        CHECK(hc != NULL);
+        large_echoes(hc);
+        mcp_client_free(hc);
+        http_fixture_stop(&h);
+    }
+}
+
 const struct test_case call_tests[] = {
     {"calls/connect_modern", test_connect_modern},
     {"calls/first_call_connects", test_first_call_connects},
@@ -2353,6 +2397,7 @@ const struct test_case call_tests[] = {
     {"calls/connect_with_options", test_connect_with_options},
     {"calls/max_pages", test_max_pages},
     {"calls/http_transport", test_http_transport},
+    {"calls/large_echo", test_large_echo},
     {"calls/http_era_cache_clear", test_http_era_cache_clear},
 };
 const size_t call_tests_count = sizeof call_tests / sizeof call_tests[0];

@@ -184,8 +184,11 @@ impl Inner {
         if declared > max {
             return Ok(Err(declared));
         }
-        // Sized by the declared length, up to 64 KiB: a length is a claim, not bytes received.
-        let mut body = Vec::with_capacity(declared.min(64 * 1024));
+        // Sized by the declared length (at most `max`), so a large body is not copied again
+        // each time the vector grows. A length is a claim, not bytes received, but a vector's
+        // capacity is not written until bytes arrive: a false claim reserves address space
+        // (large blocks are mapped lazily), not memory.
+        let mut body = Vec::with_capacity(declared);
         loop {
             match response.chunk().await {
                 Ok(Some(bytes)) => {
