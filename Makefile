@@ -75,7 +75,7 @@ demo: build
 	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
 	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test windows-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test windows-test windows-go-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -154,6 +154,12 @@ portable-test:
 .PHONY: windows-test
 windows-test:
 	tests/cross/windows.bash
+
+# The Go binding's tests for Windows (cgo + MinGW-w64 against mcp_client.dll), run under Wine 10
+# from the Debian trixie root (tests/cross/windows-go.bash, tests/cross/wine-trixie.bash; root).
+.PHONY: windows-go-test
+windows-go-test:
+	tests/cross/windows-go.bash
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).
