@@ -42,10 +42,11 @@ step "under Wine 10 (trixie root)"
 # From bindings/go, as `go test` runs them (a test reads the schema through a relative path).
 run=()
 [ -n "${GO_TEST_RUN:-}" ] && run=(-test.run "$GO_TEST_RUN")
+status=0
 tests/cross/wine-trixie.bash -C bindings/go --bind "$CARGO_TARGET_DIR" \
   MCP_FIXTURE="$(winpath "$out/mcp-fixture-server.exe")" \
-  "$build/mcp_go_tests.exe" -test.v -test.count=1 -test.timeout 600s "${run[@]}" | tee "$build/go-tests.log"
-status=${PIPESTATUS[0]}
+  "$build/mcp_go_tests.exe" -test.v -test.count=1 -test.timeout 600s "${run[@]}" \
+  | tee "$build/go-tests.log" || status=$?
 printf 'windows-go-test: %s passed, %s skipped, %s failed\n' \
   "$(grep -c '^--- PASS' "$build/go-tests.log")" "$(grep -c '^--- SKIP' "$build/go-tests.log")" \
   "$(grep -c '^--- FAIL' "$build/go-tests.log")"

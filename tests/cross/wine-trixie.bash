@@ -58,18 +58,18 @@ wine_version=$(grep '^wine-' "$WINE_READY" || head -n1 "$WINE_READY")
 if [ $version_only = 1 ]; then echo "$wine_version"; exit 0; fi
 
 # The directories at their host paths. /tmp stays the root's own (Wine's server socket lives there).
-declare -A bound=()
+# Shortest first, so a directory below one already bound is skipped (it is there already).
 program_dir=$(cd "$dir" && dirname "$(realpath -m "$1")")
-for d in "$repo" "$prefix" "$dir" "$program_dir" "${binds[@]}"; do
+bound=()
+while IFS= read -r d; do
   case "$d" in /|/tmp|/proc|/dev|/usr|/etc) die "will not bind $d into the root" ;; esac
   [ -d "$d" ] || continue
-  # A directory below one already bound is there already.
   skip=0
-  for b in "${!bound[@]}"; do case "$d/" in "$b"/*) skip=1 ;; esac; done
+  for b in "${bound[@]}"; do case "$d/" in "$b"/*) skip=1 ;; esac; done
   [ $skip = 1 ] && continue
   swift_root_bind "$d"
-  bound[$d]=1
-done
+  bound+=("$d")
+done < <(printf '%s\n' "$repo" "$prefix" "$dir" "$program_dir" "${binds[@]}" | awk '{ print length, $0 }' | sort -n -s | cut -d' ' -f2-)
 
 wine_env=(WINEPREFIX="$prefix" WINEDEBUG="${WINEDEBUG:--all}" WINEDLLOVERRIDES="mscoree,mshtml=" "${envs[@]}")
 if [ ! -f "$prefix/system.reg" ]; then
