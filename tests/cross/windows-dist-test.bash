@@ -9,8 +9,9 @@
 #     MinGW-w64 toolchain file, find_package(mcp_client) taking the package's WIN32 branch, run
 #     under Wine;
 #   - the win_amd64 Python wheel (MCP_CLIENT_WHEEL_PLATFORM=win_amd64, the prefix's DLL as
-#     MCP_CLIENT_PREBUILT_LIB): its tag, its contents, the DLL inside byte for byte. No Windows
-#     CPython can be fetched here, so the wheel is not imported under Wine (docs/platforms.md).
+#     MCP_CLIENT_PREBUILT_LIB): its tag, its contents, the DLL inside byte for byte, and its
+#     loader's choice of that DLL on win32. No Windows CPython can be fetched here, so the wheel
+#     is not imported under Wine (docs/platforms.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$PWD
@@ -110,4 +111,21 @@ assert "Root-Is-Purelib: false" in meta and "Tag: py3-none-win_amd64" in meta, m
 assert inside == open(dll, "rb").read(), "the wheel's mcp_client.dll is not the prefix's"
 print(f"ok: {path.rsplit('/', 1)[1]} holds mcp_client/mcp_client.dll ({len(inside)} bytes)")
 PY
+# The unpacked wheel's loader, told it runs on Windows (sys.platform "win32"), picks the bundled
+# mcp_client.dll; Linux's loader then refuses a PE file, which is as far as this machine goes.
+mkdir -p site
+"$PYTHON" -m zipfile -e "$work"/wheel/*.whl site
+(cd site && env -u MCP_CLIENT_LIB -u PYTHONPATH "$PYTHON" - "$work/site/mcp_client/mcp_client.dll" <<'PY'
+import ctypes, ctypes.util, sys
+want = sys.argv[1]
+sys.platform = "win32"  # after ctypes' own imports, which look at os.name
+try:
+    import mcp_client
+except ImportError as e:
+    assert str(e).startswith(f"cannot load {want}:"), e
+    print(f"ok: on win32 the wheel's loader picks {want}")
+else:
+    raise AssertionError("a Windows DLL loaded on Linux")
+PY
+)
 step "done"
