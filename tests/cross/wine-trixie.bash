@@ -71,7 +71,11 @@ while IFS= read -r d; do
   bound+=("$d")
 done < <(printf '%s\n' "$repo" "$prefix" "$dir" "$program_dir" "${binds[@]}" | awk '{ print length, $0 }' | sort -n -s | cut -d' ' -f2-)
 
-wine_env=(WINEPREFIX="$prefix" WINEDEBUG="${WINEDEBUG:--all}" WINEDLLOVERRIDES="mscoree,mshtml=" "${envs[@]}")
+# No display: Wine's drivers find none and run headless; an empty runtime directory keeps its
+# Wayland driver from complaining that there is none.
+install -d -m 700 "$ROOT/tmp/mcp-wine-runtime"
+wine_env=(WINEPREFIX="$prefix" WINEDEBUG="${WINEDEBUG:--all}" WINEDLLOVERRIDES="mscoree,mshtml="
+  XDG_RUNTIME_DIR=/tmp/mcp-wine-runtime "${envs[@]}")
 if [ ! -f "$prefix/system.reg" ]; then
   say "making the Wine prefix $prefix (once)"
   in_root env "${wine_env[@]}" wineboot -i >/dev/null 2>&1 || true
