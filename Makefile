@@ -11,6 +11,10 @@
 #   make dist-test            install into a temporary prefix, build hosts against it (tests/dist)
 #   make apple-check          type-check the library for macOS (arm64, x86_64) and iOS (in make test)
 #   make portable-test        the Rust and C suites again with the portable POSIX path (in make test)
+#   make windows-test         the DLL and the C tests for Windows, run under Wine (in make test)
+#   make windows-go-test      the Go binding's tests for Windows under Wine 10 (in make test; root)
+#   make windows-dist WINDOWS_PREFIX=DIR   the Windows package: DLL, import and static libraries,
+#                             headers, pkg-config and CMake files (windows-dist-test in make test)
 # One cargo profile (dev) serves every test; `install` builds the release library.
 
 CARGO    ?= cargo
@@ -75,7 +79,7 @@ demo: build
 	$(DEMO) --no-input call elicit_once; $(CLI) --no-input call elicit_once -- $(FIXTURE); \
 	  code=$$?; echo "(exit code $$code)"; test $$code -eq 5
 
-test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test windows-test
+test: lint header-check rust-test fuzz-smoke docs-test reference c-test examples-test faults-test conformance bindings-test export-test interop-test cli-test dist-test apple-check portable-test windows-test windows-go-test windows-dist-test
 	@echo "make test: all suites passed"
 
 lint:
@@ -156,6 +160,32 @@ portable-test:
 .PHONY: windows-test
 windows-test:
 	tests/cross/windows.bash
+
+# Windows packaging: mcp_client.dll (bin/), its import library and the static library (lib/),
+# the headers, pkg-config and CMake files in WINDOWS_PREFIX (tests/cross/windows-dist.bash;
+# WINDOWS_PROFILE=dev packs windows-test's debug build instead of an LTO release build).
+# windows-dist-test installs the dev build into a temporary prefix, builds C and C++ hosts with
+# MinGW-w64 from outside the repository through pkg-config and CMake, runs them under Wine, and
+# builds and checks the win_amd64 Python wheel (tests/cross/windows-dist-test.bash).
+WINDOWS_PREFIX  ?= $(CURDIR)/target/windows-dist
+WINDOWS_PROFILE ?= release
+# What the static library needs from Windows (`rustc --print native-static-libs`, Windows GNU).
+WINDOWS_STATIC_LIBS := -lbcrypt -ladvapi32 -lkernel32 -lntdll -luserenv -lws2_32 -ldbghelp
+.PHONY: windows-dist windows-dist-files windows-dist-test
+windows-dist:
+	tests/cross/windows-dist.bash "$(WINDOWS_PREFIX)" $(WINDOWS_PROFILE)
+
+windows-dist-files:
+	@$(MAKE) --no-print-directory dist-files STATIC_LIBS='$(WINDOWS_STATIC_LIBS)'
+
+windows-dist-test:
+	tests/cross/windows-dist-test.bash
+
+# The Go binding's tests for Windows (cgo + MinGW-w64 against mcp_client.dll), run under Wine 10
+# from the Debian trixie root (tests/cross/windows-go.bash, tests/cross/wine-trixie.bash; root).
+.PHONY: windows-go-test
+windows-go-test:
+	tests/cross/windows-go.bash
 
 # Fault suites: the C ABI against hostile servers (tests/faults/*/README.md): io (hangs,
 # floods, nesting, batches, bounds) and api (strings, numbers, hosts, connect errors, reconnect).
@@ -309,6 +339,12 @@ endif
 	ln -sf $(SO_FILE) $(LIB_DEST)/libmcp_client.so.$(SOVERSION)
 	ln -sf libmcp_client.so.$(SOVERSION) $(LIB_DEST)/libmcp_client.so
 	install -m 644 include/mcp_client.h include/mcp_client.config.schema.json bindings/cpp/mcp_client.hpp $(INC_DEST)/
+	@$(MAKE) --no-print-directory dist-files
+
+# The pkg-config and CMake files for $(PREFIX), from dist/*.in (install, windows-dist).
+.PHONY: dist-files
+dist-files:
+	@install -d $(LIB_DEST)/pkgconfig $(CMAKE_DEST)
 	@echo "filling dist/*.in into $(LIB_DEST)/pkgconfig and $(CMAKE_DEST)"
 	@sed $(DIST_SED) dist/mcp_client.pc.in > $(LIB_DEST)/pkgconfig/mcp_client.pc
 	@sed $(DIST_SED) dist/mcp_client-static.pc.in > $(LIB_DEST)/pkgconfig/mcp_client-static.pc

@@ -8,35 +8,17 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // hubMark tags a test's member processes through their environment, so the test can look for
-// them in /proc after Close.
+// them after Close (processesWith, per platform).
 var hubMarks atomic.Int64
 
 func newHubMark() string {
 	return fmt.Sprintf("go-hub-%d-%d", os.Getpid(), hubMarks.Add(1))
-}
-
-// processesWith counts live processes whose environment holds MCP_HUB_TEST_MARK=mark.
-func processesWith(t *testing.T, mark string) int {
-	t.Helper()
-	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	n := 0
-	for _, p := range envs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		if strings.Contains(string(b), "MCP_HUB_TEST_MARK="+mark+"\x00") {
-			n++
-		}
-	}
-	return n
 }
 
 func addFixture(t *testing.T, h *Hub, name, mark string, args ...string) {

@@ -9,6 +9,12 @@ Python 3), installed into platlib. ``build_py`` puts the library into the packag
 - otherwise ``cargo build --release --locked -p mcp_client`` in the repository two levels up,
   and copy the library cargo reports. Outside a checkout (an sdist) there is nothing to build:
   the build fails and says so.
+
+``MCP_CLIENT_WHEEL_PLATFORM=<tag>`` builds the wheel for another platform than the one running
+the build: the tag (``win_amd64``, ``macosx_11_0_arm64``, ``manylinux_2_28_x86_64``…) names the
+wheel and decides the library's file name (``mcp_client.dll`` for ``win*``,
+``libmcp_client.dylib`` for ``macosx*``, ``libmcp_client.so`` otherwise), and the library must
+come from ``MCP_CLIENT_PREBUILT_LIB`` (cargo here builds for this machine only).
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ from setuptools.command.build_py import build_py
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
 PREBUILT_VAR = "MCP_CLIENT_PREBUILT_LIB"
+PLATFORM_VAR = "MCP_CLIENT_WHEEL_PLATFORM"
+WHEEL_PLATFORM = os.environ.get(PLATFORM_VAR, "")
 
-if sys.platform == "darwin":
-    LIB_NAME = "libmcp_client.dylib"
-elif sys.platform == "win32":
+if WHEEL_PLATFORM.startswith("win") or (not WHEEL_PLATFORM and sys.platform == "win32"):
     LIB_NAME = "mcp_client.dll"
+elif WHEEL_PLATFORM.startswith("macosx") or (not WHEEL_PLATFORM and sys.platform == "darwin"):
+    LIB_NAME = "libmcp_client.dylib"
 else:
     LIB_NAME = "libmcp_client.so"
 
@@ -76,6 +84,8 @@ class BuildPyWithLibrary(build_py):
             if not os.path.isfile(prebuilt):
                 raise SystemExit(f"{PREBUILT_VAR}={prebuilt!r} is not a file")
             source = prebuilt
+        elif WHEEL_PLATFORM:
+            raise SystemExit(f"{PLATFORM_VAR}={WHEEL_PLATFORM} needs {PREBUILT_VAR}: the {LIB_NAME} built for it")
         else:
             source = cargo_build()
         target = os.path.join(self.build_lib, "mcp_client", LIB_NAME)
@@ -99,7 +109,7 @@ class Py3PlatformWheel(bdist_wheel):
     """``py3-none-<platform>``: ctypes involves no CPython ABI, only the platform's."""
 
     def get_tag(self) -> Tuple[str, str, str]:
-        return ("py3", "none", super().get_tag()[2])
+        return ("py3", "none", WHEEL_PLATFORM or super().get_tag()[2])
 
 
 cmdclass: Any = {"build_py": BuildPyWithLibrary, "bdist_wheel": Py3PlatformWheel}

@@ -4,6 +4,7 @@
 #   SWIFT_ROOT_TAG=swift-tests          # prefix of messages (optional)
 #   . bindings/swift/trixie-root.sh
 #   swift_root_enter                    # lock, build once, mount /proc (and /dev), install swiftlang
+#   (trixie_root_enter                  # the same without swiftlang)
 #   swift_root_bind /some/host/dir [ro] # the host directory at the same path inside the root
 #   in_root swift build ...             # a command inside the root, clean environment
 #
@@ -61,7 +62,9 @@ swift_root_bind() {
     if [ "${2:-}" = ro ]; then mount -o remount,bind,ro "$target"; fi
 }
 
-swift_root_enter() {
+# trixie_root_enter: the root without the Swift toolchain (lock, debootstrap once, mounts); what
+# tests/cross/wine-trixie.bash uses. swift_root_enter adds the toolchain.
+trixie_root_enter() {
     [ "$(id -u)" = 0 ] || die "must run as root (debootstrap, mount and chroot need it)"
     case "$ROOT" in "$SWIFT_REPO"|"$SWIFT_REPO"/*) die "MCP_SWIFT_ROOT must be outside the repository" ;; esac
     mkdir -p "$(dirname "$ROOT")"
@@ -100,6 +103,10 @@ swift_root_enter() {
     #    device nodes.
     swift_mount "$ROOT/proc" -t proc proc
     [ -c "$ROOT/dev/null" ] || swift_mount "$ROOT/dev" --bind /dev
+}
+
+swift_root_enter() {
+    trixie_root_enter
 
     # 3. The toolchain (idempotent; the marker is written only after a successful install).
     if [ ! -f "$SWIFT_READY" ]; then

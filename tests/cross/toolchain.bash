@@ -4,15 +4,23 @@
 # the target (`-Zbuild-std`, allowed by RUSTC_BOOTSTRAP=1); MinGW-w64 links Windows binaries and
 # Wine runs them; clang compiles C for Apple targets. Installs what is missing through apt
 # (idempotent: installed packages are left alone), then runs the command with the environment
-# set, or prints that environment for `eval` when no command is given.
+# set, or prints that environment for `eval` when no command is given. The one place where the
+# cross toolchains are installed and configured: `make windows-test` and `make apple-check` (and
+# whatever else builds for another target) go through it.
 #
 #   tests/cross/toolchain.bash TARGET [-- COMMAND ARGS...]
 #   eval "$(tests/cross/toolchain.bash TARGET)"
 #
-# Builds go to a target directory outside the repository, keyed by the toolchain's version
-# (cargo's fingerprints keep it correct across changes): $MCP_CROSS_TARGET_DIR, default
-# ~/.cache/mcp_client/cross-target/<rustc version>. Wine's prefix is kept in
-# ~/.cache/mcp_client/wine (made on first use).
+# Builds go to a target directory outside the repository, kept warm between runs and keyed by
+# the toolchain's version (cargo's fingerprints keep it correct across changes):
+# $MCP_CROSS_TARGET_DIR, default ~/.cache/mcp_client/cross-target/<rustc version>. Cross builds
+# carry no debug info (CARGO_PROFILE_DEV_DEBUG=0; the standard library is built too, and with
+# DWARF a Windows build takes gigabytes). Wine's prefix is kept in ~/.cache/mcp_client/wine (made
+# on first use).
+#
+# Apple targets: clang-14 compiles ring's C and assembly freestanding, with tests/cross/apple-include
+# standing in for the one SDK header it needs, and SDKROOT pointing there (cc-rs asks xcrun for the
+# iOS SDK otherwise; nothing is read from it). Good for `cargo check`, not for linking.
 set -euo pipefail
 
 target=${1:?usage: toolchain.bash TARGET [-- COMMAND ARGS...]}
@@ -22,7 +30,7 @@ shift
 packages=(rustc-web cargo-web rust-web-src)
 case "$target" in
   x86_64-*windows-gnu*) packages+=(gcc-mingw-w64-x86-64-posix wine wine64) ;;
-  *-apple-*) packages+=(clang) ;;
+  *-apple-*) packages+=(clang-14) ;;
   *) echo "toolchain.bash: no recipe for target $target" >&2; exit 2 ;;
 esac
 
@@ -38,6 +46,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 version=$(/usr/bin/rustc --version | awk '{ print $2 }')
 upper=$(echo "$target" | tr 'a-z-' 'A-Z_')
 lower=$(echo "$target" | tr '-' '_')
@@ -47,6 +56,7 @@ env_lines=(
   "export RUSTC=/usr/bin/rustc"
   "export RUSTDOC=/usr/bin/rustdoc"
   "export RUSTC_BOOTSTRAP=1"
+  "export CARGO_PROFILE_DEV_DEBUG=0"
   "export CARGO_TARGET_DIR=${MCP_CROSS_TARGET_DIR:-$HOME/.cache/mcp_client/cross-target/$version}"
   "export MCP_CROSS_TARGET=$target"
 )
@@ -61,7 +71,11 @@ case "$target" in
     )
     ;;
   *-apple-*)
-    env_lines+=("export CC_$lower=clang")
+    env_lines+=(
+      "export CC_$lower=clang-14"
+      "export CFLAGS_$lower='-ffreestanding -DRING_CORE_NOSTDLIBINC -I$repo/tests/cross/apple-include'"
+      "export SDKROOT=$repo/tests/cross/apple-include"
+    )
     ;;
 esac
 

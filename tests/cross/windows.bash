@@ -6,14 +6,14 @@
 # shared runtime; not fork, signals or process groups) and the Windows cases
 # (tests/c/test_windows.c: a .cmd shim found through PATH and PATHEXT, the batch-argument
 # refusal, the process tree in a Job Object, the exit status and stderr tail, the host loop's
-# event HANDLE).
+# event HANDLE). The Go binding's tests run under Wine 10 in `make windows-go-test`
+# (tests/cross/windows-go.bash).
 #
 # The toolchain comes from tests/cross/toolchain.bash (installed through apt when missing);
 # builds go to its target directory outside the repository (kept between runs).
 #   TESTS="windows/ mrtr/elicit"   run only the tests whose names contain one of these
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo=$PWD
 target=x86_64-win7-windows-gnu
 if [ -z "${MCP_CROSS_TARGET:-}" ]; then
   exec tests/cross/toolchain.bash "$target" -- "$0" "$@"
@@ -47,24 +47,6 @@ x86_64-w64-mingw32-gcc-posix -std=c11 -Wall -Wextra -Wpedantic -Werror -g -O1 \
   -o "$build/mcp_tests.exe" \
   "${c_sources[@]/#/tests/c/}" \
   "$out/libmcp_client.dll.a" -lpthread -lws2_32
-
-if command -v go >/dev/null; then
-  step "Go binding's tests cross-built with cgo and MinGW-w64 (not run: see below)"
-  mkdir -p "$build/pkgconfig"
-  printf 'Name: mcp_client\nDescription: mcp_client for %s\nVersion: 0\nCflags: -I%s/include\nLibs: %s\n' \
-    "$target" "$repo" "$out/libmcp_client.dll.a" > "$build/pkgconfig/mcp_client.pc"
-  (cd bindings/go && CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc-posix \
-    PKG_CONFIG_PATH="$build/pkgconfig" PKG_CONFIG_LIBDIR="$build/pkgconfig" \
-    go test -c -o "$build/mcp_go_tests.exe" .)
-  # Go's runtime needs bcryptprimitives.dll (ProcessPrng) at start-up, which Wine 8 (Debian 12)
-  # does not have: the binary stops with "bcryptprimitives.dll not found" before any test.
-  if [ -f "$(winepath -u 'C:\windows\system32\bcryptprimitives.dll' 2>/dev/null)" ]; then
-    step "Go binding's tests under Wine"
-    (cd "$build" && MCP_FIXTURE="$(winepath -w "$out/mcp-fixture-server.exe")" wine ./mcp_go_tests.exe -test.timeout 600s)
-  else
-    echo "windows-test: this Wine has no bcryptprimitives.dll, which Go's runtime needs: Go tests built, not run"
-  fi
-fi
 
 step "Wine prefix"
 if [ ! -f "$WINEPREFIX/system.reg" ]; then

@@ -24,29 +24,37 @@ from . import _ffi
 
 ENV_VAR = "MCP_CLIENT_LIB"
 
-if sys.platform == "darwin":
-    _NAMES: tuple[str, ...] = ("libmcp_client.dylib",)
-elif sys.platform == "win32":
-    _NAMES = ("mcp_client.dll", "libmcp_client.dll")
-else:
-    _NAMES = ("libmcp_client.so",)
+
+def names_for(platform: str) -> tuple[str, ...]:
+    """The library's file names on ``platform`` (a ``sys.platform`` value), the first preferred:
+    the wheel bundles that one. On Windows, MinGW's other spelling is accepted too."""
+    if platform == "darwin":
+        return ("libmcp_client.dylib",)
+    if platform == "win32":
+        return ("mcp_client.dll", "libmcp_client.dll")
+    return ("libmcp_client.so",)
+
+
+_NAMES = names_for(sys.platform)
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _in(directory: str) -> list[str]:
-    return [os.path.join(directory, n) for n in _NAMES]
+def _in(directory: str, names: tuple[str, ...] = _NAMES) -> list[str]:
+    return [os.path.join(directory, n) for n in names]
 
 
-def candidates() -> list[str]:
-    """Every path the loader would try, in order, ``MCP_CLIENT_LIB`` and the system search
-    excluded. Repository build directories are listed only in a checkout: for an installed
-    package, paths derived from site-packages would mean nothing."""
-    out = _in(_HERE)
+def candidates(platform: str = sys.platform) -> list[str]:
+    """Every path the loader would try on ``platform`` (a ``sys.platform`` value), in order,
+    ``MCP_CLIENT_LIB`` and the system search excluded. Repository build directories are listed
+    only in a checkout: for an installed package, paths derived from site-packages would mean
+    nothing."""
+    names = names_for(platform)
+    out = _in(_HERE, names)
     repo = os.path.normpath(os.path.join(_HERE, "..", "..", ".."))
     if os.path.isfile(os.path.join(repo, "Cargo.toml")) and os.path.isdir(os.path.join(repo, "include")):
         for profile in ("debug", "release"):
-            out += _in(os.path.join(repo, "target", profile))
+            out += _in(os.path.join(repo, "target", profile), names)
     return out
 
 

@@ -151,6 +151,19 @@ def test_exception_classes_cover_every_status():
     assert mcp_client.exception_class(150) is mcp_client.TransportError  # unknown, by range
 
 
+def test_library_file_names_per_platform():
+    # What a wheel for each platform bundles, and what the loader looks for there.
+    assert _library.names_for("win32") == ("mcp_client.dll", "libmcp_client.dll")
+    assert _library.names_for("darwin") == ("libmcp_client.dylib",)
+    assert _library.names_for("linux") == ("libmcp_client.so",)
+    package = os.path.dirname(os.path.abspath(_library.__file__))
+    for platform, first in (("win32", "mcp_client.dll"), ("darwin", "libmcp_client.dylib"), ("linux", "libmcp_client.so")):
+        found = _library.candidates(platform)
+        assert found[0] == os.path.join(package, first), (platform, found)
+        assert {os.path.basename(p) for p in found} == set(_library.names_for(platform)), (platform, found)
+    assert _library.candidates() == _library.candidates(sys.platform)
+
+
 def test_env_var_accepts_the_directory():
     r = _import_in_subprocess(os.path.dirname(_library.path))
     assert r.returncode == 0, r.stderr
