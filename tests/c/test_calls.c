@@ -1476,7 +1476,7 @@ static void test_span_outcomes(void)
     snprintf(json, sizeof json,
              "{\"command\":\"%s\",\"args\":[\"--exit-after-lists\",\"2\"],\"request_timeout_ms\":%d,"
              "\"span_tool_payloads\":true,\"reconnect\":{\"max_attempts\":3}}",
-             fixture_path(), tscale(5000));
+             fixture_path_json(), tscale(5000));
     mcp_config *config = NULL;
     mcp_error *err = NULL;
     CHECK_STATUS(mcp_config_new(json, &config, &err), MCP_OK, err);
