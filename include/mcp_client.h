@@ -629,13 +629,16 @@ typedef struct mcp_hub_read_opts {
 } mcp_hub_read_opts;
 
 /**
- * A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
- * `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
- * "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
- * "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
- * `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
- * duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
- * boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+ * A span listener: `span_json` (borrowed, `span_len` bytes) is one record. A span record is
+ * one ended CLIENT span — `{"record": "span", "name", "kind": "client", "start_unix_nano",
+ * "end_unix_nano", "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}],
+ * "status": {"code": "unset"|"error", "message"}, "parent": {"traceparent", "tracestate"}}`
+ * (`parent` when the operation carried a trace context) — with the OpenTelemetry MCP
+ * conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+ * `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
+ * histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
+ * 10, 30, 60, 120, 300). Other `record` values may come (see docs/observability.md): skip
+ * what you do not know.
  */
 typedef void (*mcp_span_fn)(void *userdata, const char *span_json, size_t span_len);
 
@@ -2315,11 +2318,15 @@ mcp_status mcp_json_string(const char *json,
                            struct mcp_error **err_out);
 
 /**
- * Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
- * each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
- * MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
- * no listener nothing is built. It may call this library's non-blocking functions only.
- * `userdata_free` runs exactly once, even when this call fails.
+ * Sets (NULL: removes) the client's span listener, called once for each MCP operation the
+ * client sends (each `tools/call`, `prompts/get`, list page, … with its MRTR rounds, task
+ * polls and reconnect retries as events), synchronously: on the thread that completes the call,
+ * before its result reaches the host — a blocking call's own thread just before it returns, a
+ * started call's delivery thread (the dispatcher, or the host's loop) just before its
+ * completion callback. (The operation of a started call completed early by `mcp_call_cancel`
+ * or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
+ * return; it may call this library's non-blocking functions only. With no listener nothing is
+ * built. `userdata_free` runs exactly once, even when this call fails.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

@@ -6,9 +6,13 @@
 mod common;
 
 use common::*;
-use mcp_client::observe::{AttrValue, Observer, Span, SpanKind};
-use mcp_client::{Client, ClientConfig, ConnectMode, ErrorKind, HttpConfig, RequestOptions, TransportConfig};
+use mcp_client::observe::{AttrValue, Observer, Span, SpanKind, SpanParent};
+use mcp_client::{
+    Client, ClientConfig, ConnectMode, Error, ErrorKind, HttpConfig, ListKind, RequestOptions, TraceContext,
+    TransportConfig,
+};
 use serde_json::json;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -213,5 +217,119 @@ async fn a_session_renewed_by_the_transport_stays_inside_one_clean_span() {
         .filter(|l| l.contains("\"method\":\"initialize\""))
         .count();
     assert_eq!(initializes, 2, "the session was renewed once");
+    client.close().await;
+}
+
+/// The `traceparent` a test source gives the `n`th time it is asked (its parent id is `n`).
+fn nth_parent(n: usize) -> String {
+    format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{n:016x}-01")
+}
+
+/// Call options whose trace source counts how often it is asked and gives `nth_parent`.
+fn counted_source() -> (RequestOptions, Arc<AtomicUsize>) {
+    let asked = Arc::new(AtomicUsize::new(0));
+    let counter = asked.clone();
+    let opts = RequestOptions {
+        trace_source: Some(Arc::new(move || {
+            let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+            TraceContext::new(Some(&nth_parent(n)), Some("vendor=one"), None)
+                .map_err(|e| Error::new(ErrorKind::InvalidArgument, e))
+        })),
+        ..RequestOptions::default()
+    };
+    (opts, asked)
+}
+
+/// The trace source is asked once per operation — not per MRTR leg, not for an answer from the
+/// response cache — and what it gave is the span's `parent` and on every leg on the wire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trace_source_is_asked_once_per_operation_and_is_the_spans_parent() {
+    let fx = Fixture::modern(&["--cache-ttl-ms", "60000"]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+
+    client.on_elicitation(|_| async move { Ok(json!({"action": "accept", "content": {"value": "v"}})) });
+    client.call_tool("three_rounds", None, &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1, "one operation, three legs");
+    let span = spans.one();
+    let parent = SpanParent {
+        traceparent: nth_parent(1),
+        tracestate: Some("vendor=one".into()),
+    };
+    assert_eq!(span.parent.as_ref(), Some(&parent));
+    let record = span.to_json();
+    assert_eq!(record["record"], "span");
+    assert_eq!(
+        record["parent"],
+        json!({"traceparent": nth_parent(1), "tracestate": "vendor=one"})
+    );
+    let legs = fx.wire.tool_calls("three_rounds");
+    assert_eq!(legs.len(), 4);
+    for leg in &legs {
+        assert_eq!(leg["params"]["_meta"]["traceparent"], nth_parent(1), "{leg}");
+    }
+
+    // A list from the server asks; the same list again comes from the cache: not asked, no span.
+    client.list(ListKind::Tools, None, &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    assert_eq!(spans.one().parent.unwrap().traceparent, nth_parent(2));
+    client.list(ListKind::Tools, None, &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2, "a cache answer asks nothing");
+    assert!(spans.take().is_empty());
+    assert_eq!(fx.wire.requests("tools/list").len(), 1);
+
+    // A call's own trace context wins over the source, and is the parent (no tracestate).
+    let own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let mine = RequestOptions {
+        trace: TraceContext::new(Some(own), None, None).unwrap(),
+        ..opts.clone()
+    };
+    client
+        .call_tool("echo", Some(json!({"text": "t"})), &mine)
+        .await
+        .unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    let span = spans.one();
+    assert_eq!(span.to_json()["parent"], json!({"traceparent": own}));
+
+    // Without any trace context there is no parent.
+    client
+        .call_tool("echo", Some(json!({"text": "u"})), &none())
+        .await
+        .unwrap();
+    assert!(spans.one().to_json().get("parent").is_none());
+    client.close().await;
+}
+
+/// The observer runs before the call's result is returned, on the thread polling the call; one
+/// that panics leaves the call's result and the client intact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_are_delivered_before_the_result_and_a_panicking_observer_harms_nothing() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let count = seen.clone();
+    client.set_observer(Some(Arc::new(move |span: &Span| {
+        count.fetch_add(1, Ordering::SeqCst);
+        if span.name == "tools/call fail" {
+            panic!("an observer that panics");
+        }
+    })));
+    let result = client
+        .call_tool("echo", Some(json!({"text": "a"})), &none())
+        .await
+        .unwrap();
+    assert_eq!(seen.load(Ordering::SeqCst), 1, "delivered before the result: {result}");
+    let failed = client.call_tool("fail", None, &none()).await.unwrap();
+    assert_eq!(failed["isError"], true);
+    assert_eq!(seen.load(Ordering::SeqCst), 2);
+    client
+        .call_tool("echo", Some(json!({"text": "b"})), &none())
+        .await
+        .unwrap();
+    assert_eq!(seen.load(Ordering::SeqCst), 3);
     client.close().await;
 }

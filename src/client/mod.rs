@@ -32,7 +32,7 @@ pub use input_modes::{ElicitationModes, ManualInput};
 // One validator for output schemas and for the arguments `export` dispatches.
 pub(crate) use json_schema::{resolve as schema_ref, Schema};
 pub(crate) use options::{check_env_name, timeout_ms, MAX_TIMEOUT_MS};
-pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions};
+pub use options::{ClientConfig, ConnectMode, Progress, ProgressFn, ReconnectPolicy, RequestOptions, TraceSource};
 pub use reconnect::{ConnectionState, ConnectionStateFn};
 use request::{supported_versions, version_mismatch};
 pub use session::SubscriptionEvent;
@@ -530,12 +530,15 @@ impl Client {
     /// Modern: stamps `level` on every later request. Legacy: sends `logging/setLevel`.
     pub async fn set_log_level(&self, level: &str, opts: &RequestOptions) -> Result<()> {
         Self::check_log_level(level)?;
-        let wait = self.wait_for(opts);
-        let conn = self.connection(&wait).await?;
+        let conn = self.connection(&self.wait_for(opts)).await?;
         if conn.era == Era::Legacy {
             let params = json!({"level": level}).as_object().cloned().unwrap_or_default();
-            self.exchange(&conn, methods::LOGGING_SET_LEVEL, &params, opts, &wait)
-                .await?;
+            let mut op = self.begin(methods::LOGGING_SET_LEVEL, &params, opts)?;
+            let sent = self
+                .exchange(&conn, methods::LOGGING_SET_LEVEL, &params, &op.opts, &op.wait)
+                .await;
+            self.end(&mut op, sent.as_ref().map(|_| false));
+            sent?;
         }
         *self.inner.log_level.write().unwrap() = Some(level.to_string());
         Ok(())
@@ -550,7 +553,10 @@ impl Client {
             return Err(Error::new(ErrorKind::Unsupported, why));
         }
         let params = params.as_object().cloned().unwrap_or_default();
-        self.exchange(&conn, method, &params, opts, &wait).await.map(drop)
+        let mut op = self.begin(method, &params, opts)?;
+        let sent = self.exchange(&conn, method, &params, &op.opts, &op.wait).await;
+        self.end(&mut op, sent.as_ref().map(|_| false));
+        sent.map(drop)
     }
 
     /// Legacy `ping`.

@@ -3,13 +3,20 @@
 //! operation, ended and handed to the client's [`Observer`] with the operation's duration for
 //! the `mcp.client.operation.duration` histogram. Nothing here runs, allocates or formats when
 //! no observer is set: the request path asks `Client::observer` once per call.
+//!
+//! Delivery is synchronous: the observer runs on the thread that completes the operation,
+//! before the call's result reaches its caller (in Rust, before the call's future is ready; in
+//! the C ABI, before a blocking call returns or a started call's completion runs, on that same
+//! thread). An observer that panics is caught and the call goes on unharmed.
 
 use super::wait::Wait;
-use super::Client;
+use super::{CacheMode, Client, RequestOptions};
 use crate::error::{Error, ErrorKind};
 use crate::protocol::methods;
+use crate::protocol::trace::TraceContext;
 use crate::transport::TransportConfig;
 use serde_json::{Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
@@ -75,6 +82,16 @@ pub enum SpanKind {
     Client,
 }
 
+/// The trace context an operation carried (its W3C `traceparent` and `tracestate`): the parent
+/// of its span, and how a bridge finds the span it started for the call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpanParent {
+    /// The W3C `traceparent` the operation's requests carried.
+    pub traceparent: String,
+    /// Its `tracestate`, when there was one.
+    pub tracestate: Option<String>,
+}
+
 /// One ended CLIENT span, named `{mcp.method.name} {target}` (the tool or prompt name; the bare
 /// method without one).
 #[derive(Clone, Debug, PartialEq)]
@@ -94,6 +111,8 @@ pub struct Span {
     /// The status description when the span's status is `ERROR` (set with `error.type`): the
     /// JSON-RPC error's message, or the library's.
     pub error_message: Option<String>,
+    /// The trace context the operation carried, when it carried a `traceparent`.
+    pub parent: Option<SpanParent>,
 }
 
 /// The attributes the convention lists for `mcp.client.operation.duration` (the span's minus
@@ -127,8 +146,10 @@ impl Span {
         self.attributes.iter().filter(|(k, _)| METRIC_ATTRIBUTES.contains(k))
     }
 
-    /// `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
-    /// "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code", "message"}}`.
+    /// `{"record": "span", "name", "kind": "client", "start_unix_nano", "end_unix_nano",
+    /// "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}], "status":
+    /// {"code", "message"}, "parent": {"traceparent", "tracestate"}}` (`parent` only when the
+    /// operation carried a trace context, `tracestate` only when it had one).
     pub fn to_json(&self) -> Value {
         let attrs = |a: &Attributes| {
             Value::Object(
@@ -152,7 +173,8 @@ impl Span {
             Some(m) => serde_json::json!({"code": "error", "message": m}),
             None => serde_json::json!({"code": "unset"}),
         };
-        serde_json::json!({
+        let mut record = serde_json::json!({
+            "record": "span",
             "name": self.name,
             "kind": "client",
             "start_unix_nano": unix_nanos(self.start),
@@ -160,7 +182,16 @@ impl Span {
             "attributes": attrs(&self.attributes),
             "events": events,
             "status": status,
-        })
+        });
+        if let Some(parent) = &self.parent {
+            let mut p = Map::new();
+            p.insert("traceparent".into(), Value::String(parent.traceparent.clone()));
+            if let Some(state) = &parent.tracestate {
+                p.insert("tracestate".into(), Value::String(state.clone()));
+            }
+            record["parent"] = Value::Object(p);
+        }
+        record
     }
 }
 
@@ -170,12 +201,70 @@ fn unix_nanos(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
-/// Receives each operation's span when it ends, on the thread (tokio worker) that finished the
-/// operation. It must return quickly and not call back into the client.
+/// Receives each operation's span when it ends, synchronously: on the thread that polls the
+/// call's future (a tokio worker, or the caller's thread under `block_on`), before the call's
+/// result is returned. It must return quickly (it delays the call, and the runtime thread it
+/// runs on) and must not wait on the client; a panic in it is caught and ignored.
 pub trait Observer: Send + Sync {
     /// One operation ended; record [`Span::duration_seconds`] in the
     /// [`OPERATION_DURATION`] histogram with [`Span::metric_attributes`].
     fn span_ended(&self, span: &Span);
+}
+
+/// Hands `span` to `observer`, a panic in it caught (it must not unwind through the request
+/// path, nor across the C boundary).
+pub(crate) fn deliver(observer: &dyn Observer, span: &Span) {
+    let _ = catch_unwind(AssertUnwindSafe(|| observer.span_ended(span)));
+}
+
+/// Runs a job elsewhere (the C ABI's dispatcher): where a sink sends spans that end after its
+/// call was completed.
+pub(crate) type Post = Arc<dyn Fn(Box<dyn FnOnce() + Send>) + Send + Sync>;
+
+/// A call's spans, held until the call completes and handed to their observer then, on the
+/// completing thread ([`SpanSink::deliver`]). A span that ends after that (the operation of a
+/// started call that was cancelled or closed goes on to its end) goes to `late`.
+#[doc(hidden)]
+pub struct SpanSink {
+    state: Mutex<SinkState>,
+    late: Post,
+}
+
+#[derive(Default)]
+struct SinkState {
+    delivered: bool,
+    spans: Vec<(Arc<dyn Observer>, Span)>,
+}
+
+impl SpanSink {
+    pub(crate) fn new(late: Post) -> Arc<SpanSink> {
+        Arc::new(SpanSink {
+            state: Mutex::default(),
+            late,
+        })
+    }
+
+    pub(crate) fn push(&self, observer: Arc<dyn Observer>, span: Span) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if !state.delivered {
+            state.spans.push((observer, span));
+            return;
+        }
+        drop(state);
+        (self.late)(Box::new(move || deliver(&*observer, &span)));
+    }
+
+    /// Hands the spans held so far to their observers, on this thread; later ones go to `late`.
+    pub(crate) fn deliver(&self) {
+        let spans = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.delivered = true;
+            std::mem::take(&mut state.spans)
+        };
+        for (observer, span) in spans {
+            deliver(&*observer, &span);
+        }
+    }
 }
 
 impl<F: Fn(&Span) + Send + Sync> Observer for F {
@@ -232,11 +321,19 @@ pub(crate) struct Operation {
     method: String,
     target: Option<(&'static str, String)>,
     trail: Arc<Trail>,
+    parent: Option<SpanParent>,
 }
 
 impl Operation {
-    /// Starts observing `method` with `params`; `wait` then collects the operation's trail.
-    pub(crate) fn start(method: &str, params: &Map<String, Value>, wait: &mut Wait) -> Operation {
+    /// Starts observing `method` with `params`, sent with trace context `trace` (the call's, else
+    /// the `traceparent` of `params`' `_meta`); `wait` then collects the operation's trail.
+    pub(crate) fn start(
+        method: &str,
+        params: &Map<String, Value>,
+        trace: Option<&TraceContext>,
+        meta: Option<&Map<String, Value>>,
+        wait: &mut Wait,
+    ) -> Operation {
         let key = match method {
             methods::TOOLS_CALL => Some(("gen_ai.tool.name", "name")),
             methods::PROMPTS_GET => Some(("gen_ai.prompt.name", "name")),
@@ -248,11 +345,28 @@ impl Operation {
         let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
+        let parent = match trace {
+            Some(t) => t.traceparent().map(|p| SpanParent {
+                traceparent: p.to_string(),
+                tracestate: t.tracestate().map(str::to_string),
+            }),
+            None => [meta, params.get("_meta").and_then(Value::as_object)]
+                .into_iter()
+                .flatten()
+                .find_map(|m| {
+                    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+                    Some(SpanParent {
+                        traceparent: text("traceparent")?.to_string(),
+                        tracestate: text("tracestate").map(str::to_string),
+                    })
+                }),
+        };
         Operation {
             start: SystemTime::now(),
             method: method.to_string(),
             target,
             trail,
+            parent,
         }
     }
 
@@ -317,6 +431,7 @@ impl Operation {
             attributes,
             events: state.events,
             error_message,
+            parent: self.parent,
         }
     }
 }
@@ -369,6 +484,22 @@ impl Client {
         drop(old);
     }
 
+    /// Whether an observer is set (the C ABI then gives each call a span sink).
+    pub(crate) fn observed(&self) -> bool {
+        self.inner.observer.read().unwrap().is_some()
+    }
+
+    /// Whether `method` with `params` would be answered from the response cache now (the C
+    /// ABI's started calls ask their trace source on the caller's thread only when not).
+    pub(crate) fn answered_from_cache(&self, method: &str, params: &Map<String, Value>, opts: &RequestOptions) -> bool {
+        let manual = opts.input_responses.is_some() || opts.request_state.is_some();
+        if manual || opts.cache != CacheMode::Use {
+            return false;
+        }
+        let cache = &self.inner.cache;
+        cache.lookup(method, params).is_some_and(|at| cache.get(&at).is_some())
+    }
+
     /// The observer, when one is set.
     pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
         self.inner.observer.read().unwrap().clone()
@@ -387,7 +518,7 @@ mod tests {
 
     fn op(method: &str, params: Value) -> (Operation, Wait) {
         let mut wait = Wait::default();
-        let op = Operation::start(method, params.as_object().unwrap(), &mut wait);
+        let op = Operation::start(method, params.as_object().unwrap(), None, None, &mut wait);
         (op, wait)
     }
 

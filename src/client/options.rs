@@ -235,7 +235,20 @@ pub struct RequestOptions {
     pub cache: super::cache::CacheMode,
     /// `tools/call`: skip the output schema check for this call.
     pub skip_output_validation: bool,
+    /// Where the caller's current trace context comes from when `trace` is `None`: asked once
+    /// for each operation the call sends (see [`super::observe`]), on the thread that polls the
+    /// call's future, before that operation's first request; never for an answer from the
+    /// response cache. What it gives is the operation's `trace` (an error fails the call).
+    pub trace_source: Option<TraceSource>,
+    /// Where the call's spans go instead of the observer (the C ABI hands them to the host on
+    /// the thread that completes the call). Internal: leave it `None`.
+    #[doc(hidden)]
+    pub spans: Option<Arc<super::observe::SpanSink>>,
 }
+
+/// A source of the caller's current W3C trace context (see [`RequestOptions::trace_source`]).
+pub type TraceSource =
+    Arc<dyn Fn() -> crate::error::Result<Option<crate::protocol::trace::TraceContext>> + Send + Sync>;
 
 impl std::fmt::Debug for RequestOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

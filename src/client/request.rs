@@ -10,6 +10,7 @@ use crate::protocol::era::{self, Era};
 use crate::protocol::{codes, jsonrpc, meta, methods, trace, ResultType};
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
+use std::borrow::Cow;
 use std::sync::Arc;
 use tokio::time::Instant;
 
@@ -262,7 +263,8 @@ impl Client {
     }
 
     /// The uncached request path; the flag says whether the result answered an MRTR retry.
-    /// With an observer set, the operation ends as a span handed to it.
+    /// The call's trace source is asked here, once for this operation; with an observer set, the
+    /// operation ends as a span (see [`Client::begin`]).
     pub(super) async fn request_fresh(
         &self,
         method: &str,
@@ -270,24 +272,63 @@ impl Client {
         arguments: Option<&RawValue>,
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
-        let mut wait = self.wait_for(opts);
-        let Some(observer) = self.observer() else {
-            return self.send_fresh(method, params, arguments, opts, &wait).await;
-        };
-        let operation = Operation::start(method, &params, &mut wait);
-        let outcome = self.send_fresh(method, params, arguments, opts, &wait).await;
+        let mut op = self.begin(method, &params, opts)?;
+        let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
         let ended = match &outcome {
             Ok((reply, _)) => {
                 Ok(method == methods::TOOLS_CALL && reply.value().is_ok_and(|v| observe::is_tool_error(&v)))
             }
             Err(e) => Err(e),
         };
+        self.end(&mut op, ended);
+        outcome
+    }
+
+    /// Starts operation `method` (one MCP request and what it takes to answer it: MRTR legs,
+    /// task polls, a retry after a reconnect): asks the call's trace source when the call has no
+    /// trace context of its own, and starts the span when an observer is set. Send with the
+    /// returned options and wait, then [`Client::end`].
+    pub(super) fn begin<'a>(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        opts: &'a RequestOptions,
+    ) -> Result<Begun<'a>> {
+        let own_meta = opts
+            .meta
+            .as_ref()
+            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
+        let opts = match (&opts.trace, &opts.trace_source) {
+            (None, Some(source)) if !own_meta => Cow::Owned(RequestOptions {
+                trace: source()?,
+                trace_source: None,
+                ..opts.clone()
+            }),
+            _ => Cow::Borrowed(opts),
+        };
+        let mut wait = self.wait_for(&opts);
+        let span = self.observer().map(|observer| {
+            let op = Operation::start(method, params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
+            (observer, op)
+        });
+        Ok(Begun { opts, wait, span })
+    }
+
+    /// Ends an operation [`Client::begin`] started with `outcome` (`Ok(true)`: a tool result
+    /// with `isError`): its span goes to the observer (or the call's span sink), now.
+    pub(super) fn end(&self, op: &mut Begun<'_>, outcome: std::result::Result<bool, &Error>) {
+        let Some((observer, operation)) = op.span.take() else {
+            return;
+        };
         let (version, session) = match self.inner.conn.read().unwrap().as_ref() {
             Some(c) => (Some(c.version()), c.session.session_id()),
             None => (None, None),
         };
-        observer.span_ended(&operation.finish(ended, version, session, &self.inner.config.transport));
-        outcome
+        let span = operation.finish(outcome, version, session, &self.inner.config.transport);
+        match &op.opts.spans {
+            Some(sink) => sink.push(observer, span),
+            None => observe::deliver(&*observer, &span),
+        }
     }
 
     async fn send_fresh(
@@ -343,6 +384,14 @@ impl Client {
             }
         }
     }
+}
+
+/// An operation [`Client::begin`] started: the options to send it with (the call's, with the
+/// trace context its source gave), its wait, and its span while observed.
+pub(super) struct Begun<'a> {
+    pub opts: Cow<'a, RequestOptions>,
+    pub wait: Wait,
+    span: Option<(Arc<dyn observe::Observer>, Operation)>,
 }
 
 /// A connection's serialised modern `_meta` members and what they were made from.

@@ -1,9 +1,10 @@
 //! `subscriptions/listen` (modern): a handle that yields the stream's notifications.
 
 use super::session::{Session, SubReceiver, SubscriptionEvent};
+use super::wait::Wait;
 use super::{Client, RequestOptions};
 use crate::error::{Error, ErrorKind, Result};
-use crate::protocol::{Era, RequestId};
+use crate::protocol::{methods, Era, RequestId};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio::sync::Mutex;
@@ -62,8 +63,15 @@ impl Client {
         if !filter.is_object() {
             return Err(Error::invalid("the subscription filter must be a JSON object"));
         }
-        let wait = self.wait_for(opts);
-        let conn = self.connection(&wait).await?;
+        // An operation until the server acknowledges the stream.
+        let mut op = self.begin(methods::SUBSCRIPTIONS_LISTEN, &Map::new(), opts)?;
+        let outcome = self.listen_acknowledged(filter, &op.opts, &op.wait).await;
+        self.end(&mut op, outcome.as_ref().map(|_| false));
+        outcome
+    }
+
+    async fn listen_acknowledged(&self, filter: Value, opts: &RequestOptions, wait: &Wait) -> Result<Subscription> {
+        let conn = self.connection(wait).await?;
         if conn.era != Era::Modern {
             return Err(Error::new(
                 ErrorKind::Unsupported,

@@ -16,14 +16,17 @@ use super::boundary::{ffi_boundary, handle, into_handle, put, take_handle, Handl
 use super::client::{mcp_client, on_client, FfiClient};
 use super::engine::Engine;
 use super::error::{mcp_error, Failure};
-use super::opts::{mcp_call_opts, request_options};
+use super::observe::span_sink;
+use super::opts::{ask_now, mcp_call_opts, request_options_lazy};
 use super::status::{mcp_status, MCP_CANCELLED, MCP_CLOSED, MCP_OK};
 use super::strings::{arg_str, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use super::subscription::mcp_subscription;
 use crate::base::BoxFuture;
+use crate::client::observe::SpanSink;
 use crate::client::{CancelToken, Client, ListKind, Reply, RequestOptions, SubscriptionEvent};
 use crate::error::Error;
-use serde_json::json;
+use crate::protocol::methods;
+use serde_json::{json, Map, Value};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,6 +69,8 @@ struct Pending {
     userdata: SendPtr,
     /// The call's progress gate: closed as the completion runs, so no progress follows it.
     progress: Option<Arc<Mutex<bool>>>,
+    /// The call's spans, handed to the span listener just before the completion runs.
+    spans: Option<Arc<SpanSink>>,
 }
 
 type Outcome = Result<Vec<u8>, Failure>;
@@ -85,6 +90,9 @@ impl Delivery {
         let Some(outcome) = self.outcome.take() else { return };
         if let Some(open) = &self.pending.progress {
             *open.lock().unwrap() = false;
+        }
+        if let Some(spans) = &self.pending.spans {
+            spans.deliver();
         }
         let (f, ud) = (self.pending.done, self.pending.userdata.0);
         match outcome {
@@ -249,6 +257,12 @@ pub(crate) struct Owner<'a> {
     pub registry: &'a Arc<Registry>,
     /// The owner's trace context callback (`ffi/trace`).
     pub trace: Option<Arc<super::trace::TraceHook>>,
+    /// Whether to ask the trace context callback now, on the caller's thread (the call will
+    /// send an operation); otherwise it is left to the core, which asks it only if the call
+    /// does send one.
+    pub ask_now: &'a dyn Fn(&RequestOptions) -> bool,
+    /// Where the call's spans wait for its completion (`None`: no span listener).
+    pub spans: Option<Arc<SpanSink>>,
     /// Whether the owner was closed (checked once the call is made, before it is added).
     pub closed: &'a dyn Fn() -> bool,
 }
@@ -266,7 +280,11 @@ pub(crate) fn start_for<T: Completion>(
 ) -> Result<(), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = owner.engine.ok_or_else(closed)?;
-    let (mut ro, gate) = request_options(opts, owner.dispatcher, owner.trace.clone())?;
+    let (mut ro, gate) = request_options_lazy(opts, owner.dispatcher, owner.trace.clone())?;
+    if ro.trace_source.is_some() && (owner.ask_now)(&ro) {
+        ask_now(&mut ro)?;
+    }
+    ro.spans = owner.spans.clone();
     let progress = gate.map(|g| g.into_flag());
     // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
@@ -281,6 +299,7 @@ pub(crate) fn start_for<T: Completion>(
             done,
             userdata: SendPtr(userdata),
             progress,
+            spans: owner.spans,
         },
         own,
     )?;
@@ -318,11 +337,42 @@ pub(crate) fn start_on<T: Completion>(
     call_out: *mut *mut mcp_call,
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
+    start_asking(fc, opts, done, userdata, call_out, Ask::Now, make)
+}
+
+/// When a started call asks the client's trace context callback (see `Owner::ask_now`).
+pub(crate) enum Ask<'a> {
+    /// Now: the call sends an operation.
+    Now,
+    /// Only if the core starts an operation (the call may send none: a connect, a subscription's
+    /// next event, a modern server's log level).
+    Later,
+    /// Now unless this request (method and params) would be answered from the response cache.
+    UnlessCached(&'a str, Map<String, Value>),
+}
+
+/// `start_on`, asking the trace context callback as `ask` says.
+pub(crate) fn start_asking<T: Completion>(
+    fc: &FfiClient,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    ask: Ask<'_>,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
+) -> Result<(), Failure> {
+    let ask_now = |ro: &RequestOptions| match &ask {
+        Ask::Now => true,
+        Ask::Later => false,
+        Ask::UnlessCached(method, params) => !fc.client.answered_from_cache(method, params, ro),
+    };
     let owner = Owner {
         engine: fc.engine.as_ref(),
         dispatcher: &fc.dispatcher,
         registry: &fc.calls,
         trace: fc.trace_hook(),
+        ask_now: &ask_now,
+        spans: span_sink(fc),
         closed: &|| fc.client.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))
@@ -340,6 +390,19 @@ pub(crate) fn start(
     on_client(client, |fc| start_on(fc, opts, done, userdata, call_out, make))
 }
 
+/// `start_asking` for a client argument.
+fn start_cacheable(
+    client: *mut mcp_client,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    ask: Ask<'_>,
+    make: impl FnOnce(Client, RequestOptions) -> Result<Started<Reply>, Failure>,
+) -> Result<(), Failure> {
+    on_client(client, |fc| start_asking(fc, opts, done, userdata, call_out, ask, make))
+}
+
 fn list_kind(kind: i32) -> Result<ListKind, Failure> {
     super::client::list_kind(kind)
 }
@@ -352,6 +415,14 @@ fn with_input(
     ro.input_responses = opt_json_object(input_responses_json, "input_responses_json")?;
     ro.request_state = opt_str(request_state, "request_state")?.map(str::to_string);
     Ok(ro)
+}
+
+/// The members of a JSON object (empty for anything else).
+fn json_map(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
 }
 
 /// Started `mcp_client_connect`: completes with the server info JSON. Calls started
@@ -368,7 +439,7 @@ pub extern "C" fn mcp_client_connect_start(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            start_asking(fc, opts, done, userdata, call_out, Ask::Later, |c, ro| {
                 Ok(Box::pin(async move { Ok(c.connected(&ro).await?.info_json()) }))
             })
         })
@@ -445,7 +516,12 @@ pub extern "C" fn mcp_client_read_resource_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let manual = !input_responses_json.is_null() || !request_state.is_null();
+        let probe = match arg_str(uri, "uri")? {
+            uri if !manual => Ask::UnlessCached(methods::RESOURCES_READ, json_map(json!({"uri": uri}))),
+            _ => Ask::Now,
+        };
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let uri = arg_str(uri, "uri")?.to_string();
             let ro = with_input(ro, input_responses_json, request_state)?;
             Ok(Box::pin(async move { c.read_resource_reply(&uri, &ro).await }))
@@ -467,7 +543,10 @@ pub extern "C" fn mcp_client_list_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let list = list_kind(kind)?;
+        let first = opt_str(cursor, "cursor")?.map(|c| json_map(json!({"cursor": c})));
+        let probe = Ask::UnlessCached(list.method(), first.unwrap_or_default());
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             let cursor = opt_str(cursor, "cursor")?.map(str::to_string);
             Ok(Box::pin(
@@ -490,7 +569,8 @@ pub extern "C" fn mcp_client_list_all_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let probe = Ask::UnlessCached(list_kind(kind)?.method(), Map::new());
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let kind = list_kind(kind)?;
             Ok(Box::pin(async move { c.list_all(kind, &ro).await.map(Reply::from) }))
         })
@@ -531,7 +611,16 @@ pub extern "C" fn mcp_client_request_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start(client, opts, done, userdata, call_out, |c, ro| {
+        let first = match opt_json(params_json, "params_json")? {
+            Some(Value::Object(m)) => Some(m),
+            None | Some(Value::Null) => Some(Map::new()),
+            Some(_) => None,
+        };
+        let probe = match first {
+            Some(params) => Ask::UnlessCached(arg_str(method, "method")?, params),
+            None => Ask::Now,
+        };
+        start_cacheable(client, opts, done, userdata, call_out, probe, |c, ro| {
             let method = arg_str(method, "method")?.to_string();
             let params = opt_json(params_json, "params_json")?;
             Ok(Box::pin(async move { c.request_reply(&method, params, &ro).await }))
@@ -576,7 +665,13 @@ pub extern "C" fn mcp_client_set_log_level_start(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            start_on(fc, opts, done, userdata, call_out, |c, ro| {
+            // Only a legacy server is sent a request.
+            let legacy = fc
+                .client
+                .current()
+                .is_some_and(|c| c.era() == crate::protocol::Era::Legacy);
+            let ask = if legacy { Ask::Now } else { Ask::Later };
+            start_asking(fc, opts, done, userdata, call_out, ask, |c, ro| {
                 let level = arg_str(level, "level")?.to_string();
                 Client::check_log_level(&level)?;
                 Ok(Box::pin(async move {
@@ -610,7 +705,7 @@ pub extern "C" fn mcp_subscription_next_start(
             crate::client::timeout_ms("timeout_ms", timeout_ms as u64).map_err(|e| Failure::invalid(e.message()))?;
         }
         stream.get()?;
-        start_on(fc, std::ptr::null(), done, userdata, call_out, |_, ro| {
+        start_asking(fc, std::ptr::null(), done, userdata, call_out, Ask::Later, |_, ro| {
             let cancel = ro.cancel.clone().unwrap_or_default();
             Ok(Box::pin(async move {
                 let Ok(stream) = stream.get() else {
@@ -743,6 +838,7 @@ mod tests {
             done: count,
             userdata: SendPtr(index as *mut c_void),
             progress: None,
+            spans: None,
         }
     }
 

@@ -6,7 +6,8 @@ use super::config::mcp_config;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
 use super::error::{mcp_error, Failure};
-use super::opts::{mcp_call_opts, request_options, ProgressGate};
+use super::observe::span_sink;
+use super::opts::{mcp_call_opts, request_options_lazy, ProgressGate};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_PANIC, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give_json_bytes, opt_json, opt_json_object, opt_raw_json_object, opt_str};
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
@@ -213,7 +214,8 @@ pub unsafe extern "C" fn mcp_client_connect(
 ) -> mcp_status {
     ffi_boundary!(err_out, {
         on_client(client, |fc| {
-            let (ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
+            // A connect sends no operation: the trace context callback is not asked.
+            let (ro, gate) = request_options_lazy(opts, &fc.dispatcher, None)?;
             let conn = fc.block_on(fc.client.connected(&ro));
             drop(gate);
             let conn = conn?;
@@ -280,12 +282,17 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
         out(result_out, "result_json_out")?;
-        let (ro, gate): (RequestOptions, Option<ProgressGate>) =
-            request_options(opts, &fc.dispatcher, fc.trace_hook())?;
+        let (mut ro, gate): (RequestOptions, Option<ProgressGate>) =
+            request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
+        let spans = span_sink(fc);
+        ro.spans = spans.clone();
         // Pinned where it is made: the future (KiBs) then moves into `block_on` as a pointer.
         let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
         drop(gate);
+        if let Some(spans) = spans {
+            spans.deliver();
+        }
         give_json_bytes(result_out, result?.into_json());
         Ok(())
     })
@@ -471,10 +478,15 @@ pub(crate) fn act<'a, F: Future<Output = Result<(), Error>>>(
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
-        let (ro, gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
+        let (mut ro, gate) = request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
+        let spans = span_sink(fc);
+        ro.spans = spans.clone();
         let fut = std::pin::pin!(make(&fc.client, ro)?);
         let result = fc.block_on(fut);
         drop(gate);
+        if let Some(spans) = spans {
+            spans.deliver();
+        }
         result
     })
 }

@@ -302,6 +302,8 @@ pub(super) fn start_on_hub(
         dispatcher: &h.dispatcher,
         registry: &h.calls,
         trace: None,
+        ask_now: &|_| true,
+        spans: None,
         closed: &|| h.hub.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(h.hub.clone(), ro))

@@ -1,30 +1,39 @@
 //! `mcp_client_on_span`: each MCP operation's span by the OpenTelemetry semantic conventions
-//! (`crate::client::observe`), handed to the host as JSON on the dispatcher thread.
+//! (`crate::client::observe`), handed to the host as JSON on the thread that completes the call
+//! (the caller's, for a blocking call; the one running a started call's completion), just
+//! before the call's result reaches the host.
 
 use super::boundary::ffi_boundary;
-use super::client::{mcp_client, on_client};
+use super::client::{mcp_client, on_client, FfiClient};
 use super::error::mcp_error;
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
 use super::strings::to_c;
-use crate::client::observe::{Observer, Span};
+use crate::client::observe::{Observer, Span, SpanSink};
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
-/// A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
-/// `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
-/// "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
-/// "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
-/// `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
-/// duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
-/// boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+/// A span listener: `span_json` (borrowed, `span_len` bytes) is one record. A span record is
+/// one ended CLIENT span — `{"record": "span", "name", "kind": "client", "start_unix_nano",
+/// "end_unix_nano", "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}],
+/// "status": {"code": "unset"|"error", "message"}, "parent": {"traceparent", "tracestate"}}`
+/// (`parent` when the operation carried a trace context) — with the OpenTelemetry MCP
+/// conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+/// `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
+/// histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
+/// 10, 30, 60, 120, 300). Other `record` values may come (see docs/observability.md): skip
+/// what you do not know.
 pub type mcp_span_fn = Option<unsafe extern "C" fn(userdata: *mut c_void, span_json: *const c_char, span_len: usize)>;
 
-/// Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
-/// each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
-/// MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
-/// no listener nothing is built. It may call this library's non-blocking functions only.
-/// `userdata_free` runs exactly once, even when this call fails.
+/// Sets (NULL: removes) the client's span listener, called once for each MCP operation the
+/// client sends (each `tools/call`, `prompts/get`, list page, … with its MRTR rounds, task
+/// polls and reconnect retries as events), synchronously: on the thread that completes the call,
+/// before its result reaches the host — a blocking call's own thread just before it returns, a
+/// started call's delivery thread (the dispatcher, or the host's loop) just before its
+/// completion callback. (The operation of a started call completed early by `mcp_call_cancel`
+/// or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
+/// return; it may call this library's non-blocking functions only. With no listener nothing is
+/// built. `userdata_free` runs exactly once, even when this call fails.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_on_span(
@@ -38,17 +47,26 @@ pub unsafe extern "C" fn mcp_client_on_span(
         let userdata = Userdata::new(userdata, userdata_free);
         on_client(client, move |fc| {
             let observer = listener.map(|f| {
-                let dispatcher = fc.dispatcher.clone();
                 Arc::new(move |span: &Span| {
-                    let (ud, text) = (userdata.clone(), to_c(span.to_json().to_string()));
-                    dispatcher.post(Box::new(move || {
-                        // SAFETY: host callback; `text` borrowed for its duration.
-                        unsafe { f(ud.ptr(), text.as_ptr(), text.as_bytes().len()) }
-                    }));
+                    let text = to_c(span.to_json().to_string());
+                    // SAFETY: host callback; `text` borrowed for its duration.
+                    unsafe { f(userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
                 }) as Arc<dyn Observer>
             });
             fc.client.set_observer(observer);
             Ok(())
         })
     })
+}
+
+/// A span sink for one call of `fc` when a listener is set (`None` otherwise: nothing to
+/// hold). Spans that end after the call completed go to the dispatcher.
+pub(crate) fn span_sink(fc: &FfiClient) -> Option<Arc<SpanSink>> {
+    if !fc.client.observed() {
+        return None;
+    }
+    let dispatcher = fc.dispatcher.clone();
+    Some(SpanSink::new(Arc::new(move |job| {
+        dispatcher.post(job);
+    })))
 }

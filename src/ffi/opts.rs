@@ -154,17 +154,38 @@ impl Drop for ProgressGate {
 }
 
 /// Converts C options (NULL: defaults) into core options plus the gate that must live until
-/// the call returns; a call without its own trace context asks the client's callback for one.
+/// the call returns; a call without its own trace context asks the client's callback for one,
+/// now (on the caller's thread).
 pub(crate) fn request_options(
     opts: *const mcp_call_opts,
     dispatcher: &Arc<Dispatcher>,
     trace_hook: Option<Arc<TraceHook>>,
 ) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
+    let (mut ro, gate) = request_options_lazy(opts, dispatcher, trace_hook)?;
+    ask_now(&mut ro)?;
+    Ok((ro, gate))
+}
+
+/// Asks the call's trace source now, if it has one (`request_options_lazy`).
+pub(crate) fn ask_now(ro: &mut RequestOptions) -> Result<(), Failure> {
+    if let Some(source) = ro.trace_source.take() {
+        ro.trace = source()?;
+    }
+    Ok(())
+}
+
+/// As `request_options`, the client's trace context callback left to the core as the call's
+/// trace source (asked once per operation the call sends, never for an answer from the
+/// response cache): for blocking calls, whose future runs on the caller's thread.
+pub(crate) fn request_options_lazy(
+    opts: *const mcp_call_opts,
+    dispatcher: &Arc<Dispatcher>,
+    trace_hook: Option<Arc<TraceHook>>,
+) -> Result<(RequestOptions, Option<ProgressGate>), Failure> {
     let Some(o) = arg_opt(opts) else {
-        let trace = trace_hook.map(|h| h.ask()).transpose()?.flatten();
         return Ok((
             RequestOptions {
-                trace,
+                trace_source: trace_hook.map(TraceHook::source),
                 ..RequestOptions::default()
             },
             None,
@@ -198,7 +219,7 @@ pub(crate) fn request_options(
         ro.meta = (!meta.is_empty()).then_some(meta);
     }
     if let (None, Some(hook)) = (&ro.trace, trace_hook) {
-        ro.trace = hook.ask()?;
+        ro.trace_source = Some(hook.source());
     }
     let mut gate = None;
     if let Some(f) = o.on_progress {

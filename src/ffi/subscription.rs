@@ -3,7 +3,7 @@
 use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
 use super::client::{mcp_client, on_client, shared, FfiClient};
 use super::error::{mcp_error, Failure};
-use super::opts::{mcp_call_opts, request_options};
+use super::opts::{mcp_call_opts, request_options_lazy};
 use super::status::{mcp_status, MCP_CLOSED, MCP_TIMEOUT};
 use super::strings::{give_json, opt_json_object};
 use crate::client::{CancelToken, Subscription, SubscriptionEvent};
@@ -75,8 +75,14 @@ pub unsafe extern "C" fn mcp_client_listen(
         on_client(client, |fc| {
             let subscription_out = out(subscription_out, "subscription_out")?;
             let filter = opt_json_object(filter_json, "filter_json")?.ok_or_else(|| Failure::null("filter_json"))?;
-            let (ro, _gate) = request_options(opts, &fc.dispatcher, fc.trace_hook())?;
-            let subscription = fc.block_on(fc.client.listen(filter, &ro))?;
+            let (mut ro, _gate) = request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
+            let spans = super::observe::span_sink(fc);
+            ro.spans = spans.clone();
+            let subscription = fc.block_on(fc.client.listen(filter, &ro));
+            if let Some(spans) = spans {
+                spans.deliver();
+            }
+            let subscription = subscription?;
             let client = shared(handle(client, "client")?);
             let stream = Stream::default();
             stream.set(subscription);

@@ -7,6 +7,7 @@ use super::error::{mcp_error, Failure};
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
 use super::strings::opt_str;
+use crate::client::TraceSource;
 use crate::protocol::trace::TraceContext;
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -39,6 +40,12 @@ impl TraceHook {
         unsafe { (self.callback)(self.userdata.ptr(), &mut slot) };
         slot.context
             .map_err(|e| Failure::invalid(format!("the trace context callback gave an invalid value: {e}")))
+    }
+
+    /// The hook as the core's trace source, asked when the call's first uncached operation
+    /// starts (on the thread that polls the call).
+    pub(crate) fn source(self: Arc<Self>) -> TraceSource {
+        Arc::new(move || self.ask().map_err(|f| crate::error::Error::invalid(f.message)))
     }
 }
 

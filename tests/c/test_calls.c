@@ -976,7 +976,7 @@ struct span_log {
     pthread_cond_t cond;
     pthread_t caller;
     int count, on_caller, freed;
-    char spans[2][2048];
+    char spans[4][2048];
 };
 
 static void on_span(void *userdata, const char *span_json, size_t span_len)
@@ -984,7 +984,7 @@ static void on_span(void *userdata, const char *span_json, size_t span_len)
     struct span_log *l = (struct span_log *)userdata;
     pthread_mutex_lock(&l->lock);
     if (pthread_equal(pthread_self(), l->caller)) l->on_caller++;
-    if (l->count < 2 && span_len == strlen(span_json)) snprintf(l->spans[l->count], sizeof l->spans[0], "%s", span_json);
+    if (l->count < 4 && span_len == strlen(span_json)) snprintf(l->spans[l->count], sizeof l->spans[0], "%s", span_json);
     l->count++;
     pthread_cond_broadcast(&l->cond);
     pthread_mutex_unlock(&l->lock);
@@ -995,28 +995,9 @@ static void free_span_log(void *userdata)
     ((struct span_log *)userdata)->freed++;
 }
 
-/* Waits (at most `ms`) until the listener has seen `n` spans. */
-static int spans_seen(struct span_log *l, int n, long ms)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&l->lock);
-    while (l->count < n && pthread_cond_timedwait(&l->cond, &l->lock, &until) == 0) {
-    }
-    int count = l->count;
-    pthread_mutex_unlock(&l->lock);
-    return count;
-}
-
-/* Each operation ends as one span with the OpenTelemetry MCP conventions' name and attributes,
- * given on the dispatcher thread; a tool error sets error.type; removing the listener frees its
- * userdata once and stops the spans. */
+/* Each operation ends as one span record with the OpenTelemetry MCP conventions' name and
+ * attributes, given on the calling thread before the blocking call returns; a tool error sets
+ * error.type; removing the listener frees its userdata once and stops the records. */
 static void test_span_listener(void)
 {
     mcp_client *c = connected_client(NULL);
@@ -1032,11 +1013,15 @@ static void test_span_listener(void)
     EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"s\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
     mcp_string_free(out);
     out = NULL;
+    /* delivered synchronously: the record is there when the call returns, no waiting */
+    EXPECT(log.count == 1);
     EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
     mcp_string_free(out);
     out = NULL;
-    EXPECT(spans_seen(&log, 2, 5000) == 2);
-    EXPECT(log.on_caller == 0);
+    EXPECT(log.count == 2);
+    EXPECT(log.on_caller == 2);
+    EXPECT_CONTAINS(log.spans[0], "\"record\":\"span\"");
+    CHECK_NOT_CONTAINS(log.spans[0], "\"parent\"");
     EXPECT_CONTAINS(log.spans[0], "\"name\":\"tools/call echo\"");
     EXPECT_CONTAINS(log.spans[0], "\"kind\":\"client\"");
     EXPECT_CONTAINS(log.spans[0], "\"mcp.method.name\":\"tools/call\"");
@@ -1053,10 +1038,123 @@ static void test_span_listener(void)
     EXPECT(log.freed == 1);
     EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"t\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
     mcp_string_free(out);
-    /* (the listener would have had it by now: spans are posted when the call ends) */
-    EXPECT(spans_seen(&log, 3, 300) == 2);
+    EXPECT(log.count == 2);
     EXPECT(mcp_client_on_span(NULL, on_span, NULL, NULL, NULL) == MCP_NULL_ARG);
     mcp_client_free(c);
+    pthread_mutex_destroy(&log.lock);
+    pthread_cond_destroy(&log.cond);
+}
+
+/* A started call's record comes on the completion's thread just before its completion. */
+struct span_order {
+    struct span_log *log;
+    int spans_at_done;
+    int done;
+    pthread_t done_thread, span_thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static struct span_order *order_now;
+
+static void on_ordered_span(void *userdata, const char *span_json, size_t span_len)
+{
+    on_span(userdata, span_json, span_len);
+    if (order_now) order_now->span_thread = pthread_self();
+}
+
+static void on_ordered_done(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                            const mcp_error *error)
+{
+    (void)status;
+    (void)result_json;
+    (void)result_len;
+    (void)error;
+    struct span_order *o = (struct span_order *)userdata;
+    pthread_mutex_lock(&o->lock);
+    o->spans_at_done = o->log->count;
+    o->done_thread = pthread_self();
+    o->done = 1;
+    pthread_cond_broadcast(&o->cond);
+    pthread_mutex_unlock(&o->lock);
+}
+
+/* The trace context callback is asked once per operation (not per MRTR leg, not for a list
+ * answered from the response cache), and the record names what it gave as its parent; a call's
+ * own meta_json context is the parent too; a started call's record comes before its completion,
+ * on the same thread. */
+static void test_span_records(void)
+{
+    mcp_client *c = connected_client("--cache-ttl-ms", "60000", NULL);
+    CHECK(c != NULL);
+    static struct span_log log;
+    memset(&log, 0, sizeof log);
+    pthread_mutex_init(&log.lock, NULL);
+    pthread_cond_init(&log.cond, NULL);
+    log.caller = pthread_self();
+    static struct trace_host host;
+    memset(&host, 0, sizeof host);
+    host.thread = pthread_self();
+    host.parent = TRACE_PARENT;
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_on_span(c, on_ordered_span, &log, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_set_trace_context_fn(c, give_trace, &host, NULL, &err), MCP_OK, err);
+    char *out = NULL;
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"p\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(host.asked == 1 && log.count == 1);
+    EXPECT_CONTAINS(log.spans[0], "\"parent\":{\"traceparent\":\"" TRACE_PARENT "\",\"tracestate\":\"rojo=00f067aa0ba902b7\"}");
+    /* a list from the server asks; the same list from the cache asks nothing and has no record */
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(host.asked == 2 && log.count == 2);
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(host.asked == 2 && log.count == 2);
+    /* started, from the cache: not asked either */
+    static struct span_order order;
+    memset(&order, 0, sizeof order);
+    order.log = &log;
+    pthread_mutex_init(&order.lock, NULL);
+    pthread_cond_init(&order.cond, NULL);
+    order_now = &order;
+    EXPECT_STATUS(mcp_client_list_start(c, MCP_LIST_TOOLS, NULL, NULL, on_ordered_done, &order, NULL, &err), MCP_OK,
+                  err);
+    pthread_mutex_lock(&order.lock);
+    while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
+    pthread_mutex_unlock(&order.lock);
+    EXPECT(host.asked == 2 && order.spans_at_done == 2);
+    /* a started tool call: asked on this thread; its record before its completion, same thread */
+    memset(&order, 0, sizeof order);
+    order.log = &log;
+    pthread_mutex_init(&order.lock, NULL);
+    pthread_cond_init(&order.cond, NULL);
+    EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"q\"}", NULL, NULL, NULL, on_ordered_done, &order,
+                                             NULL, &err),
+                  MCP_OK, err);
+    pthread_mutex_lock(&order.lock);
+    while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
+    pthread_mutex_unlock(&order.lock);
+    EXPECT(host.asked == 3 && host.off_thread == 0);
+    EXPECT(order.spans_at_done == 3);
+    EXPECT(pthread_equal(order.span_thread, order.done_thread));
+    EXPECT(!pthread_equal(order.done_thread, pthread_self()));
+    order_now = NULL;
+    /* a call's own context: not asked, and it is the parent (without tracestate) */
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.meta_json = "{\"traceparent\":\"00-11111111111111111111111111111111-2222222222222222-01\"}";
+    EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, &opts, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    EXPECT(host.asked == 3 && log.count == 4);
+    EXPECT_CONTAINS(log.spans[3], "\"parent\":{\"traceparent\":\"00-11111111111111111111111111111111-2222222222222222-01\"}");
+    EXPECT_CONTAINS(log.spans[3], "\"error.type\":\"tool_error\"");
+    mcp_client_free(c);
+    pthread_mutex_destroy(&order.lock);
+    pthread_cond_destroy(&order.cond);
     pthread_mutex_destroy(&log.lock);
     pthread_cond_destroy(&log.cond);
 }
@@ -1913,6 +2011,7 @@ const struct test_case call_tests[] = {
     {"calls/opts_meta", test_opts_meta},
     {"calls/trace_context_callback", test_trace_context_callback},
     {"calls/span_listener", test_span_listener},
+    {"calls/span_records", test_span_records},
     {"calls/opts_log_level", test_opts_log_level},
     {"calls/log_handler_stderr", test_log_handler_stderr},
     {"calls/legacy_calls", test_legacy_calls},

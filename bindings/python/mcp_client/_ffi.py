@@ -395,13 +395,16 @@ class mcp_hub_read_opts(ctypes.Structure):
         ('input_userdata', ctypes.c_void_p),
     ]
 
-# A span listener: `span_json` (borrowed, `span_len` bytes) is one ended CLIENT span —
-# `{"name", "kind": "client", "start_unix_nano", "end_unix_nano", "attributes": {…},
-# "events": [{"name", "time_unix_nano", "attributes"}], "status": {"code": "unset"|"error",
-# "message"}}` — with the OpenTelemetry MCP conventions' attribute names (`mcp.method.name`,
-# `gen_ai.tool.name`, `jsonrpc.request.id`, `error.type`, `server.port`, …). Record its
-# duration in the `mcp.client.operation.duration` histogram (unit `s`, the convention's
-# boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300).
+# A span listener: `span_json` (borrowed, `span_len` bytes) is one record. A span record is
+# one ended CLIENT span — `{"record": "span", "name", "kind": "client", "start_unix_nano",
+# "end_unix_nano", "attributes": {…}, "events": [{"name", "time_unix_nano", "attributes"}],
+# "status": {"code": "unset"|"error", "message"}, "parent": {"traceparent", "tracestate"}}`
+# (`parent` when the operation carried a trace context) — with the OpenTelemetry MCP
+# conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
+# `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
+# histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
+# 10, 30, 60, 120, 300). Other `record` values may come (see docs/observability.md): skip
+# what you do not know.
 mcp_span_fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t)
 
 # A tool pin hook: `event_json` is `{"type": "tool_pin", "server", "tool", "change": "new" |
@@ -1532,11 +1535,15 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
-    # Sets (NULL: removes) the client's span listener, called on the dispatcher thread once for
-    # each MCP operation the client sends (each `tools/call`, `prompts/get`, list page, … with its
-    # MRTR rounds, task polls and reconnect retries as events), after the operation ended. With
-    # no listener nothing is built. It may call this library's non-blocking functions only.
-    # `userdata_free` runs exactly once, even when this call fails.
+    # Sets (NULL: removes) the client's span listener, called once for each MCP operation the
+    # client sends (each `tools/call`, `prompts/get`, list page, … with its MRTR rounds, task
+    # polls and reconnect retries as events), synchronously: on the thread that completes the call,
+    # before its result reaches the host — a blocking call's own thread just before it returns, a
+    # started call's delivery thread (the dispatcher, or the host's loop) just before its
+    # completion callback. (The operation of a started call completed early by `mcp_call_cancel`
+    # or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
+    # return; it may call this library's non-blocking functions only. With no listener nothing is
+    # built. `userdata_free` runs exactly once, even when this call fails.
     # mcp_status mcp_client_on_span(struct mcp_client *client, mcp_span_fn listener, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_on_span': (
         mcp_status,

@@ -115,26 +115,52 @@ impl Client {
 
     pub(crate) async fn resume_task_reply(&self, task_id: &str, opts: &RequestOptions) -> Result<Reply> {
         let since = Instant::now();
-        let wait = self.wait_for(opts);
-        let conn = self.task_connection(&wait).await?;
-        let task = self.task_request(&conn, TASKS_GET, task_id, None, opts, &wait).await?;
-        self.follow_task(&conn, task, opts, &wait, ("resume_task", since)).await
+        // One operation: the first `tasks/get` and the polls to the task's end.
+        let mut op = self.begin(TASKS_GET, &Map::new(), opts)?;
+        let outcome = async {
+            let conn = self.task_connection(&op.wait).await?;
+            let task = self
+                .task_request(&conn, TASKS_GET, task_id, None, &op.opts, &op.wait)
+                .await?;
+            self.follow_task(&conn, task, &op.opts, &op.wait, ("resume_task", since))
+                .await
+        }
+        .await;
+        let ended = match &outcome {
+            Ok(reply) => Ok(reply.value().is_ok_and(|v| super::observe::is_tool_error(&v))),
+            Err(e) => Err(e),
+        };
+        self.end(&mut op, ended);
+        outcome
     }
 
     /// One `tasks/get`: the task as the server has it now.
     pub async fn get_task(&self, task_id: &str, opts: &RequestOptions) -> Result<Value> {
-        let wait = self.wait_for(opts);
-        let conn = self.task_connection(&wait).await?;
-        self.task_request(&conn, TASKS_GET, task_id, None, opts, &wait).await
+        self.task_operation(TASKS_GET, task_id, None, opts).await
     }
 
     /// `tasks/cancel` (cooperative: poll or resume to see the task end as `cancelled`).
     pub async fn cancel_task(&self, task_id: &str, opts: &RequestOptions) -> Result<()> {
-        let wait = self.wait_for(opts);
-        let conn = self.task_connection(&wait).await?;
-        self.task_request(&conn, TASKS_CANCEL, task_id, None, opts, &wait)
-            .await
-            .map(drop)
+        self.task_operation(TASKS_CANCEL, task_id, None, opts).await.map(drop)
+    }
+
+    /// One task request the host asked for, as an operation of its own (trace context, span).
+    async fn task_operation(
+        &self,
+        method: &str,
+        task_id: &str,
+        input_responses: Option<Value>,
+        opts: &RequestOptions,
+    ) -> Result<Value> {
+        let mut op = self.begin(method, &Map::new(), opts)?;
+        let outcome = async {
+            let conn = self.task_connection(&op.wait).await?;
+            self.task_request(&conn, method, task_id, input_responses, &op.opts, &op.wait)
+                .await
+        }
+        .await;
+        self.end(&mut op, outcome.as_ref().map(|_| false));
+        outcome
     }
 
     /// `tasks/update` with answers the host gathered itself (after an `InputRequired` error
@@ -143,15 +169,13 @@ impl Client {
         if !input_responses.is_object() {
             return Err(Error::invalid("input_responses must be a JSON object"));
         }
-        let wait = self.wait_for(opts);
-        let conn = self.task_connection(&wait).await?;
         let keys: Vec<String> = input_responses
             .as_object()
             .into_iter()
             .flatten()
             .map(|(k, _)| k.clone())
             .collect();
-        self.task_request(&conn, TASKS_UPDATE, task_id, Some(input_responses), opts, &wait)
+        self.task_operation(TASKS_UPDATE, task_id, Some(input_responses), opts)
             .await?;
         self.inner.task_answers.add(task_id, keys);
         Ok(())
