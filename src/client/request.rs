@@ -274,13 +274,13 @@ impl Client {
     ) -> Result<(Reply, bool)> {
         let mut op = self.begin(method, &params, opts)?;
         let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
-        let ended = match &outcome {
-            Ok((reply, _)) => {
-                Ok(method == methods::TOOLS_CALL && reply.value().is_ok_and(|v| observe::is_tool_error(&v)))
-            }
-            Err(e) => Err(e),
-        };
-        self.end(&mut op, ended);
+        if op.observed() {
+            let ended = match &outcome {
+                Ok((reply, _)) => Ok(method == methods::TOOLS_CALL && reply.is_tool_error()),
+                Err(e) => Err(e),
+            };
+            self.end(&mut op, ended);
+        }
         outcome
     }
 
@@ -392,6 +392,14 @@ pub(super) struct Begun<'a> {
     pub opts: Cow<'a, RequestOptions>,
     pub wait: Wait,
     span: Option<(Arc<dyn observe::Observer>, Operation)>,
+}
+
+impl Begun<'_> {
+    /// Whether the operation makes a span (an observer was set when it began): what only the
+    /// span needs (reading a tool result's `isError`) is skipped otherwise.
+    pub(super) fn observed(&self) -> bool {
+        self.span.is_some()
+    }
 }
 
 /// A connection's serialised modern `_meta` members and what they were made from.

@@ -48,7 +48,7 @@ pub unsafe extern "C" fn mcp_client_on_span(
         on_client(client, move |fc| {
             let observer = listener.map(|f| {
                 Arc::new(move |span: &Span| {
-                    let text = to_c(span.to_json().to_string());
+                    let text = to_c(span.to_json_bytes());
                     // SAFETY: host callback; `text` borrowed for its duration.
                     unsafe { f(userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
                 }) as Arc<dyn Observer>
