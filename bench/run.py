@@ -1774,8 +1774,8 @@ def spans_targets(sp: dict, baseline_commit: str, add) -> None:
     if off and base:
         d = spans_diff(runs["off"], "cpu_us_per_call", runs["baseline"], "cpu_us_per_call")
         spread_us = max(off["hi"] - off["lo"], base["hi"] - base["lo"])
-        add("C ABI CPU per call with no span listener unchanged from the library before spans (|difference| ≤ "
-            "the run's spread, µs)", {**d, "value": abs(d["value"])}, round(spread_us, 3), "<=",
+        add("C ABI CPU per call with no span listener unchanged from the library before spans (size of the "
+            "difference ≤ the run's spread, µs)", {**d, "value": abs(d["value"])}, round(spread_us, 3), "<=",
             f"no listener {us_spread(off)} µs, library before spans (git {baseline_commit[:10]}) {us_spread(base)} µs "
             f"(median, min to max over {off['rounds']} rounds); per-round difference {us_spread(d)} µs; the spread "
             f"is the wider of the two min-to-max ranges, {spread_us:.2f} µs")

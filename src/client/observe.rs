@@ -201,7 +201,7 @@ impl Span {
     pub fn to_json_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(640);
         out.extend_from_slice(br#"{"record":"span","name":"#);
-        json_to(&mut out, &self.name);
+        str_to(&mut out, &self.name);
         out.extend_from_slice(br#","kind":"client","start_unix_nano":"#);
         json_to(&mut out, &unix_nanos(self.start));
         out.extend_from_slice(br#","end_unix_nano":"#);
@@ -214,7 +214,7 @@ impl Span {
                 out.push(b',');
             }
             out.extend_from_slice(br#"{"name":"#);
-            json_to(&mut out, e.name);
+            str_to(&mut out, e.name);
             out.extend_from_slice(br#","time_unix_nano":"#);
             json_to(&mut out, &unix_nanos(e.time));
             out.extend_from_slice(br#","attributes":"#);
@@ -225,22 +225,36 @@ impl Span {
         match &self.error_message {
             Some(m) => {
                 out.extend_from_slice(br#"{"code":"error","message":"#);
-                json_to(&mut out, m);
+                str_to(&mut out, m);
                 out.push(b'}');
             }
             None => out.extend_from_slice(br#"{"code":"unset"}"#),
         }
         if let Some(parent) = &self.parent {
             out.extend_from_slice(br#","parent":{"traceparent":"#);
-            json_to(&mut out, &parent.traceparent);
+            str_to(&mut out, &parent.traceparent);
             if let Some(state) = &parent.tracestate {
                 out.extend_from_slice(br#","tracestate":"#);
-                json_to(&mut out, state);
+                str_to(&mut out, state);
             }
             out.push(b'}');
         }
         out.push(b'}');
         out
+    }
+}
+
+/// A JSON string onto `out`: its bytes as they are when none needs an escape (names, ids,
+/// versions: the usual case, checked without a branch per byte), else escaped by serde_json.
+/// Either way every control character is escaped: the text never holds a NUL byte.
+fn str_to(out: &mut Vec<u8>, s: &str) {
+    let plain = s.bytes().fold(true, |plain, b| plain & (b >= 0x20) & (b != b'"') & (b != b'\\'));
+    if plain {
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        json_to(out, s);
     }
 }
 
@@ -264,10 +278,10 @@ fn attributes_to(out: &mut Vec<u8>, attributes: &Attributes) {
             out.push(b',');
         }
         first = false;
-        json_to(out, *key);
+        str_to(out, key);
         out.push(b':');
         match value {
-            AttrValue::Str(s) => json_to(out, s),
+            AttrValue::Str(s) => str_to(out, s),
             AttrValue::Int(n) => json_to(out, n),
         }
     }
@@ -676,6 +690,7 @@ mod tests {
                 ("server.port", AttrValue::Int(-8123)),
                 ("error.type", AttrValue::Str("a\nb\t\u{7f}\u{0}".into())),
                 ("mcp.method.name", AttrValue::Str("twice: last value, first place".into())),
+                ("server.address", AttrValue::Str("caf\u{e9}.test \u{7f}~ \u{10FFFF}".into())),
             ],
             events: vec![
                 event("mcp.mrtr.round", vec![("mcp.mrtr.round", AttrValue::Int(i64::MAX))]),

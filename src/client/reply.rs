@@ -131,9 +131,10 @@ impl Reply {
         }
     }
 
-    /// Whether the result is a tool's error result (`isError: true`), read from the server's
-    /// text without building the result (its other members are skipped, not decoded); the same
-    /// answer as [`super::observe::is_tool_error`] on the decoded result.
+    /// Whether the result is a tool's error result (`isError: true`): as the transport's probe
+    /// read it, else from the server's text without building the result (its other members are
+    /// skipped, not decoded); the same answer as [`super::observe::is_tool_error`] on the
+    /// decoded result.
     pub fn is_tool_error(&self) -> bool {
         #[derive(Deserialize)]
         struct IsError {
@@ -142,6 +143,14 @@ impl Reply {
         }
         match self {
             Reply::Value(v) => super::observe::is_tool_error(v),
+            // The transport's probe read it in the pass that checked the line.
+            Reply::Line {
+                scan: ResultScan {
+                    is_error: Some(is_error),
+                    ..
+                },
+                ..
+            } => *is_error,
             Reply::Line { line, result, .. } => match serde_json::from_str::<IsError>(Self::raw(line, result)) {
                 Ok(r) => r.is_error == Some(true),
                 // Not an object, `isError` not a boolean or given twice: as the decoded result says.
@@ -217,6 +226,8 @@ mod tests {
             (r#"{"isError":false,"isError":true}"#, true),
             (r#"{"structuredContent":{"isError":true},"n":1.50e3}"#, false),
             (r#"[true]"#, false),
+            (r#"{"a":1,"\u0069sError":true}"#, true),
+            (r#"{"a":1,"result\u0054ype":"complete","isError":false}"#, false),
         ];
         for (result, want) in cases {
             let r = reply(&format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#)).unwrap();

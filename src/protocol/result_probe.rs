@@ -1,5 +1,6 @@
 //! A `result` read in the same serde pass that checks its answer line: where it sits in the
-//! line and what the client reads in it (`resultType`, whether it has `structuredContent`), so
+//! line and what the client reads in it (`resultType`, whether it has `structuredContent`,
+//! whether `isError` is `true`), so
 //! a result kept as the server's bytes is never walked again.
 //!
 //! serde gives no offsets, but borrowed keys and member values (`RawValue`) point into the line:
@@ -22,6 +23,8 @@ pub struct ResultScan {
     pub kind: Option<ResultType>,
     /// A top-level `structuredContent` that is not `null`.
     pub structured: Option<bool>,
+    /// A top-level `isError` that is `true` (a tool's error result).
+    pub is_error: Option<bool>,
 }
 
 /// A result placed in its text: `text[range]` is the result, read as `scan` says.
@@ -77,6 +80,7 @@ const UNPLACED: ProbedResult = ProbedResult {
     scan: ResultScan {
         kind: None,
         structured: None,
+        is_error: None,
     },
 };
 
@@ -121,6 +125,7 @@ impl<'de> Visitor<'de> for ResultVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ProbedResult, A::Error> {
         let (mut first, mut end, mut members) = (None, 0, 0);
         let (mut kind, mut kinds, mut structured, mut structs, mut escaped) = (None, 0, None, 0, false);
+        let (mut error, mut errors) = (None, 0);
         while let Some(key) = map.next_key::<Key<'de>>()? {
             if members == 0 && key.0 == Some(NUMBER_TOKEN) {
                 // A number: its text comes as a string, not as JSON text of the line.
@@ -138,6 +143,7 @@ impl<'de> Visitor<'de> for ResultVisitor {
             match key.0 {
                 Some("resultType") => (kind, kinds) = (Some(text), kinds + 1),
                 Some("structuredContent") => (structured, structs) = (Some(text), structs + 1),
+                Some("isError") => (error, errors) = (Some(text), errors + 1),
                 Some(_) => {}
                 None => escaped = true,
             }
@@ -158,6 +164,11 @@ impl<'de> Visitor<'de> for ResultVisitor {
                 structured: match (structs, structured) {
                     (0, _) => Some(false),
                     (1, Some(text)) => Some(text != "null"),
+                    _ => None,
+                },
+                is_error: match (errors, error) {
+                    (0, _) => Some(false),
+                    (1, Some(text)) => Some(text == "true"),
                     _ => None,
                 },
             },
@@ -206,6 +217,7 @@ mod tests {
         assert_eq!(found, text.trim());
         assert_eq!(scan.kind, Some(ResultType::Task));
         assert_eq!(scan.structured, Some(false));
+        assert_eq!(scan.is_error, Some(false));
         let (found, _) = located(r#"{"":1}"#).unwrap();
         assert_eq!(found, r#"{"":1}"#);
     }
@@ -254,7 +266,20 @@ mod tests {
         ];
         for (text, kind, structured) in cases {
             let (_, scan) = located(text).unwrap();
-            assert_eq!(scan, ResultScan { kind, structured }, "{text}");
+            let is_error = Some(false);
+            assert_eq!(scan, ResultScan { kind, structured, is_error }, "{text}");
+        }
+        let errors = [
+            (r#"{"content":[],"isError":true}"#, Some(true)),
+            (r#"{"isError" : true , "content":[]}"#, Some(true)),
+            (r#"{"isError":false}"#, Some(false)),
+            (r#"{"isError":"true"}"#, Some(false)),
+            (r#"{"isError":null}"#, Some(false)),
+            (r#"{"a":{"isError":true}}"#, Some(false)),
+            (r#"{"isError":false,"isError":true}"#, None),
+        ];
+        for (text, is_error) in errors {
+            assert_eq!(located(text).unwrap().1.is_error, is_error, "{text}");
         }
     }
 }
