@@ -16,6 +16,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py --only cache [--lib ARCHIVE] [--fixture PATH] [--skip-build]
     python3 bench/run.py --only many [--clients 200] [--rounds 3] [--duration S] [--lib ARCHIVE] [--fixture PATH]
     python3 bench/run.py --only hub [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+    python3 bench/run.py --only spans [--rounds 7] [--duration S] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -1836,7 +1837,8 @@ def bench_spans(args) -> int:
     lib, fixture = cabi_against(args)
     baseline, commit = baseline_cabi(args.skip_build)
     mach, cpu0 = machine(), cpu_times()
-    rounds = args.rounds if args.rounds != 5 else SPANS_SECTION["rounds"]
+    given = any(a == "--rounds" or a.startswith("--rounds=") for a in sys.argv[1:])
+    rounds = args.rounds if given else SPANS_SECTION["rounds"]
     sp = measure_spans(rounds, args.duration, SPANS_SECTION["block"], baseline, [str(fixture), "--fast"],
                        args.warmup)
     mach["during_run"] = busy_share(cpu0, cpu_times())

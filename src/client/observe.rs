@@ -245,17 +245,17 @@ impl Span {
 }
 
 /// A JSON string onto `out`: its bytes as they are when none needs an escape (names, ids,
-/// versions: the usual case, checked without a branch per byte), else escaped by serde_json.
+/// versions: the usual case), else escaped by serde_json.
 /// Either way every control character is escaped: the text never holds a NUL byte.
 fn str_to(out: &mut Vec<u8>, s: &str) {
-    let plain = s.bytes().fold(true, |plain, b| plain & (b >= 0x20) & (b != b'"') & (b != b'\\'));
-    if plain {
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
-    } else {
-        json_to(out, s);
+    let bytes = s.as_bytes();
+    if bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        return json_to(out, s);
     }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(bytes);
+    out.push(b'"');
 }
 
 /// One JSON scalar (a string, escaped as serde_json escapes it, or an integer) onto `out`.
@@ -273,7 +273,8 @@ fn attributes_to(out: &mut Vec<u8>, attributes: &Attributes) {
         if attributes[..i].iter().any(|(k, _)| k == key) {
             continue;
         }
-        let value = attributes[i..].iter().rev().find(|(k, _)| k == key).map_or(&attributes[i].1, |(_, v)| v);
+        let later = attributes[i + 1..].iter().rev().find(|(k, _)| k == key);
+        let value = later.map_or(&attributes[i].1, |(_, v)| v);
         if !first {
             out.push(b',');
         }
@@ -479,13 +480,14 @@ impl Operation {
             Some((attr, target)) if *attr != "mcp.resource.uri" => format!("{} {target}", self.method),
             _ => self.method.clone(),
         };
+        let tool_call = self.method == methods::TOOLS_CALL;
         // Room for every attribute a span can have: no regrowth on the way.
         let mut attributes: Attributes = Vec::with_capacity(16);
-        attributes.push(("mcp.method.name", AttrValue::Str(self.method.clone())));
+        attributes.push(("mcp.method.name", AttrValue::Str(self.method)));
         if let Some((attr, target)) = self.target {
             attributes.push((attr, AttrValue::Str(target)));
         }
-        if self.method == methods::TOOLS_CALL {
+        if tool_call {
             attributes.push(("gen_ai.operation.name", AttrValue::Str("execute_tool".into())));
         }
         if let Some(id) = state.request_id {
