@@ -90,9 +90,11 @@ header-check: build
 	  git diff --exit-code -- include/mcp_client.h || { echo "include/mcp_client.h is stale: commit the regenerated header"; exit 1; }; \
 	else echo "header-check: not a git checkout, skipped"; fi
 
-# `testing` opens the C ABI module to the Rust tests that call it (Cargo.toml).
+# `testing` opens the C ABI module to the Rust tests that call it (Cargo.toml); the `tracing`
+# bridge's test needs its feature too (one more build of the library).
 rust-test: build
 	$(CARGO) test --workspace --locked --features testing
+	$(CARGO) test --locked --features testing,tracing --test tracing_bridge
 
 # Every code block of the READMEs compiled, and run against the fixture server where it talks to
 # one (conventions at the top of tests/docs/check.py; README.md's Rust blocks are doctests).

@@ -637,8 +637,15 @@ typedef struct mcp_hub_read_opts {
  * conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
  * `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
  * histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
- * 10, 30, 60, 120, 300). Other `record` values may come (see docs/observability.md): skip
- * what you do not know.
+ * 10, 30, 60, 120, 300). With `"span_tool_payloads": true` in the configuration a
+ * `tools/call` record also has `gen_ai.tool.call.arguments` and (when it succeeded)
+ * `gen_ai.tool.call.result`, each as JSON text. A session record — `{"record": "session",
+ * "start_unix_nano", "end_unix_nano", "attributes": {"mcp.protocol.version",
+ * "mcp.session.id"?, "network.transport", "network.protocol.name"?, "server.address"?,
+ * "server.port"?, "error.type"?}}` — is one ended session (closed, lost, or a legacy HTTP
+ * session the server expired and the client renewed), the value of the
+ * `mcp.client.session.duration` histogram (same unit and boundaries; drop `mcp.session.id`
+ * for it). Other `record` values may come: skip what you do not know.
  */
 typedef void (*mcp_span_fn)(void *userdata, const char *span_json, size_t span_len);
 
@@ -1406,7 +1413,8 @@ MCP_API void mcp_client_free(struct mcp_client *client);
  * (declares MCP Apps; see `mcp_client_read_app`),
  * `response_cache` (true; false turns response caching off),
  * `response_cache_max_entries` (512), `validate_output_schema` (true; see
- * `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+ * `MCP_OUTPUT_SCHEMA_INVALID`), `span_tool_payloads` (false; true puts a `tools/call`'s
+ * arguments and result in its span, see `mcp_client_on_span`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
  * "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
  * `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
  * type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key
@@ -2325,8 +2333,10 @@ mcp_status mcp_json_string(const char *json,
  * started call's delivery thread (the dispatcher, or the host's loop) just before its
  * completion callback. (The operation of a started call completed early by `mcp_call_cancel`
  * or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
- * return; it may call this library's non-blocking functions only. With no listener nothing is
- * built. `userdata_free` runs exactly once, even when this call fails.
+ * return; it may call this library's non-blocking functions only. Session records come on
+ * the dispatcher thread (or the host's loop), a close's before `mcp_client_close` returns
+ * (except in host-loop mode). With no listener nothing is built. `userdata_free` runs exactly
+ * once, even when this call fails.
  */
 MCP_API
 MCP_WARN_UNUSED_RESULT

@@ -761,3 +761,71 @@ async fn metadata_is_found_at_the_well_known_path_without_a_challenge() {
         "path-aware first"
     );
 }
+
+/// The spans of calls that met the authorization flow say so: a 401 answered with new
+/// credentials is an `mcp.auth.unauthorized` event, a 403 `insufficient_scope` an
+/// `mcp.auth.step_up` event, each with the HTTP status, inside the one span of the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authorization_steps_are_events_of_the_calls_span() {
+    use mcp_client::observe::{AttrValue, Span};
+    let spans: Arc<Mutex<Vec<Span>>> = Arc::default();
+    let keep = |client: &mcp_client::Client| {
+        let kept = spans.clone();
+        client.set_observer(Some(Arc::new(move |s: &Span| kept.lock().unwrap().push(s.clone()))));
+    };
+    let events = |span: &Span, name: &str| -> Vec<Option<AttrValue>> {
+        span.events
+            .iter()
+            .filter(|e| e.name == name)
+            .map(|e| {
+                e.attributes
+                    .iter()
+                    .find(|(k, _)| *k == "http.response.status_code")
+                    .map(|(_, v)| v.clone())
+            })
+            .collect()
+    };
+
+    let w = World::start(Knobs {
+        refresh: true,
+        token_uses: Some(2),
+        ..Knobs::default()
+    })
+    .await;
+    let client = w.client(redirect_cfg());
+    fetching_handler(&client);
+    within(LIMIT, client.connect()).await.unwrap();
+    keep(&client);
+    for _ in 0..4 {
+        within(LIMIT, client.call_tool("test-tool", None, &none()))
+            .await
+            .unwrap();
+    }
+    let taken = std::mem::take(&mut *spans.lock().unwrap());
+    assert_eq!(taken.len(), 4, "one span per call");
+    let refused: Vec<_> = taken.iter().map(|s| events(s, "mcp.auth.unauthorized")).collect();
+    assert!(
+        refused.iter().any(|e| e == &vec![Some(AttrValue::Int(401))]),
+        "a call met a 401: {refused:?}"
+    );
+    assert!(taken.iter().all(|s| s.attribute("error.type").is_none()));
+    client.close().await;
+
+    let w = World::start(Knobs {
+        challenge_scope: Some("mcp:basic".into()),
+        call_needs: Some("mcp:write".into()),
+        ..Knobs::default()
+    })
+    .await;
+    let client = w.client(redirect_cfg());
+    fetching_handler(&client);
+    within(LIMIT, client.connect()).await.unwrap();
+    keep(&client);
+    within(LIMIT, client.call_tool("test-tool", None, &none()))
+        .await
+        .unwrap();
+    let span = spans.lock().unwrap().pop().expect("the call's span");
+    assert_eq!(events(&span, "mcp.auth.step_up"), vec![Some(AttrValue::Int(403))]);
+    assert!(span.attribute("error.type").is_none());
+    client.close().await;
+}

@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use mcp_client::observe::{AttrValue, Observer, Span, SpanKind, SpanParent};
+use mcp_client::observe::{AttrValue, Observer, SessionRecord, Span, SpanKind, SpanParent};
 use mcp_client::{
     Client, ClientConfig, ConnectMode, Error, ErrorKind, HttpConfig, ListKind, RequestOptions, TraceContext,
     TransportConfig,
@@ -332,4 +332,176 @@ async fn spans_are_delivered_before_the_result_and_a_panicking_observer_harms_no
         .unwrap();
     assert_eq!(seen.load(Ordering::SeqCst), 3);
     client.close().await;
+}
+
+/// An observer keeping spans and session records.
+#[derive(Default)]
+struct Both(Mutex<(Vec<Span>, Vec<SessionRecord>)>);
+
+impl Observer for Both {
+    fn span_ended(&self, span: &Span) {
+        self.0.lock().unwrap().0.push(span.clone());
+    }
+
+    fn session_ended(&self, session: &SessionRecord) {
+        self.0.lock().unwrap().1.push(session.clone());
+    }
+}
+
+impl Both {
+    fn watch(client: &Client) -> Arc<Both> {
+        let both = Arc::new(Both::default());
+        client.set_observer(Some(both.clone()));
+        both
+    }
+
+    fn spans(&self) -> Vec<Span> {
+        std::mem::take(&mut self.0.lock().unwrap().0)
+    }
+
+    fn sessions(&self) -> Vec<SessionRecord> {
+        std::mem::take(&mut self.0.lock().unwrap().1)
+    }
+}
+
+/// With `span_tool_payloads` a tool call's span carries its arguments and, when it succeeded,
+/// its result, as JSON text; without it, neither.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_payloads_are_in_the_span_only_when_asked_for() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| c.span_tool_payloads = true);
+    let spans = Recorder::watch(&client);
+    let result = client
+        .call_tool("echo", Some(json!({"text": "payload"})), &none())
+        .await
+        .unwrap();
+    let span = spans.one();
+    let arguments = str_attr(&span, "gen_ai.tool.call.arguments").expect("the arguments");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&arguments).unwrap(),
+        json!({"text": "payload"})
+    );
+    let given = str_attr(&span, "gen_ai.tool.call.result").expect("the result");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&given).unwrap(), result);
+    assert!(span
+        .metric_attributes()
+        .all(|(k, _)| !k.starts_with("gen_ai.tool.call.")));
+    // A tool error: the arguments, no result (the convention gives it for a success only).
+    client.call_tool("fail", None, &none()).await.unwrap();
+    let failed = spans.one();
+    assert_eq!(str_attr(&failed, "gen_ai.tool.call.arguments").as_deref(), Some("{}"));
+    assert!(failed.attribute("gen_ai.tool.call.result").is_none());
+    // Other methods never carry them.
+    client.list(ListKind::Tools, None, &none()).await.unwrap();
+    assert!(spans.one().attribute("gen_ai.tool.call.arguments").is_none());
+    client.close().await;
+
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    client
+        .call_tool("echo", Some(json!({"text": "quiet"})), &none())
+        .await
+        .unwrap();
+    let span = spans.one();
+    assert!(span.attribute("gen_ai.tool.call.arguments").is_none());
+    assert!(span.attribute("gen_ai.tool.call.result").is_none());
+    client.close().await;
+}
+
+/// A server that exits in the middle of an idempotent call: under a reconnect policy the call
+/// goes again on a new connection, one span with an `mcp.reconnect.retry` event and no error;
+/// the lost session ends as a session record with `error.type`, the client's close ends the
+/// second one without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnect_is_an_event_and_each_session_ends_as_a_record() {
+    let fx = Fixture::modern(&["--exit-after-lists", "2"]);
+    let client = fx.client_with(|c| c.reconnect = Some(mcp_client::ReconnectPolicy::default()));
+    let seen = Both::watch(&client);
+    client.list(ListKind::Tools, None, &none()).await.unwrap();
+    let first = seen.spans();
+    assert_eq!(first.len(), 1);
+    assert!(first[0].events.is_empty());
+    client.list(ListKind::Tools, None, &none()).await.unwrap();
+    let spans = seen.spans();
+    assert_eq!(spans.len(), 1, "one operation: {spans:#?}");
+    let retried = &spans[0];
+    let retries: Vec<_> = retried
+        .events
+        .iter()
+        .filter(|e| e.name == "mcp.reconnect.retry")
+        .collect();
+    assert_eq!(retries.len(), 1, "{retried:#?}");
+    assert_eq!(retries[0].attributes, vec![("mcp.retry.attempt", AttrValue::Int(1))]);
+    assert!(retried.attribute("error.type").is_none(), "{retried:#?}");
+    let lost = seen.sessions();
+    assert_eq!(lost.len(), 1, "{lost:#?}");
+    assert_eq!(
+        lost[0].attribute("error.type").and_then(AttrValue::as_str),
+        Some("server_exited")
+    );
+    assert_eq!(
+        lost[0].attribute("network.transport").and_then(AttrValue::as_str),
+        Some("pipe")
+    );
+    assert!(lost[0].duration_seconds() > 0.0);
+    assert_eq!(lost[0].to_json()["record"], "session");
+    client.close().await;
+    let closed = seen.sessions();
+    assert_eq!(closed.len(), 1);
+    assert!(closed[0].attribute("error.type").is_none(), "{closed:#?}");
+    assert_eq!(
+        closed[0].attribute("mcp.protocol.version").and_then(AttrValue::as_str),
+        Some("2026-07-28")
+    );
+    assert!(closed[0].start >= lost[0].end);
+    let metric: Vec<&str> = closed[0].metric_attributes().map(|(k, _)| *k).collect();
+    assert!(metric.contains(&"network.transport") && !metric.contains(&"mcp.session.id"));
+}
+
+/// Over HTTP the span names the HTTP version; a legacy session the server expired is an
+/// `mcp.session.renewed` event of the call that met it, and a session record of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_names_its_version_and_a_renewed_session_is_an_event_and_a_record() {
+    let server = HttpFixture::start(&["--expire-session-after", "2"]);
+    let mut config = ClientConfig::new(TransportConfig::Http(HttpConfig::new(server.1.clone())));
+    config.mode = ConnectMode::Legacy;
+    config.request_timeout = REQUEST_TIMEOUT;
+    let client = Client::new(config);
+    let seen = Both::watch(&client);
+    client.list(ListKind::Tools, None, &none()).await.unwrap();
+    let first = seen.spans().remove(0);
+    assert_eq!(str_attr(&first, "network.protocol.version").as_deref(), Some("1.1"));
+    let old_id = str_attr(&first, "mcp.session.id").expect("a legacy session id");
+    let mut renewed = None;
+    for _ in 0..2 {
+        client.list(ListKind::Tools, None, &none()).await.unwrap();
+        let span = seen.spans().remove(0);
+        if span.events.iter().any(|e| e.name == "mcp.session.renewed") {
+            renewed = Some(span);
+        }
+    }
+    let renewed = renewed.expect("a call met the expired session");
+    assert!(renewed.attribute("error.type").is_none());
+    let records = seen.sessions();
+    assert_eq!(records.len(), 1, "{records:#?}");
+    assert_eq!(
+        records[0].attribute("error.type").and_then(AttrValue::as_str),
+        Some("session_expired")
+    );
+    assert_eq!(
+        records[0].attribute("mcp.session.id").and_then(AttrValue::as_str),
+        Some(old_id.as_str())
+    );
+    assert_eq!(
+        records[0]
+            .attribute("network.protocol.version")
+            .and_then(AttrValue::as_str),
+        Some("1.1")
+    );
+    assert_ne!(str_attr(&renewed, "mcp.session.id"), Some(old_id));
+    client.close().await;
+    let closed = seen.sessions();
+    assert_eq!(closed.len(), 1);
+    assert!(closed[0].start >= records[0].end);
 }

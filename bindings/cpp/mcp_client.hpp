@@ -555,6 +555,164 @@ inline std::string string_at(const std::string& json, const std::string& pointer
 }  // namespace json
 
 // ============================================================================================
+// Observability records (Client::on_span): parsed for a tracer or meter of the host's
+// ============================================================================================
+
+namespace observe {
+
+/// The bucket boundaries (seconds) the conventions give both histograms.
+inline const std::vector<double>& duration_buckets() {
+    static const std::vector<double> buckets{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300};
+    return buckets;
+}
+
+/// Something that happened within an operation: mcp.mrtr.round, mcp.task.poll,
+/// mcp.reconnect.retry, mcp.auth.*, mcp.session.renewed.
+struct Event {
+    std::string name;
+    uint64_t time_unix_nano = 0;
+    /// Its attributes, a JSON object.
+    std::string attributes_json = "{}";
+};
+
+/// One record given to the span listener: an ended CLIENT span ("record":"span") or an ended
+/// session ("record":"session"); see docs/observability.md.
+struct Record {
+    enum class Kind { Span, Session, Other };
+    Kind kind = Kind::Other;
+    /// The span's name, "{mcp.method.name} {target}" ("" for a session).
+    std::string name;
+    uint64_t start_unix_nano = 0;
+    uint64_t end_unix_nano = 0;
+    /// The attributes, a JSON object keyed by the OpenTelemetry names.
+    std::string attributes_json = "{}";
+    /// The span's status is ERROR (with error.type); for a session, error.type is set.
+    bool error = false;
+    /// The status description of an ERROR span.
+    std::string status_message;
+    /// The trace context the operation carried (its parent), when it had one.
+    std::optional<std::string> traceparent;
+    std::optional<std::string> tracestate;
+    std::vector<Event> events;
+
+    /// A string attribute ("mcp.method.name", "error.type", ...), nullopt when absent.
+    std::optional<std::string> attribute(const std::string& key) const {
+        return json::find_string(attributes_json, pointer(key));
+    }
+
+    /// An integer attribute ("server.port"), nullopt when absent.
+    std::optional<int64_t> int_attribute(const std::string& key) const {
+        auto raw = json::find(attributes_json, pointer(key));
+        if (!raw || raw->empty() || raw->front() == '"') return std::nullopt;
+        try {
+            return std::stoll(*raw);
+        } catch (...) {
+            return std::nullopt;
+        }
+    }
+
+    /// The histogram value: the duration in seconds.
+    double duration_seconds() const {
+        return end_unix_nano > start_unix_nano ? static_cast<double>(end_unix_nano - start_unix_nano) / 1e9 : 0.0;
+    }
+
+    /// The histogram to record it in: mcp.client.operation.duration or mcp.client.session.duration.
+    const char* metric_name() const {
+        return kind == Kind::Session ? "mcp.client.session.duration" : "mcp.client.operation.duration";
+    }
+
+    /// The attributes the histogram is recorded with, as (name, JSON value) pairs: the
+    /// record's, less the high-cardinality ones the conventions keep off the metric.
+    std::vector<std::pair<std::string, std::string>> metric_attributes() const {
+        static const char* const operation[] = {
+            "mcp.method.name", "error.type", "gen_ai.prompt.name", "gen_ai.tool.name",
+            "rpc.response.status_code", "gen_ai.operation.name", "mcp.protocol.version",
+            "network.protocol.name", "network.protocol.version", "network.transport",
+            "server.address", "server.port"};
+        static const char* const session[] = {
+            "error.type", "mcp.protocol.version", "network.protocol.name", "network.protocol.version",
+            "network.transport", "server.address", "server.port"};
+        std::vector<std::pair<std::string, std::string>> out;
+        auto add = [&](const char* key) {
+            if (auto v = json::find(attributes_json, pointer(key))) out.emplace_back(key, *v);
+        };
+        if (kind == Kind::Session) {
+            for (const char* k : session) add(k);
+        } else {
+            for (const char* k : operation) add(k);
+        }
+        return out;
+    }
+
+    /// A JSON pointer to attribute `key` (RFC 6901: "~" and "/" escaped).
+    static std::string pointer(const std::string& key) {
+        std::string p = "/";
+        for (char c : key) {
+            if (c == '~') {
+                p += "~0";
+            } else if (c == '/') {
+                p += "~1";
+            } else {
+                p.push_back(c);
+            }
+        }
+        return p;
+    }
+};
+
+namespace detail_observe {
+inline uint64_t number(const std::string& json, const std::string& pointer) {
+    auto raw = json::find(json, pointer);
+    if (!raw) return 0;
+    try {
+        return std::stoull(*raw);
+    } catch (...) {
+        return 0;
+    }
+}
+}  // namespace detail_observe
+
+/// Parses one record the span listener was given. Throws InvalidArgumentError when it is not
+/// JSON; a record of a kind this header does not know is Kind::Other.
+inline Record parse_record(const std::string& record_json) {
+    Record r;
+    auto kind = json::find_string(record_json, "/record");
+    // Before "record" existed every record was a span.
+    if (!kind || *kind == "span") {
+        r.kind = Record::Kind::Span;
+    } else if (*kind == "session") {
+        r.kind = Record::Kind::Session;
+    } else {
+        return r;
+    }
+    r.name = json::find_string(record_json, "/name").value_or("");
+    r.start_unix_nano = detail_observe::number(record_json, "/start_unix_nano");
+    r.end_unix_nano = detail_observe::number(record_json, "/end_unix_nano");
+    r.attributes_json = json::find(record_json, "/attributes").value_or("{}");
+    if (r.kind == Record::Kind::Session) {
+        r.error = r.attribute("error.type").has_value();
+    } else {
+        r.error = json::find_string(record_json, "/status/code").value_or("unset") == "error";
+        r.status_message = json::find_string(record_json, "/status/message").value_or("");
+    }
+    r.traceparent = json::find_string(record_json, "/parent/traceparent");
+    r.tracestate = json::find_string(record_json, "/parent/tracestate");
+    for (size_t i = 0;; ++i) {
+        std::string at = "/events/" + std::to_string(i);
+        auto event = json::find(record_json, at);
+        if (!event) break;
+        Event e;
+        e.name = json::find_string(*event, "/name").value_or("");
+        e.time_unix_nano = detail_observe::number(*event, "/time_unix_nano");
+        e.attributes_json = json::find(*event, "/attributes").value_or("{}");
+        r.events.push_back(std::move(e));
+    }
+    return r;
+}
+
+}  // namespace observe
+
+// ============================================================================================
 // Cancellation
 // ============================================================================================
 
@@ -1739,10 +1897,14 @@ public:
         });
     }
 
-    /// Once per MCP operation this client sends, after it ended: its CLIENT span by the
-    /// OpenTelemetry semantic conventions for MCP as JSON (name, kind, start_unix_nano,
-    /// end_unix_nano, attributes, events, status). Runs on the dispatcher thread; nullptr removes
-    /// the listener (nothing is built then).
+    /// Once per MCP operation this client sends, after it ended: a span record, its CLIENT
+    /// span by the OpenTelemetry semantic conventions for MCP as JSON ("record":"span", name,
+    /// kind, start_unix_nano, end_unix_nano, attributes, events, status, parent); and once per
+    /// ended session a session record ("record":"session"). mcp::observe::parse_record reads
+    /// them. A span record comes on the thread that completes the call, before the call returns
+    /// (a started call's: just before its completion); session records on the dispatcher
+    /// thread. An exception it throws is swallowed. nullptr removes the listener (nothing is
+    /// built then).
     void on_span(detail::SpanHandler listener) {
         if (!listener) {
             detail::check([&](mcp_error** e) { return mcp_client_on_span(client_, nullptr, nullptr, nullptr, e); });

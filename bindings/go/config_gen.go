@@ -166,6 +166,8 @@ type Config struct {
 	ResponseCacheMaxEntries *uint64 `json:"response_cache_max_entries,omitempty"`
 	// ValidateOutputSchema Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
 	ValidateOutputSchema *bool `json:"validate_output_schema,omitempty"`
+	// SpanToolPayloads Spans of `tools/call` carry the call's arguments and result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): off by default, as they may hold sensitive data. Default: false.
+	SpanToolPayloads *bool `json:"span_tool_payloads,omitempty"`
 	// ToolPinning Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
 	ToolPinning *ToolPinningConfig `json:"tool_pinning,omitempty"`
 	// SamplingTools Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.

@@ -86,11 +86,13 @@ impl Client {
                 _ => return Ok(conn),
             }
         }
+        let started = std::time::SystemTime::now();
         let conn = if self.inner.config.reconnect.is_some() && self.inner.ever_connected.load(SeqCst) {
             self.reconnect().await?
         } else {
             self.establish_bounded().await?
         };
+        self.report_session_end(&conn, started);
         // A new connection (a restarted server, maybe another era) starts with an empty cache.
         self.inner.cache.clear();
         *self.inner.conn.write().unwrap() = Some(conn.clone());

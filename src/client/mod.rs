@@ -9,6 +9,8 @@ mod json_schema;
 mod lifecycle;
 mod mrtr;
 pub mod observe;
+#[cfg(feature = "tracing")]
+mod observe_tracing;
 mod options;
 mod output_schema;
 mod pinning;

@@ -9,6 +9,8 @@
 //! the C ABI, before a blocking call returns or a started call's completion runs, on that same
 //! thread). An observer that panics is caught and the call goes on unharmed.
 
+#[cfg(feature = "tracing")]
+pub use super::observe_tracing::{TracingObserver, TARGET as TRACING_TARGET};
 use super::wait::Wait;
 use super::{CacheMode, Client, RequestOptions};
 use crate::error::{Error, ErrorKind};
@@ -28,6 +30,11 @@ pub const OPERATION_DURATION_UNIT: &str = "s";
 pub const OPERATION_DURATION_BUCKETS: [f64; 14] = [
     0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
 ];
+
+/// The session histogram's name (a [`SessionRecord`]'s duration).
+pub const SESSION_DURATION: &str = "mcp.client.session.duration";
+/// Its unit (UCUM seconds); its buckets are [`OPERATION_DURATION_BUCKETS`].
+pub const SESSION_DURATION_UNIT: &str = "s";
 
 /// `error.type` of a `tools/call` answered with `isError: true`.
 pub const TOOL_ERROR: &str = "tool_error";
@@ -116,7 +123,8 @@ pub struct Span {
 }
 
 /// The attributes the convention lists for `mcp.client.operation.duration` (the span's minus
-/// `jsonrpc.request.id`, `mcp.session.id` and, opt-in there, `mcp.resource.uri`).
+/// `jsonrpc.request.id`, `mcp.session.id`, the opt-in tool payloads and, opt-in there,
+/// `mcp.resource.uri`).
 const METRIC_ATTRIBUTES: &[&str] = &[
     "mcp.method.name",
     "error.type",
@@ -125,6 +133,8 @@ const METRIC_ATTRIBUTES: &[&str] = &[
     "rpc.response.status_code",
     "gen_ai.operation.name",
     "mcp.protocol.version",
+    "network.protocol.name",
+    "network.protocol.version",
     "network.transport",
     "server.address",
     "server.port",
@@ -295,6 +305,65 @@ fn unix_nanos(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
+/// One ended MCP session (a connection's, or a legacy HTTP session the server expired and the
+/// client renewed): the value of the `mcp.client.session.duration` histogram.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionRecord {
+    /// When the session started (its connect began).
+    pub start: SystemTime,
+    /// When it ended.
+    pub end: SystemTime,
+    /// `mcp.protocol.version`, `mcp.session.id` (when the server gave one), `network.transport`,
+    /// `network.protocol.name` and `.version`, `server.address`, `server.port`, and `error.type`
+    /// when it did not end by the client's close.
+    pub attributes: Attributes,
+}
+
+/// The attributes the convention lists for `mcp.client.session.duration`.
+const SESSION_METRIC_ATTRIBUTES: &[&str] = &[
+    "error.type",
+    "mcp.protocol.version",
+    "network.protocol.name",
+    "network.protocol.version",
+    "network.transport",
+    "server.address",
+    "server.port",
+];
+
+impl SessionRecord {
+    /// The value of attribute `key`.
+    pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
+        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// How long the session lasted, in seconds (the histogram's value).
+    pub fn duration_seconds(&self) -> f64 {
+        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+    }
+
+    /// The attributes the histogram is recorded with (all but `mcp.session.id`).
+    pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
+        self.attributes
+            .iter()
+            .filter(|(k, _)| SESSION_METRIC_ATTRIBUTES.contains(k))
+    }
+
+    /// `{"record": "session", "start_unix_nano", "end_unix_nano", "attributes": {…}}`.
+    pub fn to_json(&self) -> Value {
+        serde_json::json!({
+            "record": "session",
+            "start_unix_nano": unix_nanos(self.start),
+            "end_unix_nano": unix_nanos(self.end),
+            "attributes": Value::Object(
+                self.attributes
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
+                    .collect::<Map<_, _>>(),
+            ),
+        })
+    }
+}
+
 /// Receives each operation's span when it ends, synchronously: on the thread that polls the
 /// call's future (a tokio worker, or the caller's thread under `block_on`), before the call's
 /// result is returned. It must return quickly (it delays the call, and the runtime thread it
@@ -303,6 +372,47 @@ pub trait Observer: Send + Sync {
     /// One operation ended; record [`Span::duration_seconds`] in the
     /// [`OPERATION_DURATION`] histogram with [`Span::metric_attributes`].
     fn span_ended(&self, span: &Span);
+
+    /// A session ended: record [`SessionRecord::duration_seconds`] in the [`SESSION_DURATION`]
+    /// histogram with [`SessionRecord::metric_attributes`]. Called on the thread that saw it
+    /// end (the one closing the client, or a runtime thread when the server went away); the
+    /// default ignores it.
+    fn session_ended(&self, _session: &SessionRecord) {}
+}
+
+/// Hands `session` to `observer`, a panic in it caught.
+pub(crate) fn deliver_session(observer: &dyn Observer, session: &SessionRecord) {
+    let _ = catch_unwind(AssertUnwindSafe(|| observer.session_ended(session)));
+}
+
+/// The record of a session from `start` to `end` on a connection with `on`'s facts over
+/// `transport`, ended by an error of type `error` (`None`: the client closed it).
+pub(crate) fn session_record(
+    (start, end): (SystemTime, SystemTime),
+    on: &Facts,
+    transport: &TransportConfig,
+    error: Option<&'static str>,
+) -> SessionRecord {
+    let mut attributes: Attributes = Vec::new();
+    if let Some(version) = &on.version {
+        attributes.push(("mcp.protocol.version", AttrValue::Str(version.clone())));
+    }
+    if let Some(session) = &on.session {
+        attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
+    }
+    transport_attributes(transport, on.network_version, &mut attributes);
+    if let Some(kind) = error {
+        attributes.push(("error.type", AttrValue::Str(kind.into())));
+    }
+    SessionRecord { start, end, attributes }
+}
+
+/// `error.type` of a session that ended with `error` (`None` for the client's own close).
+pub(crate) fn session_error_type(error: &Error) -> Option<&'static str> {
+    match error.kind() {
+        ErrorKind::Closed => None,
+        kind => Some(error_type(kind)),
+    }
 }
 
 /// Hands `span` to `observer`, a panic in it caught (it must not unwind through the request
@@ -416,6 +526,8 @@ pub(crate) struct Operation {
     target: Option<(&'static str, String)>,
     trail: Arc<Trail>,
     parent: Option<SpanParent>,
+    /// `gen_ai.tool.call.arguments`, with `span_tool_payloads`.
+    arguments: Option<String>,
 }
 
 impl Operation {
@@ -461,7 +573,13 @@ impl Operation {
             target,
             trail,
             parent,
+            arguments: None,
         }
+    }
+
+    /// Records a `tools/call`'s arguments (JSON text) as `gen_ai.tool.call.arguments`.
+    pub(crate) fn arguments(&mut self, json: String) {
+        self.arguments = Some(json);
     }
 
     /// The span of the operation that ended with `outcome` (`Ok(true)`: a tool result with
@@ -469,8 +587,7 @@ impl Operation {
     pub(crate) fn finish(
         self,
         outcome: std::result::Result<bool, &Error>,
-        version: Option<String>,
-        session: Option<String>,
+        on: &Facts,
         transport: &TransportConfig,
     ) -> Span {
         let end = SystemTime::now();
@@ -513,13 +630,20 @@ impl Operation {
                 error_message = Some(e.rpc_error().map_or_else(|| e.to_string(), |r| r.message.clone()));
             }
         }
-        if let Some(version) = version {
-            attributes.push(("mcp.protocol.version", AttrValue::Str(version)));
+        if let Some(version) = &on.version {
+            attributes.push(("mcp.protocol.version", AttrValue::Str(version.clone())));
         }
-        if let Some(session) = session {
-            attributes.push(("mcp.session.id", AttrValue::Str(session)));
+        if let Some(session) = &on.session {
+            attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
         }
-        transport_attributes(transport, &mut attributes);
+        transport_attributes(transport, on.network_version, &mut attributes);
+        if let Some(arguments) = self.arguments {
+            attributes.push(("gen_ai.tool.call.arguments", AttrValue::Str(arguments)));
+        }
+        // The convention gives the result only for a call that succeeded.
+        if let (Some(result), Ok(false)) = (&on.result, outcome) {
+            attributes.push(("gen_ai.tool.call.result", AttrValue::Str(result.clone())));
+        }
         Span {
             name,
             kind: SpanKind::Client,
@@ -533,13 +657,30 @@ impl Operation {
     }
 }
 
-/// `network.transport`, `network.protocol.name`, `server.address` and `server.port`.
-fn transport_attributes(transport: &TransportConfig, attributes: &mut Attributes) {
+/// What an operation's span takes from its connection when it ends.
+#[derive(Default)]
+pub(crate) struct Facts {
+    /// `mcp.protocol.version`.
+    pub version: Option<String>,
+    /// `mcp.session.id`.
+    pub session: Option<String>,
+    /// `network.protocol.version` (HTTP's `1.1` or `2`).
+    pub network_version: Option<&'static str>,
+    /// A `tools/call` result's JSON text, with `span_tool_payloads`.
+    pub result: Option<String>,
+}
+
+/// `network.transport`, `network.protocol.name` and `.version`, `server.address` and
+/// `server.port`.
+fn transport_attributes(transport: &TransportConfig, network_version: Option<&str>, attributes: &mut Attributes) {
     match transport {
         TransportConfig::Stdio(_) => attributes.push(("network.transport", AttrValue::Str("pipe".into()))),
         TransportConfig::Http(cfg) => {
             attributes.push(("network.transport", AttrValue::Str("tcp".into())));
             attributes.push(("network.protocol.name", AttrValue::Str("http".into())));
+            if let Some(v) = network_version {
+                attributes.push(("network.protocol.version", AttrValue::Str(v.into())));
+            }
             if let Ok(url) = url::Url::parse(&cfg.url) {
                 if let Some(host) = url.host_str() {
                     attributes.push(("server.address", AttrValue::Str(host.to_string())));
@@ -597,6 +738,35 @@ impl Client {
         cache.lookup(method, params).is_some_and(|at| cache.get(&at).is_some())
     }
 
+    /// Makes `conn`'s session, started at `started`, report its end (and each renewal) as a
+    /// [`SessionRecord`] to the observer set then, if any.
+    pub(super) fn report_session_end(&self, conn: &Arc<super::Connection>, started: SystemTime) {
+        let (inner, weak_conn) = (Arc::downgrade(&self.inner), Arc::downgrade(conn));
+        let start = Mutex::new(started);
+        conn.session.on_end(Box::new(move |end, session_id| {
+            let (Some(inner), Some(conn)) = (inner.upgrade(), weak_conn.upgrade()) else {
+                return;
+            };
+            let now = SystemTime::now();
+            let began = std::mem::replace(&mut *start.lock().unwrap_or_else(|e| e.into_inner()), now);
+            let Some(observer) = inner.observer.read().unwrap().clone() else {
+                return;
+            };
+            let facts = Facts {
+                version: Some(conn.version()),
+                session: session_id,
+                network_version: conn.session.protocol_version(),
+                result: None,
+            };
+            let error = match end {
+                super::session::SessionEnd::Closed(e) => session_error_type(e),
+                super::session::SessionEnd::Renewed => Some("session_expired"),
+            };
+            let record = session_record((began, now), &facts, &inner.config.transport, error);
+            deliver_session(&*observer, &record);
+        }));
+    }
+
     /// The observer, when one is set.
     pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
         self.inner.observer.read().unwrap().clone()
@@ -626,7 +796,17 @@ mod tests {
         wait.trail.as_ref().unwrap().sent(&8);
         wait.note("mcp.mrtr.round", || vec![("mcp.mrtr.round", AttrValue::Int(1))]);
         let http = TransportConfig::Http(HttpConfig::new("http://127.0.0.1:8123/mcp"));
-        let span = op.finish(Ok(false), Some("2026-07-28".into()), Some("s1".into()), &http);
+        let facts = Facts {
+            version: Some("2026-07-28".into()),
+            session: Some("s1".into()),
+            network_version: Some("2"),
+            result: None,
+        };
+        let span = op.finish(Ok(false), &facts, &http);
+        assert_eq!(
+            span.attribute("network.protocol.version"),
+            Some(&AttrValue::Str("2".into()))
+        );
         assert_eq!(span.name, "tools/call get-weather");
         let get = |k| span.attribute(k).cloned();
         assert_eq!(get("gen_ai.tool.name"), Some(AttrValue::Str("get-weather".into())));
@@ -653,8 +833,7 @@ mod tests {
         let err = Error::new(ErrorKind::Timeout, "slow");
         let span = op.finish(
             Err(&err),
-            None,
-            None,
+            &Facts::default(),
             &TransportConfig::Http(HttpConfig::new("https://x.test/")),
         );
         assert_eq!(span.name, "resources/read");

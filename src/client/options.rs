@@ -91,6 +91,9 @@ pub struct ClientConfig {
     pub response_cache_max_entries: usize,
     /// Check `structuredContent` against the tool's declared `outputSchema`; on by default.
     pub validate_output_schema: bool,
+    /// `tools/call` spans carry the call's arguments and result (`gen_ai.tool.call.arguments`,
+    /// `gen_ai.tool.call.result`, JSON text); off by default (they may be sensitive).
+    pub span_tool_payloads: bool,
     /// Tool pinning (`crate::pin`): `None` or policy `off` keeps no pins.
     pub tool_pinning: Option<crate::pin::PinSettings>,
     /// Declare `sampling.tools` (SEP-1577) with `sampling`: the sampling handler then receives
@@ -158,6 +161,7 @@ impl ClientConfig {
             response_cache: true,
             response_cache_max_entries: super::cache::DEFAULT_MAX_ENTRIES,
             validate_output_schema: true,
+            span_tool_payloads: false,
             tool_pinning: None,
             sampling_tools: false,
             apps: false,

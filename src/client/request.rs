@@ -273,13 +273,25 @@ impl Client {
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
         let mut op = self.begin(method, &params, opts)?;
+        let payloads = method == methods::TOOLS_CALL && self.inner.config.span_tool_payloads;
+        if let (true, Some((_, operation))) = (payloads, op.span.as_mut()) {
+            let given = match arguments {
+                Some(raw) => Some(raw.get().to_string()),
+                None => params.get(jsonrpc::ARGUMENTS).map(Value::to_string),
+            };
+            operation.arguments(given.unwrap_or_else(|| "{}".into()));
+        }
         let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
         if op.observed() {
             let ended = match &outcome {
                 Ok((reply, _)) => Ok(method == methods::TOOLS_CALL && reply.is_tool_error()),
                 Err(e) => Err(e),
             };
-            self.end(&mut op, ended);
+            let result = match (&outcome, payloads) {
+                (Ok((reply, _)), true) => Some(reply.json_text().to_string()),
+                _ => None,
+            };
+            self.end_with(&mut op, ended, result);
         }
         outcome
     }
@@ -294,12 +306,13 @@ impl Client {
         params: &Map<String, Value>,
         opts: &'a RequestOptions,
     ) -> Result<Begun<'a>> {
-        let own_meta = opts
-            .meta
-            .as_ref()
-            .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE));
+        let own_meta = |opts: &RequestOptions| {
+            opts.meta
+                .as_ref()
+                .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE))
+        };
         let opts = match (&opts.trace, &opts.trace_source) {
-            (None, Some(source)) if !own_meta => Cow::Owned(RequestOptions {
+            (None, Some(source)) if !own_meta(opts) => Cow::Owned(RequestOptions {
                 trace: source()?,
                 trace_source: None,
                 ..opts.clone()
@@ -317,14 +330,25 @@ impl Client {
     /// Ends an operation [`Client::begin`] started with `outcome` (`Ok(true)`: a tool result
     /// with `isError`): its span goes to the observer (or the call's span sink), now.
     pub(super) fn end(&self, op: &mut Begun<'_>, outcome: std::result::Result<bool, &Error>) {
+        self.end_with(op, outcome, None)
+    }
+
+    /// [`Client::end`], with a `tools/call` result's JSON text for `gen_ai.tool.call.result`.
+    fn end_with(&self, op: &mut Begun<'_>, outcome: std::result::Result<bool, &Error>, result: Option<String>) {
         let Some((observer, operation)) = op.span.take() else {
             return;
         };
-        let (version, session) = match self.inner.conn.read().unwrap().as_ref() {
-            Some(c) => (Some(c.version()), c.session.session_id()),
-            None => (None, None),
+        let mut facts = match self.inner.conn.read().unwrap().as_ref() {
+            Some(c) => observe::Facts {
+                version: Some(c.version()),
+                session: c.session.session_id(),
+                network_version: c.session.protocol_version(),
+                result: None,
+            },
+            None => observe::Facts::default(),
         };
-        let span = operation.finish(outcome, version, session, &self.inner.config.transport);
+        facts.result = result;
+        let span = operation.finish(outcome, &facts, &self.inner.config.transport);
         match &op.opts.spans {
             Some(sink) => sink.push(observer, span),
             None => observe::deliver(&*observer, &span),

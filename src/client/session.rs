@@ -189,6 +189,8 @@ struct Pending {
     answer: oneshot::Sender<Answer>,
     /// True while the transport waits on an authorization (transports that may pause only).
     hold: Option<watch::Sender<bool>>,
+    /// The observed operation it belongs to (`observe::Trail`), for the transport's notes.
+    trail: Option<Arc<super::observe::Trail>>,
 }
 
 /// Maps keyed by the ids this client issues (a counter, so no key a server could choose):
@@ -203,8 +205,21 @@ struct State {
     closed: Option<Error>,
 }
 
+/// How a session ended: with the error everything pending failed with, or renewed by the
+/// transport (a legacy HTTP session the server expired, started again); with the session id it
+/// had.
+pub(crate) enum SessionEnd<'a> {
+    Closed(&'a Error),
+    Renewed,
+}
+
+/// Told when the session ends (`Session::on_end`), with its session id then.
+pub(crate) type EndFn = Box<dyn Fn(SessionEnd<'_>, Option<String>) + Send + Sync>;
+
 pub(crate) struct Session {
     transport: Box<dyn Transport>,
+    /// Told when the session ends (the client's session records).
+    on_end: std::sync::OnceLock<EndFn>,
     next_id: AtomicI64,
     state: Mutex<State>,
     hooks: Arc<Hooks>,
@@ -248,6 +263,7 @@ impl Session {
     pub fn start(transport: Box<dyn Transport>, inbound: InboundReceiver, hooks: Arc<Hooks>) -> Arc<Session> {
         let session = Arc::new(Session {
             transport,
+            on_end: std::sync::OnceLock::new(),
             next_id: AtomicI64::new(1),
             state: Mutex::default(),
             hooks,
@@ -260,6 +276,28 @@ impl Session {
             if let Some(session) = weak.upgrade() {
                 session.heard.anything.store(true, Ordering::Relaxed);
                 session.complete(&id, Answer::Line(line, result));
+            }
+        }));
+        let weak = Arc::downgrade(&session);
+        inbound.set_note_sink(Box::new(move |id, event, status| {
+            let Some(session) = weak.upgrade() else { return };
+            if event == "mcp.session.renewed" {
+                if let Some(end) = session.on_end.get() {
+                    end(SessionEnd::Renewed, session.session_id());
+                }
+            }
+            let trail = session
+                .state
+                .lock()
+                .unwrap()
+                .pending
+                .get(id)
+                .and_then(|p| p.trail.clone());
+            if let Some(trail) = trail {
+                let attributes = status
+                    .map(|s| vec![("http.response.status_code", super::observe::AttrValue::Int(s.into()))])
+                    .unwrap_or_default();
+                trail.event(event, attributes);
             }
         }));
         let weak = Arc::downgrade(&session);
@@ -316,6 +354,11 @@ impl Session {
         self.transport.session_id()
     }
 
+    /// The transport's network protocol version (`network.protocol.version`), once known.
+    pub fn protocol_version(&self) -> Option<&'static str> {
+        self.transport.protocol_version()
+    }
+
     pub fn closed_error(&self) -> Option<Error> {
         self.state.lock().unwrap().closed.clone()
     }
@@ -361,7 +404,15 @@ impl Session {
             if let Some(err) = &st.closed {
                 return Err(err.clone());
             }
-            st.pending.insert(id.clone(), Pending { answer: tx, hold });
+            let trail = wait.trail.clone();
+            st.pending.insert(
+                id.clone(),
+                Pending {
+                    answer: tx,
+                    hold,
+                    trail,
+                },
+            );
             alone = st.pending.len() == 1;
             if let (Some(token), Some(activity)) = (&token_key, &activity) {
                 st.progress.insert(
@@ -563,16 +614,29 @@ impl Session {
         self.transport.close().await;
     }
 
+    /// Sets what is told when the session ends (once).
+    pub fn on_end(&self, f: EndFn) {
+        let _ = self.on_end.set(f);
+    }
+
     fn fail_all(&self, error: Error) {
-        let (pending, subs) = {
+        let (pending, subs, first) = {
             let mut st = self.state.lock().unwrap();
-            if st.closed.is_none() {
+            let first = st.closed.is_none();
+            if first {
                 st.closed = Some(error);
             }
             st.progress.clear();
-            (std::mem::take(&mut st.pending), std::mem::take(&mut st.subscriptions))
+            (
+                std::mem::take(&mut st.pending),
+                std::mem::take(&mut st.subscriptions),
+                first,
+            )
         };
         let error = self.closed_error().unwrap_or_else(Error::closed);
+        if let (true, Some(end)) = (first, self.on_end.get()) {
+            end(SessionEnd::Closed(&error), self.session_id());
+        }
         for (_, p) in pending {
             let _ = p.answer.send(Answer::Decoded(Err(error.clone())));
         }

@@ -80,6 +80,7 @@ impl Config {
         }
         config.response_cache_max_entries = self.response_cache_max_entries as usize;
         config.validate_output_schema = self.validate_output_schema;
+        config.span_tool_payloads = self.span_tool_payloads;
         config.oauth = oauth;
         config.tool_pinning = self.tool_pinning.map(ToolPinning::into_settings);
         Ok(config)

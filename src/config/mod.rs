@@ -176,6 +176,11 @@ pub struct Config {
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`.
     #[serde(default = "d::yes")]
     pub validate_output_schema: bool,
+    /// Spans of `tools/call` carry the call's arguments and result as JSON text
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): off by default, as they may
+    /// hold sensitive data.
+    #[serde(default)]
+    pub span_tool_payloads: bool,
     /// Tool pinning: each tool's definition is remembered when first listed and every later
     /// listing is checked against it (absent: off).
     pub tool_pinning: Option<ToolPinning>,

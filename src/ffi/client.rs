@@ -601,8 +601,15 @@ fn close(fc: &Arc<FfiClient>) {
         engine.spawn(async move { client.close().await });
     } else {
         engine.block_on(client.close());
+        if fc.client.observed() {
+            // The session record the close made is on the dispatcher: delivered before return.
+            fc.dispatcher.flush(SESSION_FLUSH);
+        }
     }
 }
+
+/// How long a close waits for its session record to reach the span listener.
+const SESSION_FLUSH: Duration = Duration::from_secs(1);
 
 /// Closes (as `mcp_client_close`), stops the dispatcher and releases handlers: after it returns
 /// no callback runs again and every `userdata_free` not still needed by a live responder or

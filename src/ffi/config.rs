@@ -40,7 +40,8 @@ unsafe impl Handle for mcp_config {}
 /// (declares MCP Apps; see `mcp_client_read_app`),
 /// `response_cache` (true; false turns response caching off),
 /// `response_cache_max_entries` (512), `validate_output_schema` (true; see
-/// `MCP_OUTPUT_SCHEMA_INVALID`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
+/// `MCP_OUTPUT_SCHEMA_INVALID`), `span_tool_payloads` (false; true puts a `tools/call`'s
+/// arguments and result in its span, see `mcp_client_on_span`), `tool_pinning` (`{"policy": "off" | "warn" | "block" | "ask",
 /// "identity"?, "store_dir"?, "ignore_meta"?}`; see `mcp_client_tool_pins`) and the opt-in
 /// `reconnect` policy (see `mcp_client_on_connection_state`). A null value counts as absent. An unknown key or a wrong
 /// type makes `mcp_client_new` fail with `MCP_INVALID_ARG` and a message naming the key

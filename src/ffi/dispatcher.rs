@@ -152,6 +152,20 @@ impl Dispatcher {
         self.post(job)
     }
 
+    /// Waits (at most `limit`) until the callbacks queued so far have run; at once in host-loop
+    /// mode (the host dispatches between its calls) or on the dispatcher itself.
+    pub fn flush(&self, limit: std::time::Duration) {
+        if self.host().is_some() || self.is_current() {
+            return;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        if self.post(Box::new(move || {
+            let _ = tx.send(());
+        })) {
+            let _ = rx.recv_timeout(limit);
+        }
+    }
+
     /// Listener and progress callbacks dropped so far.
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)

@@ -5,10 +5,12 @@
 
 use super::boundary::ffi_boundary;
 use super::client::{mcp_client, on_client, FfiClient};
+use super::dispatcher::Dispatcher;
 use super::error::mcp_error;
 use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
-use crate::client::observe::{Observer, Span, SpanSink};
+use super::strings::to_c;
+use crate::client::observe::{Observer, SessionRecord, Span, SpanSink};
 use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
 
@@ -20,8 +22,15 @@ use std::sync::Arc;
 /// conventions' attribute names (`mcp.method.name`, `gen_ai.tool.name`, `jsonrpc.request.id`,
 /// `error.type`, `server.port`, …). Record its duration in the `mcp.client.operation.duration`
 /// histogram (unit `s`, the convention's boundaries 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5,
-/// 10, 30, 60, 120, 300). Other `record` values may come (see docs/observability.md): skip
-/// what you do not know.
+/// 10, 30, 60, 120, 300). With `"span_tool_payloads": true` in the configuration a
+/// `tools/call` record also has `gen_ai.tool.call.arguments` and (when it succeeded)
+/// `gen_ai.tool.call.result`, each as JSON text. A session record — `{"record": "session",
+/// "start_unix_nano", "end_unix_nano", "attributes": {"mcp.protocol.version",
+/// "mcp.session.id"?, "network.transport", "network.protocol.name"?, "server.address"?,
+/// "server.port"?, "error.type"?}}` — is one ended session (closed, lost, or a legacy HTTP
+/// session the server expired and the client renewed), the value of the
+/// `mcp.client.session.duration` histogram (same unit and boundaries; drop `mcp.session.id`
+/// for it). Other `record` values may come: skip what you do not know.
 pub type mcp_span_fn = Option<unsafe extern "C" fn(userdata: *mut c_void, span_json: *const c_char, span_len: usize)>;
 
 /// Sets (NULL: removes) the client's span listener, called once for each MCP operation the
@@ -31,8 +40,10 @@ pub type mcp_span_fn = Option<unsafe extern "C" fn(userdata: *mut c_void, span_j
 /// started call's delivery thread (the dispatcher, or the host's loop) just before its
 /// completion callback. (The operation of a started call completed early by `mcp_call_cancel`
 /// or a close reports on the dispatcher when it ends.) A slow listener delays only that call's
-/// return; it may call this library's non-blocking functions only. With no listener nothing is
-/// built. `userdata_free` runs exactly once, even when this call fails.
+/// return; it may call this library's non-blocking functions only. Session records come on
+/// the dispatcher thread (or the host's loop), a close's before `mcp_client_close` returns
+/// (except in host-loop mode). With no listener nothing is built. `userdata_free` runs exactly
+/// once, even when this call fails.
 #[no_mangle]
 #[must_use]
 pub unsafe extern "C" fn mcp_client_on_span(
@@ -46,20 +57,47 @@ pub unsafe extern "C" fn mcp_client_on_span(
         let userdata = Userdata::new(userdata, userdata_free);
         on_client(client, move |fc| {
             let observer = listener.map(|f| {
-                Arc::new(move |span: &Span| {
-                    let text = span.to_json_bytes();
-                    debug_assert!(!text.contains(&0));
-                    // SAFETY: JSON text escapes every control character of its strings (NUL as
-                    // `\u0000`) and has no other NUL byte; no scan for one on every call.
-                    let text = unsafe { CString::from_vec_unchecked(text) };
-                    // SAFETY: host callback; `text` borrowed for its duration.
-                    unsafe { f(userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
+                Arc::new(Listener {
+                    f,
+                    userdata,
+                    dispatcher: fc.dispatcher.clone(),
                 }) as Arc<dyn Observer>
             });
             fc.client.set_observer(observer);
             Ok(())
         })
     })
+}
+
+type SpanFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize);
+
+/// The host's span listener as the client's observer: span records go to it on the thread
+/// completing the call (through the call's span sink); session records, which end with no
+/// call of the host's, through the dispatcher.
+struct Listener {
+    f: SpanFn,
+    userdata: Arc<Userdata>,
+    dispatcher: Arc<Dispatcher>,
+}
+
+impl Observer for Listener {
+    fn span_ended(&self, span: &Span) {
+        let text = span.to_json_bytes();
+        debug_assert!(!text.contains(&0));
+        // SAFETY: JSON text escapes every control character of its strings (NUL as `\u0000`)
+        // and has no other NUL byte; no scan for one on every call.
+        let text = unsafe { CString::from_vec_unchecked(text) };
+        // SAFETY: host callback; `text` borrowed for its duration.
+        unsafe { (self.f)(self.userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
+    }
+
+    fn session_ended(&self, session: &SessionRecord) {
+        let (f, ud, text) = (self.f, self.userdata.clone(), to_c(session.to_json().to_string()));
+        self.dispatcher.post(Box::new(move || {
+            // SAFETY: host callback; `text` borrowed for its duration.
+            unsafe { f(ud.ptr(), text.as_ptr(), text.as_bytes().len()) }
+        }));
+    }
 }
 
 /// A span sink for one call of `fc` when a listener is set (`None` otherwise: nothing to

@@ -87,6 +87,8 @@ struct Meter {
     direct: OnceLock<AnswerSink>,
     /// Where the server's stderr lines go (see [`InboundSender::deliver_log`]).
     log: OnceLock<LogSink>,
+    /// Where notes on a request go (see [`InboundSender::note`]).
+    note: OnceLock<NoteSink>,
 }
 
 /// Hands an undecoded answer to the request waiting for it (the session's, set by the receiver).
@@ -94,6 +96,11 @@ pub type AnswerSink = Box<dyn Fn(RequestId, Vec<u8>, ResultAt) + Send + Sync>;
 
 /// Hands a diagnostic line (`source`, the line) to the session (set by the receiver).
 pub type LogSink = Box<dyn Fn(&'static str, String) + Send + Sync>;
+
+/// Tells the session something happened to request `id` on its way (an event of its span:
+/// `mcp.auth.unauthorized`, `mcp.auth.step_up`, `mcp.auth.dpop_nonce_retry`,
+/// `mcp.session.renewed`), with the HTTP status that caused it, if any (set by the receiver).
+pub type NoteSink = Box<dyn Fn(&RequestId, &'static str, Option<u16>) + Send + Sync>;
 
 /// Where an answer line's `result` sits and what it says of itself (`resultType`,
 /// `structuredContent`), when the transport already knows: it checked the line is well-formed
@@ -191,6 +198,14 @@ impl InboundSender {
         }
     }
 
+    /// Notes `event` on request `id` (see [`NoteSink`]), at once, before the transport goes on
+    /// with the request; nothing when the session takes no notes.
+    pub fn note(&self, id: Option<&RequestId>, event: &'static str, status: Option<u16>) {
+        if let (Some(sink), Some(id)) = (self.meter.note.get(), id) {
+            sink(id, event, status);
+        }
+    }
+
     /// Queues `event`, which holds `weight` bytes, once the session has room for it; false when
     /// the session is gone.
     pub async fn deliver(&self, event: Inbound, weight: usize) -> bool {
@@ -237,6 +252,11 @@ impl InboundReceiver {
     /// Installs where stderr lines go (once; see [`InboundSender::deliver_log`]).
     pub fn set_log_sink(&self, sink: LogSink) {
         let _ = self.meter.log.set(sink);
+    }
+
+    /// Installs where notes on requests go (once; see [`InboundSender::note`]).
+    pub fn set_note_sink(&self, sink: NoteSink) {
+        let _ = self.meter.note.set(sink);
     }
 
     /// The next event; the one returned before counts as handled from now on.
@@ -298,6 +318,11 @@ pub trait Transport: Send + Sync + 'static {
     fn close(&self) -> BoxFuture<'_, ()>;
     /// The session id the server gave (`Mcp-Session-Id` of a legacy Streamable HTTP session).
     fn session_id(&self) -> Option<String> {
+        None
+    }
+    /// The version of the network protocol the latest exchange used (`network.protocol.version`:
+    /// HTTP's `1.1` or `2`); `None` for stdio or before any.
+    fn protocol_version(&self) -> Option<&'static str> {
         None
     }
     /// Writes a request the session serialised itself, as it writes requests for transports

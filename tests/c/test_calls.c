@@ -1244,6 +1244,161 @@ static void test_log_handler_stderr(void)
     free(col);
 }
 
+/* ---- span records for each outcome, and session records ---------------------------------- */
+
+#define RECORDS_MAX 16
+
+struct record_log {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int count, sessions;
+    char records[RECORDS_MAX][4096];
+};
+
+static void on_record(void *userdata, const char *json, size_t len)
+{
+    struct record_log *l = (struct record_log *)userdata;
+    pthread_mutex_lock(&l->lock);
+    if (l->count < RECORDS_MAX && len == strlen(json)) snprintf(l->records[l->count], sizeof l->records[0], "%s", json);
+    if (strstr(json, "\"record\":\"session\"")) l->sessions++;
+    l->count++;
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->lock);
+}
+
+/* The last record so far (under the lock: a session record may come from the dispatcher). */
+static const char *last_record(struct record_log *l)
+{
+    pthread_mutex_lock(&l->lock);
+    int n = l->count;
+    pthread_mutex_unlock(&l->lock);
+    return n > 0 && n <= RECORDS_MAX ? l->records[n - 1] : "";
+}
+
+static int occurrences(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
+    return n;
+}
+
+/* Waits (at most `ms`) until `n` session records came. */
+static int sessions_seen(struct record_log *l, int n, long ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&l->lock);
+    while (l->sessions < n && pthread_cond_timedwait(&l->cond, &l->lock, &until) == 0) {
+    }
+    int seen = l->sessions;
+    pthread_mutex_unlock(&l->lock);
+    return seen;
+}
+
+/* The record of a success (with the opt-in payloads), a tool error, a JSON-RPC error, a
+ * timeout, an MRTR call with two rounds and a call retried after the server exited (under a
+ * reconnect policy); the lost session's record and the closed one's. */
+static void test_span_outcomes(void)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"command\":\"%s\",\"args\":[\"--exit-after-lists\",\"2\"],\"request_timeout_ms\":%d,"
+             "\"span_tool_payloads\":true,\"reconnect\":{\"max_attempts\":3}}",
+             fixture_path(), tscale(5000));
+    mcp_config *config = NULL;
+    mcp_error *err = NULL;
+    CHECK_STATUS(mcp_config_new(json, &config, &err), MCP_OK, err);
+    mcp_client *c = client_from_config(config);
+    CHECK(c != NULL);
+    static struct record_log log;
+    memset(&log, 0, sizeof log);
+    pthread_mutex_init(&log.lock, NULL);
+    pthread_cond_init(&log.cond, NULL);
+    EXPECT_STATUS(mcp_client_on_span(c, on_record, &log, NULL, &err), MCP_OK, err);
+    char *out = NULL;
+
+    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    const char *r = last_record(&log);
+    EXPECT_CONTAINS(r, "\"name\":\"tools/call echo\"");
+    EXPECT_CONTAINS(r, "\"gen_ai.tool.call.arguments\":\"{\\\"text\\\":\\\"x\\\"}\"");
+    EXPECT_CONTAINS(r, "\"gen_ai.tool.call.result\":\"{");
+    EXPECT_CONTAINS(r, "\"status\":{\"code\":\"unset\"}");
+
+    EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    r = last_record(&log);
+    EXPECT_CONTAINS(r, "\"error.type\":\"tool_error\"");
+    CHECK_NOT_CONTAINS(r, "gen_ai.tool.call.result");
+
+    EXPECT_STATUS(mcp_client_call_tool(c, "rpc_error", NULL, NULL, NULL, NULL, &out, &err), MCP_JSONRPC_ERROR, err);
+    mcp_error_free(err);
+    err = NULL;
+    r = last_record(&log);
+    EXPECT_CONTAINS(r, "\"error.type\":\"-32050\"");
+    EXPECT_CONTAINS(r, "\"rpc.response.status_code\":\"-32050\"");
+    EXPECT_CONTAINS(r, "\"status\":{\"code\":\"error\",\"message\":\"fixture error\"}");
+
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.timeout_ms = tscale(200);
+    EXPECT_STATUS(mcp_client_call_tool(c, "hang", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
+    mcp_error_free(err);
+    err = NULL;
+    r = last_record(&log);
+    EXPECT_CONTAINS(r, "\"name\":\"tools/call hang\"");
+    EXPECT_CONTAINS(r, "\"error.type\":\"timeout\"");
+
+    EXPECT_STATUS(mcp_client_call_tool(c, "state_only", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    r = last_record(&log);
+    EXPECT(occurrences(r, "\"name\":\"mcp.mrtr.round\"") == 2);
+    EXPECT_CONTAINS(r, "\"mcp.mrtr.round\":2");
+    EXPECT(log.count == 5 && log.sessions == 0);
+
+    /* the second list meets the server's exit: one record, retried after the reconnect */
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
+    mcp_string_free(out);
+    out = NULL;
+    EXPECT(sessions_seen(&log, 1, 5000) == 1);
+    pthread_mutex_lock(&log.lock);
+    int retried = 0, lost = 0;
+    for (int i = 0; i < log.count && i < RECORDS_MAX; i++) {
+        if (strstr(log.records[i], "\"name\":\"mcp.reconnect.retry\"")) retried++;
+        if (strstr(log.records[i], "\"record\":\"session\"") &&
+            strstr(log.records[i], "\"error.type\":\"server_exited\""))
+            lost++;
+    }
+    int spans = log.count - log.sessions;
+    pthread_mutex_unlock(&log.lock);
+    EXPECT(retried == 1 && lost == 1);
+    EXPECT_MSG(spans == 7, "%d span records", spans);
+
+    /* the client's close ends the second session: its record is there when close returns */
+    mcp_client_close(c);
+    EXPECT(log.sessions == 2);
+    r = last_record(&log);
+    EXPECT_CONTAINS(r, "\"record\":\"session\"");
+    EXPECT_CONTAINS(r, "\"network.transport\":\"pipe\"");
+    EXPECT_CONTAINS(r, "\"mcp.protocol.version\":\"2026-07-28\"");
+    CHECK_NOT_CONTAINS(r, "error.type");
+    mcp_client_free(c);
+    pthread_mutex_destroy(&log.lock);
+    pthread_cond_destroy(&log.cond);
+}
+
 /* ---- legacy-only calls ---------------------------------------------------------------------- */
 
 static void noop_roots(void *ud, const char *method, const char *params, size_t len,
@@ -2012,6 +2167,7 @@ const struct test_case call_tests[] = {
     {"calls/trace_context_callback", test_trace_context_callback},
     {"calls/span_listener", test_span_listener},
     {"calls/span_records", test_span_records},
+    {"calls/span_outcomes", test_span_outcomes},
     {"calls/opts_log_level", test_opts_log_level},
     {"calls/log_handler_stderr", test_log_handler_stderr},
     {"calls/legacy_calls", test_legacy_calls},

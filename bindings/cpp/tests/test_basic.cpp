@@ -297,12 +297,11 @@ TEST(basic, span_listener) {
         spans.push_back(span);
     });
     client.call_tool("echo", R"({"text":"s"})");
+    // Delivered before the call returned, on this thread.
+    CHECK_EQ(spans.size(), size_t(1));
     client.call_tool("fail");
-    CHECK(t::wait_until([&] {
-        std::lock_guard<std::mutex> g(lock);
-        return spans.size() == 2;
-    }));
     std::lock_guard<std::mutex> g(lock);
+    CHECK_EQ(spans.size(), size_t(2));
     CHECK_EQ(mcp::json::string_at(spans[0], "/name"), std::string("tools/call echo"));
     CHECK_CONTAINS(spans[0], "\"gen_ai.tool.name\":\"echo\"");
     CHECK_CONTAINS(spans[0], "\"network.transport\":\"pipe\"");
@@ -310,6 +309,61 @@ TEST(basic, span_listener) {
     CHECK_EQ(mcp::json::string_at(spans[1], "/name"), std::string("tools/call fail"));
     CHECK_CONTAINS(spans[1], "\"error.type\":\"tool_error\"");
     client.on_span(nullptr);
+}
+
+TEST(basic, span_records_parsed) {
+    std::mutex lock;
+    std::vector<mcp::observe::Record> records;
+    auto client = t::fixture();
+    client.on_span([&](const std::string& json) {
+        std::lock_guard<std::mutex> g(lock);
+        records.push_back(mcp::observe::parse_record(json));
+        if (records.back().name == "tools/call fail") throw std::runtime_error("swallowed");
+    });
+    const std::string parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    mcp::CallOptions traced;
+    traced.meta_json = R"({"traceparent":")" + parent + R"(","tracestate":"rojo=1"})";
+    client.call_tool("echo", R"({"text":"s"})", traced);
+    client.call_tool("fail");
+    client.call_tool("state_only");
+    client.close();
+    CHECK(t::wait_until([&] {
+        std::lock_guard<std::mutex> g(lock);
+        return records.size() == 4;
+    }));
+    std::lock_guard<std::mutex> g(lock);
+    using Kind = mcp::observe::Record::Kind;
+    const auto& echo = records[0];
+    CHECK(echo.kind == Kind::Span);
+    CHECK_EQ(echo.name, std::string("tools/call echo"));
+    CHECK_EQ(echo.attribute("mcp.method.name").value_or(""), std::string("tools/call"));
+    CHECK_EQ(echo.attribute("gen_ai.tool.name").value_or(""), std::string("echo"));
+    CHECK(!echo.error && !echo.attribute("error.type"));
+    CHECK_EQ(echo.traceparent.value_or(""), parent);
+    CHECK_EQ(echo.tracestate.value_or(""), std::string("rojo=1"));
+    CHECK(echo.end_unix_nano >= echo.start_unix_nano && echo.start_unix_nano > 0);
+    CHECK_EQ(std::string(echo.metric_name()), std::string("mcp.client.operation.duration"));
+    bool has_id = false, has_method = false;
+    for (const auto& [key, value] : echo.metric_attributes()) {
+        has_id = has_id || key == "jsonrpc.request.id";
+        has_method = has_method || (key == "mcp.method.name" && value == "\"tools/call\"");
+    }
+    CHECK(has_method && !has_id);
+    const auto& fail = records[1];
+    CHECK(fail.error);
+    CHECK_EQ(fail.attribute("error.type").value_or(""), std::string("tool_error"));
+    CHECK_EQ(fail.status_message, std::string("tool_error"));
+    CHECK(!fail.traceparent);
+    const auto& rounds = records[2];
+    CHECK_EQ(rounds.events.size(), size_t(2));
+    CHECK_EQ(rounds.events[1].name, std::string("mcp.mrtr.round"));
+    CHECK_CONTAINS(rounds.events[1].attributes_json, "\"mcp.mrtr.round\":2");
+    const auto& session = records[3];
+    CHECK(session.kind == Kind::Session && !session.error);
+    CHECK_EQ(std::string(session.metric_name()), std::string("mcp.client.session.duration"));
+    CHECK_EQ(session.attribute("network.transport").value_or(""), std::string("pipe"));
+    CHECK_EQ(mcp::observe::duration_buckets().size(), size_t(14));
+    CHECK(mcp::observe::parse_record(R"({"record":"later"})").kind == Kind::Other);
 }
 
 TEST(basic, trace_context_source) {

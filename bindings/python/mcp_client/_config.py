@@ -235,6 +235,9 @@ class Config(TypedDict, total=False):
     #: Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
     validate_output_schema: bool
 
+    #: Spans of `tools/call` carry the call's arguments and result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): off by default, as they may hold sensitive data. Default: false.
+    span_tool_payloads: bool
+
     #: Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
     tool_pinning: ToolPinningConfig
 

@@ -153,6 +153,7 @@ impl Inner {
             // the body says), so start a new one and send the request again, once.
             if exchange.status == StatusCode::NOT_FOUND && snap.session_id.is_some() && !reinitialised {
                 reinitialised = true;
+                self.inbound.note(Some(&id), "mcp.session.renewed", Some(404));
                 if let Outcome::Answer { rest, .. } = exchange.outcome {
                     self.drain(rest).await;
                 }

@@ -96,6 +96,9 @@ pub(crate) struct Inner {
     /// Serialises legacy re-initialisation after a 404.
     reinit: tokio::sync::Mutex<()>,
     closed: AtomicBool,
+    /// The HTTP version of the latest response (`network.protocol.version`): 0 none yet,
+    /// 1 HTTP/1.1 (or 1.0), 2 HTTP/2.
+    http_version: std::sync::atomic::AtomicU8,
     close_done: tokio::sync::Mutex<bool>,
     /// The authorization bound to this transport (OAuth, when configured): tokens for the
     /// requests, flows on 401/403.
@@ -147,6 +150,7 @@ impl HttpTransport {
                 inline: inline::InlineSlot::default(),
                 reinit: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
+                http_version: std::sync::atomic::AtomicU8::new(0),
                 close_done: tokio::sync::Mutex::new(false),
                 auth,
             }),
@@ -502,6 +506,14 @@ const CANCEL_NOTICE_WAIT: Duration = Duration::from_millis(500);
 impl Transport for HttpTransport {
     fn send(&self, message: Value) -> BoxFuture<'_, Result<()>> {
         self.inner.clone().send(message)
+    }
+
+    fn protocol_version(&self) -> Option<&'static str> {
+        match self.inner.http_version.load(Ordering::Relaxed) {
+            1 => Some("1.1"),
+            2 => Some("2"),
+            _ => None,
+        }
     }
 
     fn session_id(&self) -> Option<String> {

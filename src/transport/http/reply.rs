@@ -157,6 +157,14 @@ impl Inner {
             Some(direct) if direct.serves(&request) => direct.send(request).await,
             _ => self.client.execute(request).await.map_err(redact::http_error),
         };
+        if let Ok(response) = &sent {
+            let version = if response.version() == reqwest::Version::HTTP_2 {
+                2
+            } else {
+                1
+            };
+            self.http_version.store(version, std::sync::atomic::Ordering::Relaxed);
+        }
         sent.map_err(|cause| {
             let hint = connect_hint(&cause, self.url.scheme());
             Error::new(

@@ -39,6 +39,13 @@ pub fn paginate(
 /// A (possibly paginated) list result under `key`; modern adds ttlMs and
 /// cacheScope.
 pub fn list_reply(ctx: &Ctx, params: &Map<String, Value>, key: &str, items: Vec<Value>) -> Reply {
+    if let (Some(n), "tools") = (ctx.srv.cfg.exit_after_lists, key) {
+        static LISTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        if LISTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= n {
+            eprintln!("fixture: exiting at tools/list number {n} (--exit-after-lists)");
+            std::process::exit(0);
+        }
+    }
     let (page, next) = match paginate(items, ctx.srv.cfg.page_size, params.get("cursor")) {
         Ok(p) => p,
         Err(e) => return e.into(),

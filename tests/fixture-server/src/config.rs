@@ -67,6 +67,9 @@ pub struct Config {
     pub cache_ttl_ms: u64,
     /// `--cache-scope public|private`: their `cacheScope`.
     pub cache_scope: String,
+    /// `--exit-after-lists N`: the server exits, unanswered, at its Nth `tools/list` (a
+    /// reconnect test's lost connection).
+    pub exit_after_lists: Option<u64>,
 }
 
 impl Default for Config {
@@ -95,6 +98,7 @@ impl Default for Config {
             skills: None,
             cache_ttl_ms: 0,
             cache_scope: "private".into(),
+            exit_after_lists: None,
         }
     }
 }
@@ -114,7 +118,7 @@ impl Config {
 pub const USAGE: &str = "usage: mcp-fixture-server [--era dual|modern|legacy] \
 [--on-discover answer|exit|silent|not-found] [--supported-versions V1,V2] [--record PATH] [--signal PATH] \
 [--stderr-banner TEXT] [--log-requests] [--page-size N] [--require-elicitation] [--lax-capabilities] [--ignore-stdin-eof] \
-[--spawn-grandchild] [--fast] [--cache-ttl-ms N] [--cache-scope public|private] [--redefine none|description|param|rename|reorder] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
+[--spawn-grandchild] [--fast] [--exit-after-lists N] [--cache-ttl-ms N] [--cache-scope public|private] [--redefine none|description|param|rename|reorder] [--skills genuine|digest|size|frontmatter|malformed] [--http ADDR [--sse-responses] [--legacy-sse] [--expire-session-after N] \
 [--sse-retry-ms MS] [--oauth [--oauth-client ID:SECRET] [--oauth-token-ttl SECS] [--oauth-step-up-tool NAME] [--oauth-hostile-auth MODE]]]";
 
 fn number(flag: &str, raw: &str, min: u64) -> Result<u64, String> {
@@ -234,6 +238,10 @@ pub fn parse<I: IntoIterator<Item = String>>(args: I) -> Result<Config, String> 
                         crate::redefine::MODES
                     ));
                 }
+            }
+            "--exit-after-lists" => {
+                let raw = value("--exit-after-lists")?;
+                cfg.exit_after_lists = Some(number("--exit-after-lists", &raw, 1)?);
             }
             "--http" => cfg.http = Some(value("--http")?),
             "--sse-responses" => cfg.sse_responses = true,

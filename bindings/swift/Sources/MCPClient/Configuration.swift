@@ -65,6 +65,8 @@ public struct Configuration: Codable, Sendable {
     public var responseCacheMaxEntries: UInt64?
     /// Check a tool result's `structuredContent` against the tool's `outputSchema`. Default: true.
     public var validateOutputSchema: Bool?
+    /// Spans of `tools/call` carry the call's arguments and result as JSON text (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`): off by default, as they may hold sensitive data. Default: false.
+    public var spanToolPayloads: Bool?
     /// Tool pinning: each tool's definition is remembered when first listed and every later listing is checked against it (absent: off).
     public var toolPinning: ToolPinning?
     /// Declare `sampling.tools` (SEP-1577) with `sampling`: sampling requests may then offer `tools` and a `toolChoice`, which the sampling handler receives, and its answer may hold `tool_use` content (checked before the server sees it). Default: false.
@@ -108,6 +110,7 @@ public struct Configuration: Codable, Sendable {
         case responseCache = "response_cache"
         case responseCacheMaxEntries = "response_cache_max_entries"
         case validateOutputSchema = "validate_output_schema"
+        case spanToolPayloads = "span_tool_payloads"
         case toolPinning = "tool_pinning"
         case samplingTools = "sampling_tools"
         case apps

@@ -55,10 +55,14 @@ extension Client {
 }
 
 extension Client {
-    /// The span listener (nil removes it, and then nothing is built): once per MCP operation
-    /// this client sends, after it ended, on the dispatcher thread, its CLIENT span by the
-    /// OpenTelemetry semantic conventions for MCP (`name` such as "tools/call echo", `kind`,
-    /// `start_unix_nano`, `end_unix_nano`, `attributes`, `events`, `status`).
+    /// The span listener (nil removes it, and then nothing is built). Once per MCP operation
+    /// this client sends, a span record: its CLIENT span by the OpenTelemetry semantic
+    /// conventions for MCP (`record` "span", `name` such as "tools/call echo", `kind`,
+    /// `start_unix_nano`, `end_unix_nano`, `attributes`, `events`, `status`, and `parent` when the
+    /// call carried a trace context), given on the thread that completes the call before the
+    /// call returns. Once per ended session, a session record (`record` "session", the value of
+    /// `mcp.client.session.duration`), on the dispatcher thread. The JSON is the library's, whole:
+    /// see docs/observability.md.
     public func onSpan(_ handler: (@Sendable (JSON) -> Void)?) throws {
         guard let handler else {
             try check { mcp_client_on_span(handle, nil, nil, nil, $0) }

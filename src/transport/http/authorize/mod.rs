@@ -172,6 +172,8 @@ impl Inner {
             // DPoP: a 401 asking for the server's nonce is sent again once, at once.
             if auth.resend_now(&url, status.as_u16(), response.headers(), &challenge) && !resent {
                 resent = true;
+                self.inbound
+                    .note(id, "mcp.auth.dpop_nonce_retry", Some(status.as_u16()));
                 continue;
             }
             if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
@@ -186,6 +188,7 @@ impl Inner {
                 }
                 authorizations += 1;
                 drop(response);
+                self.inbound.note(id, "mcp.auth.unauthorized", Some(status.as_u16()));
                 let _held = self.hold(id);
                 auth.unauthorized(&challenge, used).await.map(|()| true)
             } else if challenge.is_insufficient_scope() {
@@ -196,6 +199,7 @@ impl Inner {
                 }
                 step_ups += 1;
                 drop(response);
+                self.inbound.note(id, "mcp.auth.step_up", Some(status.as_u16()));
                 let _held = self.hold(id);
                 auth.insufficient_scope(&challenge, used).await
             } else if challenge.bearer {
