@@ -259,13 +259,30 @@ impl Span {
 /// Either way every control character is escaped: the text never holds a NUL byte.
 fn str_to(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    if bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+    if needs_escape(bytes) {
         return json_to(out, s);
     }
     out.reserve(bytes.len() + 2);
     out.push(b'"');
     out.extend_from_slice(bytes);
     out.push(b'"');
+}
+
+/// Whether `bytes` hold a control character, `"` or `\`, eight bytes at a time: a byte below
+/// 0x20 makes `(v - 0x20…) & !v & 0x80…` non-zero, a byte equal to `c` makes a zero byte in
+/// `v ^ c…` (each test exact for the word as a whole, whichever byte it points at).
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * n as u64) & !v & HIGH != 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let v = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        if below(v, 0x20) || below(v ^ (ONES * b'"' as u64), 1) || below(v ^ (ONES * b'\\' as u64), 1) {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
 }
 
 /// One JSON scalar (a string, escaped as serde_json escapes it, or an integer) onto `out`.
@@ -851,6 +868,28 @@ mod tests {
         assert_eq!(OPERATION_DURATION_BUCKETS.first(), Some(&0.01));
         assert_eq!(OPERATION_DURATION_BUCKETS.last(), Some(&300.0));
         assert!(OPERATION_DURATION_BUCKETS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_word_test_finds_what_needs_an_escape_anywhere() {
+        let slow = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        let mut base: Vec<u8> = b"mcp.method.name tools/call".to_vec();
+        assert!(!needs_escape(&base));
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 26] {
+            for pos in 0..len {
+                for byte in 0..=255u8 {
+                    let mut b = base[..len].to_vec();
+                    b[pos] = byte;
+                    // Neighbours that sit next to the limits (0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x80, 0xff).
+                    if pos + 1 < len {
+                        b[pos + 1] = [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x80, 0xff][byte as usize % 7];
+                    }
+                    assert_eq!(needs_escape(&b), slow(&b), "{b:?}");
+                }
+            }
+        }
+        base.push(b'"');
+        assert!(needs_escape(&base));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::status::mcp_status;
 use super::strings::to_c;
 use crate::client::observe::{Observer, SessionRecord, Span, SpanSink};
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 /// A span listener: `span_json` (borrowed, `span_len` bytes) is one record. A span record is
@@ -82,13 +82,15 @@ struct Listener {
 
 impl Observer for Listener {
     fn span_ended(&self, span: &Span) {
-        let text = span.to_json_bytes();
+        // JSON text escapes every control character of its strings (NUL as `\u0000`) and has
+        // no other NUL byte: the terminator goes on as it is, no scan, no copy into a CString.
+        let mut text = span.to_json_bytes();
         debug_assert!(!text.contains(&0));
-        // SAFETY: JSON text escapes every control character of its strings (NUL as `\u0000`)
-        // and has no other NUL byte; no scan for one on every call.
-        let text = unsafe { CString::from_vec_unchecked(text) };
-        // SAFETY: host callback; `text` borrowed for its duration.
-        unsafe { (self.f)(self.userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
+        let len = text.len();
+        text.push(0);
+        // SAFETY: host callback; `text` (NUL-terminated, `len` bytes before it) borrowed for
+        // its duration.
+        unsafe { (self.f)(self.userdata.ptr(), text.as_ptr().cast::<c_char>(), len) }
     }
 
     fn session_ended(&self, session: &SessionRecord) {
