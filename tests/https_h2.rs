@@ -196,3 +196,31 @@ fn c_abi_calls_from_many_threads_share_one_connection() {
     assert_eq!(front.connections(), 1, "every call on the one HTTP/2 connection");
     assert!(front.streams() >= 20 + 64);
 }
+
+/// A span names the HTTP version its connection spoke: `network.protocol.version` is `2` here,
+/// as is the session record's when the client closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_and_session_records_name_http_2() {
+    use mcp_client::observe::{AttrValue, Observer, SessionRecord, Span};
+    #[derive(Default)]
+    struct Versions(std::sync::Mutex<Vec<Option<String>>>);
+    impl Observer for Versions {
+        fn span_ended(&self, span: &Span) {
+            let v = span.attribute("network.protocol.version").and_then(AttrValue::as_str);
+            self.0.lock().unwrap().push(v.map(str::to_string));
+        }
+        fn session_ended(&self, session: &SessionRecord) {
+            let v = session
+                .attribute("network.protocol.version")
+                .and_then(AttrValue::as_str);
+            self.0.lock().unwrap().push(v.map(str::to_string));
+        }
+    }
+    let (_server, _front, client) = connected(&[], ConnectMode::Modern).await;
+    let seen = Arc::new(Versions::default());
+    client.set_observer(Some(seen.clone()));
+    assert_eq!(echo(&client, "v").await.unwrap(), "v");
+    client.close().await;
+    let versions = seen.0.lock().unwrap().clone();
+    assert_eq!(versions, vec![Some("2".to_string()), Some("2".to_string())]);
+}

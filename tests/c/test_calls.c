@@ -1244,6 +1244,97 @@ static void test_log_handler_stderr(void)
     free(col);
 }
 
+/* A listener that blocks delays only the call whose record it holds: another thread's calls on
+ * the same client go on meanwhile. */
+struct slow_listener {
+    pthread_mutex_t lock;
+    int in_listener, records;
+};
+
+static void on_slow_record(void *userdata, const char *json, size_t len)
+{
+    (void)len;
+    struct slow_listener *l = (struct slow_listener *)userdata;
+    bool slow = strstr(json, "\"gen_ai.tool.name\":\"fail\"") != NULL;
+    pthread_mutex_lock(&l->lock);
+    l->records++;
+    if (slow) l->in_listener = 1;
+    pthread_mutex_unlock(&l->lock);
+    if (slow) {
+        sleep_ms(tscale(1500));
+        pthread_mutex_lock(&l->lock);
+        l->in_listener = 0;
+        pthread_mutex_unlock(&l->lock);
+    }
+}
+
+struct slow_call {
+    mcp_client *client;
+    mcp_status status;
+    int returned;
+    pthread_mutex_t lock;
+};
+
+static void *call_fail(void *arg)
+{
+    struct slow_call *sc = (struct slow_call *)arg;
+    char *out = NULL;
+    mcp_status st = mcp_client_call_tool(sc->client, "fail", NULL, NULL, NULL, NULL, &out, NULL);
+    mcp_string_free(out);
+    pthread_mutex_lock(&sc->lock);
+    sc->status = st;
+    sc->returned = 1;
+    pthread_mutex_unlock(&sc->lock);
+    return NULL;
+}
+
+static void test_span_listener_that_blocks(void)
+{
+    mcp_client *c = connected_client(NULL);
+    CHECK(c != NULL);
+    static struct slow_listener l;
+    memset(&l, 0, sizeof l);
+    pthread_mutex_init(&l.lock, NULL);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_on_span(c, on_slow_record, &l, NULL, &err), MCP_OK, err);
+    static struct slow_call sc;
+    memset(&sc, 0, sizeof sc);
+    sc.client = c;
+    pthread_mutex_init(&sc.lock, NULL);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, call_fail, &sc) == 0);
+    /* wait until the other thread's listener holds its record */
+    for (int i = 0; i < 500; i++) {
+        pthread_mutex_lock(&l.lock);
+        int in = l.in_listener;
+        pthread_mutex_unlock(&l.lock);
+        if (in) break;
+        sleep_ms(5);
+    }
+    pthread_mutex_lock(&l.lock);
+    EXPECT(l.in_listener == 1);
+    pthread_mutex_unlock(&l.lock);
+    for (int i = 0; i < 3; i++) {
+        char *out = NULL;
+        EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"meanwhile\"}", NULL, NULL, NULL, &out, &err), MCP_OK,
+                      err);
+        mcp_string_free(out);
+    }
+    pthread_mutex_lock(&l.lock);
+    int still = l.in_listener, records = l.records;
+    pthread_mutex_unlock(&l.lock);
+    pthread_mutex_lock(&sc.lock);
+    int returned = sc.returned;
+    pthread_mutex_unlock(&sc.lock);
+    EXPECT_MSG(still == 1 && returned == 0, "listener %d, returned %d", still, returned);
+    EXPECT(records == 4);
+    pthread_join(th, NULL);
+    EXPECT(sc.returned == 1 && sc.status == MCP_OK);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&l.lock);
+    pthread_mutex_destroy(&sc.lock);
+}
+
 /* ---- span records for each outcome, and session records ---------------------------------- */
 
 #define RECORDS_MAX 16
@@ -2168,6 +2259,7 @@ const struct test_case call_tests[] = {
     {"calls/span_listener", test_span_listener},
     {"calls/span_records", test_span_records},
     {"calls/span_outcomes", test_span_outcomes},
+    {"calls/span_listener_that_blocks", test_span_listener_that_blocks},
     {"calls/opts_log_level", test_opts_log_level},
     {"calls/log_handler_stderr", test_log_handler_stderr},
     {"calls/legacy_calls", test_legacy_calls},

@@ -1897,12 +1897,17 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     ),
     # Sets (NULL `callback`: removes) the callback that gives the host's current W3C trace
     # context (SEP-414). It runs on the thread that calls a request function of this client
-    # (blocking or `*_start`), before that function sends anything or returns, once per call
-    # whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`; what it sets goes on every
-    # request of the call (each MRTR retry, each task poll, each page, each retry after a
-    # reconnect). It must not call this library except `mcp_trace_slot_set`. An invalid value
-    # fails the call with `MCP_INVALID_ARG`, nothing sent. `userdata_free` runs exactly once,
-    # even when this call fails; the callback is never called after it.
+    # (blocking or `*_start`), for a call whose `mcp_call_opts.meta_json` has no `traceparent` or
+    # `baggage`: once for each operation the call sends (a request that goes out, with its MRTR
+    # retries, task polls and retry after a reconnect), before it is sent, and never for an answer
+    # from the response cache or for a connect — so each context it gives has its span record
+    # (`mcp_client_on_span`). A blocking all-pages list asks per page, a started one once for all
+    # its pages. A started call that may be answered from the cache asks only when it will not be
+    # (should the entry expire before the call runs, it is asked on the client's runtime thread).
+    # What it sets goes on every request of that operation. It must not call this library except
+    # `mcp_trace_slot_set`. An invalid value fails the call with `MCP_INVALID_ARG`, nothing sent.
+    # `userdata_free` runs exactly once, even when this call fails; the callback is never called
+    # after it.
     # mcp_status mcp_client_set_trace_context_fn(struct mcp_client *client, mcp_trace_context_fn callback, void *userdata, mcp_userdata_free_fn userdata_free, struct mcp_error **err_out)
     'mcp_client_set_trace_context_fn': (
         mcp_status,
