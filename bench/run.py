@@ -590,7 +590,7 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         # 11. The span listener's cost: none, a no-op one, and the library from before spans.
         baseline, commit = baseline_cabi(args.skip_build)
         res["spans"] = measure_spans(min(SPANS_SECTION["rounds"], args.rounds), d, SPANS_SECTION["block"], baseline,
-                                     STDIO_SERVER, args.warmup)
+                                     STDIO_SERVER, args.warmup, SPANS_SECTION["pin"])
         res["spans"]["baseline_commit"] = commit
         host.mark("spans")
     log(f"7/7 done in {time.time() - t0:.0f} s")
@@ -1671,7 +1671,10 @@ def bench_hub(args) -> int:
 # Section 11 (`spans`, and `--only spans`): the span listener's cost on the C ABI's sequential
 # stdio call. Rounds (at most --rounds in a full run), seconds per run, calls per block of the
 # in-process comparison.
-SPANS_SECTION = {"rounds": 7, "duration": 1.5, "block": 1000}
+# Every run is pinned with its server (a child of the runner) to one CPU: unpinned, whether each
+# wake-up crosses cores moved the CPU per call between 7 and 25 µs from run to run (an idle vCPU's
+# wake-up is charged to the process), far more than the listener costs.
+SPANS_SECTION = {"rounds": 7, "duration": 1.5, "block": 1000, "pin": "0"}
 BASELINE_CABI = CBIN / "cabi-baseline"
 
 
@@ -1725,13 +1728,16 @@ def baseline_cabi(skip_build: bool) -> tuple[Path | None, str]:
 
 
 def measure_spans(rounds: int, duration: float, block: int, baseline: Path | None, server: list[str],
-                  warmup: int = 500) -> dict:
+                  warmup: int = 500, pin: str | None = None) -> dict:
     """Per round, in an order rotated every round: `cabi seq` without a span listener ("off"),
     `cabi seq --spans` (the no-op listener, "on"), the baseline runner's `cabi seq` (the library
     before spans, "baseline"), and `cabi spans` ("paired": blocks of `block` calls without and
     with the listener in turn, in one process). Client CPU per call (user + system, all threads)
-    is the figure."""
+    is the figure. `pin`: the CPU every run and its server are held to (`taskset`)."""
     common = ["--duration", str(duration), "--warmup", str(warmup)]
+    if pin is not None and not shutil.which("taskset"):
+        pin = None
+    prefix = ["taskset", "-c", pin] if pin is not None else []
     cases = [("off", [str(CBIN / "cabi"), "seq"]), ("on", [str(CBIN / "cabi"), "seq", "--spans"])]
     if baseline:
         cases.append(("baseline", [str(baseline), "seq"]))
@@ -1741,8 +1747,8 @@ def measure_spans(rounds: int, duration: float, block: int, baseline: Path | Non
         order = cases[rnd % len(cases):] + cases[:rnd % len(cases)]
         log(f"spans: round {rnd + 1}/{rounds} ({', '.join(k for k, _ in order)})")
         for key, cmd in order:
-            runs.setdefault(key, []).append(many_run([*cmd, *common, "--", *server]))
-    return {"settings": {"rounds": rounds, "duration": duration, "block": block, "warmup": warmup,
+            runs.setdefault(key, []).append(many_run([*prefix, *cmd, *common, "--", *server]))
+    return {"settings": {"rounds": rounds, "duration": duration, "block": block, "warmup": warmup, "pin": pin,
                          "server": " ".join(Path(server[0]).name if i == 0 else a for i, a in enumerate(server))},
             "runs": runs}
 
@@ -1800,7 +1806,9 @@ def spans_report(sp: dict | None, baseline_commit: str) -> list[str]:
     runs, st = sp["runs"], sp["settings"]
     L = ["", "## 11. Span listener cost (C ABI, sequential stdio)", "",
          f"`bench/c/cabi.c`, sequential `tools/call echo` to `{st['server']}` over stdio, {st['warmup']} warm-up "
-         f"calls, {st['duration']} s per run, {st['rounds']} rounds, the order of the runs rotated every round. "
+         f"calls, {st['duration']} s per run, {st['rounds']} rounds, the order of the runs rotated every round"
+         + (f", each run and its server pinned to CPU {st['pin']} (`taskset`)" if st.get("pin") is not None else "")
+         + ". "
          "Client CPU is user + system time of the runner process (all its threads: the caller, the client's "
          "runtime, the callback thread) per call; the server is another process. Median (min to max) over rounds.",
          "",
@@ -1840,7 +1848,7 @@ def bench_spans(args) -> int:
     given = any(a == "--rounds" or a.startswith("--rounds=") for a in sys.argv[1:])
     rounds = args.rounds if given else SPANS_SECTION["rounds"]
     sp = measure_spans(rounds, args.duration, SPANS_SECTION["block"], baseline, [str(fixture), "--fast"],
-                       args.warmup)
+                       args.warmup, SPANS_SECTION["pin"])
     mach["during_run"] = busy_share(cpu0, cpu_times())
     mach["load_average_at_end"] = list(os.getloadavg())
     tgs: list[dict] = []
