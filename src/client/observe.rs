@@ -909,8 +909,14 @@ mod tests {
                 ("mcp.method.name", AttrValue::Str("tools/call".into())),
                 ("server.port", AttrValue::Int(-8123)),
                 ("error.type", AttrValue::Str("a\nb\t\u{7f}\u{0}".into())),
-                ("mcp.method.name", AttrValue::Str("twice: last value, first place".into())),
-                ("server.address", AttrValue::Str("caf\u{e9}.test \u{7f}~ \u{10FFFF}".into())),
+                (
+                    "mcp.method.name",
+                    AttrValue::Str("twice: last value, first place".into()),
+                ),
+                (
+                    "server.address",
+                    AttrValue::Str("caf\u{e9}.test \u{7f}~ \u{10FFFF}".into()),
+                ),
             ],
             events: vec![
                 event("mcp.mrtr.round", vec![("mcp.mrtr.round", AttrValue::Int(i64::MAX))]),
@@ -922,7 +928,12 @@ mod tests {
                 tracestate: Some("congo=t61rcWkgMzE".into()),
             }),
         };
-        let same = |span: &Span| assert_eq!(String::from_utf8(span.to_json_bytes()).unwrap(), span.to_json().to_string());
+        let same = |span: &Span| {
+            assert_eq!(
+                String::from_utf8(span.to_json_bytes()).unwrap(),
+                span.to_json().to_string()
+            )
+        };
         same(&span);
         span.parent.as_mut().unwrap().tracestate = None;
         span.start = SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(1);

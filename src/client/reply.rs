@@ -145,10 +145,11 @@ impl Reply {
             Reply::Value(v) => super::observe::is_tool_error(v),
             // The transport's probe read it in the pass that checked the line.
             Reply::Line {
-                scan: ResultScan {
-                    is_error: Some(is_error),
-                    ..
-                },
+                scan:
+                    ResultScan {
+                        is_error: Some(is_error),
+                        ..
+                    },
                 ..
             } => *is_error,
             Reply::Line { line, result, .. } => match serde_json::from_str::<IsError>(Self::raw(line, result)) {

@@ -267,7 +267,15 @@ mod tests {
         for (text, kind, structured) in cases {
             let (_, scan) = located(text).unwrap();
             let is_error = Some(false);
-            assert_eq!(scan, ResultScan { kind, structured, is_error }, "{text}");
+            assert_eq!(
+                scan,
+                ResultScan {
+                    kind,
+                    structured,
+                    is_error
+                },
+                "{text}"
+            );
         }
         let errors = [
             (r#"{"content":[],"isError":true}"#, Some(true)),
