@@ -1778,7 +1778,11 @@ def spans_targets(sp: dict, baseline_commit: str, add) -> None:
     runs = sp["runs"]
     off, base = spans_figure(runs.get("off", []), "cpu_us_per_call"), spans_figure(runs.get("baseline", []),
                                                                                     "cpu_us_per_call")
-    if off and base:
+    if off and base and off["rounds"] < 3:
+        add("C ABI CPU per call with no span listener unchanged from the library before spans", None, 0.0, "<=",
+            f"{off['rounds']} round(s): a spread needs at least 3 (no listener {us_spread(off)} µs, before spans "
+            f"{us_spread(base)} µs)")
+    elif off and base:
         d = spans_diff(runs["off"], "cpu_us_per_call", runs["baseline"], "cpu_us_per_call")
         spread_us = max(off["hi"] - off["lo"], base["hi"] - base["lo"])
         add("C ABI CPU per call with no span listener unchanged from the library before spans (size of the "
