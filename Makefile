@@ -293,6 +293,12 @@ bench-https:
 bench-large:
 	python3 bench/run.py --only large $(BENCH_ARGS)
 
+# The span listener's CPU per call: none, a no-op one, and the library from before spans (built
+# once in a scratch directory under the cache, then deleted) (bench/results/spans.md).
+.PHONY: bench-spans
+bench-spans:
+	python3 bench/run.py --only spans $(BENCH_ARGS)
+
 # `make install` ships the release profile (fat LTO, stripped). DEBUG_SYMBOLS=1 builds the same
 # code with debug info (profile release-debug) and installs it beside the library as
 # libmcp_client.so.<version>.debug, linked by .gnu_debuglink (gdb finds it; see README).

@@ -18,6 +18,7 @@ each runner process is killed after a timeout, and servers listen on 127.0.0.1 e
     python3 bench/run.py --only hub [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
     python3 bench/run.py --only https [--http-rounds 5] [--duration S] [--quick] [--lib ARCHIVE] [--skip-build]
     python3 bench/run.py --only large [--payload 100000] [--rounds 5] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
+    python3 bench/run.py --only spans [--rounds 7] [--duration S] [--lib ARCHIVE] [--fixture PATH] [--skip-build]
 
 `--only cache` (`make bench-cache`) runs one small target instead: a cached `tools/list`
 (SEP-2549 response cache) against the same call sent to the server, and checks from the
@@ -592,6 +593,13 @@ def measure(args: argparse.Namespace, r: Runners) -> dict:
         # 11. HTTPS, HTTP/2 and a CONNECT proxy against raw TLS clients (mcp-bench-tls).
         res["https"] = measure_https(args.http_rounds, d, args.warmup, args.connect_iterations)
         host.mark("https")
+    if "spans" in sections:
+        # 12. The span listener's cost: none, a no-op one, and the library from before spans.
+        baseline, commit = baseline_cabi(args.skip_build)
+        res["spans"] = measure_spans(min(SPANS_SECTION["rounds"], args.rounds), d, SPANS_SECTION["block"], baseline,
+                                     STDIO_SERVER, args.warmup, SPANS_SECTION["pin"])
+        res["spans"]["baseline_commit"] = commit
+        host.mark("spans")
     log(f"7/7 done in {time.time() - t0:.0f} s")
     return res
 
@@ -890,6 +898,9 @@ def targets(res: dict) -> list[dict]:
         hub_targets(res["hub"], add)
     if res.get("https"):
         https_targets(res["https"], add)
+
+    if res.get("spans"):
+        spans_targets(res["spans"], res["spans"].get("baseline_commit", ""), add)
 
     for key in (("cabi", "rust") if res.get("memory") else ()):
         m = res.get("memory", {}).get(key)
@@ -1234,6 +1245,7 @@ def report(res: dict, mach: dict, vers: dict, tgs: list[dict], args: argparse.Na
     L.extend(idle_report(res.get("idle_http"), http=True))
     L.extend(hub_report(res.get("hub")))
     L.extend(https_report(res.get("https")))
+    L.extend(spans_report(res.get("spans"), (res.get("spans") or {}).get("baseline_commit", "")))
     return "\n".join(L) + "\n"
 
 
@@ -1277,7 +1289,7 @@ def bench_cache(args) -> int:
     return 0 if ok else 1
 
 
-ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle,hub,https"
+ALL_SECTIONS = "seq,place,http,conc,mrtr,connect,mem,async,many,idle,hub,https,spans"
 
 
 def chart(res: dict, mach: dict) -> str:
@@ -2196,6 +2208,217 @@ def bench_large(args) -> int:
     return 0 if all(t["status"] == "PASS" for t in tgs) else 1
 
 
+# Section 12 (`spans`, and `--only spans`): the span listener's cost on the C ABI's sequential
+# stdio call. Rounds (at most --rounds in a full run), seconds per run, calls per block of the
+# in-process comparison.
+# Every run is pinned with its server (a child of the runner) to one CPU: unpinned, whether each
+# wake-up crosses cores moved the CPU per call between 7 and 25 µs from run to run (an idle vCPU's
+# wake-up is charged to the process), far more than the listener costs.
+SPANS_SECTION = {"rounds": 7, "duration": 1.5, "block": 1000, "pin": "0"}
+BASELINE_CABI = CBIN / "cabi-baseline"
+
+
+def span_baseline_commit() -> str | None:
+    """The last commit of HEAD's first-parent history without spans: the first one that does not
+    contain the commit adding src/client/observe.rs (the main line just before spans came in)."""
+    added = out_of(["git", "log", "--diff-filter=A", "--format=%H", "HEAD", "--", "src/client/observe.rs"],
+                   cwd=ROOT).splitlines()
+    if not added:
+        return None
+    for commit in out_of(["git", "rev-list", "--first-parent", "--max-count=500", "HEAD"], cwd=ROOT).splitlines():
+        if subprocess.run(["git", "merge-base", "--is-ancestor", added[-1], commit], cwd=ROOT).returncode != 0:
+            return commit
+    return None
+
+
+def baseline_cabi(skip_build: bool) -> tuple[Path | None, str]:
+    """The C ABI runner linked against the library of `span_baseline_commit()` (built with
+    -DCABI_NO_SPANS: that library has no span listener). Built once per commit: the commit's tree
+    is exported to a scratch directory under the cache, released-built there with its own target
+    directory, linked, and the scratch directory (a few GB with its target) deleted; later runs
+    reuse the runner while its stamp names the same commit. Returns the runner (or None) and the
+    commit, or why there is none."""
+    commit = span_baseline_commit()
+    if not commit:
+        return None, "no commit before src/client/observe.rs in this history"
+    stamp = CBIN / "cabi-baseline.commit"
+    if BASELINE_CABI.exists() and stamp.exists() and stamp.read_text().strip() == commit:
+        return BASELINE_CABI, commit
+    if skip_build:
+        return None, f"--skip-build, and no baseline runner built for {commit[:12]}"
+    scratch = CACHE / f"baseline-{commit[:12]}"
+    log(f"spans: building the library of {commit[:12]} (before spans) in {scratch} (deleted after)")
+    try:
+        if not (scratch / "Cargo.toml").exists():
+            scratch.mkdir(parents=True, exist_ok=True)
+            archive = subprocess.Popen(["git", "archive", commit], cwd=ROOT, stdout=subprocess.PIPE)
+            sh(["tar", "-x", "-C", str(scratch)], stdin=archive.stdout)
+            if archive.wait() != 0:
+                raise RuntimeError(f"git archive {commit} failed")
+        sh(["cargo", "build", "--release", "--locked", "-p", "mcp_client", "--target-dir", str(scratch / "target")],
+           cwd=scratch)
+        CBIN.mkdir(parents=True, exist_ok=True)
+        sh([os.environ.get("CC", "cc"), *C_FLAGS, "-DCABI_NO_SPANS", f"-I{scratch / 'include'}", "-o",
+            str(BASELINE_CABI), str(BENCH / "c" / "cabi.c"), str(scratch / "target" / "release" / "libmcp_client.a"),
+            *STATIC_LIBS])
+        stamp.write_text(commit + "\n")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return BASELINE_CABI, commit
+
+
+def measure_spans(rounds: int, duration: float, block: int, baseline: Path | None, server: list[str],
+                  warmup: int = 500, pin: str | None = None) -> dict:
+    """Per round, in an order rotated every round: `cabi seq` without a span listener ("off"),
+    `cabi seq --spans` (the no-op listener, "on"), the baseline runner's `cabi seq` (the library
+    before spans, "baseline"), and `cabi spans` ("paired": blocks of `block` calls without and
+    with the listener in turn, in one process). Client CPU per call (user + system, all threads)
+    is the figure. `pin`: the CPU every run and its server are held to (`taskset`)."""
+    common = ["--duration", str(duration), "--warmup", str(warmup)]
+    if pin is not None and not shutil.which("taskset"):
+        pin = None
+    prefix = ["taskset", "-c", pin] if pin is not None else []
+    cases = [("off", [str(CBIN / "cabi"), "seq"]), ("on", [str(CBIN / "cabi"), "seq", "--spans"])]
+    if baseline:
+        cases.append(("baseline", [str(baseline), "seq"]))
+    cases.append(("paired", [str(CBIN / "cabi"), "spans", "--block", str(block)]))
+    runs: dict[str, list[dict]] = {}
+    for rnd in range(rounds):
+        order = cases[rnd % len(cases):] + cases[:rnd % len(cases)]
+        log(f"spans: round {rnd + 1}/{rounds} ({', '.join(k for k, _ in order)})")
+        for key, cmd in order:
+            runs.setdefault(key, []).append(many_run([*prefix, *cmd, *common, "--", *server]))
+    return {"settings": {"rounds": rounds, "duration": duration, "block": block, "warmup": warmup, "pin": pin,
+                         "server": " ".join(Path(server[0]).name if i == 0 else a for i, a in enumerate(server))},
+            "runs": runs}
+
+
+def spans_figure(runs: list[dict], field: str) -> dict | None:
+    vals = [r[field] for r in runs if r.get(field) is not None]
+    if not vals:
+        return None
+    return {"value": statistics.median(vals), "lo": min(vals), "hi": max(vals), "best": min(vals), "rounds": len(vals)}
+
+
+def spans_diff(a: list[dict], fa: str, b: list[dict], fb: str) -> dict | None:
+    """Median over rounds of a's `fa` − b's `fb` within a round, with the range."""
+    d = [x[fa] - y[fb] for x, y in zip(a, b)]
+    if not d:
+        return None
+    return {"value": statistics.median(d), "lo": min(d), "hi": max(d), "best": min(d, key=abs), "rounds": len(d)}
+
+
+def us_spread(fig: dict | None, digits: int = 2) -> str:
+    return "n/a" if not fig else f"{fig['value']:.{digits}f} ({fig['lo']:.{digits}f} to {fig['hi']:.{digits}f})"
+
+
+def spans_targets(sp: dict, baseline_commit: str, add) -> None:
+    """(a) no listener against the library before spans: within the run's spread; (b) the no-op
+    listener costs at most 1 µs of CPU per call over no listener."""
+    runs = sp["runs"]
+    off, base = spans_figure(runs.get("off", []), "cpu_us_per_call"), spans_figure(runs.get("baseline", []),
+                                                                                    "cpu_us_per_call")
+    if off and base and off["rounds"] < 3:
+        add("C ABI CPU per call with no span listener unchanged from the library before spans", None, 0.0, "<=",
+            f"{off['rounds']} round(s): a spread needs at least 3 (no listener {us_spread(off)} µs, before spans "
+            f"{us_spread(base)} µs)")
+    elif off and base:
+        d = spans_diff(runs["off"], "cpu_us_per_call", runs["baseline"], "cpu_us_per_call")
+        spread_us = max(off["hi"] - off["lo"], base["hi"] - base["lo"])
+        add("C ABI CPU per call with no span listener unchanged from the library before spans (size of the "
+            "difference ≤ the run's spread, µs)", {**d, "value": abs(d["value"])}, round(spread_us, 3), "<=",
+            f"no listener {us_spread(off)} µs, library before spans (git {baseline_commit[:10]}) {us_spread(base)} µs "
+            f"(median, min to max over {off['rounds']} rounds); per-round difference {us_spread(d)} µs; the spread "
+            f"is the wider of the two min-to-max ranges, {spread_us:.2f} µs")
+    else:
+        add("C ABI CPU per call with no span listener unchanged from the library before spans", None, 0.0, "<=",
+            f"not run: {baseline_commit}")
+    paired = spans_diff(runs.get("paired", []), "on_cpu_us_per_call", runs.get("paired", []), "off_cpu_us_per_call")
+    on = spans_figure(runs.get("on", []), "cpu_us_per_call")
+    procs = spans_diff(runs.get("on", []), "cpu_us_per_call", runs.get("off", []), "cpu_us_per_call")
+    add("C ABI CPU per call with a no-op span listener ≤ 1 µs over none (µs, same process, alternating blocks)",
+        paired, 1.0, "<=",
+        f"in one process, blocks of {sp['settings']['block']} calls in turn: with the listener − without "
+        f"{us_spread(paired)} µs per call; as separate processes, with {us_spread(on)} µs, without {us_spread(off)} µs, "
+        f"per-round difference {us_spread(procs)} µs")
+
+
+def spans_report(sp: dict | None, baseline_commit: str) -> list[str]:
+    """Section 11's table (make bench) and results/spans.md."""
+    if not sp:
+        return []
+    runs, st = sp["runs"], sp["settings"]
+    L = ["", "## 11. Span listener cost (C ABI, sequential stdio)", "",
+         f"`bench/c/cabi.c`, sequential `tools/call echo` to `{st['server']}` over stdio, {st['warmup']} warm-up "
+         f"calls, {st['duration']} s per run, {st['rounds']} rounds, the order of the runs rotated every round"
+         + (f", each run and its server pinned to CPU {st['pin']} (`taskset`)" if st.get("pin") is not None else "")
+         + ". "
+         "Client CPU is user + system time of the runner process (all its threads: the caller, the client's "
+         "runtime, the callback thread) per call; the server is another process. Median (min to max) over rounds.",
+         "",
+         "| configuration | CPU µs per call | p50 µs | calls/s | span records / calls |",
+         "|---|---:|---:|---:|---:|"]
+    names = {"off": "no span listener", "on": "no-op listener (`mcp_client_on_span`)",
+             "baseline": f"library before spans (git {baseline_commit[:10]})"}
+    for key in ("off", "on", "baseline"):
+        rows = runs.get(key)
+        if not rows:
+            L.append(f"| {names[key]} | not run: {baseline_commit} | | | |")
+            continue
+        seen = [r.get("spans", -1) for r in rows]
+        made = [r["calls"] + st["warmup"] for r in rows]
+        ratio_txt = "" if key != "on" else f"{min(s / m for s, m in zip(seen, made)):.3f}"
+        L.append(f"| {names[key]} | {us_spread(spans_figure(rows, 'cpu_us_per_call'))} | "
+                 f"{us_spread(spans_figure(rows, 'p50_us'), 1)} | {us_spread(spans_figure(rows, 'per_sec'), 0)} | "
+                 f"{ratio_txt} |")
+    pr = runs.get("paired") or []
+    if pr:
+        seen = min((r["spans"] - r["warmup_spans"]) / r["on_calls"] for r in pr)
+        L += ["", f"In one process (`cabi spans`), blocks of {st['block']} calls without and with the listener in "
+              "turn, an even number of blocks: CPU µs per call without "
+              f"{us_spread(spans_figure(pr, 'off_cpu_us_per_call'))}, with "
+              f"{us_spread(spans_figure(pr, 'on_cpu_us_per_call'))}, difference "
+              f"{us_spread(spans_diff(pr, 'on_cpu_us_per_call', pr, 'off_cpu_us_per_call'))}; p50 without "
+              f"{us_spread(spans_figure(pr, 'off_p50_us'), 1)} µs, with {us_spread(spans_figure(pr, 'on_p50_us'), 1)} µs; "
+              f"records received per call with the listener set: {seen:.3f} (lowest round)."]
+    return L
+
+
+def bench_spans(args) -> int:
+    """The span targets alone (`--only spans`): results/spans.{md,json}."""
+    lib, fixture = cabi_against(args)
+    baseline, commit = baseline_cabi(args.skip_build)
+    mach, cpu0 = machine(), cpu_times()
+    given = any(a == "--rounds" or a.startswith("--rounds=") for a in sys.argv[1:])
+    rounds = args.rounds if given else SPANS_SECTION["rounds"]
+    sp = measure_spans(rounds, args.duration, SPANS_SECTION["block"], baseline, [str(fixture), "--fast"],
+                       args.warmup, SPANS_SECTION["pin"])
+    mach["during_run"] = busy_share(cpu0, cpu_times())
+    mach["load_average_at_end"] = list(os.getloadavg())
+    tgs: list[dict] = []
+    spans_targets(sp, commit, lambda name, value, want, op, detail: tgs.append(target_row(name, value, want, op,
+                                                                                          detail)))
+    run = mach["during_run"]
+    head = out_of(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT)
+    L = ["# Span listener cost: the C ABI's CPU per call", "",
+         f"`python3 bench/run.py --only spans --rounds {rounds} --duration {args.duration}` (`make bench-spans`), "
+         f"{mach['date']}, git {head}, library `{lib.relative_to(ROOT) if lib.is_relative_to(ROOT) else lib}`, "
+         f"{mach['cores']} cores ({mach['cpu_model']}); load average {mach['load_average_at_start'][0]:.2f} at the "
+         f"start, {mach['load_average_at_end'][0]:.2f} at the end; during the run the machine was "
+         f"{run.get('busy_percent', '?')}% busy and lost {run.get('steal_percent', '?')}% to steal.",
+         *spans_report(sp, commit)[2:], "", "| target | result | value | want | detail |", "|---|---|---:|---:|---|"]
+    for t in tgs:
+        rng = f" ({t['lo']:.2f} to {t['hi']:.2f})" if "lo" in t else ""
+        L.append(f"| {t['target']} | **{t['status']}** | {fnum(t['value'], 2)}{rng} | {t['want']} | {t['detail']} |")
+    md = "\n".join(L) + "\n"
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "spans.md").write_text(md)
+    (RESULTS / "spans.json").write_text(json.dumps({"machine": mach, "git_commit": head, "baseline_commit": commit,
+                                                    "results": sp, "targets": tgs}, indent=1) + "\n")
+    print(md)
+    return 0 if all(t["status"] == "PASS" for t in tgs) else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     # Five rounds: on a shared 2-core VM single rounds swing by ±20%, and a median of three
@@ -2209,12 +2432,13 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1 round of 0.5 s each, 20,000 memory calls")
     ap.add_argument("--skip-build", action="store_true")
     ap.add_argument("--no-peers", action="store_true", help="do not install or run the peer SDK clients")
-    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub", "https", "large"], default="all",
+    ap.add_argument("--only", choices=["all", "cache", "async", "many", "hub", "https", "large", "spans"], default="all",
                     help="cache: only the response-cache target; async: only the started-call targets (results/async.{md,json}); "
                          "many: only the many-clients target (results/many.{md,json}); "
                          "hub: only the hub targets (results/hub.{md,json}); "
                          "https: only the HTTPS section (results/https.{md,json}); "
-                         "large: only the large-payload targets (results/large.{md,json})")
+                         "large: only the large-payload targets (results/large.{md,json}); "
+                         "spans: only the span listener's cost (results/spans.{md,json})")
     ap.add_argument("--payload", type=int, default=LARGE_SECTION["payload"],
                     help="--only large: the echo's text in bytes")
     ap.add_argument("--clients", type=int, default=200, help="--only many: clients (each with its own server); "
@@ -2225,8 +2449,8 @@ def main() -> int:
     ap.add_argument("--sections", default=ALL_SECTIONS,
                     help=f"comma-separated subset of {ALL_SECTIONS}; a subset writes target/bench-logs/sections.{{md,json,svg}} "
                          "instead of bench/results/latest.*")
-    ap.add_argument("--lib", help="--only cache, many, hub: the libmcp_client.a to link (default target/release)")
-    ap.add_argument("--fixture", help="--only cache, many, hub: the fixture server (default target/release)")
+    ap.add_argument("--lib", help="--only cache, many, hub, spans: the libmcp_client.a to link (default target/release)")
+    ap.add_argument("--fixture", help="--only cache, many, hub, spans: the fixture server (default target/release)")
     args = ap.parse_args()
     if args.only == "cache":
         return bench_cache(args)
@@ -2240,6 +2464,8 @@ def main() -> int:
         return bench_https(args)
     if args.only == "large":
         return bench_large(args)
+    if args.only == "spans":
+        return bench_spans(args)
     if args.quick:
         args.rounds, args.http_rounds, args.conc_rounds, args.duration, args.mem_calls = 1, 1, 1, 0.5, 20_000
         args.connect_iterations = 10

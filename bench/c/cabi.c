@@ -1,7 +1,7 @@
 /* The C ABI runner (libmcp_client through include/mcp_client.h).
  *
  *   cabi TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--iterations N]
- *        [--calls N] [--gap-us N] [--payload N] (--url URL | -- SERVER [ARGS...])
+ *        [--calls N] [--gap-us N] [--payload N] [--spans] [--block N] (--url URL | -- SERVER [ARGS...])
  *
  * TEST: seq (sequential tools/call echo; with --gap-us, the host sleeps that long before each
  * call, untimed: calls after an idle gap; with --payload N the echo's text is N bytes each way,
@@ -16,6 +16,10 @@
  * clients, each with its own server, on --runtime shared|isolated: threads, RSS per idle client,
  * connect time per client, then calls/s from --inflight threads on one client vs spread over
  * all clients). --runtime shared puts every other test's client on the shared runtime too.
+ * spans: sequential calls in alternating blocks of --block calls, without a span listener and
+ * with a no-op one (mcp_client_on_span; it only counts), the process's CPU per call for each;
+ * --spans gives seq's client the no-op listener. Built with -DCABI_NO_SPANS (against a library
+ * that predates spans) neither exists.
  */
 #include "common.h"
 #include "mcp_client.h"
@@ -23,6 +27,9 @@
 #include <pthread.h>
 #include <malloc.h>
 #include <unistd.h>
+#ifndef CABI_NO_SPANS
+#include <stdatomic.h>
+#endif
 
 static const char *ECHO_ARGS = "{\"text\":\"hi\"}";
 /* --payload N: the echo carries an N-byte text (see payload_args); 0: "hi". */
@@ -34,6 +41,8 @@ static long warmup = 500, max_calls = 200000, inflight = 1, iterations = 50, mem
 static char *config_json;
 static long n_clients = 200;
 static int32_t runtime = MCP_RUNTIME_ISOLATED;
+static int with_spans = 0; /* seq: set the no-op span listener */
+static long span_block = 1000;
 
 static void check(mcp_status st, mcp_error *err, const char *what) {
     if (st != MCP_OK) {
@@ -53,6 +62,21 @@ static mcp_client *open_client(int connect) {
     if (connect) check(mcp_client_connect(c, NULL, NULL, &err), err, "mcp_client_connect");
     return c;
 }
+
+#ifndef CABI_NO_SPANS
+/* The no-op span consumer: counts the records so the driver can check that every call made one. */
+static atomic_long spans_seen;
+
+static void on_span(void *ud, const char *span_json, size_t len) {
+    (void)ud, (void)span_json, (void)len;
+    atomic_fetch_add_explicit(&spans_seen, 1, memory_order_relaxed);
+}
+
+static void set_span_listener(mcp_client *c, int on) {
+    mcp_error *err = NULL;
+    check(mcp_client_on_span(c, on ? on_span : NULL, NULL, NULL, &err), err, "mcp_client_on_span");
+}
+#endif
 
 static void call(mcp_client *c, const char *tool) {
     char *res = NULL;
@@ -96,6 +120,9 @@ static int test_seq(void) {
         if (strlen(res) < (size_t)payload) die("the echo's result is shorter than its payload");
         mcp_string_free(res);
     }
+#ifndef CABI_NO_SPANS
+    if (with_spans) set_span_listener(c, 1);
+#endif
     for (long k = 0; k < warmup; k++) call(c, "echo");
     samples s;
     samples_init(&s, (size_t)max_calls);
@@ -106,9 +133,59 @@ static int test_seq(void) {
     mcp_client_free(c);
     printf("{\"runner\":\"cabi\",\"test\":\"seq\",");
     print_series("", calls, secs, &s);
+#ifndef CABI_NO_SPANS
+    printf(",\"spans\":%ld", with_spans ? atomic_load(&spans_seen) : -1L);
+#endif
     printf(",\"cpu_us_per_call\":%.2f,\"rss_kb\":%ld}\n", calls ? cpu / (double)calls : 0.0, rss);
     return 0;
 }
+
+#ifndef CABI_NO_SPANS
+/* Blocks of span_block calls, without and with the no-op listener in turn (an even number of
+ * blocks, so both see the same stretch of machine state), for 2 x duration: the process's CPU
+ * per call and the latencies of each. */
+static int test_spans(void) {
+    mcp_client *c = open_client(1);
+    for (long k = 0; k < warmup; k++) {
+        if (k == 0 || k == warmup / 2) set_span_listener(c, k != 0);
+        call(c, "echo");
+    }
+    samples s[2];
+    double cpu[2] = {0, 0}, secs[2] = {0, 0};
+    size_t calls[2] = {0, 0};
+    long blocks = 0;
+    samples_init(&s[0], (size_t)max_calls);
+    samples_init(&s[1], (size_t)max_calls);
+    uint64_t deadline = now_ns() + (uint64_t)(2 * duration * 1e9);
+    for (int on = 0;; on ^= 1) {
+        if (!on && now_ns() >= deadline) break;
+        set_span_listener(c, on);
+        double cpu0 = cpu_us();
+        uint64_t t = now_ns(), start = t;
+        for (long k = 0; k < span_block; k++) {
+            call(c, "echo");
+            uint64_t t2 = now_ns();
+            samples_add(&s[on], t2 - t);
+            t = t2;
+        }
+        cpu[on] += cpu_us() - cpu0;
+        secs[on] += (double)(t - start) / 1e9;
+        calls[on] += (size_t)span_block;
+        blocks++;
+    }
+    set_span_listener(c, 0);
+    mcp_client_free(c); /* after it, every record the calls made has been delivered */
+    long seen = atomic_load(&spans_seen);
+    printf("{\"runner\":\"cabi\",\"test\":\"spans\",\"block\":%ld,\"blocks\":%ld,", span_block, blocks);
+    print_series("off_", calls[0], secs[0], &s[0]);
+    printf(",");
+    print_series("on_", calls[1], secs[1], &s[1]);
+    printf(",\"spans\":%ld,\"warmup_spans\":%ld,\"off_cpu_us_per_call\":%.3f,\"on_cpu_us_per_call\":%.3f}\n",
+           seen, warmup - warmup / 2, calls[0] ? cpu[0] / (double)calls[0] : 0.0,
+           calls[1] ? cpu[1] / (double)calls[1] : 0.0);
+    return 0;
+}
+#endif
 
 /* tools/list for `secs` (or max_calls) with one cache mode, recording each latency. */
 static size_t list_loop(mcp_client *c, uint32_t mode, double secs, samples *s, double *elapsed) {
@@ -474,6 +551,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--url") && i + 1 < argc) url = argv[++i];
         else if (!strcmp(argv[i], "--payload") && i + 1 < argc) payload = atol(argv[++i]);
         else if (!strcmp(argv[i], "--clients") && i + 1 < argc) n_clients = atol(argv[++i]);
+        else if (!strcmp(argv[i], "--spans")) with_spans = 1;
+        else if (!strcmp(argv[i], "--block") && i + 1 < argc) span_block = atol(argv[++i]);
         else if (!strcmp(argv[i], "--runtime") && i + 1 < argc)
             runtime = !strcmp(argv[++i], "shared") ? MCP_RUNTIME_SHARED : MCP_RUNTIME_ISOLATED;
         else die("unknown option");
@@ -498,6 +577,11 @@ int main(int argc, char **argv) {
     if (!strcmp(test, "cache")) return test_cache();
     if (!strcmp(test, "started")) return test_started();
     if (!strcmp(test, "many")) return test_many();
+#ifndef CABI_NO_SPANS
+    if (!strcmp(test, "spans")) return test_spans();
+#else
+    if (with_spans) die("--spans: this runner's library predates spans");
+#endif
     die("unknown test");
     return 2;
 }

@@ -205,6 +205,117 @@ impl Span {
     }
 }
 
+impl Span {
+    /// [`Span::to_json`] as JSON text, written straight into bytes (no `Value` tree, one
+    /// buffer): the same text as `to_json().to_string()`, what the C ABI hands its listener.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(640);
+        out.extend_from_slice(br#"{"record":"span","name":"#);
+        str_to(&mut out, &self.name);
+        out.extend_from_slice(br#","kind":"client","start_unix_nano":"#);
+        json_to(&mut out, &unix_nanos(self.start));
+        out.extend_from_slice(br#","end_unix_nano":"#);
+        json_to(&mut out, &unix_nanos(self.end));
+        out.extend_from_slice(br#","attributes":"#);
+        attributes_to(&mut out, &self.attributes);
+        out.extend_from_slice(br#","events":["#);
+        for (i, e) in self.events.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(br#"{"name":"#);
+            str_to(&mut out, e.name);
+            out.extend_from_slice(br#","time_unix_nano":"#);
+            json_to(&mut out, &unix_nanos(e.time));
+            out.extend_from_slice(br#","attributes":"#);
+            attributes_to(&mut out, &e.attributes);
+            out.push(b'}');
+        }
+        out.extend_from_slice(br#"],"status":"#);
+        match &self.error_message {
+            Some(m) => {
+                out.extend_from_slice(br#"{"code":"error","message":"#);
+                str_to(&mut out, m);
+                out.push(b'}');
+            }
+            None => out.extend_from_slice(br#"{"code":"unset"}"#),
+        }
+        if let Some(parent) = &self.parent {
+            out.extend_from_slice(br#","parent":{"traceparent":"#);
+            str_to(&mut out, &parent.traceparent);
+            if let Some(state) = &parent.tracestate {
+                out.extend_from_slice(br#","tracestate":"#);
+                str_to(&mut out, state);
+            }
+            out.push(b'}');
+        }
+        out.push(b'}');
+        out
+    }
+}
+
+/// A JSON string onto `out`: its bytes as they are when none needs an escape (names, ids,
+/// versions: the usual case), else escaped by serde_json.
+/// Either way every control character is escaped: the text never holds a NUL byte.
+fn str_to(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    if needs_escape(bytes) {
+        return json_to(out, s);
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(bytes);
+    out.push(b'"');
+}
+
+/// Whether `bytes` hold a control character, `"` or `\`, eight bytes at a time: a byte below
+/// 0x20 makes `(v - 0x20…) & !v & 0x80…` non-zero, a byte equal to `c` makes a zero byte in
+/// `v ^ c…` (each test exact for the word as a whole, whichever byte it points at).
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * n as u64) & !v & HIGH != 0;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let v = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        if below(v, 0x20) || below(v ^ (ONES * b'"' as u64), 1) || below(v ^ (ONES * b'\\' as u64), 1) {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\')
+}
+
+/// One JSON scalar (a string, escaped as serde_json escapes it, or an integer) onto `out`.
+fn json_to<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing a string or an integer into a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+/// Attributes as a JSON object, as a `Map` built from them prints: a key set twice stays where
+/// it first came, with its last value.
+fn attributes_to(out: &mut Vec<u8>, attributes: &Attributes) {
+    out.push(b'{');
+    let mut first = true;
+    for (i, (key, _)) in attributes.iter().enumerate() {
+        if attributes[..i].iter().any(|(k, _)| k == key) {
+            continue;
+        }
+        let later = attributes[i + 1..].iter().rev().find(|(k, _)| k == key);
+        let value = later.map_or(&attributes[i].1, |(_, v)| v);
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        str_to(out, key);
+        out.push(b':');
+        match value {
+            AttrValue::Str(s) => str_to(out, s),
+            AttrValue::Int(n) => json_to(out, n),
+        }
+    }
+    out.push(b'}');
+}
+
 fn unix_nanos(t: SystemTime) -> u64 {
     t.duration_since(SystemTime::UNIX_EPOCH)
         .map(|d| d.as_nanos().min(u64::MAX as u128) as u64)
@@ -503,11 +614,14 @@ impl Operation {
             Some((attr, target)) if *attr != "mcp.resource.uri" => format!("{} {target}", self.method),
             _ => self.method.clone(),
         };
-        let mut attributes: Attributes = vec![("mcp.method.name", AttrValue::Str(self.method.clone()))];
+        let tool_call = self.method == methods::TOOLS_CALL;
+        // Room for every attribute a span can have: no regrowth on the way.
+        let mut attributes: Attributes = Vec::with_capacity(16);
+        attributes.push(("mcp.method.name", AttrValue::Str(self.method)));
         if let Some((attr, target)) = self.target {
             attributes.push((attr, AttrValue::Str(target)));
         }
-        if self.method == methods::TOOLS_CALL {
+        if tool_call {
             attributes.push(("gen_ai.operation.name", AttrValue::Str("execute_tool".into())));
         }
         if let Some(id) = state.request_id {
@@ -754,5 +868,77 @@ mod tests {
         assert_eq!(OPERATION_DURATION_BUCKETS.first(), Some(&0.01));
         assert_eq!(OPERATION_DURATION_BUCKETS.last(), Some(&300.0));
         assert!(OPERATION_DURATION_BUCKETS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn the_word_test_finds_what_needs_an_escape_anywhere() {
+        let slow = |b: &[u8]| b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+        let mut base: Vec<u8> = b"mcp.method.name tools/call".to_vec();
+        assert!(!needs_escape(&base));
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 26] {
+            for pos in 0..len {
+                for byte in 0..=255u8 {
+                    let mut b = base[..len].to_vec();
+                    b[pos] = byte;
+                    // Neighbours that sit next to the limits (0x1f, 0x20, 0x21, 0x5b, 0x5d, 0x80, 0xff).
+                    if pos + 1 < len {
+                        b[pos + 1] = [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x80, 0xff][byte as usize % 7];
+                    }
+                    assert_eq!(needs_escape(&b), slow(&b), "{b:?}");
+                }
+            }
+        }
+        base.push(b'"');
+        assert!(needs_escape(&base));
+    }
+
+    #[test]
+    fn the_records_text_is_the_json_values_text() {
+        let at = |ns: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_nanos(ns);
+        let event = |name, attributes| SpanEvent {
+            name,
+            time: at(1_700_000_000_123_456_789),
+            attributes,
+        };
+        let mut span = Span {
+            name: "tools/call q\"u\\ote\u{1}\u{e9}\u{1F600}".into(),
+            kind: SpanKind::Client,
+            start: at(1_700_000_000_000_000_001),
+            end: at(1_700_000_000_999_999_999),
+            attributes: vec![
+                ("mcp.method.name", AttrValue::Str("tools/call".into())),
+                ("server.port", AttrValue::Int(-8123)),
+                ("error.type", AttrValue::Str("a\nb\t\u{7f}\u{0}".into())),
+                (
+                    "mcp.method.name",
+                    AttrValue::Str("twice: last value, first place".into()),
+                ),
+                (
+                    "server.address",
+                    AttrValue::Str("caf\u{e9}.test \u{7f}~ \u{10FFFF}".into()),
+                ),
+            ],
+            events: vec![
+                event("mcp.mrtr.round", vec![("mcp.mrtr.round", AttrValue::Int(i64::MAX))]),
+                event("mcp.task.poll", vec![]),
+            ],
+            error_message: Some("</script> \"quoted\"".into()),
+            parent: Some(SpanParent {
+                traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into(),
+                tracestate: Some("congo=t61rcWkgMzE".into()),
+            }),
+        };
+        let same = |span: &Span| {
+            assert_eq!(
+                String::from_utf8(span.to_json_bytes()).unwrap(),
+                span.to_json().to_string()
+            )
+        };
+        same(&span);
+        span.parent.as_mut().unwrap().tracestate = None;
+        span.start = SystemTime::UNIX_EPOCH - std::time::Duration::from_secs(1);
+        same(&span);
+        (span.parent, span.error_message, span.events, span.attributes) = (None, None, vec![], vec![]);
+        same(&span);
     }
 }

@@ -131,6 +131,35 @@ impl Reply {
         }
     }
 
+    /// Whether the result is a tool's error result (`isError: true`): as the transport's probe
+    /// read it, else from the server's text without building the result (its other members are
+    /// skipped, not decoded); the same answer as [`super::observe::is_tool_error`] on the
+    /// decoded result.
+    pub fn is_tool_error(&self) -> bool {
+        #[derive(Deserialize)]
+        struct IsError {
+            #[serde(rename = "isError")]
+            is_error: Option<bool>,
+        }
+        match self {
+            Reply::Value(v) => super::observe::is_tool_error(v),
+            // The transport's probe read it in the pass that checked the line.
+            Reply::Line {
+                scan:
+                    ResultScan {
+                        is_error: Some(is_error),
+                        ..
+                    },
+                ..
+            } => *is_error,
+            Reply::Line { line, result, .. } => match serde_json::from_str::<IsError>(Self::raw(line, result)) {
+                Ok(r) => r.is_error == Some(true),
+                // Not an object, `isError` not a boolean or given twice: as the decoded result says.
+                Err(_) => self.value().is_ok_and(|v| super::observe::is_tool_error(&v)),
+            },
+        }
+    }
+
     /// The result as a `Value` without consuming it (a check that must not cost the bytes).
     pub fn value(&self) -> Result<std::borrow::Cow<'_, Value>> {
         match self {
@@ -193,6 +222,28 @@ mod tests {
         assert_eq!(r.result_type().unwrap(), ResultType::Complete);
         let text = String::from_utf8(r.into_json()).unwrap();
         assert_eq!(text, r#"{"z":1, "a" : [1.50,"\u00e9"],"resultType":"complete"}"#);
+    }
+
+    #[test]
+    fn a_tool_error_is_read_as_the_decoded_result_says() {
+        let cases = [
+            (r#"{"content":[{"type":"text","text":"x"}],"isError":true}"#, true),
+            (r#"{"content":[],"isError":false}"#, false),
+            (r#"{"content":[{"type":"text","text":"{\"isError\":true}"}]}"#, false),
+            (r#"{"isError":"true"}"#, false),
+            (r#"{"isError":null}"#, false),
+            (r#"{"isError":1}"#, false),
+            (r#"{"isError":false,"isError":true}"#, true),
+            (r#"{"structuredContent":{"isError":true},"n":1.50e3}"#, false),
+            (r#"[true]"#, false),
+            (r#"{"a":1,"\u0069sError":true}"#, true),
+            (r#"{"a":1,"result\u0054ype":"complete","isError":false}"#, false),
+        ];
+        for (result, want) in cases {
+            let r = reply(&format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#)).unwrap();
+            let decoded = crate::client::observe::is_tool_error(&r.value().unwrap());
+            assert_eq!((r.is_tool_error(), decoded), (want, want), "{result}");
+        }
     }
 
     #[test]

@@ -282,17 +282,17 @@ impl Client {
             operation.arguments(given.unwrap_or_else(|| "{}".into()));
         }
         let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
-        let ended = match &outcome {
-            Ok((reply, _)) => {
-                Ok(method == methods::TOOLS_CALL && reply.value().is_ok_and(|v| observe::is_tool_error(&v)))
-            }
-            Err(e) => Err(e),
-        };
-        let result = match (&outcome, payloads && op.span.is_some()) {
-            (Ok((reply, _)), true) => Some(reply.json_text().to_string()),
-            _ => None,
-        };
-        self.end_with(&mut op, ended, result);
+        if op.observed() {
+            let ended = match &outcome {
+                Ok((reply, _)) => Ok(method == methods::TOOLS_CALL && reply.is_tool_error()),
+                Err(e) => Err(e),
+            };
+            let result = match (&outcome, payloads) {
+                (Ok((reply, _)), true) => Some(reply.json_text().to_string()),
+                _ => None,
+            };
+            self.end_with(&mut op, ended, result);
+        }
         outcome
     }
 
@@ -416,6 +416,14 @@ pub(super) struct Begun<'a> {
     pub opts: Cow<'a, RequestOptions>,
     pub wait: Wait,
     span: Option<(Arc<dyn observe::Observer>, Operation)>,
+}
+
+impl Begun<'_> {
+    /// Whether the operation makes a span (an observer was set when it began): what only the
+    /// span needs (reading a tool result's `isError`) is skipped otherwise.
+    pub(super) fn observed(&self) -> bool {
+        self.span.is_some()
+    }
 }
 
 /// A connection's serialised modern `_meta` members and what they were made from.

@@ -82,9 +82,15 @@ struct Listener {
 
 impl Observer for Listener {
     fn span_ended(&self, span: &Span) {
-        let text = to_c(span.to_json().to_string());
-        // SAFETY: host callback; `text` borrowed for its duration.
-        unsafe { (self.f)(self.userdata.ptr(), text.as_ptr(), text.as_bytes().len()) }
+        // JSON text escapes every control character of its strings (NUL as `\u0000`) and has
+        // no other NUL byte: the terminator goes on as it is, no scan, no copy into a CString.
+        let mut text = span.to_json_bytes();
+        debug_assert!(!text.contains(&0));
+        let len = text.len();
+        text.push(0);
+        // SAFETY: host callback; `text` (NUL-terminated, `len` bytes before it) borrowed for
+        // its duration.
+        unsafe { (self.f)(self.userdata.ptr(), text.as_ptr().cast::<c_char>(), len) }
     }
 
     fn session_ended(&self, session: &SessionRecord) {

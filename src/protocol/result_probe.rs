@@ -1,5 +1,6 @@
 //! A `result` read in the same serde pass that checks its answer line: where it sits in the
-//! line and what the client reads in it (`resultType`, whether it has `structuredContent`), so
+//! line and what the client reads in it (`resultType`, whether it has `structuredContent`,
+//! whether `isError` is `true`), so
 //! a result kept as the server's bytes is never walked again.
 //!
 //! serde gives no offsets, but borrowed keys and member values (`RawValue`) point into the line:
@@ -22,6 +23,8 @@ pub struct ResultScan {
     pub kind: Option<ResultType>,
     /// A top-level `structuredContent` that is not `null`.
     pub structured: Option<bool>,
+    /// A top-level `isError` that is `true` (a tool's error result).
+    pub is_error: Option<bool>,
 }
 
 /// A result placed in its text: `text[range]` is the result, read as `scan` says.
@@ -81,6 +84,7 @@ impl ProbedResult {
         scan: ResultScan {
             kind: None,
             structured: None,
+            is_error: None,
         },
     };
 }
@@ -97,6 +101,8 @@ pub(crate) struct Members<'t> {
     kinds: usize,
     structured: Option<&'t str>,
     structs: usize,
+    error: Option<&'t str>,
+    errors: usize,
     escaped: bool,
 }
 
@@ -114,6 +120,7 @@ impl<'t> Members<'t> {
         match key {
             Some("resultType") => (self.kind, self.kinds) = (Some(text), self.kinds + 1),
             Some("structuredContent") => (self.structured, self.structs) = (Some(text), self.structs + 1),
+            Some("isError") => (self.error, self.errors) = (Some(text), self.errors + 1),
             Some(_) => {}
             None => self.escaped = true,
         }
@@ -136,6 +143,11 @@ impl<'t> Members<'t> {
                 structured: match (self.structs, self.structured) {
                     (0, _) => Some(false),
                     (1, Some(text)) => Some(text != "null"),
+                    _ => None,
+                },
+                is_error: match (self.errors, self.error) {
+                    (0, _) => Some(false),
+                    (1, Some(text)) => Some(text == "true"),
                     _ => None,
                 },
             },
@@ -238,6 +250,7 @@ mod tests {
         assert_eq!(found, text.trim());
         assert_eq!(scan.kind, Some(ResultType::Task));
         assert_eq!(scan.structured, Some(false));
+        assert_eq!(scan.is_error, Some(false));
         let (found, _) = located(r#"{"":1}"#).unwrap();
         assert_eq!(found, r#"{"":1}"#);
     }
@@ -286,7 +299,28 @@ mod tests {
         ];
         for (text, kind, structured) in cases {
             let (_, scan) = located(text).unwrap();
-            assert_eq!(scan, ResultScan { kind, structured }, "{text}");
+            let is_error = Some(false);
+            assert_eq!(
+                scan,
+                ResultScan {
+                    kind,
+                    structured,
+                    is_error
+                },
+                "{text}"
+            );
+        }
+        let errors = [
+            (r#"{"content":[],"isError":true}"#, Some(true)),
+            (r#"{"isError" : true , "content":[]}"#, Some(true)),
+            (r#"{"isError":false}"#, Some(false)),
+            (r#"{"isError":"true"}"#, Some(false)),
+            (r#"{"isError":null}"#, Some(false)),
+            (r#"{"a":{"isError":true}}"#, Some(false)),
+            (r#"{"isError":false,"isError":true}"#, None),
+        ];
+        for (text, is_error) in errors {
+            assert_eq!(located(text).unwrap().1.is_error, is_error, "{text}");
         }
     }
 }

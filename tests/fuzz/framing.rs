@@ -229,6 +229,9 @@ proptest! {
             if let Some(structured) = at.scan.structured {
                 prop_assert_eq!(structured, result.get("structuredContent").is_some_and(|v| !v.is_null()));
             }
+            if let Some(is_error) = at.scan.is_error {
+                prop_assert_eq!(is_error, result.get("isError").and_then(Value::as_bool) == Some(true));
+            }
         }
     }
 

@@ -126,11 +126,13 @@ impl Client {
                 .await
         }
         .await;
-        let ended = match &outcome {
-            Ok(reply) => Ok(reply.value().is_ok_and(|v| super::observe::is_tool_error(&v))),
-            Err(e) => Err(e),
-        };
-        self.end(&mut op, ended);
+        if op.observed() {
+            let ended = match &outcome {
+                Ok(reply) => Ok(reply.is_tool_error()),
+                Err(e) => Err(e),
+            };
+            self.end(&mut op, ended);
+        }
         outcome
     }
 
