@@ -361,20 +361,7 @@ class Runners:
             cmd = ["taskset", "-c", pin, *cmd]
         pinned = [] if pin is None else [f"cpu{pin}"]  # pinned runs keep their own logs
         name = "-".join([runner, test, *pinned, *[x.strip("-") for x in extra if not x.startswith("http")]])[:80]
-        logfile = LOGS / f"{name}.log"
-        try:
-            with open(logfile, "w") as err:
-                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=budget,
-                                   stdin=subprocess.DEVNULL, cwd=ROOT)
-        except subprocess.TimeoutExpired:
-            return {"error": f"timed out after {budget:.0f} s (log: {logfile})"}
-        except OSError as e:
-            return {"error": str(e)}
-        lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-        if p.returncode != 0 or not lines:
-            tail = logfile.read_text(errors="replace").strip().splitlines()[-3:]
-            return {"error": f"exit {p.returncode}: {' | '.join(tail)[:300]}"}
-        return json.loads(lines[-1])
+        return result_line(cmd, env, budget, LOGS / f"{name}.log")
 
     def seq_rounds(self, cases: list[tuple[str, list[str]]], rounds: int, target: list[str], dur: list[str],
                    budget: float, pin: str | None = None) -> dict:
@@ -1730,10 +1717,9 @@ def tls_env(proxy: str | None = None) -> dict:
     return env
 
 
-def https_run(name: str, cmd: list[str], env: dict, budget: float) -> dict:
-    """One run's result line (the last `{` line of stdout), or `{"error": ...}`."""
-    LOGS.mkdir(parents=True, exist_ok=True)
-    logfile = LOGS / f"https-{name.replace('/', '-')}.log"
+def result_line(cmd: list[str], env: dict, budget: float, logfile: Path) -> dict:
+    """A runner's result: the last `{` line of its stdout as JSON (stderr to `logfile`), or
+    `{"error": ...}` when it failed, timed out or printed none."""
     try:
         with open(logfile, "w") as err:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=budget,
@@ -1747,6 +1733,12 @@ def https_run(name: str, cmd: list[str], env: dict, budget: float) -> dict:
         tail = logfile.read_text(errors="replace").strip().splitlines()[-3:]
         return {"error": f"exit {p.returncode}: {' | '.join(tail)[:300]}"}
     return json.loads(lines[-1])
+
+
+def https_run(name: str, cmd: list[str], env: dict, budget: float) -> dict:
+    """One run's result line (`result_line`), its stderr in an `https-` log."""
+    LOGS.mkdir(parents=True, exist_ok=True)
+    return result_line(cmd, env, budget, LOGS / f"https-{name.replace('/', '-')}.log")
 
 
 def https_instructions(name: str, cmd: list[str], env: dict) -> int | None:
