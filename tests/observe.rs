@@ -505,3 +505,109 @@ async fn http_names_its_version_and_a_renewed_session_is_an_event_and_a_record()
     assert_eq!(closed.len(), 1);
     assert!(closed[0].start >= records[0].end);
 }
+
+/// The handshake a call triggers is its own operations: a `server/discover` (modern) or an
+/// `initialize` (legacy) span, ended before the call's span, with the call's parent; the trace
+/// source is still asked once for the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lazy_connect_is_spans_with_the_triggering_calls_parent() {
+    for (fx, handshake, version) in [
+        (Fixture::modern(&[]), "server/discover", "2026-07-28"),
+        (Fixture::legacy(&[]), "initialize", "2025-11-25"),
+    ] {
+        let client = fx.client();
+        let spans = Recorder::watch(&client);
+        let (opts, asked) = counted_source();
+        client
+            .call_tool("echo", Some(json!({"text": "a"})), &opts)
+            .await
+            .unwrap();
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once, for the call");
+        let taken = spans.take();
+        let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, [handshake, "tools/call echo"]);
+        let (hs, call) = (&taken[0], &taken[1]);
+        assert_eq!(hs.kind, SpanKind::Client);
+        assert_eq!(str_attr(hs, "mcp.method.name").as_deref(), Some(handshake));
+        assert_eq!(str_attr(hs, "mcp.protocol.version").as_deref(), Some(version));
+        assert_eq!(str_attr(hs, "network.transport").as_deref(), Some("pipe"));
+        assert!(hs.attribute("error.type").is_none() && hs.error_message.is_none());
+        let sent = &fx.wire.requests(handshake)[0];
+        assert_eq!(str_attr(hs, "jsonrpc.request.id"), Some(sent["id"].to_string()));
+        assert_eq!(hs.parent.as_ref().unwrap().traceparent, nth_parent(1));
+        assert_eq!(hs.parent, call.parent);
+        assert!(hs.start >= call.start && hs.end <= call.end, "inside the call");
+        // Connected: the next call has no handshake.
+        client.call_tool("echo", Some(json!({"text": "b"})), &opts).await.unwrap();
+        assert_eq!(spans.one().parent.unwrap().traceparent, nth_parent(2));
+        client.close().await;
+    }
+}
+
+/// `auto` against a legacy server: the probe that failed and the `initialize` that connected are
+/// two spans, both with the call's parent; an explicit connect's spans have no parent (the trace
+/// source is a call's), or the context given to `connect_with`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auto_probe_and_initialize_are_two_spans_and_explicit_connects_their_own() {
+    let fx = Fixture::legacy(&[]).mode(ConnectMode::Auto);
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    client.list(ListKind::Tools, None, &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "initialize", "tools/list"]);
+    let probe = &taken[0];
+    assert!(probe.attribute("error.type").is_some(), "{probe:#?}");
+    assert!(probe.error_message.is_some());
+    assert!(taken[1].attribute("error.type").is_none());
+    assert_eq!(str_attr(&taken[1], "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    client.close().await;
+
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    client.connect().await.unwrap();
+    let hs = spans.one();
+    assert_eq!(hs.name, "server/discover");
+    assert!(hs.parent.is_none());
+    client.close().await;
+
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    let own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let with = RequestOptions {
+        trace: TraceContext::new(Some(own), None, None).unwrap(),
+        ..RequestOptions::default()
+    };
+    client.connect_with(&with).await.unwrap();
+    assert_eq!(spans.one().to_json()["parent"], json!({"traceparent": own}));
+    client.close().await;
+}
+
+/// The `tools/list` a first `tools/call` sends to learn output schemas is an operation with the
+/// call's parent, ended after the call's span; the trace source is not asked for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_output_schema_list_carries_the_calls_trace_context() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    client.call_tool("typed", Some(json!({"value": 5})), &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["tools/call typed", "tools/list"]);
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    let lists = fx.wire.requests("tools/list");
+    assert_eq!(lists.len(), 1);
+    assert_eq!(lists[0]["params"]["_meta"]["traceparent"], nth_parent(1));
+    client.close().await;
+}
