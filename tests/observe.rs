@@ -38,6 +38,16 @@ impl Recorder {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 
+    /// The spans ended since the last call: the handshake `handshake` of a lazy connect, then
+    /// the call's, which is returned.
+    fn after(&self, handshake: &str) -> Span {
+        let mut spans = self.take();
+        let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 2, "{spans:#?}");
+        assert_eq!(names[0], handshake);
+        spans.remove(1)
+    }
+
     /// The one span ended since the last call.
     fn one(&self) -> Span {
         let mut spans = self.take();
@@ -170,7 +180,14 @@ async fn http_spans_carry_the_server_address_and_port_in_both_eras() {
             .call_tool("echo", Some(json!({"text": "h"})), &none())
             .await
             .unwrap();
-        let span = spans.one();
+        let mut taken = spans.take();
+        assert_eq!(taken.len(), 2, "{taken:#?}");
+        let span = taken.remove(1);
+        let handshake = taken.remove(0);
+        assert_eq!(handshake.name, if mode == ConnectMode::Legacy { "initialize" } else { "server/discover" });
+        for key in ["network.transport", "server.address", "mcp.protocol.version", "mcp.session.id"] {
+            assert_eq!(handshake.attribute(key), span.attribute(key), "{key}");
+        }
         assert_eq!(span.name, "tools/call echo", "{mode:?}");
         assert_eq!(str_attr(&span, "network.transport").as_deref(), Some("tcp"));
         assert_eq!(str_attr(&span, "server.address").as_deref(), Some("127.0.0.1"));
@@ -205,9 +222,10 @@ async fn a_session_renewed_by_the_transport_stays_inside_one_clean_span() {
     config.request_timeout = REQUEST_TIMEOUT;
     let client = Client::new(config);
     let spans = Recorder::watch(&client);
-    for _ in 0..3 {
+    for n in 0..3 {
         client.request("tools/list", None, &none()).await.unwrap();
-        let span = spans.one();
+        // The transport's renewal is inside the call: only the first call connects.
+        let span = if n == 0 { spans.after("initialize") } else { spans.one() };
         assert_eq!(span.name, "tools/list");
         assert!(span.attribute("error.type").is_none(), "{span:#?}");
     }
@@ -375,7 +393,7 @@ async fn tool_payloads_are_in_the_span_only_when_asked_for() {
         .call_tool("echo", Some(json!({"text": "payload"})), &none())
         .await
         .unwrap();
-    let span = spans.one();
+    let span = spans.after("server/discover");
     let arguments = str_attr(&span, "gen_ai.tool.call.arguments").expect("the arguments");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&arguments).unwrap(),
@@ -403,7 +421,7 @@ async fn tool_payloads_are_in_the_span_only_when_asked_for() {
         .call_tool("echo", Some(json!({"text": "quiet"})), &none())
         .await
         .unwrap();
-    let span = spans.one();
+    let span = spans.after("server/discover");
     assert!(span.attribute("gen_ai.tool.call.arguments").is_none());
     assert!(span.attribute("gen_ai.tool.call.result").is_none());
     client.close().await;
@@ -420,12 +438,16 @@ async fn a_reconnect_is_an_event_and_each_session_ends_as_a_record() {
     let seen = Both::watch(&client);
     client.list(ListKind::Tools, None, &none()).await.unwrap();
     let first = seen.spans();
-    assert_eq!(first.len(), 1);
-    assert!(first[0].events.is_empty());
+    let names: Vec<&str> = first.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tools/list"]);
+    assert!(first[1].events.is_empty());
     client.list(ListKind::Tools, None, &none()).await.unwrap();
+    // The reconnect inside the call is a handshake of its own, then the call's one span.
     let spans = seen.spans();
-    assert_eq!(spans.len(), 1, "one operation: {spans:#?}");
-    let retried = &spans[0];
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tools/list"], "one operation: {spans:#?}");
+    assert!(spans[0].start >= first[1].end);
+    let retried = &spans[1];
     let retries: Vec<_> = retried
         .events
         .iter()
@@ -470,7 +492,11 @@ async fn http_names_its_version_and_a_renewed_session_is_an_event_and_a_record()
     let client = Client::new(config);
     let seen = Both::watch(&client);
     client.list(ListKind::Tools, None, &none()).await.unwrap();
-    let first = seen.spans().remove(0);
+    let mut first = seen.spans();
+    let names: Vec<&str> = first.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["initialize", "tools/list"]);
+    assert_eq!(str_attr(&first[0], "network.protocol.version").as_deref(), Some("1.1"));
+    let first = first.remove(1);
     assert_eq!(str_attr(&first, "network.protocol.version").as_deref(), Some("1.1"));
     let old_id = str_attr(&first, "mcp.session.id").expect("a legacy session id");
     let mut renewed = None;

@@ -184,6 +184,9 @@ struct Inner {
     connect_lock: tokio::sync::Mutex<()>,
     /// The session being set up by `connect`, so `close` can interrupt it.
     connecting: std::sync::Mutex<Option<Arc<Session>>>,
+    /// While a connect runs (under `connect_lock`): the operation it is made for, whose trace
+    /// context and span sink its handshake spans take (`observe::ConnectFor`).
+    connect_for: std::sync::Mutex<Option<observe::ConnectFor>>,
     closed: AtomicBool,
     /// Cancelled by `close`: wakes calls waiting on handlers or between rounds.
     shutdown: CancelToken,
@@ -237,6 +240,7 @@ impl Client {
                 conn: RwLock::new(None),
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
+                connect_for: std::sync::Mutex::new(None),
                 closed: AtomicBool::new(false),
                 shutdown: CancelToken::new(),
                 log_level: RwLock::new(None),
@@ -278,6 +282,12 @@ impl Client {
     /// The live connection, connecting first if needed. A connect started here runs as its own
     /// task: the caller's cancellation or deadline stops the wait, not the connect.
     async fn connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
+        self.connection_for(wait, observe::ConnectFor::default()).await
+    }
+
+    /// [`Client::connection`] for an operation: a connect it starts has its handshake spans
+    /// under `made_for`'s trace context, into its span sink.
+    async fn connection_for(&self, wait: &Wait, made_for: observe::ConnectFor) -> Result<Arc<Connection>> {
         if self.is_closed() {
             return Err(Error::closed());
         }
@@ -288,7 +298,7 @@ impl Client {
             }
         }
         let client = self.clone();
-        let connecting = tokio::spawn(async move { client.connect_conn().await });
+        let connecting = tokio::spawn(async move { client.connect_conn(made_for).await });
         tokio::select! {
             joined = connecting => match joined {
                 Ok(outcome) => outcome,
@@ -348,6 +358,9 @@ impl Client {
         if let Some(refused) = self.pin_refusal(name) {
             return Err(refused);
         }
+        // The trace source is asked here, once for the call: the output-schema listing it may
+        // lead to carries the same context.
+        let opts = &*self.traced(opts)?;
         let reply = self
             .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), arguments, opts)
             .await?;
@@ -372,6 +385,9 @@ impl Client {
                 timeout: opts.timeout,
                 max_total: opts.max_total,
                 cancel: opts.cancel.clone(),
+                // The call's operation: its trace context (no source asked again) and sink.
+                trace: opts.trace.clone(),
+                spans: opts.spans.clone(),
                 ..RequestOptions::default()
             };
             // Boxed: a rare leg (once per client) that would otherwise size every call's future.

@@ -560,6 +560,21 @@ impl Operation {
     }
 }
 
+/// The operation a connect is made for: the handshake's spans take its trace context as their
+/// parent and go to its span sink (so they reach the host before its own span). Empty for an
+/// explicit connect without a trace context of its own.
+#[derive(Clone, Default)]
+pub(crate) struct ConnectFor {
+    pub trace: Option<TraceContext>,
+    pub spans: Option<Arc<SpanSink>>,
+}
+
+/// A handshake operation [`Client::handshake_begin`] started.
+pub(crate) struct Handshake {
+    observer: Arc<dyn Observer>,
+    operation: Operation,
+}
+
 /// What an operation's span takes from its connection when it ends.
 #[derive(Default)]
 pub(crate) struct Facts {
@@ -671,6 +686,41 @@ impl Client {
     }
 
     /// The observer, when one is set.
+    /// Starts a handshake operation (`initialize`, `server/discover`) sent with `wait`: the wait
+    /// to send it with and, when observed, its span, under the trace context of the operation
+    /// the connect is made for ([`ConnectFor`]).
+    pub(super) fn handshake_begin(&self, method: &str, wait: &Wait) -> (Wait, Option<Handshake>) {
+        let mut wait = wait.clone();
+        let Some(observer) = self.observer() else {
+            return (wait, None);
+        };
+        let trace = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.trace.clone());
+        let operation = Operation::start(method, &Map::new(), trace.as_ref(), None, &mut wait);
+        (wait, Some(Handshake { observer, operation }))
+    }
+
+    /// Ends a handshake operation with what it connected (or its error): the span goes to the
+    /// span sink of the operation the connect is made for, else to the observer, now.
+    pub(super) fn handshake_end(
+        &self,
+        op: Handshake,
+        session: &super::session::Session,
+        outcome: std::result::Result<&super::Connection, &Error>,
+    ) {
+        let facts = Facts {
+            version: outcome.ok().map(super::Connection::version),
+            session: session.session_id(),
+            network_version: session.protocol_version(),
+            result: None,
+        };
+        let span = op.operation.finish(outcome.map(|_| false), &facts, &self.inner.config.transport);
+        let sink = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.spans.clone());
+        match sink {
+            Some(sink) => sink.push(op.observer, span),
+            None => deliver(&*op.observer, &span),
+        }
+    }
+
     pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
         self.inner.observer.read().unwrap().clone()
     }
