@@ -65,11 +65,7 @@ impl Client {
         }
         // An explicit connect is its own operations: no trace source is asked, the call's own
         // trace context (if any) is the handshake spans' parent.
-        let made_for = super::observe::ConnectFor {
-            trace: opts.trace.clone(),
-            spans: opts.spans.clone(),
-        };
-        self.connection_for(&wait, made_for).await
+        self.connection_for(&wait, || super::observe::ConnectFor::of(opts)).await
     }
 
     /// Connects (once): probes or negotiates the era per the configured mode, bounded as a

@@ -282,12 +282,16 @@ impl Client {
     /// The live connection, connecting first if needed. A connect started here runs as its own
     /// task: the caller's cancellation or deadline stops the wait, not the connect.
     async fn connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
-        self.connection_for(wait, observe::ConnectFor::default()).await
+        self.connection_for(wait, observe::ConnectFor::default).await
     }
 
     /// [`Client::connection`] for an operation: a connect it starts has its handshake spans
-    /// under `made_for`'s trace context, into its span sink.
-    async fn connection_for(&self, wait: &Wait, made_for: observe::ConnectFor) -> Result<Arc<Connection>> {
+    /// under the trace context `made_for` gives (asked only then), into its span sink.
+    async fn connection_for(
+        &self,
+        wait: &Wait,
+        made_for: impl FnOnce() -> observe::ConnectFor,
+    ) -> Result<Arc<Connection>> {
         if self.is_closed() {
             return Err(Error::closed());
         }
@@ -298,6 +302,7 @@ impl Client {
             }
         }
         let client = self.clone();
+        let made_for = made_for();
         let connecting = tokio::spawn(async move { client.connect_conn(made_for).await });
         tokio::select! {
             joined = connecting => match joined {

@@ -457,22 +457,7 @@ impl Operation {
         let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
-        let parent = match trace {
-            Some(t) => t.traceparent().map(|p| SpanParent {
-                traceparent: p.to_string(),
-                tracestate: t.tracestate().map(str::to_string),
-            }),
-            None => [meta, params.get("_meta").and_then(Value::as_object)]
-                .into_iter()
-                .flatten()
-                .find_map(|m| {
-                    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
-                    Some(SpanParent {
-                        traceparent: text("traceparent")?.to_string(),
-                        tracestate: text("tracestate").map(str::to_string),
-                    })
-                }),
-        };
+        let parent = parent_of(trace, [meta, params.get("_meta").and_then(Value::as_object)]);
         Operation {
             start: SystemTime::now(),
             method: method.to_string(),
@@ -565,8 +550,37 @@ impl Operation {
 /// explicit connect without a trace context of its own.
 #[derive(Clone, Default)]
 pub(crate) struct ConnectFor {
-    pub trace: Option<TraceContext>,
+    pub parent: Option<SpanParent>,
     pub spans: Option<Arc<SpanSink>>,
+}
+
+impl ConnectFor {
+    /// For an operation sent with `opts` (their trace context, else the `traceparent` of their
+    /// `_meta`).
+    pub(crate) fn of(opts: &RequestOptions) -> ConnectFor {
+        ConnectFor {
+            parent: parent_of(opts.trace.as_ref(), [opts.meta.as_ref(), None]),
+            spans: opts.spans.clone(),
+        }
+    }
+}
+
+/// The parent an operation's span names: its trace context's, else the first `traceparent`
+/// (with its `tracestate`) in `metas`.
+fn parent_of(trace: Option<&TraceContext>, metas: [Option<&Map<String, Value>>; 2]) -> Option<SpanParent> {
+    match trace {
+        Some(t) => t.traceparent().map(|p| SpanParent {
+            traceparent: p.to_string(),
+            tracestate: t.tracestate().map(str::to_string),
+        }),
+        None => metas.into_iter().flatten().find_map(|m| {
+            let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+            Some(SpanParent {
+                traceparent: text("traceparent")?.to_string(),
+                tracestate: text("tracestate").map(str::to_string),
+            })
+        }),
+    }
 }
 
 /// A handshake operation [`Client::handshake_begin`] started.
@@ -694,8 +708,8 @@ impl Client {
         let Some(observer) = self.observer() else {
             return (wait, None);
         };
-        let trace = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.trace.clone());
-        let operation = Operation::start(method, &Map::new(), trace.as_ref(), None, &mut wait);
+        let mut operation = Operation::start(method, &Map::new(), None, None, &mut wait);
+        operation.parent = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.parent.clone());
         (wait, Some(Handshake { observer, operation }))
     }
 

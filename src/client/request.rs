@@ -380,11 +380,7 @@ impl Client {
         let mut round = 0;
         loop {
             round += 1;
-            let made_for = observe::ConnectFor {
-                trace: opts.trace.clone(),
-                spans: opts.spans.clone(),
-            };
-            let conn = self.connection_for(wait, made_for).await?;
+            let conn = self.connection_for(wait, || observe::ConnectFor::of(opts)).await?;
             let outcome = if methods::allows_input_required(method) {
                 // The last (without a policy: the only) round takes the params, no copy.
                 let leg = if round >= rounds {

@@ -571,3 +571,33 @@ def test_each_page_of_an_all_pages_list_is_a_span_under_the_caller(fixture_serve
     assert len(spans) == pages
     for span in spans:
         check_span(span, "tools/list", parent, listed)
+
+
+def test_a_connect_inside_the_first_call_is_a_child_of_its_span(make_client, ot):
+    c = make_client()
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        c.call_tool("echo", {"text": "first"})
+    spans = {s.name: s for s in ot.spans(CLIENT)}
+    assert sorted(spans) == ["server/discover", "tools/call echo"]
+    call, discover = spans["tools/call echo"], spans["server/discover"]
+    check_span(call, "tools/call echo", request, tool_attrs("echo"))
+    check_span(discover, "server/discover", call, {"mcp.method.name": "server/discover", **STDIO})
+    assert call.start_time <= discover.start_time and discover.end_time <= call.end_time
+    # the next call connects no more
+    c.call_tool("echo", {"text": "second"})
+    assert [s.name for s in ot.spans(CLIENT)].count("server/discover") == 1
+
+
+def test_the_output_schema_list_of_a_first_call_is_its_sibling(make_client, ot):
+    c = make_client()
+    c.call_tool("echo", {"text": "connect"})
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        seen = c.call_tool("echo_meta")["structuredContent"]
+    spans = {s.name: s for s in ot.spans(CLIENT)}
+    assert sorted(spans) == ["tools/call echo_meta", "tools/list"]
+    call = spans["tools/call echo_meta"]
+    check_span(call, "tools/call echo_meta", request, tool_attrs("echo_meta"))
+    check_span(spans["tools/list"], "tools/list", request, {"mcp.method.name": "tools/list", **STDIO})
+    assert seen["traceparent"] == traceparent_of(call)
