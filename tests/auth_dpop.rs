@@ -241,6 +241,8 @@ async fn the_mcp_servers_nonce_challenge_is_an_event_of_the_handshake_span() {
     assert!(["server/discover", "initialize"].contains(name), "{retried:?}");
     assert_eq!(statuses, &vec![Some(AttrValue::Int(401))]);
     assert_eq!(taken.last().unwrap().name, "tools/call test-tool");
-    assert!(taken.iter().all(|s| s.attribute("error.type").is_none() || s.name == "server/discover"));
+    assert!(taken
+        .iter()
+        .all(|s| s.attribute("error.type").is_none() || s.name == "server/discover"));
     client.close().await;
 }

@@ -184,8 +184,20 @@ async fn http_spans_carry_the_server_address_and_port_in_both_eras() {
         assert_eq!(taken.len(), 2, "{taken:#?}");
         let span = taken.remove(1);
         let handshake = taken.remove(0);
-        assert_eq!(handshake.name, if mode == ConnectMode::Legacy { "initialize" } else { "server/discover" });
-        for key in ["network.transport", "server.address", "mcp.protocol.version", "mcp.session.id"] {
+        assert_eq!(
+            handshake.name,
+            if mode == ConnectMode::Legacy {
+                "initialize"
+            } else {
+                "server/discover"
+            }
+        );
+        for key in [
+            "network.transport",
+            "server.address",
+            "mcp.protocol.version",
+            "mcp.session.id",
+        ] {
             assert_eq!(handshake.attribute(key), span.attribute(key), "{key}");
         }
         assert_eq!(span.name, "tools/call echo", "{mode:?}");
@@ -564,7 +576,10 @@ async fn a_lazy_connect_is_spans_with_the_triggering_calls_parent() {
         assert_eq!(hs.parent, call.parent);
         assert!(hs.start >= call.start && hs.end <= call.end, "inside the call");
         // Connected: the next call has no handshake.
-        client.call_tool("echo", Some(json!({"text": "b"})), &opts).await.unwrap();
+        client
+            .call_tool("echo", Some(json!({"text": "b"})), &opts)
+            .await
+            .unwrap();
         assert_eq!(spans.one().parent.unwrap().traceparent, nth_parent(2));
         client.close().await;
     }
@@ -588,7 +603,10 @@ async fn the_auto_probe_and_initialize_are_two_spans_and_explicit_connects_their
     assert!(probe.attribute("error.type").is_some(), "{probe:#?}");
     assert!(probe.error_message.is_some());
     assert!(taken[1].attribute("error.type").is_none());
-    assert_eq!(str_attr(&taken[1], "mcp.protocol.version").as_deref(), Some("2025-11-25"));
+    assert_eq!(
+        str_attr(&taken[1], "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
     for span in &taken {
         assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
     }
@@ -624,7 +642,10 @@ async fn the_output_schema_list_carries_the_calls_trace_context() {
     client.connect().await.unwrap();
     let spans = Recorder::watch(&client);
     let (opts, asked) = counted_source();
-    client.call_tool("typed", Some(json!({"value": 5})), &opts).await.unwrap();
+    client
+        .call_tool("typed", Some(json!({"value": 5})), &opts)
+        .await
+        .unwrap();
     assert_eq!(asked.load(Ordering::SeqCst), 1);
     let taken = spans.take();
     let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();

@@ -65,7 +65,8 @@ impl Client {
         }
         // An explicit connect is its own operations: no trace source is asked, the call's own
         // trace context (if any) is the handshake spans' parent.
-        self.connection_for(&wait, || super::observe::ConnectFor::of(opts)).await
+        self.connection_for(&wait, || super::observe::ConnectFor::of(opts))
+            .await
     }
 
     /// Connects (once): probes or negotiates the era per the configured mode, bounded as a
@@ -383,7 +384,13 @@ impl Client {
         outcome
     }
 
-    async fn discover_once(&self, session: &Arc<Session>, version: &str, wait: &Wait, pinned: bool) -> Result<Discovered> {
+    async fn discover_once(
+        &self,
+        session: &Arc<Session>,
+        version: &str,
+        wait: &Wait,
+        pinned: bool,
+    ) -> Result<Discovered> {
         let mut version = version.to_string();
         let mut retried = false;
         let result = loop {

@@ -709,7 +709,13 @@ impl Client {
             return (wait, None);
         };
         let mut operation = Operation::start(method, &Map::new(), None, None, &mut wait);
-        operation.parent = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.parent.clone());
+        operation.parent = self
+            .inner
+            .connect_for
+            .lock()
+            .unwrap()
+            .as_ref()
+            .and_then(|f| f.parent.clone());
         (wait, Some(Handshake { observer, operation }))
     }
 
@@ -727,8 +733,16 @@ impl Client {
             network_version: session.protocol_version(),
             result: None,
         };
-        let span = op.operation.finish(outcome.map(|_| false), &facts, &self.inner.config.transport);
-        let sink = self.inner.connect_for.lock().unwrap().as_ref().and_then(|f| f.spans.clone());
+        let span = op
+            .operation
+            .finish(outcome.map(|_| false), &facts, &self.inner.config.transport);
+        let sink = self
+            .inner
+            .connect_for
+            .lock()
+            .unwrap()
+            .as_ref()
+            .and_then(|f| f.spans.clone());
         match sink {
             Some(sink) => sink.push(op.observer, span),
             None => deliver(&*op.observer, &span),
