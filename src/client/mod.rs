@@ -302,9 +302,21 @@ impl Client {
             }
         }
         let client = self.clone();
-        let made_for = made_for();
+        let mut made_for = made_for();
+        // Without a span sink of the operation's, the handshake's spans are held here and
+        // handed over on this thread (the one polling the operation, as its own span is), not
+        // on the runtime thread that runs the connect; one ending after this wait gave up goes
+        // to its observer there.
+        let held = match (&made_for.spans, self.observed()) {
+            (None, true) => {
+                let sink = observe::SpanSink::new(Arc::new(|job: Box<dyn FnOnce() + Send>| job()));
+                made_for.spans = Some(sink.clone());
+                Some(sink)
+            }
+            _ => None,
+        };
         let connecting = tokio::spawn(async move { client.connect_conn(made_for).await });
-        tokio::select! {
+        let outcome = tokio::select! {
             joined = connecting => match joined {
                 Ok(outcome) => outcome,
                 Err(e) => Err(Error::new(ErrorKind::Internal, format!("the connect task failed: {e}"))),
@@ -313,7 +325,11 @@ impl Client {
                 Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
             }
             _ = session::sleep_until(wait.deadline) => Err(wait.total_ran_out("the call (waiting for the connection)")),
+        };
+        if let Some(sink) = held {
+            sink.deliver();
         }
+        outcome
     }
 
     /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with

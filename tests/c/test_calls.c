@@ -1277,6 +1277,8 @@ static void test_span_handshake(void)
                           err);
             mcp_string_free(out);
             out = NULL;
+            /* both delivered on the calling thread, as a blocking call's record is */
+            EXPECT(log.on_caller == 2);
         }
         EXPECT(host.asked == 1 && log.count == 2);
         EXPECT_CONTAINS(log.spans[0], "\"name\":\"server/discover\"");
