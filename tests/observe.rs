@@ -658,3 +658,22 @@ async fn the_output_schema_list_carries_the_calls_trace_context() {
     assert_eq!(lists[0]["params"]["_meta"]["traceparent"], nth_parent(1));
     client.close().await;
 }
+
+/// A task request that connects the client (here `tasks/get` of a task the server does not
+/// know) gives its handshake the task operation's parent too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_request_that_connects_gives_the_handshake_its_parent() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| c.tasks = true);
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    assert!(client.get_task("no-such-task", &opts).await.is_err());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tasks/get"]);
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    client.close().await;
+}
