@@ -195,3 +195,54 @@ async fn without_dpop_configured_no_proof_is_sent() {
         .all(|r| r.header("dpop").is_none()));
     client.close().await;
 }
+
+/// The MCP server's nonce challenge (met on the connect's first request) is the
+/// `mcp.auth.dpop_nonce_retry` event of that request's span, with the refusal's status; the
+/// handshake and the call end cleanly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mcp_servers_nonce_challenge_is_an_event_of_the_handshake_span() {
+    use mcp_client::observe::{AttrValue, Span};
+    use std::sync::{Arc, Mutex};
+    let w = World::start(Knobs {
+        dpop: true,
+        dpop_nonce: Some("n-7".into()),
+        ..Knobs::default()
+    })
+    .await;
+    let client = w.client(json!({"redirect_uri": "http://localhost:3000/callback", "dpop": true}));
+    fetching_handler(&client);
+    let spans: Arc<Mutex<Vec<Span>>> = Arc::default();
+    let kept = spans.clone();
+    client.set_observer(Some(Arc::new(move |s: &Span| kept.lock().unwrap().push(s.clone()))));
+    within(LIMIT, client.call_tool("test-tool", None, &RequestOptions::default()))
+        .await
+        .unwrap();
+    let taken = std::mem::take(&mut *spans.lock().unwrap());
+    let retried: Vec<(&str, Vec<Option<AttrValue>>)> = taken
+        .iter()
+        .map(|s| {
+            let statuses = s
+                .events
+                .iter()
+                .filter(|e| e.name == "mcp.auth.dpop_nonce_retry")
+                .map(|e| {
+                    e.attributes
+                        .iter()
+                        .find(|(k, _)| *k == "http.response.status_code")
+                        .map(|(_, v)| v.clone())
+                })
+                .collect();
+            (s.name.as_str(), statuses)
+        })
+        .collect();
+    let with_event: Vec<_> = retried.iter().filter(|(_, e)| !e.is_empty()).collect();
+    assert_eq!(with_event.len(), 1, "{retried:?}");
+    let (name, statuses) = with_event[0];
+    assert!(["server/discover", "initialize"].contains(name), "{retried:?}");
+    assert_eq!(statuses, &vec![Some(AttrValue::Int(401))]);
+    assert_eq!(taken.last().unwrap().name, "tools/call test-tool");
+    assert!(taken
+        .iter()
+        .all(|s| s.attribute("error.type").is_none() || s.name == "server/discover"));
+    client.close().await;
+}

@@ -38,6 +38,16 @@ impl Recorder {
         std::mem::take(&mut *self.0.lock().unwrap())
     }
 
+    /// The spans ended since the last call: the handshake `handshake` of a lazy connect, then
+    /// the call's, which is returned.
+    fn after(&self, handshake: &str) -> Span {
+        let mut spans = self.take();
+        let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names.len(), 2, "{spans:#?}");
+        assert_eq!(names[0], handshake);
+        spans.remove(1)
+    }
+
     /// The one span ended since the last call.
     fn one(&self) -> Span {
         let mut spans = self.take();
@@ -170,7 +180,26 @@ async fn http_spans_carry_the_server_address_and_port_in_both_eras() {
             .call_tool("echo", Some(json!({"text": "h"})), &none())
             .await
             .unwrap();
-        let span = spans.one();
+        let mut taken = spans.take();
+        assert_eq!(taken.len(), 2, "{taken:#?}");
+        let span = taken.remove(1);
+        let handshake = taken.remove(0);
+        assert_eq!(
+            handshake.name,
+            if mode == ConnectMode::Legacy {
+                "initialize"
+            } else {
+                "server/discover"
+            }
+        );
+        for key in [
+            "network.transport",
+            "server.address",
+            "mcp.protocol.version",
+            "mcp.session.id",
+        ] {
+            assert_eq!(handshake.attribute(key), span.attribute(key), "{key}");
+        }
         assert_eq!(span.name, "tools/call echo", "{mode:?}");
         assert_eq!(str_attr(&span, "network.transport").as_deref(), Some("tcp"));
         assert_eq!(str_attr(&span, "server.address").as_deref(), Some("127.0.0.1"));
@@ -205,9 +234,10 @@ async fn a_session_renewed_by_the_transport_stays_inside_one_clean_span() {
     config.request_timeout = REQUEST_TIMEOUT;
     let client = Client::new(config);
     let spans = Recorder::watch(&client);
-    for _ in 0..3 {
+    for n in 0..3 {
         client.request("tools/list", None, &none()).await.unwrap();
-        let span = spans.one();
+        // The transport's renewal is inside the call: only the first call connects.
+        let span = if n == 0 { spans.after("initialize") } else { spans.one() };
         assert_eq!(span.name, "tools/list");
         assert!(span.attribute("error.type").is_none(), "{span:#?}");
     }
@@ -375,7 +405,7 @@ async fn tool_payloads_are_in_the_span_only_when_asked_for() {
         .call_tool("echo", Some(json!({"text": "payload"})), &none())
         .await
         .unwrap();
-    let span = spans.one();
+    let span = spans.after("server/discover");
     let arguments = str_attr(&span, "gen_ai.tool.call.arguments").expect("the arguments");
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&arguments).unwrap(),
@@ -403,7 +433,7 @@ async fn tool_payloads_are_in_the_span_only_when_asked_for() {
         .call_tool("echo", Some(json!({"text": "quiet"})), &none())
         .await
         .unwrap();
-    let span = spans.one();
+    let span = spans.after("server/discover");
     assert!(span.attribute("gen_ai.tool.call.arguments").is_none());
     assert!(span.attribute("gen_ai.tool.call.result").is_none());
     client.close().await;
@@ -420,12 +450,16 @@ async fn a_reconnect_is_an_event_and_each_session_ends_as_a_record() {
     let seen = Both::watch(&client);
     client.list(ListKind::Tools, None, &none()).await.unwrap();
     let first = seen.spans();
-    assert_eq!(first.len(), 1);
-    assert!(first[0].events.is_empty());
+    let names: Vec<&str> = first.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tools/list"]);
+    assert!(first[1].events.is_empty());
     client.list(ListKind::Tools, None, &none()).await.unwrap();
+    // The reconnect inside the call is a handshake of its own, then the call's one span.
     let spans = seen.spans();
-    assert_eq!(spans.len(), 1, "one operation: {spans:#?}");
-    let retried = &spans[0];
+    let names: Vec<&str> = spans.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tools/list"], "one operation: {spans:#?}");
+    assert!(spans[0].start >= first[1].end);
+    let retried = &spans[1];
     let retries: Vec<_> = retried
         .events
         .iter()
@@ -470,7 +504,11 @@ async fn http_names_its_version_and_a_renewed_session_is_an_event_and_a_record()
     let client = Client::new(config);
     let seen = Both::watch(&client);
     client.list(ListKind::Tools, None, &none()).await.unwrap();
-    let first = seen.spans().remove(0);
+    let mut first = seen.spans();
+    let names: Vec<&str> = first.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["initialize", "tools/list"]);
+    assert_eq!(str_attr(&first[0], "network.protocol.version").as_deref(), Some("1.1"));
+    let first = first.remove(1);
     assert_eq!(str_attr(&first, "network.protocol.version").as_deref(), Some("1.1"));
     let old_id = str_attr(&first, "mcp.session.id").expect("a legacy session id");
     let mut renewed = None;
@@ -504,4 +542,138 @@ async fn http_names_its_version_and_a_renewed_session_is_an_event_and_a_record()
     let closed = seen.sessions();
     assert_eq!(closed.len(), 1);
     assert!(closed[0].start >= records[0].end);
+}
+
+/// The handshake a call triggers is its own operations: a `server/discover` (modern) or an
+/// `initialize` (legacy) span, ended before the call's span, with the call's parent; the trace
+/// source is still asked once for the call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lazy_connect_is_spans_with_the_triggering_calls_parent() {
+    for (fx, handshake, version) in [
+        (Fixture::modern(&[]), "server/discover", "2026-07-28"),
+        (Fixture::legacy(&[]), "initialize", "2025-11-25"),
+    ] {
+        let client = fx.client();
+        let spans = Recorder::watch(&client);
+        let (opts, asked) = counted_source();
+        client
+            .call_tool("echo", Some(json!({"text": "a"})), &opts)
+            .await
+            .unwrap();
+        assert_eq!(asked.load(Ordering::SeqCst), 1, "asked once, for the call");
+        let taken = spans.take();
+        let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, [handshake, "tools/call echo"]);
+        let (hs, call) = (&taken[0], &taken[1]);
+        assert_eq!(hs.kind, SpanKind::Client);
+        assert_eq!(str_attr(hs, "mcp.method.name").as_deref(), Some(handshake));
+        assert_eq!(str_attr(hs, "mcp.protocol.version").as_deref(), Some(version));
+        assert_eq!(str_attr(hs, "network.transport").as_deref(), Some("pipe"));
+        assert!(hs.attribute("error.type").is_none() && hs.error_message.is_none());
+        let sent = &fx.wire.requests(handshake)[0];
+        assert_eq!(str_attr(hs, "jsonrpc.request.id"), Some(sent["id"].to_string()));
+        assert_eq!(hs.parent.as_ref().unwrap().traceparent, nth_parent(1));
+        assert_eq!(hs.parent, call.parent);
+        assert!(hs.start >= call.start && hs.end <= call.end, "inside the call");
+        // Connected: the next call has no handshake.
+        client
+            .call_tool("echo", Some(json!({"text": "b"})), &opts)
+            .await
+            .unwrap();
+        assert_eq!(spans.one().parent.unwrap().traceparent, nth_parent(2));
+        client.close().await;
+    }
+}
+
+/// `auto` against a legacy server: the probe that failed and the `initialize` that connected are
+/// two spans, both with the call's parent; an explicit connect's spans have no parent (the trace
+/// source is a call's), or the context given to `connect_with`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_auto_probe_and_initialize_are_two_spans_and_explicit_connects_their_own() {
+    let fx = Fixture::legacy(&[]).mode(ConnectMode::Auto);
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    client.list(ListKind::Tools, None, &opts).await.unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "initialize", "tools/list"]);
+    let probe = &taken[0];
+    assert!(probe.attribute("error.type").is_some(), "{probe:#?}");
+    assert!(probe.error_message.is_some());
+    assert!(taken[1].attribute("error.type").is_none());
+    assert_eq!(
+        str_attr(&taken[1], "mcp.protocol.version").as_deref(),
+        Some("2025-11-25")
+    );
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    client.close().await;
+
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    client.connect().await.unwrap();
+    let hs = spans.one();
+    assert_eq!(hs.name, "server/discover");
+    assert!(hs.parent.is_none());
+    client.close().await;
+
+    let client = fx.client();
+    let spans = Recorder::watch(&client);
+    let own = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let with = RequestOptions {
+        trace: TraceContext::new(Some(own), None, None).unwrap(),
+        ..RequestOptions::default()
+    };
+    client.connect_with(&with).await.unwrap();
+    assert_eq!(spans.one().to_json()["parent"], json!({"traceparent": own}));
+    client.close().await;
+}
+
+/// The `tools/list` a first `tools/call` sends to learn output schemas is an operation with the
+/// call's parent, ended after the call's span; the trace source is not asked for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_output_schema_list_carries_the_calls_trace_context() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client();
+    client.connect().await.unwrap();
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    client
+        .call_tool("typed", Some(json!({"value": 5})), &opts)
+        .await
+        .unwrap();
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["tools/call typed", "tools/list"]);
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    let lists = fx.wire.requests("tools/list");
+    assert_eq!(lists.len(), 1);
+    assert_eq!(lists[0]["params"]["_meta"]["traceparent"], nth_parent(1));
+    client.close().await;
+}
+
+/// A task request that connects the client (here `tasks/get` of a task the server does not
+/// know) gives its handshake the task operation's parent too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_request_that_connects_gives_the_handshake_its_parent() {
+    let fx = Fixture::modern(&[]);
+    let client = fx.client_with(|c| c.tasks = true);
+    let spans = Recorder::watch(&client);
+    let (opts, asked) = counted_source();
+    assert!(client.get_task("no-such-task", &opts).await.is_err());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let taken = spans.take();
+    let names: Vec<&str> = taken.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["server/discover", "tasks/get"]);
+    for span in &taken {
+        assert_eq!(span.parent.as_ref().unwrap().traceparent, nth_parent(1), "{span:#?}");
+    }
+    client.close().await;
 }

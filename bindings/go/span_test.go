@@ -42,6 +42,10 @@ func TestSpanListener(t *testing.T) {
 	if _, err := c.CallTool(testCtx(t), "fail", nil); err != nil {
 		t.Fatal(err)
 	}
+	// The first call connected: its handshake's record comes first.
+	if hs := next(); hs.Name != "server/discover" || hs.Attributes["mcp.method.name"] != "server/discover" || hs.Status.Code != "unset" {
+		t.Fatalf("handshake span: %+v", hs)
+	}
 	ok, failed := next(), next()
 	if ok.Name != "tools/call echo" || ok.Kind != "client" || ok.Attributes["gen_ai.tool.name"] != "echo" ||
 		ok.Attributes["network.transport"] != "pipe" || ok.Attributes["error.type"] != nil {

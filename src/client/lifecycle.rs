@@ -63,18 +63,21 @@ impl Client {
             let at = Instant::now() + t;
             wait.deadline = Some(wait.deadline.map_or(at, |d| d.min(at)));
         }
-        self.connection(&wait).await
+        // An explicit connect is its own operations: no trace source is asked, the call's own
+        // trace context (if any) is the handshake spans' parent.
+        self.connection_for(&wait, || super::observe::ConnectFor::of(opts))
+            .await
     }
 
     /// Connects (once): probes or negotiates the era per the configured mode, bounded as a
     /// whole by `connect_timeout`. Later calls return the existing connection's info; with a
     /// reconnect policy, a connection found lost is replaced (see `reconnect`).
     pub async fn connect(&self) -> Result<ServerInfo> {
-        Ok(self.connect_conn().await?.info())
+        Ok(self.connect_conn(super::observe::ConnectFor::default()).await?.info())
     }
 
     /// `connect`, giving the connection itself.
-    pub(super) async fn connect_conn(&self) -> Result<Arc<Connection>> {
+    pub(super) async fn connect_conn(&self, made_for: super::observe::ConnectFor) -> Result<Arc<Connection>> {
         let _guard = self.inner.connect_lock.lock().await;
         if self.is_closed() {
             return Err(Error::closed());
@@ -87,11 +90,14 @@ impl Client {
             }
         }
         let started = std::time::SystemTime::now();
+        *self.inner.connect_for.lock().unwrap() = Some(made_for);
         let conn = if self.inner.config.reconnect.is_some() && self.inner.ever_connected.load(SeqCst) {
-            self.reconnect().await?
+            self.reconnect().await
         } else {
-            self.establish_bounded().await?
+            self.establish_bounded().await
         };
+        self.inner.connect_for.lock().unwrap().take();
+        let conn = conn?;
         self.report_session_end(&conn, started);
         // A new connection (a restarted server, maybe another era) starts with an empty cache.
         self.inner.cache.clear();
@@ -362,8 +368,29 @@ impl Client {
         }
     }
 
-    /// Modern connect: `server/discover`, with one corrective retry on -32022.
+    /// Modern connect: `server/discover`, with one corrective retry on -32022; one operation
+    /// (its span, when observed).
     async fn discover(&self, session: &Arc<Session>, version: &str, wait: &Wait, pinned: bool) -> Result<Discovered> {
+        let (wait, op) = self.handshake_begin(methods::DISCOVER, wait);
+        let outcome = self.discover_once(session, version, &wait, pinned).await;
+        if let Some(op) = op {
+            let found = match &outcome {
+                Ok(Discovered::Modern(conn)) => Ok(&**conn),
+                Ok(Discovered::NoMutualModern(offered)) => Err(version_mismatch(offered)),
+                Err(e) => Err(e.clone()),
+            };
+            self.handshake_end(op, session, found.as_ref().copied());
+        }
+        outcome
+    }
+
+    async fn discover_once(
+        &self,
+        session: &Arc<Session>,
+        version: &str,
+        wait: &Wait,
+        pinned: bool,
+    ) -> Result<Discovered> {
         let mut version = version.to_string();
         let mut retried = false;
         let result = loop {
@@ -436,9 +463,25 @@ impl Client {
         params
     }
 
-    /// Legacy connect: `initialize`, then `notifications/initialized`. Never cancelled.
+    /// Legacy connect: `initialize`, then `notifications/initialized`. Never cancelled. One
+    /// operation (its span, when observed).
     async fn initialize(&self, session: &Arc<Session>, version: &str, pinned: bool) -> Result<Arc<Connection>> {
         let wait = self.connect_wait(self.inner.config.request_timeout, false);
+        let (wait, op) = self.handshake_begin(methods::INITIALIZE, &wait);
+        let outcome = self.initialize_once(session, version, pinned, &wait).await;
+        if let Some(op) = op {
+            self.handshake_end(op, session, outcome.as_ref().map(|c| &**c));
+        }
+        outcome
+    }
+
+    async fn initialize_once(
+        &self,
+        session: &Arc<Session>,
+        version: &str,
+        pinned: bool,
+        wait: &Wait,
+    ) -> Result<Arc<Connection>> {
         let mut offer = version.to_string();
         let mut retried = false;
         let result = loop {
@@ -448,7 +491,7 @@ impl Client {
                 "clientInfo": self.inner.config.client_info,
             });
             let params = params.as_object().cloned().unwrap_or_default();
-            match session.request(methods::INITIALIZE, params, &wait).await {
+            match session.request(methods::INITIALIZE, params, wait).await {
                 Ok(result) => break result.into_value()?,
                 // Legacy servers refuse a version with -32602 and data.supported.
                 Err(e) if !retried && !pinned && e.rpc_error().is_some_and(|r| r.code == codes::INVALID_PARAMS) => {

@@ -184,6 +184,9 @@ struct Inner {
     connect_lock: tokio::sync::Mutex<()>,
     /// The session being set up by `connect`, so `close` can interrupt it.
     connecting: std::sync::Mutex<Option<Arc<Session>>>,
+    /// While a connect runs (under `connect_lock`): the operation it is made for, whose trace
+    /// context and span sink its handshake spans take (`observe::ConnectFor`).
+    connect_for: std::sync::Mutex<Option<observe::ConnectFor>>,
     closed: AtomicBool,
     /// Cancelled by `close`: wakes calls waiting on handlers or between rounds.
     shutdown: CancelToken,
@@ -237,6 +240,7 @@ impl Client {
                 conn: RwLock::new(None),
                 connect_lock: tokio::sync::Mutex::new(()),
                 connecting: std::sync::Mutex::new(None),
+                connect_for: std::sync::Mutex::new(None),
                 closed: AtomicBool::new(false),
                 shutdown: CancelToken::new(),
                 log_level: RwLock::new(None),
@@ -278,6 +282,16 @@ impl Client {
     /// The live connection, connecting first if needed. A connect started here runs as its own
     /// task: the caller's cancellation or deadline stops the wait, not the connect.
     async fn connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
+        self.connection_for(wait, observe::ConnectFor::default).await
+    }
+
+    /// [`Client::connection`] for an operation: a connect it starts has its handshake spans
+    /// under the trace context `made_for` gives (asked only then), into its span sink.
+    async fn connection_for(
+        &self,
+        wait: &Wait,
+        made_for: impl FnOnce() -> observe::ConnectFor,
+    ) -> Result<Arc<Connection>> {
         if self.is_closed() {
             return Err(Error::closed());
         }
@@ -288,8 +302,21 @@ impl Client {
             }
         }
         let client = self.clone();
-        let connecting = tokio::spawn(async move { client.connect_conn().await });
-        tokio::select! {
+        let mut made_for = made_for();
+        // Without a span sink of the operation's, the handshake's spans are held here and
+        // handed over on this thread (the one polling the operation, as its own span is), not
+        // on the runtime thread that runs the connect; one ending after this wait gave up goes
+        // to its observer there.
+        let held = match (&made_for.spans, self.observed()) {
+            (None, true) => {
+                let sink = observe::SpanSink::new(Arc::new(|job: Box<dyn FnOnce() + Send>| job()));
+                made_for.spans = Some(sink.clone());
+                Some(sink)
+            }
+            _ => None,
+        };
+        let connecting = tokio::spawn(async move { client.connect_conn(made_for).await });
+        let outcome = tokio::select! {
             joined = connecting => match joined {
                 Ok(outcome) => outcome,
                 Err(e) => Err(Error::new(ErrorKind::Internal, format!("the connect task failed: {e}"))),
@@ -298,7 +325,11 @@ impl Client {
                 Err(Error::new(ErrorKind::Cancelled, "cancelled while connecting"))
             }
             _ = session::sleep_until(wait.deadline) => Err(wait.total_ran_out("the call (waiting for the connection)")),
+        };
+        if let Some(sink) = held {
+            sink.deliver();
         }
+        outcome
     }
 
     /// `tools/call`: runs tool `name` with `arguments`; a tool's own failure is a result with
@@ -348,6 +379,9 @@ impl Client {
         if let Some(refused) = self.pin_refusal(name) {
             return Err(refused);
         }
+        // The trace source is asked here, once for the call: the output-schema listing it may
+        // lead to carries the same context.
+        let opts = &*self.traced(opts)?;
         let reply = self
             .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), arguments, opts)
             .await?;
@@ -372,6 +406,9 @@ impl Client {
                 timeout: opts.timeout,
                 max_total: opts.max_total,
                 cancel: opts.cancel.clone(),
+                // The call's operation: its trace context (no source asked again) and sink.
+                trace: opts.trace.clone(),
+                spans: opts.spans.clone(),
                 ..RequestOptions::default()
             };
             // Boxed: a rare leg (once per client) that would otherwise size every call's future.

@@ -568,22 +568,7 @@ impl Operation {
         let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
-        let parent = match trace {
-            Some(t) => t.traceparent().map(|p| SpanParent {
-                traceparent: p.to_string(),
-                tracestate: t.tracestate().map(str::to_string),
-            }),
-            None => [meta, params.get("_meta").and_then(Value::as_object)]
-                .into_iter()
-                .flatten()
-                .find_map(|m| {
-                    let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
-                    Some(SpanParent {
-                        traceparent: text("traceparent")?.to_string(),
-                        tracestate: text("tracestate").map(str::to_string),
-                    })
-                }),
-        };
+        let parent = parent_of(trace, [meta, params.get("_meta").and_then(Value::as_object)]);
         Operation {
             start: SystemTime::now(),
             method: method.to_string(),
@@ -672,6 +657,50 @@ impl Operation {
             parent: self.parent,
         }
     }
+}
+
+/// The operation a connect is made for: the handshake's spans take its trace context as their
+/// parent and go to its span sink (so they reach the host before its own span). Empty for an
+/// explicit connect without a trace context of its own.
+#[derive(Clone, Default)]
+pub(crate) struct ConnectFor {
+    pub parent: Option<SpanParent>,
+    pub spans: Option<Arc<SpanSink>>,
+}
+
+impl ConnectFor {
+    /// For an operation sent with `opts` (their trace context, else the `traceparent` of their
+    /// `_meta`).
+    pub(crate) fn of(opts: &RequestOptions) -> ConnectFor {
+        ConnectFor {
+            parent: parent_of(opts.trace.as_ref(), [opts.meta.as_ref(), None]),
+            spans: opts.spans.clone(),
+        }
+    }
+}
+
+/// The parent an operation's span names: its trace context's, else the first `traceparent`
+/// (with its `tracestate`) in `metas`.
+fn parent_of(trace: Option<&TraceContext>, metas: [Option<&Map<String, Value>>; 2]) -> Option<SpanParent> {
+    match trace {
+        Some(t) => t.traceparent().map(|p| SpanParent {
+            traceparent: p.to_string(),
+            tracestate: t.tracestate().map(str::to_string),
+        }),
+        None => metas.into_iter().flatten().find_map(|m| {
+            let text = |k: &str| m.get(k).and_then(Value::as_str).filter(|v| !v.is_empty());
+            Some(SpanParent {
+                traceparent: text("traceparent")?.to_string(),
+                tracestate: text("tracestate").map(str::to_string),
+            })
+        }),
+    }
+}
+
+/// A handshake operation [`Client::handshake_begin`] started.
+pub(crate) struct Handshake {
+    observer: Arc<dyn Observer>,
+    operation: Operation,
 }
 
 /// What an operation's span takes from its connection when it ends.
@@ -785,6 +814,55 @@ impl Client {
     }
 
     /// The observer, when one is set.
+    /// Starts a handshake operation (`initialize`, `server/discover`) sent with `wait`: the wait
+    /// to send it with and, when observed, its span, under the trace context of the operation
+    /// the connect is made for ([`ConnectFor`]).
+    pub(super) fn handshake_begin(&self, method: &str, wait: &Wait) -> (Wait, Option<Handshake>) {
+        let mut wait = wait.clone();
+        let Some(observer) = self.observer() else {
+            return (wait, None);
+        };
+        let mut operation = Operation::start(method, &Map::new(), None, None, &mut wait);
+        operation.parent = self
+            .inner
+            .connect_for
+            .lock()
+            .unwrap()
+            .as_ref()
+            .and_then(|f| f.parent.clone());
+        (wait, Some(Handshake { observer, operation }))
+    }
+
+    /// Ends a handshake operation with what it connected (or its error): the span goes to the
+    /// span sink of the operation the connect is made for, else to the observer, now.
+    pub(super) fn handshake_end(
+        &self,
+        op: Handshake,
+        session: &super::session::Session,
+        outcome: std::result::Result<&super::Connection, &Error>,
+    ) {
+        let facts = Facts {
+            version: outcome.ok().map(super::Connection::version),
+            session: session.session_id(),
+            network_version: session.protocol_version(),
+            result: None,
+        };
+        let span = op
+            .operation
+            .finish(outcome.map(|_| false), &facts, &self.inner.config.transport);
+        let sink = self
+            .inner
+            .connect_for
+            .lock()
+            .unwrap()
+            .as_ref()
+            .and_then(|f| f.spans.clone());
+        match sink {
+            Some(sink) => sink.push(op.observer, span),
+            None => deliver(&*op.observer, &span),
+        }
+    }
+
     pub(super) fn observer(&self) -> Option<Arc<dyn Observer>> {
         self.inner.observer.read().unwrap().clone()
     }

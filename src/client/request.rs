@@ -296,6 +296,24 @@ impl Client {
         outcome
     }
 
+    /// `opts` with the trace context of its source, asked now, when the call has no trace
+    /// context of its own (in `trace` or its `_meta`); the source is then gone from them.
+    pub(super) fn traced<'a>(&self, opts: &'a RequestOptions) -> Result<Cow<'a, RequestOptions>> {
+        let own_meta = |opts: &RequestOptions| {
+            opts.meta
+                .as_ref()
+                .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE))
+        };
+        Ok(match (&opts.trace, &opts.trace_source) {
+            (None, Some(source)) if !own_meta(opts) => Cow::Owned(RequestOptions {
+                trace: source()?,
+                trace_source: None,
+                ..opts.clone()
+            }),
+            _ => Cow::Borrowed(opts),
+        })
+    }
+
     /// Starts operation `method` (one MCP request and what it takes to answer it: MRTR legs,
     /// task polls, a retry after a reconnect): asks the call's trace source when the call has no
     /// trace context of its own, and starts the span when an observer is set. Send with the
@@ -306,19 +324,7 @@ impl Client {
         params: &Map<String, Value>,
         opts: &'a RequestOptions,
     ) -> Result<Begun<'a>> {
-        let own_meta = |opts: &RequestOptions| {
-            opts.meta
-                .as_ref()
-                .is_some_and(|m| m.contains_key(trace::TRACEPARENT) || m.contains_key(trace::BAGGAGE))
-        };
-        let opts = match (&opts.trace, &opts.trace_source) {
-            (None, Some(source)) if !own_meta(opts) => Cow::Owned(RequestOptions {
-                trace: source()?,
-                trace_source: None,
-                ..opts.clone()
-            }),
-            _ => Cow::Borrowed(opts),
-        };
+        let opts = self.traced(opts)?;
         let mut wait = self.wait_for(&opts);
         let span = self.observer().map(|observer| {
             let op = Operation::start(method, params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
@@ -374,7 +380,7 @@ impl Client {
         let mut round = 0;
         loop {
             round += 1;
-            let conn = self.connection(wait).await?;
+            let conn = self.connection_for(wait, || observe::ConnectFor::of(opts)).await?;
             let outcome = if methods::allows_input_required(method) {
                 // The last (without a policy: the only) round takes the params, no copy.
                 let leg = if round >= rounds {

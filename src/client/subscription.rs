@@ -71,7 +71,9 @@ impl Client {
     }
 
     async fn listen_acknowledged(&self, filter: Value, opts: &RequestOptions, wait: &Wait) -> Result<Subscription> {
-        let conn = self.connection(wait).await?;
+        let conn = self
+            .connection_for(wait, || super::observe::ConnectFor::of(opts))
+            .await?;
         if conn.era != Era::Modern {
             return Err(Error::new(
                 ErrorKind::Unsupported,

@@ -1234,6 +1234,83 @@ static void test_span_records(void)
     pthread_cond_destroy(&log.cond);
 }
 
+/* A call on a client not yet connected connects first: the handshake is a record of its own,
+ * before the call's (a started call: both before its completion), with the call's parent; the
+ * trace context callback is asked once, for the call. An explicit connect's record has no parent. */
+static void test_span_handshake(void)
+{
+    static struct span_log log;
+    static struct trace_host host;
+    static struct span_order order;
+    mcp_error *err = NULL;
+    char *out = NULL;
+    for (int started = 0; started < 2; started++) {
+        mcp_client *c = fixture_client(NULL);
+        CHECK(c != NULL);
+        memset(&log, 0, sizeof log);
+        pthread_mutex_init(&log.lock, NULL);
+        pthread_cond_init(&log.cond, NULL);
+        log.caller = pthread_self();
+        memset(&host, 0, sizeof host);
+        host.thread = pthread_self();
+        host.parent = TRACE_PARENT;
+        EXPECT_STATUS(mcp_client_on_span(c, on_ordered_span, &log, NULL, &err), MCP_OK, err);
+        EXPECT_STATUS(mcp_client_set_trace_context_fn(c, give_trace, &host, NULL, &err), MCP_OK, err);
+        if (started) {
+            memset(&order, 0, sizeof order);
+            order.log = &log;
+            pthread_mutex_init(&order.lock, NULL);
+            pthread_cond_init(&order.cond, NULL);
+            order_now = &order;
+            EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"h\"}", NULL, NULL, NULL, on_ordered_done,
+                                                     &order, NULL, &err),
+                          MCP_OK, err);
+            pthread_mutex_lock(&order.lock);
+            while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
+            pthread_mutex_unlock(&order.lock);
+            EXPECT(order.spans_at_done == 2);
+            order_now = NULL;
+            pthread_mutex_destroy(&order.lock);
+            pthread_cond_destroy(&order.cond);
+        } else {
+            EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"h\"}", NULL, NULL, NULL, &out, &err), MCP_OK,
+                          err);
+            mcp_string_free(out);
+            out = NULL;
+            /* both delivered on the calling thread, as a blocking call's record is */
+            EXPECT(log.on_caller == 2);
+        }
+        EXPECT(host.asked == 1 && log.count == 2);
+        EXPECT_CONTAINS(log.spans[0], "\"name\":\"server/discover\"");
+        EXPECT_CONTAINS(log.spans[0], "\"mcp.method.name\":\"server/discover\"");
+        EXPECT_CONTAINS(log.spans[0], "\"parent\":{\"traceparent\":\"" TRACE_PARENT "\"");
+        EXPECT_CONTAINS(log.spans[1], "\"name\":\"tools/call echo\"");
+        EXPECT_CONTAINS(log.spans[1], "\"parent\":{\"traceparent\":\"" TRACE_PARENT "\"");
+        mcp_client_free(c);
+        pthread_mutex_destroy(&log.lock);
+        pthread_cond_destroy(&log.cond);
+    }
+    /* an explicit connect: its own operation, the callback not asked, no parent */
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    memset(&log, 0, sizeof log);
+    pthread_mutex_init(&log.lock, NULL);
+    pthread_cond_init(&log.cond, NULL);
+    log.caller = pthread_self();
+    memset(&host, 0, sizeof host);
+    host.thread = pthread_self();
+    host.parent = TRACE_PARENT;
+    EXPECT_STATUS(mcp_client_on_span(c, on_ordered_span, &log, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_set_trace_context_fn(c, give_trace, &host, NULL, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(host.asked == 0 && log.count == 1);
+    EXPECT_CONTAINS(log.spans[0], "\"name\":\"server/discover\"");
+    EXPECT(strstr(log.spans[0], "\"parent\"") == NULL);
+    mcp_client_free(c);
+    pthread_mutex_destroy(&log.lock);
+    pthread_cond_destroy(&log.cond);
+}
+
 static void test_opts_log_level(void)
 {
     mcp_client *c = fixture_client(NULL);
@@ -1529,7 +1606,9 @@ static void test_span_outcomes(void)
     r = last_record(&log);
     EXPECT(occurrences(r, "\"name\":\"mcp.mrtr.round\"") == 2);
     EXPECT_CONTAINS(r, "\"mcp.mrtr.round\":2");
-    EXPECT(log.count == 5 && log.sessions == 0);
+    /* five calls and the first one's connect (a handshake record) */
+    EXPECT(log.count == 6 && log.sessions == 0);
+    EXPECT_CONTAINS(log.records[0], "\"name\":\"server/discover\"");
 
     /* the second list meets the server's exit: one record, retried after the reconnect */
     EXPECT_STATUS(mcp_client_list(c, MCP_LIST_TOOLS, NULL, NULL, &out, &err), MCP_OK, err);
@@ -1550,7 +1629,8 @@ static void test_span_outcomes(void)
     int spans = log.count - log.sessions;
     pthread_mutex_unlock(&log.lock);
     EXPECT(retried == 1 && lost == 1);
-    EXPECT_MSG(spans == 7, "%d span records", spans);
+    /* seven calls, the first connect and the reconnect's handshake */
+    EXPECT_MSG(spans == 9, "%d span records", spans);
 
     /* the client's close ends the second session: its record is there when close returns */
     mcp_client_close(c);
@@ -2377,6 +2457,7 @@ const struct test_case call_tests[] = {
     {"calls/trace_context_callback", test_trace_context_callback},
     {"calls/span_listener", test_span_listener},
     {"calls/span_records", test_span_records},
+    {"calls/span_handshake", test_span_handshake},
     {"calls/span_outcomes", test_span_outcomes},
     {"calls/span_listener_that_blocks", test_span_listener_that_blocks},
     {"calls/opts_log_level", test_opts_log_level},

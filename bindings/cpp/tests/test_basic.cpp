@@ -297,17 +297,18 @@ TEST(basic, span_listener) {
         spans.push_back(span);
     });
     client.call_tool("echo", R"({"text":"s"})");
-    // Delivered before the call returned, on this thread.
-    CHECK_EQ(spans.size(), size_t(1));
+    // Delivered before the call returned: the connect the call made first, then the call.
+    CHECK_EQ(spans.size(), size_t(2));
     client.call_tool("fail");
     std::lock_guard<std::mutex> g(lock);
-    CHECK_EQ(spans.size(), size_t(2));
-    CHECK_EQ(mcp::json::string_at(spans[0], "/name"), std::string("tools/call echo"));
-    CHECK_CONTAINS(spans[0], "\"gen_ai.tool.name\":\"echo\"");
-    CHECK_CONTAINS(spans[0], "\"network.transport\":\"pipe\"");
-    CHECK_NOT_CONTAINS(spans[0], "error.type");
-    CHECK_EQ(mcp::json::string_at(spans[1], "/name"), std::string("tools/call fail"));
-    CHECK_CONTAINS(spans[1], "\"error.type\":\"tool_error\"");
+    CHECK_EQ(spans.size(), size_t(3));
+    CHECK_EQ(mcp::json::string_at(spans[0], "/name"), std::string("server/discover"));
+    CHECK_EQ(mcp::json::string_at(spans[1], "/name"), std::string("tools/call echo"));
+    CHECK_CONTAINS(spans[1], "\"gen_ai.tool.name\":\"echo\"");
+    CHECK_CONTAINS(spans[1], "\"network.transport\":\"pipe\"");
+    CHECK_NOT_CONTAINS(spans[1], "error.type");
+    CHECK_EQ(mcp::json::string_at(spans[2], "/name"), std::string("tools/call fail"));
+    CHECK_CONTAINS(spans[2], "\"error.type\":\"tool_error\"");
     client.on_span(nullptr);
 }
 
@@ -329,11 +330,15 @@ TEST(basic, span_records_parsed) {
     client.close();
     CHECK(t::wait_until([&] {
         std::lock_guard<std::mutex> g(lock);
-        return records.size() == 4;
+        return records.size() == 5;
     }));
     std::lock_guard<std::mutex> g(lock);
     using Kind = mcp::observe::Record::Kind;
-    const auto& echo = records[0];
+    // The connect the first call made: its handshake, with the call's parent.
+    const auto& handshake = records[0];
+    CHECK_EQ(handshake.name, std::string("server/discover"));
+    CHECK_EQ(handshake.traceparent.value_or(""), parent);
+    const auto& echo = records[1];
     CHECK(echo.kind == Kind::Span);
     CHECK_EQ(echo.name, std::string("tools/call echo"));
     CHECK_EQ(echo.attribute("mcp.method.name").value_or(""), std::string("tools/call"));
@@ -349,16 +354,16 @@ TEST(basic, span_records_parsed) {
         has_method = has_method || (key == "mcp.method.name" && value == "\"tools/call\"");
     }
     CHECK(has_method && !has_id);
-    const auto& fail = records[1];
+    const auto& fail = records[2];
     CHECK(fail.error);
     CHECK_EQ(fail.attribute("error.type").value_or(""), std::string("tool_error"));
     CHECK_EQ(fail.status_message, std::string("tool_error"));
     CHECK(!fail.traceparent);
-    const auto& rounds = records[2];
+    const auto& rounds = records[3];
     CHECK_EQ(rounds.events.size(), size_t(2));
     CHECK_EQ(rounds.events[1].name, std::string("mcp.mrtr.round"));
     CHECK_CONTAINS(rounds.events[1].attributes_json, "\"mcp.mrtr.round\":2");
-    const auto& session = records[3];
+    const auto& session = records[4];
     CHECK(session.kind == Kind::Session && !session.error);
     CHECK_EQ(std::string(session.metric_name()), std::string("mcp.client.session.duration"));
     CHECK_EQ(session.attribute("network.transport").value_or(""), std::string("pipe"));

@@ -230,8 +230,9 @@ func startOf(op mcpclient.Operation) (string, []attribute.KeyValue) {
 
 // ended runs when the call returned: its records have all been delivered (the client hands
 // them over before the call returns), so the earliest-started one is the call's own operation
-// and names the span; any others (a request the library made for the call, or each page of an
-// all-pages list) become its children.
+// and names the span; any others (a request the library made for the call — the handshake of
+// a connect the call started, which begins after the call and ends before it, or the tools/list
+// for output schemas — or each page of an all-pages list) become its children.
 func (b *Bridge) ended(s *started, err error) {
 	id := s.span.SpanContext().SpanID()
 	b.mu.Lock()

@@ -89,6 +89,17 @@ func instrument(t *testing.T, c *mcpclient.Client, bridgeOpts []Option, conn map
 	}
 	conn["mcp.protocol.version"] = info.ProtocolVersion
 	h := &harness{t: t, client: c, bridge: b, spans: spans, metrics: reader, host: tp.Tracer("host"), sampled: smp, version: info.ProtocolVersion, conn: conn}
+	// An explicit connect is its own operation: its handshake a span outside any other.
+	handshake := "server/discover"
+	if info.Era == mcpclient.EraLegacy {
+		handshake = "initialize"
+	}
+	hs := h.only(handshake)
+	if hs.Parent().IsValid() {
+		t.Fatalf("%s of an explicit connect has parent %v", handshake, hs.Parent())
+	}
+	h.attrs(hs, map[string]any{"mcp.method.name": handshake})
+	spans.Reset()
 	// The tools' output schemas are listed once, outside any host span: later tool calls
 	// send nothing else.
 	if _, _, err := c.List(ctx(t), mcpclient.KindTools, ""); err != nil {
@@ -162,6 +173,26 @@ func (h *harness) only(name string) sdktrace.ReadOnlySpan {
 		h.t.Fatalf("%s: %v .. %v", name, s.StartTime(), s.EndTime())
 	}
 	return s
+}
+
+// reconnected is the span named name of a call that connected first (a reconnect): the
+// bridge's two ended spans are the call's and, under it, the handshake's.
+func (h *harness) reconnected(name string) sdktrace.ReadOnlySpan {
+	h.t.Helper()
+	got := h.ended()
+	if len(got) != 2 || got[0].Name() != name || got[1].Name() != "server/discover" {
+		var names []string
+		for _, s := range got {
+			names = append(names, s.Name())
+		}
+		h.t.Fatalf("ended spans %q, want %q and its server/discover", names, name)
+	}
+	parentIs(h.t, got[1], got[0].SpanContext())
+	h.attrs(got[1], map[string]any{"mcp.method.name": "server/discover"})
+	if got[1].StartTime().Before(got[0].StartTime()) || got[1].EndTime().After(got[0].EndTime()) {
+		h.t.Fatalf("the handshake %v..%v is not inside the call %v..%v", got[1].StartTime(), got[1].EndTime(), got[0].StartTime(), got[0].EndTime())
+	}
+	return got[0]
 }
 
 var requestID = regexp.MustCompile(`^[0-9]+$`)
@@ -523,7 +554,7 @@ func TestReconnect(t *testing.T) {
 			t.Fatalf("the list the server left: %v", err)
 		}
 	})
-	s := h.only("tools/list")
+	s := h.reconnected("tools/list")
 	parentIs(t, s, host)
 	h.attrs(s, map[string]any{"mcp.method.name": "tools/list"})
 	status(t, s, codes.Unset, "")
@@ -573,7 +604,7 @@ func TestServerExit(t *testing.T) {
 			t.Fatalf("after the reconnect: %v", err)
 		}
 	})
-	s = h.only("tools/call echo")
+	s = h.reconnected("tools/call echo")
 	parentIs(t, s, host)
 	h.attrs(s, tool("echo"))
 	status(t, s, codes.Unset, "")

@@ -11,6 +11,7 @@ import (
 	mcpotel "github.com/mcp-client/mcp_client/bindings/go/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func server() string {
@@ -43,11 +44,19 @@ func Example() {
 	}
 	turn.End()
 
+	// The call connected the client first: its handshake (server/discover) is a span under
+	// the call's.
+	names := map[trace.SpanID]string{turn.SpanContext().SpanID(): "agent turn"}
+	for _, span := range recorder.Ended() {
+		names[span.SpanContext().SpanID()] = span.Name()
+	}
 	for _, span := range recorder.Ended() {
 		if span.InstrumentationScope().Name != mcpotel.ScopeName {
 			continue
 		}
-		fmt.Println(span.Name(), span.SpanKind(), span.Parent().SpanID() == turn.SpanContext().SpanID())
+		fmt.Printf("%s (%s) under %s\n", span.Name(), span.SpanKind(), names[span.Parent().SpanID()])
 	}
-	// Output: tools/call echo client true
+	// Output:
+	// tools/call echo (client) under agent turn
+	// server/discover (client) under tools/call echo
 }

@@ -53,6 +53,9 @@ DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 
 # Span attributes the operation histogram leaves out (high cardinality, or payloads).
 _NOT_METRIC = frozenset({"jsonrpc.request.id", "mcp.session.id", "mcp.resource.uri"})
 _NOT_METRIC_PREFIX = "gen_ai.tool.call."
+# The connect handshake's methods: a connect made inside a call has records of its own, named by
+# the call's parent, ended before the call's.
+HANDSHAKE_METHODS = frozenset({"initialize", "server/discover"})
 
 # Started spans waiting for their record. The core asks the source once per operation that
 # ends in a record, so entries leave as records arrive; the bound only guards against a core
@@ -286,15 +289,17 @@ class Instrumentation:
         while len(self._pending) > MAX_PENDING:
             self._pending.popitem(last=False)
 
-    def _take(self, parent: Any) -> tuple[_Pending | None, Any]:
-        """The waiting span the record's parent names, or else the context an ended span of
-        ours that it names was started in."""
+    def _take(self, parent: Any, keep: bool = False) -> tuple[_Pending | None, Any]:
+        """The waiting span the record's parent names (left waiting with ``keep``), or else the
+        context an ended span of ours that it names was started in."""
         if not isinstance(parent, Mapping):
             return None, None
         key = _span_id(parent.get("traceparent"))
         if key is None:
             return None, None
         with self._lock:
+            if keep:
+                return self._pending.get(key), self._ended.get(key)
             entry = self._pending.pop(key, None)
             if entry is not None:
                 if entry.owned:
@@ -329,19 +334,22 @@ class Instrumentation:
                 seconds,
                 {k: v for k, v in attrs.items() if k not in _NOT_METRIC and not k.startswith(_NOT_METRIC_PREFIX)},
             )
-        entry, sibling_of = self._take(record.get("parent"))
+        # A connect made inside a call (its handshake) is named by the call's parent too: it
+        # goes under the call's span, which stays waiting for the call's own record.
+        handshake = attrs.get("mcp.method.name") in HANDSHAKE_METHODS
+        entry, sibling_of = self._take(record.get("parent"), keep=handshake)
         if entry is None and not self.spans:
             return
         name = str(record.get("name") or attrs.get("mcp.method.name") or "mcp")
         uri = attrs.get("mcp.resource.uri")
         if self.resource_uri_in_name and isinstance(uri, str) and uri:
             name = f"{attrs.get('mcp.method.name', name)} {uri}"
-        if entry is not None and entry.owned:
+        if entry is not None and entry.owned and not handshake:
             span = entry.span
             span.update_name(name)
             self._finish(span, record, attrs, end)
             return
-        if entry is not None and attrs.get("mcp.method.name") == "tools/call":
+        if entry is not None and not handshake and attrs.get("mcp.method.name") == "tools/call":
             # The host's execute_tool span: the MCP attributes, events and an error status;
             # the host ends it.
             span = entry.span
@@ -352,8 +360,8 @@ class Instrumentation:
         if self._tracer is None or not self.spans:
             return
         if entry is not None:
-            # A host execute_tool span taken for what turned out not to be its tool call: the
-            # operation's span goes under it.
+            # A handshake, or a host execute_tool span taken for what turned out not to be its
+            # tool call: the operation's span goes under it.
             parent = api.trace.set_span_in_context(entry.span)
         elif sibling_of is not None:
             parent = sibling_of

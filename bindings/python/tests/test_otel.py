@@ -245,15 +245,18 @@ def test_a_reconnect_retries_the_list_inside_one_span(make_client, ot):
         assert c.list_tools()["tools"]
         assert c.list_tools()["tools"]
     c.close(wait=10)
-    first, retried = ot.spans(CLIENT)
+    first, reconnected, retried = ot.spans(CLIENT)
     listed = {"mcp.method.name": "tools/list", **STDIO}
     check_span(first, "tools/list", request, listed)
     check_span(retried, "tools/list", request, listed)
+    # the reconnect's handshake: a span of its own under the call that reconnected
+    discovered = {"mcp.method.name": "server/discover", **STDIO}
+    check_span(reconnected, "server/discover", retried, discovered)
     assert first.events == ()
     assert [(e.name, dict(e.attributes)) for e in retried.events] == [("mcp.reconnect.retry", {"mcp.retry.attempt": 1})]
     assert retried.start_time < retried.events[0].timestamp < retried.end_time
-    ((attrs, count, _),) = ot.histogram(otel.OPERATION_DURATION)
-    assert attrs == listed and count == 2
+    points = sorted((attrs["mcp.method.name"], attrs, count) for attrs, count, _ in ot.histogram(otel.OPERATION_DURATION))
+    assert points == [("server/discover", discovered, 1), ("tools/list", listed, 2)]
     # Two sessions ended: the one the server's exit lost, and the one the close ended.
     sessions = sorted(ot.histogram(otel.SESSION_DURATION), key=lambda p: len(p[0]))
     assert [(attrs, count) for attrs, count, _ in sessions] == [(STDIO, 1), ({**STDIO, "error.type": "server_exited"}, 1)]
@@ -284,6 +287,16 @@ def test_a_renewed_legacy_session_is_an_event_of_the_call_that_met_it(start_http
         "server.port": port,
     }
     listed = {"mcp.method.name": "tools/list", **http}
+    # The connect inside the first list: its initialize, under that list's span.
+    # The connect inside the first list (auto mode): the probe the legacy server refused, then
+    # its initialize, both under that list's span.
+    probe, init = [s for s in spans if s.name in ("server/discover", "initialize")]
+    spans = [s for s in spans if s.name == "tools/list"]
+    wire = {k: v for k, v in http.items() if k != "mcp.protocol.version"}
+    refused = {"mcp.method.name": "server/discover", **wire, "error.type": "-32000", "rpc.response.status_code": "-32000"}
+    check_span(probe, "server/discover", spans[0], refused, status=trace.StatusCode.ERROR, description=probe.status.description)
+    first_session = {"mcp.session.id": spans[0].attributes.get("mcp.session.id")}
+    check_span(init, "initialize", spans[0], {"mcp.method.name": "initialize", **http, **first_session})
     sessions = []
     for span in spans:
         sessions.append(span.attributes["mcp.session.id"])
@@ -292,9 +305,12 @@ def test_a_renewed_legacy_session_is_an_event_of_the_call_that_met_it(start_http
     assert sessions[0] != sessions[1] == sessions[2], "the second list ran on a new session"
     events = [[(e.name, dict(e.attributes)) for e in span.events] for span in spans]
     assert events == [[], [("mcp.session.renewed", {"http.response.status_code": 404})], []]
-    ((attrs, count, total),) = ot.histogram(otel.OPERATION_DURATION)
+    points = {attrs["mcp.method.name"]: (attrs, count, total) for attrs, count, total in ot.histogram(otel.OPERATION_DURATION)}
+    assert sorted(points) == ["initialize", "server/discover", "tools/list"]
+    attrs, count, total = points["tools/list"]
     assert attrs == listed and count == 3
     assert total == pytest.approx(sum((s.end_time - s.start_time) / 1e9 for s in spans), abs=0.01)
+    assert points["initialize"][:2] == ({"mcp.method.name": "initialize", **http}, 1)
     # The expired session and the one the close ended, without their ids.
     ended = sorted(ot.histogram(otel.SESSION_DURATION), key=lambda p: len(p[0]))
     assert [(attrs, count) for attrs, count, _ in ended] == [(http, 1), ({**http, "error.type": "session_expired"}, 1)]
@@ -571,3 +587,33 @@ def test_each_page_of_an_all_pages_list_is_a_span_under_the_caller(fixture_serve
     assert len(spans) == pages
     for span in spans:
         check_span(span, "tools/list", parent, listed)
+
+
+def test_a_connect_inside_the_first_call_is_a_child_of_its_span(make_client, ot):
+    c = make_client()
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        c.call_tool("echo", {"text": "first"})
+    spans = {s.name: s for s in ot.spans(CLIENT)}
+    assert sorted(spans) == ["server/discover", "tools/call echo"]
+    call, discover = spans["tools/call echo"], spans["server/discover"]
+    check_span(call, "tools/call echo", request, tool_attrs("echo"))
+    check_span(discover, "server/discover", call, {"mcp.method.name": "server/discover", **STDIO})
+    assert call.start_time <= discover.start_time and discover.end_time <= call.end_time
+    # the next call connects no more
+    c.call_tool("echo", {"text": "second"})
+    assert [s.name for s in ot.spans(CLIENT)].count("server/discover") == 1
+
+
+def test_the_output_schema_list_of_a_first_call_is_its_sibling(make_client, ot):
+    c = make_client()
+    c.call_tool("echo", {"text": "connect"})
+    ot.instrument(c)
+    with ot.host.start_as_current_span("request") as request:
+        seen = c.call_tool("echo_meta")["structuredContent"]
+    spans = {s.name: s for s in ot.spans(CLIENT)}
+    assert sorted(spans) == ["tools/call echo_meta", "tools/list"]
+    call = spans["tools/call echo_meta"]
+    check_span(call, "tools/call echo_meta", request, tool_attrs("echo_meta"))
+    check_span(spans["tools/list"], "tools/list", request, {"mcp.method.name": "tools/list", **STDIO})
+    assert seen["traceparent"] == traceparent_of(call)

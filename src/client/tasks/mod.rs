@@ -118,7 +118,7 @@ impl Client {
         // One operation: the first `tasks/get` and the polls to the task's end.
         let mut op = self.begin(TASKS_GET, &Map::new(), opts)?;
         let outcome = async {
-            let conn = self.task_connection(&op.wait).await?;
+            let conn = self.task_connection(&op.wait, &op.opts).await?;
             let task = self
                 .task_request(&conn, TASKS_GET, task_id, None, &op.opts, &op.wait)
                 .await?;
@@ -156,7 +156,7 @@ impl Client {
     ) -> Result<Value> {
         let mut op = self.begin(method, &Map::new(), opts)?;
         let outcome = async {
-            let conn = self.task_connection(&op.wait).await?;
+            let conn = self.task_connection(&op.wait, &op.opts).await?;
             self.task_request(&conn, method, task_id, input_responses, &op.opts, &op.wait)
                 .await
         }
@@ -183,13 +183,16 @@ impl Client {
         Ok(())
     }
 
-    async fn task_connection(&self, wait: &Wait) -> Result<Arc<Connection>> {
+    /// The connection for a task operation sent with `opts` (a connect it starts is made for it).
+    async fn task_connection(&self, wait: &Wait, opts: &RequestOptions) -> Result<Arc<Connection>> {
         if !self.inner.config.tasks {
             return Err(Error::invalid(
                 "the tasks extension is not enabled; set \"tasks\": true in the configuration",
             ));
         }
-        let conn = self.connection(wait).await?;
+        let conn = self
+            .connection_for(wait, || super::observe::ConnectFor::of(opts))
+            .await?;
         if conn.era != Era::Modern {
             let why = format!("the tasks extension does not exist in protocol {}", conn.version());
             return Err(Error::new(ErrorKind::Unsupported, why));

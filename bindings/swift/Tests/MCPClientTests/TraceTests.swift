@@ -38,13 +38,15 @@ final class TraceTests: XCTestCase {
         _ = try client.callTool("echo", arguments: ["text": "s"])
         _ = try client.callTool("fail")
         let deadline = Date().addingTimeInterval(5)
-        while spans.all.count < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while spans.all.count < 3 && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let got = spans.all
-        XCTAssertEqual(got.count, 2)
-        XCTAssertEqual(got.first?["name"]?.stringValue, "tools/call echo")
-        XCTAssertEqual(got.first?["attributes"]?["gen_ai.tool.name"]?.stringValue, "echo")
-        XCTAssertEqual(got.first?["attributes"]?["network.transport"]?.stringValue, "pipe")
-        XCTAssertNil(got.first?["attributes"]?["error.type"])
+        // The connect the first call made (its handshake), then the two calls.
+        XCTAssertEqual(got.count, 3)
+        XCTAssertEqual(got.first?["name"]?.stringValue, "server/discover")
+        XCTAssertEqual(got[1]["name"]?.stringValue, "tools/call echo")
+        XCTAssertEqual(got[1]["attributes"]?["gen_ai.tool.name"]?.stringValue, "echo")
+        XCTAssertEqual(got[1]["attributes"]?["network.transport"]?.stringValue, "pipe")
+        XCTAssertNil(got[1]["attributes"]?["error.type"])
         XCTAssertEqual(got.last?["name"]?.stringValue, "tools/call fail")
         XCTAssertEqual(got.last?["attributes"]?["error.type"]?.stringValue, "tool_error")
         try client.onSpan(nil)
