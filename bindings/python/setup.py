@@ -36,6 +36,9 @@ PREBUILT_VAR = "MCP_CLIENT_PREBUILT_LIB"
 PLATFORM_VAR = "MCP_CLIENT_WHEEL_PLATFORM"
 WHEEL_PLATFORM = os.environ.get(PLATFORM_VAR, "")
 
+# The library's file name on each platform (the wheel bundles the one of its own platform).
+LIB_NAMES = ("mcp_client.dll", "libmcp_client.dylib", "libmcp_client.so")
+
 if WHEEL_PLATFORM.startswith("win") or (not WHEEL_PLATFORM and sys.platform == "win32"):
     LIB_NAME = "mcp_client.dll"
 elif WHEEL_PLATFORM.startswith("macosx") or (not WHEEL_PLATFORM and sys.platform == "darwin"):
@@ -90,6 +93,12 @@ class BuildPyWithLibrary(build_py):
             source = cargo_build()
         target = os.path.join(self.build_lib, "mcp_client", LIB_NAME)
         self.mkpath(os.path.dirname(target))
+        # pip builds in the source tree, so its build directory may still hold the library of an
+        # earlier wheel for another platform: a wheel carries exactly one.
+        for name in LIB_NAMES:
+            stale = os.path.join(self.build_lib, "mcp_client", name)
+            if name != LIB_NAME and os.path.exists(stale):
+                os.remove(stale)
         shutil.copyfile(source, target)
         os.chmod(target, 0o755)
         print(f"bundled {source} as {target}", file=sys.stderr, flush=True)
