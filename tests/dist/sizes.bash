@@ -7,7 +7,11 @@
 # Raised again on 2026-12-04 (6.4 / 7.6 MB) when tool pinning, MCP Apps and spans joined: .so
 # measured 5.98 -> 6.27 MB (release build of the merged tree); the static hello's limit keeps
 # the same margin over its last measurement plus the .so's growth.
-SO_LIMIT=6400000      # the installed libmcp_client.so
+# Raised again on 2026-12-05 (6.5 MB) for the observability records (span and session records, the
+# handshake's records, synchronous delivery) and the large-payload path (the quick JSON check, results
+# handed over in place): .so measured 6.27 -> 6.42 MB in a clean-clone `make test`; the static hello
+# measured 7.54 MB, still under its limit.
+SO_LIMIT=6500000      # the installed libmcp_client.so
 STATIC_LIMIT=7600000  # a statically linked C program calling one tool
 
 # check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.
