@@ -96,15 +96,19 @@ fn platform_verifier(provider: &Arc<CryptoProvider>) -> std::result::Result<Arc<
 
 #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
 type StoreIdentity = super::trust_store::Identity;
+/// Nothing to compare where the verifier keeps no roots of its own.
 #[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
-type StoreIdentity = ();
+#[derive(PartialEq)]
+struct StoreIdentity;
 
 #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
 fn store_identity() -> StoreIdentity {
     super::trust_store::identity()
 }
 #[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
-fn store_identity() -> StoreIdentity {}
+fn store_identity() -> StoreIdentity {
+    StoreIdentity
+}
 
 #[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
 fn new_platform_verifier(

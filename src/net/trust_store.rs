@@ -165,8 +165,6 @@ impl Store {
     /// Reads the file and every directory (as `rustls-native-certs` does, the file's own entry
     /// in a directory read once).
     fn read_whole(&self) -> Result<Arc<WebPkiServerVerifier>, String> {
-        #[cfg(test)]
-        tests::WHOLE_READS.with(|n| n.set(n.get() + 1));
         let mut certs = Vec::new();
         let mut file = self.paths.file.as_deref();
         for dir in &self.paths.dirs {
@@ -259,13 +257,3 @@ impl std::fmt::Display for ExtensionsError {
 }
 
 impl std::error::Error for ExtensionsError {}
-
-#[cfg(test)]
-pub(super) mod tests {
-    use std::cell::Cell;
-
-    thread_local! {
-        /// Reads of a whole store (file and directories) made on this thread.
-        pub(crate) static WHOLE_READS: Cell<usize> = const { Cell::new(0) };
-    }
-}
