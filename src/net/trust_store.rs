@@ -116,7 +116,7 @@ pub(crate) fn verifier(paths: &Paths, provider: &Arc<CryptoProvider>) -> Result<
         whole: OnceLock::new(),
     });
     let first = if paths.dirs.is_empty() {
-        let whole = build(&file_roots, provider)?;
+        let whole = build(&file_roots, provider).map_err(|e| e.to_string())?;
         let _ = store.whole.set(Ok(whole.clone()));
         whole
     } else {
@@ -124,7 +124,7 @@ pub(crate) fn verifier(paths: &Paths, provider: &Arc<CryptoProvider>) -> Result<
             Ok(first) => first,
             // No root in the file: the directories decide at once (none at all is an error now).
             Err(_) => {
-                let whole = store.read_whole()?;
+                let whole = store.read_whole().map_err(|e| e.to_string())?;
                 let _ = store.whole.set(Ok(whole.clone()));
                 whole
             }
@@ -139,18 +139,21 @@ fn sorted(mut certs: Vec<CertificateDer<'static>>) -> Vec<CertificateDer<'static
     certs
 }
 
+/// A verifier of `certs`; failing, as the platform verifier does, when none is usable.
 fn build(
     certs: &[CertificateDer<'static>],
     provider: &Arc<CryptoProvider>,
-) -> Result<Arc<WebPkiServerVerifier>, String> {
+) -> Result<Arc<WebPkiServerVerifier>, rustls::Error> {
     let mut roots = RootCertStore::empty();
     roots.add_parsable_certificates(certs.iter().cloned());
     if roots.is_empty() {
-        return Err("No CA certificates were loaded from the system".into());
+        return Err(rustls::Error::General(
+            "No CA certificates were loaded from the system".into(),
+        ));
     }
     WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
         .build()
-        .map_err(|e| e.to_string())
+        .map_err(|e| rustls::Error::Other(OtherError(Arc::new(e))))
 }
 
 #[derive(Debug)]
@@ -158,13 +161,13 @@ struct Store {
     paths: Paths,
     provider: Arc<CryptoProvider>,
     /// The whole store's verifier (the file's roots and the directories'), read on first need.
-    whole: OnceLock<Result<Arc<WebPkiServerVerifier>, String>>,
+    whole: OnceLock<Result<Arc<WebPkiServerVerifier>, rustls::Error>>,
 }
 
 impl Store {
     /// Reads the file and every directory (as `rustls-native-certs` does, the file's own entry
     /// in a directory read once).
-    fn read_whole(&self) -> Result<Arc<WebPkiServerVerifier>, String> {
+    fn read_whole(&self) -> Result<Arc<WebPkiServerVerifier>, rustls::Error> {
         let mut certs = Vec::new();
         let mut file = self.paths.file.as_deref();
         for dir in &self.paths.dirs {
@@ -180,7 +183,7 @@ impl Store {
         self.whole
             .get_or_init(|| self.read_whole())
             .as_ref()
-            .map_err(|e| rustls::Error::General(e.clone()))
+            .map_err(Clone::clone)
     }
 }
 
