@@ -28,20 +28,6 @@ def client_for(a: harness.Args, elicitation: bool = False) -> Client:
     return Client(server, elicitation_callback=elicit if elicitation else None)
 
 
-async def timed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
-    lat: list[int] = []
-    now = time.perf_counter_ns
-    start = now()
-    deadline = start + int(seconds * 1e9)
-    t = start
-    while len(lat) < max_calls and t < deadline:
-        await call()
-        t2 = now()
-        lat.append(t2 - t)
-        t = t2
-    return lat, len(lat), (t - start) / 1e9
-
-
 async def main() -> None:
     a = harness.parse_args(sys.argv[1:])
     out: dict = {}
@@ -50,7 +36,7 @@ async def main() -> None:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
             cpu0 = harness.cpu_us()
-            lat, calls, secs = await timed(lambda: client.call_tool("echo", ARGS), a.duration, a.max_calls)
+            lat, calls, secs = await harness.atimed(lambda: client.call_tool("echo", ARGS), a.duration, a.max_calls)
             cpu = harness.cpu_us() - cpu0
             out = {**harness.series("", lat, calls, secs), "cpu_us_per_call": cpu / max(1, calls),
                    "rss_kb": harness.rss_kb()}
@@ -58,30 +44,14 @@ async def main() -> None:
         async with client_for(a) as client:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
-            start = time.perf_counter_ns()
-            deadline = start + int(a.duration * 1e9)
-
-            async def work() -> list[int]:
-                lat: list[int] = []
-                t = time.perf_counter_ns()
-                while t < deadline:
-                    await client.call_tool("echo", ARGS)
-                    t2 = time.perf_counter_ns()
-                    lat.append(t2 - t)
-                    t = t2
-                return lat
-
-            lats = await asyncio.gather(*(work() for _ in range(a.inflight)))
-            all_lat = [x for lat in lats for x in lat]
-            out = {"inflight": a.inflight,
-                   **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
+            out = await harness.gathered(lambda: client.call_tool("echo", ARGS), a.inflight, a.duration)
     elif a.test == "mrtr":
         async with client_for(a, elicitation=True) as client:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
                 await client.call_tool("elicit_once", ARGS)
-            p = await timed(lambda: client.call_tool("echo", ARGS), a.duration / 2, a.max_calls)
-            m = await timed(lambda: client.call_tool("elicit_once", ARGS), a.duration / 2, a.max_calls)
+            p = await harness.atimed(lambda: client.call_tool("echo", ARGS), a.duration / 2, a.max_calls)
+            m = await harness.atimed(lambda: client.call_tool("elicit_once", ARGS), a.duration / 2, a.max_calls)
             out = {**harness.series("plain_", *p), **harness.series("mrtr_", *m)}
     elif a.test == "connect":
         conn: list[int] = []
