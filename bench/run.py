@@ -857,6 +857,14 @@ def run_ended(mach: dict, cpu0: list[int]) -> None:
     mach["load_average_at_end"] = list(os.getloadavg())
 
 
+def run_conditions(mach: dict) -> str:
+    """The machine and how loaded it was, as a section's report says it after `run_ended`."""
+    run = mach["during_run"]
+    return (f"{mach['cores']} cores ({mach['cpu_model']}); load average {mach['load_average_at_start'][0]:.2f} at the "
+            f"start, {mach['load_average_at_end'][0]:.2f} at the end; during the run the machine was "
+            f"{run.get('busy_percent', '?')}% busy and lost {run.get('steal_percent', '?')}% to steal")
+
+
 def shown(path: Path) -> Path:
     """`path` relative to the repository when it is inside it, as the reports name libraries."""
     return path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
@@ -1689,15 +1697,13 @@ def bench_hub(args) -> int:
     run = mach["during_run"]
     steal = run.get("steal_percent") or 0
     head = (f"`python3 bench/run.py --only hub --rounds {args.rounds}` (`make bench-hub`), {mach['date']}, library "
-         f"`{shown(lib)}`, {mach['cores']} cores ({mach['cpu_model']}); "
-         f"load average {mach['load_average_at_start'][0]:.2f} at the start, {mach['load_average_at_end'][0]:.2f} at "
-         f"the end; during the run the machine was {run.get('busy_percent', '?')}% busy and lost "
-         f"{run.get('steal_percent', '?')}% to steal"
-         + (f" (above {STEAL_NOTABLE:.0f}%: the absolute times measured the host's contention as much as the hub)"
-            if steal > STEAL_NOTABLE else "")
-         + (". Other processes kept both cores busy through the run: the connect times include waiting for them, "
-            "and the ratios within a round are the figures to compare" if (run.get("busy_percent") or 0) >= 90 else "")
-         + ".")
+            f"`{shown(lib)}`, {run_conditions(mach)}"
+            + (f" (above {STEAL_NOTABLE:.0f}%: the absolute times measured the host's contention as much as the hub)"
+               if steal > STEAL_NOTABLE else "")
+            + (". Other processes kept both cores busy through the run: the connect times include waiting for them, "
+               "and the ratios within a round are the figures to compare" if (run.get("busy_percent") or 0) >= 90
+               else "")
+            + ".")
     write_section("hub", "Hub: many stdio members as one client", head, hub_report(h)[2:], tgs.table(),
                   {"machine": mach, "results": h, "targets": tgs})
     return 0 if tgs.passed() else 1
@@ -2419,13 +2425,9 @@ def bench_spans(args) -> int:
     run_ended(mach, cpu0)
     tgs = Targets()
     spans_targets(sp, commit, tgs.add)
-    run = mach["during_run"]
     git = out_of(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT)
     head = (f"`python3 bench/run.py --only spans --rounds {rounds} --duration {args.duration}` (`make bench-spans`), "
-            f"{mach['date']}, git {git}, library `{shown(lib)}`, "
-            f"{mach['cores']} cores ({mach['cpu_model']}); load average {mach['load_average_at_start'][0]:.2f} at the "
-            f"start, {mach['load_average_at_end'][0]:.2f} at the end; during the run the machine was "
-            f"{run.get('busy_percent', '?')}% busy and lost {run.get('steal_percent', '?')}% to steal.")
+            f"{mach['date']}, git {git}, library `{shown(lib)}`, {run_conditions(mach)}.")
     write_section("spans", "Span listener cost: the C ABI's CPU per call", head, spans_report(sp, commit)[2:],
                   tgs.table("value | want", "---:|---:",
                             lambda t: f"{median_range(t, ' ({lo:.2f} to {hi:.2f})')} | {t['want']}"),
