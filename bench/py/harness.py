@@ -96,6 +96,16 @@ def timed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
     return lat, len(lat), (t - start) / 1e9
 
 
+def connect_fields(conn: list[int], first: list[int], close: list[int]) -> dict:
+    """The connect test's result: p50 and p99 of connect, of connect + first call, and of close."""
+    c = series("connect_", conn, len(conn), 0)
+    d = series("close_", close, len(close), 0)
+    f = series("first_", first, len(first), 0)
+    return {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
+            "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
+            "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+
+
 async def atimed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
     """As `timed`, awaiting `call()`."""
     lat: list[int] = []

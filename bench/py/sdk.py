@@ -70,12 +70,7 @@ async def main() -> None:
             conn.append(t1 - t0)
             first.append(tf - t0)
             close.append(t2 - tf)
-        c = harness.series("connect_", conn, len(conn), 0)
-        d = harness.series("close_", close, len(close), 0)
-        f = harness.series("first_", first, len(first), 0)
-        out = {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
-               "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
-               "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+        out = harness.connect_fields(conn, first, close)
     else:
         raise SystemExit(f"bench: unknown test {a.test}")
     harness.emit("python-sdk", a.test, out)
