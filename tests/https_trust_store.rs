@@ -166,4 +166,10 @@ async fn the_store_is_read_once_while_unchanged_and_its_directory_only_when_need
     std::fs::write(other.path().join("trusted.pem"), &trusted_ca).unwrap();
     std::env::set_var("SSL_CERT_DIR", other.path());
     connects_and_echoes(&trusted.url, &[], "other dir").await;
+
+    // A directory alone (no file): read, its roots trusted.
+    std::env::remove_var("SSL_CERT_FILE");
+    let watch_other = Watch::new(&[other.path()]);
+    connects_and_echoes(&trusted.url, &[], "dir alone").await;
+    assert!(watch_other.events() > 0, "a store of a directory alone was not read");
 }
