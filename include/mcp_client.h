@@ -2356,7 +2356,7 @@ mcp_status mcp_client_on_span(struct mcp_client *client,
  * Which operations: a routed call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`,
  * `mcp_hub_read_resource`, their `*_start` forms) is its member's operation, with the
  * handshake of a connect it starts and the member's `tools/list` it may need first; a merged
- * list (`mcp_hub_list`) is one `*/list` operation per member whose list is not held (a list
+ * list (`mcp_hub_list`) is one list operation (`tools/list`, …) per member whose list is not held (a list
  * the hub holds sends nothing). The hub's own background requests (a modern member's
  * `subscriptions/listen`, a connect by `mcp_hub_start` or a reload) have records too.
  *
@@ -2917,7 +2917,7 @@ mcp_status mcp_trace_slot_set(struct mcp_trace_slot *slot,
  * - a blocking call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`, `mcp_hub_read_resource`,
  *   `mcp_hub_list`) asks it on the calling thread once for each member operation it sends (the
  *   routed request with its MRTR retries, task polls and retry after a reconnect; each
- *   member's `*/list` fetched for a merged list or for routing), before that operation is sent,
+ *   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
  *   never for an answer from a cache or for a connect: each context it gives has its span
  *   record (`mcp_hub_on_span`), whose `parent` it is;
  * - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;

@@ -134,7 +134,7 @@ pub(crate) fn sink(dispatcher: &Arc<Dispatcher>) -> Arc<SpanSink> {
 /// Which operations: a routed call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`,
 /// `mcp_hub_read_resource`, their `*_start` forms) is its member's operation, with the
 /// handshake of a connect it starts and the member's `tools/list` it may need first; a merged
-/// list (`mcp_hub_list`) is one `*/list` operation per member whose list is not held (a list
+/// list (`mcp_hub_list`) is one list operation (`tools/list`, …) per member whose list is not held (a list
 /// the hub holds sends nothing). The hub's own background requests (a modern member's
 /// `subscriptions/listen`, a connect by `mcp_hub_start` or a reload) have records too.
 ///

@@ -113,7 +113,7 @@ pub unsafe extern "C" fn mcp_trace_slot_set(
 /// - a blocking call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`, `mcp_hub_read_resource`,
 ///   `mcp_hub_list`) asks it on the calling thread once for each member operation it sends (the
 ///   routed request with its MRTR retries, task polls and retry after a reconnect; each
-///   member's `*/list` fetched for a merged list or for routing), before that operation is sent,
+///   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
 ///   never for an answer from a cache or for a connect: each context it gives has its span
 ///   record (`mcp_hub_on_span`), whose `parent` it is;
 /// - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;
