@@ -7,9 +7,9 @@ mod common;
 
 use common::*;
 use mcp_client::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, MemberSpec, MemberState, ToolFilter};
-use mcp_client::{ErrorKind, InputKind, InputRequest, ListKind, RequestOptions};
 use mcp_client::observe::{AttrValue, Observer, SessionRecord, Span, SERVER_NAME};
 use mcp_client::TraceContext;
+use mcp_client::{ErrorKind, InputKind, InputRequest, ListKind, RequestOptions};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -807,7 +807,9 @@ async fn one_observer_and_trace_source_cover_every_member_and_name_it() {
     assert!(asked_now.iter().all(|(_, t)| *t == std::thread::current().id()));
     for (parent, _) in &asked_now {
         assert!(
-            spans.iter().any(|s| s.parent.as_ref().is_some_and(|p| &p.traceparent == parent)),
+            spans
+                .iter()
+                .any(|s| s.parent.as_ref().is_some_and(|p| &p.traceparent == parent)),
             "no record under {parent}"
         );
     }
@@ -826,7 +828,12 @@ async fn one_observer_and_trace_source_cover_every_member_and_name_it() {
     assert!(lists.contains(&"fix") && lists.contains(&"old"));
 
     // A per-call context wins: nothing asked.
-    let own = TraceContext::new(Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"), None, None).unwrap();
+    let own = TraceContext::new(
+        Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+        None,
+        None,
+    )
+    .unwrap();
     let opts = RequestOptions {
         trace: own,
         ..RequestOptions::default()

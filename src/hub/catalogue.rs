@@ -39,6 +39,9 @@ impl Merged {
     }
 }
 
+/// One member's list as a fetch ended, by the member's index.
+type Fetched = (usize, Result<Arc<Vec<Value>>>);
+
 /// A merged list and the catalogue generation it was built at.
 pub(crate) type Built = (u64, Arc<Merged>);
 
@@ -155,7 +158,7 @@ impl Hub {
         opts: &RequestOptions,
     ) -> Vec<(Arc<Member>, Arc<Vec<Value>>)> {
         let mut lists: Vec<Option<Arc<Vec<Value>>>> = members.iter().map(|m| m.cached(kind)).collect();
-        let fetches: Vec<BoxFuture<'_, (usize, Result<Arc<Vec<Value>>>)>> = (0..members.len())
+        let fetches: Vec<BoxFuture<'_, Fetched>> = (0..members.len())
             .filter(|&i| lists[i].is_none())
             .map(|i| {
                 let m = members[i].clone();
