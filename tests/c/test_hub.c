@@ -215,6 +215,17 @@ static void free_hub_spans(void *userdata)
     AINC(&((struct hub_spans *)userdata)->freed);
 }
 
+/* The records so far, and how many came on the caller's thread (read under the lock). */
+static int span_count(struct hub_spans *s, int *on_caller)
+{
+    pthread_mutex_lock(&s->col.lock);
+    int n = s->col.count;
+    if (on_caller)
+        *on_caller = s->on_caller;
+    pthread_mutex_unlock(&s->col.lock);
+    return n;
+}
+
 /* Drops the records collected so far. */
 static void hub_spans_reset(struct hub_spans *s)
 {
@@ -316,7 +327,8 @@ static void test_spans_and_trace_context(void)
     char *result = NULL;
     CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_PROMPTS, &result, &err), MCP_OK, err);
     mcp_string_free(result);
-    EXPECT(spans.col.count == 2 && spans.on_caller == 2);
+    int on_caller = 0;
+    EXPECT(span_count(&spans, &on_caller) == 2 && on_caller == 2);
     EXPECT(trace.asked == 2 && trace.on_caller == 2);
     text = collector_text(&spans.col);
     char record[2048], parent[64];
@@ -347,8 +359,8 @@ static void test_spans_and_trace_context(void)
         hub_traceparent(i, parent, sizeof parent);
         EXPECT_MSG(strstr(text, parent) != NULL, "no record has context %d", i);
     }
-    EXPECT(spans.on_caller == spans.col.count);
-    EXPECT(count_occurrences(text, "\"parent\"") == spans.col.count);
+    EXPECT(span_count(&spans, &on_caller) == on_caller);
+    EXPECT(count_occurrences(text, "\"parent\"") == span_count(&spans, NULL));
     free(text);
     mcp_string_free(result);
 
@@ -376,7 +388,7 @@ static void test_spans_and_trace_context(void)
     EXPECT(trace.asked == before + 1);
     CHECK(wait_count(&done.calls, 1, tscale(5000)));
     EXPECT(done.status == MCP_OK);
-    EXPECT(spans.col.count == 1); /* delivered before the completion ran */
+    EXPECT(span_count(&spans, NULL) == 1); /* delivered before the completion ran */
     text = collector_text(&spans.col);
     EXPECT(hub_record(text, "tools/call echo_meta", "fix", record, sizeof record));
     EXPECT_CONTAINS(record, trace.last);
