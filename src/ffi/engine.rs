@@ -294,7 +294,8 @@ impl OwnEngine {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.shared.runtime.spawn(fut);
+        // Boxed: one copy of tokio's task code for all of them (`base::spawn`).
+        self.shared.runtime.spawn(crate::base::boxed(fut));
     }
 
     /// Starts a started call's task (`ffi/call`): it counts as a call in progress until it ends,

@@ -146,7 +146,7 @@ impl Hub {
             for (i, m) in members.iter().enumerate() {
                 if lists[i].is_none() {
                     let m = m.clone();
-                    set.spawn(async move { (i, m.list(kind).await) });
+                    set.spawn(crate::base::boxed(async move { (i, m.list(kind).await) }));
                 }
             }
             while let Some(joined) = set.join_next().await {
