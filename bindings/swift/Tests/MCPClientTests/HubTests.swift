@@ -141,13 +141,13 @@ final class HubTests: XCTestCase {
             }
             return TraceContext(traceparent: parent, baggage: "tenant=a")
         }
-        try hub.start()
+        try await hub.start()
         let parentOf = { (r: JSON) in r["parent"]?["traceparent"]?.stringValue }
         let serverOf = { (r: JSON) in r["attributes"]?["mcp.server.name"]?.stringValue }
 
         // A merged list: one tools/list per member, each under a context of its own.
         records.with { $0.removeAll() }
-        _ = try hub.list(.tools)
+        _ = try await hub.list(.tools)
         var got = records.get
         XCTAssertEqual(Set(got.compactMap(serverOf)), ["fix", "alt"])
         XCTAssertEqual(got.compactMap { $0["name"]?.stringValue }, ["tools/list", "tools/list"])
@@ -156,7 +156,7 @@ final class HubTests: XCTestCase {
 
         // A routed call: the member received the context its record names.
         records.with { $0.removeAll() }
-        let seen = try hub.callTool("alt__echo_meta")["structuredContent"]
+        let seen = try await hub.callTool("alt__echo_meta")["structuredContent"]
         got = records.get
         XCTAssertEqual(got.count, 1)
         XCTAssertEqual(got.first?["name"]?.stringValue, "tools/call echo_meta")
@@ -169,21 +169,23 @@ final class HubTests: XCTestCase {
         // from the member's cache: nothing asked, no record.
         records.with { $0.removeAll() }
         var before = asked.get.count
-        XCTAssertEqual(text(try await hub.readResource(server: "fix", uri: "fixture://static")), "static content")
+        let first = try await hub.readResource(server: "fix", uri: "fixture://static")
+        XCTAssertEqual(text(first), "static content")
         XCTAssertEqual(asked.get.count, before + 1)
         got = records.get
         XCTAssertEqual(got.count, 1)
         XCTAssertEqual(got.first?["name"]?.stringValue, "resources/read")
         XCTAssertEqual(got.first.flatMap(parentOf), asked.get.last)
-        XCTAssertEqual(text(try await hub.readResource(server: "fix", uri: "fixture://static")), "static content")
+        let again = try await hub.readResource(server: "fix", uri: "fixture://static")
+        XCTAssertEqual(text(again), "static content")
         XCTAssertEqual(asked.get.count, before + 1)
         XCTAssertEqual(records.get.count, 1)
 
         // A member added later has both.
         try hub.addMember("late", config: try member(mark))
-        try hub.start()
+        try await hub.start()
         records.with { $0.removeAll() }
-        let late = try hub.callTool("late__echo_meta")["structuredContent"]
+        let late = try await hub.callTool("late__echo_meta")["structuredContent"]
         let call = records.get.first { $0["name"]?.stringValue == "tools/call echo_meta" }
         XCTAssertEqual(call.flatMap(serverOf), "late")
         XCTAssertEqual(call.flatMap(parentOf), late?["traceparent"]?.stringValue)
@@ -193,7 +195,8 @@ final class HubTests: XCTestCase {
         try hub.setTraceContext(nil)
         records.with { $0.removeAll() }
         before = asked.get.count
-        XCTAssertNil(try hub.callTool("fix__echo_meta")["structuredContent"]?["traceparent"])
+        let plain = try await hub.callTool("fix__echo_meta")
+        XCTAssertNil(plain["structuredContent"]?["traceparent"])
         XCTAssertEqual(asked.get.count, before)
         XCTAssertEqual(records.get.count, 0)
         hub.close()
