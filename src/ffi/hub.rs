@@ -3,7 +3,7 @@
 //! so threads stay flat however many members it has. Calls block the calling thread.
 
 use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
-use super::call::{mcp_call, mcp_call_done_fn, start_for, Owner, Registry, Started};
+use super::call::{mcp_call, mcp_call_done_fn, start_for, Completion, Owner, Registry, Started};
 use super::client::list_kind;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
@@ -222,6 +222,38 @@ pub unsafe extern "C" fn mcp_hub_list(
     })
 }
 
+/// Started `mcp_hub_list`, with per-call options: completes with the merged list JSON, as
+/// `mcp_hub_call_tool_start` completes. The members' list requests it sends carry the trace
+/// context of `opts.meta_json` (`traceparent`, `tracestate`, `baggage`), else the hub's trace
+/// context callback's, asked inside this call unless the list needs no request (the members'
+/// lists are held); a list built from held lists sends nothing. The other options do not
+/// apply to a merged list (each member's own timeouts bound its request). Any thread,
+/// callbacks included.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_list_start(
+    hub: *mut mcp_hub,
+    kind: i32,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let kind = list_kind(kind)?;
+        start_on_hub(
+            hub,
+            opts,
+            done,
+            userdata,
+            call_out,
+            Some(Planned::List(kind)),
+            |hub, ro| Ok(Box::pin(async move { hub.list_text(kind, &ro).await })),
+        )
+    })
+}
+
 /// Runs a routed call with per-call options and hands back its result JSON.
 pub(super) fn routed<'a, F: Future<Output = Result<Value, Error>>>(
     hub: *mut mcp_hub,
@@ -312,14 +344,14 @@ pub unsafe extern "C" fn mcp_hub_read_resource(
 /// Starts `make`'s call of `h` (see `ffi/call`'s `start_for`). The trace context callback is
 /// asked now, on the caller's thread, unless `planned` (`None`: not known up front) surely
 /// sends no member request (`Hub::would_send`): a context asked for then gets its record.
-pub(super) fn start_on_hub(
+pub(super) fn start_on_hub<T: Completion>(
     hub: *mut mcp_hub,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
     planned: Option<Planned<'_>>,
-    make: impl FnOnce(Hub, RequestOptions) -> Result<Started<Value>, Failure>,
+    make: impl FnOnce(Hub, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
     let h = handle(hub, "hub")?;
     h.check()?;

@@ -67,8 +67,8 @@ impl Hub {
 
     /// Whether a call of `planned` with `opts`, started now, would send a member request: false
     /// when it surely would not (the hub is closed; no member is named `server`; the member's
-    /// response cache answers the read; the merged list, when it can be had without sending
-    /// anything, has no item so named), true otherwise. A started call asks its trace context source up front, on the
+    /// response cache answers the read; the merged list can be had without sending anything,
+    /// and, for a routed call, has no item so named), true otherwise. A started call asks its trace context source up front, on the
     /// caller's thread, only when this is true, as a blocking call asks only for requests that
     /// go out.
     pub(crate) fn would_send(&self, planned: &Planned<'_>, opts: &RequestOptions) -> bool {
@@ -81,6 +81,7 @@ impl Hub {
                 Some(Err(_)) => false, // the call fails as the list does, sending nothing
                 None => true,
             },
+            Planned::List(kind) => self.merged_now(kind).is_none(),
             Planned::Read(server, uri) => {
                 let Some(member) = self.member(server) else {
                     return false;
@@ -117,6 +118,8 @@ impl Hub {
 pub(crate) enum Planned<'a> {
     /// A call routed by its exported name in the merged list of its kind.
     Routed(ListKind, &'a str),
+    /// A merged list of its kind.
+    List(ListKind),
     /// A read of resource `uri` (second) from member `server` (first).
     Read(&'a str, &'a str),
 }
