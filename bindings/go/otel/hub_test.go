@@ -295,3 +295,66 @@ func TestHubCacheHitLeavesNoSpanWaiting(t *testing.T) {
 		t.Fatalf("the bridge holds %d started and %d late spans", held, late)
 	}
 }
+
+// A hub's list is a started call under the caller's span: each member's list request that went
+// out is a record of it (the earliest names the call's span, the other is its child), with the
+// context of ctx on the wire; a list built from the lists the members hold sends nothing, and
+// leaves nothing exported or held.
+func TestHubListIsASpanUnderTheCaller(t *testing.T) {
+	h, hub := hubHarness(t, "fix", "alt")
+	caller := h.under(func(c context.Context) {
+		if _, err := hub.ListPrompts(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	spans := h.ended()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	var call sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Parent().SpanID() == caller.SpanID() {
+			call = s
+		}
+	}
+	if call == nil {
+		t.Fatalf("no span under the caller's: %v", spans)
+	}
+	servers := map[string]bool{}
+	for _, s := range spans {
+		if s.Name() != "prompts/list" || s.SpanKind() != trace.SpanKindClient {
+			t.Fatalf("span %s %v", s.Name(), s.SpanKind())
+		}
+		if s != call {
+			parentIs(t, s, call.SpanContext())
+		}
+		if s.SpanContext().TraceID() != caller.TraceID() {
+			t.Fatalf("%s is in trace %v", s.Name(), s.SpanContext().TraceID())
+		}
+		for _, kv := range s.Attributes() {
+			if kv.Key == attribute.Key("mcp.server.name") {
+				servers[kv.Value.AsString()] = true
+			}
+		}
+	}
+	if !servers["fix"] || !servers["alt"] {
+		t.Fatalf("the lists' members %v", servers)
+	}
+
+	// Held now: nothing sent, nothing exported, nothing held by the bridge.
+	h.spans.Reset()
+	h.under(func(c context.Context) {
+		if _, err := hub.ListPrompts(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := h.ended(); len(got) != 0 {
+		t.Fatalf("a held list: %d spans", len(got))
+	}
+	h.bridge.mu.Lock()
+	held, late := len(h.bridge.started), len(h.bridge.late)
+	h.bridge.mu.Unlock()
+	if held != 0 || late != 0 {
+		t.Fatalf("the bridge holds %d started and %d late spans", held, late)
+	}
+}
