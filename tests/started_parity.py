@@ -70,7 +70,7 @@ SWIFT_NOT_WAITING = {
     "Subscription": {"acknowledged", "cancel"},
     # The reloads read a file and wait like start() (no *_start in the C ABI); their input
     # callback runs on the reading thread, which an async form would hide.
-    "Hub": {"addMember", "members", "onEvent", "events", "close", "warnings", "reload"},
+    "Hub": {"addMember", "members", "onEvent", "events", "close", "warnings", "reload", "setTraceContext", "onSpan"},
 }
 
 

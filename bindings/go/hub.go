@@ -265,11 +265,12 @@ func (h *Hub) Members() ([]HubMember, error) {
 	return ms, nil
 }
 
-func (h *Hub) list(ctx context.Context, kind C.int32_t, key string) (json.RawMessage, error) {
-	raw, err := h.blocking(ctx, func() (json.RawMessage, error) {
-		return h.callJSON(func(p *C.mcp_hub, out **C.char, cerr **C.mcp_error) C.mcp_status {
-			return C.mcp_hub_list(p, kind, out, cerr)
-		})
+// list is the merged list of kind (a started call, so ctx carries its trace context and its
+// end cancels the wait).
+func (h *Hub) list(ctx context.Context, kind ListKind, key string) (json.RawMessage, error) {
+	raw, err := h.started(ctx, Operation{Method: kind.method()}, nil, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
+		return C.mcp_hub_list_start(p, C.int32_t(kind), o, done, ud, call, cerr)
 	})
 	if err != nil {
 		return nil, err
@@ -283,24 +284,25 @@ func (h *Hub) list(ctx context.Context, kind C.int32_t, key string) (json.RawMes
 
 // ListTools returns every connected member's tools as a JSON array, names exported
 // ("<member>__<tool>"); each tool's _meta names its member ("mcp-client/server") and its own
-// name ("mcp-client/name"). Like Start, ctx ending returns early.
+// name ("mcp-client/name"). A started call: ctx ending returns early, and ctx's trace context
+// (SetTraceContext) goes on the members' list requests it sends.
 func (h *Hub) ListTools(ctx context.Context) (json.RawMessage, error) {
-	return h.list(ctx, C.MCP_LIST_TOOLS, "tools")
+	return h.list(ctx, KindTools, "tools")
 }
 
 // ListPrompts returns the merged prompts as a JSON array (names exported like tools).
 func (h *Hub) ListPrompts(ctx context.Context) (json.RawMessage, error) {
-	return h.list(ctx, C.MCP_LIST_PROMPTS, "prompts")
+	return h.list(ctx, KindPrompts, "prompts")
 }
 
 // ListResources returns the merged resources as a JSON array.
 func (h *Hub) ListResources(ctx context.Context) (json.RawMessage, error) {
-	return h.list(ctx, C.MCP_LIST_RESOURCES, "resources")
+	return h.list(ctx, KindResources, "resources")
 }
 
 // ListResourceTemplates returns the merged resource templates as a JSON array.
 func (h *Hub) ListResourceTemplates(ctx context.Context) (json.RawMessage, error) {
-	return h.list(ctx, C.MCP_LIST_RESOURCE_TEMPLATES, "resourceTemplates")
+	return h.list(ctx, KindResourceTemplates, "resourceTemplates")
 }
 
 // hubStartFn starts one hub call with the completion and its userdata.
@@ -355,9 +357,10 @@ func (h *Hub) started(ctx context.Context, op Operation, opts []CallOption, fn h
 
 // SetTraceContext sets (nil removes) the hub's trace context source, asked like a client's
 // (Client.SetTraceContext): on the calling goroutine, with the call's ctx, at the start of each
-// CallTool, GetPrompt and ReadResource whose WithMeta has no traceparent or baggage member;
-// what it gives goes on every member request of the call (the routed request, and the member's
-// tool list it may fetch first to route by). The lists (ListTools, ...) carry no context.
+// CallTool, GetPrompt and ReadResource whose WithMeta has no traceparent or baggage member, and
+// of each list (ListTools, ...); what it gives goes on every member request of the call (the
+// routed request, the member's tool list it may fetch first to route by, each member's list
+// request of a merged list).
 func (h *Hub) SetTraceContext(fn TraceContextSource) {
 	if fn == nil {
 		h.core.trace.Store(nil)

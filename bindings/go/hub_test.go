@@ -229,7 +229,7 @@ func TestHubContextMethods(t *testing.T) {
 	if err := h.Start(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"CallTool", "GetPrompt", "ReadResource", "DispatchToolCall"} {
+	for _, name := range []string{"CallTool", "GetPrompt", "ReadResource", "DispatchToolCall", "ListTools", "ListPrompts", "ListResources", "ListResourceTemplates"} {
 		m := reflect.ValueOf(h).MethodByName(name)
 		ft := m.Type()
 		args := []reflect.Value{reflect.ValueOf(testCtx(t))}

@@ -239,7 +239,7 @@ pub extern "C" fn mcp_hub_export_dispatch_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+        start_on_hub(hub, opts, done, userdata, call_out, None, |hub, ro| {
             let (dispatcher, tool_call, result_opts) = prepared(exported_json, call_json, options_json)?;
             Ok(Box::pin(async move {
                 dispatcher.dispatch(&hub, &tool_call, &result_opts, &ro).await

@@ -3,7 +3,7 @@
 //! so threads stay flat however many members it has. Calls block the calling thread.
 
 use super::boundary::{ffi_boundary, handle, into_handle, out, take_handle, Handle};
-use super::call::{mcp_call, mcp_call_done_fn, start_for, Owner, Registry, Started};
+use super::call::{mcp_call, mcp_call_done_fn, start_for, Completion, Owner, Registry, Started};
 use super::client::list_kind;
 use super::dispatcher::Dispatcher;
 use super::engine::Engine;
@@ -12,9 +12,9 @@ use super::handlers::{mcp_userdata_free_fn, Userdata};
 use super::opts::{mcp_call_opts, request_options};
 use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_IO, MCP_REENTRANT_CALL};
 use super::strings::{arg_str, give_json, give_json_bytes, opt_json, opt_json_object, to_c};
-use crate::client::RequestOptions;
+use crate::client::{ListKind, RequestOptions};
 use crate::error::Error;
-use crate::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, InputAnswers, MemberSpec, ToolFilter};
+use crate::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, InputAnswers, MemberSpec, Planned, ToolFilter};
 use serde_json::Value;
 use std::ffi::{c_char, c_void};
 use std::future::Future;
@@ -225,6 +225,38 @@ pub unsafe extern "C" fn mcp_hub_list(
     })
 }
 
+/// Started `mcp_hub_list`, with per-call options: completes with the merged list JSON, as
+/// `mcp_hub_call_tool_start` completes. The members' list requests it sends carry the trace
+/// context of `opts.meta_json` (`traceparent`, `tracestate`, `baggage`), else the hub's trace
+/// context callback's, asked inside this call unless the list needs no request (the members'
+/// lists are held); a list built from held lists sends nothing. The other options do not
+/// apply to a merged list (each member's own timeouts bound its request). Any thread,
+/// callbacks included.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_list_start(
+    hub: *mut mcp_hub,
+    kind: i32,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let kind = list_kind(kind)?;
+        start_on_hub(
+            hub,
+            opts,
+            done,
+            userdata,
+            call_out,
+            Some(Planned::List(kind)),
+            |hub, ro| Ok(Box::pin(async move { hub.list_text(kind, &ro).await })),
+        )
+    })
+}
+
 /// Runs a routed call with per-call options and hands back its result JSON.
 pub(super) fn routed<'a, F: Future<Output = Result<Value, Error>>>(
     hub: *mut mcp_hub,
@@ -312,23 +344,27 @@ pub unsafe extern "C" fn mcp_hub_read_resource(
     })
 }
 
-/// Starts `make`'s call of `h` (see `ffi/call`'s `start_for`).
-pub(super) fn start_on_hub(
+/// Starts `make`'s call of `h` (see `ffi/call`'s `start_for`). The trace context callback is
+/// asked now, on the caller's thread, unless `planned` (`None`: not known up front) surely
+/// sends no member request (`Hub::would_send`): a context asked for then gets its record.
+pub(super) fn start_on_hub<T: Completion>(
     hub: *mut mcp_hub,
     opts: *const mcp_call_opts,
     done: mcp_call_done_fn,
     userdata: *mut c_void,
     call_out: *mut *mut mcp_call,
-    make: impl FnOnce(Hub, RequestOptions) -> Result<Started<Value>, Failure>,
+    planned: Option<Planned<'_>>,
+    make: impl FnOnce(Hub, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
     let h = handle(hub, "hub")?;
     h.check()?;
+    let ask_now = |ro: &RequestOptions| planned.as_ref().is_none_or(|p| h.hub.would_send(p, ro));
     let owner = Owner {
         engine: h.engine.as_ref(),
         dispatcher: &h.dispatcher,
         registry: &h.calls,
         trace: h.trace.read().unwrap().clone(),
-        ask_now: &|_| true,
+        ask_now: &ask_now,
         spans: h.span_sink(),
         closed: &|| h.hub.is_closed(),
     };
@@ -353,7 +389,8 @@ pub unsafe extern "C" fn mcp_hub_call_tool_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+        let planned = Planned::Routed(ListKind::Tools, arg_str(name, "name")?);
+        start_on_hub(hub, opts, done, userdata, call_out, Some(planned), |hub, ro| {
             let name = arg_str(name, "name")?.to_string();
             let args = opt_json_object(arguments_json, "arguments_json")?;
             Ok(Box::pin(async move { hub.call_tool(&name, args, &ro).await }))
@@ -375,7 +412,8 @@ pub unsafe extern "C" fn mcp_hub_get_prompt_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+        let planned = Planned::Routed(ListKind::Prompts, arg_str(name, "name")?);
+        start_on_hub(hub, opts, done, userdata, call_out, Some(planned), |hub, ro| {
             let name = arg_str(name, "name")?.to_string();
             let args = opt_json_object(arguments_json, "arguments_json")?;
             Ok(Box::pin(async move { hub.get_prompt(&name, args, &ro).await }))
@@ -397,7 +435,8 @@ pub unsafe extern "C" fn mcp_hub_read_resource_start(
     err_out: *mut *mut mcp_error,
 ) -> mcp_status {
     ffi_boundary!(err_out, {
-        start_on_hub(hub, opts, done, userdata, call_out, |hub, ro| {
+        let planned = Planned::Read(arg_str(server, "server")?, arg_str(uri, "uri")?);
+        start_on_hub(hub, opts, done, userdata, call_out, Some(planned), |hub, ro| {
             let (server, uri) = (arg_str(server, "server")?.to_string(), arg_str(uri, "uri")?.to_string());
             Ok(Box::pin(async move { hub.read_resource(&server, &uri, &ro).await }))
         })

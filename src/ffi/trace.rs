@@ -116,8 +116,12 @@ pub unsafe extern "C" fn mcp_trace_slot_set(
 ///   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
 ///   never for an answer from a cache or for a connect: each context it gives has its span
 ///   record (`mcp_hub_on_span`), whose `parent` it is;
-/// - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;
-///   every member operation of that call then carries that one context.
+/// - a started call (`*_start`) asks it at most once, on the calling thread, inside the
+///   `*_start` call, and every member operation of that call then carries that one context. It
+///   does not ask when it can tell up front that the call sends no member request: a read the
+///   member's response cache answers, a member the hub does not have, a name the merged list
+///   (held, or built from the members' held lists) does not have. A context it gives then has
+///   at least one record, unless the call fails before its request (its member cannot connect).
 ///
 /// Requests the hub sends on its own (`mcp_hub_start`'s connects, a modern member's
 /// `subscriptions/listen`) ask nothing. The callback must not call this library except

@@ -149,6 +149,28 @@ impl Hub {
         Ok(merged)
     }
 
+    /// The merged list of `kind` as [`Hub::merged`] gives it, but only when that sends nothing:
+    /// the one built since the last change, else one built now from the lists the members hold
+    /// (kept, as `merged` keeps it). `None`: a member's list is not held (a call fetches it).
+    pub(super) fn merged_now(&self, kind: ListKind) -> Option<Result<Arc<Merged>>> {
+        for m in self.members_now() {
+            m.check_lost();
+        }
+        let generation = self.inner.generation.load(Ordering::SeqCst);
+        if let Some((built, merged)) = &self.inner.merged.lock().unwrap()[index(kind)] {
+            if *built == generation {
+                return Some(Ok(merged.clone()));
+            }
+        }
+        let members = self.members_now().into_iter().filter(|m| m.in_catalogue());
+        let lists: Option<Vec<_>> = members.map(|m| m.cached(kind).map(|l| (m, l))).collect();
+        Some(self.build(kind, &lists?).map(|merged| {
+            let merged = Arc::new(merged);
+            self.inner.merged.lock().unwrap()[index(kind)] = Some((generation, merged.clone()));
+            merged
+        }))
+    }
+
     /// Each member's list of `kind`: those held at once, the others fetched concurrently, within
     /// this future (so a trace context source in `opts` is asked on the thread polling it).
     async fn fetch(

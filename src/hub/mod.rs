@@ -24,6 +24,7 @@ pub use events::{HubEvent, HubEventFn, MemberState};
 pub use export::origins;
 pub use file::{InputAnswers, InputPrompt, ReadContext};
 pub use members::MemberStatus;
+pub(crate) use observe::Planned;
 pub use reload::ReloadReport;
 pub use spec::{HubSpec, MemberSpec, ToolFilter};
 

@@ -8,7 +8,9 @@
 use super::members::HandlerPart;
 use super::Hub;
 use crate::client::observe::{Observer, SessionRecord, Span};
-use crate::client::{RequestOptions, TraceSource};
+use crate::client::{ListKind, RequestOptions, TraceSource};
+use crate::protocol::methods;
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
 
@@ -63,6 +65,35 @@ impl Hub {
         *self.inner.trace_source.write().unwrap() = source;
     }
 
+    /// Whether a call of `planned` with `opts`, started now, would send a member request: false
+    /// when it surely would not (the hub is closed; no member is named `server`; the member's
+    /// response cache answers the read; the merged list can be had without sending anything,
+    /// and, for a routed call, has no item so named), true otherwise. A started call asks its trace context source up front, on the
+    /// caller's thread, only when this is true, as a blocking call asks only for requests that
+    /// go out.
+    pub(crate) fn would_send(&self, planned: &Planned<'_>, opts: &RequestOptions) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        match *planned {
+            Planned::Routed(kind, name) => match self.merged_now(kind) {
+                Some(Ok(merged)) => merged.routes.contains_key(name),
+                Some(Err(_)) => false, // the call fails as the list does, sending nothing
+                None => true,
+            },
+            Planned::List(kind) => self.merged_now(kind).is_none(),
+            Planned::Read(server, uri) => {
+                let Some(member) = self.member(server) else {
+                    return false;
+                };
+                let params = Map::from_iter([("uri".to_string(), Value::from(uri))]);
+                !member
+                    .client()
+                    .is_some_and(|c| c.answered_from_cache(methods::RESOURCES_READ, &params, opts))
+            }
+        }
+    }
+
     /// Whether an observer is set (the C ABI then gives each call a span sink).
     pub(crate) fn observed(&self) -> bool {
         self.inner.handlers.read().unwrap().observer.is_some()
@@ -81,4 +112,14 @@ impl Hub {
             None => Cow::Borrowed(opts),
         }
     }
+}
+
+/// A hub call as [`Hub::would_send`] looks at it before it starts.
+pub(crate) enum Planned<'a> {
+    /// A call routed by its exported name in the merged list of its kind.
+    Routed(ListKind, &'a str),
+    /// A merged list of its kind.
+    List(ListKind),
+    /// A read of resource `uri` (second) from member `server` (first).
+    Read(&'a str, &'a str),
 }

@@ -430,6 +430,212 @@ static void test_spans_and_trace_context(void)
     collector_destroy(&spans.col);
 }
 
+/* A started call asks the trace context callback only when it will send a member request, as a
+ * blocking call does: a read the member's response cache answers, an unknown member, a name a
+ * fresh merged list does not have ask nothing (no context is left without its record); a read
+ * that goes out asks once and its record names that context. */
+static void test_started_calls_ask_only_when_sending(void)
+{
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new(NULL, &hub, &err), MCP_OK, err);
+    static struct hub_spans spans;
+    memset(&spans, 0, sizeof spans);
+    collector_init(&spans.col);
+    spans.caller = pthread_self();
+    static struct hub_trace trace;
+    memset(&trace, 0, sizeof trace);
+    trace.caller = pthread_self();
+    char member[1024];
+    snprintf(member, sizeof member,
+             "{\"command\":\"%s\",\"args\":[\"--cache-ttl-ms\",\"60000\"],\"probe_timeout_ms\":500,"
+             "\"shutdown_grace_ms\":500}",
+             fixture_path_json());
+    CHECK_STATUS(mcp_hub_add_member(hub, "fix", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_on_span(hub, on_hub_span, &spans, free_hub_spans, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_set_trace_context_fn(hub, give_hub_trace, &trace, free_hub_trace, &err), MCP_OK, err);
+
+    /* The first read goes out: asked once, in *_start; its record names that context. */
+    static struct hub_done done;
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "fix", "fixture://static", NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    EXPECT(trace.asked == 1 && trace.on_caller == 1);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
+    char *text = collector_text(&spans.col);
+    char record[2048];
+    EXPECT(hub_record(text, "resources/read", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+    EXPECT(span_count(&spans, NULL) == 1);
+
+    /* The same read again: the member's cache answers it; nothing asked, no record. */
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "fix", "fixture://static", NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 2, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
+    EXPECT(trace.asked == 1);
+    EXPECT(span_count(&spans, NULL) == 0);
+
+    /* Bypassing the cache sends it: asked once more, its record names the new context. */
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.cache_mode = MCP_CACHE_BYPASS;
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "fix", "fixture://static", &opts, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    EXPECT(trace.asked == 2);
+    CHECK(wait_count(&done.calls, 3, tscale(5000)));
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "resources/read", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+
+    /* No such member: fails without a request, and without asking. */
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_read_resource_start(hub, "nope", "fixture://static", NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 4, tscale(5000)));
+    EXPECT(done.status == MCP_INVALID_ARG);
+    EXPECT(trace.asked == 2);
+
+    /* A name the merged list (fresh: just fetched) does not have: no request, nothing asked.
+     * A name it has: asked once, and the tools/call's record names it. */
+    char *result = NULL;
+    CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_TOOLS, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_PROMPTS, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    int listed = trace.asked;
+    EXPECT_MSG(listed == 4, "asked %d", listed); /* the lists' tools/list and prompts/list */
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_call_tool_start(hub, "fix__no_such_tool", NULL, NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 5, tscale(5000)));
+    EXPECT(done.status == MCP_INVALID_ARG);
+    CHECK_STATUS(mcp_hub_get_prompt_start(hub, "fix__no_such_prompt", NULL, NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    CHECK(wait_count(&done.calls, 6, tscale(5000)));
+    EXPECT(done.status == MCP_INVALID_ARG);
+    EXPECT_MSG(trace.asked == listed, "asked %d", trace.asked);
+    CHECK_STATUS(mcp_hub_call_tool_start(hub, "fix__echo", "{\"text\":\"hi\"}", NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    EXPECT(trace.asked == listed + 1);
+    CHECK(wait_count(&done.calls, 7, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "tools/call echo", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+
+    mcp_hub_free(hub);
+    EXPECT(ALOAD(&spans.freed) == 1 && ALOAD(&trace.freed) == 1);
+    collector_destroy(&spans.col);
+}
+
+/* A started list's completion: its status and whether its JSON has `want` (a key). */
+struct hub_listed {
+    int calls;
+    mcp_status status;
+    const char *want;
+    bool has;
+};
+
+static void on_hub_listed(void *userdata, mcp_status status, const char *result_json, size_t result_len,
+                          const mcp_error *error)
+{
+    (void)error;
+    struct hub_listed *l = (struct hub_listed *)userdata;
+    l->status = status;
+    l->has = status == MCP_OK && result_json && strlen(result_json) == result_len && strstr(result_json, l->want);
+    AINC(&l->calls);
+}
+
+/* The started merged list: asks the trace context callback once, inside the start, when the
+ * members' lists must be fetched (each member's request carries that context, and its record
+ * names it, before the completion), nothing when they are held; a context in the options goes
+ * on the requests without asking; a bad kind or a NULL completion is refused at once. */
+static void test_list_start(void)
+{
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new(NULL, &hub, &err), MCP_OK, err);
+    static struct hub_spans spans;
+    memset(&spans, 0, sizeof spans);
+    collector_init(&spans.col);
+    spans.caller = pthread_self();
+    static struct hub_trace trace;
+    memset(&trace, 0, sizeof trace);
+    trace.caller = pthread_self();
+    char member[1024];
+    fixture_member_json(member, sizeof member);
+    CHECK_STATUS(mcp_hub_add_member(hub, "fix", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_add_member(hub, "alt", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_on_span(hub, on_hub_span, &spans, free_hub_spans, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_set_trace_context_fn(hub, give_hub_trace, &trace, free_hub_trace, &err), MCP_OK, err);
+
+    static struct hub_listed listed;
+    memset(&listed, 0, sizeof listed);
+    listed.want = "\"prompts\":[";
+    mcp_call *call = NULL;
+    CHECK_STATUS(mcp_hub_list_start(hub, MCP_LIST_PROMPTS, NULL, on_hub_listed, &listed, &call, &err), MCP_OK, err);
+    EXPECT(trace.asked == 1 && trace.on_caller == 1);
+    CHECK(wait_count(&listed.calls, 1, tscale(5000)));
+    EXPECT(listed.status == MCP_OK && listed.has);
+    mcp_call_free(call);
+    EXPECT(span_count(&spans, NULL) == 2); /* delivered before the completion ran */
+    char *text = collector_text(&spans.col);
+    char record[2048];
+    EXPECT(hub_record(text, "prompts/list", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    EXPECT(hub_record(text, "prompts/list", "alt", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+
+    /* The lists are held now: nothing sent, nothing asked, the same list. */
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_list_start(hub, MCP_LIST_PROMPTS, NULL, on_hub_listed, &listed, NULL, &err), MCP_OK, err);
+    CHECK(wait_count(&listed.calls, 2, tscale(5000)));
+    EXPECT(listed.status == MCP_OK && listed.has);
+    EXPECT(trace.asked == 1);
+    EXPECT(span_count(&spans, NULL) == 0);
+
+    /* The call's own context: not asked; each member's request carries it. */
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.meta_json = "{\"traceparent\":\"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}";
+    listed.want = "\"resources\":[";
+    CHECK_STATUS(mcp_hub_list_start(hub, MCP_LIST_RESOURCES, &opts, on_hub_listed, &listed, NULL, &err), MCP_OK, err);
+    CHECK(wait_count(&listed.calls, 3, tscale(5000)));
+    EXPECT(listed.status == MCP_OK && listed.has);
+    EXPECT(trace.asked == 1);
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "resources/list", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, "b7ad6b7169203331");
+    EXPECT(hub_record(text, "resources/list", "alt", record, sizeof record));
+    EXPECT_CONTAINS(record, "b7ad6b7169203331");
+    free(text);
+
+    /* Refused at once (the completion never runs). */
+    EXPECT_STATUS(mcp_hub_list_start(hub, 99, NULL, on_hub_listed, &listed, NULL, &err), MCP_INVALID_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT_STATUS(mcp_hub_list_start(hub, MCP_LIST_TOOLS, NULL, NULL, NULL, NULL, &err), MCP_NULL_ARG, err);
+    mcp_error_free(err);
+    err = NULL;
+    EXPECT(mcp_hub_list_start(NULL, MCP_LIST_TOOLS, NULL, on_hub_listed, &listed, NULL, NULL) == MCP_NULL_ARG);
+    EXPECT(trace.asked == 1);
+    CHECK_STATUS(mcp_hub_close(hub, &err), MCP_OK, err);
+    EXPECT_STATUS(mcp_hub_list_start(hub, MCP_LIST_TOOLS, NULL, on_hub_listed, &listed, NULL, &err), MCP_CLOSED, err);
+    mcp_error_free(err);
+    mcp_hub_free(hub);
+    EXPECT(ALOAD(&listed.calls) == 3);
+    collector_destroy(&spans.col);
+}
+
 /* Freeing the hub frees the listener's and the callback's userdata, once each. */
 static void test_spans_freed_with_hub(void)
 {
@@ -802,6 +1008,8 @@ const struct test_case hub_tests[] = {
     {"hub/bad_options", test_bad_options},
     {"hub/spans_and_trace_context", test_spans_and_trace_context},
     {"hub/spans_freed_with_hub", test_spans_freed_with_hub},
+    {"hub/started_calls_ask_only_when_sending", test_started_calls_ask_only_when_sending},
+    {"hub/list_start", test_list_start},
     {"hub/from_file_shapes", test_from_file_shapes},
     {"hub/from_text_and_errors", test_from_text_and_errors},
     {"hub/reload_from_file", test_reload_from_file},

@@ -3,6 +3,7 @@ package mcpotel
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	mcpclient "github.com/mcp-client/mcp_client/bindings/go"
@@ -232,5 +233,128 @@ func TestHubOnSpanAndTraceContextWithoutTheBridge(t *testing.T) {
 		case <-ctx(t).Done():
 			t.Fatal("no record of the call")
 		}
+	}
+}
+
+// A started hub call its member's response cache answers sends nothing: its span is dropped
+// unended (never exported) and the bridge holds nothing for it; the read that went out is one
+// span under its caller.
+func TestHubCacheHitLeavesNoSpanWaiting(t *testing.T) {
+	hub, err := mcpclient.NewHub(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hub.Close() })
+	cfg := map[string]any{"command": fixture, "args": []string{"--cache-ttl-ms", "60000"},
+		"shutdown_grace_ms": 500, "request_timeout_ms": 10000}
+	if err := hub.AddMember("fix", cfg); err != nil {
+		t.Fatal(err)
+	}
+	spans := tracetest.NewSpanRecorder()
+	b, err := InstrumentHub(hub, WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Start(ctx(t)); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := hub.Members()
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("members %+v %v", ms, err)
+	}
+	conn := map[string]any{"network.transport": "pipe", "mcp.protocol.version": ms[0].ProtocolVersion}
+	h := &harness{t: t, bridge: b, spans: spans, host: sdktrace.NewTracerProvider().Tracer("host"), conn: conn}
+	spans.Reset()
+	read := func(c context.Context) {
+		result, err := hub.ReadResource(c, "fix", "fixture://static")
+		if err != nil || !strings.Contains(string(result), "static content") {
+			t.Fatalf("read: %s %v", result, err)
+		}
+	}
+	first := h.under(read)
+	span := h.only("resources/read")
+	parentIs(t, span, first)
+	h.attrs(span, map[string]any{"mcp.method.name": "resources/read", "mcp.resource.uri": "fixture://static",
+		"mcp.server.name": "fix"})
+
+	spans.Reset()
+	h.under(read) // from the member's cache
+	var mine []sdktrace.ReadOnlySpan
+	for _, s := range spans.Started() {
+		if s.InstrumentationScope().Name == ScopeName {
+			mine = append(mine, s)
+		}
+	}
+	if len(mine) != 1 || !mine[0].EndTime().IsZero() || len(h.ended()) != 0 {
+		t.Fatalf("a cache hit: %d spans started, %d ended", len(mine), len(h.ended()))
+	}
+	b.mu.Lock()
+	held, late := len(b.started), len(b.late)
+	b.mu.Unlock()
+	if held != 0 || late != 0 {
+		t.Fatalf("the bridge holds %d started and %d late spans", held, late)
+	}
+}
+
+// A hub's list is a started call under the caller's span: each member's list request that went
+// out is a record of it (the earliest names the call's span, the other is its child), with the
+// context of ctx on the wire; a list built from the lists the members hold sends nothing, and
+// leaves nothing exported or held.
+func TestHubListIsASpanUnderTheCaller(t *testing.T) {
+	h, hub := hubHarness(t, "fix", "alt")
+	caller := h.under(func(c context.Context) {
+		if _, err := hub.ListPrompts(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	spans := h.ended()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	var call sdktrace.ReadOnlySpan
+	for _, s := range spans {
+		if s.Parent().SpanID() == caller.SpanID() {
+			call = s
+		}
+	}
+	if call == nil {
+		t.Fatalf("no span under the caller's: %v", spans)
+	}
+	servers := map[string]bool{}
+	for _, s := range spans {
+		if s.Name() != "prompts/list" || s.SpanKind() != trace.SpanKindClient {
+			t.Fatalf("span %s %v", s.Name(), s.SpanKind())
+		}
+		if s != call {
+			parentIs(t, s, call.SpanContext())
+		}
+		if s.SpanContext().TraceID() != caller.TraceID() {
+			t.Fatalf("%s is in trace %v", s.Name(), s.SpanContext().TraceID())
+		}
+		for _, kv := range s.Attributes() {
+			if kv.Key == attribute.Key("mcp.server.name") {
+				servers[kv.Value.AsString()] = true
+			}
+		}
+	}
+	if !servers["fix"] || !servers["alt"] {
+		t.Fatalf("the lists' members %v", servers)
+	}
+
+	// Held now: nothing sent, nothing exported, nothing held by the bridge.
+	h.spans.Reset()
+	h.under(func(c context.Context) {
+		if _, err := hub.ListPrompts(c); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got := h.ended(); len(got) != 0 {
+		t.Fatalf("a held list: %d spans", len(got))
+	}
+	h.bridge.mu.Lock()
+	held, late := len(h.bridge.started), len(h.bridge.late)
+	h.bridge.mu.Unlock()
+	if held != 0 || late != 0 {
+		t.Fatalf("the bridge holds %d started and %d late spans", held, late)
 	}
 }

@@ -1372,6 +1372,18 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
         mcp_status,
         [ctypes.POINTER(mcp_hub), ctypes.c_int32, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.POINTER(mcp_error))],
     ),
+    # Started `mcp_hub_list`, with per-call options: completes with the merged list JSON, as
+    # `mcp_hub_call_tool_start` completes. The members' list requests it sends carry the trace
+    # context of `opts.meta_json` (`traceparent`, `tracestate`, `baggage`), else the hub's trace
+    # context callback's, asked inside this call unless the list needs no request (the members'
+    # lists are held); a list built from held lists sends nothing. The other options do not
+    # apply to a merged list (each member's own timeouts bound its request). Any thread,
+    # callbacks included.
+    # mcp_status mcp_hub_list_start(struct mcp_hub *hub, int32_t kind, const struct mcp_call_opts *opts, mcp_call_done_fn done, void *userdata, struct mcp_call **call_out, struct mcp_error **err_out)
+    'mcp_hub_list_start': (
+        mcp_status,
+        [ctypes.POINTER(mcp_hub), ctypes.c_int32, ctypes.POINTER(mcp_call_opts), mcp_call_done_fn, ctypes.c_void_p, ctypes.POINTER(ctypes.POINTER(mcp_call)), ctypes.POINTER(ctypes.POINTER(mcp_error))],
+    ),
     # Calls the tool the merged list names `name` on its member. `arguments_json` (a JSON object)
     # may be NULL; `opts` (may be NULL) as for `mcp_client_call_tool`. A name the hub does not
     # have is `MCP_INVALID_ARG`, its message listing the nearest names. A tool error
@@ -1962,8 +1974,12 @@ FUNCTIONS: Dict[str, Tuple[Any, List[Any]]] = {
     #   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
     #   never for an answer from a cache or for a connect: each context it gives has its span
     #   record (`mcp_hub_on_span`), whose `parent` it is;
-    # - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;
-    #   every member operation of that call then carries that one context.
+    # - a started call (`*_start`) asks it at most once, on the calling thread, inside the
+    #   `*_start` call, and every member operation of that call then carries that one context. It
+    #   does not ask when it can tell up front that the call sends no member request: a read the
+    #   member's response cache answers, a member the hub does not have, a name the merged list
+    #   (held, or built from the members' held lists) does not have. A context it gives then has
+    #   at least one record, unless the call fails before its request (its member cannot connect).
     #
     # Requests the hub sends on its own (`mcp_hub_start`'s connects, a modern member's
     # `subscriptions/listen`) ask nothing. The callback must not call this library except

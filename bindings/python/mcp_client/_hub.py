@@ -516,10 +516,17 @@ class AsyncHub:
         return await asyncio.to_thread(self.hub.list_resources)
 
     async def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
-        return await asyncio.to_thread(self.hub.get_prompt, name, arguments)
+        """As :meth:`Hub.get_prompt`, as a started call."""
+        n = _enc(name, "name")
+        a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
+        result: dict[str, Any] = await self._start(lib.mcp_hub_get_prompt_start, n, a, None, operation=("prompts/get", name))
+        return result
 
     async def read_resource(self, server: str, uri: str) -> dict[str, Any]:
-        return await asyncio.to_thread(self.hub.read_resource, server, uri)
+        """As :meth:`Hub.read_resource`, as a started call."""
+        s, u = _enc(server, "server"), _enc(uri, "uri")
+        result: dict[str, Any] = await self._start(lib.mcp_hub_read_resource_start, s, u, None, operation=("resources/read", uri))
+        return result
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """As :meth:`Hub.call_tool`, as a started call."""

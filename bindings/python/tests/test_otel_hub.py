@@ -165,6 +165,38 @@ def test_the_async_hub_parents_each_call_on_its_task_span(fixture_server, ot):
         assert seen["traceparent"] == traceparent_of(span)
 
 
+def test_started_calls_that_send_nothing_leave_no_span_waiting(fixture_server, ot):
+    """A started call the member's cache answers, or that fails before sending (a name the hub
+    does not have, a member it does not have), opens no span: none is left waiting unended."""
+    cached = {**member(fixture_server), "args": ["--cache-ttl-ms", "60000"]}
+
+    async def main():
+        async with mcp_client.AsyncHub({"fix": cached}) as hub:
+            await hub.start()
+            await hub.list_tools()
+            await hub.list_prompts()
+            inst = ot.instrument(hub)
+            with ot.host.start_as_current_span("first") as first:
+                assert (await hub.read_resource("fix", "fixture://static"))["contents"][0]["text"] == "static content"
+            assert inst.pending == 0
+            with ot.host.start_as_current_span("again"):
+                assert (await hub.read_resource("fix", "fixture://static"))["contents"][0]["text"] == "static content"
+                with pytest.raises(mcp_client.InvalidArgumentError):
+                    await hub.call_tool("fix__no_such_tool")
+                with pytest.raises(mcp_client.InvalidArgumentError):
+                    await hub.get_prompt("fix__no_such_prompt")
+                with pytest.raises(mcp_client.InvalidArgumentError):
+                    await hub.read_resource("nope", "fixture://static")
+            assert inst.pending == 0
+            return first
+
+    first = asyncio.run(main())
+    # The one read that went out has its span, under its caller; nothing else was made.
+    (span,) = ot.spans(CLIENT)
+    assert span.name == "resources/read" and span.parent.span_id == first.get_span_context().span_id
+    assert dict(span.attributes)["mcp.server.name"] == "fix"
+
+
 def test_global_instrumentation_takes_new_hubs_until_uninstrumented(fixture_server, ot, tmp_path):
     otel.instrument(tracer_provider=ot.tracer_provider, meter_provider=ot.meter_provider)
     config = tmp_path / "mcp.json"

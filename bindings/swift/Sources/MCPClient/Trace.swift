@@ -73,3 +73,37 @@ extension Client {
         try check { mcp_client_on_span(handle, jsonListenerThunk, ud, releaseUserdata, $0) }
     }
 }
+
+extension Hub {
+    /// The hub's trace context source (nil removes it), for every member, present and added
+    /// later: asked on the calling thread, by a call whose `CallOptions.meta` has no
+    /// `traceparent` or `baggage`, once for each member request a blocking call sends (the
+    /// routed request, and each member's list a merged list or the routing fetches); a started
+    /// (`async`) call asks at most once, when it starts, and not when it can tell it sends
+    /// nothing (a read its member's cache answers, a name the merged list does not have). What
+    /// it gives goes in those requests' `_meta` and is their span records' `parent`. An invalid
+    /// value makes the call throw with `MCPStatus.invalidArg`.
+    public func setTraceContext(_ source: (@Sendable () -> TraceContext?)?) throws {
+        guard let source else {
+            try check { mcp_hub_set_trace_context_fn(handle, nil, nil, nil, $0) }
+            return
+        }
+        // The library owns this reference and releases it exactly once, even on failure.
+        let ud = retainedUserdata(TraceSourceBox(source))
+        try check { mcp_hub_set_trace_context_fn(handle, traceThunk, ud, releaseUserdata, $0) }
+    }
+
+    /// The hub's span listener (nil removes it): every member's span and session records, as
+    /// `Client.onSpan` gives them, members added later included, each with the attribute
+    /// `mcp.server.name` (its member). A blocking call's records come on the calling thread
+    /// before it returns; a started call's before its completion.
+    public func onSpan(_ handler: (@Sendable (JSON) -> Void)?) throws {
+        guard let handler else {
+            try check { mcp_hub_on_span(handle, nil, nil, nil, $0) }
+            return
+        }
+        // The library owns this reference and releases it exactly once, even on failure.
+        let ud = retainedUserdata(JSONListenerBox(handler))
+        try check { mcp_hub_on_span(handle, jsonListenerThunk, ud, releaseUserdata, $0) }
+    }
+}

@@ -124,6 +124,85 @@ final class HubTests: XCTestCase {
         XCTAssertEqual(processes(with: mark), 0)
     }
 
+    /// One span listener and one trace context source cover every member, a later one too: each
+    /// record names its member, a routed call's context reaches the member and is its record's
+    /// parent, a blocking call's records are there when it returns, a started read its member's
+    /// cache answers asks nothing and makes no record, and nil removes both.
+    func testHubSpansAndTraceContextCoverEveryMember() async throws {
+        let mark = newMark()
+        let hub = try Hub(members: ["fix": try member(mark, ["--cache-ttl-ms", "60000"]), "alt": try member(mark)])
+        let records = Locked<[JSON]>([])
+        let asked = Locked<[String]>([])
+        try hub.onSpan { record in records.with { $0.append(record) } }
+        try hub.setTraceContext {
+            let parent = asked.with { a -> String in
+                a.append(String(format: "00-4bf92f3577b34da6a3ce929d0e0e4736-%016lx-01", a.count + 1))
+                return a[a.count - 1]
+            }
+            return TraceContext(traceparent: parent, baggage: "tenant=a")
+        }
+        try await hub.start()
+        let parentOf = { (r: JSON) in r["parent"]?["traceparent"]?.stringValue }
+        let serverOf = { (r: JSON) in r["attributes"]?["mcp.server.name"]?.stringValue }
+
+        // A merged list: one tools/list per member, each under a context of its own.
+        records.with { $0.removeAll() }
+        _ = try await hub.list(.tools)
+        var got = records.get
+        XCTAssertEqual(Set(got.compactMap(serverOf)), ["fix", "alt"])
+        XCTAssertEqual(got.compactMap { $0["name"]?.stringValue }, ["tools/list", "tools/list"])
+        XCTAssertEqual(Set(got.compactMap(parentOf)), Set(asked.get))
+        XCTAssertEqual(asked.get.count, 2)
+
+        // A routed call: the member received the context its record names.
+        records.with { $0.removeAll() }
+        let seen = try await hub.callTool("alt__echo_meta")["structuredContent"]
+        got = records.get
+        XCTAssertEqual(got.count, 1)
+        XCTAssertEqual(got.first?["name"]?.stringValue, "tools/call echo_meta")
+        XCTAssertEqual(got.first.flatMap(serverOf), "alt")
+        XCTAssertEqual(seen?["traceparent"]?.stringValue, asked.get.last)
+        XCTAssertEqual(got.first.flatMap(parentOf), asked.get.last)
+        XCTAssertEqual(seen?["baggage"]?.stringValue, "tenant=a")
+
+        // Started reads: the first goes out (asked once, its record names it); the second comes
+        // from the member's cache: nothing asked, no record.
+        records.with { $0.removeAll() }
+        var before = asked.get.count
+        let first = try await hub.readResource(server: "fix", uri: "fixture://static")
+        XCTAssertEqual(text(first), "static content")
+        XCTAssertEqual(asked.get.count, before + 1)
+        got = records.get
+        XCTAssertEqual(got.count, 1)
+        XCTAssertEqual(got.first?["name"]?.stringValue, "resources/read")
+        XCTAssertEqual(got.first.flatMap(parentOf), asked.get.last)
+        let again = try await hub.readResource(server: "fix", uri: "fixture://static")
+        XCTAssertEqual(text(again), "static content")
+        XCTAssertEqual(asked.get.count, before + 1)
+        XCTAssertEqual(records.get.count, 1)
+
+        // A member added later has both.
+        try hub.addMember("late", config: try member(mark))
+        try await hub.start()
+        records.with { $0.removeAll() }
+        let late = try await hub.callTool("late__echo_meta")["structuredContent"]
+        let call = records.get.first { $0["name"]?.stringValue == "tools/call echo_meta" }
+        XCTAssertEqual(call.flatMap(serverOf), "late")
+        XCTAssertEqual(call.flatMap(parentOf), late?["traceparent"]?.stringValue)
+
+        // Removed: nothing asked, no records, no context on the wire.
+        try hub.onSpan(nil)
+        try hub.setTraceContext(nil)
+        records.with { $0.removeAll() }
+        before = asked.get.count
+        let plain = try await hub.callTool("fix__echo_meta")
+        XCTAssertNil(plain["structuredContent"]?["traceparent"])
+        XCTAssertEqual(asked.get.count, before)
+        XCTAssertEqual(records.get.count, 0)
+        hub.close()
+        XCTAssertEqual(processes(with: mark), 0)
+    }
+
     func testHubPickStringInputOffersItsOptions() throws {
         let fix = JSON.string(try fixturePath()).text
         let vscode = """
