@@ -55,11 +55,7 @@ impl Inner {
             .send_http(self.get_stream_request(&self.url, HeaderMap::new()), &"GET (HTTP+SSE)")
             .await?;
         let status = response.status();
-        let is_stream = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+        let is_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/event-stream"));
         if !status.is_success() || !is_stream {
             return Err(Error::new(
                 ErrorKind::Io,

@@ -4,7 +4,7 @@
 use super::reply::Answer;
 use super::{excerpt, Inner};
 use crate::error::{Error, ErrorKind, Result};
-use crate::net::redact;
+use crate::net::reply::Reply;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
@@ -17,13 +17,13 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 
 /// A `text/event-stream` body being read.
 pub(crate) struct EventStream {
-    response: reqwest::Response,
+    response: Reply,
     parser: SseParser,
     ended: bool,
 }
 
 impl EventStream {
-    pub(super) fn new(response: reqwest::Response, max: usize) -> Self {
+    pub(super) fn new(response: Reply, max: usize) -> Self {
         EventStream {
             response,
             parser: SseParser::new(max),
@@ -41,7 +41,7 @@ impl EventStream {
                 return Ok(None);
             }
             match self.response.chunk().await {
-                Ok(Some(bytes)) => self.parser.feed(&bytes),
+                Ok(Some(bytes)) => self.parser.feed(bytes),
                 Ok(None) => {
                     self.ended = true;
                     self.parser.finish();
@@ -51,7 +51,7 @@ impl EventStream {
                     self.parser.finish();
                     return Err(Error::new(
                         ErrorKind::Io,
-                        format!("the event stream broke: {}", redact::http_error(e)),
+                        format!("the event stream broke: {e}"),
                     ));
                 }
             }

@@ -13,6 +13,7 @@ use super::{HttpConfig, Inner};
 use crate::base::BoxFuture;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
+use crate::net::reply::Reply;
 use crate::protocol::RequestId;
 use crate::transport::{Inbound, InboundSender};
 use reqwest::header::WWW_AUTHENTICATE;
@@ -73,17 +74,12 @@ impl Drop for Hold {
 }
 
 /// Every `WWW-Authenticate` value of an answer.
-fn challenge_values(response: &reqwest::Response) -> Vec<&str> {
-    response
-        .headers()
-        .get_all(WWW_AUTHENTICATE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect()
+fn challenge_values(response: &Reply) -> Vec<&str> {
+    response.header_values(WWW_AUTHENTICATE.as_str())
 }
 
 /// The `WWW-Authenticate` values of an answer, joined, for the error.
-fn www_authenticate(response: &reqwest::Response) -> Option<String> {
+fn www_authenticate(response: &Reply) -> Option<String> {
     let values = challenge_values(response);
     (!values.is_empty()).then(|| values.join(", "))
 }
@@ -93,7 +89,7 @@ impl Inner {
         &self,
         request: reqwest::Request,
         what: &(dyn fmt::Display + Sync),
-    ) -> Result<reqwest::Response> {
+    ) -> Result<Reply> {
         self.send_for(request, what, None).await
     }
 
@@ -117,7 +113,7 @@ impl Inner {
     /// The `AuthRequired` error for a refused answer (its body is read and dropped).
     pub(super) async fn refusal(
         &self,
-        mut response: reqwest::Response,
+        mut response: Reply,
         what: &(dyn fmt::Display + Sync),
         why: &str,
     ) -> Error {
@@ -142,7 +138,7 @@ impl Inner {
         request: reqwest::Request,
         what: &(dyn fmt::Display + Sync),
         id: Option<&RequestId>,
-    ) -> Result<reqwest::Response> {
+    ) -> Result<Reply> {
         let Some(auth) = self.auth.as_deref() else {
             let response = self.execute(request, what).await?;
             let status = response.status();
@@ -170,7 +166,7 @@ impl Inner {
             let status = response.status();
             let challenge = Challenge::parse(challenge_values(&response));
             // DPoP: a 401 asking for the server's nonce is sent again once, at once.
-            if auth.resend_now(&url, status.as_u16(), response.headers(), &challenge) && !resent {
+            if auth.resend_now(&url, status.as_u16(), &response.header_map(), &challenge) && !resent {
                 resent = true;
                 self.inbound
                     .note(id, "mcp.auth.dpop_nonce_retry", Some(status.as_u16()));
