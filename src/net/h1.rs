@@ -29,8 +29,12 @@ pub(crate) const FIELDS_MAX: usize = 100;
 const CHUNK_LINE_MAX: usize = 4096;
 /// Longest trailer section of a chunked body.
 const TRAILERS_MAX: usize = 16 * 1024;
-/// What one read asks the socket for (the read buffer's size).
+/// What a connection's first read asks the socket for.
 const READ_SIZE: usize = 16 * 1024;
+/// The most one read asks for: a read that fills what it asked for doubles the next one's
+/// size up to this (as hyper's adaptive reads do), so a large body arrives in few pieces and
+/// a reader assembling them (an event stream's long line) grows its buffer seldom.
+const READ_MAX: usize = 256 * 1024;
 
 /// One HTTP/1.1 connection: its stream and what was read from it and not yet used.
 pub(crate) struct Conn {
@@ -38,6 +42,8 @@ pub(crate) struct Conn {
     buf: Vec<u8>,
     /// Start of the unread bytes in `buf`.
     pos: usize,
+    /// What the next read asks for.
+    read_size: usize,
 }
 
 /// Why a request was not written: `sent_nothing` when no byte of it left.
@@ -52,6 +58,7 @@ impl Conn {
             io,
             buf: Vec::with_capacity(READ_SIZE),
             pos: 0,
+            read_size: READ_SIZE,
         }
     }
 
@@ -91,34 +98,39 @@ impl Conn {
             })
     }
 
-    /// Reads what the stream has into the buffer (compacted first); `Ok(0)` at its end.
-    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+    /// Reads what the stream has into the buffer (compacted first); `Ok(0)` at its end. Only a
+    /// body's reads (`adapt`) make the next read larger: a head's first read usually takes in
+    /// the start of its body too, and a body with a length is read into its own vector.
+    fn poll_fill(&mut self, cx: &mut Context<'_>, adapt: bool) -> Poll<io::Result<usize>> {
         if self.pos == self.buf.len() {
             self.buf.clear();
             self.pos = 0;
-        } else if self.pos > 0 && self.buf.capacity() - self.buf.len() < READ_SIZE / 2 {
+        } else if self.pos > 0 && self.buf.capacity() - self.buf.len() < self.read_size / 2 {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        if self.buf.capacity() - self.buf.len() < READ_SIZE / 2 {
-            self.buf.reserve(READ_SIZE);
+        if self.buf.capacity() - self.buf.len() < self.read_size / 2 {
+            self.buf.reserve(self.read_size);
         }
         let mut spare = ReadBuf::uninit(self.buf.spare_capacity_mut());
         ready!(Pin::new(&mut self.io).poll_read(cx, &mut spare))?;
         let n = spare.filled().len();
+        if adapt && n == spare.capacity() {
+            self.read_size = (self.read_size * 2).min(READ_MAX);
+        }
         // SAFETY: `poll_read` initialised (filled) exactly `n` bytes of the spare capacity.
         unsafe { self.buf.set_len(self.buf.len() + n) };
         Poll::Ready(Ok(n))
     }
 
     async fn fill(&mut self) -> io::Result<usize> {
-        poll_fn(|cx| self.poll_fill(cx)).await
+        poll_fn(|cx| self.poll_fill(cx, false)).await
     }
 
     /// Whether an idle connection can take a request: nothing unread, not ended by the server.
     /// Registers `cx`'s task for the socket, as a read that found nothing does.
     pub fn poll_alive(&mut self, cx: &mut Context<'_>) -> bool {
-        self.pos == self.buf.len() && self.poll_fill(cx).is_pending()
+        self.pos == self.buf.len() && self.poll_fill(cx, false).is_pending()
     }
 
     /// Reads the response's head (1xx answers skipped).
@@ -398,7 +410,7 @@ impl Body {
                 continue;
             }
             // More bytes are needed.
-            match ready!(self.conn.poll_fill(cx)) {
+            match ready!(self.conn.poll_fill(cx, true)) {
                 Ok(0) if self.state == State::Close => self.state = State::Done,
                 Ok(0) => {
                     self.state = State::Done;
