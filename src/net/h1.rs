@@ -497,3 +497,276 @@ impl Body {
         Ok(Ok(body))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::driving::ReadBeside;
+    use std::time::Duration;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    /// How a test server ends after its pieces.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Then {
+        Close,
+        Stay,
+    }
+
+    /// A connection to a server on 127.0.0.1 that reads a request head, then writes `pieces`
+    /// one at a time (a pause between them, so each arrives as a read of its own), then closes
+    /// or stays open. The request is written.
+    async fn served(pieces: Vec<Vec<u8>>, then: Then) -> Conn {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut got = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+                match socket.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => got.extend_from_slice(&buf[..n]),
+                }
+            }
+            for piece in pieces {
+                if socket.write_all(&piece).await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(15)).await;
+            }
+            if then == Then::Stay {
+                tokio::time::sleep(Duration::from_secs(10)).await;
+            }
+        });
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let mut conn = Conn::new(Stream::Plain(ReadBeside(tcp)));
+        assert!(conn.write(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n", b"").await.is_ok());
+        conn
+    }
+
+    fn pieces(parts: &[&str]) -> Vec<Vec<u8>> {
+        parts.iter().map(|p| p.as_bytes().to_vec()).collect()
+    }
+
+    /// The head, the body read piece by piece (or its error), and whether the connection could
+    /// take another request; bounded in time, so a wait for bytes that cannot come fails.
+    async fn exchange(parts: &[&str], then: Then) -> Result<(Head, Result<Vec<u8>, String>, bool), String> {
+        let conn = served(pieces(parts), then).await;
+        tokio::time::timeout(Duration::from_secs(5), async move {
+            let mut conn = conn;
+            let head = conn.read_head().await?;
+            let mut body = Body::new(conn, &head);
+            let mut got = Vec::new();
+            let read = loop {
+                match body.chunk().await {
+                    Ok(Some(piece)) => got.extend_from_slice(piece),
+                    Ok(None) => break Ok(got),
+                    Err(e) => break Err(e),
+                }
+            };
+            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await;
+            Ok((head, read, reusable))
+        })
+        .await
+        .expect("the exchange ends without waiting for bytes that cannot come")
+    }
+
+    /// As [`exchange`], the body read whole (`read_all`, bounded by `max`).
+    async fn exchange_whole(parts: &[&str], then: Then, max: usize) -> Result<Result<Vec<u8>, usize>, String> {
+        let conn = served(pieces(parts), then).await;
+        tokio::time::timeout(Duration::from_secs(5), async move {
+            let mut conn = conn;
+            let head = conn.read_head().await?;
+            Body::new(conn, &head).read_all(max).await
+        })
+        .await
+        .expect("the exchange ends without waiting for bytes that cannot come")
+    }
+
+    #[tokio::test]
+    async fn a_chunked_body_with_extensions_and_trailers_split_across_reads() {
+        let (head, body, reusable) = exchange(
+            &[
+                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Enc",
+                "oding: chunked\r\n\r\n5;name=\"v\"\r\nhel",
+                "lo\r\n6\r\n world\r",
+                "\n0;end\r\nX-Trailer: 1\r\n",
+                "\r\n",
+            ],
+            Then::Stay,
+        )
+        .await
+        .unwrap();
+        assert_eq!(head.status, 200);
+        assert_eq!(head.framing, Framing::Chunked);
+        assert_eq!(head.value("content-type"), Some("text/event-stream"));
+        assert_eq!(body.unwrap(), b"hello world");
+        assert!(reusable, "a complete chunked body leaves the connection reusable");
+        // Whole, too.
+        let whole = exchange_whole(
+            &["HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"],
+            Then::Stay,
+            3,
+        )
+        .await;
+        assert_eq!(whole.unwrap().unwrap(), b"abc");
+    }
+
+    #[tokio::test]
+    async fn a_head_split_across_reads_and_informational_answers_skipped() {
+        let (head, body, reusable) = exchange(
+            &[
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 2",
+                "00 OK\r\nMcp-Session-Id: s1\r\nMcp-Session-Id: s2\r\nContent-Len",
+                "gth: 2\r\n\r\nok",
+            ],
+            Then::Stay,
+        )
+        .await
+        .unwrap();
+        assert_eq!(head.status, 200);
+        assert_eq!(head.values("mcp-session-id"), ["s1", "s2"]);
+        assert_eq!(body.unwrap(), b"ok");
+        assert!(reusable);
+    }
+
+    #[tokio::test]
+    async fn a_body_longer_than_its_length_is_cut_there_and_the_connection_not_reused() {
+        let (_, body, reusable) = exchange(&["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA"], Then::Stay)
+            .await
+            .unwrap();
+        assert_eq!(body.unwrap(), b"hello");
+        assert!(!reusable, "bytes beyond the body make the connection unusable");
+        let whole = exchange_whole(&["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA"], Then::Stay, 99).await;
+        assert_eq!(whole.unwrap().unwrap(), b"hello");
+    }
+
+    #[tokio::test]
+    async fn a_body_shorter_than_its_length_is_an_error_not_a_wait() {
+        let (_, body, reusable) = exchange(&["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"], Then::Close)
+            .await
+            .unwrap();
+        assert!(body.unwrap_err().contains("closed before the response body ended"));
+        assert!(!reusable);
+        let whole = exchange_whole(&["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel", "lo"], Then::Close, 99).await;
+        assert!(whole.unwrap_err().contains("5 bytes before the end"));
+    }
+
+    #[tokio::test]
+    async fn a_server_closing_in_a_chunked_body_is_an_error() {
+        for cut in ["5\r\nhel", "5\r\nhello", "5\r\nhello\r\n", "5\r\nhello\r\n0\r\nX-T: 1\r\n"] {
+            let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+            let (_, body, reusable) = exchange(&[head, cut], Then::Close).await.unwrap();
+            assert!(body.unwrap_err().contains("closed"), "cut after {cut:?}");
+            assert!(!reusable);
+        }
+    }
+
+    #[tokio::test]
+    async fn connection_close_and_http_1_0_are_not_reused() {
+        for reply in [
+            "HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 2\r\n\r\nok",
+            "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        ] {
+            let (head, body, reusable) = exchange(&[reply], Then::Stay).await.unwrap();
+            assert!(head.close);
+            assert_eq!(body.unwrap(), b"ok");
+            assert!(!reusable, "{reply:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_body_without_length_runs_to_the_close() {
+        let (head, body, reusable) = exchange(&["HTTP/1.1 200 OK\r\n\r\nall ", "of it"], Then::Close)
+            .await
+            .unwrap();
+        assert_eq!(head.framing, Framing::Close);
+        assert_eq!(body.unwrap(), b"all of it");
+        assert!(!reusable);
+        // A coding other than chunked last: to the close as well.
+        let (head, body, _) = exchange(
+            &["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, identity\r\nContent-Length: 3\r\n\r\nxyz"],
+            Then::Close,
+        )
+        .await
+        .unwrap();
+        assert_eq!((head.framing, head.close), (Framing::Close, true));
+        assert_eq!(body.unwrap(), b"xyz");
+    }
+
+    #[tokio::test]
+    async fn no_content_has_no_body_and_keeps_the_connection() {
+        let (head, body, reusable) = exchange(&["HTTP/1.1 204 No Content\r\n\r\n"], Then::Stay).await.unwrap();
+        assert_eq!(head.framing, Framing::Empty);
+        assert_eq!(body.unwrap(), b"");
+        assert!(reusable);
+    }
+
+    #[tokio::test]
+    async fn an_oversized_head_is_refused_without_waiting_for_its_end() {
+        let long = format!("HTTP/1.1 200 OK\r\nX-Long: {}", "a".repeat(HEAD_MAX + 10));
+        let err = exchange(&[&long], Then::Stay).await.err().unwrap();
+        assert!(err.contains("longer than"), "{err}");
+        let many: String = (0..FIELDS_MAX + 1).map(|k| format!("X-{k}: v\r\n")).collect();
+        let err = exchange(&[&format!("HTTP/1.1 200 OK\r\n{many}\r\n")], Then::Stay)
+            .await
+            .err()
+            .unwrap();
+        assert!(err.contains("more than"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn malformed_heads_and_framing_are_errors() {
+        for (reply, says) in [
+            ("HTTP/1.1 2x0 OK\r\n\r\n", "invalid HTTP response"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n", "invalid Content-Length"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\n", "invalid Content-Length"),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "two different"),
+            ("HTTP/1.1 101 Switching Protocols\r\n\r\n", "101"),
+            ("SSH-2.0-OpenSSH\r\n\r\n", "invalid HTTP response"),
+        ] {
+            let err = exchange(&[reply], Then::Stay).await.err().unwrap();
+            assert!(err.contains(says), "{reply:?}: {err}");
+        }
+        for body in ["zz\r\n", "3\r\nabcX\r\n0\r\n\r\n", "fffffffffffffffff\r\n"] {
+            let reply = format!("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n{body}");
+            let (_, read, reusable) = exchange(&[&reply], Then::Stay).await.unwrap();
+            assert!(read.is_err(), "{body:?}");
+            assert!(!reusable);
+        }
+    }
+
+    #[tokio::test]
+    async fn no_answer_at_all_and_a_cut_head_say_so() {
+        let err = exchange(&[], Then::Close).await.err().unwrap();
+        assert_eq!(err, "connection closed before message completed");
+        let err = exchange(&["HTTP/1.1 200 OK\r\nContent-"], Then::Close).await.err().unwrap();
+        assert!(err.contains("middle of the response head"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_longer_body_than_allowed_is_not_read() {
+        let whole = exchange_whole(&["HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"], Then::Stay, 99).await;
+        assert_eq!(whole.unwrap(), Err(100));
+        let whole = exchange_whole(
+            &["HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n"],
+            Then::Stay,
+            3,
+        )
+        .await;
+        assert_eq!(whole.unwrap(), Err(4));
+    }
+
+    /// An idle connection the server has since closed is seen as such before a request goes on it.
+    #[tokio::test]
+    async fn an_idle_connection_the_server_closed_is_not_alive() {
+        let mut conn = served(pieces(&["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"]), Then::Close).await;
+        let head = conn.read_head().await.unwrap();
+        let mut body = Body::new(conn, &head);
+        assert_eq!(body.read_all(10).await.unwrap().unwrap(), b"ok");
+        assert!(body.reusable());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await);
+    }
+}
