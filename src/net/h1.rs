@@ -291,7 +291,6 @@ impl Head {
         let (_, value) = self.fields().find(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))?;
         std::str::from_utf8(value).ok()
     }
-
 }
 
 /// Where a body's reading stands.
@@ -638,7 +637,12 @@ mod tests {
             .unwrap();
         assert_eq!(body.unwrap(), b"hello");
         assert!(!reusable, "bytes beyond the body make the connection unusable");
-        let whole = exchange_whole(&["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA"], Then::Stay, 99).await;
+        let whole = exchange_whole(
+            &["HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA"],
+            Then::Stay,
+            99,
+        )
+        .await;
         assert_eq!(whole.unwrap().unwrap(), b"hello");
     }
 
@@ -649,13 +653,23 @@ mod tests {
             .unwrap();
         assert!(body.unwrap_err().contains("closed before the response body ended"));
         assert!(!reusable);
-        let whole = exchange_whole(&["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel", "lo"], Then::Close, 99).await;
+        let whole = exchange_whole(
+            &["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel", "lo"],
+            Then::Close,
+            99,
+        )
+        .await;
         assert!(whole.unwrap_err().contains("5 bytes before the end"));
     }
 
     #[tokio::test]
     async fn a_server_closing_in_a_chunked_body_is_an_error() {
-        for cut in ["5\r\nhel", "5\r\nhello", "5\r\nhello\r\n", "5\r\nhello\r\n0\r\nX-T: 1\r\n"] {
+        for cut in [
+            "5\r\nhel",
+            "5\r\nhello",
+            "5\r\nhello\r\n",
+            "5\r\nhello\r\n0\r\nX-T: 1\r\n",
+        ] {
             let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
             let (_, body, reusable) = exchange(&[head, cut], Then::Close).await.unwrap();
             assert!(body.unwrap_err().contains("closed"), "cut after {cut:?}");
@@ -697,7 +711,9 @@ mod tests {
 
     #[tokio::test]
     async fn no_content_has_no_body_and_keeps_the_connection() {
-        let (head, body, reusable) = exchange(&["HTTP/1.1 204 No Content\r\n\r\n"], Then::Stay).await.unwrap();
+        let (head, body, reusable) = exchange(&["HTTP/1.1 204 No Content\r\n\r\n"], Then::Stay)
+            .await
+            .unwrap();
         assert_eq!(head.framing, Framing::Empty);
         assert_eq!(body.unwrap(), b"");
         assert!(reusable);
@@ -720,9 +736,18 @@ mod tests {
     async fn malformed_heads_and_framing_are_errors() {
         for (reply, says) in [
             ("HTTP/1.1 2x0 OK\r\n\r\n", "invalid HTTP response"),
-            ("HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n", "invalid Content-Length"),
-            ("HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\n", "invalid Content-Length"),
-            ("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", "two different"),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
+                "invalid Content-Length",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: +1\r\n\r\n",
+                "invalid Content-Length",
+            ),
+            (
+                "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+                "two different",
+            ),
             ("HTTP/1.1 101 Switching Protocols\r\n\r\n", "101"),
             ("SSH-2.0-OpenSSH\r\n\r\n", "invalid HTTP response"),
         ] {
@@ -741,7 +766,10 @@ mod tests {
     async fn no_answer_at_all_and_a_cut_head_say_so() {
         let err = exchange(&[], Then::Close).await.err().unwrap();
         assert_eq!(err, "connection closed before message completed");
-        let err = exchange(&["HTTP/1.1 200 OK\r\nContent-"], Then::Close).await.err().unwrap();
+        let err = exchange(&["HTTP/1.1 200 OK\r\nContent-"], Then::Close)
+            .await
+            .err()
+            .unwrap();
         assert!(err.contains("middle of the response head"), "{err}");
     }
 

@@ -193,20 +193,16 @@ impl Inner {
 
     /// Turns a response into an [`Outcome`] for request `id` (`None`: a notification or answer
     /// was sent). Messages other than the answer are delivered as they are read.
-    pub(super) async fn outcome(
-        self: &Arc<Self>,
-        mut response: Reply,
-        id: Option<&RequestId>,
-    ) -> Result<Exchange> {
+    pub(super) async fn outcome(self: &Arc<Self>, mut response: Reply, id: Option<&RequestId>) -> Result<Exchange> {
         let status = response.status();
         let session_id = response.header(SESSION_HEADER).map(str::to_string);
         let event_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(|v| {
-                v.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case(EVENT_STREAM)
-            });
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case(EVENT_STREAM)
+        });
         let outcome = if status.is_success() && event_stream {
             let stream = EventStream::new(response, self.cfg.max_message_bytes);
             match id {

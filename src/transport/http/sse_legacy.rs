@@ -55,7 +55,9 @@ impl Inner {
             .send_http(self.get_stream_request(&self.url, HeaderMap::new()), &"GET (HTTP+SSE)")
             .await?;
         let status = response.status();
-        let is_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/event-stream"));
+        let is_stream = response
+            .header(CONTENT_TYPE.as_str())
+            .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/event-stream"));
         if !status.is_success() || !is_stream {
             return Err(Error::new(
                 ErrorKind::Io,

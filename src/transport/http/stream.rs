@@ -49,10 +49,7 @@ impl EventStream {
                 Err(e) => {
                     self.ended = true;
                     self.parser.finish();
-                    return Err(Error::new(
-                        ErrorKind::Io,
-                        format!("the event stream broke: {e}"),
-                    ));
+                    return Err(Error::new(ErrorKind::Io, format!("the event stream broke: {e}")));
                 }
             }
         }

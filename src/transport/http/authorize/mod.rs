@@ -85,11 +85,7 @@ fn www_authenticate(response: &Reply) -> Option<String> {
 }
 
 impl Inner {
-    pub(super) async fn send_http(
-        &self,
-        request: reqwest::Request,
-        what: &(dyn fmt::Display + Sync),
-    ) -> Result<Reply> {
+    pub(super) async fn send_http(&self, request: reqwest::Request, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         self.send_for(request, what, None).await
     }
 
@@ -111,12 +107,7 @@ impl Inner {
     }
 
     /// The `AuthRequired` error for a refused answer (its body is read and dropped).
-    pub(super) async fn refusal(
-        &self,
-        mut response: Reply,
-        what: &(dyn fmt::Display + Sync),
-        why: &str,
-    ) -> Error {
+    pub(super) async fn refusal(&self, mut response: Reply, what: &(dyn fmt::Display + Sync), why: &str) -> Error {
         let status = response.status();
         let challenge = www_authenticate(&response);
         let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
