@@ -68,6 +68,43 @@ impl AttrValue {
 /// Attributes in the order they were set, keyed by the convention's names.
 pub type Attributes = Vec<(&'static str, AttrValue)>;
 
+/// What a span and a session record share: their attributes, and their start and end (the
+/// histograms' value).
+struct Recorded<'a> {
+    attributes: &'a Attributes,
+    start: SystemTime,
+    end: SystemTime,
+}
+
+impl<'a> Recorded<'a> {
+    fn attribute(&self, key: &str) -> Option<&'a AttrValue> {
+        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Seconds from start to end (zero when the clock went back).
+    fn duration_seconds(&self) -> f64 {
+        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+    }
+
+    /// The attributes named in `metric` (a histogram's list), in the record's order.
+    fn metric_attributes(
+        &self,
+        metric: &'static [&'static str],
+    ) -> impl Iterator<Item = &'a (&'static str, AttrValue)> {
+        self.attributes.iter().filter(move |(k, _)| metric.contains(k))
+    }
+}
+
+/// `attributes` as a JSON object, in their order.
+fn attributes_json(attributes: &Attributes) -> Value {
+    Value::Object(
+        attributes
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_json()))
+            .collect::<Map<_, _>>(),
+    )
+}
+
 /// Something that happened within an operation: `mcp.mrtr.round` (an `input_required` round
 /// answered), `mcp.task.poll` (a `tasks/get` of a task the call follows), `mcp.reconnect.retry`
 /// (the call sent again after a reconnect).
@@ -141,19 +178,27 @@ const METRIC_ATTRIBUTES: &[&str] = &[
 ];
 
 impl Span {
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
+            attributes: &self.attributes,
+            start: self.start,
+            end: self.end,
+        }
+    }
+
     /// The value of attribute `key`.
     pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
-        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.recorded().attribute(key)
     }
 
     /// How long the operation took, in seconds (the histogram's value).
     pub fn duration_seconds(&self) -> f64 {
-        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+        self.recorded().duration_seconds()
     }
 
     /// The attributes the histogram is recorded with.
     pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
-        self.attributes.iter().filter(|(k, _)| METRIC_ATTRIBUTES.contains(k))
+        self.recorded().metric_attributes(METRIC_ATTRIBUTES)
     }
 
     /// `{"record": "span", "name", "kind": "client", "start_unix_nano", "end_unix_nano",
@@ -161,13 +206,6 @@ impl Span {
     /// {"code", "message"}, "parent": {"traceparent", "tracestate"}}` (`parent` only when the
     /// operation carried a trace context, `tracestate` only when it had one).
     pub fn to_json(&self) -> Value {
-        let attrs = |a: &Attributes| {
-            Value::Object(
-                a.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect::<Map<_, _>>(),
-            )
-        };
         let events: Vec<Value> = self
             .events
             .iter()
@@ -175,7 +213,7 @@ impl Span {
                 serde_json::json!({
                     "name": e.name,
                     "time_unix_nano": unix_nanos(e.time),
-                    "attributes": attrs(&e.attributes),
+                    "attributes": attributes_json(&e.attributes),
                 })
             })
             .collect();
@@ -189,7 +227,7 @@ impl Span {
             "kind": "client",
             "start_unix_nano": unix_nanos(self.start),
             "end_unix_nano": unix_nanos(self.end),
-            "attributes": attrs(&self.attributes),
+            "attributes": attributes_json(&self.attributes),
             "events": events,
             "status": status,
         });
@@ -348,21 +386,27 @@ const SESSION_METRIC_ATTRIBUTES: &[&str] = &[
 ];
 
 impl SessionRecord {
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
+            attributes: &self.attributes,
+            start: self.start,
+            end: self.end,
+        }
+    }
+
     /// The value of attribute `key`.
     pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
-        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.recorded().attribute(key)
     }
 
     /// How long the session lasted, in seconds (the histogram's value).
     pub fn duration_seconds(&self) -> f64 {
-        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+        self.recorded().duration_seconds()
     }
 
     /// The attributes the histogram is recorded with (all but `mcp.session.id`).
     pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
-        self.attributes
-            .iter()
-            .filter(|(k, _)| SESSION_METRIC_ATTRIBUTES.contains(k))
+        self.recorded().metric_attributes(SESSION_METRIC_ATTRIBUTES)
     }
 
     /// `{"record": "session", "start_unix_nano", "end_unix_nano", "attributes": {…}}`.
@@ -371,12 +415,7 @@ impl SessionRecord {
             "record": "session",
             "start_unix_nano": unix_nanos(self.start),
             "end_unix_nano": unix_nanos(self.end),
-            "attributes": Value::Object(
-                self.attributes
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect::<Map<_, _>>(),
-            ),
+            "attributes": attributes_json(&self.attributes),
         })
     }
 }
