@@ -10,6 +10,8 @@ use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
 use crate::transport::sse::{SseItem, SseParser};
 use serde_json::Value;
+use std::future::Future;
+use std::task::Poll;
 use std::time::Duration;
 
 /// How long the rest of a stream is read after its answer before the connection is dropped.
@@ -146,7 +148,7 @@ impl Inner {
         let Some(mut stream) = rest else {
             return;
         };
-        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+        let mut draining = std::pin::pin!(async {
             while let Ok(Some(item)) = async {
                 self.room().await;
                 stream.next().await
@@ -157,7 +159,12 @@ impl Inner {
                     self.log(e.message().to_string());
                 }
             }
-        })
-        .await;
+        });
+        // Most replies end with their answer (the body's end came in the same read): then no
+        // timer is set up for the bound.
+        if std::future::poll_fn(|cx| Poll::Ready(draining.as_mut().poll(cx).is_ready())).await {
+            return;
+        }
+        let _ = tokio::time::timeout(DRAIN_LIMIT, draining).await;
     }
 }
