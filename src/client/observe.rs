@@ -39,6 +39,12 @@ pub const SESSION_DURATION_UNIT: &str = "s";
 /// `error.type` of a `tools/call` answered with `isError: true`.
 pub const TOOL_ERROR: &str = "tool_error";
 
+/// The attribute naming the server a record comes from by the name the host gives it (a hub
+/// member's name, its key in the configuration file): [`Observer::server_name`]. The
+/// conventions have no such attribute; the name is the library's, low in cardinality, so the
+/// histograms keep it.
+pub const SERVER_NAME: &str = "mcp.server.name";
+
 /// An attribute value: the convention's attributes are strings, and `server.port` an int.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttrValue {
@@ -175,6 +181,7 @@ const METRIC_ATTRIBUTES: &[&str] = &[
     "network.transport",
     "server.address",
     "server.port",
+    SERVER_NAME,
 ];
 
 impl Span {
@@ -383,6 +390,7 @@ const SESSION_METRIC_ATTRIBUTES: &[&str] = &[
     "network.transport",
     "server.address",
     "server.port",
+    SERVER_NAME,
 ];
 
 impl SessionRecord {
@@ -434,6 +442,13 @@ pub trait Observer: Send + Sync {
     /// end (the one closing the client, or a runtime thread when the server went away); the
     /// default ignores it.
     fn session_ended(&self, _session: &SessionRecord) {}
+
+    /// The name the host gives the server whose records this observer receives: when `Some`,
+    /// every span and session record carries it as [`SERVER_NAME`] (`mcp.server.name`). A
+    /// hub's observer answers with each member's name; the default is `None`.
+    fn server_name(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Hands `session` to `observer`, a panic in it caught.
@@ -457,6 +472,9 @@ pub(crate) fn session_record(
         attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
     }
     transport_attributes(transport, on.network_version, &mut attributes);
+    if let Some(name) = &on.server_name {
+        attributes.push((SERVER_NAME, AttrValue::Str(name.clone())));
+    }
     if let Some(kind) = error {
         attributes.push(("error.type", AttrValue::Str(kind.into())));
     }
@@ -678,6 +696,9 @@ impl Operation {
             attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
         }
         transport_attributes(transport, on.network_version, &mut attributes);
+        if let Some(name) = &on.server_name {
+            attributes.push((SERVER_NAME, AttrValue::Str(name.clone())));
+        }
         if let Some(arguments) = self.arguments {
             attributes.push(("gen_ai.tool.call.arguments", AttrValue::Str(arguments)));
         }
@@ -753,6 +774,8 @@ pub(crate) struct Facts {
     pub network_version: Option<&'static str>,
     /// A `tools/call` result's JSON text, with `span_tool_payloads`.
     pub result: Option<String>,
+    /// `mcp.server.name`: the observer's [`Observer::server_name`].
+    pub server_name: Option<String>,
 }
 
 /// `network.transport`, `network.protocol.name` and `.version`, `server.address` and
@@ -842,6 +865,7 @@ impl Client {
                 session: session_id,
                 network_version: conn.session.protocol_version(),
                 result: None,
+                server_name: observer.server_name().map(str::to_string),
             };
             let error = match end {
                 super::session::SessionEnd::Closed(e) => session_error_type(e),
@@ -885,6 +909,7 @@ impl Client {
             session: session.session_id(),
             network_version: session.protocol_version(),
             result: None,
+            server_name: op.observer.server_name().map(str::to_string),
         };
         let span = op
             .operation
@@ -935,6 +960,7 @@ mod tests {
             session: Some("s1".into()),
             network_version: Some("2"),
             result: None,
+            server_name: Some("weather".into()),
         };
         let span = op.finish(Ok(false), &facts, &http);
         assert_eq!(
@@ -954,6 +980,8 @@ mod tests {
         assert_eq!(get("server.port"), Some(AttrValue::Int(8123)));
         assert_eq!(get("error.type"), None);
         assert_eq!(get("mcp.session.id"), Some(AttrValue::Str("s1".into())));
+        assert_eq!(get(SERVER_NAME), Some(AttrValue::Str("weather".into())));
+        assert!(span.metric_attributes().any(|(k, _)| *k == SERVER_NAME));
         assert_eq!(span.events.len(), 1);
         assert!(span
             .metric_attributes()

@@ -14,6 +14,7 @@ mod export;
 mod file;
 mod members;
 mod naming;
+mod observe;
 mod reload;
 mod routing;
 pub mod spec;
@@ -151,6 +152,8 @@ struct Inner {
     closed: AtomicBool,
     /// One reload at a time.
     reload_lock: tokio::sync::Mutex<()>,
+    /// The host's current trace context, for the hub's calls (`observe`).
+    trace_source: RwLock<Option<crate::client::TraceSource>>,
 }
 
 /// Refuses two members of one name.
@@ -193,6 +196,7 @@ impl Hub {
                 warnings: RwLock::new(spec.warnings),
                 closed: AtomicBool::new(false),
                 reload_lock: tokio::sync::Mutex::new(()),
+                trace_source: RwLock::new(None),
             }),
         })
     }
@@ -315,7 +319,7 @@ impl Hub {
         };
         for m in self.members_now() {
             if let Some(c) = m.client() {
-                handlers.apply_part(c, part);
+                handlers.apply_part(m.name(), c, part);
             }
         }
     }
