@@ -54,6 +54,11 @@ impl mcp_hub {
     /// Runs a hub future to completion on the calling thread (never from a callback or a
     /// runtime thread: that would wait on itself).
     pub(super) fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
+        self.blocking_engine()?.block_on(fut).map_err(Failure::from)
+    }
+
+    /// The engine a blocking call runs on (not generic: one copy for every call's future).
+    fn blocking_engine(&self) -> Result<&Engine, Failure> {
         self.check()?;
         if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
@@ -61,11 +66,9 @@ impl mcp_hub {
                 "a blocking mcp_hub call was made from a callback or a runtime thread",
             ));
         }
-        let engine = self
-            .engine
+        self.engine
             .as_ref()
-            .ok_or_else(|| Failure::new(MCP_CLOSED, "the hub is freed"))?;
-        engine.block_on(fut).map_err(Failure::from)
+            .ok_or_else(|| Failure::new(MCP_CLOSED, "the hub is freed"))
     }
 }
 

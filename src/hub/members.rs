@@ -392,7 +392,7 @@ impl Member {
         }
         match client.listen(Value::Object(filter), &RequestOptions::default()).await {
             Ok(subscription) => {
-                let drain = tokio::spawn(async move { while subscription.next().await.is_some() {} });
+                let drain = crate::base::spawn(async move { while subscription.next().await.is_some() {} });
                 if let Some(old) = self.listen.lock().unwrap().replace(drain) {
                     old.abort();
                 }
@@ -428,7 +428,7 @@ impl Member {
                     (self.client().cloned(), server, tokio::runtime::Handle::try_current())
                 {
                     let me = self.clone();
-                    rt.spawn(async move { me.watch_lists(&client, &info).await });
+                    rt.spawn(crate::base::boxed(async move { me.watch_lists(&client, &info).await }));
                 }
             }
             ConnectionState::Connected => {}
@@ -564,7 +564,7 @@ impl Member {
             return client.subscribe_resource(uri, opts).await;
         }
         let subscription = client.listen(json!({"resourceSubscriptions": [uri]}), opts).await?;
-        let drain = tokio::spawn(async move { while subscription.next().await.is_some() {} });
+        let drain = crate::base::spawn(async move { while subscription.next().await.is_some() {} });
         self.resource_listens.lock().unwrap().push(drain);
         Ok(())
     }

@@ -380,7 +380,7 @@ async fn connect_all(members: Vec<Arc<Member>>) {
     let mut set = tokio::task::JoinSet::new();
     for m in members {
         // The outcome is the member's state (and its event); nothing more to do with it here.
-        set.spawn(async move { drop(m.ensure().await) });
+        set.spawn(crate::base::boxed(async move { drop(m.ensure().await) }));
     }
     while set.join_next().await.is_some() {}
 }
@@ -389,7 +389,7 @@ async fn connect_all(members: Vec<Arc<Member>>) {
 async fn close_all(members: Vec<Arc<Member>>) {
     let mut set = tokio::task::JoinSet::new();
     for m in members {
-        set.spawn(async move { m.close().await });
+        set.spawn(crate::base::boxed(async move { m.close().await }));
     }
     while set.join_next().await.is_some() {}
 }

@@ -1,9 +1,10 @@
 //! Network policy shared by the HTTP clients: address classes (`ranges`), the authorization
 //! client's URL and address guard (`policy`), the resolver that applies it to every DNS answer
-//! (`resolve`), the clients' TLS setup (`tls`), direct HTTP/1.1 connections to an MCP endpoint
-//! (`direct`, with its own HTTP/1.1 exchange `h1`, and `reply`, the response the transport
-//! reads) over TCP or TLS (`stream`), through a proxy or not (`proxy`), and URLs as errors and
-//! logs may show them (`redact`).
+//! (`resolve`), the clients' TLS setup (`tls`) and, where the trust store is files, its
+//! verifier (`trust_store`), direct connections to an MCP endpoint (`direct`, with its own
+//! HTTP/1.1 exchange `h1`, and `reply`, the response the transport reads) over TCP or TLS
+//! (`stream`), through a proxy or not (`proxy`), and URLs as errors and logs may show them
+//! (`redact`).
 
 pub(crate) mod direct;
 pub(crate) mod h1;
@@ -15,3 +16,5 @@ pub(crate) mod reply;
 pub(crate) mod resolve;
 pub(crate) mod stream;
 pub(crate) mod tls;
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+pub(crate) mod trust_store;
