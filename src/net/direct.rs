@@ -1,16 +1,19 @@
 //! Direct connections to one `http://` or `https://` origin, for the requests to the MCP
-//! endpoint itself: hyper's connection API under a small keep-alive pool of our own, over TCP
-//! or TLS (`net::stream`). HTTP/1.1, or HTTP/2 where a TLS server chooses it by ALPN: then one
-//! connection carries every request as a stream of its own, its I/O a task of its own (a
-//! GOAWAY or a reset stream fails a request sent as a lost connection does; one the connection
-//! never sent goes on a new connection). Plain `http://` stays HTTP/1.1.
+//! endpoint itself: the library's own HTTP/1.1 exchange (`net::h1`) under a small keep-alive
+//! pool of our own, over TCP or TLS (`net::stream`); or hyper's HTTP/2 where a TLS server
+//! chooses it by ALPN: then one connection carries every request as a stream of its own, its
+//! I/O a task of its own (a GOAWAY or a reset stream fails a request sent as a lost connection
+//! does; one the connection never sent goes on a new connection). Plain `http://` stays
+//! HTTP/1.1.
 //!
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
-//! hyper-util's pool keyed by authority: about 40k of the 126k instructions of a loopback
-//! `tools/call` (callgrind; docs/performance.md, "HTTP"). None of it does
-//! anything for a request to the one endpoint the transport was made for, with no redirects
-//! followed and no retries.
+//! hyper-util's pool keyed by authority; hyper's own HTTP/1.1 connection then builds a request
+//! and a header map, and runs its dispatcher on every poll (docs/performance.md, "HTTP").
+//! None of it does anything for one request at a time to the one endpoint the transport was
+//! made for, with no redirects followed and no retries. An HTTP/1.1 request is its method and
+//! a head prefix encoded once per origin (target, `Host`, a forwarding proxy's
+//! `Proxy-Authorization`), its own fields and length appended, written with its body at once.
 //!
 //! TLS is the library's one configuration (`net::tls::config`: the platform verifier, the
 //! same trust store and protocol versions as reqwest's), one per origin, so a reconnect resumes
@@ -25,34 +28,37 @@
 //! the endpoint's.
 //!
 //! A connection is busy from its request until its response body has been read to its end,
-//! then goes back to the pool; a body dropped earlier takes its connection with it (hyper
-//! closes it), so a cancelled stream never leaves a half-read reply on a reused connection.
+//! then goes back to the pool (unless the server said it closes it: `Connection: close`,
+//! HTTP/1.0, a body that ends with the connection, or bytes beyond the body); a body dropped
+//! earlier takes its connection with it (`net::reply`), so a cancelled stream never leaves a
+//! half-read reply on a reused connection.
 //!
-//! No task per HTTP/1.1 connection: hyper's connection future (its reading, parsing and writing) is
-//! polled by whoever holds the connection: the request's future until the response head, the
-//! body's reader after it, the next request at checkout. The socket then wakes the task waiting
-//! for the reply (a lone call's own, see `transport/http/inline`), not a connection task that
-//! would wake it in turn. An idle connection is not polled, so a server's hang-up is seen at
-//! checkout (or by the request put on it, which hyper then hands back unsent).
+//! No task per HTTP/1.1 connection: its socket is written and read by whoever holds the
+//! connection: the request's future until the response head, the body's reader after it. The
+//! socket then wakes the task waiting for the reply (a lone call's own, see
+//! `transport/http/inline`), not a connection task that would wake it in turn. An idle
+//! connection is not polled, so a server's hang-up is seen at checkout (a read that finds the
+//! end, or anything unasked), and the request goes on a new connection; a write that a pooled
+//! connection refused before taking any byte does too. A request is never sent twice.
 
+use super::h1::{self, Conn};
 use super::policy::normalize;
 use super::proxy::{self, Route, Via};
+use super::reply::Reply;
 use super::resolve::Overrides;
 use super::stream::Stream;
 use crate::base::driving::ReadBeside;
-use hyper::body::{Body as HttpBody, Bytes, Frame, Incoming, SizeHint};
-use hyper::client::conn::http1::{self, Connection, SendRequest};
+use hyper::body::Incoming;
 use hyper::client::conn::http2;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use reqwest::header::{HeaderValue, HOST, PROXY_AUTHORIZATION};
-use reqwest::{Body, Method, ResponseBuilderExt, Url};
-use std::future::{poll_fn, Future};
-use std::io;
+use reqwest::header::{HeaderMap, CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TRANSFER_ENCODING};
+use reqwest::{Body, Method, ResponseBuilderExt, StatusCode, Url};
+use std::future::poll_fn;
+use std::io::{self, Write};
 use std::net::{IpAddr, SocketAddr};
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-use std::sync::{Arc, Mutex, Weak};
-use std::task::{ready, Context, Poll, Wake, Waker};
+use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::{Duration, Instant};
 use tokio_rustls::rustls::pki_types::ServerName;
 use tokio_rustls::TlsConnector;
@@ -67,22 +73,21 @@ const IDLE_FOR: Duration = Duration::from_secs(90);
 
 pub(crate) struct DirectOrigin {
     url: Url,
-    /// The request target (origin form: path and query; absolute form to a proxy) and `Host`
-    /// of every request.
-    target: hyper::Uri,
-    host: HeaderValue,
+    /// What follows the method in every HTTP/1.1 request head: the request target (origin
+    /// form: path and query; absolute form to a proxy), the version, `Host`, and for a
+    /// forwarding proxy `Proxy-Authorization`.
+    after_method: Vec<u8>,
     /// The endpoint's URL as an HTTP/2 request's target (its `:scheme` and `:authority`).
     absolute: hyper::Uri,
     /// The proxy connections go to, if any: a tunnel for `https://`, forwarded requests for
-    /// `http://` (with `forward_auth` as their `Proxy-Authorization`).
+    /// `http://`.
     via: Option<Via>,
-    forward_auth: Option<HeaderValue>,
     overrides: Arc<Overrides>,
     connect_timeout: Duration,
     /// For `https://`: the TLS client and the name the certificate must be valid for.
     tls: Option<(TlsConnector, ServerName<'static>)>,
     /// Idle connections, with when they became idle (newest last).
-    idle: Mutex<Vec<(Link, Instant)>>,
+    idle: Mutex<Vec<(Conn, Instant)>>,
     /// The HTTP/2 connection, when the server chose HTTP/2 by ALPN: every request shares it.
     h2: Mutex<Option<http2::SendRequest<Body>>>,
     /// Set once the server chose HTTP/1.1; until then new TLS connections are made one at a
@@ -94,106 +99,63 @@ pub(crate) struct DirectOrigin {
 
 /// A new connection: HTTP/1.1 (one request at a time), or HTTP/2 (its shared sender).
 enum Fresh {
-    H1(Link),
+    H1(Conn),
     H2(http2::SendRequest<Body>),
+}
+
+/// A request as the transport made it: its method, fields and body (JSON text, or none).
+struct Outgoing {
+    method: Method,
+    headers: HeaderMap,
+    body: Option<Body>,
+}
+
+impl Outgoing {
+    fn into_h2(self, uri: hyper::Uri) -> hyper::Request<Body> {
+        let mut request = hyper::Request::new(self.body.unwrap_or_default());
+        *request.method_mut() = self.method;
+        *request.uri_mut() = uri;
+        *request.headers_mut() = self.headers;
+        request.headers_mut().remove(HOST);
+        request
+    }
+
+    fn from_h2(request: hyper::Request<Body>) -> Outgoing {
+        let (parts, body) = request.into_parts();
+        Outgoing {
+            method: parts.method,
+            headers: parts.headers,
+            body: Some(body),
+        }
+    }
+
+    /// The HTTP/1.1 head: the method, the origin's fixed part, the request's own fields (those
+    /// the exchange frames itself left out) and the body's length.
+    fn head(&self, after_method: &[u8], body: &[u8]) -> Vec<u8> {
+        let mut head = Vec::with_capacity(after_method.len() + 64 + 48 * self.headers.len());
+        head.extend_from_slice(self.method.as_str().as_bytes());
+        head.extend_from_slice(after_method);
+        for (name, value) in &self.headers {
+            if [HOST, PROXY_AUTHORIZATION, CONTENT_LENGTH, TRANSFER_ENCODING, CONNECTION].contains(name) {
+                continue;
+            }
+            head.extend_from_slice(name.as_str().as_bytes());
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(value.as_bytes());
+            head.extend_from_slice(b"\r\n");
+        }
+        if self.body.is_some() || self.method == Method::POST {
+            let _ = write!(head, "content-length: {}\r\n", body.len());
+        }
+        head.extend_from_slice(b"\r\n");
+        head
+    }
 }
 
 /// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.
 enum H2Failure {
     Unsent(Box<hyper::Request<Body>>),
     Failed(String),
-}
-
-/// hyper's future that does a connection's I/O. A lone call beside the driver thread's idle
-/// spell reads the socket itself (`ReadBeside`), as a stdio call reads its pipe.
-type ConnectionIo = Pin<Box<Connection<TokioIo<Stream>, Body>>>;
-
-/// One connection: the sender of its requests and its I/O.
-struct Link {
-    sender: SendRequest<Body>,
-    /// `None` once the connection has ended.
-    io: Option<ConnectionIo>,
-    /// What the connection's I/O is driven with (see [`LinkWaker`]).
-    waker: Arc<LinkWaker>,
-    as_waker: Waker,
-}
-
-/// The waker a connection's I/O registers: that of the task driving it, except while a request
-/// is put on the connection. Putting one there wakes the connection's reader, which its last
-/// drive registered (usually the previous call's, on the same task); the sender drives the
-/// connection right after anyway, so that wake-up would only make a current-thread runtime
-/// poll its `block_on` future once more after a zero-timeout `epoll_wait`, per call.
-#[derive(Default)]
-struct LinkWaker {
-    task: Mutex<Option<Waker>>,
-    quiet: AtomicBool,
-}
-
-impl Wake for LinkWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        if !self.quiet.load(SeqCst) {
-            if let Some(task) = &*self.task.lock().unwrap() {
-                task.wake_by_ref();
-            }
-        }
-    }
-}
-
-impl Link {
-    fn new(sender: SendRequest<Body>, io: ConnectionIo) -> Link {
-        let waker = Arc::new(LinkWaker::default());
-        Link {
-            sender,
-            io: Some(io),
-            as_waker: Waker::from(waker.clone()),
-            waker,
-        }
-    }
-
-    /// Lets the connection read and write what it can now, registering `cx`'s task for more.
-    fn drive(&mut self, cx: &mut Context<'_>) {
-        if let Some(io) = &mut self.io {
-            {
-                let mut task = self.waker.task.lock().unwrap();
-                if !task.as_ref().is_some_and(|task| task.will_wake(cx.waker())) {
-                    *task = Some(cx.waker().clone());
-                }
-            }
-            if io.as_mut().poll(&mut Context::from_waker(&self.as_waker)).is_ready() {
-                self.io = None;
-            }
-        }
-    }
-
-    /// Puts `request` on the connection without waking its reader's task (see [`LinkWaker`]):
-    /// the caller drives the connection next.
-    fn put(&mut self, request: hyper::Request<Body>) -> impl Future<Output = SendResult> {
-        self.waker.quiet.store(true, SeqCst);
-        let response = self.sender.try_send_request(request);
-        self.waker.quiet.store(false, SeqCst);
-        response
-    }
-}
-
-type SendResult = Result<hyper::Response<Incoming>, hyper::client::conn::TrySendError<hyper::Request<Body>>>;
-
-/// Polls `wanted` (a response, a body frame, readiness: something the connection produces),
-/// driving `link` only when it is not ready yet: every poll of the connection costs a pass of
-/// hyper's dispatcher (~3k instructions), and what it delivers is often already waiting.
-fn polled_with<T>(
-    link: &mut Link,
-    cx: &mut Context<'_>,
-    mut wanted: impl FnMut(&mut Link, &mut Context<'_>) -> Poll<T>,
-) -> Poll<T> {
-    if let Poll::Ready(out) = wanted(link, cx) {
-        return Poll::Ready(out);
-    }
-    link.drive(cx);
-    wanted(link, cx)
 }
 
 impl DirectOrigin {
@@ -225,23 +187,31 @@ impl DirectOrigin {
             _ => None,
         };
         let target = if forwarded {
-            url[..Position::AfterQuery].to_string()
+            &url[..Position::AfterQuery]
         } else {
-            url[Position::BeforePath..Position::AfterQuery].to_string()
+            &url[Position::BeforePath..Position::AfterQuery]
         };
         let host = match url.port() {
             Some(port) => format!("{}:{port}", url.host_str()?),
             None => url.host_str()?.to_string(),
         };
+        let mut after_method = format!(" {target} HTTP/1.1\r\nhost: {host}\r\n").into_bytes();
+        if let Some(auth) = via.as_ref().filter(|_| forwarded).and_then(|v| v.auth.as_ref()) {
+            after_method.extend_from_slice(b"proxy-authorization: ");
+            after_method.extend_from_slice(auth.as_bytes());
+            after_method.extend_from_slice(b"\r\n");
+        }
+        // A target or host a head cannot carry (parsed URLs have none) goes to reqwest.
+        if after_method.iter().any(|&b| b < b' ' && b != b'\r' && b != b'\n') {
+            return None;
+        }
         Some(Arc::new(DirectOrigin {
             url: url.clone(),
-            target: target.parse().ok()?,
+            after_method,
             absolute: url[..Position::AfterQuery].parse().ok()?,
-            host: HeaderValue::from_str(&host).ok()?,
             overrides,
             connect_timeout,
             tls,
-            forward_auth: via.as_ref().filter(|_| forwarded).and_then(|v| v.auth.clone()),
             via,
             idle: Mutex::new(Vec::new()),
             h2: Mutex::new(None),
@@ -260,36 +230,32 @@ impl DirectOrigin {
 
     /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one. A
     /// failure is its cause, worded like reqwest's (the transport's connect hints read it).
-    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<reqwest::Response, String> {
+    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<Reply, String> {
         let mut request = request;
-        let mut message = hyper::Request::new(request.body_mut().take().unwrap_or_default());
-        *message.method_mut() = std::mem::replace(request.method_mut(), Method::GET);
-        *message.uri_mut() = self.target.clone();
-        let mut headers = std::mem::take(request.headers_mut());
-        headers.insert(HOST, self.host.clone());
-        if let Some(auth) = &self.forward_auth {
-            headers.insert(PROXY_AUTHORIZATION, auth.clone());
-        }
-        *message.headers_mut() = headers;
-        let mut message = Some(message);
-        // A pooled connection the server closed meanwhile hands the request back unsent: it
+        let mut outgoing = Some(Outgoing {
+            method: std::mem::replace(request.method_mut(), Method::GET),
+            headers: std::mem::take(request.headers_mut()),
+            body: request.body_mut().take(),
+        });
+        // A pooled connection the server closed meanwhile takes nothing of the request: it
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
+        let mut head = None;
         loop {
             if let Some(sender) = self.shared() {
-                let sending = message.take().expect("the request is sent once");
-                match self.send_h2(sender, sending).await {
+                let sending = outgoing.take().expect("the request is sent once");
+                match self.send_h2(sender, sending.into_h2(self.absolute.clone())).await {
                     Ok(response) => return Ok(response),
                     Err(H2Failure::Unsent(unsent)) if !fresh => {
-                        message = Some(self.for_h1(*unsent));
+                        outgoing = Some(Outgoing::from_h2(*unsent));
                         continue;
                     }
                     Err(H2Failure::Unsent(_)) => return Err("connection closed before the request was sent".into()),
                     Err(H2Failure::Failed(cause)) => return Err(cause),
                 }
             }
-            let mut link = match self.idle_link().await {
-                Some(link) => link,
+            let mut conn = match self.idle_conn().await {
+                Some(conn) => conn,
                 None => {
                     // Until the server's choice is known, one TLS connection at a time.
                     let _turn = match self.tls.is_some() && !self.h1_chosen.load(SeqCst) {
@@ -301,7 +267,7 @@ impl DirectOrigin {
                     }
                     fresh = true;
                     match self.connect().await? {
-                        Fresh::H1(link) => link,
+                        Fresh::H1(conn) => conn,
                         Fresh::H2(sender) => {
                             *self.h2.lock().unwrap() = Some(sender);
                             continue;
@@ -309,34 +275,31 @@ impl DirectOrigin {
                     }
                 }
             };
-            let sending = message.take().expect("the request is sent once");
-            let mut response = std::pin::pin!(link.put(sending));
-            let sent = poll_fn(|cx| polled_with(&mut link, cx, |_, cx| response.as_mut().poll(cx))).await;
-            match sent {
-                Ok(response) => {
-                    let (parts, body) = response.into_parts();
-                    let body = Returning {
-                        body,
-                        home: Some((link, Arc::downgrade(self))),
-                    };
-                    return self.response(parts, body);
-                }
-                Err(mut failed) => match failed.take_message() {
-                    Some(unsent) if !fresh => message = Some(unsent),
-                    _ => return Err(super::redact::chain(failed.error())),
-                },
+            let sending = outgoing.as_ref().expect("the request is sent once");
+            let body = match &sending.body {
+                None => &[][..],
+                Some(body) => body
+                    .as_bytes()
+                    .ok_or_else(|| "a streamed request body cannot go on a direct connection".to_string())?,
+            };
+            let head = head.get_or_insert_with(|| sending.head(&self.after_method, body));
+            match conn.write(head, body).await {
+                Ok(()) => {}
+                Err(failed) if failed.sent_nothing && !fresh => continue,
+                Err(failed) => return Err(format!("error sending the request: {}", failed.error)),
             }
+            let head = conn.read_head().await?;
+            let status = StatusCode::from_u16(head.status)
+                .map_err(|_| format!("invalid HTTP status {} in the response", head.status))?;
+            let body = h1::Body::new(conn, &head);
+            return Ok(Reply::own(status, head, body, Arc::downgrade(self)));
         }
     }
 
     /// The response for reqwest's callers, with its URL as reqwest records it: without it
     /// reqwest parses a placeholder URL for every response (~4.5k instructions). The builder's
     /// extensions are the response's (hyper's own are none reqwest reads).
-    fn response(
-        &self,
-        parts: hyper::http::response::Parts,
-        body: impl HttpBody<Data = Bytes, Error = hyper::Error> + Send + Sync + 'static,
-    ) -> Result<reqwest::Response, String> {
+    fn response(&self, parts: hyper::http::response::Parts, body: Incoming) -> Result<Reply, String> {
         let mut builder = hyper::Response::builder()
             .status(parts.status)
             .version(parts.version)
@@ -345,7 +308,7 @@ impl DirectOrigin {
             *headers = parts.headers;
         }
         let response = builder.body(Body::wrap(body)).map_err(|e| e.to_string())?;
-        Ok(reqwest::Response::from(response))
+        Ok(Reply::from_reqwest(reqwest::Response::from(response)))
     }
 
     /// The shared HTTP/2 connection, while it is open.
@@ -362,11 +325,8 @@ impl DirectOrigin {
     async fn send_h2(
         &self,
         mut sender: http2::SendRequest<Body>,
-        mut request: hyper::Request<Body>,
-    ) -> Result<reqwest::Response, H2Failure> {
-        *request.uri_mut() = self.absolute.clone();
-        request.headers_mut().remove(HOST);
-        request.headers_mut().remove(PROXY_AUTHORIZATION);
+        request: hyper::Request<Body>,
+    ) -> Result<Reply, H2Failure> {
         if poll_fn(|cx| sender.poll_ready(cx)).await.is_err() {
             return Err(H2Failure::Unsent(Box::new(request)));
         }
@@ -382,38 +342,28 @@ impl DirectOrigin {
         }
     }
 
-    /// A request handed back by HTTP/2, made an HTTP/1.1 one again.
-    fn for_h1(&self, mut request: hyper::Request<Body>) -> hyper::Request<Body> {
-        *request.uri_mut() = self.target.clone();
-        request.headers_mut().insert(HOST, self.host.clone());
-        if let Some(auth) = &self.forward_auth {
-            request.headers_mut().insert(PROXY_AUTHORIZATION, auth.clone());
-        }
-        request
-    }
-
-    /// A pooled connection ready for a request, if one is.
-    async fn idle_link(&self) -> Option<Link> {
+    /// A pooled connection ready for a request, if one is: one the server ended (or sent
+    /// something unasked on) is dropped.
+    async fn idle_conn(&self) -> Option<Conn> {
         loop {
-            let (mut link, since) = self.idle.lock().unwrap().pop()?;
+            let (mut conn, since) = self.idle.lock().unwrap().pop()?;
             if since.elapsed() >= IDLE_FOR {
                 continue;
             }
-            let ready = poll_fn(|cx| polled_with(&mut link, cx, |link, cx| link.sender.poll_ready(cx))).await;
-            if ready.is_ok() {
-                return Some(link);
+            if poll_fn(|cx| Poll::Ready(conn.poll_alive(cx))).await {
+                return Some(conn);
             }
         }
     }
 
-    fn put_back(&self, link: Link) {
+    pub(super) fn put_back(&self, conn: Conn) {
         let now = Instant::now();
         let mut idle = self.idle.lock().unwrap();
-        // Oldest first: the ones past IDLE_FOR go (dropping a link closes its connection).
+        // Oldest first: the ones past IDLE_FOR go (dropping a connection closes it).
         let expired = idle.partition_point(|(_, since)| now.duration_since(*since) >= IDLE_FOR);
         idle.drain(..expired);
-        if idle.len() < IDLE_MAX && link.io.is_some() && !link.sender.is_closed() {
-            idle.push((link, now));
+        if idle.len() < IDLE_MAX {
+            idle.push((conn, now));
         }
     }
 
@@ -466,10 +416,7 @@ impl DirectOrigin {
                 Stream::Tls(Box::new(tls))
             }
         };
-        let (sender, io) = http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
-        Ok(Fresh::H1(Link::new(sender, Box::pin(io))))
+        Ok(Fresh::H1(Conn::new(stream)))
     }
 
     /// The endpoint's host: a name, or an address (IPv6 without brackets).
@@ -551,52 +498,6 @@ async fn dial_in_turn(addrs: Vec<IpAddr>, port: u16) -> io::Result<tokio::net::T
 /// Whether `url` is `http://` or `https://` with a host.
 fn direct_scheme(url: &Url) -> bool {
     matches!(url.scheme(), "http" | "https") && url.host().is_some()
-}
-
-/// A response body that drives its connection while it is read, and returns it to the pool
-/// once read to its end.
-struct Returning {
-    body: Incoming,
-    home: Option<(Link, Weak<DirectOrigin>)>,
-}
-
-impl Returning {
-    fn go_home(&mut self) {
-        if let Some((link, origin)) = self.home.take() {
-            if let Some(origin) = origin.upgrade() {
-                origin.put_back(link);
-            }
-        }
-    }
-}
-
-impl HttpBody for Returning {
-    type Data = Bytes;
-    type Error = hyper::Error;
-
-    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, hyper::Error>>> {
-        let this = &mut *self;
-        let body = &mut this.body;
-        let frame = ready!(match &mut this.home {
-            Some((link, _)) => polled_with(link, cx, |_, cx| Pin::new(&mut *body).poll_frame(cx)),
-            None => Pin::new(body).poll_frame(cx),
-        });
-        match &frame {
-            None => self.go_home(),
-            Some(Ok(_)) if self.body.is_end_stream() => self.go_home(),
-            Some(Err(_)) => self.home = None,
-            Some(Ok(_)) => {}
-        }
-        Poll::Ready(frame)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
-    }
 }
 
 #[cfg(test)]

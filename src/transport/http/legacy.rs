@@ -439,7 +439,8 @@ impl Inner {
         let request = self.request(Method::DELETE, &self.url, snap.headers);
         let _ = tokio::time::timeout(DELETE_LIMIT, async {
             let request = self.attach_token(request).await;
-            if let Ok(mut response) = self.client.execute(request).await {
+            if let Ok(response) = self.client.execute(request).await {
+                let mut response = crate::net::reply::Reply::from_reqwest(response);
                 let _ = Inner::read_bounded(&mut response, ERROR_BODY_MAX).await;
             }
         })

@@ -6,6 +6,7 @@ use super::stream::{EventStream, Found};
 use super::{excerpt, Inner, EVENT_STREAM, SESSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
+use crate::net::reply::Reply;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::probe_answer;
@@ -148,21 +149,18 @@ impl fmt::Display for Post<'_> {
 }
 
 impl Inner {
-    pub(super) async fn execute(
-        &self,
-        request: reqwest::Request,
-        what: &(dyn fmt::Display + Sync),
-    ) -> Result<reqwest::Response> {
+    pub(super) async fn execute(&self, request: reqwest::Request, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         let sent = match &self.direct {
             Some(direct) if direct.serves(&request) => direct.send(request).await,
-            _ => self.client.execute(request).await.map_err(redact::http_error),
+            _ => self
+                .client
+                .execute(request)
+                .await
+                .map(Reply::from_reqwest)
+                .map_err(redact::http_error),
         };
         if let Ok(response) = &sent {
-            let version = if response.version() == reqwest::Version::HTTP_2 {
-                2
-            } else {
-                1
-            };
+            let version = if response.is_h2() { 2 } else { 1 };
             self.http_version.store(version, std::sync::atomic::Ordering::Relaxed);
         }
         sent.map_err(|cause| {
@@ -176,36 +174,11 @@ impl Inner {
 
     /// Reads a body to its end, up to `max` bytes; `Err(len)` when it is longer (the rest is not
     /// read and the connection is dropped with the response).
-    pub(super) async fn read_bounded(
-        response: &mut reqwest::Response,
-        max: usize,
-    ) -> Result<std::result::Result<Vec<u8>, usize>> {
-        let declared = response.content_length().unwrap_or(0) as usize;
-        if declared > max {
-            return Ok(Err(declared));
-        }
-        // Sized by the declared length (at most `max`), so a large body is not copied again
-        // each time the vector grows. A length is a claim, not bytes received, but a vector's
-        // capacity is not written until bytes arrive: a false claim reserves address space
-        // (large blocks are mapped lazily), not memory.
-        let mut body = Vec::with_capacity(declared);
-        loop {
-            match response.chunk().await {
-                Ok(Some(bytes)) => {
-                    if body.len() + bytes.len() > max {
-                        return Ok(Err(body.len() + bytes.len()));
-                    }
-                    body.extend_from_slice(&bytes);
-                }
-                Ok(None) => return Ok(Ok(body)),
-                Err(e) => {
-                    return Err(Error::new(
-                        ErrorKind::Io,
-                        format!("reading the response failed: {}", redact::http_error(e)),
-                    ))
-                }
-            }
-        }
+    pub(super) async fn read_bounded(response: &mut Reply, max: usize) -> Result<std::result::Result<Vec<u8>, usize>> {
+        response
+            .read_bounded(max)
+            .await
+            .map_err(|cause| Error::new(ErrorKind::Io, format!("reading the response failed: {cause}")))
     }
 
     pub(super) fn too_large(&self, len: usize) -> Error {
@@ -220,28 +193,16 @@ impl Inner {
 
     /// Turns a response into an [`Outcome`] for request `id` (`None`: a notification or answer
     /// was sent). Messages other than the answer are delivered as they are read.
-    pub(super) async fn outcome(
-        self: &Arc<Self>,
-        mut response: reqwest::Response,
-        id: Option<&RequestId>,
-    ) -> Result<Exchange> {
+    pub(super) async fn outcome(self: &Arc<Self>, mut response: Reply, id: Option<&RequestId>) -> Result<Exchange> {
         let status = response.status();
-        let session_id = response
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
-        let event_stream = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| {
-                v.split(';')
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .eq_ignore_ascii_case(EVENT_STREAM)
-            });
+        let session_id = response.header(SESSION_HEADER).map(str::to_string);
+        let event_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(|v| {
+            v.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case(EVENT_STREAM)
+        });
         let outcome = if status.is_success() && event_stream {
             let stream = EventStream::new(response, self.cfg.max_message_bytes);
             match id {

@@ -56,9 +56,7 @@ impl Inner {
             .await?;
         let status = response.status();
         let is_stream = response
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
+            .header(CONTENT_TYPE.as_str())
             .is_some_and(|v| v.trim().to_ascii_lowercase().starts_with("text/event-stream"));
         if !status.is_success() || !is_stream {
             return Err(Error::new(

@@ -4,12 +4,14 @@
 use super::reply::Answer;
 use super::{excerpt, Inner};
 use crate::error::{Error, ErrorKind, Result};
-use crate::net::redact;
+use crate::net::reply::Reply;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
 use crate::transport::sse::{SseItem, SseParser};
 use serde_json::Value;
+use std::future::Future;
+use std::task::Poll;
 use std::time::Duration;
 
 /// How long the rest of a stream is read after its answer before the connection is dropped.
@@ -17,13 +19,13 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 
 /// A `text/event-stream` body being read.
 pub(crate) struct EventStream {
-    response: reqwest::Response,
+    response: Reply,
     parser: SseParser,
     ended: bool,
 }
 
 impl EventStream {
-    pub(super) fn new(response: reqwest::Response, max: usize) -> Self {
+    pub(super) fn new(response: Reply, max: usize) -> Self {
         EventStream {
             response,
             parser: SseParser::new(max),
@@ -41,7 +43,7 @@ impl EventStream {
                 return Ok(None);
             }
             match self.response.chunk().await {
-                Ok(Some(bytes)) => self.parser.feed(&bytes),
+                Ok(Some(bytes)) => self.parser.feed(bytes),
                 Ok(None) => {
                     self.ended = true;
                     self.parser.finish();
@@ -49,10 +51,7 @@ impl EventStream {
                 Err(e) => {
                     self.ended = true;
                     self.parser.finish();
-                    return Err(Error::new(
-                        ErrorKind::Io,
-                        format!("the event stream broke: {}", redact::http_error(e)),
-                    ));
+                    return Err(Error::new(ErrorKind::Io, format!("the event stream broke: {e}")));
                 }
             }
         }
@@ -149,7 +148,7 @@ impl Inner {
         let Some(mut stream) = rest else {
             return;
         };
-        let _ = tokio::time::timeout(DRAIN_LIMIT, async {
+        let mut draining = std::pin::pin!(async {
             while let Ok(Some(item)) = async {
                 self.room().await;
                 stream.next().await
@@ -160,7 +159,12 @@ impl Inner {
                     self.log(e.message().to_string());
                 }
             }
-        })
-        .await;
+        });
+        // Most replies end with their answer (the body's end came in the same read): then no
+        // timer is set up for the bound.
+        if std::future::poll_fn(|cx| Poll::Ready(draining.as_mut().poll(cx).is_ready())).await {
+            return;
+        }
+        let _ = tokio::time::timeout(DRAIN_LIMIT, draining).await;
     }
 }

@@ -13,6 +13,7 @@ use super::{HttpConfig, Inner};
 use crate::base::BoxFuture;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
+use crate::net::reply::Reply;
 use crate::protocol::RequestId;
 use crate::transport::{Inbound, InboundSender};
 use reqwest::header::WWW_AUTHENTICATE;
@@ -73,27 +74,18 @@ impl Drop for Hold {
 }
 
 /// Every `WWW-Authenticate` value of an answer.
-fn challenge_values(response: &reqwest::Response) -> Vec<&str> {
-    response
-        .headers()
-        .get_all(WWW_AUTHENTICATE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect()
+fn challenge_values(response: &Reply) -> Vec<&str> {
+    response.header_values(WWW_AUTHENTICATE.as_str())
 }
 
 /// The `WWW-Authenticate` values of an answer, joined, for the error.
-fn www_authenticate(response: &reqwest::Response) -> Option<String> {
+fn www_authenticate(response: &Reply) -> Option<String> {
     let values = challenge_values(response);
     (!values.is_empty()).then(|| values.join(", "))
 }
 
 impl Inner {
-    pub(super) async fn send_http(
-        &self,
-        request: reqwest::Request,
-        what: &(dyn fmt::Display + Sync),
-    ) -> Result<reqwest::Response> {
+    pub(super) async fn send_http(&self, request: reqwest::Request, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         self.send_for(request, what, None).await
     }
 
@@ -115,12 +107,7 @@ impl Inner {
     }
 
     /// The `AuthRequired` error for a refused answer (its body is read and dropped).
-    pub(super) async fn refusal(
-        &self,
-        mut response: reqwest::Response,
-        what: &(dyn fmt::Display + Sync),
-        why: &str,
-    ) -> Error {
+    pub(super) async fn refusal(&self, mut response: Reply, what: &(dyn fmt::Display + Sync), why: &str) -> Error {
         let status = response.status();
         let challenge = www_authenticate(&response);
         let _ = Self::read_bounded(&mut response, ERROR_BODY_MAX).await;
@@ -142,7 +129,7 @@ impl Inner {
         request: reqwest::Request,
         what: &(dyn fmt::Display + Sync),
         id: Option<&RequestId>,
-    ) -> Result<reqwest::Response> {
+    ) -> Result<Reply> {
         let Some(auth) = self.auth.as_deref() else {
             let response = self.execute(request, what).await?;
             let status = response.status();
@@ -170,7 +157,7 @@ impl Inner {
             let status = response.status();
             let challenge = Challenge::parse(challenge_values(&response));
             // DPoP: a 401 asking for the server's nonce is sent again once, at once.
-            if auth.resend_now(&url, status.as_u16(), response.headers(), &challenge) && !resent {
+            if auth.resend_now(&url, status.as_u16(), &response.header_map(), &challenge) && !resent {
                 resent = true;
                 self.inbound
                     .note(id, "mcp.auth.dpop_nonce_retry", Some(status.as_u16()));

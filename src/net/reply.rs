@@ -1,0 +1,183 @@
+//! A response to one of the HTTP transport's requests, whichever way it came: the library's
+//! own HTTP/1.1 exchange on a direct connection (`h1`), or a `reqwest::Response` (HTTP/2 on a
+//! direct connection, or reqwest's own client). The transport reads its status, a few fields
+//! and its body, by pieces or whole.
+//!
+//! A direct HTTP/1.1 body read to its end gives its connection back to the pool (unless the
+//! server said it closes); dropped earlier, it closes the connection with it, so a half-read
+//! reply never stays on a reused connection.
+
+use super::direct::DirectOrigin;
+use super::h1::{Body, Head};
+use super::redact;
+use hyper::body::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::StatusCode;
+use std::sync::Weak;
+
+pub(crate) struct Reply {
+    status: StatusCode,
+    from: From,
+}
+
+enum From {
+    Own {
+        head: Head,
+        /// `None` once the body was read to its end (its connection then went home).
+        body: Option<Body>,
+        home: Weak<DirectOrigin>,
+    },
+    Reqwest {
+        response: reqwest::Response,
+        /// The piece last handed out.
+        last: Bytes,
+    },
+}
+
+impl Reply {
+    /// A direct HTTP/1.1 response, its body still on `body`'s connection.
+    pub(super) fn own(status: StatusCode, head: Head, body: Body, home: Weak<DirectOrigin>) -> Reply {
+        let mut reply = Reply {
+            status,
+            from: From::Own {
+                head,
+                body: Some(body),
+                home,
+            },
+        };
+        reply.go_home_if_done();
+        reply
+    }
+
+    pub(crate) fn from_reqwest(response: reqwest::Response) -> Reply {
+        Reply {
+            status: response.status(),
+            from: From::Reqwest {
+                response,
+                last: Bytes::new(),
+            },
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// Whether the response came over HTTP/2.
+    pub fn is_h2(&self) -> bool {
+        match &self.from {
+            From::Own { .. } => false,
+            From::Reqwest { response, .. } => response.version() == reqwest::Version::HTTP_2,
+        }
+    }
+
+    /// The first value of the field `name` (lowercase), if it is text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        match &self.from {
+            From::Own { head, .. } => head.value(name),
+            From::Reqwest { response, .. } => response.headers().get(name).and_then(|v| v.to_str().ok()),
+        }
+    }
+
+    /// Every value of the field `name` (lowercase) that is text.
+    pub fn header_values(&self, name: &str) -> Vec<&str> {
+        match &self.from {
+            From::Own { head, .. } => head.values(name),
+            From::Reqwest { response, .. } => response
+                .headers()
+                .get_all(name)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .collect(),
+        }
+    }
+
+    /// The fields as a map (built on demand: only the authorization's hooks want one).
+    pub fn header_map(&self) -> HeaderMap {
+        match &self.from {
+            From::Own { head, .. } => {
+                let mut map = HeaderMap::new();
+                for (name, value) in head.fields() {
+                    if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name), HeaderValue::from_bytes(value)) {
+                        map.append(name, value);
+                    }
+                }
+                map
+            }
+            From::Reqwest { response, .. } => response.headers().clone(),
+        }
+    }
+
+    fn go_home_if_done(&mut self) {
+        if let From::Own { body, home, .. } = &mut self.from {
+            if body.as_ref().is_some_and(Body::is_done) {
+                let done = body.take().expect("checked");
+                if let (true, Some(origin)) = (done.reusable(), home.upgrade()) {
+                    origin.put_back(done.conn);
+                }
+            }
+        }
+    }
+
+    /// The next piece of the body; `None` at its end. The error says what broke.
+    pub async fn chunk(&mut self) -> Result<Option<&[u8]>, String> {
+        self.go_home_if_done();
+        if let From::Own { body, .. } = &mut self.from {
+            let range = match body {
+                Some(body) => body.piece().await,
+                None => return Ok(None),
+            };
+            self.go_home_if_done();
+            return match (range, &self.from) {
+                (Ok(Some(range)), From::Own { body: Some(body), .. }) => Ok(Some(body.bytes(range))),
+                (Ok(_), _) => Ok(None),
+                (Err(e), _) => Err(e),
+            };
+        }
+        match &mut self.from {
+            From::Own { .. } => Ok(None),
+            From::Reqwest { response, last } => match response.chunk().await {
+                Ok(Some(bytes)) => {
+                    *last = bytes;
+                    Ok(Some(&last[..]))
+                }
+                Ok(None) => Ok(None),
+                Err(e) => Err(redact::http_error(e)),
+            },
+        }
+    }
+
+    /// Reads the body to its end, up to `max` bytes; `Ok(Err(len))` when it is longer (the rest
+    /// is not read, and the connection goes with the reply).
+    pub async fn read_bounded(&mut self, max: usize) -> Result<Result<Vec<u8>, usize>, String> {
+        let read = match &mut self.from {
+            From::Own { body: None, .. } => return Ok(Ok(Vec::new())),
+            From::Own { body: Some(body), .. } => body.read_all(max).await,
+            From::Reqwest { response, .. } => {
+                let declared = response.content_length().unwrap_or(0) as usize;
+                if declared > max {
+                    return Ok(Err(declared));
+                }
+                // Sized by the declared length (at most `max`), so a large body is not copied
+                // again each time the vector grows. A length is a claim, not bytes received,
+                // but a vector's capacity is not written until bytes arrive: a false claim
+                // reserves address space (large blocks are mapped lazily), not memory.
+                let mut body = Vec::with_capacity(declared);
+                loop {
+                    match response.chunk().await {
+                        Ok(Some(bytes)) => {
+                            if body.len() + bytes.len() > max {
+                                return Ok(Err(body.len() + bytes.len()));
+                            }
+                            body.extend_from_slice(&bytes);
+                        }
+                        Ok(None) => break Ok(Ok(body)),
+                        Err(e) => break Err(redact::http_error(e)),
+                    }
+                }
+            }
+        };
+        self.go_home_if_done();
+        read
+    }
+}
