@@ -87,20 +87,26 @@ impl Inner {
                 Ok(Found::Nothing)
             }
             SseItem::Event(event) => {
-                if event.kind() == "endpoint" || event.data.trim().is_empty() {
+                if event.kind() == "endpoint" || event.data.trim_ascii().is_empty() {
                     // Priming events (an id and retry with empty data) carry no message.
                     return Ok(Found::Nothing);
                 }
                 let weight = event.data.len();
+                // The answer's bytes are checked (UTF-8 included) once, by the probe.
                 let data = match id {
-                    Some(id) => match Answer::raw(event.data.into_bytes(), id) {
+                    Some(id) => match Answer::raw(event.data, id) {
                         Ok(answer) => return Ok(Found::Answer(answer)),
-                        // The bytes came from a String.
-                        Err(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+                        Err(bytes) => bytes,
                     },
                     None => event.data,
                 };
-                match serde_json::from_str::<Value>(&data) {
+                // Bytes that are not UTF-8 are read as the event-stream format decodes them
+                // (replaced with U+FFFD), off the answer's path.
+                let parsed = serde_json::from_slice::<Value>(&data).or_else(|e| match std::str::from_utf8(&data) {
+                    Ok(_) => Err(e),
+                    Err(_) => serde_json::from_str(&String::from_utf8_lossy(&data)),
+                });
+                match parsed {
                     Ok(Value::Array(items)) => {
                         let mut answer = Found::Nothing;
                         let weight = weight / items.len().max(1);
@@ -115,7 +121,7 @@ impl Inner {
                     Err(e) => {
                         self.log(format!(
                             "ignored an SSE event that is not JSON ({e}): {}",
-                            excerpt(data.as_bytes())
+                            excerpt(&data)
                         ));
                         Ok(Found::Nothing)
                     }
