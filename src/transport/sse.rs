@@ -10,12 +10,25 @@
 //! JSON-RPC id and fail just that request.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 /// How much of an oversized event's data is kept, to find its request id.
 const OVERSIZE_PREFIX: usize = 4096;
 /// Slack above the data bound for one line's field name and separators.
 const LINE_SLACK: usize = 64;
+
+/// The data length of the last event that went on past the end of a chunk, shared by the
+/// parsers that use it ([`SseParser::sharing`]): each reply on an HTTP connection gets a parser of
+/// its own, and what the last reply's event needed is the best guess for the next one's.
+#[derive(Debug, Default)]
+pub struct SpanHint(AtomicUsize);
+
+impl SpanHint {
+    pub const fn new() -> Self {
+        SpanHint(AtomicUsize::new(0))
+    }
+}
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +81,10 @@ pub struct SseParser {
     /// The data length of the last event that went on past a chunk: what the next such event
     /// gets room for at once.
     spanned_len: usize,
+    /// Where `spanned_len` comes from and goes to, when parsers share it.
+    hint: Option<&'static SpanHint>,
+    /// The pending event's data was given room by `spanned_len`.
+    hinted: bool,
     event: Option<String>,
     last_id: Option<String>,
     retry: Option<Duration>,
@@ -89,10 +106,22 @@ impl SseParser {
             data_line: false,
             spans: false,
             spanned_len: 0,
+            hint: None,
+            hinted: false,
             event: None,
             last_id: None,
             retry: None,
             out: VecDeque::new(),
+        }
+    }
+
+    /// A parser that starts from what `hint` knows about events over several chunks and keeps
+    /// it up to date (one parser per reply, the hint shared by the replies).
+    pub fn sharing(max_data: usize, hint: &'static SpanHint) -> Self {
+        SseParser {
+            spanned_len: hint.0.load(Relaxed),
+            hint: Some(hint),
+            ..SseParser::new(max_data)
         }
     }
 
@@ -232,6 +261,7 @@ impl SseParser {
         // Less known than that: the vector's own (doubling) growth.
         if want > self.data.len() + next && want > self.data.capacity() {
             self.data.reserve(want - self.data.len());
+            self.hinted = true;
         }
     }
 
@@ -253,6 +283,7 @@ impl SseParser {
         self.data_len = 0;
         self.has_data = false;
         self.spans = false;
+        self.hinted = false;
         self.event = None;
     }
 
@@ -342,6 +373,15 @@ impl SseParser {
         } else {
             if self.spans {
                 self.spanned_len = self.data_len;
+                if let Some(hint) = self.hint {
+                    hint.0.store(self.data_len, Relaxed);
+                }
+            }
+            // Room given by a guess much larger than the event needed is handed back, not held
+            // by the event's data while it is used (glibc's allocator shrinks a block in place).
+            let spare = self.data.capacity() - self.data.len();
+            if self.hinted && spare > (self.data.len() / 4).max(64 * 1024) {
+                self.data.shrink_to_fit();
             }
             // The buffer becomes the event's data as it is (no copy, no check).
             SseItem::Event(SseEvent {
@@ -649,5 +689,40 @@ mod tests {
             panic!()
         };
         assert_eq!(e.data.capacity(), 30_000);
+    }
+
+    /// Parsers that follow each other (one per reply) share what an event over several chunks
+    /// needed; a guess far above what an event needs is handed back when it is dispatched.
+    #[test]
+    fn replies_share_what_the_last_long_event_needed() {
+        static HINT: SpanHint = SpanHint::new();
+        let event = |n: usize| format!("data: {}\n\n", "w".repeat(n));
+        let reply = |n: usize| {
+            let mut p = SseParser::sharing(1 << 20, &HINT);
+            let text = event(n);
+            let mut chunks = text.as_bytes().chunks(4000);
+            p.feed(chunks.next().unwrap());
+            let (at, room) = (p.data.as_ptr(), p.data.capacity());
+            for chunk in chunks {
+                p.feed(chunk);
+            }
+            let Some(SseItem::Event(e)) = p.next_item() else {
+                panic!()
+            };
+            assert_eq!(e.data.len(), n);
+            (at == e.data.as_ptr(), room, e.data.capacity())
+        };
+        // Nothing known yet: room for the first chunk only, the vector grows as the rest comes.
+        let (_, room, _) = reply(100_000);
+        assert!(room < 10_000, "{room}");
+        // Known from the last reply: room at once, no move.
+        let (stayed, room, _) = reply(100_050);
+        assert!(stayed && room >= 100_050, "{room}");
+        // Much less than that: the room is handed back at the end.
+        let (stayed, room, kept) = reply(8_000);
+        assert!(stayed && room > 100_000 && kept < 8_000 + 64 * 1024, "{room} {kept}");
+        // And the guess follows: a short event now gets short room.
+        let (_, room, _) = reply(8_000);
+        assert!(room < 10_000, "{room}");
     }
 }

@@ -8,12 +8,15 @@ use crate::net::redact;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
-use crate::transport::sse::{SseItem, SseParser};
+use crate::transport::sse::{SpanHint, SseItem, SseParser};
 use serde_json::Value;
 use std::time::Duration;
 
 /// How long the rest of a stream is read after its answer before the connection is dropped.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
+/// What the last event over several chunks needed, for the next reply's parser.
+static REPLY_SPANS: SpanHint = SpanHint::new();
 
 /// A `text/event-stream` body being read.
 pub(crate) struct EventStream {
@@ -26,7 +29,7 @@ impl EventStream {
     pub(super) fn new(response: reqwest::Response, max: usize) -> Self {
         EventStream {
             response,
-            parser: SseParser::new(max),
+            parser: SseParser::sharing(max, &REPLY_SPANS),
             ended: false,
         }
     }
