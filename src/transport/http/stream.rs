@@ -103,13 +103,7 @@ impl Inner {
                     },
                     None => event.data,
                 };
-                // Bytes that are not UTF-8 are read as the event-stream format decodes them
-                // (replaced with U+FFFD), off the answer's path.
-                let parsed = serde_json::from_slice::<Value>(&data).or_else(|e| match std::str::from_utf8(&data) {
-                    Ok(_) => Err(e),
-                    Err(_) => serde_json::from_str(&String::from_utf8_lossy(&data)),
-                });
-                match parsed {
+                match event_json(&data) {
                     Ok(Value::Array(items)) => {
                         let mut answer = Found::Nothing;
                         let weight = weight / items.len().max(1);
@@ -171,5 +165,34 @@ impl Inner {
             }
         })
         .await;
+    }
+}
+
+/// An event's data as JSON. Bytes that are not UTF-8 are read as the event-stream format
+/// decodes them (replaced with U+FFFD); only here, off the answer's quick path, are they looked
+/// at for that.
+fn event_json(data: &[u8]) -> serde_json::Result<Value> {
+    serde_json::from_slice(data).or_else(|e| match std::str::from_utf8(data) {
+        Ok(_) => Err(e),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(data)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::event_json;
+    use serde_json::json;
+
+    #[test]
+    fn event_data_that_is_not_utf8_is_read_with_replacements() {
+        let data = b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"a\xFFb\"}}";
+        assert_eq!(
+            event_json(data).unwrap(),
+            json!({"jsonrpc": "2.0", "method": "m", "params": {"t": "a\u{FFFD}b"}})
+        );
+        assert_eq!(event_json(b"[1, 2]").unwrap(), json!([1, 2]));
+        // Not JSON stays not JSON, UTF-8 or not.
+        assert!(event_json(b"{\"a\":").is_err());
+        assert!(event_json(b"{\"a\":\xFF").is_err());
     }
 }
