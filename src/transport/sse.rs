@@ -229,7 +229,7 @@ impl SseParser {
         const NAME: &[u8] = b"data:";
         let held = self.line.len();
         // Nothing dropped from the line so far, and no more of it than a partial name.
-        if self.line_len != held || held >= NAME.len() || held + content.len() <= NAME.len() {
+        if self.line_len != held || held > NAME.len() || held + content.len() <= NAME.len() {
             return None;
         }
         let rest = &NAME[held..];
@@ -622,6 +622,26 @@ mod tests {
             Some("7"),
             None,
         );
+    }
+
+    /// Wherever a chunk boundary cuts `data: ` (or `data:`), the value goes into the event's data
+    /// without passing through the line buffer.
+    #[test]
+    fn a_cut_field_name_still_sends_the_value_straight_to_the_data() {
+        for head in ["data: ", "data:"] {
+            let text = format!("{head}{}\n\n", "v".repeat(5000));
+            for cut in 0..=head.len() + 1 {
+                let mut p = SseParser::new(1 << 20);
+                p.feed(&text.as_bytes()[..cut]);
+                p.feed(&text.as_bytes()[cut..text.len() - 2]);
+                assert!(p.line.capacity() < 64, "{head:?} cut at {cut}: {}", p.line.capacity());
+                p.feed(b"\n\n");
+                let Some(SseItem::Event(e)) = p.next_item() else {
+                    panic!()
+                };
+                assert_eq!(e.data, "v".repeat(5000).into_bytes(), "{head:?} cut at {cut}");
+            }
+        }
     }
 
     #[test]
