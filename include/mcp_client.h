@@ -2347,6 +2347,41 @@ mcp_status mcp_client_on_span(struct mcp_client *client,
                               struct mcp_error **err_out);
 
 /**
+ * Sets (NULL: removes) the hub's span listener: the records of every member's operations
+ * and sessions, present members and those added later (`mcp_hub_add_member`,
+ * `mcp_hub_set_member`, a configuration reload), in the format `mcp_span_fn` describes, each
+ * with the attribute `"mcp.server.name"`: the member's name (its key in the configuration
+ * file). It replaces a listener set on a member's own client (`mcp_hub_member_client`).
+ *
+ * Which operations: a routed call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`,
+ * `mcp_hub_read_resource`, their `*_start` forms) is its member's operation, with the
+ * handshake of a connect it starts and the member's `tools/list` it may need first; a merged
+ * list (`mcp_hub_list`) is one list operation (`tools/list`, …) per member whose list is not held (a list
+ * the hub holds sends nothing). The hub's own background requests (a modern member's
+ * `subscriptions/listen`, a connect by `mcp_hub_start` or a reload) have records too.
+ *
+ * Threads, as for a client: a record of a blocking hub call arrives on the calling thread
+ * just before the call returns; one of a started call on the dispatcher thread just before
+ * its completion callback; the others (session records, the records of `mcp_hub_start`'s and
+ * a reload's connects, of background requests) on the shared dispatcher thread or a runtime
+ * thread. The listener may run on several threads at once, must return quickly, and may call
+ * this library's non-blocking functions only (not a blocking `mcp_hub_*` or `mcp_client_*`
+ * call). With no listener nothing is built.
+ *
+ * Ownership: `userdata` belongs to the hub from this call on; `userdata_free` (may be NULL)
+ * runs exactly once — when the listener is replaced or removed and no member can still call
+ * it, when the hub is freed, or at once if this call fails — and the listener is never called
+ * after it. Any thread; not from a callback of this hub's.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_on_span(struct mcp_hub *hub,
+                           mcp_span_fn listener,
+                           void *userdata,
+                           mcp_userdata_free_fn userdata_free,
+                           struct mcp_error **err_out);
+
+/**
  * Fills `opts` with defaults for layout `version` (pass `MCP_CALL_OPTS_VERSION`). Call before
  * setting fields. `MCP_INVALID_ARG` for a version this library does not know (a header newer
  * than the library): `opts` is then left unchanged and must not be used.
@@ -2872,6 +2907,37 @@ mcp_status mcp_trace_slot_set(struct mcp_trace_slot *slot,
                               const char *tracestate,
                               const char *baggage,
                               struct mcp_error **err_out);
+
+/**
+ * Sets (NULL `callback`: removes) the hub's trace context callback: the host's current W3C
+ * trace context (SEP-414) for the hub's calls, as `mcp_client_set_trace_context_fn` gives it
+ * to a client's. A hub call whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`
+ * asks it, and what it gives goes in the `_meta` of the member requests the call sends:
+ *
+ * - a blocking call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`, `mcp_hub_read_resource`,
+ *   `mcp_hub_list`) asks it on the calling thread once for each member operation it sends (the
+ *   routed request with its MRTR retries, task polls and retry after a reconnect; each
+ *   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
+ *   never for an answer from a cache or for a connect: each context it gives has its span
+ *   record (`mcp_hub_on_span`), whose `parent` it is;
+ * - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;
+ *   every member operation of that call then carries that one context.
+ *
+ * Requests the hub sends on its own (`mcp_hub_start`'s connects, a modern member's
+ * `subscriptions/listen`) ask nothing. The callback must not call this library except
+ * `mcp_trace_slot_set`; it may run on several threads at once. An invalid value fails the
+ * call with `MCP_INVALID_ARG`, nothing sent. Ownership: `userdata_free` (may be NULL) runs
+ * exactly once — when the callback is replaced or removed and no call can still ask it, when
+ * the hub is freed, or at once if this call fails — and the callback is never called after
+ * it. Any thread; not from a callback of this hub's.
+ */
+MCP_API
+MCP_WARN_UNUSED_RESULT
+mcp_status mcp_hub_set_trace_context_fn(struct mcp_hub *hub,
+                                        mcp_trace_context_fn callback,
+                                        void *userdata,
+                                        mcp_userdata_free_fn userdata_free,
+                                        struct mcp_error **err_out);
 
 /**
  * `"mcp_client/<semver>"`: static, never freed.

@@ -7,9 +7,11 @@ mod common;
 
 use common::*;
 use mcp_client::hub::{Hub, HubEvent, HubEventFn, HubOptions, HubSpec, MemberSpec, MemberState, ToolFilter};
+use mcp_client::observe::{AttrValue, Observer, SessionRecord, Span, SERVER_NAME};
+use mcp_client::TraceContext;
 use mcp_client::{ErrorKind, InputKind, InputRequest, ListKind, RequestOptions};
 use serde_json::{json, Value};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// A member with the test timeouts over `client` (a flat client configuration).
@@ -733,4 +735,145 @@ async fn an_entry_a_file_could_not_build_fails_alone() {
         .iter()
         .any(|t| t["name"] == "good__echo"));
     hub.close().await;
+}
+
+/// The hub's observer as records of spans and sessions.
+#[derive(Default)]
+struct Recorder {
+    spans: Mutex<Vec<Span>>,
+    sessions: Mutex<Vec<SessionRecord>>,
+}
+
+impl Observer for Recorder {
+    fn span_ended(&self, span: &Span) {
+        self.spans.lock().unwrap().push(span.clone());
+    }
+
+    fn session_ended(&self, session: &SessionRecord) {
+        self.sessions.lock().unwrap().push(session.clone());
+    }
+}
+
+fn server_of(attribute: Option<&AttrValue>) -> &str {
+    attribute.and_then(AttrValue::as_str).unwrap_or_default()
+}
+
+/// One observer and one trace context source on the hub cover every member, present and added
+/// by a reload: each record names its member, the routed call's request carries the context
+/// the source gave (asked on the thread polling the call, once per member operation, each
+/// context with its record), the lists the call routes by included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_observer_and_trace_source_cover_every_member_and_name_it() {
+    let spec = HubSpec {
+        members: vec![
+            member("fix", fixture(&["--era", "modern"])),
+            member("old", fixture(&["--era", "legacy"])),
+        ],
+        ..HubSpec::default()
+    };
+    let hub = Hub::new(spec.clone(), HubOptions::default()).unwrap();
+    let recorder = Arc::new(Recorder::default());
+    hub.set_observer(Some(recorder.clone()));
+    let asked: Arc<Mutex<Vec<(String, std::thread::ThreadId)>>> = Arc::default();
+    let log = asked.clone();
+    hub.set_trace_source(Some(Arc::new(move || {
+        let mut log = log.lock().unwrap();
+        let parent = format!("00-4bf92f3577b34da6a3ce929d0e0e4736-{:016x}-01", log.len() + 1);
+        log.push((parent.clone(), std::thread::current().id()));
+        Ok(TraceContext::new(Some(&parent), None, Some("hub=yes")).unwrap())
+    })));
+    hub.start().await;
+    // The start's connects are the members' operations, without a parent; nothing is asked.
+    {
+        let spans = recorder.spans.lock().unwrap();
+        let mut servers: Vec<&str> = spans.iter().map(|s| server_of(s.attribute(SERVER_NAME))).collect();
+        servers.sort();
+        servers.dedup();
+        assert_eq!(servers, ["fix", "old"]);
+        assert!(spans.iter().all(|s| s.parent.is_none()));
+    }
+    assert!(asked.lock().unwrap().is_empty());
+    recorder.spans.lock().unwrap().clear();
+
+    let result = hub
+        .call_tool("old__echo_meta", None, &RequestOptions::default())
+        .await
+        .unwrap();
+    let asked_now = asked.lock().unwrap().clone();
+    let spans = recorder.spans.lock().unwrap().clone();
+    // Both members' tool lists (to route by), then the call: each under a context of its own,
+    // each asked on this thread.
+    assert_eq!(asked_now.len(), 3, "{asked_now:?}");
+    assert!(asked_now.iter().all(|(_, t)| *t == std::thread::current().id()));
+    for (parent, _) in &asked_now {
+        assert!(
+            spans
+                .iter()
+                .any(|s| s.parent.as_ref().is_some_and(|p| &p.traceparent == parent)),
+            "no record under {parent}"
+        );
+    }
+    let call = spans.iter().find(|s| s.name == "tools/call echo_meta").unwrap();
+    assert_eq!(server_of(call.attribute(SERVER_NAME)), "old");
+    assert!(call.metric_attributes().any(|(k, _)| *k == SERVER_NAME));
+    let parent = &call.parent.as_ref().unwrap().traceparent;
+    assert_eq!(result["structuredContent"]["traceparent"], json!(parent));
+    assert_eq!(result["structuredContent"]["baggage"], "hub=yes");
+    let lists: Vec<&str> = spans
+        .iter()
+        .filter(|s| s.name == "tools/list")
+        .map(|s| server_of(s.attribute(SERVER_NAME)))
+        .collect();
+    assert_eq!(lists.len(), 2);
+    assert!(lists.contains(&"fix") && lists.contains(&"old"));
+
+    // A per-call context wins: nothing asked.
+    let own = TraceContext::new(
+        Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"),
+        None,
+        None,
+    )
+    .unwrap();
+    let opts = RequestOptions {
+        trace: own,
+        ..RequestOptions::default()
+    };
+    let result = hub.call_tool("fix__echo_meta", None, &opts).await.unwrap();
+    assert_eq!(
+        result["structuredContent"]["traceparent"],
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    );
+    assert_eq!(asked.lock().unwrap().len(), 3);
+
+    // A member a reload adds has them too.
+    let mut more = spec.clone();
+    more.members.push(member("late", fixture(&[])));
+    hub.reload(more).await.unwrap();
+    recorder.spans.lock().unwrap().clear();
+    let result = hub
+        .call_tool("late__echo_meta", None, &RequestOptions::default())
+        .await
+        .unwrap();
+    let last = asked.lock().unwrap().last().unwrap().0.clone();
+    assert_eq!(result["structuredContent"]["traceparent"], json!(last));
+    let spans = recorder.spans.lock().unwrap().clone();
+    let call = spans.iter().find(|s| s.name == "tools/call echo_meta").unwrap();
+    assert_eq!(server_of(call.attribute(SERVER_NAME)), "late");
+    assert_eq!(call.parent.as_ref().unwrap().traceparent, last);
+
+    // Each member's session ends with the close, named by it.
+    hub.close().await;
+    let mut ended: Vec<String> = recorder
+        .sessions
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|s| server_of(s.attribute(SERVER_NAME)).to_string())
+        .collect();
+    ended.sort();
+    assert_eq!(ended, ["fix", "late", "old"]);
+
+    // Removed: the members' clients have no observer left.
+    hub.set_observer(None);
+    assert_eq!(Arc::strong_count(&recorder), 1);
 }

@@ -51,7 +51,7 @@ CPP_NOT_WAITING = {
     # remove_member and the reloads, whose C functions have no *_start twin (each waits on
     # members' connects or cached lists, bounded by the members' own timeouts).
     "Hub": {
-        "from_file", "from_text", "add_member", "members", "warnings", "on_event", "close", "native", "start",
+        "from_file", "from_text", "add_member", "members", "warnings", "on_event", "on_span", "set_trace_context", "close", "native", "start",
         "list", "set_member", "remove_member", "reload_from_file", "reload_from_text",
     },
 }

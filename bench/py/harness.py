@@ -6,6 +6,7 @@ Arguments: TEST [--duration S] [--warmup N] [--max-calls N] [--inflight N] [--it
 
 from __future__ import annotations
 
+import asyncio
 import json
 import resource
 import sys
@@ -93,6 +94,52 @@ def timed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
         lat.append(t2 - t)
         t = t2
     return lat, len(lat), (t - start) / 1e9
+
+
+def connect_fields(conn: list[int], first: list[int], close: list[int]) -> dict:
+    """The connect test's result: p50 and p99 of connect, of connect + first call, and of close."""
+    c = series("connect_", conn, len(conn), 0)
+    d = series("close_", close, len(close), 0)
+    f = series("first_", first, len(first), 0)
+    return {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
+            "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
+            "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+
+
+async def atimed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
+    """As `timed`, awaiting `call()`."""
+    lat: list[int] = []
+    now = time.perf_counter_ns
+    start = now()
+    deadline = start + int(seconds * 1e9)
+    t = start
+    while len(lat) < max_calls and t < deadline:
+        await call()
+        t2 = now()
+        lat.append(t2 - t)
+        t = t2
+    return lat, len(lat), (t - start) / 1e9
+
+
+async def gathered(call, inflight: int, seconds: float) -> dict:
+    """`inflight` asyncio tasks each awaiting `call()` in a loop for `seconds`, gathered: the
+    series of all their calls over the wall time."""
+    start = time.perf_counter_ns()
+    deadline = start + int(seconds * 1e9)
+
+    async def work() -> list[int]:
+        lat: list[int] = []
+        t = time.perf_counter_ns()
+        while t < deadline:
+            await call()
+            t2 = time.perf_counter_ns()
+            lat.append(t2 - t)
+            t = t2
+        return lat
+
+    lats = await asyncio.gather(*(work() for _ in range(inflight)))
+    all_lat = [x for lat in lats for x in lat]
+    return {"inflight": inflight, **series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
 
 
 def emit(runner: str, test: str, fields: dict) -> None:

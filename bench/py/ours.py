@@ -34,23 +34,8 @@ async def aconc(a: harness.Args) -> dict:
         await client.connect()
         for _ in range(a.warmup):
             await client.call_tool("echo", ARGS)
-        start = time.perf_counter_ns()
-        deadline = start + int(a.duration * 1e9)
-
-        async def work() -> list[int]:
-            lat: list[int] = []
-            t = time.perf_counter_ns()
-            while t < deadline:
-                await client.call_tool("echo", ARGS)
-                t2 = time.perf_counter_ns()
-                lat.append(t2 - t)
-                t = t2
-            return lat
-
-        lats = await asyncio.gather(*(work() for _ in range(a.inflight)))
-        all_lat = [x for lat in lats for x in lat]
-        return {"inflight": a.inflight, "threads": threading.active_count(),
-                **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
+        out = await harness.gathered(lambda: client.call_tool("echo", ARGS), a.inflight, a.duration)
+        return {**out, "threads": threading.active_count()}
 
 
 def main() -> None:
@@ -119,12 +104,7 @@ def main() -> None:
             conn.append(t1 - t0)
             first.append(tf - t0)
             close.append(t2 - tf)
-        c = harness.series("connect_", conn, len(conn), 0)
-        d = harness.series("close_", close, len(close), 0)
-        f = harness.series("first_", first, len(first), 0)
-        out = {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
-               "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
-               "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+        out = harness.connect_fields(conn, first, close)
     else:
         raise SystemExit(f"bench: unknown test {a.test}")
     harness.emit("python", a.test, out)

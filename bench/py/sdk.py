@@ -28,20 +28,6 @@ def client_for(a: harness.Args, elicitation: bool = False) -> Client:
     return Client(server, elicitation_callback=elicit if elicitation else None)
 
 
-async def timed(call, seconds: float, max_calls: int) -> tuple[list[int], int, float]:
-    lat: list[int] = []
-    now = time.perf_counter_ns
-    start = now()
-    deadline = start + int(seconds * 1e9)
-    t = start
-    while len(lat) < max_calls and t < deadline:
-        await call()
-        t2 = now()
-        lat.append(t2 - t)
-        t = t2
-    return lat, len(lat), (t - start) / 1e9
-
-
 async def main() -> None:
     a = harness.parse_args(sys.argv[1:])
     out: dict = {}
@@ -50,7 +36,7 @@ async def main() -> None:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
             cpu0 = harness.cpu_us()
-            lat, calls, secs = await timed(lambda: client.call_tool("echo", ARGS), a.duration, a.max_calls)
+            lat, calls, secs = await harness.atimed(lambda: client.call_tool("echo", ARGS), a.duration, a.max_calls)
             cpu = harness.cpu_us() - cpu0
             out = {**harness.series("", lat, calls, secs), "cpu_us_per_call": cpu / max(1, calls),
                    "rss_kb": harness.rss_kb()}
@@ -58,30 +44,14 @@ async def main() -> None:
         async with client_for(a) as client:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
-            start = time.perf_counter_ns()
-            deadline = start + int(a.duration * 1e9)
-
-            async def work() -> list[int]:
-                lat: list[int] = []
-                t = time.perf_counter_ns()
-                while t < deadline:
-                    await client.call_tool("echo", ARGS)
-                    t2 = time.perf_counter_ns()
-                    lat.append(t2 - t)
-                    t = t2
-                return lat
-
-            lats = await asyncio.gather(*(work() for _ in range(a.inflight)))
-            all_lat = [x for lat in lats for x in lat]
-            out = {"inflight": a.inflight,
-                   **harness.series("", all_lat, len(all_lat), (time.perf_counter_ns() - start) / 1e9)}
+            out = await harness.gathered(lambda: client.call_tool("echo", ARGS), a.inflight, a.duration)
     elif a.test == "mrtr":
         async with client_for(a, elicitation=True) as client:
             for _ in range(a.warmup):
                 await client.call_tool("echo", ARGS)
                 await client.call_tool("elicit_once", ARGS)
-            p = await timed(lambda: client.call_tool("echo", ARGS), a.duration / 2, a.max_calls)
-            m = await timed(lambda: client.call_tool("elicit_once", ARGS), a.duration / 2, a.max_calls)
+            p = await harness.atimed(lambda: client.call_tool("echo", ARGS), a.duration / 2, a.max_calls)
+            m = await harness.atimed(lambda: client.call_tool("elicit_once", ARGS), a.duration / 2, a.max_calls)
             out = {**harness.series("plain_", *p), **harness.series("mrtr_", *m)}
     elif a.test == "connect":
         conn: list[int] = []
@@ -100,12 +70,7 @@ async def main() -> None:
             conn.append(t1 - t0)
             first.append(tf - t0)
             close.append(t2 - tf)
-        c = harness.series("connect_", conn, len(conn), 0)
-        d = harness.series("close_", close, len(close), 0)
-        f = harness.series("first_", first, len(first), 0)
-        out = {"iterations": len(conn), "connect_p50_us": c["connect_p50_us"], "connect_p99_us": c["connect_p99_us"],
-               "first_p50_us": f["first_p50_us"], "first_p99_us": f["first_p99_us"],
-               "close_p50_us": d["close_p50_us"], "close_p99_us": d["close_p99_us"]}
+        out = harness.connect_fields(conn, first, close)
     else:
         raise SystemExit(f"bench: unknown test {a.test}")
     harness.emit("python-sdk", a.test, out)

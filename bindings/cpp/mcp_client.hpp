@@ -2823,6 +2823,41 @@ public:
         return detail::check_string([&](char** out, mcp_error** e) { return mcp_hub_warnings_json(hub_, out, e); });
     }
 
+    /// The span and session records of every member (as Client::on_span gives them), members
+    /// added later included, each with the attribute "mcp.server.name" (the member's name). A
+    /// blocking call's records come on its thread before it returns, a started call's just
+    /// before its completion; session records and those of start()'s connects on the library's
+    /// threads. An exception it throws is swallowed. nullptr removes it.
+    void on_span(detail::SpanHandler listener) {
+        if (!listener) {
+            detail::check([&](mcp_error** e) { return mcp_hub_on_span(hub_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::JsonListenerBox{std::move(listener)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_on_span(hub_, &detail::json_listener_trampoline, box,
+                                   &detail::free_box<detail::JsonListenerBox>, e);
+        });
+    }
+
+    /// The host's current trace context for the hub's calls whose options carry no trace
+    /// members: a blocking call asks on its thread once per member request it sends (the routed
+    /// request, the member lists it fetches), a started call once when it starts; it goes in
+    /// those requests' _meta. nullptr removes it.
+    void set_trace_context(TraceContextSource source) {
+        if (!source) {
+            detail::check([&](mcp_error** e) { return mcp_hub_set_trace_context_fn(hub_, nullptr, nullptr, nullptr, e); });
+            return;
+        }
+        auto* box = new detail::TraceBox{std::move(source)};
+        // The library owns the box from here: userdata_free runs exactly once, even on failure.
+        detail::check([&](mcp_error** e) {
+            return mcp_hub_set_trace_context_fn(hub_, &detail::trace_trampoline, box,
+                                                &detail::free_box<detail::TraceBox>, e);
+        });
+    }
+
     /// Sets the hub's listener (nullptr or an empty function removes it).
     void on_event(HubEventHandler listener) {
         if (!listener) {

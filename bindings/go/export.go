@@ -67,7 +67,7 @@ func (h *Hub) DispatchToolCall(ctx context.Context, exported json.RawMessage, ca
 		return nil, err
 	}
 	defer freeAll(e)
-	return h.started(ctx, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+	return h.started(ctx, Operation{}, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
 		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_hub_export_dispatch_start(p, e[0], e[1], e[2], o, done, ud, call, cerr)
 	})

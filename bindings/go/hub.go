@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -33,6 +34,7 @@ type hubCore struct {
 	inflight  sync.WaitGroup
 	closeOnce sync.Once
 	events    *eventQueue
+	trace     atomic.Pointer[traceSourceBox] // SetTraceContext, SetTraceScope
 }
 
 // HubOptions shape the merged catalogue (all optional).
@@ -307,7 +309,7 @@ type hubStartFn func(p *C.mcp_hub, opts *C.mcp_call_opts, done C.mcp_call_done_f
 
 // started runs one started hub call under ctx and opts (as the client's calls do: an ending
 // ctx cancels it through its handle).
-func (h *Hub) started(ctx context.Context, opts []CallOption, fn hubStartFn) (json.RawMessage, error) {
+func (h *Hub) started(ctx context.Context, op Operation, opts []CallOption, fn hubStartFn) (json.RawMessage, error) {
 	defer runtime.KeepAlive(h)
 	ctx = orBackground(ctx)
 	if ctx.Err() != nil {
@@ -317,13 +319,19 @@ func (h *Hub) started(ctx context.Context, opts []CallOption, fn hubStartFn) (js
 	if e != nil {
 		return nil, e
 	}
+	s.op = op
 	p, e := h.core.acquire()
 	if e != nil {
 		return nil, e
 	}
 	defer h.core.release()
+	end, e := withTrace(ctx, &h.core.trace, &s)
+	if e != nil {
+		return nil, e
+	}
 	pr, e := prepare(ctx, &s)
 	if e != nil {
+		end(e)
 		return nil, e
 	}
 	defer pr.free()
@@ -331,13 +339,67 @@ func (h *Hub) started(ctx context.Context, opts []CallOption, fn hubStartFn) (js
 		return fn(p, pr.opts, C.mcp_call_done_fn(C.mcpgo_call_done), ud, call, cerr)
 	})
 	if st != C.MCP_OK {
-		return nil, withContext(ctx, fromC(st, cerr))
+		e = withContext(ctx, fromC(st, cerr))
+		end(e)
+		return nil, e
 	}
 	o := await(ctx, box, call)
 	if o.err != nil {
-		return nil, withContext(ctx, o.err)
+		e = withContext(ctx, o.err)
+		end(e)
+		return nil, e
 	}
+	end(nil)
 	return json.RawMessage(o.result), nil
+}
+
+// SetTraceContext sets (nil removes) the hub's trace context source, asked like a client's
+// (Client.SetTraceContext): on the calling goroutine, with the call's ctx, at the start of each
+// CallTool, GetPrompt and ReadResource whose WithMeta has no traceparent or baggage member;
+// what it gives goes on every member request of the call (the routed request, and the member's
+// tool list it may fetch first to route by). The lists (ListTools, ...) carry no context.
+func (h *Hub) SetTraceContext(fn TraceContextSource) {
+	if fn == nil {
+		h.core.trace.Store(nil)
+		return
+	}
+	h.core.trace.Store(&traceSourceBox{fn: fn})
+}
+
+// SetTraceScope is SetTraceContext with a TraceScope (given the call's Operation, with the
+// exported tool or prompt name as its target, and told when the call ended); it replaces
+// SetTraceContext's source.
+func (h *Hub) SetTraceScope(fn TraceScope) {
+	if fn == nil {
+		h.core.trace.Store(nil)
+		return
+	}
+	h.core.trace.Store(&traceSourceBox{scope: fn})
+}
+
+// OnSpan sets the hub's span listener (nil removes it): the records of every member's
+// operations and sessions, members added later included, as Client.OnSpan gives them, each
+// with the attribute mcp.server.name (the member's name). Runs in order on the hub's event
+// goroutine.
+func (h *Hub) OnSpan(fn func(record json.RawMessage)) error {
+	return h.setSpanListener(fn, false)
+}
+
+// OnSpanSync is OnSpan with fn run at once on the library's delivering thread (as
+// Client.OnSpanSync): a call's records have reached fn before the call returns. fn must be
+// quick and must not call the hub; a panic in it is recovered.
+func (h *Hub) OnSpanSync(fn func(record json.RawMessage)) error {
+	return h.setSpanListener(fn, true)
+}
+
+func (h *Hub) setSpanListener(fn func(json.RawMessage), sync bool) error {
+	var hd C.uintptr_t
+	if fn != nil {
+		hd = C.uintptr_t(newHandle(&spanBox{fn: fn, q: h.core.events, sync: sync}))
+	}
+	return h.call(func(p *C.mcp_hub, cerr **C.mcp_error) C.mcp_status {
+		return C.mcpgo_hub_set_span_listener(p, hd, cerr)
+	})
 }
 
 // CallTool calls the tool the merged list names name on its member (a started call). args is
@@ -354,7 +416,7 @@ func (h *Hub) CallTool(ctx context.Context, name string, args any, opts ...CallO
 	cn, ca := cstr(name), optStr(a)
 	defer freeC(cn)
 	defer freeC(ca)
-	return h.started(ctx, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+	return h.started(ctx, Operation{Method: "tools/call", Target: name}, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
 		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_hub_call_tool_start(p, cn, ca, o, done, ud, call, cerr)
 	})
@@ -376,7 +438,7 @@ func (h *Hub) GetPrompt(ctx context.Context, name string, args map[string]string
 	cn, ca := cstr(name), optStr(a)
 	defer freeC(cn)
 	defer freeC(ca)
-	return h.started(ctx, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+	return h.started(ctx, Operation{Method: "prompts/get", Target: name}, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
 		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_hub_get_prompt_start(p, cn, ca, o, done, ud, call, cerr)
 	})
@@ -393,7 +455,7 @@ func (h *Hub) ReadResource(ctx context.Context, server, uri string, opts ...Call
 	cs, cu := cstr(server), cstr(uri)
 	defer freeC(cs)
 	defer freeC(cu)
-	return h.started(ctx, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
+	return h.started(ctx, Operation{Method: "resources/read", Target: uri}, opts, func(p *C.mcp_hub, o *C.mcp_call_opts, done C.mcp_call_done_fn, ud unsafe.Pointer,
 		call **C.mcp_call, cerr **C.mcp_error) C.mcp_status {
 		return C.mcp_hub_read_resource_start(p, cs, cu, o, done, ud, call, cerr)
 	})

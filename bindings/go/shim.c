@@ -171,6 +171,11 @@ int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out) {
 }
 
 /* The hub's listener: handle 0 removes it. */
+mcp_status mcpgo_hub_set_span_listener(mcp_hub *hub, uintptr_t handle, mcp_error **err_out) {
+    return mcp_hub_on_span(hub, handle ? span_trampoline : NULL, (void *)handle,
+                           handle ? free_trampoline : NULL, err_out);
+}
+
 mcp_status mcpgo_hub_on_event(mcp_hub *hub, uintptr_t handle, mcp_error **err_out) {
     return mcp_hub_on_event(hub, handle ? hub_event_trampoline : NULL, (void *)handle,
                             handle ? free_trampoline : NULL, err_out);

@@ -25,6 +25,7 @@ void mcpgo_call_done(void *ud, mcp_status st, const char *result, size_t len, co
 void *mcpgo_userdata(uintptr_t handle);
 mcp_status mcpgo_set_assertion_provider(mcp_client *client, uintptr_t handle, mcp_error **err_out);
 mcp_status mcpgo_hub_on_event(mcp_hub *hub, uintptr_t handle, mcp_error **err_out);
+mcp_status mcpgo_hub_set_span_listener(mcp_hub *hub, uintptr_t handle, mcp_error **err_out);
 void mcpgo_hub_read_opts_on_input(mcp_hub_read_opts *opts, uintptr_t handle);
 int mcpgo_sigaction_flags(int sig, int *flags_out, int *installed_out);
 

@@ -60,9 +60,9 @@ impl Loopback {
                         continue; // dropped: closed unread
                     }
                     let (path, state) = (self.path.clone(), state.to_string());
-                    serving.spawn(async move {
+                    serving.spawn(crate::base::boxed(async move {
                         tokio::time::timeout(READ_LIMIT, serve(stream, &path, &state)).await.ok().flatten()
-                    });
+                    }));
                 }
                 Some(done) = serving.join_next(), if !serving.is_empty() => {
                     if let Ok(Some(target)) = done {

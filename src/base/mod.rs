@@ -21,6 +21,20 @@ use std::pin::Pin;
 /// The future the crate's object-safe async traits return (handlers, stores, transports).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// `fut` boxed, for a `JoinSet` or a runtime handle's `spawn`: see [`spawn`].
+pub fn boxed<'a, T>(fut: impl Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
+    Box::pin(fut)
+}
+
+/// `tokio::spawn` of `fut` boxed: tokio's task code (its poll, completion, join and abort
+/// paths) is then compiled once per output type rather than once per future type, about 2.5 KB
+/// of the shipped library for each task kind (docs/performance.md, "Sizes and build"). For the
+/// background tasks that start once per connection or on rare paths; the per-message loops
+/// (the stdio pump, the session's read loop) keep `tokio::spawn`.
+pub fn spawn<T: Send + 'static>(fut: impl Future<Output = T> + Send + 'static) -> tokio::task::JoinHandle<T> {
+    tokio::spawn(boxed(fut))
+}
+
 /// A host handler's refusal; `code` becomes the JSON-RPC error code on legacy connections.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HandlerError {

@@ -141,16 +141,7 @@ impl ResponseCache {
 
     fn get_at(&self, at: &Lookup, now: Instant) -> Option<Reply> {
         let mut state = self.state.lock().unwrap();
-        let own = Key {
-            partition: Some(state.partition.clone()),
-            method: at.method,
-            param: at.param.clone(),
-        };
-        let shared = Key {
-            partition: None,
-            ..own.clone()
-        };
-        for key in [own, shared] {
+        for key in state.keys(at) {
             match state.entries.get(&key) {
                 Some(e) if now < e.expires => return Reply::from_result_text(e.json.to_vec()).ok(),
                 Some(_) => state.remove(&key),
@@ -172,15 +163,7 @@ impl ResponseCache {
         if state.epoch != at.epoch || ttl.is_zero() || json.len() > MAX_BYTES {
             return;
         }
-        let own = Key {
-            partition: Some(state.partition.clone()),
-            method: at.method,
-            param: at.param.clone(),
-        };
-        let shared = Key {
-            partition: None,
-            ..own.clone()
-        };
+        let [own, shared] = state.keys(at);
         // One copy per key: a scope that flipped leaves nothing behind in the other partition.
         state.remove(&own);
         state.remove(&shared);
@@ -245,6 +228,20 @@ impl ResponseCache {
 }
 
 impl State {
+    /// Where `at`'s entry may live: this client's partition, then the shared one.
+    fn keys(&self, at: &Lookup) -> [Key; 2] {
+        let own = Key {
+            partition: Some(self.partition.clone()),
+            method: at.method,
+            param: at.param.clone(),
+        };
+        let shared = Key {
+            partition: None,
+            ..own.clone()
+        };
+        [own, shared]
+    }
+
     fn insert(&mut self, key: Key, json: Arc<[u8]>, expires: Instant) {
         let stamp = self.next_stamp;
         self.next_stamp += 1;

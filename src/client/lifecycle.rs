@@ -129,7 +129,7 @@ impl Client {
                     // stretch the bound: it goes on in the background; dropping the transport
                     // (at the latest when the runtime stops) kills the group.
                     let reason = error.clone();
-                    tokio::spawn(async move { session.close(reason).await });
+                    crate::base::spawn(async move { session.close(reason).await });
                 }
                 Err(error)
             }

@@ -315,7 +315,7 @@ impl Client {
             }
             _ => None,
         };
-        let connecting = tokio::spawn(async move { client.connect_conn(made_for).await });
+        let connecting = crate::base::spawn(async move { client.connect_conn(made_for).await });
         let outcome = tokio::select! {
             joined = connecting => match joined {
                 Ok(outcome) => outcome,

@@ -161,7 +161,9 @@ impl Client {
                 params,
                 cancel: round_cancel.clone(),
             };
-            set.spawn(async move { (key, method, handler.handle(request).await) });
+            set.spawn(crate::base::boxed(async move {
+                (key, method, handler.handle(request).await)
+            }));
         }
         let until = match (wait.timeout.map(|t| Instant::now() + t), wait.deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -39,6 +39,12 @@ pub const SESSION_DURATION_UNIT: &str = "s";
 /// `error.type` of a `tools/call` answered with `isError: true`.
 pub const TOOL_ERROR: &str = "tool_error";
 
+/// The attribute naming the server a record comes from by the name the host gives it (a hub
+/// member's name, its key in the configuration file): [`Observer::server_name`]. The
+/// conventions have no such attribute; the name is the library's, low in cardinality, so the
+/// histograms keep it.
+pub const SERVER_NAME: &str = "mcp.server.name";
+
 /// An attribute value: the convention's attributes are strings, and `server.port` an int.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttrValue {
@@ -67,6 +73,43 @@ impl AttrValue {
 
 /// Attributes in the order they were set, keyed by the convention's names.
 pub type Attributes = Vec<(&'static str, AttrValue)>;
+
+/// What a span and a session record share: their attributes, and their start and end (the
+/// histograms' value).
+struct Recorded<'a> {
+    attributes: &'a Attributes,
+    start: SystemTime,
+    end: SystemTime,
+}
+
+impl<'a> Recorded<'a> {
+    fn attribute(&self, key: &str) -> Option<&'a AttrValue> {
+        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// Seconds from start to end (zero when the clock went back).
+    fn duration_seconds(&self) -> f64 {
+        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+    }
+
+    /// The attributes named in `metric` (a histogram's list), in the record's order.
+    fn metric_attributes(
+        &self,
+        metric: &'static [&'static str],
+    ) -> impl Iterator<Item = &'a (&'static str, AttrValue)> {
+        self.attributes.iter().filter(move |(k, _)| metric.contains(k))
+    }
+}
+
+/// `attributes` as a JSON object, in their order.
+fn attributes_json(attributes: &Attributes) -> Value {
+    Value::Object(
+        attributes
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_json()))
+            .collect::<Map<_, _>>(),
+    )
+}
 
 /// Something that happened within an operation: `mcp.mrtr.round` (an `input_required` round
 /// answered), `mcp.task.poll` (a `tasks/get` of a task the call follows), `mcp.reconnect.retry`
@@ -138,22 +181,31 @@ const METRIC_ATTRIBUTES: &[&str] = &[
     "network.transport",
     "server.address",
     "server.port",
+    SERVER_NAME,
 ];
 
 impl Span {
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
+            attributes: &self.attributes,
+            start: self.start,
+            end: self.end,
+        }
+    }
+
     /// The value of attribute `key`.
     pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
-        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.recorded().attribute(key)
     }
 
     /// How long the operation took, in seconds (the histogram's value).
     pub fn duration_seconds(&self) -> f64 {
-        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+        self.recorded().duration_seconds()
     }
 
     /// The attributes the histogram is recorded with.
     pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
-        self.attributes.iter().filter(|(k, _)| METRIC_ATTRIBUTES.contains(k))
+        self.recorded().metric_attributes(METRIC_ATTRIBUTES)
     }
 
     /// `{"record": "span", "name", "kind": "client", "start_unix_nano", "end_unix_nano",
@@ -161,13 +213,6 @@ impl Span {
     /// {"code", "message"}, "parent": {"traceparent", "tracestate"}}` (`parent` only when the
     /// operation carried a trace context, `tracestate` only when it had one).
     pub fn to_json(&self) -> Value {
-        let attrs = |a: &Attributes| {
-            Value::Object(
-                a.iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect::<Map<_, _>>(),
-            )
-        };
         let events: Vec<Value> = self
             .events
             .iter()
@@ -175,7 +220,7 @@ impl Span {
                 serde_json::json!({
                     "name": e.name,
                     "time_unix_nano": unix_nanos(e.time),
-                    "attributes": attrs(&e.attributes),
+                    "attributes": attributes_json(&e.attributes),
                 })
             })
             .collect();
@@ -189,7 +234,7 @@ impl Span {
             "kind": "client",
             "start_unix_nano": unix_nanos(self.start),
             "end_unix_nano": unix_nanos(self.end),
-            "attributes": attrs(&self.attributes),
+            "attributes": attributes_json(&self.attributes),
             "events": events,
             "status": status,
         });
@@ -345,24 +390,31 @@ const SESSION_METRIC_ATTRIBUTES: &[&str] = &[
     "network.transport",
     "server.address",
     "server.port",
+    SERVER_NAME,
 ];
 
 impl SessionRecord {
+    fn recorded(&self) -> Recorded<'_> {
+        Recorded {
+            attributes: &self.attributes,
+            start: self.start,
+            end: self.end,
+        }
+    }
+
     /// The value of attribute `key`.
     pub fn attribute(&self, key: &str) -> Option<&AttrValue> {
-        self.attributes.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.recorded().attribute(key)
     }
 
     /// How long the session lasted, in seconds (the histogram's value).
     pub fn duration_seconds(&self) -> f64 {
-        self.end.duration_since(self.start).unwrap_or_default().as_secs_f64()
+        self.recorded().duration_seconds()
     }
 
     /// The attributes the histogram is recorded with (all but `mcp.session.id`).
     pub fn metric_attributes(&self) -> impl Iterator<Item = &(&'static str, AttrValue)> {
-        self.attributes
-            .iter()
-            .filter(|(k, _)| SESSION_METRIC_ATTRIBUTES.contains(k))
+        self.recorded().metric_attributes(SESSION_METRIC_ATTRIBUTES)
     }
 
     /// `{"record": "session", "start_unix_nano", "end_unix_nano", "attributes": {…}}`.
@@ -371,12 +423,7 @@ impl SessionRecord {
             "record": "session",
             "start_unix_nano": unix_nanos(self.start),
             "end_unix_nano": unix_nanos(self.end),
-            "attributes": Value::Object(
-                self.attributes
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect::<Map<_, _>>(),
-            ),
+            "attributes": attributes_json(&self.attributes),
         })
     }
 }
@@ -395,6 +442,13 @@ pub trait Observer: Send + Sync {
     /// end (the one closing the client, or a runtime thread when the server went away); the
     /// default ignores it.
     fn session_ended(&self, _session: &SessionRecord) {}
+
+    /// The name the host gives the server whose records this observer receives: when `Some`,
+    /// every span and session record carries it as [`SERVER_NAME`] (`mcp.server.name`). A
+    /// hub's observer answers with each member's name; the default is `None`.
+    fn server_name(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Hands `session` to `observer`, a panic in it caught.
@@ -418,6 +472,9 @@ pub(crate) fn session_record(
         attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
     }
     transport_attributes(transport, on.network_version, &mut attributes);
+    if let Some(name) = &on.server_name {
+        attributes.push((SERVER_NAME, AttrValue::Str(name.clone())));
+    }
     if let Some(kind) = error {
         attributes.push(("error.type", AttrValue::Str(kind.into())));
     }
@@ -639,6 +696,9 @@ impl Operation {
             attributes.push(("mcp.session.id", AttrValue::Str(session.clone())));
         }
         transport_attributes(transport, on.network_version, &mut attributes);
+        if let Some(name) = &on.server_name {
+            attributes.push((SERVER_NAME, AttrValue::Str(name.clone())));
+        }
         if let Some(arguments) = self.arguments {
             attributes.push(("gen_ai.tool.call.arguments", AttrValue::Str(arguments)));
         }
@@ -714,6 +774,8 @@ pub(crate) struct Facts {
     pub network_version: Option<&'static str>,
     /// A `tools/call` result's JSON text, with `span_tool_payloads`.
     pub result: Option<String>,
+    /// `mcp.server.name`: the observer's [`Observer::server_name`].
+    pub server_name: Option<String>,
 }
 
 /// `network.transport`, `network.protocol.name` and `.version`, `server.address` and
@@ -803,6 +865,7 @@ impl Client {
                 session: session_id,
                 network_version: conn.session.protocol_version(),
                 result: None,
+                server_name: observer.server_name().map(str::to_string),
             };
             let error = match end {
                 super::session::SessionEnd::Closed(e) => session_error_type(e),
@@ -846,6 +909,7 @@ impl Client {
             session: session.session_id(),
             network_version: session.protocol_version(),
             result: None,
+            server_name: op.observer.server_name().map(str::to_string),
         };
         let span = op
             .operation
@@ -896,6 +960,7 @@ mod tests {
             session: Some("s1".into()),
             network_version: Some("2"),
             result: None,
+            server_name: Some("weather".into()),
         };
         let span = op.finish(Ok(false), &facts, &http);
         assert_eq!(
@@ -915,6 +980,8 @@ mod tests {
         assert_eq!(get("server.port"), Some(AttrValue::Int(8123)));
         assert_eq!(get("error.type"), None);
         assert_eq!(get("mcp.session.id"), Some(AttrValue::Str("s1".into())));
+        assert_eq!(get(SERVER_NAME), Some(AttrValue::Str("weather".into())));
+        assert!(span.metric_attributes().any(|(k, _)| *k == SERVER_NAME));
         assert_eq!(span.events.len(), 1);
         assert!(span
             .metric_attributes()

@@ -75,6 +75,7 @@ impl Observer for TracingObserver {
             network.protocol.version = Empty,
             server.address = Empty,
             server.port = Empty,
+            mcp.server.name = Empty,
             gen_ai.tool.call.arguments = Empty,
             gen_ai.tool.call.result = Empty,
             mcp.parent.traceparent = Empty,
@@ -134,6 +135,7 @@ impl Observer for TracingObserver {
             network.protocol.version = attr("network.protocol.version"),
             server.address = attr("server.address"),
             server.port = port,
+            mcp.server.name = attr("mcp.server.name"),
             error.type = attr("error.type"),
             "mcp session ended"
         );

@@ -350,10 +350,12 @@ impl Client {
                 session: c.session.session_id(),
                 network_version: c.session.protocol_version(),
                 result: None,
+                server_name: None,
             },
             None => observe::Facts::default(),
         };
         facts.result = result;
+        facts.server_name = observer.server_name().map(str::to_string);
         let span = operation.finish(outcome, &facts, &self.inner.config.transport);
         match &op.opts.spans {
             Some(sink) => sink.push(observer, span),

@@ -706,7 +706,7 @@ impl Session {
         )));
         drop(tx);
         let (s, id) = (self.clone(), id.clone());
-        tokio::spawn(async move { s.transport.cancel(id, "the client could not keep up".into()).await });
+        crate::base::spawn(async move { s.transport.cancel(id, "the client could not keep up".into()).await });
     }
 
     fn on_progress(&self, params: &Value) {
@@ -761,13 +761,13 @@ impl Session {
             };
             let reply = jsonrpc::error_response(&id, code, &why);
             let s = self.clone();
-            tokio::spawn(async move {
+            crate::base::spawn(async move {
                 let _ = s.transport.send(reply).await;
             });
             return;
         }
         let s = self.clone();
-        tokio::spawn(async move {
+        crate::base::spawn(async move {
             s.answer_server_request(id, method, params).await;
             s.server_requests.fetch_sub(1, Ordering::SeqCst);
         });

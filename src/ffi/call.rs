@@ -270,6 +270,10 @@ pub(crate) struct Owner<'a> {
 /// Starts the future `make` returns (after checking the arguments) as a call of `owner`:
 /// everything that can be checked now is checked now (a failure returns here, and `done` never
 /// runs); from `MCP_OK` on, `done` runs exactly once.
+///
+/// Only `make` is the caller's own: the checks before it (`prepare`) and the start after it
+/// (`launch`, one copy per completion type) are shared by every `*_start` function, which
+/// otherwise each carried an inlined copy of them (about 4 KB apiece in the shipped library).
 pub(crate) fn start_for<T: Completion>(
     owner: Owner<'_>,
     opts: *const mcp_call_opts,
@@ -278,6 +282,29 @@ pub(crate) fn start_for<T: Completion>(
     call_out: *mut *mut mcp_call,
     make: impl FnOnce(RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
+    let (ro, prepared) = prepare(&owner, opts, done)?;
+    let fut = make(ro)?;
+    launch(owner, prepared, userdata, call_out, fut)
+}
+
+/// What `prepare` made for `launch` beside the call's options.
+struct Prepared<'a> {
+    done: DoneFn,
+    engine: &'a Engine,
+    progress: Option<Arc<Mutex<bool>>>,
+    /// The call's own token (what mcp_call_cancel cancels).
+    own: CancelToken,
+    /// A token from `opts`, which cancels the call too.
+    shared: Option<CancelToken>,
+}
+
+/// `start_for`'s checks and the call's options, before its future is made.
+#[inline(never)]
+fn prepare<'a>(
+    owner: &Owner<'a>,
+    opts: *const mcp_call_opts,
+    done: mcp_call_done_fn,
+) -> Result<(RequestOptions, Prepared<'a>), Failure> {
     let done = done.ok_or_else(|| Failure::null("done"))?;
     let engine = owner.engine.ok_or_else(closed)?;
     let (mut ro, gate) = request_options_lazy(opts, owner.dispatcher, owner.trace.clone())?;
@@ -286,10 +313,36 @@ pub(crate) fn start_for<T: Completion>(
     }
     ro.spans = owner.spans.clone();
     let progress = gate.map(|g| g.into_flag());
-    // The call's own token (what mcp_call_cancel cancels); a token from `opts` cancels it too.
     let own = CancelToken::new();
     let shared = ro.cancel.replace(own.clone());
-    let fut = make(ro)?;
+    Ok((
+        ro,
+        Prepared {
+            done,
+            engine,
+            progress,
+            own,
+            shared,
+        },
+    ))
+}
+
+/// `start_for`'s start of the made future: registers the call, spawns it, hands out its handle.
+#[inline(never)]
+fn launch<T: Completion>(
+    owner: Owner<'_>,
+    prepared: Prepared<'_>,
+    userdata: *mut c_void,
+    call_out: *mut *mut mcp_call,
+    fut: Started<T>,
+) -> Result<(), Failure> {
+    let Prepared {
+        done,
+        engine,
+        progress,
+        own,
+        shared,
+    } = prepared;
     if (owner.closed)() {
         return Err(closed());
     }
@@ -361,11 +414,7 @@ pub(crate) fn start_asking<T: Completion>(
     ask: Ask<'_>,
     make: impl FnOnce(Client, RequestOptions) -> Result<Started<T>, Failure>,
 ) -> Result<(), Failure> {
-    let ask_now = |ro: &RequestOptions| match &ask {
-        Ask::Now => true,
-        Ask::Later => false,
-        Ask::UnlessCached(method, params) => !fc.client.answered_from_cache(method, params, ro),
-    };
+    let ask_now = |ro: &RequestOptions| asks_now(fc, &ask, ro);
     let owner = Owner {
         engine: fc.engine.as_ref(),
         dispatcher: &fc.dispatcher,
@@ -376,6 +425,15 @@ pub(crate) fn start_asking<T: Completion>(
         closed: &|| fc.client.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(fc.client.clone(), ro))
+}
+
+/// Whether `ask` asks the trace context callback now (outside the generic `start_asking`).
+fn asks_now(fc: &FfiClient, ask: &Ask<'_>, ro: &RequestOptions) -> bool {
+    match ask {
+        Ask::Now => true,
+        Ask::Later => false,
+        Ask::UnlessCached(method, params) => !fc.client.answered_from_cache(method, params, ro),
+    }
 }
 
 /// `start_on` for a client argument and a call whose result is a `Reply`.

@@ -12,6 +12,7 @@ use super::status::{mcp_status, MCP_CLOSED, MCP_FORKED, MCP_NOT_CONNECTED, MCP_P
 use super::strings::{
     arg_str, give_json_bytes, give_json_in_place, opt_json, opt_json_object, opt_raw_json_object, opt_str,
 };
+use crate::client::observe::SpanSink;
 use crate::client::{Client, ClientConfig, ListKind, Reply, RequestOptions};
 use crate::error::Error;
 use crate::protocol::Era;
@@ -80,17 +81,20 @@ impl FfiClient {
 
     /// Runs a core future to completion on the calling thread.
     pub(crate) fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
+        self.blocking_engine()?.block_on(fut).map_err(Failure::from)
+    }
+
+    /// The engine a blocking call runs on (not generic: one copy for every call's future).
+    fn blocking_engine(&self) -> Result<&Engine, Failure> {
         if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
                 MCP_REENTRANT_CALL,
                 "a blocking mcp_client call was made from a callback or a runtime thread",
             ));
         }
-        let engine = self
-            .engine
+        self.engine
             .as_ref()
-            .ok_or_else(|| Failure::new(MCP_CLOSED, "the client is freed"))?;
-        engine.block_on(fut).map_err(Failure::from)
+            .ok_or_else(|| Failure::new(MCP_CLOSED, "the client is freed"))
     }
 }
 
@@ -283,21 +287,43 @@ pub(crate) fn call<'a, F: Future<Output = Result<Reply, Error>>>(
     make: impl FnOnce(&'a Client, RequestOptions) -> Result<F, Failure>,
 ) -> Result<(), Failure> {
     on_client(client, |fc| {
-        out(result_out, "result_json_out")?;
-        let (mut ro, gate): (RequestOptions, Option<ProgressGate>) =
-            request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
-        let spans = span_sink(fc);
-        ro.spans = spans.clone();
+        // Only `make` and the wait are the caller's own: what comes before and after is one
+        // copy for every blocking call (inlined into each, it cost about 1.5 KB apiece).
+        let (ro, after) = call_prepare(fc, opts, result_out)?;
         // Pinned where it is made: the future (KiBs) then moves into `block_on` as a pointer.
         let fut = std::pin::pin!(make(&fc.client, ro)?);
-        let result = fc.block_on(fut);
-        drop(gate);
-        if let Some(spans) = spans {
-            spans.deliver();
-        }
-        give_json_in_place(result_out, result?.into_json_in_place());
-        Ok(())
+        call_finish(fc.block_on(fut), after, result_out)
     })
+}
+
+/// What `call_finish` closes after the call: its progress gate and its spans.
+struct AfterCall(Option<ProgressGate>, Option<Arc<SpanSink>>);
+
+/// `call`'s checks and the call's options.
+#[inline(never)]
+fn call_prepare(
+    fc: &FfiClient,
+    opts: *const mcp_call_opts,
+    result_out: *mut *mut c_char,
+) -> Result<(RequestOptions, AfterCall), Failure> {
+    out(result_out, "result_json_out")?;
+    let (mut ro, gate): (RequestOptions, Option<ProgressGate>) =
+        request_options_lazy(opts, &fc.dispatcher, fc.trace_hook())?;
+    let spans = span_sink(fc);
+    ro.spans = spans.clone();
+    Ok((ro, AfterCall(gate, spans)))
+}
+
+/// `call`'s end: closes the gate, hands over the spans, then the result.
+#[inline(never)]
+fn call_finish(result: Result<Reply, Failure>, after: AfterCall, result_out: *mut *mut c_char) -> Result<(), Failure> {
+    let AfterCall(gate, spans) = after;
+    drop(gate);
+    if let Some(spans) = spans {
+        spans.deliver();
+    }
+    give_json_in_place(result_out, result?.into_json_in_place());
+    Ok(())
 }
 
 pub(crate) fn list_kind(kind: i32) -> Result<ListKind, Failure> {

@@ -155,14 +155,14 @@ impl OwnEngine {
         let (starts, mut started) = mpsc::unbounded_channel::<Starts>();
         // The starter task: spawns started calls from inside the runtime (a local spawn, no
         // wake-up). Only its own wake-up crosses threads, once per batch of starts.
-        runtime.spawn(async move {
+        runtime.spawn(crate::base::boxed(async move {
             while let Some(calls) = started.recv().await {
                 match calls {
                     Starts::One(call) => drop(tokio::spawn(call)),
                     Starts::Batch(calls) => calls.into_iter().for_each(|call| drop(tokio::spawn(call))),
                 }
             }
-        });
+        }));
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
             runtime,
@@ -294,7 +294,8 @@ impl OwnEngine {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.shared.runtime.spawn(fut);
+        // Boxed: one copy of tokio's task code for all of them (`base::spawn`).
+        self.shared.runtime.spawn(crate::base::boxed(fut));
     }
 
     /// Starts a started call's task (`ffi/call`): it counts as a call in progress until it ends,

@@ -94,7 +94,7 @@ impl HostQueue {
         match tokio::task::try_id().and_then(|_| tokio::runtime::Handle::try_current().ok()) {
             Some(runtime) => {
                 let later = SignalLater(self.clone());
-                drop(runtime.spawn(async move { drop(later) }));
+                drop(runtime.spawn(crate::base::boxed(async move { drop(later) })));
             }
             None => self.signal(),
         }

@@ -25,7 +25,10 @@ use std::time::Duration;
 pub struct mcp_hub {
     engine: Option<Engine>,
     hub: Hub,
-    dispatcher: Arc<Dispatcher>,
+    pub(super) dispatcher: Arc<Dispatcher>,
+    /// The host's trace context callback (`ffi/trace`), asked by started calls on the
+    /// caller's thread (blocking calls leave it to the core hub, which has it as its source).
+    pub(super) trace: std::sync::RwLock<Option<Arc<super::trace::TraceHook>>>,
     /// Started calls not yet completed (`ffi/call`).
     calls: Arc<Registry>,
     /// `fork::generation()` when created: another value means this is a forked child.
@@ -51,6 +54,11 @@ impl mcp_hub {
     /// Runs a hub future to completion on the calling thread (never from a callback or a
     /// runtime thread: that would wait on itself).
     pub(super) fn block_on<T>(&self, fut: impl Future<Output = Result<T, Error>>) -> Result<T, Failure> {
+        self.blocking_engine()?.block_on(fut).map_err(Failure::from)
+    }
+
+    /// The engine a blocking call runs on (not generic: one copy for every call's future).
+    fn blocking_engine(&self) -> Result<&Engine, Failure> {
         self.check()?;
         if self.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
             return Err(Failure::new(
@@ -58,11 +66,9 @@ impl mcp_hub {
                 "a blocking mcp_hub call was made from a callback or a runtime thread",
             ));
         }
-        let engine = self
-            .engine
+        self.engine
             .as_ref()
-            .ok_or_else(|| Failure::new(MCP_CLOSED, "the hub is freed"))?;
-        engine.block_on(fut).map_err(Failure::from)
+            .ok_or_else(|| Failure::new(MCP_CLOSED, "the hub is freed"))
     }
 }
 
@@ -101,6 +107,7 @@ impl mcp_hub {
             hub,
             calls: Registry::new(dispatcher.clone()),
             dispatcher,
+            trace: Default::default(),
             fork_generation: super::fork::generation(),
             input_answers: InputAnswers::new(),
         })
@@ -109,6 +116,11 @@ impl mcp_hub {
     /// The running hub (for `ffi/hub_file`).
     pub(super) fn hub(&self) -> &Hub {
         &self.hub
+    }
+
+    /// A span sink for one call when a span listener is set (`None` otherwise).
+    fn span_sink(&self) -> Option<Arc<crate::client::observe::SpanSink>> {
+        self.hub.observed().then(|| super::observe::sink(&self.dispatcher))
     }
 }
 
@@ -200,8 +212,15 @@ pub unsafe extern "C" fn mcp_hub_list(
         let h = handle(hub, "hub")?;
         out(result_json_out, "result_json_out")?;
         let kind = list_kind(kind)?;
-        let text = h.block_on(h.hub.list_text(kind))?;
-        give_json_bytes(result_json_out, text);
+        let ro = RequestOptions {
+            spans: h.span_sink(),
+            ..RequestOptions::default()
+        };
+        let text = h.block_on(h.hub.list_text(kind, &ro));
+        if let Some(spans) = &ro.spans {
+            spans.deliver();
+        }
+        give_json_bytes(result_json_out, text?);
         Ok(())
     })
 }
@@ -215,10 +234,17 @@ pub(super) fn routed<'a, F: Future<Output = Result<Value, Error>>>(
 ) -> Result<(), Failure> {
     let h: &'a mcp_hub = handle(hub, "hub")?;
     out(result_out, "result_json_out")?;
-    let (ro, gate) = request_options(opts, &h.dispatcher, None)?;
+    // The trace context callback, when set, is the core hub's source: asked while the call
+    // runs on this thread, once per member operation.
+    let (mut ro, gate) = request_options(opts, &h.dispatcher, None)?;
+    let spans = h.span_sink();
+    ro.spans = spans.clone();
     let fut = make(&h.hub, ro)?;
     let result = h.block_on(fut);
     drop(gate);
+    if let Some(spans) = spans {
+        spans.deliver();
+    }
     give_json(result_out, &result?);
     Ok(())
 }
@@ -301,9 +327,9 @@ pub(super) fn start_on_hub(
         engine: h.engine.as_ref(),
         dispatcher: &h.dispatcher,
         registry: &h.calls,
-        trace: None,
+        trace: h.trace.read().unwrap().clone(),
         ask_now: &|_| true,
-        spans: None,
+        spans: h.span_sink(),
         closed: &|| h.hub.is_closed(),
     };
     start_for(owner, opts, done, userdata, call_out, |ro| make(h.hub.clone(), ro))
@@ -500,6 +526,9 @@ pub unsafe extern "C" fn mcp_hub_free(hub: *mut mcp_hub) {
             }
         }
         h.hub.on_event(None);
+        h.hub.set_observer(None);
+        h.hub.set_trace_source(None);
+        *h.trace.write().unwrap() = None;
         h.dispatcher.stop();
         if let Some(engine) = h.engine.take() {
             engine.shutdown(Duration::from_secs(2));

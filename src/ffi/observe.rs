@@ -56,20 +56,29 @@ pub unsafe extern "C" fn mcp_client_on_span(
     ffi_boundary!(err_out, {
         let userdata = Userdata::new(userdata, userdata_free);
         on_client(client, move |fc| {
-            let observer = listener.map(|f| {
-                Arc::new(Listener {
-                    f,
-                    userdata,
-                    dispatcher: fc.dispatcher.clone(),
-                }) as Arc<dyn Observer>
-            });
-            fc.client.set_observer(observer);
+            fc.client.set_observer(observer(listener, userdata, &fc.dispatcher));
             Ok(())
         })
     })
 }
 
 type SpanFn = unsafe extern "C" fn(*mut c_void, *const c_char, usize);
+
+/// The host's span listener (`None`: none) as an observer whose session records go through
+/// `dispatcher` (a client's, or a hub's).
+pub(crate) fn observer(
+    listener: mcp_span_fn,
+    userdata: Arc<Userdata>,
+    dispatcher: &Arc<Dispatcher>,
+) -> Option<Arc<dyn Observer>> {
+    listener.map(|f| {
+        Arc::new(Listener {
+            f,
+            userdata,
+            dispatcher: dispatcher.clone(),
+        }) as Arc<dyn Observer>
+    })
+}
 
 /// The host's span listener as the client's observer: span records go to it on the thread
 /// completing the call (through the call's span sink); session records, which end with no
@@ -105,11 +114,56 @@ impl Observer for Listener {
 /// A span sink for one call of `fc` when a listener is set (`None` otherwise: nothing to
 /// hold). Spans that end after the call completed go to the dispatcher.
 pub(crate) fn span_sink(fc: &FfiClient) -> Option<Arc<SpanSink>> {
-    if !fc.client.observed() {
-        return None;
-    }
-    let dispatcher = fc.dispatcher.clone();
-    Some(SpanSink::new(Arc::new(move |job| {
+    fc.client.observed().then(|| sink(&fc.dispatcher))
+}
+
+/// A span sink whose late spans go to `dispatcher`.
+pub(crate) fn sink(dispatcher: &Arc<Dispatcher>) -> Arc<SpanSink> {
+    let dispatcher = dispatcher.clone();
+    SpanSink::new(Arc::new(move |job| {
         dispatcher.post(job);
-    })))
+    }))
+}
+
+/// Sets (NULL: removes) the hub's span listener: the records of every member's operations
+/// and sessions, present members and those added later (`mcp_hub_add_member`,
+/// `mcp_hub_set_member`, a configuration reload), in the format `mcp_span_fn` describes, each
+/// with the attribute `"mcp.server.name"`: the member's name (its key in the configuration
+/// file). It replaces a listener set on a member's own client (`mcp_hub_member_client`).
+///
+/// Which operations: a routed call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`,
+/// `mcp_hub_read_resource`, their `*_start` forms) is its member's operation, with the
+/// handshake of a connect it starts and the member's `tools/list` it may need first; a merged
+/// list (`mcp_hub_list`) is one list operation (`tools/list`, …) per member whose list is not held (a list
+/// the hub holds sends nothing). The hub's own background requests (a modern member's
+/// `subscriptions/listen`, a connect by `mcp_hub_start` or a reload) have records too.
+///
+/// Threads, as for a client: a record of a blocking hub call arrives on the calling thread
+/// just before the call returns; one of a started call on the dispatcher thread just before
+/// its completion callback; the others (session records, the records of `mcp_hub_start`'s and
+/// a reload's connects, of background requests) on the shared dispatcher thread or a runtime
+/// thread. The listener may run on several threads at once, must return quickly, and may call
+/// this library's non-blocking functions only (not a blocking `mcp_hub_*` or `mcp_client_*`
+/// call). With no listener nothing is built.
+///
+/// Ownership: `userdata` belongs to the hub from this call on; `userdata_free` (may be NULL)
+/// runs exactly once — when the listener is replaced or removed and no member can still call
+/// it, when the hub is freed, or at once if this call fails — and the listener is never called
+/// after it. Any thread; not from a callback of this hub's.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_on_span(
+    hub: *mut super::hub::mcp_hub,
+    listener: mcp_span_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        let h = super::boundary::handle(hub, "hub")?;
+        h.check()?;
+        h.hub().set_observer(observer(listener, userdata, &h.dispatcher));
+        Ok(())
+    })
 }

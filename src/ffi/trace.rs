@@ -104,3 +104,44 @@ pub unsafe extern "C" fn mcp_trace_slot_set(
         slot.context.clone().map(drop).map_err(Failure::invalid)
     })
 }
+
+/// Sets (NULL `callback`: removes) the hub's trace context callback: the host's current W3C
+/// trace context (SEP-414) for the hub's calls, as `mcp_client_set_trace_context_fn` gives it
+/// to a client's. A hub call whose `mcp_call_opts.meta_json` has no `traceparent` or `baggage`
+/// asks it, and what it gives goes in the `_meta` of the member requests the call sends:
+///
+/// - a blocking call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`, `mcp_hub_read_resource`,
+///   `mcp_hub_list`) asks it on the calling thread once for each member operation it sends (the
+///   routed request with its MRTR retries, task polls and retry after a reconnect; each
+///   member's list request (`tools/list`, …) fetched for a merged list or for routing), before that operation is sent,
+///   never for an answer from a cache or for a connect: each context it gives has its span
+///   record (`mcp_hub_on_span`), whose `parent` it is;
+/// - a started call (`*_start`) asks it once, on the calling thread, inside the `*_start` call;
+///   every member operation of that call then carries that one context.
+///
+/// Requests the hub sends on its own (`mcp_hub_start`'s connects, a modern member's
+/// `subscriptions/listen`) ask nothing. The callback must not call this library except
+/// `mcp_trace_slot_set`; it may run on several threads at once. An invalid value fails the
+/// call with `MCP_INVALID_ARG`, nothing sent. Ownership: `userdata_free` (may be NULL) runs
+/// exactly once — when the callback is replaced or removed and no call can still ask it, when
+/// the hub is freed, or at once if this call fails — and the callback is never called after
+/// it. Any thread; not from a callback of this hub's.
+#[no_mangle]
+#[must_use]
+pub unsafe extern "C" fn mcp_hub_set_trace_context_fn(
+    hub: *mut super::hub::mcp_hub,
+    callback: mcp_trace_context_fn,
+    userdata: *mut c_void,
+    userdata_free: mcp_userdata_free_fn,
+    err_out: *mut *mut mcp_error,
+) -> mcp_status {
+    ffi_boundary!(err_out, {
+        let userdata = Userdata::new(userdata, userdata_free);
+        let h = super::boundary::handle(hub, "hub")?;
+        h.check()?;
+        let hook = callback.map(|callback| Arc::new(TraceHook { callback, userdata }));
+        h.hub().set_trace_source(hook.clone().map(TraceHook::source));
+        *h.trace.write().unwrap() = hook;
+        Ok(())
+    })
+}

@@ -10,7 +10,8 @@
 use super::members::Member;
 use super::naming::{exported, full_name};
 use super::Hub;
-use crate::client::ListKind;
+use crate::base::BoxFuture;
+use crate::client::{ListKind, RequestOptions};
 use crate::error::{Error, Result};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
@@ -37,6 +38,9 @@ impl Merged {
             .get_or_init(|| serde_json::to_vec(&*self.value).unwrap_or_else(|_| b"null".to_vec()))
     }
 }
+
+/// One member's list as a fetch ended, by the member's index.
+type Fetched = (usize, Result<Arc<Vec<Value>>>);
 
 /// A merged list and the catalogue generation it was built at.
 pub(crate) type Built = (u64, Arc<Merged>);
@@ -108,17 +112,18 @@ impl Hub {
     /// The list is shared: a list that has not changed since the last call is the same
     /// allocation, handed out without a copy.
     pub async fn list(&self, kind: ListKind) -> Result<Arc<Value>> {
-        Ok(self.merged(kind).await?.value.clone())
+        Ok(self.merged(kind, &RequestOptions::default()).await?.value.clone())
     }
 
     /// [`Hub::list`] as JSON text (kept with the merged list: a list that has not changed is
-    /// not written again).
-    pub(crate) async fn list_text(&self, kind: ListKind) -> Result<Vec<u8>> {
-        Ok(self.merged(kind).await?.text().to_vec())
+    /// not written again), the members' lists fetched with `opts`' trace context and span sink.
+    pub(crate) async fn list_text(&self, kind: ListKind, opts: &RequestOptions) -> Result<Vec<u8>> {
+        Ok(self.merged(kind, opts).await?.text().to_vec())
     }
 
-    /// The merged list of `kind`, rebuilt only when something it shows changed.
-    pub(crate) async fn merged(&self, kind: ListKind) -> Result<Arc<Merged>> {
+    /// The merged list of `kind`, rebuilt only when something it shows changed. The members'
+    /// lists it fetches go with `opts`' trace context (else the hub's source) and span sink.
+    pub(crate) async fn merged(&self, kind: ListKind, opts: &RequestOptions) -> Result<Arc<Merged>> {
         self.check_open()?;
         for m in self.members_now() {
             m.check_lost();
@@ -132,31 +137,41 @@ impl Hub {
             }
         }
         let members: Vec<Arc<Member>> = self.members_now().into_iter().filter(|m| m.in_catalogue()).collect();
-        let lists = self.fetch(kind, members).await;
+        let fetch_opts = RequestOptions {
+            trace: opts.trace.clone(),
+            trace_source: opts.trace_source.clone(),
+            spans: opts.spans.clone(),
+            ..RequestOptions::default()
+        };
+        let lists = self.fetch(kind, members, &self.traced(&fetch_opts)).await;
         let merged = Arc::new(self.build(kind, &lists)?);
         self.inner.merged.lock().unwrap()[index(kind)] = Some((generation, merged.clone()));
         Ok(merged)
     }
 
-    /// Each member's list of `kind`: those held at once, the others fetched concurrently.
-    async fn fetch(&self, kind: ListKind, members: Vec<Arc<Member>>) -> Vec<(Arc<Member>, Arc<Vec<Value>>)> {
+    /// Each member's list of `kind`: those held at once, the others fetched concurrently, within
+    /// this future (so a trace context source in `opts` is asked on the thread polling it).
+    async fn fetch(
+        &self,
+        kind: ListKind,
+        members: Vec<Arc<Member>>,
+        opts: &RequestOptions,
+    ) -> Vec<(Arc<Member>, Arc<Vec<Value>>)> {
         let mut lists: Vec<Option<Arc<Vec<Value>>>> = members.iter().map(|m| m.cached(kind)).collect();
-        if lists.iter().any(Option::is_none) {
-            let mut set = tokio::task::JoinSet::new();
-            for (i, m) in members.iter().enumerate() {
-                if lists[i].is_none() {
-                    let m = m.clone();
-                    set.spawn(async move { (i, m.list(kind).await) });
+        let fetches: Vec<BoxFuture<'_, Fetched>> = (0..members.len())
+            .filter(|&i| lists[i].is_none())
+            .map(|i| {
+                let m = members[i].clone();
+                Box::pin(async move { (i, m.list(kind, opts).await) }) as BoxFuture<'_, _>
+            })
+            .collect();
+        for joined in join_all(fetches).await {
+            match joined {
+                Some((i, Ok(items))) => lists[i] = Some(items),
+                Some((i, Err(e))) => {
+                    members[i].warn(&format!("{} failed: {}", kind.method(), e.message()));
                 }
-            }
-            while let Some(joined) = set.join_next().await {
-                match joined {
-                    Ok((i, Ok(items))) => lists[i] = Some(items),
-                    Ok((i, Err(e))) => {
-                        members[i].warn(&format!("{} failed: {}", kind.method(), e.message()));
-                    }
-                    Err(_) => {} // a panicking fetch leaves its member out
-                }
+                None => {} // a panicking fetch leaves its member out
             }
         }
         members
@@ -198,4 +213,34 @@ impl Hub {
             text: OnceLock::new(),
         })
     }
+}
+
+/// Runs `futures` concurrently within the calling future and gives their outputs in order
+/// (`None` for one that panicked, which is dropped there).
+async fn join_all<T>(futures: Vec<BoxFuture<'_, T>>) -> Vec<Option<T>> {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::task::Poll;
+    let mut slots: Vec<Option<BoxFuture<'_, T>>> = futures.into_iter().map(Some).collect();
+    let mut out: Vec<Option<T>> = slots.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (slot, done) in slots.iter_mut().zip(out.iter_mut()) {
+            let Some(fut) = slot else { continue };
+            match catch_unwind(AssertUnwindSafe(|| fut.as_mut().poll(cx))) {
+                Ok(Poll::Pending) => pending = true,
+                Ok(Poll::Ready(value)) => {
+                    *done = Some(value);
+                    *slot = None;
+                }
+                Err(_) => *slot = None,
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    out
 }

@@ -6,6 +6,7 @@
 use super::events::{changed_lists, Emitter, HubEvent, MemberState};
 use super::spec::MemberSpec;
 use super::HubOptions;
+use crate::client::observe::Observer;
 use crate::client::{
     Client, ClientConfig, ConnectionState, ElicitationModes, InputHandler, InputKind, ListKind, LogLine,
     RequestOptions, ServerInfo,
@@ -60,6 +61,8 @@ pub(crate) struct SharedHandlers {
     pub roots: Option<Arc<dyn InputHandler>>,
     pub authorization: Option<Arc<dyn crate::auth::AuthorizationHandler>>,
     pub token_store: Option<Arc<dyn crate::auth::TokenStore>>,
+    /// The hub's span observer: each member's client gets it under the member's name.
+    pub observer: Option<Arc<dyn Observer>>,
 }
 
 /// One kind of handler the hub registers on every member.
@@ -68,25 +71,27 @@ pub(crate) enum HandlerPart {
     Input(InputKind),
     Authorization,
     TokenStore,
+    Observer,
 }
 
 impl SharedHandlers {
-    /// Registers every handler on `client` (a new member's).
-    pub fn apply(&self, client: &Client) {
+    /// Registers every handler on `client` (new member `name`'s).
+    pub fn apply(&self, name: &str, client: &Client) {
         for part in [
             HandlerPart::Input(InputKind::Elicitation),
             HandlerPart::Input(InputKind::Sampling),
             HandlerPart::Input(InputKind::Roots),
             HandlerPart::Authorization,
             HandlerPart::TokenStore,
+            HandlerPart::Observer,
         ] {
-            self.apply_part(client, part);
+            self.apply_part(name, client, part);
         }
     }
 
     /// Registers one kind of handler on `client`, leaving the others as they are (a member's
     /// own registrations through its client included).
-    pub fn apply_part(&self, client: &Client, part: HandlerPart) {
+    pub fn apply_part(&self, name: &str, client: &Client, part: HandlerPart) {
         match part {
             HandlerPart::Input(InputKind::Elicitation) => match &self.elicitation {
                 Some((h, modes)) => {
@@ -102,6 +107,7 @@ impl SharedHandlers {
             HandlerPart::Input(InputKind::Roots) => client.set_handler(InputKind::Roots, self.roots.clone()),
             HandlerPart::Authorization => client.set_authorization_handler(self.authorization.clone()),
             HandlerPart::TokenStore => client.set_token_store(self.token_store.clone()),
+            HandlerPart::Observer => client.set_observer(super::observe::for_member(name, self.observer.as_ref())),
         }
     }
 }
@@ -216,7 +222,7 @@ impl Member {
             .map(|n| Arc::new(Semaphore::new(n.max(1) as usize)));
         Arc::new_cyclic(|me: &Weak<Member>| {
             if let Ok(client) = &client {
-                handlers.apply(client);
+                handlers.apply(&spec.name, client);
                 wire(client, me.clone());
             }
             Member {
@@ -386,7 +392,7 @@ impl Member {
         }
         match client.listen(Value::Object(filter), &RequestOptions::default()).await {
             Ok(subscription) => {
-                let drain = tokio::spawn(async move { while subscription.next().await.is_some() {} });
+                let drain = crate::base::spawn(async move { while subscription.next().await.is_some() {} });
                 if let Some(old) = self.listen.lock().unwrap().replace(drain) {
                     old.abort();
                 }
@@ -422,7 +428,7 @@ impl Member {
                     (self.client().cloned(), server, tokio::runtime::Handle::try_current())
                 {
                     let me = self.clone();
-                    rt.spawn(async move { me.watch_lists(&client, &info).await });
+                    rt.spawn(crate::base::boxed(async move { me.watch_lists(&client, &info).await }));
                 }
             }
             ConnectionState::Connected => {}
@@ -476,7 +482,7 @@ impl Member {
 
     /// The member's list of `kind` (tools through its filter), fetched when not held. A server
     /// that does not declare the capability has an empty list.
-    pub async fn list(&self, kind: ListKind) -> Result<Arc<Vec<Value>>> {
+    pub async fn list(&self, kind: ListKind, opts: &RequestOptions) -> Result<Arc<Vec<Value>>> {
         if let Some(items) = self.cached(kind) {
             return Ok(items);
         }
@@ -487,7 +493,7 @@ impl Member {
             .is_some_and(|info| info.capabilities.get(capability(kind)).is_some());
         let items = if declared {
             let mut page = client
-                .list_all(kind, &RequestOptions::default())
+                .list_all(kind, opts)
                 .await
                 .map_err(|e| e.context(&format!("member `{}`", self.spec.name)))?;
             let mut items = match page.get_mut(kind.key()).map(Value::take) {
@@ -558,7 +564,7 @@ impl Member {
             return client.subscribe_resource(uri, opts).await;
         }
         let subscription = client.listen(json!({"resourceSubscriptions": [uri]}), opts).await?;
-        let drain = tokio::spawn(async move { while subscription.next().await.is_some() {} });
+        let drain = crate::base::spawn(async move { while subscription.next().await.is_some() {} });
         self.resource_listens.lock().unwrap().push(drain);
         Ok(())
     }

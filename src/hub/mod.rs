@@ -14,6 +14,7 @@ mod export;
 mod file;
 mod members;
 mod naming;
+mod observe;
 mod reload;
 mod routing;
 pub mod spec;
@@ -151,6 +152,8 @@ struct Inner {
     closed: AtomicBool,
     /// One reload at a time.
     reload_lock: tokio::sync::Mutex<()>,
+    /// The host's current trace context, for the hub's calls (`observe`).
+    trace_source: RwLock<Option<crate::client::TraceSource>>,
 }
 
 /// Refuses two members of one name.
@@ -193,6 +196,7 @@ impl Hub {
                 warnings: RwLock::new(spec.warnings),
                 closed: AtomicBool::new(false),
                 reload_lock: tokio::sync::Mutex::new(()),
+                trace_source: RwLock::new(None),
             }),
         })
     }
@@ -315,7 +319,7 @@ impl Hub {
         };
         for m in self.members_now() {
             if let Some(c) = m.client() {
-                handlers.apply_part(c, part);
+                handlers.apply_part(m.name(), c, part);
             }
         }
     }
@@ -376,7 +380,7 @@ async fn connect_all(members: Vec<Arc<Member>>) {
     let mut set = tokio::task::JoinSet::new();
     for m in members {
         // The outcome is the member's state (and its event); nothing more to do with it here.
-        set.spawn(async move { drop(m.ensure().await) });
+        set.spawn(crate::base::boxed(async move { drop(m.ensure().await) }));
     }
     while set.join_next().await.is_some() {}
 }
@@ -385,7 +389,7 @@ async fn connect_all(members: Vec<Arc<Member>>) {
 async fn close_all(members: Vec<Arc<Member>>) {
     let mut set = tokio::task::JoinSet::new();
     for m in members {
-        set.spawn(async move { m.close().await });
+        set.spawn(crate::base::boxed(async move { m.close().await }));
     }
     while set.join_next().await.is_some() {}
 }

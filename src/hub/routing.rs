@@ -16,7 +16,8 @@ impl Hub {
     /// not have is an `InvalidArgument` error listing the nearest names it has. Waits for a
     /// place when the member's `max_concurrency` calls are in flight.
     pub async fn call_tool(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
-        let (member, own) = self.route(ListKind::Tools, name).await?;
+        let opts = &*self.traced(opts);
+        let (member, own) = self.route(ListKind::Tools, name, opts).await?;
         routed(&member, |c| async move { c.call_tool(&own, arguments, opts).await }).await
     }
 
@@ -32,6 +33,7 @@ impl Hub {
         opts: &RequestOptions,
     ) -> Result<Value> {
         self.check_open()?;
+        let opts = &*self.traced(opts);
         let member = self.member(server).ok_or_else(|| self.unknown_member(server))?;
         if !member.spec.tools.allows(tool) {
             return Err(Error::invalid(format!(
@@ -43,7 +45,8 @@ impl Hub {
 
     /// Gets the prompt the merged catalogue names `name` from its member.
     pub async fn get_prompt(&self, name: &str, arguments: Option<Value>, opts: &RequestOptions) -> Result<Value> {
-        let (member, own) = self.route(ListKind::Prompts, name).await?;
+        let opts = &*self.traced(opts);
+        let (member, own) = self.route(ListKind::Prompts, name, opts).await?;
         routed(&member, |c| async move { c.get_prompt(&own, arguments, opts).await }).await
     }
 
@@ -51,6 +54,7 @@ impl Hub {
     /// names each one's member in `_meta`).
     pub async fn read_resource(&self, server: &str, uri: &str, opts: &RequestOptions) -> Result<Value> {
         self.check_open()?;
+        let opts = &*self.traced(opts);
         let member = self.member(server).ok_or_else(|| self.unknown_member(server))?;
         routed(&member, |c| async move { c.read_resource(uri, opts).await }).await
     }
@@ -60,6 +64,7 @@ impl Hub {
     /// modern ones a `subscriptions/listen` for the URI, held until the member closes.
     pub async fn subscribe_resource(&self, server: &str, uri: &str, opts: &RequestOptions) -> Result<()> {
         self.check_open()?;
+        let opts = &*self.traced(opts);
         let member = self.member(server).ok_or_else(|| self.unknown_member(server))?;
         member
             .subscribe(uri, opts)
@@ -78,8 +83,8 @@ impl Hub {
 
     /// The member and own name behind exported `name`. A name not in the catalogue as last
     /// built is looked up once more in a fresh build (a member may have just connected).
-    async fn route(&self, kind: ListKind, name: &str) -> Result<(Arc<Member>, String)> {
-        let merged = self.merged(kind).await?;
+    async fn route(&self, kind: ListKind, name: &str, opts: &RequestOptions) -> Result<(Arc<Member>, String)> {
+        let merged = self.merged(kind, opts).await?;
         if let Some((m, own)) = merged.routes.get(name) {
             return Ok((m.clone(), own.clone()));
         }

@@ -1,7 +1,9 @@
 //! Network policy shared by the HTTP clients: address classes (`ranges`), the authorization
 //! client's URL and address guard (`policy`), the resolver that applies it to every DNS answer
-//! (`resolve`), the clients' TLS setup (`tls`), direct HTTP/1.1 connections to an MCP endpoint
-//! (`direct`) over TCP or TLS (`stream`), through a proxy or not (`proxy`), and URLs as errors and logs may show them (`redact`).
+//! (`resolve`), the clients' TLS setup (`tls`) and, where the trust store is files, its
+//! verifier (`trust_store`), direct HTTP/1.1 connections to an MCP endpoint (`direct`) over TCP
+//! or TLS (`stream`), through a proxy or not (`proxy`), and URLs as errors and logs may show
+//! them (`redact`).
 
 pub(crate) mod direct;
 pub(crate) mod policy;
@@ -11,3 +13,5 @@ pub mod redact;
 pub(crate) mod resolve;
 pub(crate) mod stream;
 pub(crate) mod tls;
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+pub(crate) mod trust_store;

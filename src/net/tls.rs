@@ -6,7 +6,7 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::crypto::CryptoProvider;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::DigitallySignedStruct;
-use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 /// An HTTP client with this crate's TLS setup and no redirects, for one-off requests to `url`.
@@ -68,22 +68,63 @@ pub(crate) fn config(https: bool) -> Result<rustls::ClientConfig> {
         .with_no_client_auth())
 }
 
-/// The platform verifier, shared by every client alive at once: reading and parsing the OS
-/// trust store costs milliseconds and its roots ~110 KiB, per verifier. Once no client holds
-/// it, the next one reads the store again, so a long-running host sees root changes between its
-/// connections (why the verifier keeps its own roots in the first place). Clients created at
-/// the same moment wait for one read rather than each making its own.
+/// The platform verifier, one per process for as long as the trust store stays the same:
+/// reading and parsing the OS store costs milliseconds (the system's ~150 files of PEM) and
+/// its roots ~110 KiB. Where the store is files (Linux, the BSDs: `net::trust_store`), each new
+/// client checks that the variables naming them and the files' and directories' inodes, sizes
+/// and times are unchanged (a few `stat` calls) and reads the store again otherwise, so a
+/// long-running host sees roots added or removed between its connections as before (a file
+/// edited in place inside a directory, its entries unchanged, is the one change not seen).
+/// Elsewhere the verifier asks the OS for each certificate and keeps no roots: one serves
+/// the process. Clients created at the same moment wait for one read rather than each making
+/// its own.
 fn platform_verifier(provider: &Arc<CryptoProvider>) -> std::result::Result<Arc<dyn ServerCertVerifier>, String> {
-    static SHARED: Mutex<Weak<rustls_platform_verifier::Verifier>> = Mutex::new(Weak::new());
+    static SHARED: Mutex<Option<(StoreIdentity, Arc<dyn ServerCertVerifier>)>> = Mutex::new(None);
     #[cfg(test)]
     tests::VERIFIER_REQUESTS.with(|n| n.set(n.get() + 1));
+    let identity = store_identity();
     let mut shared = SHARED.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some(verifier) = shared.upgrade() {
-        return Ok(verifier);
+    if let Some((seen, verifier)) = shared.as_ref() {
+        if *seen == identity {
+            return Ok(verifier.clone());
+        }
     }
-    let verifier = Arc::new(rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| e.to_string())?);
-    *shared = Arc::downgrade(&verifier);
+    let verifier = new_platform_verifier(&identity, provider)?;
+    *shared = Some((identity, verifier.clone()));
     Ok(verifier)
+}
+
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+type StoreIdentity = super::trust_store::Identity;
+/// Nothing to compare where the verifier keeps no roots of its own.
+#[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
+#[derive(PartialEq)]
+struct StoreIdentity;
+
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+fn store_identity() -> StoreIdentity {
+    super::trust_store::identity()
+}
+#[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
+fn store_identity() -> StoreIdentity {
+    StoreIdentity
+}
+
+#[cfg(all(unix, not(target_os = "android"), not(target_vendor = "apple")))]
+fn new_platform_verifier(
+    identity: &StoreIdentity,
+    provider: &Arc<CryptoProvider>,
+) -> std::result::Result<Arc<dyn ServerCertVerifier>, String> {
+    super::trust_store::verifier(identity.paths(), provider)
+}
+#[cfg(not(all(unix, not(target_os = "android"), not(target_vendor = "apple"))))]
+fn new_platform_verifier(
+    _: &StoreIdentity,
+    provider: &Arc<CryptoProvider>,
+) -> std::result::Result<Arc<dyn ServerCertVerifier>, String> {
+    Ok(Arc::new(
+        rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| e.to_string())?,
+    ))
 }
 
 /// A plain-http client's verifier: the platform one, fetched by the first handshake (none,

@@ -204,7 +204,7 @@ impl Drop for Job<'_> {
                 let pipe = self.pipe.clone();
                 let written = self.written;
                 drop(st);
-                runtime.spawn(async move {
+                runtime.spawn(crate::base::boxed(async move {
                     let _ = Job {
                         inner: &inner,
                         pipe,
@@ -215,7 +215,7 @@ impl Drop for Job<'_> {
                     }
                     .run()
                     .await;
-                });
+                }));
             }
             _ => {
                 chunk.drain(..self.written);

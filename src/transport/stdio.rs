@@ -245,8 +245,8 @@ impl StdioTransport {
         ));
         let tasks = vec![
             tokio::spawn(pump.clone().task()),
-            tokio::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
-            tokio::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
+            crate::base::spawn(read_stderr(stderr, shared.clone(), stderr_eof_tx)),
+            crate::base::spawn(monitor(exit_rx.clone(), stdout_eof_rx, stderr_eof_rx, shared.clone())),
         ];
         Ok(StdioTransport {
             stdin,

@@ -1070,6 +1070,21 @@ static void free_span_log(void *userdata)
     ((struct span_log *)userdata)->freed++;
 }
 
+/* An empty log whose records count as on the caller's thread when they come on this one. */
+static void span_log_init(struct span_log *l)
+{
+    memset(l, 0, sizeof *l);
+    pthread_mutex_init(&l->lock, NULL);
+    pthread_cond_init(&l->cond, NULL);
+    l->caller = pthread_self();
+}
+
+static void span_log_destroy(struct span_log *l)
+{
+    pthread_mutex_destroy(&l->lock);
+    pthread_cond_destroy(&l->cond);
+}
+
 /* Each operation ends as one span record with the OpenTelemetry MCP conventions' name and
  * attributes, given on the calling thread before the blocking call returns; a tool error sets
  * error.type; removing the listener frees its userdata once and stops the records. */
@@ -1078,21 +1093,13 @@ static void test_span_listener(void)
     mcp_client *c = connected_client(NULL);
     CHECK(c != NULL);
     static struct span_log log;
-    memset(&log, 0, sizeof log);
-    pthread_mutex_init(&log.lock, NULL);
-    pthread_cond_init(&log.cond, NULL);
-    log.caller = pthread_self();
+    span_log_init(&log);
     mcp_error *err = NULL;
     EXPECT_STATUS(mcp_client_on_span(c, on_span, &log, free_span_log, &err), MCP_OK, err);
-    char *out = NULL;
-    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"s\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
-    out = NULL;
+    mcp_string_free(tool_ok(c, "echo", "{\"text\":\"s\"}"));
     /* delivered synchronously: the record is there when the call returns, no waiting */
     EXPECT(log.count == 1);
-    EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
-    out = NULL;
+    mcp_string_free(tool_ok(c, "fail", NULL));
     EXPECT(log.count == 2);
     EXPECT(log.on_caller == 2);
     EXPECT_CONTAINS(log.spans[0], "\"record\":\"span\"");
@@ -1111,13 +1118,11 @@ static void test_span_listener(void)
     EXPECT_CONTAINS(log.spans[1], "\"code\":\"error\"");
     EXPECT_STATUS(mcp_client_on_span(c, NULL, NULL, NULL, &err), MCP_OK, err);
     EXPECT(log.freed == 1);
-    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"t\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
+    mcp_string_free(tool_ok(c, "echo", "{\"text\":\"t\"}"));
     EXPECT(log.count == 2);
     EXPECT(mcp_client_on_span(NULL, on_span, NULL, NULL, NULL) == MCP_NULL_ARG);
     mcp_client_free(c);
-    pthread_mutex_destroy(&log.lock);
-    pthread_cond_destroy(&log.cond);
+    span_log_destroy(&log);
 }
 
 /* A started call's record comes on the completion's thread just before its completion. */
@@ -1154,6 +1159,31 @@ static void on_ordered_done(void *userdata, mcp_status status, const char *resul
     pthread_mutex_unlock(&o->lock);
 }
 
+/* Ready for one started call whose records go to `log`; made the current order (the one
+ * on_ordered_span notes its thread in). */
+static void span_order_init(struct span_order *o, struct span_log *log)
+{
+    memset(o, 0, sizeof *o);
+    o->log = log;
+    pthread_mutex_init(&o->lock, NULL);
+    pthread_cond_init(&o->cond, NULL);
+    order_now = o;
+}
+
+static void span_order_wait(struct span_order *o)
+{
+    pthread_mutex_lock(&o->lock);
+    while (!o->done) pthread_cond_wait(&o->cond, &o->lock);
+    pthread_mutex_unlock(&o->lock);
+}
+
+static void span_order_destroy(struct span_order *o)
+{
+    order_now = NULL;
+    pthread_mutex_destroy(&o->lock);
+    pthread_cond_destroy(&o->cond);
+}
+
 /* The trace context callback is asked once per operation (not per MRTR leg, not for a list
  * answered from the response cache), and the record names what it gave as its parent; a call's
  * own meta_json context is the parent too; a started call's record comes before its completion,
@@ -1163,10 +1193,7 @@ static void test_span_records(void)
     mcp_client *c = connected_client("--cache-ttl-ms", "60000", NULL);
     CHECK(c != NULL);
     static struct span_log log;
-    memset(&log, 0, sizeof log);
-    pthread_mutex_init(&log.lock, NULL);
-    pthread_cond_init(&log.cond, NULL);
-    log.caller = pthread_self();
+    span_log_init(&log);
     static struct trace_host host;
     memset(&host, 0, sizeof host);
     host.thread = pthread_self();
@@ -1191,33 +1218,23 @@ static void test_span_records(void)
     EXPECT(host.asked == 2 && log.count == 2);
     /* started, from the cache: not asked either */
     static struct span_order order;
-    memset(&order, 0, sizeof order);
-    order.log = &log;
-    pthread_mutex_init(&order.lock, NULL);
-    pthread_cond_init(&order.cond, NULL);
-    order_now = &order;
+    span_order_init(&order, &log);
     EXPECT_STATUS(mcp_client_list_start(c, MCP_LIST_TOOLS, NULL, NULL, on_ordered_done, &order, NULL, &err), MCP_OK,
                   err);
-    pthread_mutex_lock(&order.lock);
-    while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
-    pthread_mutex_unlock(&order.lock);
+    span_order_wait(&order);
     EXPECT(host.asked == 2 && order.spans_at_done == 2);
+    span_order_destroy(&order);
     /* a started tool call: asked on this thread; its record before its completion, same thread */
-    memset(&order, 0, sizeof order);
-    order.log = &log;
-    pthread_mutex_init(&order.lock, NULL);
-    pthread_cond_init(&order.cond, NULL);
+    span_order_init(&order, &log);
     EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"q\"}", NULL, NULL, NULL, on_ordered_done, &order,
                                              NULL, &err),
                   MCP_OK, err);
-    pthread_mutex_lock(&order.lock);
-    while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
-    pthread_mutex_unlock(&order.lock);
+    span_order_wait(&order);
     EXPECT(host.asked == 3 && host.off_thread == 0);
     EXPECT(order.spans_at_done == 3);
     EXPECT(pthread_equal(order.span_thread, order.done_thread));
     EXPECT(!pthread_equal(order.done_thread, pthread_self()));
-    order_now = NULL;
+    span_order_destroy(&order);
     /* a call's own context: not asked, and it is the parent (without tracestate) */
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
@@ -1228,10 +1245,8 @@ static void test_span_records(void)
     EXPECT_CONTAINS(log.spans[3], "\"parent\":{\"traceparent\":\"00-11111111111111111111111111111111-2222222222222222-01\"}");
     EXPECT_CONTAINS(log.spans[3], "\"error.type\":\"tool_error\"");
     mcp_client_free(c);
-    pthread_mutex_destroy(&order.lock);
-    pthread_cond_destroy(&order.cond);
-    pthread_mutex_destroy(&log.lock);
-    pthread_cond_destroy(&log.cond);
+    span_order_destroy(&order);
+    span_log_destroy(&log);
 }
 
 /* A call on a client not yet connected connects first: the handshake is a record of its own,
@@ -1247,31 +1262,20 @@ static void test_span_handshake(void)
     for (int started = 0; started < 2; started++) {
         mcp_client *c = fixture_client(NULL);
         CHECK(c != NULL);
-        memset(&log, 0, sizeof log);
-        pthread_mutex_init(&log.lock, NULL);
-        pthread_cond_init(&log.cond, NULL);
-        log.caller = pthread_self();
+        span_log_init(&log);
         memset(&host, 0, sizeof host);
         host.thread = pthread_self();
         host.parent = TRACE_PARENT;
         EXPECT_STATUS(mcp_client_on_span(c, on_ordered_span, &log, NULL, &err), MCP_OK, err);
         EXPECT_STATUS(mcp_client_set_trace_context_fn(c, give_trace, &host, NULL, &err), MCP_OK, err);
         if (started) {
-            memset(&order, 0, sizeof order);
-            order.log = &log;
-            pthread_mutex_init(&order.lock, NULL);
-            pthread_cond_init(&order.cond, NULL);
-            order_now = &order;
+            span_order_init(&order, &log);
             EXPECT_STATUS(mcp_client_call_tool_start(c, "echo", "{\"text\":\"h\"}", NULL, NULL, NULL, on_ordered_done,
                                                      &order, NULL, &err),
                           MCP_OK, err);
-            pthread_mutex_lock(&order.lock);
-            while (!order.done) pthread_cond_wait(&order.cond, &order.lock);
-            pthread_mutex_unlock(&order.lock);
+            span_order_wait(&order);
             EXPECT(order.spans_at_done == 2);
-            order_now = NULL;
-            pthread_mutex_destroy(&order.lock);
-            pthread_cond_destroy(&order.cond);
+            span_order_destroy(&order);
         } else {
             EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"h\"}", NULL, NULL, NULL, &out, &err), MCP_OK,
                           err);
@@ -1287,16 +1291,12 @@ static void test_span_handshake(void)
         EXPECT_CONTAINS(log.spans[1], "\"name\":\"tools/call echo\"");
         EXPECT_CONTAINS(log.spans[1], "\"parent\":{\"traceparent\":\"" TRACE_PARENT "\"");
         mcp_client_free(c);
-        pthread_mutex_destroy(&log.lock);
-        pthread_cond_destroy(&log.cond);
+        span_log_destroy(&log);
     }
     /* an explicit connect: its own operation, the callback not asked, no parent */
     mcp_client *c = fixture_client(NULL);
     CHECK(c != NULL);
-    memset(&log, 0, sizeof log);
-    pthread_mutex_init(&log.lock, NULL);
-    pthread_cond_init(&log.cond, NULL);
-    log.caller = pthread_self();
+    span_log_init(&log);
     memset(&host, 0, sizeof host);
     host.thread = pthread_self();
     host.parent = TRACE_PARENT;
@@ -1307,8 +1307,7 @@ static void test_span_handshake(void)
     EXPECT_CONTAINS(log.spans[0], "\"name\":\"server/discover\"");
     EXPECT(strstr(log.spans[0], "\"parent\"") == NULL);
     mcp_client_free(c);
-    pthread_mutex_destroy(&log.lock);
-    pthread_cond_destroy(&log.cond);
+    span_log_destroy(&log);
 }
 
 static void test_opts_log_level(void)
@@ -1518,12 +1517,22 @@ static const char *last_record(struct record_log *l)
     return n > 0 && n <= RECORDS_MAX ? l->records[n - 1] : "";
 }
 
-static int occurrences(const char *text, const char *what)
+/* Calls `tool` (its status must be `want`; the result and the error freed) and returns the last
+ * record after it; the failure names the caller's line. */
+static const char *call_record(const char *file, int line, mcp_client *c, struct record_log *l, const char *tool,
+                               const char *args_json, const mcp_call_opts *opts, mcp_status want)
 {
-    int n = 0;
-    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what)) n++;
-    return n;
+    char *out = NULL;
+    mcp_error *err = NULL;
+    char what[128];
+    snprintf(what, sizeof what, "mcp_client_call_tool(%s)", tool);
+    t_status(file, line, what, mcp_client_call_tool(c, tool, args_json, NULL, NULL, opts, &out, &err), want, err);
+    mcp_string_free(out);
+    mcp_error_free(err);
+    return last_record(l);
 }
+#define CALL_RECORD(c, log, tool, args_json, opts, want)                                                              \
+    call_record(__FILE__, __LINE__, (c), (log), (tool), (args_json), (opts), (want))
 
 /* Waits (at most `ms`) until `n` session records came. */
 static int sessions_seen(struct record_log *l, int n, long ms)
@@ -1566,26 +1575,17 @@ static void test_span_outcomes(void)
     EXPECT_STATUS(mcp_client_on_span(c, on_record, &log, NULL, &err), MCP_OK, err);
     char *out = NULL;
 
-    EXPECT_STATUS(mcp_client_call_tool(c, "echo", "{\"text\":\"x\"}", NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
-    out = NULL;
-    const char *r = last_record(&log);
+    const char *r = CALL_RECORD(c, &log, "echo", "{\"text\":\"x\"}", NULL, MCP_OK);
     EXPECT_CONTAINS(r, "\"name\":\"tools/call echo\"");
     EXPECT_CONTAINS(r, "\"gen_ai.tool.call.arguments\":\"{\\\"text\\\":\\\"x\\\"}\"");
     EXPECT_CONTAINS(r, "\"gen_ai.tool.call.result\":\"{");
     EXPECT_CONTAINS(r, "\"status\":{\"code\":\"unset\"}");
 
-    EXPECT_STATUS(mcp_client_call_tool(c, "fail", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
-    out = NULL;
-    r = last_record(&log);
+    r = CALL_RECORD(c, &log, "fail", NULL, NULL, MCP_OK);
     EXPECT_CONTAINS(r, "\"error.type\":\"tool_error\"");
     CHECK_NOT_CONTAINS(r, "gen_ai.tool.call.result");
 
-    EXPECT_STATUS(mcp_client_call_tool(c, "rpc_error", NULL, NULL, NULL, NULL, &out, &err), MCP_JSONRPC_ERROR, err);
-    mcp_error_free(err);
-    err = NULL;
-    r = last_record(&log);
+    r = CALL_RECORD(c, &log, "rpc_error", NULL, NULL, MCP_JSONRPC_ERROR);
     EXPECT_CONTAINS(r, "\"error.type\":\"-32050\"");
     EXPECT_CONTAINS(r, "\"rpc.response.status_code\":\"-32050\"");
     EXPECT_CONTAINS(r, "\"status\":{\"code\":\"error\",\"message\":\"fixture error\"}");
@@ -1593,18 +1593,12 @@ static void test_span_outcomes(void)
     mcp_call_opts opts;
     CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
     opts.timeout_ms = tscale(200);
-    EXPECT_STATUS(mcp_client_call_tool(c, "hang", NULL, NULL, NULL, &opts, &out, &err), MCP_TIMEOUT, err);
-    mcp_error_free(err);
-    err = NULL;
-    r = last_record(&log);
+    r = CALL_RECORD(c, &log, "hang", NULL, &opts, MCP_TIMEOUT);
     EXPECT_CONTAINS(r, "\"name\":\"tools/call hang\"");
     EXPECT_CONTAINS(r, "\"error.type\":\"timeout\"");
 
-    EXPECT_STATUS(mcp_client_call_tool(c, "state_only", NULL, NULL, NULL, NULL, &out, &err), MCP_OK, err);
-    mcp_string_free(out);
-    out = NULL;
-    r = last_record(&log);
-    EXPECT(occurrences(r, "\"name\":\"mcp.mrtr.round\"") == 2);
+    r = CALL_RECORD(c, &log, "state_only", NULL, NULL, MCP_OK);
+    EXPECT(count_occurrences(r, "\"name\":\"mcp.mrtr.round\"") == 2);
     EXPECT_CONTAINS(r, "\"mcp.mrtr.round\":2");
     /* five calls and the first one's connect (a handshake record) */
     EXPECT(log.count == 6 && log.sessions == 0);

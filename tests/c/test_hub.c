@@ -183,6 +183,278 @@ static void test_started_calls_and_member_changes(void)
     EXPECT(ALOAD(&done.calls) == 1 && done.status == MCP_CLOSED);
 }
 
+/* ---- the hub's span listener and trace context callback ----------------------------------- */
+
+/* Span records, one a line, and how many came on the thread that made the hub's call. */
+struct hub_spans {
+    struct collector col;
+    pthread_t caller;
+    int on_caller;
+    int freed;
+};
+
+static void on_hub_span(void *userdata, const char *span_json, size_t span_len)
+{
+    struct hub_spans *s = (struct hub_spans *)userdata;
+    pthread_mutex_lock(&s->col.lock);
+    if (pthread_equal(pthread_self(), s->caller))
+        s->on_caller++;
+    size_t room = sizeof s->col.buf - s->col.len;
+    if (span_len == strlen(span_json) && span_len + 2 <= room) {
+        memcpy(s->col.buf + s->col.len, span_json, span_len);
+        s->col.len += span_len;
+        s->col.buf[s->col.len++] = '\n';
+        s->col.buf[s->col.len] = '\0';
+    }
+    s->col.count++;
+    pthread_mutex_unlock(&s->col.lock);
+}
+
+static void free_hub_spans(void *userdata)
+{
+    AINC(&((struct hub_spans *)userdata)->freed);
+}
+
+/* The records so far, and how many came on the caller's thread (read under the lock). */
+static int span_count(struct hub_spans *s, int *on_caller)
+{
+    pthread_mutex_lock(&s->col.lock);
+    int n = s->col.count;
+    if (on_caller)
+        *on_caller = s->on_caller;
+    pthread_mutex_unlock(&s->col.lock);
+    return n;
+}
+
+/* Drops the records collected so far. */
+static void hub_spans_reset(struct hub_spans *s)
+{
+    pthread_mutex_lock(&s->col.lock);
+    s->col.len = 0;
+    s->col.buf[0] = '\0';
+    s->col.count = 0;
+    s->on_caller = 0;
+    s->caller = pthread_self();
+    pthread_mutex_unlock(&s->col.lock);
+}
+
+/* The host's "current span": each ask gives a new span id (0..), counted, on the asking thread. */
+struct hub_trace {
+    int asked;
+    int on_caller;
+    int freed;
+    pthread_t caller;
+    char last[64];
+};
+
+static void hub_traceparent(int n, char *buf, size_t len)
+{
+    snprintf(buf, len, "00-4bf92f3577b34da6a3ce929d0e0e4736-%016x-01", (unsigned)(0x1000 + n));
+}
+
+static void give_hub_trace(void *userdata, mcp_trace_slot *slot)
+{
+    struct hub_trace *t = (struct hub_trace *)userdata;
+    if (pthread_equal(pthread_self(), t->caller))
+        t->on_caller++;
+    hub_traceparent(t->asked++, t->last, sizeof t->last);
+    if (mcp_trace_slot_set(slot, t->last, "rojo=00f067aa0ba902b7", "member=any", NULL) != MCP_OK)
+        t->asked += 1000; /* shows as a wrong count */
+}
+
+static void free_hub_trace(void *userdata)
+{
+    AINC(&((struct hub_trace *)userdata)->freed);
+}
+
+/* The record (one line of `text`) whose span name is `name` and that names member `server`, in
+ * `out`; false when there is none. */
+static bool hub_record(const char *text, const char *name, const char *server, char *out, size_t n)
+{
+    char want_name[128], want_server[128];
+    snprintf(want_name, sizeof want_name, "\"name\":\"%s\"", name);
+    snprintf(want_server, sizeof want_server, "\"mcp.server.name\":\"%s\"", server);
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (len < n) {
+            memcpy(out, line, len);
+            out[len] = '\0';
+            if (strstr(out, want_name) && strstr(out, want_server))
+                return true;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+/* One listener and one trace context callback on the hub cover every member, added later ones
+ * included: each record names its member (mcp.server.name), a routed call carries the host's
+ * context to the member's request _meta (and its record names it as parent), each context
+ * given has its record, records of blocking calls come on the calling thread before the call
+ * returns, a started call's before its completion; removing either frees its userdata once. */
+static void test_spans_and_trace_context(void)
+{
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new(NULL, &hub, &err), MCP_OK, err);
+    static struct hub_spans spans;
+    memset(&spans, 0, sizeof spans);
+    collector_init(&spans.col);
+    spans.caller = pthread_self();
+    static struct hub_trace trace;
+    memset(&trace, 0, sizeof trace);
+    trace.caller = pthread_self();
+    char member[1024];
+    fixture_member_json(member, sizeof member);
+    CHECK_STATUS(mcp_hub_add_member(hub, "fix", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_add_member(hub, "alt", member, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_on_span(hub, on_hub_span, &spans, free_hub_spans, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_set_trace_context_fn(hub, give_hub_trace, &trace, free_hub_trace, &err), MCP_OK, err);
+
+    /* The start's connects: a handshake record per member, named by it; no context asked. */
+    CHECK_STATUS(mcp_hub_start(hub, &err), MCP_OK, err);
+    CHECK(collector_wait(&spans.col, "\"mcp.server.name\":\"alt\"", tscale(5000)));
+    CHECK(collector_wait(&spans.col, "\"mcp.server.name\":\"fix\"", tscale(5000)));
+    char *text = collector_text(&spans.col);
+    EXPECT_CONTAINS(text, "\"name\":\"server/discover\"");
+    CHECK_NOT_CONTAINS(text, "\"parent\"");
+    free(text);
+    EXPECT(trace.asked == 0);
+
+    /* A merged list: one tools/list per member, each under a context of its own. */
+    hub_spans_reset(&spans);
+    char *result = NULL;
+    CHECK_STATUS(mcp_hub_list(hub, MCP_LIST_PROMPTS, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    int on_caller = 0;
+    EXPECT(span_count(&spans, &on_caller) == 2 && on_caller == 2);
+    EXPECT(trace.asked == 2 && trace.on_caller == 2);
+    text = collector_text(&spans.col);
+    char record[2048], parent[64];
+    EXPECT(hub_record(text, "prompts/list", "fix", record, sizeof record));
+    EXPECT(hub_record(text, "prompts/list", "alt", record, sizeof record));
+    for (int i = 0; i < 2; i++) {
+        hub_traceparent(i, parent, sizeof parent);
+        EXPECT(count_occurrences(text, parent) == 1);
+    }
+    free(text);
+
+    /* A routed blocking call: the member's request carries the context its record names. The
+     * tool list it routes by is fetched first (asked too); every context has its record. */
+    hub_spans_reset(&spans);
+    int before = trace.asked;
+    CHECK_STATUS(mcp_hub_call_tool(hub, "alt__echo_meta", NULL, NULL, &result, &err), MCP_OK, err);
+    EXPECT_CONTAINS(result, "rojo=00f067aa0ba902b7");
+    EXPECT_CONTAINS(result, "member=any");
+    EXPECT_CONTAINS(result, trace.last); /* the last ask was the tools/call's */
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "tools/call echo_meta", "alt", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    EXPECT_CONTAINS(record, "\"gen_ai.tool.name\":\"echo_meta\"");
+    EXPECT(hub_record(text, "tools/list", "fix", record, sizeof record));
+    EXPECT(hub_record(text, "tools/list", "alt", record, sizeof record));
+    EXPECT(trace.asked - before == 3); /* fix's and alt's tools/list, the tools/call */
+    for (int i = before; i < trace.asked; i++) {
+        hub_traceparent(i, parent, sizeof parent);
+        EXPECT_MSG(strstr(text, parent) != NULL, "no record has context %d", i);
+    }
+    EXPECT(span_count(&spans, &on_caller) == on_caller);
+    EXPECT(count_occurrences(text, "\"parent\"") == span_count(&spans, NULL));
+    free(text);
+    mcp_string_free(result);
+
+    /* Per-call context wins: nothing asked, the record's parent is the call's. */
+    hub_spans_reset(&spans);
+    before = trace.asked;
+    mcp_call_opts opts;
+    CHECK(mcp_call_opts_init(&opts, MCP_CALL_OPTS_VERSION) == MCP_OK);
+    opts.meta_json = "{\"traceparent\":\"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}";
+    CHECK_STATUS(mcp_hub_call_tool(hub, "fix__echo", "{\"text\":\"own\"}", &opts, &result, &err), MCP_OK, err);
+    mcp_string_free(result);
+    EXPECT(trace.asked == before);
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "tools/call echo", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, "b7ad6b7169203331");
+    free(text);
+
+    /* A started call: asked once inside *_start, its record before its completion. */
+    hub_spans_reset(&spans);
+    before = trace.asked;
+    static struct hub_done done;
+    memset(&done, 0, sizeof done);
+    CHECK_STATUS(mcp_hub_call_tool_start(hub, "fix__echo_meta", NULL, NULL, on_hub_done, &done, NULL, &err),
+                 MCP_OK, err);
+    EXPECT(trace.asked == before + 1);
+    CHECK(wait_count(&done.calls, 1, tscale(5000)));
+    EXPECT(done.status == MCP_OK);
+    EXPECT(span_count(&spans, NULL) == 1); /* delivered before the completion ran */
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "tools/call echo_meta", "fix", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+
+    /* A member added later, by a reload: the same listener and callback. */
+    CHECK_STATUS(mcp_hub_set_member(hub, "late", member, &err), MCP_OK, err);
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_call_tool(hub, "late__echo_meta", NULL, NULL, &result, &err), MCP_OK, err);
+    EXPECT_CONTAINS(result, trace.last);
+    mcp_string_free(result);
+    text = collector_text(&spans.col);
+    EXPECT(hub_record(text, "tools/call echo_meta", "late", record, sizeof record));
+    EXPECT_CONTAINS(record, trace.last);
+    free(text);
+
+    /* Closing ends each member's session: a session record per member, named by it. */
+    hub_spans_reset(&spans);
+    CHECK_STATUS(mcp_hub_close(hub, &err), MCP_OK, err);
+    CHECK(collector_wait(&spans.col, "\"record\":\"session\"", tscale(5000)));
+    for (int i = 0; i < 50 && collector_count(&spans.col, "\"record\":\"session\"") < 3; i++)
+        sleep_ms(tscale(20));
+    text = collector_text(&spans.col);
+    EXPECT(count_occurrences(text, "\"record\":\"session\"") == 3);
+    EXPECT_CONTAINS(text, "\"mcp.server.name\":\"late\"");
+    EXPECT_CONTAINS(text, "\"mcp.server.name\":\"fix\"");
+    EXPECT_CONTAINS(text, "\"mcp.server.name\":\"alt\"");
+    free(text);
+
+    /* Removing either frees its userdata once; NULL arguments are refused. */
+    CHECK_STATUS(mcp_hub_on_span(hub, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(ALOAD(&spans.freed) == 1);
+    CHECK_STATUS(mcp_hub_set_trace_context_fn(hub, NULL, NULL, NULL, &err), MCP_OK, err);
+    EXPECT(ALOAD(&trace.freed) == 1);
+    EXPECT(mcp_hub_on_span(NULL, on_hub_span, NULL, NULL, NULL) == MCP_NULL_ARG);
+    EXPECT(mcp_hub_set_trace_context_fn(NULL, give_hub_trace, NULL, NULL, NULL) == MCP_NULL_ARG);
+    mcp_hub_free(hub);
+    EXPECT(ALOAD(&spans.freed) == 1 && ALOAD(&trace.freed) == 1);
+    collector_destroy(&spans.col);
+}
+
+/* Freeing the hub frees the listener's and the callback's userdata, once each. */
+static void test_spans_freed_with_hub(void)
+{
+    mcp_error *err = NULL;
+    mcp_hub *hub = NULL;
+    CHECK_STATUS(mcp_hub_new(NULL, &hub, &err), MCP_OK, err);
+    static struct hub_spans spans;
+    memset(&spans, 0, sizeof spans);
+    collector_init(&spans.col);
+    static struct hub_trace trace;
+    memset(&trace, 0, sizeof trace);
+    CHECK_STATUS(mcp_hub_on_span(hub, on_hub_span, &spans, free_hub_spans, &err), MCP_OK, err);
+    CHECK_STATUS(mcp_hub_set_trace_context_fn(hub, give_hub_trace, &trace, free_hub_trace, &err), MCP_OK, err);
+    /* Replacing one frees the one it replaces. */
+    static struct hub_spans other;
+    memset(&other, 0, sizeof other);
+    collector_init(&other.col);
+    CHECK_STATUS(mcp_hub_on_span(hub, on_hub_span, &other, free_hub_spans, &err), MCP_OK, err);
+    EXPECT(ALOAD(&spans.freed) == 1);
+    mcp_hub_free(hub);
+    EXPECT(ALOAD(&spans.freed) == 1 && ALOAD(&other.freed) == 1 && ALOAD(&trace.freed) == 1);
+    collector_destroy(&spans.col);
+    collector_destroy(&other.col);
+}
+
 static void test_bad_options(void)
 {
     mcp_error *err = NULL;
@@ -528,6 +800,8 @@ const struct test_case hub_tests[] = {
     {"hub/members_lists_calls", test_members_lists_calls},
     {"hub/started_calls_and_member_changes", test_started_calls_and_member_changes},
     {"hub/bad_options", test_bad_options},
+    {"hub/spans_and_trace_context", test_spans_and_trace_context},
+    {"hub/spans_freed_with_hub", test_spans_freed_with_hub},
     {"hub/from_file_shapes", test_from_file_shapes},
     {"hub/from_text_and_errors", test_from_text_and_errors},
     {"hub/reload_from_file", test_reload_from_file},

@@ -11,7 +11,9 @@
 # handshake's records, synchronous delivery) and the large-payload path (the quick JSON check, results
 # handed over in place): .so measured 6.27 -> 6.42 MB in a clean-clone `make test`; the static hello
 # measured 7.54 MB, still under its limit.
-SO_LIMIT=6500000      # the installed libmcp_client.so
+# Lowered on 2026-12-05 (6.3 MB) after a size pass (the C entry points' shared steps out of line,
+# background tasks spawned boxed): .so measured 6.42 -> 6.20 MB with `make dist-lib`.
+SO_LIMIT=6300000      # the installed libmcp_client.so
 STATIC_LIMIT=7600000  # a statically linked C program calling one tool
 
 # check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.

@@ -99,6 +99,48 @@ TEST(hub, merges_routes_and_survives_a_broken_member) {
     }
 }
 
+TEST(hub, span_records_and_trace_context_cover_every_member) {
+    Events records;  // outlives the hub
+    std::string mark = new_mark();
+    std::atomic<int> asked{0};
+    mcp::Hub hub;
+    hub.add_member("fix", member(mark));
+    hub.on_span([&](const std::string& r) { records.add(r); });
+    hub.set_trace_context([&] {
+        asked++;
+        return mcp::TraceContext{"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "", "cpp=hub"};
+    });
+    hub.start();
+    hub.list(mcp::ListKind::Tools);
+    int before = asked.load();
+    std::string seen = hub.call_tool("fix__echo_meta");
+    CHECK_EQ(asked.load(), before + 1);
+    CHECK_CONTAINS(seen, "00f067aa0ba902b7");
+    CHECK_CONTAINS(seen, "cpp=hub");
+    // Delivered before the call returned, named by its member, under the context given.
+    CHECK(records.count("\"name\":\"tools/call echo_meta\"") == 1);
+    std::string last;
+    {
+        std::lock_guard<std::mutex> lock(records.mutex);
+        last = records.items.back();
+    }
+    auto r = mcp::observe::parse_record(last);
+    CHECK_EQ(r.name, std::string("tools/call echo_meta"));
+    CHECK_EQ(r.attribute("mcp.server.name").value_or(""), std::string("fix"));
+    CHECK_EQ(r.traceparent.value_or(""), std::string("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+    // A member added later has them too.
+    hub.set_member("late", member(mark));
+    hub.call_tool("late__echo_meta");
+    CHECK(t::wait_until([&] { return records.count("\"mcp.server.name\":\"late\"") >= 1; }));
+    hub.on_span(nullptr);
+    hub.set_trace_context(nullptr);
+    int n = records.count("\"record\"");
+    CHECK(hub.call_tool("fix__echo_meta").find("00f067aa0ba902b7") == std::string::npos);
+    CHECK_EQ(records.count("\"record\""), n);
+    hub.close();
+    CHECK_EQ(processes_with(mark), 0);
+}
+
 TEST(hub, started_calls_events_and_reload) {
     Events events;
     std::string mark = new_mark();

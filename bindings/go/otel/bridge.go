@@ -78,9 +78,9 @@ func ContextWithToolSpan(ctx context.Context) context.Context {
 	return context.WithValue(ctx, toolSpanKey{}, trace.SpanContextFromContext(ctx))
 }
 
-// Bridge is one client's instrumentation.
+// Bridge is one client's (or one hub's) instrumentation.
 type Bridge struct {
-	client     *mcpclient.Client
+	client     instrumented
 	tracer     trace.Tracer
 	propagator propagation.TextMapPropagator
 	operation  metric.Float64Histogram
@@ -97,6 +97,7 @@ type Bridge struct {
 // their parent so far.
 type started struct {
 	span    trace.Span
+	method  string // the call's method, when the binding knew it (the record that names the span)
 	records []*record
 }
 
@@ -106,9 +107,30 @@ type host struct {
 	enriched bool
 }
 
+// instrumented is what a bridge attaches to: a *mcpclient.Client or a *mcpclient.Hub.
+type instrumented interface {
+	SetTraceScope(mcpclient.TraceScope)
+	OnSpanSync(func(json.RawMessage)) error
+}
+
 // Instrument sets c's trace context source and record listener (SetTraceScope, OnSpanSync):
 // it replaces whatever was set there. Close removes them.
 func Instrument(c *mcpclient.Client, opts ...Option) (*Bridge, error) {
+	return attach(c, opts)
+}
+
+// InstrumentHub is Instrument for a hub: every member's operations, members added later
+// included, become spans and measurements as a client's do, each with the attribute
+// mcp.server.name (the member's name, also on the histograms' data points). A routed call's
+// span is its member request's (named by the member's own tool name, "tools/call echo"); the
+// member tool list the hub fetches first to route the call is a child span of it. A host's
+// execute_tool span for the exported name ("fix__echo") is enriched instead, keeping its
+// gen_ai.tool.name. The hub's lists (ListTools, ...) carry no context: their spans are roots.
+func InstrumentHub(h *mcpclient.Hub, opts ...Option) (*Bridge, error) {
+	return attach(h, opts)
+}
+
+func attach(c instrumented, opts []Option) (*Bridge, error) {
 	cfg := config{enrich: true}
 	for _, o := range opts {
 		o(&cfg)
@@ -200,7 +222,7 @@ func (b *Bridge) scope(ctx context.Context, op mcpclient.Operation) (mcpclient.T
 	if !sc.IsValid() {
 		return b.inject(ctx), nil // no tracing here: records alone make spans
 	}
-	s := &started{span: span}
+	s := &started{span: span, method: op.Method}
 	b.mu.Lock()
 	b.started[sc.SpanID()] = s
 	b.mu.Unlock()
@@ -253,9 +275,12 @@ func (b *Bridge) ended(s *started, err error) {
 		// dropped unended, never exported.
 		return
 	}
+	// The call's own record: the earliest-started of the call's method (a hub's routed call
+	// may list its member's tools before it sends the call), else the earliest-started.
 	first := records[0]
 	for _, r := range records[1:] {
-		if r.StartUnixNano < first.StartUnixNano {
+		own, firstOwn := r.stringAttr("mcp.method.name") == s.method, first.stringAttr("mcp.method.name") == s.method
+		if (own && !firstOwn) || (own == firstOwn && r.StartUnixNano < first.StartUnixNano) {
 			first = r
 		}
 	}
@@ -359,9 +384,9 @@ func (b *Bridge) onRecord(raw json.RawMessage) {
 var (
 	operationMetricKeys = []string{"mcp.method.name", "error.type", "gen_ai.prompt.name", "gen_ai.tool.name",
 		"rpc.response.status_code", "gen_ai.operation.name", "mcp.protocol.version", "network.protocol.name",
-		"network.protocol.version", "network.transport", "server.address", "server.port"}
+		"network.protocol.version", "network.transport", "server.address", "server.port", "mcp.server.name"}
 	sessionMetricKeys = []string{"error.type", "mcp.protocol.version", "network.protocol.name",
-		"network.protocol.version", "network.transport", "server.address", "server.port"}
+		"network.protocol.version", "network.transport", "server.address", "server.port", "mcp.server.name"}
 )
 
 // only is the attribute set of the record's attributes named in keys.
@@ -406,7 +431,12 @@ func (b *Bridge) spanFrom(parent context.Context, r *record) trace.Span {
 // enrichHost adds the operation's attributes and events to the host's execute_tool span and,
 // when the call failed, its error status; the span stays the host's to end.
 func (b *Bridge) enrichHost(span trace.Span, r *record) {
-	span.SetAttributes(attributes(r.Attributes)...)
+	attrs := attributes(r.Attributes)
+	if _, member := r.Attributes["mcp.server.name"]; member {
+		// A hub member's: the host named the tool as its model saw it (the exported name).
+		attrs = slices.DeleteFunc(attrs, func(kv attribute.KeyValue) bool { return kv.Key == "gen_ai.tool.name" })
+	}
+	span.SetAttributes(attrs...)
 	addEvents(span, r)
 	if r.Status.Code == "error" {
 		span.SetStatus(codes.Error, r.Status.Message)

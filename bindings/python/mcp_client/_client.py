@@ -201,6 +201,10 @@ OPERATION: "contextvars.ContextVar[tuple[str, str | None] | None]" = contextvars
     "mcp_client_operation", default=None
 )
 OPERATION_WANTED = [False]
+# True around a hub's call (set with OPERATION): the member requests it sends may differ from
+# the operation named (a routed tool call lists its member's tools first, and the tool has its
+# own name on its member), so a span started for one is named from its record alone.
+ROUTED: "contextvars.ContextVar[bool]" = contextvars.ContextVar("mcp_client_routed", default=False)
 LIST_METHODS = {
     _ffi.MCP_LIST_TOOLS: "tools/list",
     _ffi.MCP_LIST_PROMPTS: "prompts/list",

@@ -12,7 +12,7 @@ import threading
 from typing import Any, Callable, Mapping, Union
 
 from . import _callbacks, _ffi
-from ._client import _enc, _take_json
+from ._client import LIST_METHODS, OPERATION, OPERATION_WANTED, ROUTED, _enc, _take_json
 from ._config import Config
 from ._errors import new_error_ptr, take_error
 from ._library import lib
@@ -42,6 +42,23 @@ def _event_trampoline(userdata: int | None, event_json: bytes | None) -> None:
 
 
 _EVENT_THUNK = _ffi.mcp_hub_event_fn(_event_trampoline)
+
+# Functions called with each Hub once it is made (mcp_client.otel's global instrumentation).
+NEW_HUB_HOOKS: "list[Callable[[Hub], None]]" = []
+
+
+def _named(operation: "tuple[str, str | None] | None", call: Callable[[], Any]) -> Any:
+    """Runs ``call`` with the operation it starts named for an otel bridge (see
+    ``_client.OPERATION``); ``ROUTED`` says the member requests it sends may differ from it (a
+    routed call lists its member's tools first, and the tool has its own name there)."""
+    if operation is None or not OPERATION_WANTED[0]:
+        return call()
+    token, routed = OPERATION.set(operation), ROUTED.set(True)
+    try:
+        return call()
+    finally:
+        ROUTED.reset(routed)
+        OPERATION.reset(token)
 
 #: What ``on_input`` is called with: ``{"id", "description", "password", "default", "options"}``
 #: (``options``: a ``pickString``'s choices, to answer with one of them; empty for free text); it
@@ -142,6 +159,8 @@ class Hub:
         self._life = Lifetime(ptr, lib.mcp_hub_free, "hub")
         for name, config in (members or {}).items():
             self.add_member(name, config)
+        for hook in list(NEW_HUB_HOOKS):
+            hook(self)
 
     @classmethod
     def _read(cls, new: Any, source: bytes, read: _Read, options: bytes) -> "Hub":
@@ -158,6 +177,8 @@ class Hub:
         except BaseException:
             hub.close()
             raise
+        for hook in list(NEW_HUB_HOOKS):
+            hook(hub)
         return hub
 
     @classmethod
@@ -287,7 +308,8 @@ class Hub:
         return result
 
     def _list(self, key: str) -> list[dict[str, Any]]:
-        result = self._run(lambda p, o, e: lib.mcp_hub_list(p, _KINDS[key], o, e))
+        kind = _KINDS[key]
+        result = _named((LIST_METHODS[kind], None), lambda: self._run(lambda p, o, e: lib.mcp_hub_list(p, kind, o, e)))
         items: list[dict[str, Any]] = result[key]
         return items
 
@@ -309,19 +331,25 @@ class Hub:
         InvalidArgumentError listing the nearest names."""
         key = _enc(name, "name")
         args = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
-        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_call_tool(p, key, args, None, o, e))
+        result: dict[str, Any] = _named(
+            ("tools/call", name), lambda: self._run(lambda p, o, e: lib.mcp_hub_call_tool(p, key, args, None, o, e))
+        )
         return result
 
     def get_prompt(self, name: str, arguments: Mapping[str, str] | None = None) -> dict[str, Any]:
         key = _enc(name, "name")
         args = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
-        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_get_prompt(p, key, args, None, o, e))
+        result: dict[str, Any] = _named(
+            ("prompts/get", name), lambda: self._run(lambda p, o, e: lib.mcp_hub_get_prompt(p, key, args, None, o, e))
+        )
         return result
 
     def read_resource(self, server: str, uri: str) -> dict[str, Any]:
         """Reads ``uri`` from member ``server``."""
         s, u = _enc(server, "server"), _enc(uri, "uri")
-        result: dict[str, Any] = self._run(lambda p, o, e: lib.mcp_hub_read_resource(p, s, u, None, o, e))
+        result: dict[str, Any] = _named(
+            ("resources/read", uri), lambda: self._run(lambda p, o, e: lib.mcp_hub_read_resource(p, s, u, None, o, e))
+        )
         return result
 
     def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
@@ -339,6 +367,35 @@ class Hub:
         if st != _ffi.MCP_OK:
             raise take_error(st, err)
         return fn
+
+    def _set_callback(self, setter: Any, thunk: Any, kind: str, fn: Callable[..., Any] | None) -> Any:
+        if fn is not None and not callable(fn):
+            raise TypeError(f"the hub {kind} must be callable or None")
+        key = None if fn is None else _callbacks.register(_callbacks.ListenerEntry(fn, f"hub {kind}"))
+        free = _callbacks.FREE_THUNK if fn is not None else _ffi.mcp_userdata_free_fn()
+        err = ERR_PTR()
+        with Use(self._life) as ptr:
+            st = setter(ptr, thunk if fn is not None else type(thunk)(), key, free, ctypes.byref(err))
+        if st != _ffi.MCP_OK:
+            raise take_error(st, err)
+        return fn
+
+    def on_span(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """``fn(record)`` for every member's span and session records (as
+        :meth:`Client.on_span` gives them), members added later included, each with the
+        attribute ``mcp.server.name``: its member's name. A blocking call's records come on the
+        calling thread before it returns; an AsyncHub call's on the dispatcher thread before
+        its result; session records and those of :meth:`start`'s connects on the library's
+        threads. Exceptions are logged. ``None`` removes it; usable as a decorator."""
+        return self._set_callback(lib.mcp_hub_on_span, _callbacks.SPAN_THUNK, "span listener", fn)
+
+    def set_trace_context(self, fn: Callable[[], Mapping[str, str] | None] | None) -> Any:
+        """``fn()`` gives the current W3C trace context (``traceparent``, ``tracestate``,
+        ``baggage``) for the hub's calls, as :meth:`Client.set_trace_context` does for a
+        client's: a blocking call asks it on the calling thread once per member request it
+        sends (the routed call, the member lists it fetches), an AsyncHub call once when it
+        starts, in the calling task's context. ``None`` removes it."""
+        return self._set_callback(lib.mcp_hub_set_trace_context_fn, _callbacks.TRACE_THUNK, "trace context", fn)
 
     @property
     def closed(self) -> bool:
@@ -468,10 +525,10 @@ class AsyncHub:
         """As :meth:`Hub.call_tool`, as a started call."""
         n = _enc(name, "name")
         a = None if arguments is None else json.dumps(dict(arguments)).encode("utf-8")
-        result: dict[str, Any] = await self._start(lib.mcp_hub_call_tool_start, n, a, None)
+        result: dict[str, Any] = await self._start(lib.mcp_hub_call_tool_start, n, a, None, operation=("tools/call", name))
         return result
 
-    async def _start(self, fn: Any, *args: Any) -> Any:
+    async def _start(self, fn: Any, *args: Any, operation: "tuple[str, str | None] | None" = None) -> Any:
         """``fn(hub, *args, done, userdata, &call, &err)`` started, its outcome awaited: the
         result's JSON value, or the call's error raised. Cancelling the awaiting task cancels
         the call. ``args`` stay referenced here until the call completes."""
@@ -482,8 +539,10 @@ class AsyncHub:
             _STARTED[key] = (loop, fut)
         call = ctypes.POINTER(_ffi.mcp_call)()
         err = ERR_PTR()
+        done = ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn)
         with Use(self.hub._life) as ptr:
-            st = fn(ptr, *args, ctypes.cast(_STARTED_THUNK, _ffi.mcp_call_done_fn), key, ctypes.byref(call), ctypes.byref(err))
+            # The hub's trace context source is asked inside the start, in this task's context.
+            st = _named(operation, lambda: fn(ptr, *args, done, key, ctypes.byref(call), ctypes.byref(err)))
         if st != _ffi.MCP_OK:
             with _STARTED_LOCK:
                 _STARTED.pop(key, None)  # a refused start never completes
@@ -500,6 +559,16 @@ class AsyncHub:
     def on_event(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
         """As :meth:`Hub.on_event` (``fn`` runs on the library's dispatcher thread)."""
         return self.hub.on_event(fn)
+
+    def on_span(self, fn: Callable[[dict[str, Any]], Any] | None) -> Any:
+        """As :meth:`Hub.on_span` (a call's records come on the dispatcher thread before its
+        result reaches the awaiting task)."""
+        return self.hub.on_span(fn)
+
+    def set_trace_context(self, fn: Callable[[], Mapping[str, str] | None] | None) -> Any:
+        """As :meth:`Hub.set_trace_context`: asked when a call starts, in the calling task's
+        context (the worker-thread calls run in a copy of it)."""
+        return self.hub.set_trace_context(fn)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.hub.close)

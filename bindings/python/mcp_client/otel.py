@@ -3,8 +3,9 @@ caller's trace context on the wire.
 
     from mcp_client import otel
 
-    otel.instrument()            # every Client / AsyncClient made from now on
+    otel.instrument()            # every Client / AsyncClient / Hub / AsyncHub made from now on
     otel.instrument(client)      # or one client
+    otel.instrument(hub)         # or one hub: every member, present and added later
 
 With ``opentelemetry-api`` installed, each MCP operation of an instrumented client becomes a
 CLIENT span of the host's tracer provider, a child of the caller's current span, and its
@@ -23,6 +24,11 @@ names that context as its ``parent``; the bridge then gives the span its name, a
 events and status and ends it at the record's end time. Records arrive before the call
 returns, so a host's ``execute_tool`` span is still open when it is enriched.
 
+A hub's spans are its members' operations, each with the attribute ``mcp.server.name`` (the
+member's name) and in the histograms too; a routed call's member request carries the caller's
+context, and a host's ``execute_tool`` span for the exported tool name (``fix__echo``) is
+enriched and keeps that name.
+
 Without ``opentelemetry-api`` :func:`instrument` installs nothing (the library builds no
 records, the call path is unchanged) and returns an :class:`Instrumentation` whose ``active``
 is False; :func:`available` tells beforehand.
@@ -36,13 +42,17 @@ import logging
 import threading
 import types
 import weakref
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from . import _ffi
-from ._client import NEW_CLIENT_HOOKS, OPERATION, OPERATION_WANTED, Client
+from ._client import NEW_CLIENT_HOOKS, OPERATION, OPERATION_WANTED, ROUTED, Client
+from ._hub import NEW_HUB_HOOKS, AsyncHub, Hub
 
 if TYPE_CHECKING:
     from ._aio import AsyncClient
+
+#: What :func:`instrument` attaches to.
+Instrumented = Union["Client", "AsyncClient", Hub, AsyncHub]
 
 log = logging.getLogger("mcp_client.otel")
 
@@ -146,13 +156,16 @@ class _Pending:
         self.parent = parent  # the context the span was started in
 
 
-def _client_of(client: "Client | AsyncClient") -> Client:
-    inner = getattr(client, "_client", None)
+def _target_of(target: Instrumented) -> "Client | Hub":
+    """The Client or Hub behind ``target`` (an AsyncClient's client, an AsyncHub's hub)."""
+    if isinstance(target, AsyncHub):
+        return target.hub
+    if isinstance(target, (Client, Hub)):
+        return target
+    inner = getattr(target, "_client", None)
     if isinstance(inner, Client):
         return inner
-    if isinstance(client, Client):
-        return client
-    raise TypeError("instrument() takes a mcp_client.Client or AsyncClient")
+    raise TypeError("instrument() takes a mcp_client.Client, AsyncClient, Hub or AsyncHub")
 
 
 class Instrumentation:
@@ -185,7 +198,7 @@ class Instrumentation:
         # all-pages list asks the source once for all its pages, so the later pages' records
         # name an ended span: their spans go beside it, under the caller's span.
         self._ended: collections.OrderedDict[int, Any] = collections.OrderedDict()
-        self._clients: weakref.WeakSet[Client] = weakref.WeakSet()
+        self._clients: weakref.WeakSet[Client | Hub] = weakref.WeakSet()
         self._tracer: Any = None
         self._operation: Any = None
         self._session: Any = None
@@ -204,20 +217,21 @@ class Instrumentation:
 
     # ----- clients -----
 
-    def attach(self, client: "Client | AsyncClient") -> None:
-        """Makes this the client's trace-context source and span listener (replacing any set
-        before). Does nothing when not :attr:`active`."""
+    def attach(self, client: Instrumented) -> None:
+        """Makes this the trace-context source and span listener of the client, or of the hub
+        (all its members; replacing any set before). Does nothing when not :attr:`active`."""
         if not self.active:
             return
-        c = _client_of(client)
+        c = _target_of(client)
         OPERATION_WANTED[0] = True  # from now on the calls name their operation (a contextvar)
         c.set_trace_context(self.trace_context)
         c.on_span(self.record)
         self._clients.add(c)
 
-    def detach(self, client: "Client | AsyncClient") -> None:
-        """Removes the source and the listener from ``client`` (a closed client is left as is)."""
-        c = _client_of(client)
+    def detach(self, client: Instrumented) -> None:
+        """Removes the source and the listener from ``client`` or a hub (a closed one is left
+        as is)."""
+        c = _target_of(client)
         self._clients.discard(c)
         if not self.active or c.closed:
             return
@@ -233,6 +247,8 @@ class Instrumentation:
                 _GLOBAL = None
                 if _global_hook in NEW_CLIENT_HOOKS:
                     NEW_CLIENT_HOOKS.remove(_global_hook)
+                if _global_hook in NEW_HUB_HOOKS:
+                    NEW_HUB_HOOKS.remove(_global_hook)
         for c in list(self._clients):
             self.detach(c)
         with self._lock:
@@ -262,7 +278,10 @@ class Instrumentation:
             if _is_execute_tool(current, target) and self._claim(current):
                 span = current
         if span is None and self.spans and self._tracer is not None:
-            name, attrs = _start_of(method, target, self.resource_uri_in_name)
+            # A hub's call may be asked for member requests other than the one it names (the
+            # lists it routes by): the span is named from its record alone.
+            routed = ROUTED.get()
+            name, attrs = ("mcp", {}) if routed else _start_of(method, target, self.resource_uri_in_name)
             span = self._tracer.start_span(name, parent, kind=api.trace.SpanKind.CLIENT, attributes=attrs)
             if span.is_recording():
                 self._keep(span, parent)
@@ -353,6 +372,10 @@ class Instrumentation:
             # The host's execute_tool span: the MCP attributes, events and an error status;
             # the host ends it.
             span = entry.span
+            if "mcp.server.name" in attrs:
+                # A hub member's: the host named the tool as its model saw it (the exported
+                # name); the member's own name is not the host's.
+                attrs.pop("gen_ai.tool.name", None)
             span.set_attributes(attrs)
             self._events(span, record)
             self._status(span, record)
@@ -447,17 +470,17 @@ _GLOBAL: Instrumentation | None = None
 _GLOBAL_LOCK = threading.Lock()
 
 
-def _global_hook(client: Client) -> None:
+def _global_hook(client: "Client | Hub") -> None:
     inst = _GLOBAL
     if inst is not None:
         try:
             inst.attach(client)
         except Exception:  # noqa: BLE001 - a new client works without it
-            log.exception("could not instrument a new client")
+            log.exception("could not instrument a new client or hub")
 
 
 def instrument(
-    client: "Client | AsyncClient | None" = None,
+    client: Instrumented | None = None,
     *,
     tracer_provider: Any = None,
     meter_provider: Any = None,
@@ -466,9 +489,11 @@ def instrument(
     enrich_execute_tool: bool = True,
     resource_uri_in_name: bool = False,
 ) -> Instrumentation:
-    """Instruments ``client`` (a Client or AsyncClient), or with None every client made from
-    now on (replacing an earlier global instrumentation; clients made before are left as they
-    are). The bridge becomes each client's trace-context source and span listener.
+    """Instruments ``client`` (a Client or AsyncClient, or a Hub or AsyncHub: every member,
+    present and added later, its records named by ``mcp.server.name``), or with None every
+    client and hub made from now on (replacing an earlier global instrumentation; those made
+    before are left as they are). The bridge becomes each one's trace-context source and span
+    listener.
 
     - ``tracer_provider``, ``meter_provider``: default the global ones (asked now; the API's
       global providers forward to one set later).
@@ -502,6 +527,8 @@ def instrument(
         _GLOBAL = inst  # clients the previous one attached to keep it until closed or detached
         if _global_hook not in NEW_CLIENT_HOOKS:
             NEW_CLIENT_HOOKS.append(_global_hook)
+        if _global_hook not in NEW_HUB_HOOKS:
+            NEW_HUB_HOOKS.append(_global_hook)
     return inst
 
 
