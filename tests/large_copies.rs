@@ -2,22 +2,24 @@
 //! way through the library: a 100 KB echo through the C ABI (`mcp_client_call_tool`, the result
 //! string freed) over stdio and over plain HTTP with JSON and SSE answers. A counting global
 //! allocator (this test binary's own) records every allocation and every growing reallocation
-//! of at least half the payload while the calls run; a growth is a copy of everything already
-//! there, so reading a long line into a vector that doubles, or copying the payload once more,
-//! shows up here and fails the bound. Its own test binary: the counts are process-wide, and the
-//! tests here take turns. Not run a second time on the portable POSIX path (`make portable-test`),
-//! where the counts came out above the bound in one run of two: the copies are the same code on
-//! both paths, and the main run holds them.
-#![cfg(not(feature = "portable-posix"))]
+//! of at least half the payload while the calls run, with the stack that made it; a growth is a
+//! copy of everything already there, so reading a long line into a vector that doubles, or
+//! copying the payload once more, shows up here and fails the bound. The HTTP client's read
+//! buffer (the HTTP/1.1 exchange's) is told apart by its stack and reported, not bounded: whether a call needs
+//! a new one depends on how the reads fall (on a busy machine, a new one while the last is still
+//! shared with a chunk being read, or a growth when a read filled it). Its own test binary: the
+//! counts are the whole process's, and the tests here take turns, their servers included.
 
 mod common;
 
 use common::{fixture_str, HttpFixture};
 use serde_json::json;
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::backtrace::Backtrace;
+use std::cell::Cell;
 use std::ffi::{CStr, CString};
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
 use ::mcp_client::ffi::client::*;
@@ -34,21 +36,48 @@ const CALLS: usize = 6;
 struct Counting;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-static GROWS: AtomicUsize = AtomicUsize::new(0);
+
+/// A payload-sized block made while counting: a new one or a growth, and where.
+struct Block {
+    grown: bool,
+    size: usize,
+    at: Backtrace,
+}
+
+static BLOCKS: Mutex<Vec<Block>> = Mutex::new(Vec::new());
+
+thread_local! {
+    /// This thread is recording a block (whose own allocations are not counted).
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Records a payload-sized block with the stack that made it (resolved to names after the
+/// calls, outside the allocator).
+fn record(grown: bool, size: usize) {
+    if size < LARGE || !COUNTING.load(Relaxed) {
+        return;
+    }
+    let _ = RECORDING.try_with(|recording| {
+        if recording.replace(true) {
+            return;
+        }
+        let at = Backtrace::force_capture();
+        BLOCKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Block { grown, size, at });
+        recording.set(false);
+    });
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if layout.size() >= LARGE && COUNTING.load(Relaxed) {
-            ALLOCS.fetch_add(1, Relaxed);
-        }
+        record(false, layout.size());
         System.alloc(layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if layout.size() >= LARGE && COUNTING.load(Relaxed) {
-            ALLOCS.fetch_add(1, Relaxed);
-        }
+        record(false, layout.size());
         System.alloc_zeroed(layout)
     }
 
@@ -58,8 +87,8 @@ unsafe impl GlobalAlloc for Counting {
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // A growth may move (and copy) what is there; a shrink keeps its place.
-        if new_size > layout.size() && new_size >= LARGE && COUNTING.load(Relaxed) {
-            GROWS.fetch_add(1, Relaxed);
+        if new_size > layout.size() {
+            record(true, new_size);
         }
         System.realloc(ptr, layout, new_size)
     }
@@ -68,8 +97,13 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// One test at a time: the counts are the whole process's.
+/// One test at a time, from before its server starts to after it stops: the counts are the
+/// whole process's.
 static TURN: Mutex<()> = Mutex::new(());
+
+fn turn() -> std::sync::MutexGuard<'static, ()> {
+    TURN.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// The echo's text: the base64 alphabet (nothing JSON escapes), as the bench's `--payload`.
 fn payload() -> String {
@@ -77,10 +111,42 @@ fn payload() -> String {
     (0..PAYLOAD).map(|k| alphabet[(k * 7 + k / 64) % 64] as char).collect()
 }
 
-/// Payload-sized allocations and growths per call, over `CALLS` calls after two untimed ones,
-/// each result checked to carry the payload back.
-fn counts_per_call(config: serde_json::Value) -> (f64, f64) {
-    let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+/// Payload-sized blocks per call, by who made them.
+#[derive(Debug, Default)]
+struct Counts {
+    /// New blocks and growths made by this library's own code.
+    allocs: f64,
+    grows: f64,
+    /// The HTTP client's read buffer: a new one when the last is still shared with a body
+    /// chunk being read (hyper), and growths when a read filled it. How many a call sees depends
+    /// on how the reads fall (on a busy machine, more), so these are reported, not bounded.
+    read_buffer_allocs: f64,
+    read_buffer_grows: f64,
+    /// Where each block was made (for the failure message).
+    sites: Vec<String>,
+}
+
+/// Whether a block was made by the HTTP client's buffered reader: the HTTP/1.1 exchange's
+/// (`net::h1`, its buffer reserved as a read fills it) or hyper's I/O buffering.
+fn read_buffer(stack: &str) -> bool {
+    stack.contains("net::h1::Conn") && stack.contains("poll_fill") || stack.contains("hyper::proto::h1::io::")
+}
+
+/// The first frames of `stack` that are this library's, to name a block's maker.
+fn site(stack: &str) -> String {
+    let names: Vec<&str> = stack
+        .lines()
+        .map(str::trim)
+        .filter_map(|l| l.split_once(": ").map(|(_, name)| name))
+        .filter(|name| name.starts_with("mcp_client::") || name.starts_with("hyper::"))
+        .take(2)
+        .collect();
+    names.join(" < ")
+}
+
+/// Payload-sized blocks per call, over `CALLS` calls after two untimed ones, each result
+/// checked to carry the payload back.
+fn counts_per_call(config: serde_json::Value) -> Counts {
     let text = payload();
     let args = CString::new(json!({ "text": text }).to_string()).unwrap();
     let name = CString::new("echo").unwrap();
@@ -116,44 +182,82 @@ fn counts_per_call(config: serde_json::Value) -> (f64, f64) {
         };
         call(false);
         call(false);
-        let (allocs, grows) = (ALLOCS.load(Relaxed), GROWS.load(Relaxed));
+        BLOCKS.lock().unwrap().clear();
         for _ in 0..CALLS {
             call(true);
         }
-        let counted = (ALLOCS.load(Relaxed) - allocs, GROWS.load(Relaxed) - grows);
+        let blocks = std::mem::take(&mut *BLOCKS.lock().unwrap());
         mcp_client_free(client);
-        (counted.0 as f64 / CALLS as f64, counted.1 as f64 / CALLS as f64)
+        let mut counts = Counts::default();
+        let per_call = 1.0 / CALLS as f64;
+        for block in blocks {
+            let stack = block.at.to_string();
+            let which = match (read_buffer(&stack), block.grown) {
+                (false, false) => &mut counts.allocs,
+                (false, true) => &mut counts.grows,
+                (true, false) => &mut counts.read_buffer_allocs,
+                (true, true) => &mut counts.read_buffer_grows,
+            };
+            *which += per_call;
+            let kind = if block.grown { "grown to" } else { "new" };
+            counts.sites.push(format!("{kind} {}: {}", block.size, site(&stack)));
+        }
+        counts
     }
+}
+
+/// The calls' counts, printed, and checked against the library's own bounds.
+fn check(wire: &str, counts: &Counts, allocs: f64) {
+    eprintln!(
+        "{wire}: {:.2} payload-sized allocations and {:.2} growths per call; the HTTP client's read buffer: {:.2} and {:.2}",
+        counts.allocs, counts.grows, counts.read_buffer_allocs, counts.read_buffer_grows
+    );
+    let sites = counts.sites.join("\n  ");
+    assert!(
+        counts.allocs <= allocs,
+        "{wire}: {} payload-sized allocations per call (at most {allocs}):\n  {sites}",
+        counts.allocs
+    );
+    assert!(
+        counts.grows == 0.0,
+        "{wire}: {} growths per call:\n  {sites}",
+        counts.grows
+    );
 }
 
 /// stdio: the request line (the host's arguments copied in once) and the reader's buffer,
 /// which becomes the answer line and then the host's string (no copy into a larger one).
 #[test]
 fn stdio_allocates_the_payload_twice_and_never_grows_it() {
-    let (allocs, grows) = counts_per_call(json!({"command": fixture_str(), "args": ["--fast"]}));
-    eprintln!("stdio: {allocs} payload-sized allocations, {grows} growths per call");
-    assert!(allocs <= 2.0, "{allocs} payload-sized allocations per call");
-    assert_eq!(grows, 0.0, "payload-sized growths per call");
+    let _turn = turn();
+    let counts = counts_per_call(json!({"command": fixture_str(), "args": ["--fast"]}));
+    check("stdio", &counts, 2.0);
+    assert_eq!(counts.read_buffer_allocs + counts.read_buffer_grows, 0.0);
 }
 
-/// HTTP with JSON answers: the request body, and the response body read from the socket
-/// straight into one vector sized by its content length (no read buffer in between), as many
-/// as stdio.
+/// HTTP with JSON answers: the request body and the body sized by its content length (read
+/// once, then the host's string); the read buffer besides.
 #[test]
 fn http_json_allocates_the_payload_twice_and_never_grows_it() {
+    let _turn = turn();
     let server = HttpFixture::start(&["--fast", "--era", "modern"]);
-    let (allocs, grows) = counts_per_call(json!({"url": server.1, "mode": "modern"}));
-    eprintln!("http json: {allocs} payload-sized allocations, {grows} growths per call");
-    assert!(allocs <= 2.0, "{allocs} payload-sized allocations per call");
-    assert_eq!(grows, 0.0, "payload-sized growths per call");
+    check(
+        "http json",
+        &counts_per_call(json!({"url": server.1, "mode": "modern"})),
+        2.0,
+    );
 }
 
-/// HTTP with SSE answers: as JSON, but the event's data grows as its lines arrive.
+/// HTTP with SSE answers: the request body and the event's data, which gets its room at once
+/// (the last reply's event went over several chunks too), so it never grows; the read
+/// buffer besides.
 #[test]
-fn http_sse_allocates_and_grows_the_payload_within_bounds() {
+fn http_sse_allocates_the_payload_twice_and_never_grows_it() {
+    let _turn = turn();
     let server = HttpFixture::start(&["--fast", "--era", "modern", "--sse-responses"]);
-    let (allocs, grows) = counts_per_call(json!({"url": server.1, "mode": "modern"}));
-    eprintln!("http sse: {allocs} payload-sized allocations, {grows} growths per call");
-    assert!(allocs <= 3.0, "{allocs} payload-sized allocations per call");
-    assert!(grows <= 1.0, "{grows} payload-sized growths per call");
+    check(
+        "http sse",
+        &counts_per_call(json!({"url": server.1, "mode": "modern"})),
+        2.0,
+    );
 }

@@ -10,6 +10,7 @@
 //! JSON-RPC id and fail just that request.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Duration;
 
 /// How much of an oversized event's data is kept, to find its request id.
@@ -17,13 +18,26 @@ const OVERSIZE_PREFIX: usize = 4096;
 /// Slack above the data bound for one line's field name and separators.
 const LINE_SLACK: usize = 64;
 
+/// The data length of the last event that went on past the end of a chunk, shared by the
+/// parsers that use it ([`SseParser::sharing`]): each reply on an HTTP connection gets a parser of
+/// its own, and what the last reply's event needed is the best guess for the next one's.
+#[derive(Debug, Default)]
+pub struct SpanHint(AtomicUsize);
+
+impl SpanHint {
+    pub const fn new() -> Self {
+        SpanHint(AtomicUsize::new(0))
+    }
+}
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SseEvent {
     /// The `event` field (`None` means the default type, `message`).
     pub event: Option<String>,
-    /// The data lines joined with `\n`.
-    pub data: String,
+    /// The data lines joined with `\n`, as they came: bytes, not checked as UTF-8 here (an
+    /// answer's bytes are checked once, by the JSON reading that takes them).
+    pub data: Vec<u8>,
     /// The last event id in force when this event was dispatched.
     pub id: Option<String>,
 }
@@ -62,6 +76,15 @@ pub struct SseParser {
     has_data: bool,
     /// The current line is a `data` line whose value goes straight into `data`.
     data_line: bool,
+    /// The pending event's data went on past the end of a chunk.
+    spans: bool,
+    /// The data length of the last event that went on past a chunk: what the next such event
+    /// gets room for at once.
+    spanned_len: usize,
+    /// Where `spanned_len` comes from and goes to, when parsers share it.
+    hint: Option<&'static SpanHint>,
+    /// The pending event's data was given room by `spanned_len`.
+    hinted: bool,
     event: Option<String>,
     last_id: Option<String>,
     retry: Option<Duration>,
@@ -81,10 +104,24 @@ impl SseParser {
             data_len: 0,
             has_data: false,
             data_line: false,
+            spans: false,
+            spanned_len: 0,
+            hint: None,
+            hinted: false,
             event: None,
             last_id: None,
             retry: None,
             out: VecDeque::new(),
+        }
+    }
+
+    /// A parser that starts from what `hint` knows about events over several chunks and keeps
+    /// it up to date (one parser per reply, the hint shared by the replies).
+    pub fn sharing(max_data: usize, hint: &'static SpanHint) -> Self {
+        SseParser {
+            spanned_len: hint.0.load(Relaxed),
+            hint: Some(hint),
+            ..SseParser::new(max_data)
         }
     }
 
@@ -124,7 +161,8 @@ impl SseParser {
         }
         // A run of line content at a time (not byte by byte): the run up to the next CR or LF,
         // found with memchr (a byte loop cost ~8 instructions a byte), is copied at once, as much
-        // of it as the cap allows.
+        // of it as the cap allows. Each byte is searched once: a data line's field name is taken
+        // off the front of the run already found.
         while let Some(&b) = bytes.first() {
             if self.after_cr {
                 self.after_cr = false;
@@ -145,42 +183,85 @@ impl SseParser {
                 }
                 _ => {
                     let run = memchr::memchr2(b'\n', b'\r', bytes).unwrap_or(bytes.len());
-                    if self.line_len == 0 && run > 5 && bytes.starts_with(b"data:") {
-                        // A data line whose field name is all here: its value goes straight
-                        // into the event's data, as `handle_line` would put it there at the
-                        // line's end, without passing through the line buffer (a copy of a
-                        // large answer saved).
-                        self.at_start = false;
-                        if self.has_data {
-                            self.push_data(b"\n", 1);
+                    let (mut content, rest) = bytes.split_at(run);
+                    bytes = rest;
+                    // The line goes on in the next chunk when the run reaches this one's end.
+                    let goes_on = rest.is_empty();
+                    if !self.data_line {
+                        if let Some(name) = self.data_field_ends_in(content) {
+                            // A data line whose field name is here (or completed here): its value
+                            // goes straight into the event's data, as `handle_line` would put it
+                            // there at the line's end, without passing through the line buffer
+                            // (a copy of a large answer saved).
+                            self.start_data_line();
+                            content = &content[name..];
+                            if content[0] == b' ' {
+                                content = &content[1..];
+                                self.line_len += 1;
+                            }
                         }
-                        self.has_data = true;
-                        self.data_line = true;
-                        self.line_len = 5;
-                        bytes = &bytes[5..];
-                        if bytes[0] == b' ' {
-                            bytes = &bytes[1..];
-                            self.line_len += 1;
-                        }
-                        continue;
                     }
                     if self.data_line {
                         // As much as the line buffer would have kept of it (see below).
                         let cap = self.max_data.saturating_add(LINE_SLACK);
-                        let keep = cap.saturating_sub(self.line_len).min(run);
-                        self.line_len += run;
-                        self.push_data(&bytes[..keep], run);
-                        bytes = &bytes[run..];
+                        let keep = cap.saturating_sub(self.line_len).min(content.len());
+                        self.line_len += content.len();
+                        if goes_on {
+                            self.expect_more_data(keep);
+                        }
+                        self.push_data(&content[..keep], content.len());
                         continue;
                     }
-                    self.line_len += run;
+                    self.line_len += content.len();
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
                     let cap = self.max_data.saturating_add(LINE_SLACK);
-                    let keep = cap.saturating_sub(self.line.len()).min(run);
-                    self.line.extend_from_slice(&bytes[..keep]);
-                    bytes = &bytes[run..];
+                    let keep = cap.saturating_sub(self.line.len()).min(content.len());
+                    self.line.extend_from_slice(&content[..keep]);
                 }
             }
+        }
+    }
+
+    /// When the line so far and `content` (the next run of it) make a data line whose field
+    /// name ends in `content` with at least one byte after the colon (so that the optional space
+    /// can be told), how many of `content`'s bytes are the rest of the name.
+    fn data_field_ends_in(&self, content: &[u8]) -> Option<usize> {
+        const NAME: &[u8] = b"data:";
+        let held = self.line.len();
+        // Nothing dropped from the line so far, and no more of it than a partial name.
+        if self.line_len != held || held > NAME.len() || held + content.len() <= NAME.len() {
+            return None;
+        }
+        let rest = &NAME[held..];
+        (self.line[..] == NAME[..held] && content.starts_with(rest)).then_some(rest.len())
+    }
+
+    /// The current line is a data line from here on: its value goes into the event's data.
+    fn start_data_line(&mut self) {
+        self.at_start = false;
+        self.line.clear();
+        if self.has_data {
+            self.push_data(b"\n", 1);
+        }
+        self.has_data = true;
+        self.data_line = true;
+        self.line_len = 5;
+    }
+
+    /// A data value goes on past this chunk, and `next` more bytes of it are about to be
+    /// appended: the event's data is given room once for what an event that went on past a
+    /// chunk needed last time (with an eighth more), so that it grows in place instead of being
+    /// copied into larger and larger blocks as the chunks arrive. Never past the bound.
+    fn expect_more_data(&mut self, next: usize) {
+        self.spans = true;
+        if self.data_len.saturating_add(next) > self.max_data {
+            return;
+        }
+        let want = self.spanned_len.saturating_add(self.spanned_len / 8).min(self.max_data);
+        // Less known than that: the vector's own (doubling) growth.
+        if want > self.data.len() + next && want > self.data.capacity() {
+            self.data.reserve(want - self.data.len());
+            self.hinted = true;
         }
     }
 
@@ -201,6 +282,8 @@ impl SseParser {
         self.data.clear();
         self.data_len = 0;
         self.has_data = false;
+        self.spans = false;
+        self.hinted = false;
         self.event = None;
     }
 
@@ -288,14 +371,22 @@ impl SseParser {
                 len: self.data_len,
             }
         } else {
-            // The buffer becomes the event's text when it is UTF-8 (no copy).
-            let data = match String::from_utf8(std::mem::take(&mut self.data)) {
-                Ok(text) => text,
-                Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-            };
+            if self.spans {
+                self.spanned_len = self.data_len;
+                if let Some(hint) = self.hint {
+                    hint.0.store(self.data_len, Relaxed);
+                }
+            }
+            // Room given by a guess much larger than the event needed is handed back, not held
+            // by the event's data while it is used (glibc's allocator shrinks a block in place).
+            let spare = self.data.capacity() - self.data.len();
+            if self.hinted && spare > (self.data.len() / 4).max(64 * 1024) {
+                self.data.shrink_to_fit();
+            }
+            // The buffer becomes the event's data as it is (no copy, no check).
             SseItem::Event(SseEvent {
                 event: self.event.take(),
-                data,
+                data: std::mem::take(&mut self.data),
                 id: self.last_id.clone(),
             })
         };
@@ -324,7 +415,7 @@ mod tests {
         items
             .iter()
             .map(|i| match i {
-                SseItem::Event(e) => e.data.clone(),
+                SseItem::Event(e) => String::from_utf8(e.data.clone()).unwrap(),
                 SseItem::TooLarge { len, .. } => format!("<too large: {len}>"),
             })
             .collect()
@@ -416,7 +507,7 @@ mod tests {
             p.next_item(),
             Some(SseItem::Event(SseEvent {
                 event: None,
-                data: "small".into(),
+                data: b"small".to_vec(),
                 id: None
             }))
         );
@@ -450,5 +541,208 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every way to cut `input` in two and in three gives exactly the `want` events (data,
+    /// type, id), the last id and the retry time.
+    fn at_every_cut(input: &[u8], want: &[(&str, Option<&str>, Option<&str>)], last: Option<&str>, retry: Option<u64>) {
+        let want: Vec<SseItem> = want
+            .iter()
+            .map(|(data, event, id)| {
+                SseItem::Event(SseEvent {
+                    event: event.map(str::to_string),
+                    data: data.as_bytes().to_vec(),
+                    id: id.map(str::to_string),
+                })
+            })
+            .collect();
+        for i in 0..=input.len() {
+            for j in i..=input.len() {
+                let chunks = [&input[..i], &input[i..j], &input[j..]];
+                let (got, p) = parse_chunks(&chunks, 1024);
+                let at = format!("cut at {i} and {j}: {:?}", String::from_utf8_lossy(input));
+                assert_eq!(got, want, "{at}");
+                assert_eq!(p.last_event_id(), last, "{at}");
+                assert_eq!(p.retry(), retry.map(Duration::from_millis), "{at}");
+            }
+        }
+    }
+
+    #[test]
+    fn line_ends_across_chunks() {
+        // A CR ending one chunk and an LF starting the next are one line end; two CRs are two.
+        at_every_cut(
+            b"data: a\r\ndata: b\r\r\ndata: c\n\n",
+            &[("a\nb", None, None), ("c", None, None)],
+            None,
+            None,
+        );
+        at_every_cut(b"data: a\rdata: b\n\r\n\r\n", &[("a\nb", None, None)], None, None);
+        at_every_cut(
+            b"data:x\r\r\r\rdata:y\n\n",
+            &[("x", None, None), ("y", None, None)],
+            None,
+            None,
+        );
+    }
+
+    #[test]
+    fn field_names_and_the_space_across_chunks() {
+        // `data:` with and without its space, and a second space kept, wherever the cuts fall.
+        at_every_cut(
+            b"data: one\ndata:two\ndata:  three\n\n",
+            &[("one\ntwo\n three", None, None)],
+            None,
+            None,
+        );
+        // An empty value, a field without a colon, a name that only starts like `data`.
+        at_every_cut(
+            b"data:\ndata\ndatax: no\ndat: no\ndata: end\n\n",
+            &[("\n\nend", None, None)],
+            None,
+            None,
+        );
+        // A comment that holds `data:` is still a comment.
+        at_every_cut(
+            b":data: no\n: data: no\ndata: yes\n\n",
+            &[("yes", None, None)],
+            None,
+            None,
+        );
+        // Other fields around data lines (an `id` without a value empties the last id).
+        at_every_cut(
+            b"event: tick\nid: 5\nretry: 300\ndata: a\n\nid\ndata: b\n\n",
+            &[("a", Some("tick"), Some("5")), ("b", None, Some(""))],
+            Some(""),
+            Some(300),
+        );
+        at_every_cut(
+            b"id: 7\r\ndata: {\"x\":1}\r\n\r\n",
+            &[("{\"x\":1}", None, Some("7"))],
+            Some("7"),
+            None,
+        );
+    }
+
+    /// Wherever a chunk boundary cuts `data: ` (or `data:`), the value goes into the event's data
+    /// without passing through the line buffer.
+    #[test]
+    fn a_cut_field_name_still_sends_the_value_straight_to_the_data() {
+        for head in ["data: ", "data:"] {
+            let text = format!("{head}{}\n\n", "v".repeat(5000));
+            for cut in 0..=head.len() + 1 {
+                let mut p = SseParser::new(1 << 20);
+                p.feed(&text.as_bytes()[..cut]);
+                p.feed(&text.as_bytes()[cut..text.len() - 2]);
+                assert!(p.line.capacity() < 64, "{head:?} cut at {cut}: {}", p.line.capacity());
+                p.feed(b"\n\n");
+                let Some(SseItem::Event(e)) = p.next_item() else {
+                    panic!()
+                };
+                assert_eq!(e.data, "v".repeat(5000).into_bytes(), "{head:?} cut at {cut}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_bom_then_a_data_line_across_chunks() {
+        at_every_cut(b"\xEF\xBB\xBFdata: x\n\n", &[("x", None, None)], None, None);
+        // A BOM after the start is line content: `\u{feff}data` is no data field.
+        at_every_cut(
+            b"data: x\n\n\xEF\xBB\xBFdata: y\n\ndata: z\n\n",
+            &[("x", None, None), ("z", None, None)],
+            None,
+            None,
+        );
+    }
+
+    #[test]
+    fn data_is_passed_on_as_bytes() {
+        // Not checked or decoded here: whoever reads the JSON checks it once.
+        let (items, _) = parse_chunks(&[b"data: \xFF\xFEok\xC3", b"\xA9\n\n"], 1024);
+        assert_eq!(
+            items,
+            [SseItem::Event(SseEvent {
+                event: None,
+                data: b"\xFF\xFEok\xC3\xA9".to_vec(),
+                id: None
+            })]
+        );
+    }
+
+    /// An event's data that goes on over several chunks gets room for what the last such event
+    /// needed when it starts: it then grows in place (one block from the first chunk to the
+    /// event), never past the bound.
+    #[test]
+    fn data_over_many_chunks_grows_in_place_after_the_first_such_event() {
+        let event = |n: usize| format!("data: {}\n\n", "q".repeat(n));
+        for (max, n) in [(1 << 20, 40_000), (20_000, 15_000)] {
+            let mut p = SseParser::new(max);
+            // The first one: nothing known, the vector's own growth.
+            for chunk in event(n).as_bytes().chunks(1000) {
+                p.feed(chunk);
+            }
+            assert!(matches!(p.next_item(), Some(SseItem::Event(e)) if e.data.len() == n));
+            // The next ones, a little longer or shorter: one block, at most the bound.
+            for n in [n + 100, n - 5000, n - 5000] {
+                let text = event(n);
+                let mut chunks = text.as_bytes().chunks(1000);
+                p.feed(chunks.next().unwrap());
+                let (at, room) = (p.data.as_ptr(), p.data.capacity());
+                assert!(room >= n.min(max) && room <= max, "room {room} for {n} (bound {max})");
+                for chunk in chunks {
+                    p.feed(chunk);
+                    if p.data.capacity() > 0 {
+                        assert_eq!(p.data.as_ptr(), at, "the data moved");
+                    }
+                }
+                let Some(SseItem::Event(e)) = p.next_item() else {
+                    panic!()
+                };
+                assert_eq!((e.data.len(), e.data.as_ptr()), (n, at));
+            }
+        }
+        // Within one chunk nothing is reserved beyond the data.
+        let mut p = SseParser::new(1 << 20);
+        p.feed(event(30_000).as_bytes());
+        let Some(SseItem::Event(e)) = p.next_item() else {
+            panic!()
+        };
+        assert_eq!(e.data.capacity(), 30_000);
+    }
+
+    /// Parsers that follow each other (one per reply) share what an event over several chunks
+    /// needed; a guess far above what an event needs is handed back when it is dispatched.
+    #[test]
+    fn replies_share_what_the_last_long_event_needed() {
+        static HINT: SpanHint = SpanHint::new();
+        let event = |n: usize| format!("data: {}\n\n", "w".repeat(n));
+        let reply = |n: usize| {
+            let mut p = SseParser::sharing(1 << 20, &HINT);
+            let text = event(n);
+            let mut chunks = text.as_bytes().chunks(4000);
+            p.feed(chunks.next().unwrap());
+            let (at, room) = (p.data.as_ptr(), p.data.capacity());
+            for chunk in chunks {
+                p.feed(chunk);
+            }
+            let Some(SseItem::Event(e)) = p.next_item() else {
+                panic!()
+            };
+            assert_eq!(e.data.len(), n);
+            (at == e.data.as_ptr(), room, e.data.capacity())
+        };
+        // Nothing known yet: room for the first chunk only, the vector grows as the rest comes.
+        let (_, room, _) = reply(100_000);
+        assert!(room < 10_000, "{room}");
+        // Known from the last reply: room at once, no move.
+        let (stayed, room, _) = reply(100_050);
+        assert!(stayed && room >= 100_050, "{room}");
+        // Much less than that: the room is handed back at the end.
+        let (stayed, room, kept) = reply(8_000);
+        assert!(stayed && room > 100_000 && kept < 8_000 + 64 * 1024, "{room} {kept}");
+        // And the guess follows: a short event now gets short room.
+        let (_, room, _) = reply(8_000);
+        assert!(room < 10_000, "{room}");
     }
 }

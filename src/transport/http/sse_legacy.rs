@@ -88,7 +88,7 @@ impl Inner {
         .map_err(|_| Error::new(ErrorKind::Timeout, "the SSE stream sent no endpoint event in time"))??;
         let endpoint = self
             .url
-            .join(announced.trim())
+            .join(String::from_utf8_lossy(&announced).trim())
             .map_err(|e| Error::protocol(format!("the announced endpoint is not a usable URL: {e}")))?;
         // Our headers (the bearer token included) go only where the server URL points.
         if endpoint.origin() != self.url.origin() {

@@ -8,7 +8,7 @@ use crate::net::reply::Reply;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::scan_top_level_id;
-use crate::transport::sse::{SseItem, SseParser};
+use crate::transport::sse::{SpanHint, SseItem, SseParser};
 use serde_json::Value;
 use std::future::Future;
 use std::task::Poll;
@@ -16,6 +16,9 @@ use std::time::Duration;
 
 /// How long the rest of a stream is read after its answer before the connection is dropped.
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+
+/// What the last event over several chunks needed, for the next reply's parser.
+static REPLY_SPANS: SpanHint = SpanHint::new();
 
 /// A `text/event-stream` body being read.
 pub(crate) struct EventStream {
@@ -28,7 +31,7 @@ impl EventStream {
     pub(super) fn new(response: Reply, max: usize) -> Self {
         EventStream {
             response,
-            parser: SseParser::new(max),
+            parser: SseParser::sharing(max, &REPLY_SPANS),
             ended: false,
         }
     }
@@ -86,20 +89,20 @@ impl Inner {
                 Ok(Found::Nothing)
             }
             SseItem::Event(event) => {
-                if event.kind() == "endpoint" || event.data.trim().is_empty() {
+                if event.kind() == "endpoint" || event.data.trim_ascii().is_empty() {
                     // Priming events (an id and retry with empty data) carry no message.
                     return Ok(Found::Nothing);
                 }
                 let weight = event.data.len();
+                // The answer's bytes are checked (UTF-8 included) once, by the probe.
                 let data = match id {
-                    Some(id) => match Answer::raw(event.data.into_bytes(), id) {
+                    Some(id) => match Answer::raw(event.data, id) {
                         Ok(answer) => return Ok(Found::Answer(answer)),
-                        // The bytes came from a String.
-                        Err(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+                        Err(bytes) => bytes,
                     },
                     None => event.data,
                 };
-                match serde_json::from_str::<Value>(&data) {
+                match event_json(&data) {
                     Ok(Value::Array(items)) => {
                         let mut answer = Found::Nothing;
                         let weight = weight / items.len().max(1);
@@ -114,7 +117,7 @@ impl Inner {
                     Err(e) => {
                         self.log(format!(
                             "ignored an SSE event that is not JSON ({e}): {}",
-                            excerpt(data.as_bytes())
+                            excerpt(&data)
                         ));
                         Ok(Found::Nothing)
                     }
@@ -166,5 +169,34 @@ impl Inner {
             return;
         }
         let _ = tokio::time::timeout(DRAIN_LIMIT, draining).await;
+    }
+}
+
+/// An event's data as JSON. Bytes that are not UTF-8 are read as the event-stream format
+/// decodes them (replaced with U+FFFD); only here, off the answer's quick path, are they looked
+/// at for that.
+fn event_json(data: &[u8]) -> serde_json::Result<Value> {
+    serde_json::from_slice(data).or_else(|e| match std::str::from_utf8(data) {
+        Ok(_) => Err(e),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(data)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::event_json;
+    use serde_json::json;
+
+    #[test]
+    fn event_data_that_is_not_utf8_is_read_with_replacements() {
+        let data = b"{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"t\":\"a\xFFb\"}}";
+        assert_eq!(
+            event_json(data).unwrap(),
+            json!({"jsonrpc": "2.0", "method": "m", "params": {"t": "a\u{FFFD}b"}})
+        );
+        assert_eq!(event_json(b"[1, 2]").unwrap(), json!([1, 2]));
+        // Not JSON stays not JSON, UTF-8 or not.
+        assert!(event_json(b"{\"a\":").is_err());
+        assert!(event_json(b"{\"a\":\xFF").is_err());
     }
 }
