@@ -44,11 +44,13 @@ use crate::base::BoxFuture;
 /// idle; also how often the driver looks while calls are running.
 const IDLE_GRACE: Duration = Duration::from_millis(5);
 
-/// While the driver thread sleeps in a spell, a timer of its own stays armed at most this far
-/// ahead. tokio wakes a parked driver when another thread registers a timer earlier than any it
-/// has: with this one armed, a lone call's request timer (60 s by default) is not, and the
-/// call's start leaves the driver asleep. Costs one wake-up per interval while idle. Also how
-/// long a call beside the spell waits without news before it takes the runtime over.
+/// A timer of the engine's own (a task started with the runtime) stays armed at most this far
+/// ahead. tokio wakes its driver when a timer is registered earlier than any it had: with this
+/// one armed, a lone call's request timer (60 s by default) is not, so the call's start leaves
+/// the driver thread asleep in its spell, and a caller driving the runtime itself does not
+/// write the runtime's wake-up descriptor for each deadline it arms. Costs one wake-up per
+/// interval while idle. Also how long a call beside the spell waits without news before it
+/// takes the runtime over.
 const SPELL_TICK: Duration = Duration::from_secs(10);
 
 struct Shared {
@@ -153,16 +155,32 @@ impl OwnEngine {
     pub fn start() -> std::io::Result<OwnEngine> {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let (starts, mut started) = mpsc::unbounded_channel::<Starts>();
-        // The starter task: spawns started calls from inside the runtime (a local spawn, no
-        // wake-up). Only its own wake-up crosses threads, once per batch of starts.
-        runtime.spawn(crate::base::boxed(async move {
-            while let Some(calls) = started.recv().await {
-                match calls {
-                    Starts::One(call) => drop(tokio::spawn(call)),
-                    Starts::Batch(calls) => calls.into_iter().for_each(|call| drop(tokio::spawn(call))),
+        // Both tasks are spawned from inside the runtime (no wake-up of it from outside).
+        runtime.block_on(async {
+            // The starter task: spawns started calls from inside the runtime (a local spawn, no
+            // wake-up). Only its own wake-up crosses threads, once per batch of starts.
+            drop(tokio::spawn(crate::base::boxed(async move {
+                while let Some(calls) = started.recv().await {
+                    match calls {
+                        Starts::One(call) => drop(tokio::spawn(call)),
+                        Starts::Batch(calls) => calls.into_iter().for_each(|call| drop(tokio::spawn(call))),
+                    }
                 }
-            }
-        }));
+            })));
+            // A timer always armed, then one turn so the timer driver knows it: tokio writes
+            // the runtime's wake-up descriptor whenever a timer is registered earlier than every
+            // timer it knew at its last park (and for every timer before its first park), even
+            // on the thread that drives it. With this one armed, the connect bound, the TCP and
+            // TLS deadlines and the requests' timeouts (all longer by default) no longer do: a
+            // connect and first call over HTTPS wrote it six times, now twice (here, and for the
+            // era probe's shorter bound). It is also the driver spell's timer.
+            drop(tokio::spawn(crate::base::boxed(async {
+                loop {
+                    tokio::time::sleep(SPELL_TICK).await;
+                }
+            })));
+            tokio::task::yield_now().await;
+        });
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
             runtime,
@@ -464,7 +482,7 @@ fn drive(s: &Shared) {
 fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     s.driving.store(true, SeqCst);
     if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
-        super::boundary::contain(|| s.runtime.block_on(released_with_tick(s)));
+        super::boundary::contain(|| s.runtime.block_on(released(s)));
     }
     s.driving.store(false, SeqCst);
     let waiter = s.spell_waiter.lock().unwrap_or_else(PoisonError::into_inner).take();
@@ -473,18 +491,8 @@ fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     }
 }
 
-/// Until the driver is asked to stand down, with a timer armed (see [`SPELL_TICK`]).
-async fn released_with_tick(s: &Shared) {
-    let mut released = pin!(s.release.notified());
-    let mut tick = pin!(tokio::time::sleep(SPELL_TICK));
-    std::future::poll_fn(|cx| {
-        if released.as_mut().poll(cx).is_ready() {
-            return std::task::Poll::Ready(());
-        }
-        while tick.as_mut().poll(cx).is_ready() {
-            tick.as_mut().reset(tokio::time::Instant::now() + SPELL_TICK);
-        }
-        std::task::Poll::Pending
-    })
-    .await
+/// Until the driver is asked to stand down (the engine's tick keeps a timer armed meanwhile, see
+/// [`SPELL_TICK`]).
+async fn released(s: &Shared) {
+    s.release.notified().await
 }
