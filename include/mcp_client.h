@@ -2370,7 +2370,7 @@ mcp_status mcp_client_on_span(struct mcp_client *client,
  * and sessions, present members and those added later (`mcp_hub_add_member`,
  * `mcp_hub_set_member`, a configuration reload), in the format `mcp_span_fn` describes, each
  * with the attribute `"mcp.server.name"`: the member's name (its key in the configuration
- * file). It replaces a listener set on a member's own client (`mcp_hub_member_client`).
+ * file).
  *
  * Which operations: a routed call (`mcp_hub_call_tool`, `mcp_hub_get_prompt`,
  * `mcp_hub_read_resource`, their `*_start` forms) is its member's operation, with the
