@@ -23,6 +23,7 @@ on_both_runtimes! {
     fifty_sequential_calls_reuse_the_connection_without_stalls
     concurrent_calls_get_a_connection_each_and_later_calls_reuse_them
     a_connection_the_server_hung_up_is_replaced
+    large_sse_answers_in_many_small_chunks_arrive_whole
 }
 
 fn none() -> RequestOptions {
@@ -98,6 +99,71 @@ async fn json_and_sse_replies_deliver_notifications_before_the_result() {
     client.close().await;
     // Modern servers have no session: nothing is deleted.
     assert!(server.of_method("DELETE").is_empty());
+}
+
+/// An SSE answer of `len` characters that JSON escapes in places, different for each `len`.
+fn large_text(len: usize) -> String {
+    (0..len)
+        .map(|k| match (k * 7 + len) % 97 {
+            0 => '"',
+            1 => '\\',
+            2 => '\n',
+            3 => 'é',
+            n => char::from(b'!' + (n % 90) as u8),
+        })
+        .collect()
+}
+
+/// Answers far larger than one read, sent as SSE in many small chunks cut anywhere (in the
+/// field name, between CR and LF, inside a character, a byte and thousands of bytes), after a notification and
+/// before one more event, arrive character for character, one call after another on the same
+/// connection; and the connection was reused after each.
+async fn large_sse_answers_in_many_small_chunks_arrive_whole() {
+    let server = Server::start(|req| async move {
+        if let Some(reply) = basics(&req, &echo_tool()) {
+            return reply;
+        }
+        let id = req.id();
+        let len = req.json()["params"]["arguments"]["len"].as_u64().unwrap_or(0) as usize;
+        let log = |data: &str| {
+            event(&json!({"jsonrpc": "2.0", "method": "notifications/message",
+                          "params": {"level": "info", "data": data}}))
+        };
+        let stream = format!(
+            "{}data: {}\r\n\r\n{}",
+            log("before"),
+            result(&id, text_result(&large_text(len))),
+            log("after")
+        )
+        .into_bytes();
+        let (reply, tx) = Reply::sse_stream();
+        let (mut at, mut k) = (0, 0);
+        while at < stream.len() {
+            let size = [1, 2, 7, 100, 1500, 17_000, 3, 40_000][k % 8].min(stream.len() - at);
+            tx.send(stream[at..at + size].to_vec()).unwrap();
+            at += size;
+            k += 1;
+        }
+        reply
+    })
+    .await;
+    let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
+    let notes = Notes::attach(&client);
+    client.connect().await.unwrap();
+    for len in [300_000, 1_000_000, 50_000] {
+        let r = client
+            .call_tool("echo", Some(json!({ "len": len })), &none())
+            .await
+            .unwrap();
+        assert!(
+            text(&r) == large_text(len),
+            "{len}: {} characters came back",
+            text(&r).chars().count()
+        );
+        assert_eq!(notes.methods()[0], "notifications/message");
+    }
+    assert_eq!(server.connections(), 1, "every call went on the one connection");
+    client.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,10 @@
 //! The library's own HTTP/1.1 exchange on a direct connection (`net::direct`): a request
 //! written as one head of bytes and its body in one vectored write (over TLS, one rustls
-//! write), the response's head parsed by `httparse`, its body framed by `Content-Length`
-//! (read straight into one vector of that length when wanted whole), by chunks (`httparse`'s
-//! chunk-size parser; extensions and trailers skipped) or by the connection's end.
+//! write), the response's head parsed by `httparse`, its body framed by `Content-Length`, by
+//! chunks (`httparse`'s chunk-size parser; extensions and trailers skipped) or by the
+//! connection's end. A body is read by pieces of the connection's buffer, or appended to a
+//! caller's vector: then the bytes not yet buffered are read from the socket straight into it
+//! (a body with a length wanted whole, an event's long data line), never copied.
 //!
 //! Why: hyper's client connection builds a `Request` and a `HeaderMap` (hashing every header
 //! name), runs its dispatcher on every poll (~3k instructions) and hands the body over in
@@ -29,12 +31,11 @@ pub(crate) const FIELDS_MAX: usize = 100;
 const CHUNK_LINE_MAX: usize = 4096;
 /// Longest trailer section of a chunked body.
 const TRAILERS_MAX: usize = 16 * 1024;
-/// What a connection's first read asks the socket for.
+/// The most one read into a connection's buffer asks the socket for. What it takes beyond a
+/// response's head is copied out of the buffer; the rest of a body with a length, or of an
+/// event's data line, is then read straight into the vector that keeps it
+/// ([`Body::append`]), so a large answer is copied here at most this much.
 const READ_SIZE: usize = 16 * 1024;
-/// The most one read asks for: a read that fills what it asked for doubles the next one's
-/// size up to this (as hyper's adaptive reads do), so a large body arrives in few pieces and
-/// a reader assembling them (an event stream's long line) grows its buffer seldom.
-const READ_MAX: usize = 256 * 1024;
 
 /// One HTTP/1.1 connection: its stream and what was read from it and not yet used.
 pub(crate) struct Conn {
@@ -42,8 +43,6 @@ pub(crate) struct Conn {
     buf: Vec<u8>,
     /// Start of the unread bytes in `buf`.
     pos: usize,
-    /// What the next read asks for.
-    read_size: usize,
 }
 
 /// Why a request was not written: `sent_nothing` when no byte of it left.
@@ -58,7 +57,6 @@ impl Conn {
             io,
             buf: Vec::with_capacity(READ_SIZE),
             pos: 0,
-            read_size: READ_SIZE,
         }
     }
 
@@ -98,39 +96,31 @@ impl Conn {
             })
     }
 
-    /// Reads what the stream has into the buffer (compacted first); `Ok(0)` at its end. Only a
-    /// body's reads (`adapt`) make the next read larger: a head's first read usually takes in
-    /// the start of its body too, and a body with a length is read into its own vector.
-    fn poll_fill(&mut self, cx: &mut Context<'_>, adapt: bool) -> Poll<io::Result<usize>> {
+    /// Reads what the stream has into the buffer (compacted first), at most [`READ_SIZE`];
+    /// `Ok(0)` at its end.
+    fn poll_fill(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         if self.pos == self.buf.len() {
             self.buf.clear();
             self.pos = 0;
-        } else if self.pos > 0 && self.buf.capacity() - self.buf.len() < self.read_size / 2 {
+        } else if self.pos > 0 && self.buf.capacity() - self.buf.len() < READ_SIZE / 2 {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        if self.buf.capacity() - self.buf.len() < self.read_size / 2 {
-            self.buf.reserve(self.read_size);
+        if self.buf.capacity() - self.buf.len() < READ_SIZE / 2 {
+            self.buf.reserve(READ_SIZE);
         }
-        let mut spare = ReadBuf::uninit(self.buf.spare_capacity_mut());
-        ready!(Pin::new(&mut self.io).poll_read(cx, &mut spare))?;
-        let n = spare.filled().len();
-        if adapt && n == spare.capacity() {
-            self.read_size = (self.read_size * 2).min(READ_MAX);
-        }
-        // SAFETY: `poll_read` initialised (filled) exactly `n` bytes of the spare capacity.
-        unsafe { self.buf.set_len(self.buf.len() + n) };
-        Poll::Ready(Ok(n))
+        let want = (self.buf.capacity() - self.buf.len()).min(READ_SIZE);
+        read_into(&mut self.io, cx, &mut self.buf, want)
     }
 
     async fn fill(&mut self) -> io::Result<usize> {
-        poll_fn(|cx| self.poll_fill(cx, false)).await
+        poll_fn(|cx| self.poll_fill(cx)).await
     }
 
     /// Whether an idle connection can take a request: nothing unread, not ended by the server.
     /// Registers `cx`'s task for the socket, as a read that found nothing does.
     pub fn poll_alive(&mut self, cx: &mut Context<'_>) -> bool {
-        self.pos == self.buf.len() && self.poll_fill(cx, false).is_pending()
+        self.pos == self.buf.len() && self.poll_fill(cx).is_pending()
     }
 
     /// Reads the response's head (1xx answers skipped).
@@ -174,6 +164,17 @@ impl Conn {
             }
         }
     }
+}
+
+/// Reads from `io` into `dst`'s spare capacity, at most `want` bytes of it (there must be that
+/// much); the bytes read are added to `dst`.
+fn read_into(io: &mut Stream, cx: &mut Context<'_>, dst: &mut Vec<u8>, want: usize) -> Poll<io::Result<usize>> {
+    let mut spare = ReadBuf::uninit(&mut dst.spare_capacity_mut()[..want]);
+    ready!(Pin::new(io).poll_read(cx, &mut spare))?;
+    let n = spare.filled().len();
+    // SAFETY: `poll_read` initialised (filled) exactly `n` bytes of the spare capacity.
+    unsafe { dst.set_len(dst.len() + n) };
+    Poll::Ready(Ok(n))
 }
 
 /// How a response's body ends.
@@ -337,28 +338,72 @@ impl Body {
         self.is_done() && !self.close
     }
 
-    /// The next piece of the body, as a range of the connection's buffer; `None` at its end.
-    fn poll_piece(&mut self, cx: &mut Context<'_>) -> Poll<Result<Option<(usize, usize)>, String>> {
+    /// How many bytes of data may come next without a framing line between (`u64::MAX` for a
+    /// body that runs to the connection's end): a body with a length, or inside a chunk.
+    fn data_ahead(&self) -> u64 {
+        match self.state {
+            State::Length(n) | State::ChunkData(n) => n,
+            State::Close => u64::MAX,
+            _ => 0,
+        }
+    }
+
+    /// `n` bytes of data (at most [`Body::data_ahead`]) were taken.
+    fn took(&mut self, n: usize) {
+        let n = n as u64;
+        self.state = match self.state {
+            State::Length(left) => State::Length(left - n),
+            State::ChunkData(left) if left == n => State::ChunkEnd,
+            State::ChunkData(left) => State::ChunkData(left - n),
+            other => other,
+        };
+    }
+
+    /// What a read of the body's bytes from the connection came to: `Ok(0)` at the end of a body
+    /// that runs to the connection's end; an end anywhere else, or a failed read, is an error
+    /// (and the connection is not reused).
+    fn read_result(&mut self, read: io::Result<usize>) -> Result<usize, String> {
+        match read {
+            Ok(0) if self.state == State::Close => {
+                self.state = State::Done;
+                Ok(0)
+            }
+            Ok(0) => {
+                let missing = match self.state {
+                    State::Length(left) => format!(" {left} bytes"),
+                    _ => String::new(),
+                };
+                self.state = State::Done;
+                self.close = true;
+                Err(format!(
+                    "the connection closed{missing} before the end of the response body"
+                ))
+            }
+            Ok(n) => Ok(n),
+            Err(e) => {
+                self.state = State::Done;
+                self.close = true;
+                Err(format!("reading the response body failed: {e}"))
+            }
+        }
+    }
+
+    /// The next piece of the body (at most `max` bytes, `max` > 0), as a range of the
+    /// connection's buffer; `None` at its end.
+    fn poll_piece(&mut self, cx: &mut Context<'_>, max: usize) -> Poll<Result<Option<(usize, usize)>, String>> {
         loop {
             let conn = &mut self.conn;
             let (pos, avail) = (conn.pos, conn.buf.len() - conn.pos);
             match self.state {
                 State::Done => return Poll::Ready(Ok(None)),
                 State::Length(0) => self.state = State::Done,
-                State::Length(n) | State::ChunkData(n) if avail > 0 => {
-                    let take = avail.min(usize::try_from(n).unwrap_or(usize::MAX));
-                    conn.pos += take;
-                    let left = n - take as u64;
-                    self.state = match self.state {
-                        State::Length(_) => State::Length(left),
-                        _ if left == 0 => State::ChunkEnd,
-                        _ => State::ChunkData(left),
-                    };
+                State::Length(_) | State::ChunkData(_) | State::Close if avail > 0 => {
+                    let take = avail
+                        .min(max)
+                        .min(usize::try_from(self.data_ahead()).unwrap_or(usize::MAX));
+                    self.conn.pos += take;
+                    self.took(take);
                     return Poll::Ready(Ok(Some((pos, pos + take))));
-                }
-                State::Close if avail > 0 => {
-                    conn.pos += avail;
-                    return Poll::Ready(Ok(Some((pos, pos + avail))));
                 }
                 State::ChunkSize if avail > 0 => match httparse::parse_chunk_size(&conn.buf[pos..]) {
                     Ok(httparse::Status::Complete((used, size))) => {
@@ -409,26 +454,41 @@ impl Body {
                 continue;
             }
             // More bytes are needed.
-            match ready!(self.conn.poll_fill(cx, true)) {
-                Ok(0) if self.state == State::Close => self.state = State::Done,
-                Ok(0) => {
-                    self.state = State::Done;
-                    self.close = true;
-                    return Poll::Ready(Err("the connection closed before the response body ended".into()));
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    self.state = State::Done;
-                    self.close = true;
-                    return Poll::Ready(Err(format!("reading the response body failed: {e}")));
-                }
+            let read = ready!(self.conn.poll_fill(cx));
+            if let Err(e) = self.read_result(read) {
+                return Poll::Ready(Err(e));
             }
         }
     }
 
     /// The next piece of the body, as a range for [`Body::bytes`]; `None` at its end.
     pub async fn piece(&mut self) -> Result<Option<(usize, usize)>, String> {
-        poll_fn(|cx| self.poll_piece(cx)).await
+        poll_fn(|cx| self.poll_piece(cx, usize::MAX)).await
+    }
+
+    /// Appends the body's next bytes to `dst`, at most `max` (> 0) of them; `Ok(0)` at its end.
+    /// What the connection has buffered is copied; when it has nothing buffered and data comes
+    /// next (not a chunk's framing), the socket is read straight into `dst`'s spare capacity,
+    /// which the caller provides: those bytes are never copied.
+    pub async fn append(&mut self, dst: &mut Vec<u8>, max: usize) -> Result<usize, String> {
+        poll_fn(|cx| {
+            let ahead = usize::try_from(self.data_ahead()).unwrap_or(usize::MAX);
+            let want = max.min(ahead).min(dst.capacity() - dst.len());
+            if want > 0 && self.conn.pos == self.conn.buf.len() {
+                let read = ready!(read_into(&mut self.conn.io, cx, dst, want));
+                let n = self.read_result(read)?;
+                self.took(n);
+                return Poll::Ready(Ok(n));
+            }
+            Poll::Ready(Ok(match ready!(self.poll_piece(cx, max))? {
+                Some(range) => {
+                    dst.extend_from_slice(self.bytes(range));
+                    range.1 - range.0
+                }
+                None => 0,
+            }))
+        })
+        .await
     }
 
     /// The bytes of a piece [`Body::piece`] just gave.
@@ -460,37 +520,9 @@ impl Body {
             _ => return Ok(Err(usize::try_from(len).unwrap_or(usize::MAX))),
         };
         let mut body = Vec::with_capacity(len);
-        let conn = &mut self.conn;
-        let have = (conn.buf.len() - conn.pos).min(len);
-        body.extend_from_slice(&conn.buf[conn.pos..conn.pos + have]);
-        conn.pos += have;
         while body.len() < len {
-            let got = poll_fn(|cx| {
-                let want = len - body.len();
-                let mut spare = ReadBuf::uninit(&mut body.spare_capacity_mut()[..want]);
-                ready!(Pin::new(&mut conn.io).poll_read(cx, &mut spare))?;
-                let n = spare.filled().len();
-                // SAFETY: `poll_read` initialised (filled) exactly `n` bytes of the spare capacity.
-                unsafe { body.set_len(body.len() + n) };
-                Poll::Ready(Ok::<usize, io::Error>(n))
-            })
-            .await;
-            match got {
-                Ok(0) => {
-                    self.state = State::Done;
-                    self.close = true;
-                    return Err(format!(
-                        "the connection closed {} bytes before the end of the response body",
-                        len - body.len()
-                    ));
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    self.state = State::Done;
-                    self.close = true;
-                    return Err(format!("reading the response body failed: {e}"));
-                }
-            }
+            let left = len - body.len();
+            self.append(&mut body, left).await?;
         }
         self.state = State::Done;
         Ok(Ok(body))
@@ -651,7 +683,9 @@ mod tests {
         let (_, body, reusable) = exchange(&["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello"], Then::Close)
             .await
             .unwrap();
-        assert!(body.unwrap_err().contains("closed before the response body ended"));
+        assert!(body
+            .unwrap_err()
+            .contains("closed 5 bytes before the end of the response body"));
         assert!(!reusable);
         let whole = exchange_whole(
             &["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhel", "lo"],
@@ -771,6 +805,94 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.contains("middle of the response head"), "{err}");
+    }
+
+    /// A body appended to a vector with spare capacity, `max` bytes at most each time, and
+    /// whether the connection could take another request; the most one append gave.
+    async fn appended(pieces: Vec<Vec<u8>>, then: Then, max: usize) -> (Result<Vec<u8>, String>, bool, usize) {
+        let conn = served(pieces, then).await;
+        tokio::time::timeout(Duration::from_secs(5), async move {
+            let mut conn = conn;
+            let head = conn.read_head().await.unwrap();
+            let mut body = Body::new(conn, &head);
+            let (mut got, mut most) = (Vec::with_capacity(64 * 1024), 0);
+            let read = loop {
+                match body.append(&mut got, max).await {
+                    Ok(0) => break Ok(got),
+                    Ok(n) => most = most.max(n),
+                    Err(e) => break Err(e),
+                }
+                assert!(
+                    got.capacity() == 64 * 1024,
+                    "the caller's vector is filled, never grown"
+                );
+            };
+            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await;
+            (read, reusable, most)
+        })
+        .await
+        .expect("the body ends without waiting for bytes that cannot come")
+    }
+
+    /// Appended to a caller's vector, a body is itself byte for byte whatever its framing and
+    /// wherever its pieces and the caller's limits fall; what the connection has not buffered
+    /// when data comes next is read into the vector at once, past what one read into the
+    /// connection's buffer takes.
+    #[tokio::test]
+    async fn a_body_appended_to_a_vector_is_read_into_it_whatever_its_framing() {
+        let text: Vec<u8> = (0..50_000u32).map(|k| b'a' + (k % 26) as u8).collect();
+        let mut chunked = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+        let mut from = 0;
+        for size in [3, 40_000, 9_997] {
+            chunked.extend_from_slice(format!("{size:x};ext=1\r\n").as_bytes());
+            chunked.extend_from_slice(&text[from..from + size]);
+            chunked.extend_from_slice(b"\r\n");
+            from += size;
+        }
+        chunked.extend_from_slice(b"0\r\n\r\n");
+        let length = [
+            format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n\r\n", text.len()).into_bytes(),
+            text.clone(),
+        ]
+        .concat();
+        let close = [b"HTTP/1.1 200 OK\r\n\r\n".to_vec(), text.clone()].concat();
+        // Cut where the large chunk's data starts (so it arrives when nothing is buffered), and
+        // in the middle of framing lines and data.
+        let at_data = chunked.windows(9).position(|w| w == b";ext=1\r\nd").unwrap() + 8;
+        let chunked_cuts = vec![40, at_data, at_data + 30_000, chunked.len() - 9_000, chunked.len() - 3];
+        for (reply, cuts, then, reused) in [
+            (&chunked, chunked_cuts, Then::Stay, true),
+            (&length, vec![60, 70, 20_000], Then::Stay, true),
+            (&close, vec![19, 30_000], Then::Close, false),
+        ] {
+            let mut pieces = Vec::new();
+            let mut last = 0;
+            for cut in cuts.into_iter().chain([reply.len()]) {
+                pieces.push(reply[last..cut].to_vec());
+                last = cut;
+            }
+            for max in [999, 20_000, usize::MAX] {
+                let (read, reusable, most) = appended(pieces.clone(), then, max).await;
+                let head = String::from_utf8_lossy(&reply[..40]);
+                assert!(read.unwrap() == text, "{head:?}, at most {max}");
+                assert_eq!(reusable, reused, "{head:?}");
+                assert!(most <= max, "{most} > {max}");
+                if max == usize::MAX {
+                    assert!(most > READ_SIZE, "{head:?}: at most {most} bytes at once");
+                }
+            }
+        }
+        // Cut short: an error, and the connection is not reused.
+        let cut = vec![length[..30_000].to_vec()];
+        let (read, reusable, _) = appended(cut, Then::Close, usize::MAX).await;
+        let missing = length.len() - 30_000;
+        assert!(read
+            .unwrap_err()
+            .contains(&format!("closed {missing} bytes before the end")));
+        assert!(!reusable);
+        let (read, reusable, _) = appended(vec![chunked[..at_data + 500].to_vec()], Then::Close, usize::MAX).await;
+        assert!(read.unwrap_err().contains("closed before the end"));
+        assert!(!reusable);
     }
 
     #[tokio::test]

@@ -1,7 +1,7 @@
 //! A response to one of the HTTP transport's requests, whichever way it came: the library's
 //! own HTTP/1.1 exchange on a direct connection (`h1`), or a `reqwest::Response` (HTTP/2 on a
 //! direct connection, or reqwest's own client). The transport reads its status, a few fields
-//! and its body, by pieces or whole.
+//! and its body, by pieces, appended to a vector of its own, or whole.
 //!
 //! A direct HTTP/1.1 body read to its end gives its connection back to the pool (unless the
 //! server said it closes); dropped earlier, it closes the connection with it, so a half-read
@@ -31,6 +31,9 @@ enum From {
         response: reqwest::Response,
         /// The piece last handed out.
         last: Bytes,
+        /// What was received and not yet handed out ([`Reply::append`] takes less than a
+        /// piece when asked for less).
+        rest: Bytes,
     },
 }
 
@@ -55,6 +58,7 @@ impl Reply {
             from: From::Reqwest {
                 response,
                 last: Bytes::new(),
+                rest: Bytes::new(),
             },
         }
     }
@@ -136,15 +140,43 @@ impl Reply {
         }
         match &mut self.from {
             From::Own { .. } => Ok(None),
-            From::Reqwest { response, last } => match response.chunk().await {
-                Ok(Some(bytes)) => {
-                    *last = bytes;
-                    Ok(Some(&last[..]))
+            From::Reqwest { response, last, rest } => {
+                if rest.is_empty() {
+                    match response.chunk().await {
+                        Ok(Some(bytes)) => *rest = bytes,
+                        Ok(None) => return Ok(None),
+                        Err(e) => return Err(redact::http_error(e)),
+                    }
                 }
-                Ok(None) => Ok(None),
-                Err(e) => Err(redact::http_error(e)),
-            },
+                *last = std::mem::take(rest);
+                Ok(Some(&last[..]))
+            }
         }
+    }
+
+    /// Appends the body's next bytes to `dst`, at most `max` (> 0) of them; `Ok(0)` at its end.
+    /// On a direct HTTP/1.1 connection, bytes not yet read from the socket are read straight
+    /// into `dst`'s spare capacity (see `h1::Body::append`); otherwise they are copied.
+    pub async fn append(&mut self, dst: &mut Vec<u8>, max: usize) -> Result<usize, String> {
+        self.go_home_if_done();
+        let appended = match &mut self.from {
+            From::Own { body: None, .. } => return Ok(0),
+            From::Own { body: Some(body), .. } => body.append(dst, max).await,
+            From::Reqwest { response, rest, .. } => {
+                while rest.is_empty() {
+                    match response.chunk().await {
+                        Ok(Some(bytes)) => *rest = bytes,
+                        Ok(None) => return Ok(0),
+                        Err(e) => return Err(redact::http_error(e)),
+                    }
+                }
+                let piece = rest.split_to(rest.len().min(max));
+                dst.extend_from_slice(&piece);
+                Ok(piece.len())
+            }
+        };
+        self.go_home_if_done();
+        appended
     }
 
     /// Reads the body to its end, up to `max` bytes; `Ok(Err(len))` when it is longer (the rest

@@ -7,7 +7,9 @@
 //! event; `id` (without NUL) sets the last event id even when no event is dispatched; `retry`
 //! takes ASCII digits only; a leading byte-order mark is skipped. An event whose data outgrows the
 //! bound is reported as [`SseItem::TooLarge`] with its first bytes, so a caller can find the
-//! JSON-RPC id and fail just that request.
+//! JSON-RPC id and fail just that request. A reader that can put bytes where it is told (a
+//! socket read) appends a long data line's next bytes to the event's data itself
+//! ([`SseParser::data_to_extend`]), so they are not copied there from its own buffer.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -17,6 +19,9 @@ use std::time::Duration;
 const OVERSIZE_PREFIX: usize = 4096;
 /// Slack above the data bound for one line's field name and separators.
 const LINE_SLACK: usize = 64;
+/// The least spare capacity [`SseParser::data_to_extend`] offers a reader (less only when the
+/// bound is nearer).
+const DIRECT_READ: usize = 16 * 1024;
 
 /// The data length of the last event that went on past the end of a chunk, shared by the
 /// parsers that use it ([`SseParser::sharing`]): each reply on an HTTP connection gets a parser of
@@ -263,6 +268,39 @@ impl SseParser {
             self.data.reserve(want - self.data.len());
             self.hinted = true;
         }
+    }
+
+    /// When what was fed ends inside a data line whose value still fits the bound: the
+    /// pending event's data, with spare capacity for the line's next bytes, and how many of
+    /// them may go there. A reader appends them to it directly (no more than that, and only
+    /// at its end), then calls [`SseParser::data_added`]: a large value read from a socket
+    /// this way is never copied from a read buffer.
+    pub fn data_to_extend(&mut self) -> Option<(&mut Vec<u8>, usize)> {
+        if !self.data_line || self.data_len >= self.max_data {
+            return None;
+        }
+        let room = self.max_data - self.data_len;
+        // Less room than a socket read's worth: the vector's own (doubling) growth.
+        let want = room.min(DIRECT_READ);
+        if self.data.capacity() - self.data.len() < want {
+            self.data.reserve(want);
+        }
+        Some((&mut self.data, room))
+    }
+
+    /// The bytes from `from` on in the event's data were appended by a reader (see
+    /// [`SseParser::data_to_extend`]): they are parsed as if fed, the line's value staying where
+    /// it is, and whatever follows its end (usually the blank line that ends the event) fed on.
+    pub fn data_added(&mut self, from: usize) {
+        let added = &self.data[from..];
+        let (value, rest) = match memchr::memchr2(b'\n', b'\r', added) {
+            Some(end) => (end, added[end..].to_vec()),
+            None => (added.len(), Vec::new()),
+        };
+        self.data.truncate(from + value);
+        self.line_len += value;
+        self.data_len += value;
+        self.feed(&rest);
     }
 
     /// The next completed item, if any.
@@ -538,6 +576,65 @@ mod tests {
                     let chunks: Vec<&[u8]> = input.as_bytes().chunks(size).collect();
                     let (got, _) = parse_chunks(&chunks, max);
                     assert_eq!(got, want, "max {max}, chunks of {size}: {input:.40}");
+                }
+            }
+        }
+    }
+
+    /// `input` read as a socket reader does: `step` bytes fed at a time, except that inside a
+    /// data line the next bytes are appended to the event's data directly (at most `step` and
+    /// the room offered); the items, and how many bytes went the direct way.
+    fn read_extending(input: &[u8], max: usize, step: usize) -> (Vec<SseItem>, usize) {
+        let mut p = SseParser::new(max);
+        let (mut at, mut direct, mut out) = (0, 0, Vec::new());
+        while at < input.len() {
+            let end = (at + step).min(input.len());
+            match p.data_to_extend() {
+                Some((data, room)) => {
+                    assert!(room > 0 && data.capacity() > data.len(), "room is offered");
+                    let n = (end - at).min(room).min(data.capacity() - data.len());
+                    let from = data.len();
+                    data.extend_from_slice(&input[at..at + n]);
+                    p.data_added(from);
+                    at += n;
+                    direct += n;
+                }
+                None => {
+                    p.feed(&input[at..end]);
+                    at = end;
+                }
+            }
+            assert!(p.data.len() <= max.max(OVERSIZE_PREFIX), "the data stays bounded");
+            while let Some(item) = p.next_item() {
+                out.push(item);
+            }
+        }
+        (out, direct)
+    }
+
+    /// A data line's bytes appended to the event's data by the reader give exactly the events
+    /// that feeding them gives (data, types, ids, oversized events and their prefixes), wherever
+    /// the reads end, and the data never outgrows the bound.
+    #[test]
+    fn data_appended_by_the_reader_matches_feeding_it() {
+        let long = "z".repeat(5000);
+        let inputs = [
+            format!("data: {long}\n\n"),
+            format!(": c\nevent: e\nid: 4\ndata:{long}\r\ndata: two\rdata:\n\ndata: x\n\n"),
+            format!("data: {long}\r\n\r\ndata: {long}\ndata: {long}\n\ndata: end"),
+            format!("data: a\r\r\ndata: {long}\r"),
+            format!("\u{feff}data: {long}\n\nid: 9\n\ndata: {long}\n\n"),
+        ];
+        for input in &inputs {
+            for max in [10, 4999, 5000, 5010, 20_000] {
+                let one: Vec<&[u8]> = input.as_bytes().chunks(1).collect();
+                let (want, _) = parse_chunks(&one, max);
+                for step in [1, 2, 6, 7, 333, 4096, 70_000] {
+                    let (got, direct) = read_extending(input.as_bytes(), max, step);
+                    assert_eq!(got, want, "max {max}, reads of {step}: {input:.40}");
+                    if max >= 5000 && step < 4000 {
+                        assert!(direct >= 4000, "max {max}, reads of {step}: {direct} bytes direct");
+                    }
                 }
             }
         }

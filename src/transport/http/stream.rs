@@ -45,9 +45,32 @@ impl EventStream {
             if self.ended {
                 return Ok(None);
             }
-            match self.response.chunk().await {
-                Ok(Some(bytes)) => self.parser.feed(bytes),
-                Ok(None) => {
+            // Inside a data line (an answer's, usually), the line's next bytes go straight into
+            // the event's data; anything else is fed from the reply's buffer.
+            let read = match self.parser.data_to_extend() {
+                Some((data, room)) => {
+                    let from = data.len();
+                    match self.response.append(data, room).await {
+                        Ok(0) => Ok(false),
+                        Ok(_) => {
+                            self.parser.data_added(from);
+                            Ok(true)
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+                None => match self.response.chunk().await {
+                    Ok(Some(bytes)) => {
+                        self.parser.feed(bytes);
+                        Ok(true)
+                    }
+                    Ok(None) => Ok(false),
+                    Err(e) => Err(e),
+                },
+            };
+            match read {
+                Ok(true) => {}
+                Ok(false) => {
                     self.ended = true;
                     self.parser.finish();
                 }
