@@ -28,13 +28,14 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::net::direct::DirectOrigin;
 use crate::net::proxy;
 use crate::net::redact::chain;
+use crate::net::request::{Fields, Request};
 use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use headers::ToolCache;
 use hyper::body::Bytes;
 use reply::{Outcome, ERROR_BODY_MAX};
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -87,7 +88,7 @@ pub(crate) struct Inner {
     client: reqwest::Client,
     /// Requests to the endpoint without reqwest, where it would add nothing (`net::direct`).
     direct: Option<Arc<DirectOrigin>>,
-    base_headers: HeaderMap,
+    base_headers: Fields,
     inbound: InboundSender,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
@@ -115,7 +116,7 @@ impl HttpTransport {
     /// authorizes its requests (the client's).
     pub(crate) fn start(cfg: &HttpConfig, inbound: InboundSender, auth: Option<Arc<dyn Authorizer>>) -> Result<Self> {
         let url = cfg.parsed_url()?;
-        let base_headers = cfg.header_map()?;
+        let base_headers = Fields::from_map(cfg.header_map()?);
         let client = build_client(cfg)?;
         let auth = match auth {
             Some(authorizer) => {
@@ -252,26 +253,12 @@ impl Inner {
         }
     }
 
-    /// A request to `url` with the configured headers, then `extra` on top. Built as a
-    /// `reqwest::Request` directly: the builder would merge the headers once more.
-    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::Request {
-        let headers = if self.base_headers.is_empty() {
-            extra
-        } else {
-            let mut headers = self.base_headers.clone();
-            for (name, value) in extra {
-                if let Some(name) = name {
-                    headers.insert(name, value);
-                }
-            }
-            headers
-        };
-        let mut request = reqwest::Request::new(method, url.clone());
-        *request.headers_mut() = headers;
-        request
+    /// A request to `url` with the configured headers, then `extra` on top.
+    fn request<'a>(&self, method: Method, url: &'a Url, extra: Fields, body: Option<Bytes>) -> Request<'a> {
+        Request::new(method, url, self.base_headers.overlaid(extra), body)
     }
 
-    fn post(&self, url: &Url, body: &Value, extra: HeaderMap) -> Result<reqwest::Request> {
+    fn post<'a>(&self, url: &'a Url, body: &Value, extra: Fields) -> Result<Request<'a>> {
         // Room for a typical request at once (`to_vec` starts at 128 bytes and grows twice).
         let mut bytes = Vec::with_capacity(512);
         serde_json::to_writer(&mut bytes, body).map_err(Error::unserialisable)?;
@@ -279,17 +266,15 @@ impl Inner {
     }
 
     /// A POST of `body` (JSON text; shared, so a resend copies nothing).
-    fn post_body(&self, url: &Url, body: Bytes, mut extra: HeaderMap) -> reqwest::Request {
+    fn post_body<'a>(&self, url: &'a Url, body: Bytes, mut extra: Fields) -> Request<'a> {
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        let mut request = self.request(Method::POST, url, extra);
-        *request.body_mut() = Some(body.into());
-        request
+        self.request(Method::POST, url, extra, Some(body))
     }
 
-    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::Request {
+    fn get_stream_request<'a>(&self, url: &'a Url, mut extra: Fields) -> Request<'a> {
         extra.insert(ACCEPT, HeaderValue::from_static(EVENT_STREAM));
-        self.request(Method::GET, url, extra)
+        self.request(Method::GET, url, extra, None)
     }
 
     /// Sends `message`: a request is started in its own task at once (the returned future is

@@ -10,7 +10,8 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
 use crate::transport::RequestLine;
 use hyper::body::Bytes;
-use reqwest::header::{HeaderMap, HeaderName};
+use crate::net::request::Fields;
+use reqwest::header::HeaderName;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -131,8 +132,8 @@ impl Inner {
     /// The headers of a modern POST, derived from the request and the tool cache. Names are
     /// constants (a `&str` name is parsed again on every insert) and the version's header value
     /// is kept with the version it was made from.
-    pub(super) fn modern_headers(&self, source: &HeaderSource<'_>) -> HeaderMap {
-        let mut map = HeaderMap::with_capacity(8);
+    pub(super) fn modern_headers(&self, source: &HeaderSource<'_>) -> Fields {
+        let mut map = Fields::with_capacity(8);
         let method = source.method().unwrap_or_default();
         let mut st = self.state.lock().unwrap();
         if let Some(v) = source.version() {
@@ -173,7 +174,7 @@ impl Inner {
         id: &RequestId,
         method: &str,
         body: &Bytes,
-        headers: Option<HeaderMap>,
+        headers: Option<Fields>,
     ) -> Result<Outcome> {
         let headers = match headers {
             Some(headers) => headers,
@@ -190,7 +191,7 @@ impl Inner {
         id: RequestId,
         method: String,
         body: Bytes,
-        mut headers: Option<HeaderMap>,
+        mut headers: Option<Fields>,
     ) {
         let mut reloaded = false;
         loop {
