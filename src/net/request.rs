@@ -207,7 +207,11 @@ mod tests {
         assert!(h2.headers().get(reqwest::header::HOST).is_none());
         let back = Request::from_h2(h2, &url);
         assert_eq!(back.method(), Method::POST);
-        let seen: Vec<_> = back.fields().iter().map(|(n, v)| (n.as_str(), v.to_str().unwrap())).collect();
+        let seen: Vec<_> = back
+            .fields()
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.to_str().unwrap()))
+            .collect();
         assert_eq!(seen, [("accept", "a"), ("accept", "b")]);
         assert_eq!(back.body().map(|b| &b[..]), Some(&b"{}"[..]));
     }

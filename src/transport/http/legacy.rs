@@ -7,9 +7,9 @@
 use super::reply::Post;
 use super::{header_value, Inner, Outcome, Wire, DELETE_LIMIT, ERROR_BODY_MAX, SESSION_HEADER, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::request::Fields;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use hyper::body::Bytes;
-use crate::net::request::Fields;
 use reqwest::header::HeaderName;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -440,7 +440,10 @@ impl Inner {
         let request = self.request(Method::DELETE, &self.url, snap.headers, None);
         let _ = tokio::time::timeout(DELETE_LIMIT, async {
             let request = self.attach_token(request).await;
-            if let Ok(response) = self.client.execute(request.into_reqwest()).await {
+            let Ok(client) = self.client.get() else {
+                return;
+            };
+            if let Ok(response) = client.execute(request.into_reqwest()).await {
                 let mut response = crate::net::reply::Reply::from_reqwest(response);
                 let _ = Inner::read_bounded(&mut response, ERROR_BODY_MAX).await;
             }

@@ -41,7 +41,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use stream::EventStream;
 use tokio::task::AbortHandle;
@@ -83,9 +83,9 @@ struct State {
 }
 
 pub(crate) struct Inner {
-    cfg: HttpConfig,
+    cfg: Arc<HttpConfig>,
     url: Url,
-    client: reqwest::Client,
+    client: Arc<ServerClient>,
     /// Requests to the endpoint without reqwest, where it would add nothing (`net::direct`).
     direct: Option<Arc<DirectOrigin>>,
     base_headers: Fields,
@@ -117,12 +117,24 @@ impl HttpTransport {
     pub(crate) fn start(cfg: &HttpConfig, inbound: InboundSender, auth: Option<Arc<dyn Authorizer>>) -> Result<Self> {
         let url = cfg.parsed_url()?;
         let base_headers = Fields::from_map(cfg.header_map()?);
-        let client = build_client(cfg)?;
+        let cfg = Arc::new(cfg.clone());
+        let route = proxy::route(cfg.proxy.as_deref(), &url);
+        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout, route);
+        let client = Arc::new(ServerClient {
+            cfg: cfg.clone(),
+            made: OnceLock::new(),
+        });
+        match direct {
+            // Every request goes on the direct connections: what would refuse the client later
+            // refuses the configuration now.
+            Some(_) => drop(configured_proxy(&cfg)?),
+            None => drop(client.get()?),
+        }
         let auth = match auth {
             Some(authorizer) => {
                 let log = inbound.clone();
                 authorizer.bind(Link {
-                    cfg,
+                    cfg: &cfg,
                     url: &url,
                     client: &client,
                     log: Arc::new(move |line| {
@@ -132,11 +144,9 @@ impl HttpTransport {
             }
             None => None,
         };
-        let route = proxy::route(cfg.proxy.as_deref(), &url);
-        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout, route);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
-                cfg: cfg.clone(),
+                cfg,
                 url,
                 client,
                 direct,
@@ -159,16 +169,44 @@ impl HttpTransport {
     }
 }
 
-/// The MCP server's client (`net::tls`); proxies from the environment, or the configuration's.
+/// The MCP server's reqwest client (`net::tls`; proxies from the environment, or the
+/// configuration's), made when something first needs it: the requests to the endpoint take the
+/// direct connections (`net::direct`), so most transports never do (making it cost ~22k
+/// instructions at connect, its proxy matcher included). Its users: the endpoint's requests
+/// where the direct connections do not go (an `https://` proxy), the 2024 fallback's POST
+/// endpoint, the legacy session's closing DELETE, and the OAuth flows' requests to the MCP
+/// server's own origin.
+pub struct ServerClient {
+    cfg: Arc<HttpConfig>,
+    made: OnceLock<reqwest::Client>,
+}
+
+impl ServerClient {
+    pub fn get(&self) -> Result<&reqwest::Client> {
+        if let Some(client) = self.made.get() {
+            return Ok(client);
+        }
+        let client = build_client(&self.cfg)?;
+        Ok(self.made.get_or_init(|| client))
+    }
+}
+
+/// The configuration's proxy for reqwest (`None`: none set; `Some("")` turns the environment's off).
+fn configured_proxy(cfg: &HttpConfig) -> Result<Option<reqwest::Proxy>> {
+    match cfg.proxy.as_deref() {
+        None | Some("") => Ok(None),
+        Some(url) => reqwest::Proxy::all(url)
+            .map(Some)
+            .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("proxy: {}", chain(&e)))),
+    }
+}
+
 fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
     let mut builder = tls::client_builder(cfg.url.starts_with("https:"), cfg.connect_timeout)?;
-    builder = match cfg.proxy.as_deref() {
-        None => builder,
-        Some("") => builder.no_proxy(),
-        Some(url) => builder.proxy(
-            reqwest::Proxy::all(url)
-                .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("proxy: {}", chain(&e))))?,
-        ),
+    builder = match (cfg.proxy.as_deref(), configured_proxy(cfg)?) {
+        (Some(""), _) => builder.no_proxy(),
+        (_, Some(proxy)) => builder.proxy(proxy),
+        (_, None) => builder,
     };
     if !cfg.resolve.is_empty() {
         builder = builder.dns_resolver(Resolver::new(pinned(&cfg.resolve), None));

@@ -155,6 +155,7 @@ impl Inner {
             Some(direct) if direct.serves(&request) => direct.send(request).await,
             _ => self
                 .client
+                .get()?
                 .execute(request.into_reqwest())
                 .await
                 .map(Reply::from_reqwest)

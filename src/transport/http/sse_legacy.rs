@@ -4,10 +4,10 @@
 
 use super::{EventStream, Inner, Outcome, Wire};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::request::Fields;
 use crate::protocol::RequestId;
 use crate::transport::sse::SseItem;
 use crate::transport::Inbound;
-use crate::net::request::Fields;
 use reqwest::header::CONTENT_TYPE;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;

@@ -9,7 +9,7 @@ pub mod challenge;
 pub use challenge::Challenge;
 
 use super::reply::ERROR_BODY_MAX;
-use super::{HttpConfig, Inner};
+use super::{HttpConfig, Inner, ServerClient};
 use crate::base::BoxFuture;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
@@ -29,7 +29,7 @@ pub struct Link<'a> {
     /// The MCP server's URL.
     pub url: &'a Url,
     /// The transport's own client, for requests to the MCP server's origin.
-    pub client: &'a reqwest::Client,
+    pub client: &'a Arc<ServerClient>,
     /// Where diagnostics go (the client's log listener).
     pub log: Arc<dyn Fn(String) + Send + Sync>,
 }
