@@ -7,8 +7,10 @@
 //! cache is fed by the `tools/list` answers passing through; the legacy session id and version
 //! come from the `initialize` answer.
 //!
-//! One `reqwest::Client` per transport (keep-alive, `TCP_NODELAY`); every body is read to its end
-//! (or the connection is dropped), and every message is bounded by `max_message_bytes`.
+//! The endpoint's requests take the direct connections (`net::direct`) where they can; one
+//! `reqwest::Client` per transport, made on first need, serves the rest ([`ServerClient`]).
+//! Every body is read to its end (or the connection is dropped), and every message is bounded by
+//! `max_message_bytes`.
 
 mod authorize;
 mod config;
