@@ -11,7 +11,7 @@ use crate::net::request::Fields;
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
 use crate::transport::RequestLine;
 use hyper::body::Bytes;
-use reqwest::header::HeaderName;
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -22,6 +22,17 @@ use std::sync::Arc;
 const VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// Methods whose `Mcp-Method` value is their name as it is (plain ASCII, no sentinel form):
+/// their header value is made without an allocation.
+const COMMON_METHODS: [&str; 6] = [
+    methods::TOOLS_CALL,
+    methods::TOOLS_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_LIST,
+    methods::PROMPTS_GET,
+    methods::PING,
+];
 
 /// Pages of `tools/list` read when reloading the tool cache after a -32020.
 const MAX_REFRESH_PAGES: usize = 20;
@@ -141,19 +152,19 @@ impl Inner {
                 st.modern_version = Some((v.to_string(), header_value(&v)));
             }
         }
+        // Three distinct names into an empty map: appended, nothing to replace.
         if let Some((_, Some(v))) = &st.modern_version {
-            map.insert(VERSION, v.clone());
+            map.append(VERSION, v.clone());
         }
-        let method_value = if headers::needs_sentinel(&method) {
-            header_value(&headers::encode_value(&method))
-        } else {
-            header_value(&method)
+        let method_value = match COMMON_METHODS.iter().find(|m| **m == method) {
+            Some(known) => Some(HeaderValue::from_static(known)),
+            None => header_value(&headers::encode_value(&method)),
         };
         if let Some(v) = method_value {
-            map.insert(MCP_METHOD, v);
+            map.append(MCP_METHOD, v);
         }
         if let Some(v) = headers::name_for(&method, |key| source.member(key)).and_then(|n| header_value(&n)) {
-            map.insert(MCP_NAME, v);
+            map.append(MCP_NAME, v);
         }
         if method == methods::TOOLS_CALL {
             if let Some(ToolHeaders::Valid(declared)) = source.member("name").and_then(|t| st.tools.get(&t)) {
@@ -330,6 +341,13 @@ impl Inner {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn common_methods_are_sent_as_they_are() {
+        for method in COMMON_METHODS {
+            assert_eq!(headers::encode_value(method), method);
+        }
+    }
 
     #[test]
     fn a_body_is_read_for_its_headers_whatever_its_members_hold() {
