@@ -232,7 +232,8 @@ impl Inner {
                         self.log(format!(
                             "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
                         ));
-                        match self.refresh_tools(&message, &tool).await {
+                        // Boxed: a rare path, which inline would make every request's future larger.
+                        match Box::pin(self.refresh_tools(&message, &tool)).await {
                             Ok(()) => continue,
                             Err(e) => {
                                 self.log(format!("reloading tools/list failed: {}", e.message()));

@@ -146,6 +146,18 @@ impl Inner {
                 Ok(response)
             };
         };
+        // Boxed: inline, the authorization's loop would make every request's future larger.
+        Box::pin(self.send_authorized(auth, request, what, id)).await
+    }
+
+    /// [`Inner::send_for`] with an authorization.
+    async fn send_authorized(
+        &self,
+        auth: &dyn Authorization,
+        request: Request<'_>,
+        what: &(dyn fmt::Display + Sync),
+        id: Option<&RequestId>,
+    ) -> Result<Reply> {
         let (mut authorizations, mut step_ups) = (0u32, 0u32);
         let mut resent = false;
         loop {
