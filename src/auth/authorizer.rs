@@ -7,6 +7,7 @@ use crate::base::BoxFuture;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::policy::Guard;
 use crate::net::redact::chain;
+use crate::net::request::Request;
 use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
 use crate::transport::http::{Authorization, Authorizer, Challenge, HttpConfig, Link};
@@ -53,11 +54,11 @@ struct Bound {
 }
 
 impl Authorization for Bound {
-    fn attach<'a>(&'a self, request: &'a mut reqwest::Request) -> BoxFuture<'a, Option<u64>> {
+    fn attach<'a>(&'a self, request: &'a mut Request<'_>) -> BoxFuture<'a, Option<u64>> {
         Box::pin(async move {
-            let (url, method) = (request.url().clone(), request.method().clone());
+            let (url, method) = (request.url(), request.method().clone());
             self.context
-                .authorize_request(&self.io, &method, &url, request.headers_mut())
+                .authorize_request(&self.io, &method, url, request.fields_mut())
                 .await
         })
     }

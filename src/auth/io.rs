@@ -2,6 +2,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::policy::Guard;
+use crate::transport::http::ServerClient;
 use std::sync::Arc;
 use url::Url;
 
@@ -12,7 +13,7 @@ use url::Url;
 /// first, then goes through the guarded client, whose resolver checks each answer.
 #[derive(Clone)]
 pub(crate) struct Io {
-    http: reqwest::Client,
+    http: Arc<ServerClient>,
     server: url::Origin,
     guarded: reqwest::Client,
     guard: Arc<Guard>,
@@ -21,7 +22,7 @@ pub(crate) struct Io {
 
 impl Io {
     pub fn new(
-        http: reqwest::Client,
+        http: Arc<ServerClient>,
         server: &Url,
         guarded: reqwest::Client,
         guard: Arc<Guard>,
@@ -66,11 +67,11 @@ impl Io {
     /// The client for a request to `url`, once `url` passed [`Io::check`].
     pub fn client_for(&self, url: &Url) -> Result<&reqwest::Client> {
         self.check(url)?;
-        Ok(if url.origin() == self.server {
-            &self.http
+        if url.origin() == self.server {
+            self.http.get()
         } else {
-            &self.guarded
-        })
+            Ok(&self.guarded)
+        }
     }
 
     /// The error for a request that got no answer: the guard's refusal, or the failure without

@@ -5,7 +5,8 @@ use super::discovery::AuthServer;
 use super::flow::ClientAuth;
 use super::store::TokenSet;
 use super::{AuthContext, Io};
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
+use crate::net::request::Fields;
+use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION};
 use url::Url;
 
 /// Refresh an access token this close to its expiry before using it.
@@ -49,7 +50,7 @@ impl AuthContext {
         io: &Io,
         method: &reqwest::Method,
         url: &Url,
-        headers: &mut HeaderMap,
+        headers: &mut Fields,
     ) -> Option<u64> {
         let server = self.server.as_ref()?;
         if url.origin() != server.origin() {
@@ -86,7 +87,7 @@ impl AuthContext {
         value.set_sensitive(true);
         headers.insert(AUTHORIZATION, value);
         if let Some(p) = proof {
-            headers.insert(super::dpop::PROOF_HEADER, p);
+            headers.insert(HeaderName::from_static(super::dpop::PROOF_HEADER), p);
         }
         Some(active.generation)
     }

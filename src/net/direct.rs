@@ -45,16 +45,17 @@ use super::h1::{self, Conn};
 use super::policy::normalize;
 use super::proxy::{self, Route, Via};
 use super::reply::Reply;
+use super::request::Request;
 use super::resolve::Overrides;
 use super::stream::Stream;
 use crate::base::driving::ReadBeside;
 use hyper::body::Incoming;
 use hyper::client::conn::http2;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use reqwest::header::{HeaderMap, CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TRANSFER_ENCODING};
+use reqwest::header::{CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TRANSFER_ENCODING};
 use reqwest::{Body, Method, ResponseBuilderExt, StatusCode, Url};
 use std::future::poll_fn;
-use std::io::{self, Write};
+use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
@@ -103,53 +104,43 @@ enum Fresh {
     H2(http2::SendRequest<Body>),
 }
 
-/// A request as the transport made it: its method, fields and body (JSON text, or none).
-struct Outgoing {
-    method: Method,
-    headers: HeaderMap,
-    body: Option<Body>,
+/// The HTTP/1.1 head of `request`: the method, the origin's fixed part, the request's own
+/// fields (those the exchange frames itself left out) and the body's length.
+fn head(request: &Request<'_>, after_method: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(after_method.len() + 64 + 48 * request.fields().len());
+    head.extend_from_slice(request.method().as_str().as_bytes());
+    head.extend_from_slice(after_method);
+    for (name, value) in request.fields().iter() {
+        if [HOST, PROXY_AUTHORIZATION, CONTENT_LENGTH, TRANSFER_ENCODING, CONNECTION].contains(name) {
+            continue;
+        }
+        head.extend_from_slice(name.as_str().as_bytes());
+        head.extend_from_slice(b": ");
+        head.extend_from_slice(value.as_bytes());
+        head.extend_from_slice(b"\r\n");
+    }
+    if request.body().is_some() || request.method() == Method::POST {
+        head.extend_from_slice(b"content-length: ");
+        decimal(&mut head, request.body().map_or(0, |b| b.len()));
+        head.extend_from_slice(b"\r\n");
+    }
+    head.extend_from_slice(b"\r\n");
+    head
 }
 
-impl Outgoing {
-    fn into_h2(self, uri: hyper::Uri) -> hyper::Request<Body> {
-        let mut request = hyper::Request::new(self.body.unwrap_or_default());
-        *request.method_mut() = self.method;
-        *request.uri_mut() = uri;
-        *request.headers_mut() = self.headers;
-        request.headers_mut().remove(HOST);
-        request
-    }
-
-    fn from_h2(request: hyper::Request<Body>) -> Outgoing {
-        let (parts, body) = request.into_parts();
-        Outgoing {
-            method: parts.method,
-            headers: parts.headers,
-            body: Some(body),
+/// `n` in decimal digits (without `fmt`'s machinery, ~0.3k instructions a request).
+fn decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
         }
     }
-
-    /// The HTTP/1.1 head: the method, the origin's fixed part, the request's own fields (those
-    /// the exchange frames itself left out) and the body's length.
-    fn head(&self, after_method: &[u8], body: &[u8]) -> Vec<u8> {
-        let mut head = Vec::with_capacity(after_method.len() + 64 + 48 * self.headers.len());
-        head.extend_from_slice(self.method.as_str().as_bytes());
-        head.extend_from_slice(after_method);
-        for (name, value) in &self.headers {
-            if [HOST, PROXY_AUTHORIZATION, CONTENT_LENGTH, TRANSFER_ENCODING, CONNECTION].contains(name) {
-                continue;
-            }
-            head.extend_from_slice(name.as_str().as_bytes());
-            head.extend_from_slice(b": ");
-            head.extend_from_slice(value.as_bytes());
-            head.extend_from_slice(b"\r\n");
-        }
-        if self.body.is_some() || self.method == Method::POST {
-            let _ = write!(head, "content-length: {}\r\n", body.len());
-        }
-        head.extend_from_slice(b"\r\n");
-        head
-    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.
@@ -224,19 +215,15 @@ impl DirectOrigin {
     /// legacy wire's GET streams and DELETE, which must share the POSTs' idle connections as
     /// through one pool: a GET stream opened after `initialize` takes the connection that just
     /// went idle, and reaches the server before the next POST does).
-    pub fn serves(&self, request: &reqwest::Request) -> bool {
+    pub fn serves(&self, request: &Request<'_>) -> bool {
         request.url() == &self.url
     }
 
     /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one. A
     /// failure is its cause, worded like reqwest's (the transport's connect hints read it).
-    pub async fn send(self: &Arc<Self>, request: reqwest::Request) -> Result<Reply, String> {
-        let mut request = request;
-        let mut outgoing = Some(Outgoing {
-            method: std::mem::replace(request.method_mut(), Method::GET),
-            headers: std::mem::take(request.headers_mut()),
-            body: request.body_mut().take(),
-        });
+    pub async fn send(self: &Arc<Self>, request: Request<'_>) -> Result<Reply, String> {
+        let url = request.url();
+        let mut outgoing = Some(request);
         // A pooled connection the server closed meanwhile takes nothing of the request: it
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
@@ -247,7 +234,7 @@ impl DirectOrigin {
                 match self.send_h2(sender, sending.into_h2(self.absolute.clone())).await {
                     Ok(response) => return Ok(response),
                     Err(H2Failure::Unsent(unsent)) if !fresh => {
-                        outgoing = Some(Outgoing::from_h2(*unsent));
+                        outgoing = Some(Request::from_h2(*unsent, url));
                         continue;
                     }
                     Err(H2Failure::Unsent(_)) => return Err("connection closed before the request was sent".into()),
@@ -266,7 +253,10 @@ impl DirectOrigin {
                         continue;
                     }
                     fresh = true;
-                    match self.connect().await? {
+                    // Boxed: the connect's state (dialling, the TLS and HTTP/2 handshakes) is
+                    // kilobytes, and inline it would make every request's future as large,
+                    // copied whole on each move (once per connection, a box costs nothing).
+                    match Box::pin(self.connect()).await? {
                         Fresh::H1(conn) => conn,
                         Fresh::H2(sender) => {
                             *self.h2.lock().unwrap() = Some(sender);
@@ -276,13 +266,8 @@ impl DirectOrigin {
                 }
             };
             let sending = outgoing.as_ref().expect("the request is sent once");
-            let body = match &sending.body {
-                None => &[][..],
-                Some(body) => body
-                    .as_bytes()
-                    .ok_or_else(|| "a streamed request body cannot go on a direct connection".to_string())?,
-            };
-            let head = head.get_or_insert_with(|| sending.head(&self.after_method, body));
+            let body = sending.body().map_or(&[][..], |b| &b[..]);
+            let head = head.get_or_insert_with(|| self::head(sending, &self.after_method));
             match conn.write(head, body).await {
                 Ok(()) => {}
                 Err(failed) if failed.sent_nothing && !fresh => continue,

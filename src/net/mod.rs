@@ -13,6 +13,7 @@ pub(crate) mod proxy;
 pub(crate) mod ranges;
 pub mod redact;
 pub(crate) mod reply;
+pub(crate) mod request;
 pub(crate) mod resolve;
 pub(crate) mod stream;
 pub(crate) mod tls;

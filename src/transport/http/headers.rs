@@ -32,7 +32,7 @@ pub fn encode_value(value: &str) -> String {
 }
 
 /// Whether `value` goes in the Base64 sentinel form (else it is sent as it is).
-pub(super) fn needs_sentinel(value: &str) -> bool {
+fn needs_sentinel(value: &str) -> bool {
     let bytes = value.as_bytes();
     let unsafe_byte = bytes.iter().any(|&b| !(0x20..0x7f).contains(&b));
     let edge_space = matches!(bytes.first(), Some(b' ' | b'\t')) || matches!(bytes.last(), Some(b' ' | b'\t'));

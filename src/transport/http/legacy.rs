@@ -7,9 +7,10 @@
 use super::reply::Post;
 use super::{header_value, Inner, Outcome, Wire, DELETE_LIMIT, ERROR_BODY_MAX, SESSION_HEADER, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::request::Fields;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use hyper::body::Bytes;
-use reqwest::header::HeaderMap;
+use reqwest::header::HeaderName;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 use std::sync::Arc;
@@ -22,7 +23,7 @@ const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The first version that has the `MCP-Protocol-Version` header.
 const VERSION_HEADER_SINCE: &str = "2025-06-18";
-const LAST_EVENT_ID: &str = "last-event-id";
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 /// A GET stream open this long counts as working even if it carried nothing.
 const QUIET_STREAM_OK: Duration = Duration::from_secs(10);
 
@@ -60,7 +61,7 @@ impl Session {
 
 /// The headers of a request in the current session.
 struct Snapshot {
-    headers: HeaderMap,
+    headers: Fields,
     session_id: Option<String>,
     generation: u64,
 }
@@ -76,7 +77,7 @@ fn backoff(retry: Option<Duration>, failures: u32) -> Duration {
 impl Inner {
     fn snapshot(&self) -> Snapshot {
         let st = self.state.lock().unwrap();
-        let mut headers = HeaderMap::new();
+        let mut headers = Fields::default();
         let Wire::Streamable(session) = &st.wire else {
             return Snapshot {
                 headers,
@@ -85,12 +86,12 @@ impl Inner {
             };
         };
         if let Some(v) = session.session_id.as_deref().and_then(header_value) {
-            headers.insert(SESSION_HEADER, v);
+            headers.insert(HeaderName::from_static(SESSION_HEADER), v);
         }
         if let Some(version) = &session.version {
             if version.as_str() >= VERSION_HEADER_SINCE {
                 if let Some(v) = header_value(version) {
-                    headers.insert(VERSION_HEADER, v);
+                    headers.insert(HeaderName::from_static(VERSION_HEADER), v);
                 }
             }
         }
@@ -398,7 +399,7 @@ impl Inner {
         let id = RequestId::Str(format!("mcp-client-reinitialize-{}", seen + 1));
         let mut message = init;
         message["id"] = id.to_value();
-        let request = self.post(&self.url, &message, HeaderMap::new())?;
+        let request = self.post(&self.url, &message, Fields::default())?;
         let response = self.send_http(request, &Post(methods::INITIALIZE)).await?;
         let exchange = self.outcome(response, Some(&id)).await?;
         let answer = match exchange.outcome {
@@ -436,10 +437,13 @@ impl Inner {
         if snap.session_id.is_none() {
             return;
         }
-        let request = self.request(Method::DELETE, &self.url, snap.headers);
+        let request = self.request(Method::DELETE, &self.url, snap.headers, None);
         let _ = tokio::time::timeout(DELETE_LIMIT, async {
             let request = self.attach_token(request).await;
-            if let Ok(response) = self.client.execute(request).await {
+            let Ok(client) = self.client.get() else {
+                return;
+            };
+            if let Ok(response) = client.execute(request.into_reqwest()).await {
                 let mut response = crate::net::reply::Reply::from_reqwest(response);
                 let _ = Inner::read_bounded(&mut response, ERROR_BODY_MAX).await;
             }

@@ -7,8 +7,10 @@
 //! cache is fed by the `tools/list` answers passing through; the legacy session id and version
 //! come from the `initialize` answer.
 //!
-//! One `reqwest::Client` per transport (keep-alive, `TCP_NODELAY`); every body is read to its end
-//! (or the connection is dropped), and every message is bounded by `max_message_bytes`.
+//! The endpoint's requests take the direct connections (`net::direct`) where they can; one
+//! `reqwest::Client` per transport, made on first need, serves the rest ([`ServerClient`]).
+//! Every body is read to its end (or the connection is dropped), and every message is bounded by
+//! `max_message_bytes`.
 
 mod authorize;
 mod config;
@@ -28,19 +30,20 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::net::direct::DirectOrigin;
 use crate::net::proxy;
 use crate::net::redact::chain;
+use crate::net::request::{Fields, Request};
 use crate::net::resolve::{pinned, Resolver};
 use crate::net::tls;
 use crate::protocol::{jsonrpc, methods, RequestId};
 use headers::ToolCache;
 use hyper::body::Bytes;
 use reply::{Outcome, ERROR_BODY_MAX};
-use reqwest::header::{HeaderMap, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 use stream::EventStream;
 use tokio::task::AbortHandle;
@@ -82,12 +85,12 @@ struct State {
 }
 
 pub(crate) struct Inner {
-    cfg: HttpConfig,
+    cfg: Arc<HttpConfig>,
     url: Url,
-    client: reqwest::Client,
+    client: Arc<ServerClient>,
     /// Requests to the endpoint without reqwest, where it would add nothing (`net::direct`).
     direct: Option<Arc<DirectOrigin>>,
-    base_headers: HeaderMap,
+    base_headers: Fields,
     inbound: InboundSender,
     state: Mutex<State>,
     tasks: Mutex<Tasks>,
@@ -115,13 +118,25 @@ impl HttpTransport {
     /// authorizes its requests (the client's).
     pub(crate) fn start(cfg: &HttpConfig, inbound: InboundSender, auth: Option<Arc<dyn Authorizer>>) -> Result<Self> {
         let url = cfg.parsed_url()?;
-        let base_headers = cfg.header_map()?;
-        let client = build_client(cfg)?;
+        let base_headers = Fields::from_map(cfg.header_map()?);
+        let cfg = Arc::new(cfg.clone());
+        let route = proxy::route(cfg.proxy.as_deref(), &url);
+        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout, route);
+        let client = Arc::new(ServerClient {
+            cfg: cfg.clone(),
+            made: OnceLock::new(),
+        });
+        match direct {
+            // Every request goes on the direct connections: what would refuse the client later
+            // refuses the configuration now.
+            Some(_) => drop(configured_proxy(&cfg)?),
+            None => drop(client.get()?),
+        }
         let auth = match auth {
             Some(authorizer) => {
                 let log = inbound.clone();
                 authorizer.bind(Link {
-                    cfg,
+                    cfg: &cfg,
                     url: &url,
                     client: &client,
                     log: Arc::new(move |line| {
@@ -131,11 +146,9 @@ impl HttpTransport {
             }
             None => None,
         };
-        let route = proxy::route(cfg.proxy.as_deref(), &url);
-        let direct = DirectOrigin::for_endpoint(&url, pinned(&cfg.resolve), cfg.connect_timeout, route);
         Ok(HttpTransport {
             inner: Arc::new(Inner {
-                cfg: cfg.clone(),
+                cfg,
                 url,
                 client,
                 direct,
@@ -158,16 +171,44 @@ impl HttpTransport {
     }
 }
 
-/// The MCP server's client (`net::tls`); proxies from the environment, or the configuration's.
+/// The MCP server's reqwest client (`net::tls`; proxies from the environment, or the
+/// configuration's), made when something first needs it: the requests to the endpoint take the
+/// direct connections (`net::direct`), so most transports never do (making it cost ~22k
+/// instructions at connect, its proxy matcher included). Its users: the endpoint's requests
+/// where the direct connections do not go (an `https://` proxy), the 2024 fallback's POST
+/// endpoint, the legacy session's closing DELETE, and the OAuth flows' requests to the MCP
+/// server's own origin.
+pub struct ServerClient {
+    cfg: Arc<HttpConfig>,
+    made: OnceLock<reqwest::Client>,
+}
+
+impl ServerClient {
+    pub fn get(&self) -> Result<&reqwest::Client> {
+        if let Some(client) = self.made.get() {
+            return Ok(client);
+        }
+        let client = build_client(&self.cfg)?;
+        Ok(self.made.get_or_init(|| client))
+    }
+}
+
+/// The configuration's proxy for reqwest (`None`: none set; `Some("")` turns the environment's off).
+fn configured_proxy(cfg: &HttpConfig) -> Result<Option<reqwest::Proxy>> {
+    match cfg.proxy.as_deref() {
+        None | Some("") => Ok(None),
+        Some(url) => reqwest::Proxy::all(url)
+            .map(Some)
+            .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("proxy: {}", chain(&e)))),
+    }
+}
+
 fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
     let mut builder = tls::client_builder(cfg.url.starts_with("https:"), cfg.connect_timeout)?;
-    builder = match cfg.proxy.as_deref() {
-        None => builder,
-        Some("") => builder.no_proxy(),
-        Some(url) => builder.proxy(
-            reqwest::Proxy::all(url)
-                .map_err(|e| Error::new(ErrorKind::InvalidArgument, format!("proxy: {}", chain(&e))))?,
-        ),
+    builder = match (cfg.proxy.as_deref(), configured_proxy(cfg)?) {
+        (Some(""), _) => builder.no_proxy(),
+        (_, Some(proxy)) => builder.proxy(proxy),
+        (_, None) => builder,
     };
     if !cfg.resolve.is_empty() {
         builder = builder.dns_resolver(Resolver::new(pinned(&cfg.resolve), None));
@@ -252,26 +293,12 @@ impl Inner {
         }
     }
 
-    /// A request to `url` with the configured headers, then `extra` on top. Built as a
-    /// `reqwest::Request` directly: the builder would merge the headers once more.
-    fn request(&self, method: Method, url: &Url, extra: HeaderMap) -> reqwest::Request {
-        let headers = if self.base_headers.is_empty() {
-            extra
-        } else {
-            let mut headers = self.base_headers.clone();
-            for (name, value) in extra {
-                if let Some(name) = name {
-                    headers.insert(name, value);
-                }
-            }
-            headers
-        };
-        let mut request = reqwest::Request::new(method, url.clone());
-        *request.headers_mut() = headers;
-        request
+    /// A request to `url` with the configured headers, then `extra` on top.
+    fn request<'a>(&self, method: Method, url: &'a Url, extra: Fields, body: Option<Bytes>) -> Request<'a> {
+        Request::new(method, url, self.base_headers.overlaid(extra), body)
     }
 
-    fn post(&self, url: &Url, body: &Value, extra: HeaderMap) -> Result<reqwest::Request> {
+    fn post<'a>(&self, url: &'a Url, body: &Value, extra: Fields) -> Result<Request<'a>> {
         // Room for a typical request at once (`to_vec` starts at 128 bytes and grows twice).
         let mut bytes = Vec::with_capacity(512);
         serde_json::to_writer(&mut bytes, body).map_err(Error::unserialisable)?;
@@ -279,17 +306,15 @@ impl Inner {
     }
 
     /// A POST of `body` (JSON text; shared, so a resend copies nothing).
-    fn post_body(&self, url: &Url, body: Bytes, mut extra: HeaderMap) -> reqwest::Request {
+    fn post_body<'a>(&self, url: &'a Url, body: Bytes, mut extra: Fields) -> Request<'a> {
         extra.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         extra.insert(ACCEPT, HeaderValue::from_static(ACCEPT_BOTH));
-        let mut request = self.request(Method::POST, url, extra);
-        *request.body_mut() = Some(body.into());
-        request
+        self.request(Method::POST, url, extra, Some(body))
     }
 
-    fn get_stream_request(&self, url: &Url, mut extra: HeaderMap) -> reqwest::Request {
+    fn get_stream_request<'a>(&self, url: &'a Url, mut extra: Fields) -> Request<'a> {
         extra.insert(ACCEPT, HeaderValue::from_static(EVENT_STREAM));
-        self.request(Method::GET, url, extra)
+        self.request(Method::GET, url, extra, None)
     }
 
     /// Sends `message`: a request is started in its own task at once (the returned future is

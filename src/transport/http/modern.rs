@@ -7,10 +7,11 @@ use super::headers::{self, ToolHeaders};
 use super::reply::Post;
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::request::Fields;
 use crate::protocol::{codes, jsonrpc, meta, methods, RequestId};
 use crate::transport::RequestLine;
 use hyper::body::Bytes;
-use reqwest::header::{HeaderMap, HeaderName};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -21,6 +22,17 @@ use std::sync::Arc;
 const VERSION: HeaderName = HeaderName::from_static(VERSION_HEADER);
 const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+
+/// Methods whose `Mcp-Method` value is their name as it is (plain ASCII, no sentinel form):
+/// their header value is made without an allocation.
+const COMMON_METHODS: [&str; 6] = [
+    methods::TOOLS_CALL,
+    methods::TOOLS_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_LIST,
+    methods::PROMPTS_GET,
+    methods::PING,
+];
 
 /// Pages of `tools/list` read when reloading the tool cache after a -32020.
 const MAX_REFRESH_PAGES: usize = 20;
@@ -131,8 +143,8 @@ impl Inner {
     /// The headers of a modern POST, derived from the request and the tool cache. Names are
     /// constants (a `&str` name is parsed again on every insert) and the version's header value
     /// is kept with the version it was made from.
-    pub(super) fn modern_headers(&self, source: &HeaderSource<'_>) -> HeaderMap {
-        let mut map = HeaderMap::with_capacity(8);
+    pub(super) fn modern_headers(&self, source: &HeaderSource<'_>) -> Fields {
+        let mut map = Fields::with_capacity(8);
         let method = source.method().unwrap_or_default();
         let mut st = self.state.lock().unwrap();
         if let Some(v) = source.version() {
@@ -140,19 +152,19 @@ impl Inner {
                 st.modern_version = Some((v.to_string(), header_value(&v)));
             }
         }
+        // Three distinct names into an empty map: appended, nothing to replace.
         if let Some((_, Some(v))) = &st.modern_version {
-            map.insert(VERSION, v.clone());
+            map.append(VERSION, v.clone());
         }
-        let method_value = if headers::needs_sentinel(&method) {
-            header_value(&headers::encode_value(&method))
-        } else {
-            header_value(&method)
+        let method_value = match COMMON_METHODS.iter().find(|m| **m == method) {
+            Some(known) => Some(HeaderValue::from_static(known)),
+            None => header_value(&headers::encode_value(&method)),
         };
         if let Some(v) = method_value {
-            map.insert(MCP_METHOD, v);
+            map.append(MCP_METHOD, v);
         }
         if let Some(v) = headers::name_for(&method, |key| source.member(key)).and_then(|n| header_value(&n)) {
-            map.insert(MCP_NAME, v);
+            map.append(MCP_NAME, v);
         }
         if method == methods::TOOLS_CALL {
             if let Some(ToolHeaders::Valid(declared)) = source.member("name").and_then(|t| st.tools.get(&t)) {
@@ -173,7 +185,7 @@ impl Inner {
         id: &RequestId,
         method: &str,
         body: &Bytes,
-        headers: Option<HeaderMap>,
+        headers: Option<Fields>,
     ) -> Result<Outcome> {
         let headers = match headers {
             Some(headers) => headers,
@@ -190,7 +202,7 @@ impl Inner {
         id: RequestId,
         method: String,
         body: Bytes,
-        mut headers: Option<HeaderMap>,
+        mut headers: Option<Fields>,
     ) {
         let mut reloaded = false;
         loop {
@@ -220,7 +232,8 @@ impl Inner {
                         self.log(format!(
                             "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
                         ));
-                        match self.refresh_tools(&message, &tool).await {
+                        // Boxed: a rare path, which inline would make every request's future larger.
+                        match Box::pin(self.refresh_tools(&message, &tool)).await {
                             Ok(()) => continue,
                             Err(e) => {
                                 self.log(format!("reloading tools/list failed: {}", e.message()));
@@ -329,6 +342,13 @@ impl Inner {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn common_methods_are_sent_as_they_are() {
+        for method in COMMON_METHODS {
+            assert_eq!(headers::encode_value(method), method);
+        }
+    }
 
     #[test]
     fn a_body_is_read_for_its_headers_whatever_its_members_hold() {

@@ -7,6 +7,7 @@ use super::{excerpt, Inner, EVENT_STREAM, SESSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::net::reply::Reply;
+use crate::net::request::Request;
 use crate::protocol::jsonrpc;
 use crate::protocol::RequestId;
 use crate::transport::framing::probe_answer;
@@ -149,12 +150,13 @@ impl fmt::Display for Post<'_> {
 }
 
 impl Inner {
-    pub(super) async fn execute(&self, request: reqwest::Request, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
+    pub(super) async fn execute(&self, request: Request<'_>, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         let sent = match &self.direct {
             Some(direct) if direct.serves(&request) => direct.send(request).await,
             _ => self
                 .client
-                .execute(request)
+                .get()?
+                .execute(request.into_reqwest())
                 .await
                 .map(Reply::from_reqwest)
                 .map_err(redact::http_error),

@@ -4,10 +4,11 @@
 
 use super::{EventStream, Inner, Outcome, Wire};
 use crate::error::{Error, ErrorKind, Result};
+use crate::net::request::Fields;
 use crate::protocol::RequestId;
 use crate::transport::sse::SseItem;
 use crate::transport::Inbound;
-use reqwest::header::{HeaderMap, CONTENT_TYPE};
+use reqwest::header::CONTENT_TYPE;
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
 use std::sync::Arc;
@@ -52,7 +53,7 @@ impl Inner {
     /// Opens the GET stream, waits for its `endpoint` event, and starts reading it.
     async fn open_2024(self: &Arc<Self>) -> Result<Url> {
         let response = self
-            .send_http(self.get_stream_request(&self.url, HeaderMap::new()), &"GET (HTTP+SSE)")
+            .send_http(self.get_stream_request(&self.url, Fields::default()), &"GET (HTTP+SSE)")
             .await?;
         let status = response.status();
         let is_stream = response
@@ -128,7 +129,7 @@ impl Inner {
     /// POSTs one message to the announced endpoint; replies come on the stream.
     pub(super) async fn sse2024_post(self: &Arc<Self>, endpoint: &Url, message: &Value) -> Result<()> {
         let what = message.get("method").and_then(Value::as_str).unwrap_or("response");
-        let request = self.post(endpoint, message, HeaderMap::new())?;
+        let request = self.post(endpoint, message, Fields::default())?;
         let response = self.send_http(request, &format!("POST {what} (HTTP+SSE)")).await?;
         match self.outcome(response, None).await?.outcome {
             Outcome::Status { status, excerpt } => Err(self.status_error(what, status, &excerpt)),

@@ -9,11 +9,12 @@ pub mod challenge;
 pub use challenge::Challenge;
 
 use super::reply::ERROR_BODY_MAX;
-use super::{HttpConfig, Inner};
+use super::{HttpConfig, Inner, ServerClient};
 use crate::base::BoxFuture;
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::redact;
 use crate::net::reply::Reply;
+use crate::net::request::Request;
 use crate::protocol::RequestId;
 use crate::transport::{Inbound, InboundSender};
 use reqwest::header::WWW_AUTHENTICATE;
@@ -28,7 +29,7 @@ pub struct Link<'a> {
     /// The MCP server's URL.
     pub url: &'a Url,
     /// The transport's own client, for requests to the MCP server's origin.
-    pub client: &'a reqwest::Client,
+    pub client: &'a Arc<ServerClient>,
     /// Where diagnostics go (the client's log listener).
     pub log: Arc<dyn Fn(String) + Send + Sync>,
 }
@@ -44,7 +45,7 @@ pub trait Authorizer: Send + Sync + 'static {
 pub trait Authorization: Send + Sync + 'static {
     /// Adds the credentials to `request` (only for the MCP server's origin); returns which
     /// token was used, what a refusal of this request reports back.
-    fn attach<'a>(&'a self, request: &'a mut reqwest::Request) -> BoxFuture<'a, Option<u64>>;
+    fn attach<'a>(&'a self, request: &'a mut Request<'_>) -> BoxFuture<'a, Option<u64>>;
     /// A 401 answered a request that carried token `used`: obtain credentials. `Ok`: send again.
     fn unauthorized<'a>(&'a self, challenge: &'a Challenge, used: Option<u64>) -> BoxFuture<'a, Result<()>>;
     /// A 403 `insufficient_scope`: authorize with more scope. `Ok(false)`: nothing new to ask for.
@@ -85,7 +86,7 @@ fn www_authenticate(response: &Reply) -> Option<String> {
 }
 
 impl Inner {
-    pub(super) async fn send_http(&self, request: reqwest::Request, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
+    pub(super) async fn send_http(&self, request: Request<'_>, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         self.send_for(request, what, None).await
     }
 
@@ -126,7 +127,7 @@ impl Inner {
     /// scope (`max_step_up` times at most). The session's timeout for `id` is held meanwhile.
     pub(super) async fn send_for(
         &self,
-        request: reqwest::Request,
+        request: Request<'_>,
         what: &(dyn fmt::Display + Sync),
         id: Option<&RequestId>,
     ) -> Result<Reply> {
@@ -145,19 +146,29 @@ impl Inner {
                 Ok(response)
             };
         };
+        // Boxed: inline, the authorization's loop would make every request's future larger.
+        Box::pin(self.send_authorized(auth, request, what, id)).await
+    }
+
+    /// [`Inner::send_for`] with an authorization.
+    async fn send_authorized(
+        &self,
+        auth: &dyn Authorization,
+        request: Request<'_>,
+        what: &(dyn fmt::Display + Sync),
+        id: Option<&RequestId>,
+    ) -> Result<Reply> {
         let (mut authorizations, mut step_ups) = (0u32, 0u32);
         let mut resent = false;
         loop {
-            let mut attempt = request
-                .try_clone()
-                .ok_or_else(|| Error::new(ErrorKind::Internal, format!("{what}: the request cannot be repeated")))?;
-            let url = attempt.url().clone();
+            let mut attempt = request.clone();
+            let url = attempt.url();
             let used = auth.attach(&mut attempt).await;
             let response = self.execute(attempt, what).await?;
             let status = response.status();
             let challenge = Challenge::parse(challenge_values(&response));
             // DPoP: a 401 asking for the server's nonce is sent again once, at once.
-            if auth.resend_now(&url, status.as_u16(), &response.header_map(), &challenge) && !resent {
+            if auth.resend_now(url, status.as_u16(), &response.header_map(), &challenge) && !resent {
                 resent = true;
                 self.inbound
                     .note(id, "mcp.auth.dpop_nonce_retry", Some(status.as_u16()));
@@ -219,7 +230,7 @@ impl Inner {
     }
 
     /// The token for a request sent without the 401 handling (the closing DELETE).
-    pub(super) async fn attach_token(&self, mut request: reqwest::Request) -> reqwest::Request {
+    pub(super) async fn attach_token<'a>(&self, mut request: Request<'a>) -> Request<'a> {
         if let Some(auth) = &self.auth {
             auth.attach(&mut request).await;
         }
