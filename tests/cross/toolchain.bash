@@ -29,7 +29,7 @@ shift
 
 packages=(rustc-web cargo-web rust-web-src)
 case "$target" in
-  x86_64-*windows-gnu*) packages+=(gcc-mingw-w64-x86-64-posix wine wine64) ;;
+  x86_64-*windows-gnu*) packages+=(gcc-mingw-w64-x86-64-posix g++-mingw-w64-x86-64-posix wine wine64) ;;
   *-apple-*) packages+=(clang-14) ;;
   *) echo "toolchain.bash: no recipe for target $target" >&2; exit 2 ;;
 esac
