@@ -639,13 +639,45 @@ static const char *skip_reason(const char *name)
             return not_under_wine[i][1];
     return NULL;
 }
+
+/* Wine on a loaded machine now and then fails CreateProcess with ERROR_INTERNAL_ERROR (1359)
+ * before the server starts (seen once in 177 cases, under a clean-clone run beside other
+ * builds): a case whose failure is only that runs once more, and says so. Any other failure, or
+ * that one twice, stays a failure. */
+static bool worth_retrying(const char *reason)
+{
+    return strstr(reason, "(os error 1359)") != NULL;
+}
 #else
 static const char *skip_reason(const char *name)
 {
     (void)name;
     return NULL;
 }
+
+static bool worth_retrying(const char *reason)
+{
+    (void)reason;
+    return false;
+}
 #endif
+
+/* Runs one case under the watchdog; true when it passed. */
+static bool run_case(const struct test_case *test, double *took)
+{
+    pthread_mutex_lock(&fail_lock);
+    current_failed = 0;
+    current_reason[0] = '\0';
+    current_name = test->name;
+    pthread_mutex_unlock(&fail_lock);
+    double start = now_ms();
+    watchdog_arm((unsigned)tscale(WATCHDOG_SECONDS));
+    test->fn();
+    watchdog_arm(0);
+    *took = now_ms() - start;
+    settle_temps(t_failed());
+    return !t_failed();
+}
 
 static void run_suite(const struct test_case *tests, size_t count, int argc, char **argv)
 {
@@ -657,18 +689,13 @@ static void run_suite(const struct test_case *tests, size_t count, int argc, cha
             printf("ok - %s # SKIP %s\n", tests[i].name, skip);
             continue;
         }
-        pthread_mutex_lock(&fail_lock);
-        current_failed = 0;
-        current_reason[0] = '\0';
-        current_name = tests[i].name;
-        pthread_mutex_unlock(&fail_lock);
-        double start = now_ms();
-        watchdog_arm((unsigned)tscale(WATCHDOG_SECONDS));
-        tests[i].fn();
-        watchdog_arm(0);
-        double took = now_ms() - start;
-        settle_temps(t_failed());
-        if (t_failed()) {
+        double took = 0;
+        bool passed = run_case(&tests[i], &took);
+        if (!passed && worth_retrying(current_reason)) {
+            printf("# %s: retried once after: %s\n", tests[i].name, current_reason);
+            passed = run_case(&tests[i], &took);
+        }
+        if (!passed) {
             failed_total++;
             printf("not ok - %s: %s\n", tests[i].name, current_reason);
         } else {
