@@ -25,6 +25,14 @@
 //! so a call that comes alone after an idle gap, quick or slow, wakes no other thread of the
 //! client; calls that come back to back, or one only the reactor can serve, ask the driver to
 //! stand down, and the caller takes over.
+//!
+//! The driver thread starts lazily, where it can off the caller's path: at the runtime's second
+//! park, during a connect a wait for the server (the first park is the TCP connect, which a
+//! near server completes at once), so its spawn (some 15 µs) overlaps that wait instead of
+//! adding to `mcp_client_new`. Otherwise whatever needs it starts it: a caller leaving
+//! `block_on` with callers left waiting or with tasks alive beside the engine's own
+//! (background work), a started call, a spawn. A client that never needed it has none to stop.
+//! The shared engines start theirs at once (`with_driver`).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -74,7 +82,10 @@ struct Shared {
     /// A lone caller polling beside the runtime (`beside_spell`), woken when a spell ends.
     spell_waiter: Mutex<Option<Waker>>,
     stop: AtomicBool,
+    /// The driver thread, once started (`start_driver`).
     driver: OnceLock<Thread>,
+    /// Its handle, for the join at shutdown; the lock orders a start against `stop`.
+    joiner: Mutex<Option<JoinHandle<()>>>,
     /// Started calls on their way to the runtime (see `spawn_call`).
     starts: mpsc::UnboundedSender<Starts>,
 }
@@ -128,13 +139,45 @@ pub(crate) fn hold_starts<R>(batch: impl FnOnce() -> R) -> R {
 }
 
 impl Shared {
-    fn wake_driver(&self) {
+    fn wake_driver(self: &Arc<Self>) {
+        self.need_driver();
         if let Some(driver) = self.driver.get() {
             driver.unpark();
         }
     }
 
-    fn send_starts(&self, calls: Starts) {
+    /// Something needs the driver thread: starts it unless it runs. One that cannot be spawned
+    /// now leaves the engine without it (callers still drive the runtime); the next need tries
+    /// again.
+    fn need_driver(self: &Arc<Self>) {
+        if self.driver.get().is_none() {
+            let _ = self.start_driver();
+        }
+    }
+
+    /// Starts the driver thread unless it runs or the engine stops.
+    #[cold]
+    fn start_driver(self: &Arc<Self>) -> std::io::Result<()> {
+        let mut joiner = self.joiner.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.driver.get().is_some() || self.stop.load(SeqCst) {
+            return Ok(());
+        }
+        let for_driver = self.clone();
+        let driver = std::thread::Builder::new()
+            .name("mcp-runtime".into())
+            .spawn(move || drive(&for_driver))?;
+        let _ = self.driver.set(driver.thread().clone());
+        *joiner = Some(driver);
+        Ok(())
+    }
+
+    /// Whether the runtime holds tasks besides the engine's own (`ENGINE_TASKS`): work that
+    /// goes on between calls, for the driver thread.
+    fn background_work(&self) -> bool {
+        self.handle.metrics().num_alive_tasks() > ENGINE_TASKS
+    }
+
+    fn send_starts(self: &Arc<Self>, calls: Starts) {
         if let Err(refused) = self.starts.send(calls) {
             // The starter task is gone (runtime shut down): spawning drops the calls as before.
             match refused.0 {
@@ -146,14 +189,30 @@ impl Shared {
     }
 }
 
+/// The engine's own tasks, alive for the runtime's life: the starter task and the tick.
+const ENGINE_TASKS: usize = 2;
+
 pub(crate) struct OwnEngine {
     shared: Arc<Shared>,
-    driver: Option<JoinHandle<()>>,
 }
 
 impl OwnEngine {
     pub fn start() -> std::io::Result<OwnEngine> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        // The hook sees the engine once it exists (a weak reference: the runtime it belongs to
+        // is the engine's). The park before a wait starts the driver thread (see the module).
+        let engine: Arc<OnceLock<Weak<Shared>>> = Arc::default();
+        let parks = AtomicUsize::new(0);
+        let for_hook = engine.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .on_thread_park(move || {
+                if parks.load(SeqCst) < 2 && parks.fetch_add(1, SeqCst) == 1 {
+                    if let Some(s) = for_hook.get().and_then(Weak::upgrade) {
+                        s.need_driver();
+                    }
+                }
+            })
+            .build()?;
         let (starts, mut started) = mpsc::unbounded_channel::<Starts>();
         // Both tasks are spawned from inside the runtime (no wake-up of it from outside).
         runtime.block_on(async {
@@ -194,17 +253,18 @@ impl OwnEngine {
             spell_waiter: Mutex::new(None),
             stop: AtomicBool::new(false),
             driver: OnceLock::new(),
+            joiner: Mutex::new(None),
             starts,
         });
-        let for_driver = shared.clone();
-        let driver = std::thread::Builder::new()
-            .name("mcp-runtime".into())
-            .spawn(move || drive(&for_driver))?;
-        let _ = shared.driver.set(driver.thread().clone());
-        Ok(OwnEngine {
-            shared,
-            driver: Some(driver),
-        })
+        let _ = engine.set(Arc::downgrade(&shared));
+        Ok(OwnEngine { shared })
+    }
+
+    /// Starts the driver thread now (the shared engines, started once for the process, keep
+    /// theirs from the start: their thread count does not grow with their clients).
+    pub fn with_driver(self) -> std::io::Result<OwnEngine> {
+        self.shared.start_driver()?;
+        Ok(self)
     }
 
     /// Runs `fut` to completion on the calling thread: driving the runtime when no other call
@@ -224,7 +284,7 @@ impl OwnEngine {
     }
 
     fn run(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) {
-        let s = &*self.shared;
+        let s = &self.shared;
         s.entries.fetch_add(1, SeqCst);
         let others = s.active.fetch_add(1, SeqCst);
         if others > 0 {
@@ -313,7 +373,9 @@ impl OwnEngine {
         F::Output: Send + 'static,
     {
         // Boxed: one copy of tokio's task code for all of them (`base::spawn`).
-        self.shared.runtime.spawn(crate::base::boxed(fut));
+        let s = &self.shared;
+        s.runtime.spawn(crate::base::boxed(fut));
+        s.need_driver();
     }
 
     /// Starts a started call's task (`ffi/call`): it counts as a call in progress until it ends,
@@ -356,10 +418,12 @@ impl OwnEngine {
     /// Stops the driver thread, then the runtime (waiting at most `timeout` for blocking work).
     /// Not from a thread inside `block_on`. Every engine ends here or in `leak`.
     pub fn shutdown(self, timeout: Duration) {
-        let OwnEngine { shared, driver } = self;
+        let OwnEngine { shared } = self;
         shared.stop.store(true, SeqCst);
         // A stored permit if the driver is not waiting yet: it then sees `stop` and returns.
         shared.release.notify_one();
+        // Under the lock: a start either happened (joined here) or sees `stop` (none starts).
+        let driver = shared.joiner.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some(driver) = driver {
             if driver.thread().id() == std::thread::current().id() {
                 return; // inside the runtime: it cannot be shut down from here
@@ -434,9 +498,10 @@ impl Drop for InFlight {
 }
 
 /// Leaving `block_on` (also by unwinding): a driving caller that leaves others waiting hands
-/// the runtime to the driver thread at once.
+/// the runtime to the driver thread at once; the last caller out starts the driver thread if
+/// background work needs it and no park did.
 struct Leave<'a> {
-    shared: &'a Shared,
+    shared: &'a Arc<Shared>,
     drove: bool,
 }
 
@@ -449,6 +514,8 @@ impl Drop for Leave<'_> {
         let left = s.active.fetch_sub(1, SeqCst) - 1;
         if self.drove && left > 0 {
             s.wake_driver();
+        } else if s.driver.get().is_none() && (left > 0 || s.background_work()) {
+            s.need_driver();
         }
     }
 }

@@ -1333,6 +1333,86 @@ static void test_listen_and_legacy_requests_started(void)
     free(next.text);
 }
 
+#ifdef __linux__
+/* Threads of this process named `name` (their /proc/self/task/N/comm). */
+static int threads_named(const char *name)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[300], comm[32] = {0};
+        snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue; /* exited meanwhile */
+        if (fgets(comm, sizeof comm, f) && strncmp(comm, name, strlen(name)) == 0 && comm[strlen(name)] == '\n')
+            n++;
+        fclose(f);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Whether the process has `n` threads named `name` within `timeout_ms` (a joined thread may
+ * still be listed for a moment). */
+static bool threads_named_reach(const char *name, int n, int timeout_ms)
+{
+    double end = now_ms() + tscale(timeout_ms);
+    while (threads_named(name) != n) {
+        if (now_ms() > end)
+            return false;
+        sleep_ms(1);
+    }
+    return true;
+}
+
+/* A client's runtime thread starts when something needs it, not with the client: no thread for
+ * a client made, closed and freed without a call; a started call as a fresh client's first act
+ * is answered (the thread drives for it); after a blocking connect it runs (the connection's
+ * background work), and free stops it. (A new thread names itself once it runs: counts of named
+ * threads are awaited.) */
+static void test_runtime_thread_on_demand(void)
+{
+    const char *name = "mcp-runtime";
+    int named = threads_named(name), all = thread_count();
+    CHECK(named >= 0 && all > 0);
+    mcp_client *c = fixture_client(NULL);
+    CHECK(c != NULL);
+    EXPECT_MSG(thread_count() == all, "%d threads after new, %d before", thread_count(), all);
+    mcp_client_close(c);
+    EXPECT_MSG(thread_count() == all, "%d threads after close, %d before", thread_count(), all);
+    mcp_client_free(c);
+
+    c = fixture_client(NULL);
+    CHECK(c != NULL);
+    struct tally t;
+    tally_init(&t);
+    EXPECT(start_echo(c, &t, NULL) == MCP_OK);
+    EXPECT(tally_wait(&t, 1, 5000));
+    EXPECT_MSG(t.ok == 1, "started call: %s", t.last);
+    EXPECT_MSG(threads_named_reach(name, named + 1, 2000), "%d runtime threads with a started call, %d before",
+               threads_named(name), named);
+    mcp_client_free(c);
+    tally_destroy(&t);
+    EXPECT(threads_named_reach(name, named, 2000));
+
+    c = connected_client(NULL);
+    CHECK(c != NULL);
+    EXPECT_MSG(threads_named_reach(name, named + 1, 2000), "%d runtime threads after connect, %d before",
+               threads_named(name), named);
+    char *out = tool_ok(c, "echo", "{\"text\":\"after\"}");
+    EXPECT_CONTAINS(out, "after");
+    mcp_string_free(out);
+    mcp_client_free(c);
+    EXPECT(threads_named_reach(name, named, 2000));
+}
+#endif
+
 const struct test_case async_tests[] = {
     {"async/started_call_basics", test_started_call_basics},
     {"async/every_started_operation", test_every_started_operation},
@@ -1356,5 +1436,8 @@ const struct test_case async_tests[] = {
     {"async/skill_calls_started", test_skill_calls_started},
     {"async/apps_calls", test_apps_calls},
     {"async/listen_and_legacy_requests_started", test_listen_and_legacy_requests_started},
+#ifdef __linux__
+    {"async/runtime_thread_on_demand", test_runtime_thread_on_demand},
+#endif
 };
 const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];
