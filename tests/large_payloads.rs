@@ -27,6 +27,15 @@ fn payload(seed: u8) -> String {
     s
 }
 
+/// `text`'s first `len` bytes at most, cut at a character boundary.
+fn prefix(mut text: String, mut len: usize) -> String {
+    while !text.is_char_boundary(len) {
+        len -= 1;
+    }
+    text.truncate(len);
+    text
+}
+
 async fn round_trips(client: &Client) {
     for seed in 0..2u8 {
         let sent = payload(seed);
@@ -116,4 +125,44 @@ async fn over_http2_json_and_sse() {
         assert_eq!(front.connections(), 1);
         client.close().await;
     }
+}
+
+/// One connection, requests of changing sizes (the HTTP transport writes each request into the
+/// buffer an earlier one left): 1 MiB, a small one, 100 KB, a 6 MiB one (past what is kept),
+/// small again; each answer is its own request's text, whole. Then eight calls in flight at
+/// once, each with a text of its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_and_small_requests_in_turn_and_at_once_over_http() {
+    let server = HttpFixture::start(&["--era", "modern"]);
+    let client = http_client(&server.1, ConnectMode::Modern);
+    client.connect().await.unwrap();
+    let texts = [
+        payload(1),
+        "small".to_string(),
+        prefix(payload(2), 100_000),
+        payload(3).repeat(6),
+        "s".to_string(),
+    ];
+    for sent in &texts {
+        let result = client
+            .call_tool("echo", Some(json!({"text": sent})), &none())
+            .await
+            .unwrap();
+        assert!(text(&result) == *sent, "a {}-byte text came back changed", sent.len());
+    }
+    let calls: Vec<_> = (0..8u8)
+        .map(|i| {
+            let sent = prefix(payload(i), (i as usize + 1) * 60_000);
+            let client = client.clone();
+            tokio::spawn(async move {
+                let result = client.call_tool("echo", Some(json!({"text": sent})), &none()).await;
+                (i, text(&result.expect("a call in flight with others")) == sent)
+            })
+        })
+        .collect();
+    for call in calls {
+        let (i, same) = call.await.unwrap();
+        assert!(same, "call {i}'s text came back changed");
+    }
+    client.close().await;
 }

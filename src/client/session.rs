@@ -454,7 +454,7 @@ impl Session {
                     progress_token: token_key.as_deref(),
                     ..meta
                 };
-                match jsonrpc::request_line(&id, method, params, arguments, meta) {
+                match jsonrpc::request_line(self.transport.line_buffer(), &id, method, params, arguments, meta) {
                     Ok(line) => {
                         let request = RequestLine {
                             id: &id,

@@ -167,8 +167,10 @@ pub struct MetaParts<'a> {
 /// member (callers with one build the map instead). `arguments`, validated JSON object text
 /// (see [`raw_object`]), goes in as an `arguments` member after `params`' own, as it is apart
 /// from line breaks (insignificant whitespace there, as JSON strings cannot hold them raw),
-/// which become spaces so the message stays one line.
+/// which become spaces so the message stays one line. Written into `out`, emptied first: a
+/// buffer an earlier request used keeps its allocation (see `Transport::line_buffer`).
 pub fn request_line(
+    mut out: Vec<u8>,
     id: &RequestId,
     method: &str,
     params: &Map<String, Value>,
@@ -178,7 +180,8 @@ pub fn request_line(
     debug_assert!(!params.contains_key("_meta"));
     debug_assert!(arguments.is_none() || !params.contains_key(ARGUMENTS));
     let raw_len = arguments.map_or(0, |a| a.get().len());
-    let mut out = Vec::with_capacity(192 + meta.head.len() + raw_len);
+    out.clear();
+    out.reserve(192 + meta.head.len() + raw_len);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     match id {
         RequestId::Num(n) => serde_json::to_writer(&mut out, n)?,
@@ -387,6 +390,8 @@ mod tests {
             ),
         ];
         let ids = [RequestId::Num(42), RequestId::Num(-3), RequestId::Str("s\"1".into())];
+        // A buffer an earlier line used: none of its bytes remain.
+        let stale = br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"stale":true}}"#.to_vec();
         for (id, (params, parts, meta)) in ids.iter().flat_map(|id| cases.iter().map(move |c| (id, c))) {
             let mut full = params.clone();
             if let Some(m) = meta {
@@ -395,7 +400,8 @@ mod tests {
             let mut want = serde_json::to_vec(&request(id, "tools/call", Some(Value::Object(full)))).unwrap();
             want.push(b'\n');
             assert_eq!(
-                String::from_utf8(request_line(id, "tools/call", params, None, *parts).unwrap()).unwrap(),
+                String::from_utf8(request_line(stale.clone(), id, "tools/call", params, None, *parts).unwrap())
+                    .unwrap(),
                 String::from_utf8(want).unwrap()
             );
         }
@@ -423,12 +429,13 @@ mod tests {
         for text in shapes {
             let raw = raw_object(text).unwrap().expect("an object");
             for (params, parts) in [(Map::new(), MetaParts::default()), (base.clone(), meta)] {
-                let line = request_line(&RequestId::Num(7), "tools/call", &params, Some(raw), parts).unwrap();
+                let line =
+                    request_line(Vec::new(), &RequestId::Num(7), "tools/call", &params, Some(raw), parts).unwrap();
                 assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
                 assert_eq!(line.last(), Some(&b'\n'));
                 let mut full = params.clone();
                 full.insert(ARGUMENTS.into(), serde_json::from_str(text).unwrap());
-                let want = request_line(&RequestId::Num(7), "tools/call", &full, None, parts).unwrap();
+                let want = request_line(Vec::new(), &RequestId::Num(7), "tools/call", &full, None, parts).unwrap();
                 let got: Value = serde_json::from_slice(&line).unwrap();
                 assert_eq!(got, serde_json::from_slice::<Value>(&want).unwrap(), "{text}");
                 if !text.contains(['\n', ' ']) {

@@ -333,6 +333,12 @@ pub trait Transport: Send + Sync + 'static {
             Err(e) => Box::pin(async move { Err(Error::unserialisable(e)) }),
         }
     }
+    /// The buffer the session writes its next request line into: one an earlier request's line
+    /// left with the transport (HTTP keeps its POST body's, see `transport/http/spare`), or a
+    /// new one.
+    fn line_buffer(&self) -> Vec<u8> {
+        Vec::new()
+    }
     /// Whether [`send_line`](Transport::send_line) sends the line as it is (stdio; HTTP's
     /// modern wire, as the POST body): the session then serialises requests from borrowed parts
     /// instead of building a `Value`.

@@ -19,6 +19,7 @@ mod inline;
 mod legacy;
 mod modern;
 mod reply;
+mod spare;
 mod sse_legacy;
 mod stream;
 
@@ -96,6 +97,8 @@ pub(crate) struct Inner {
     tasks: Mutex<Tasks>,
     /// A request's exchange run by its waiting caller (`inline`).
     inline: inline::InlineSlot,
+    /// The buffer of an earlier request's body, for the next request's line (`spare`).
+    spare: spare::SpareBody,
     /// Serialises legacy re-initialisation after a 404.
     reinit: tokio::sync::Mutex<()>,
     closed: AtomicBool,
@@ -161,6 +164,7 @@ impl HttpTransport {
                 }),
                 tasks: Mutex::default(),
                 inline: inline::InlineSlot::default(),
+                spare: spare::SpareBody::default(),
                 reinit: tokio::sync::Mutex::new(()),
                 closed: AtomicBool::new(false),
                 http_version: std::sync::atomic::AtomicU8::new(0),
@@ -354,11 +358,18 @@ impl Inner {
                 body.pop();
             }
             let (id, method) = (request.id.clone(), request.method.to_string());
-            let inner = self.clone();
-            let exchange: BoxFuture<'static, ()> = match headers {
-                Some(headers) => Box::pin(inner.modern_request(id.clone(), method, body.into(), Some(headers))),
-                None => Box::pin(inner.legacy_request(id.clone(), method, body.into(), None)),
-            };
+            let (inner, task_id) = (self.clone(), id.clone());
+            let body = Bytes::from(body);
+            let exchange: BoxFuture<'static, ()> = Box::pin(async move {
+                let kept = body.clone();
+                let exchanging = inner.clone();
+                match headers {
+                    Some(headers) => exchanging.modern_request(task_id, method, body, Some(headers)).await,
+                    None => exchanging.legacy_request(task_id, method, body, None).await,
+                }
+                // The body's buffer, for the next request's line.
+                inner.spare.keep(kept);
+            });
             let exchange = match request.inline {
                 true => self.inline.park(id.clone(), exchange),
                 false => Some(exchange),
@@ -550,6 +561,10 @@ impl Transport for HttpTransport {
 
     fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
         self.inner.clone().send_line(request)
+    }
+
+    fn line_buffer(&self) -> Vec<u8> {
+        self.inner.spare.take()
     }
 
     fn takes_lines(&self) -> bool {
