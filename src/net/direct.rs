@@ -121,26 +121,12 @@ fn head(request: &Request<'_>, after_method: &[u8]) -> Vec<u8> {
     }
     if request.body().is_some() || request.method() == Method::POST {
         head.extend_from_slice(b"content-length: ");
-        decimal(&mut head, request.body().map_or(0, |b| b.len()));
+        let length = request.body().map_or(0, |b| b.len());
+        head.extend_from_slice(itoa::Buffer::new().format(length).as_bytes());
         head.extend_from_slice(b"\r\n");
     }
     head.extend_from_slice(b"\r\n");
     head
-}
-
-/// `n` in decimal digits (without `fmt`'s machinery, ~0.3k instructions a request).
-fn decimal(out: &mut Vec<u8>, mut n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 /// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.

@@ -209,11 +209,11 @@ fn configured_proxy(cfg: &HttpConfig) -> Result<Option<reqwest::Proxy>> {
 
 fn build_client(cfg: &HttpConfig) -> Result<reqwest::Client> {
     let mut builder = tls::client_builder(cfg.url.starts_with("https:"), cfg.connect_timeout)?;
-    builder = match (cfg.proxy.as_deref(), configured_proxy(cfg)?) {
-        (Some(""), _) => builder.no_proxy(),
-        (_, Some(proxy)) => builder.proxy(proxy),
-        (_, None) => builder,
-    };
+    if cfg.proxy.as_deref() == Some("") {
+        builder = builder.no_proxy();
+    } else if let Some(proxy) = configured_proxy(cfg)? {
+        builder = builder.proxy(proxy);
+    }
     if !cfg.resolve.is_empty() {
         builder = builder.dns_resolver(Resolver::new(pinned(&cfg.resolve), None));
     }
