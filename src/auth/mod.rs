@@ -90,9 +90,11 @@ fn union(into: &mut Vec<String>, more: &[String]) {
 impl AuthContext {
     /// `oauth`: the client's OAuth settings; `server`: the HTTP server's URL (`None`: stdio).
     pub fn new(oauth: Option<&OAuthConfig>, server: Option<&str>, client_info: &Value) -> Arc<AuthContext> {
-        let (oauth, server) = match server {
-            Some(url) => (oauth.cloned(), Url::parse(url).ok()),
-            None => (None, None),
+        // The server's URL is OAuth's alone (its flows, its tokens' origin): without OAuth no
+        // transport binds this context, and a client's connect parses no URL for it.
+        let (oauth, server) = match (oauth, server) {
+            (Some(oauth), Some(url)) => (Some(oauth.clone()), Url::parse(url).ok()),
+            _ => (None, None),
         };
         let client_name = oauth
             .as_ref()

@@ -184,6 +184,14 @@ impl Client {
     async fn establish(&self) -> Result<Arc<Connection>> {
         let mut session = self.start_session().await?;
         let wait = self.connect_wait(self.inner.config.request_timeout, true);
+        // `auto` over HTTP: the origin whose era is cached, read before the probe and written
+        // after it (one parse of the URL for both); a failure forgets it, so the next connect
+        // probes.
+        let origin = match self.inner.config.mode {
+            ConnectMode::Auto => self.http_origin(),
+            _ => None,
+        };
+        let era_cache = &self.inner.config.era_cache;
         let outcome = match self.inner.config.mode.clone() {
             ConnectMode::Modern => self
                 .discover(&session, MODERN_VERSION, &wait, false)
@@ -205,7 +213,7 @@ impl Client {
             // An origin already found to be legacy in this process skips the probe. A server
             // that refuses the `initialize` has changed since (upgraded in place): detect again,
             // on a fresh transport (the refused `initialize` moved this one to the legacy wire).
-            ConnectMode::Auto if self.known_http_era() == Some(Era::Legacy) => {
+            ConnectMode::Auto if origin.as_deref().and_then(|o| era_cache.get(o)) == Some(Era::Legacy) => {
                 match self.initialize(&session, LATEST_LEGACY_VERSION, false).await {
                     Err(e) if refused(&e) => {
                         let why = Error::new(ErrorKind::Closed, "the server refused the cached era");
@@ -218,8 +226,8 @@ impl Client {
             ConnectMode::Auto => self.detect(&mut session).await,
         };
         self.inner.connecting.lock().unwrap().take();
-        if self.inner.config.mode == ConnectMode::Auto {
-            self.remember_http_era(outcome.as_ref().ok().map(|c| c.era));
+        if let Some(origin) = origin {
+            era_cache.remember(origin, outcome.as_ref().ok().map(|c| c.era));
         }
         if let Err(e) = &outcome {
             session.close(e.clone()).await;
@@ -233,18 +241,6 @@ impl Client {
                 .ok()
                 .map(|u| u.origin().ascii_serialization()),
             _ => None,
-        }
-    }
-
-    fn known_http_era(&self) -> Option<Era> {
-        self.http_origin()
-            .and_then(|origin| self.inner.config.era_cache.get(&origin))
-    }
-
-    /// Caches what `auto` found for this origin; a failure forgets it, so the next connect probes.
-    fn remember_http_era(&self, era: Option<Era>) {
-        if let Some(origin) = self.http_origin() {
-            self.inner.config.era_cache.remember(origin, era);
         }
     }
 
