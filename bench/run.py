@@ -301,12 +301,13 @@ def versions() -> dict:
 class HttpServer:
     """The fixture in fast HTTP mode on 127.0.0.1:0; it exits when its stdin (our pipe) closes."""
 
-    def __init__(self, sse: bool, fixture: Path = FIXTURE):
+    def __init__(self, sse: bool, fixture: Path = FIXTURE, env: dict | None = None):
         cmd = [str(fixture), "--fast", "--era", "modern", "--http", "127.0.0.1:0"]
         if sse:
             cmd.append("--sse-responses")
         self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, text=True)
+                                     stderr=subprocess.DEVNULL, text=True,
+                                     env=None if env is None else {**os.environ, **env})
         line = self.proc.stdout.readline().strip()
         prefix = "fixture: listening on "
         if not line.startswith(prefix):
@@ -2080,6 +2081,15 @@ def bench_https(args) -> int:
 # The echo's text in bytes (each way), the calls per callgrind run (the difference of two runs is
 # the per-call figure, so start-up and the first calls cancel out), and the rounds of timed runs.
 LARGE_SECTION = {"payload": 100_000, "callgrind_calls": (40, 160), "small_callgrind_calls": (500, 2500)}
+# The fixture's heap for this section (the server process only, under both clients): glibc
+# serves allocations up to 4 MiB from its heap and never trims it. With glibc's defaults the
+# fixture gave the top of its heap back after every 100 KB echo (madvise, or an mmap/munmap for
+# a buffer past the mmap threshold) and faulted it in again on the next call: 25 to 100 page
+# faults a call, and which number depended on the exact sizes of the request and of the
+# allocations it made (a 7-byte longer client name moved the HTTP server from 56 to 90 faults
+# a call, ~100 µs of server CPU), so the comparison measured the fixture's allocator, not the
+# clients. With these settings the server faults no page after warm-up, whatever the sizes.
+FIXTURE_HEAP = {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=4194304:glibc.malloc.trim_threshold=67108864"}
 
 
 def ensure_valgrind() -> str | None:
@@ -2170,7 +2180,10 @@ def large_report(res: dict) -> tuple[str, list[str]]:
          f"`echo` gets a {st['payload']}-byte text (the base64 alphabet: nothing JSON escapes) and sends it back as "
          "the result's text, so each call carries the payload both ways. C ABI: `bench/c/cabi.c seq --payload N` "
          "(`mcp_client_call_tool`, the result string freed). Raw: `bench/c/raw_stdio.c` / `raw_http.c --payload N`, "
-            "the same request pre-encoded and the reply read to its newline (stdio) or its end (HTTP), no JSON work.")
+            "the same request pre-encoded and the reply read to its newline (stdio) or its end (HTTP), no JSON work. "
+            f"The fixture (only it, under both clients) runs with `GLIBC_TUNABLES={st.get('fixture_heap', '')}`: "
+            "with glibc's defaults it gave its heap back and faulted it in again at every call, by amounts that "
+            "depended on the exact request sizes (bench/README.md).")
     L = ["",
          f"Instructions: callgrind, client process only, ({st['callgrind_calls'][1]} − {st['callgrind_calls'][0]}) ÷ "
          f"{st['callgrind_calls'][1] - st['callgrind_calls'][0]} calls (small echo: ({st['small_callgrind_calls'][1]} − "
@@ -2213,16 +2226,20 @@ def bench_large(args) -> int:
     sh([os.environ.get("CC", "cc"), *C_FLAGS, "-o", str(CBIN / "raw_http"), str(BENCH / "c" / "raw_http.c")])
     payload = args.payload
     mach, cpu0 = machine(), cpu_times()
-    st = {**LARGE_SECTION, "payload": payload, "rounds": args.rounds, "duration": args.duration}
+    st = {**LARGE_SECTION, "payload": payload, "rounds": args.rounds, "duration": args.duration,
+          "fixture_heap": FIXTURE_HEAP["GLIBC_TUNABLES"]}
     res: dict = {"settings": st, "wires": {}}
     grind = ensure_valgrind()
     r = Runners(args.duration, {})
     dur = ["--duration", f"{args.duration}", "--warmup", "20"]
     size = ["--payload", str(payload)]
     for wire in ("stdio", "http_json", "http_sse"):
-        server = None if wire == "stdio" else HttpServer(sse=wire == "http_sse", fixture=fixture)
+        server = None if wire == "stdio" else HttpServer(sse=wire == "http_sse", fixture=fixture, env=FIXTURE_HEAP)
         try:
-            target = ["--", str(fixture), "--fast"] if server is None else ["--url", server.url]
+            # stdio: the client starts the server, through env(1) so that the settings reach the
+            # server alone (the client's own heap keeps glibc's defaults).
+            heap = ["env", *(f"{k}={v}" for k, v in FIXTURE_HEAP.items())]
+            target = ["--", *heap, str(fixture), "--fast"] if server is None else ["--url", server.url]
             row: dict = {}
             if grind:
                 log(f"large ({wire}): callgrind, {payload}-byte echo and the small one")

@@ -3,6 +3,7 @@
 use super::boundary::{ffi_boundary, put, take_string};
 use super::error::Failure;
 use super::status::{MCP_INVALID_JSON, MCP_INVALID_UTF8, MCP_NULL_ARG};
+use crate::transport::lean_reader::{give_back, is_burst_buffer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -143,8 +144,9 @@ static IN_PLACE_COUNT: AtomicUsize = AtomicUsize::new(0);
 /// Hands over JSON text at `at` in `bytes` (a result in its answer line, see
 /// `Reply::into_json_in_place`). A large result is not moved to the start of the buffer (a copy
 /// of all of it): the byte after it becomes its NUL, the host gets a pointer into the buffer,
-/// and `mcp_string_free` frees the buffer by that pointer. What the host sees is the same
-/// NUL-terminated JSON text either way.
+/// and `mcp_string_free` frees the buffer by that pointer (a stdio reader's burst buffer goes back
+/// to the readers instead, unshrunk: see `transport::lean_reader`). What the host sees is the
+/// same NUL-terminated JSON text either way.
 pub(crate) fn give_json_in_place(out: *mut *mut c_char, (mut bytes, at): (Vec<u8>, Range<usize>)) {
     if out.is_null() {
         return;
@@ -157,7 +159,9 @@ pub(crate) fn give_json_in_place(out: *mut *mut c_char, (mut bytes, at): (Vec<u8
     bytes.truncate(at.end);
     bytes.push(0); // within the capacity: the answer went on past its result
     debug_assert!(!bytes[at.start..at.end].contains(&0));
-    bytes.shrink_to_fit(); // a shrink keeps the block where it is
+    if !is_burst_buffer(&bytes) {
+        bytes.shrink_to_fit(); // a shrink keeps the block where it is
+    }
     let mut bytes = ManuallyDrop::new(bytes);
     let (base, capacity) = (bytes.as_mut_ptr(), bytes.capacity());
     // SAFETY: `at.start` is within the buffer (`at` is a range of it).
@@ -189,7 +193,7 @@ fn take_in_place(s: *mut c_char) -> Option<Vec<u8>> {
 pub unsafe extern "C" fn mcp_string_free(s: *mut c_char) {
     ffi_boundary!({
         match take_in_place(s) {
-            Some(buffer) => drop(buffer),
+            Some(buffer) => give_back(buffer),
             None => drop(take_string(s)),
         }
     })

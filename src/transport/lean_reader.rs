@@ -11,9 +11,16 @@
 //!
 //! The buffer is only (re)allocated when it is empty, so nothing is ever copied on growth, and
 //! reads go straight into it as `BufReader`'s do: one copy, into the line.
+//!
+//! A long line's burst buffer leaves with the line (the C ABI hands a large result to the host
+//! where it sits in it) and can come back: [`give_back`] keeps one such buffer for the process,
+//! and the next burst takes it instead of allocating. At 256 KiB a burst buffer is above glibc's
+//! mmap threshold, so without it every 100 KB answer cost an `mmap`, the `munmap` of the host's
+//! free and the page faults of filling fresh pages.
 
 use std::io;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::task::{ready, Context, Poll};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, ReadBuf};
 
@@ -32,6 +39,40 @@ pub(crate) const MIN_BUFFER: usize = 4 * 1024;
 /// What a waiting stdout reader may keep: a buffer the size its answers need (`want`), up to
 /// this, so a server answering 5–16 KiB at a time costs no allocation per answer.
 pub(crate) const KEEP_IDLE: usize = 16 * 1024;
+
+/// A burst buffer given back ([`give_back`]), empty, for the next burst of any reader; at most
+/// one, so a process keeps no more than [`BURST_BUFFER`] this way.
+static RETURNED: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
+/// Whether `buf` is a burst buffer: the allocation a line longer than one read was assembled in,
+/// which [`give_back`] keeps. What lies past the lines it carried was never written (no memory
+/// where the allocator maps such blocks), so it is not shrunk while the host holds the line.
+pub(crate) fn is_burst_buffer(buf: &Vec<u8>) -> bool {
+    buf.capacity() == BURST_BUFFER
+}
+
+/// Takes back the buffer of a line whose bytes are no longer needed: a burst buffer is kept
+/// for the next burst (when none is kept already), anything else is freed.
+pub(crate) fn give_back(mut buf: Vec<u8>) {
+    if !is_burst_buffer(&buf) {
+        return;
+    }
+    buf.clear();
+    let mut kept = RETURNED.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.capacity() == 0 {
+        *kept = buf;
+    }
+}
+
+/// The kept burst buffer, or a new one.
+fn burst_buffer() -> Vec<u8> {
+    let kept = std::mem::take(&mut *RETURNED.lock().unwrap_or_else(|e| e.into_inner()));
+    if is_burst_buffer(&kept) {
+        kept
+    } else {
+        Vec::with_capacity(BURST_BUFFER)
+    }
+}
 
 pub struct LeanReader<R> {
     inner: R,
@@ -199,7 +240,11 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
             me.buf.clear();
             if me.buf.capacity() < me.want {
                 me.buf = Vec::new(); // freed before the bigger one is allocated
-                me.buf = Vec::with_capacity(if me.want == MAX_BUFFER { BURST_BUFFER } else { me.want });
+                me.buf = if me.want == MAX_BUFFER {
+                    burst_buffer()
+                } else {
+                    Vec::with_capacity(me.want)
+                };
             }
             let mut rb = ReadBuf::uninit(me.buf.spare_capacity_mut());
             match Pin::new(&mut me.inner).poll_read(cx, &mut rb) {
@@ -209,6 +254,10 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                     // traffic needs or than a waiting reader may keep.
                     // (A wait with no read since the last one was no burst: nothing to learn.)
                     if me.burst_max > 0 && me.burst_max <= me.want / 4 {
+                        if me.want == MAX_BUFFER {
+                            // This reader's long lines are over: no burst buffer kept for them.
+                            drop(std::mem::take(&mut *RETURNED.lock().unwrap_or_else(|e| e.into_inner())));
+                        }
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }
                     me.burst_max = 0;
@@ -250,8 +299,13 @@ mod tests {
     use crate::transport::framing::{read_line, Line};
     use tokio::io::AsyncWriteExt;
 
+    /// Held by the tests that read lines longer than a read: they take and give back burst
+    /// buffers, which the process shares.
+    static LONG_LINES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
     #[tokio::test]
     async fn lines_across_reads_and_buffer_sizes() {
+        let _long_lines = LONG_LINES.lock().await;
         let (mut w, r) = tokio::io::duplex(256 * 1024);
         let mut reader = LeanReader::new(r, MIN_BUFFER);
         let big = vec![b'x'; 200 * 1024];
@@ -285,6 +339,7 @@ mod tests {
     /// a last line cut off, CRLF, and what follows a long line's newline.
     #[tokio::test]
     async fn next_line_reads_long_lines_as_read_line_does() {
+        let _long_lines = LONG_LINES.lock().await;
         let long = |c: u8, n: usize| vec![c; n];
         let mut input = Vec::new();
         for part in [
@@ -349,6 +404,7 @@ mod tests {
 
     #[tokio::test]
     async fn grows_for_a_burst_and_gives_the_buffer_back_when_quiet() {
+        let _long_lines = LONG_LINES.lock().await;
         let (mut w, r) = tokio::io::duplex(256 * 1024);
         let mut reader = LeanReader::new(r, MIN_BUFFER);
         w.write_all(&vec![b'y'; 150 * 1024]).await.unwrap();
@@ -367,6 +423,46 @@ mod tests {
         // small one is kept while waiting.
         small_answers(&mut w, &mut reader, 8).await;
         assert_eq!(reader.held(), MIN_BUFFER);
+    }
+
+    /// The burst buffer a long line left in comes back (as the host's free gives it) and the next
+    /// long line is read into it; other buffers are not kept, and small traffic ends the keeping.
+    #[tokio::test]
+    async fn a_burst_buffer_given_back_carries_the_next_long_line() {
+        let _long_lines = LONG_LINES.lock().await;
+        drop(burst_buffer());
+        // A pipe's reads: at most 64 KiB each, so a 100 KB line spans reads.
+        let (w, r) = tokio::io::duplex(MAX_BUFFER);
+        let mut reader = LeanReader::new(r, KEEP_IDLE);
+        let w = std::sync::Arc::new(tokio::sync::Mutex::new(w));
+        let long_line = async |reader: &mut LeanReader<_>| {
+            let w = w.clone();
+            let writer = tokio::spawn(async move {
+                let answer = [vec![b'L'; 100_000], b"\n".to_vec()].concat();
+                w.lock().await.write_all(&answer).await.unwrap();
+            });
+            let line = match reader.next_line(1 << 20).await.unwrap() {
+                Line::Data(line) => line,
+                other => panic!("{other:?}"),
+            };
+            writer.await.unwrap();
+            line
+        };
+        long_line(&mut reader).await; // the first grows from the small first buffer
+        let first = long_line(&mut reader).await;
+        assert!(is_burst_buffer(&first) && first.len() == 100_000);
+        let at = first.as_ptr();
+        give_back(first);
+        let second = long_line(&mut reader).await;
+        assert_eq!(second.as_ptr(), at, "read into the buffer given back");
+        assert!(waits(&mut reader), "waits in a burst buffer of its own");
+        give_back(Vec::with_capacity(100_000));
+        assert_eq!(RETURNED.lock().unwrap().capacity(), 0, "only burst buffers are kept");
+        give_back(second);
+        assert_eq!(RETURNED.lock().unwrap().capacity(), BURST_BUFFER);
+        let mut w = w.lock().await;
+        small_answers(&mut *w, &mut reader, 2).await;
+        assert_eq!(RETURNED.lock().unwrap().capacity(), 0, "small traffic: nothing kept");
     }
 
     #[tokio::test]
