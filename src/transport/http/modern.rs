@@ -24,8 +24,9 @@ const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Methods whose `Mcp-Method` value is their name as it is (plain ASCII, no sentinel form):
-/// their header value is made without an allocation.
-const COMMON_METHODS: [&str; 6] = [
+/// their header value is made without an allocation, and a request keeps their name without
+/// a copy.
+pub(super) const COMMON_METHODS: [&str; 6] = [
     methods::TOOLS_CALL,
     methods::TOOLS_LIST,
     methods::RESOURCES_READ,
@@ -200,7 +201,7 @@ impl Inner {
     pub(super) async fn modern_request(
         self: Arc<Self>,
         id: RequestId,
-        method: String,
+        method: Cow<'static, str>,
         body: Bytes,
         mut headers: Option<Fields>,
     ) {
