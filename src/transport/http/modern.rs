@@ -105,7 +105,10 @@ impl<'a> HeaderSource<'a> {
     /// A member of the params as text (`headers::name_for`'s reading).
     fn member(&self, key: &str) -> Option<Cow<'a, str>> {
         match self {
-            HeaderSource::Parts(line) => line.params.get(key)?.as_str().map(Cow::Borrowed),
+            HeaderSource::Parts(line) => match line.apart.name {
+                Some(name) if key == jsonrpc::NAME => Some(Cow::Borrowed(name)),
+                _ => line.params.get(key)?.as_str().map(Cow::Borrowed),
+            },
             HeaderSource::Body(view) => {
                 let params = view.params.as_ref()?;
                 text(match key {
@@ -131,7 +134,7 @@ impl<'a> HeaderSource<'a> {
     /// The arguments, decoded (only for a tool that declares `x-mcp-header` arguments).
     fn arguments(&self) -> Option<Value> {
         let raw = match self {
-            HeaderSource::Parts(line) => match line.arguments {
+            HeaderSource::Parts(line) => match line.apart.arguments {
                 Some(raw) => raw,
                 None => return line.params.get(jsonrpc::ARGUMENTS).cloned(),
             },
