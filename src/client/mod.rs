@@ -46,7 +46,7 @@ pub use tasks::{TaskStatusFn, TASKS_EXTENSION};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::Era;
-use crate::protocol::{meta, methods};
+use crate::protocol::{jsonrpc, meta, methods};
 use handlers::Hooks;
 pub(crate) use reply::Reply;
 use serde_json::{json, Map, Value};
@@ -353,27 +353,31 @@ impl Client {
             }
             Some(_) => return Err(Error::invalid("tool arguments must be a JSON object")),
         }
-        self.call_tool_params(name, params, None, opts).await
+        self.call_tool_params(name, params, jsonrpc::Apart::default(), opts)
+            .await
     }
 
     /// As [`Client::call_tool_reply`], the arguments given as checked JSON object text
-    /// ([`crate::protocol::jsonrpc::raw_object`]): they travel as that text, no map built.
+    /// ([`crate::protocol::jsonrpc::raw_object`]): they travel as that text, and the name as
+    /// the caller's string, no map built.
     pub(crate) async fn call_tool_raw(
         &self,
         name: &str,
         arguments: Option<&serde_json::value::RawValue>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        let mut params = Map::new();
-        params.insert("name".into(), json!(name));
-        self.call_tool_params(name, params, arguments, opts).await
+        let apart = jsonrpc::Apart {
+            name: Some(name),
+            arguments,
+        };
+        self.call_tool_params(name, Map::new(), apart, opts).await
     }
 
     async fn call_tool_params(
         &self,
         name: &str,
         params: Map<String, Value>,
-        arguments: Option<&serde_json::value::RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
         if let Some(refused) = self.pin_refusal(name) {
@@ -383,7 +387,7 @@ impl Client {
         // lead to carries the same context.
         let opts = &*self.traced(opts)?;
         let reply = self
-            .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), arguments, opts)
+            .request_reply_args(methods::TOOLS_CALL, Some(Value::Object(params)), apart, opts)
             .await?;
         if self.inner.config.validate_output_schema && !opts.skip_output_validation {
             self.check_output(name, &reply, opts).await?;

@@ -9,7 +9,7 @@ use super::session::sleep_until;
 use super::wait::Wait;
 use super::{Client, Connection, Reply, RequestOptions};
 use crate::error::{Error, ErrorKind, InputRequiredData, Result};
-use crate::protocol::{Era, ResultType};
+use crate::protocol::{jsonrpc, Era, ResultType};
 use serde_json::{json, Map, Value};
 use std::time::Duration;
 use tokio::task::JoinSet;
@@ -31,7 +31,7 @@ impl Client {
         conn: &Connection,
         method: &str,
         mut base: Map<String, Value>,
-        arguments: Option<&serde_json::value::RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<(Reply, bool)> {
@@ -66,7 +66,7 @@ impl Client {
         let mut retried = opts.input_responses.is_some() || opts.request_state.is_some();
         // When the leg a task answers was sent: the call's timeout for the task counts from it.
         let mut leg = Instant::now();
-        let mut reply = self.exchange_args(conn, method, first, arguments, opts, wait).await?;
+        let mut reply = self.exchange_args(conn, method, first, apart, opts, wait).await?;
         let mut rounds = 0u32;
         let mut backoff = BACKOFF_START;
         while reply.result_type()? == ResultType::InputRequired {
@@ -101,7 +101,7 @@ impl Client {
                 ]
             });
             leg = Instant::now();
-            reply = self.exchange_args(conn, method, &retry, arguments, opts, wait).await?;
+            reply = self.exchange_args(conn, method, &retry, apart, opts, wait).await?;
         }
         if reply.result_type()? == ResultType::Task {
             // Tasks extension: the work goes on server-side; follow it to its result (never

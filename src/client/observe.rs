@@ -605,11 +605,13 @@ pub(crate) struct Operation {
 }
 
 impl Operation {
-    /// Starts observing `method` with `params`, sent with trace context `trace` (the call's, else
-    /// the `traceparent` of `params`' `_meta`); `wait` then collects the operation's trail.
+    /// Starts observing `method` with `params` (and its `name`, when kept apart from them), sent
+    /// with trace context `trace` (the call's, else the `traceparent` of `params`' `_meta`);
+    /// `wait` then collects the operation's trail.
     pub(crate) fn start(
         method: &str,
         params: &Map<String, Value>,
+        name: Option<&str>,
         trace: Option<&TraceContext>,
         meta: Option<&Map<String, Value>>,
         wait: &mut Wait,
@@ -622,7 +624,13 @@ impl Operation {
             }
             _ => None,
         };
-        let target = key.and_then(|(attr, member)| Some((attr, params.get(member)?.as_str()?.to_string())));
+        let target = key.and_then(|(attr, member)| {
+            let value = match name {
+                Some(name) if member == "name" => name,
+                _ => params.get(member)?.as_str()?,
+            };
+            Some((attr, value.to_string()))
+        });
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
         let parent = parent_of(trace, [meta, params.get("_meta").and_then(Value::as_object)]);
@@ -885,7 +893,7 @@ impl Client {
         let Some(observer) = self.observer() else {
             return (wait, None);
         };
-        let mut operation = Operation::start(method, &Map::new(), None, None, &mut wait);
+        let mut operation = Operation::start(method, &Map::new(), None, None, None, &mut wait);
         operation.parent = self
             .inner
             .connect_for
@@ -944,7 +952,7 @@ mod tests {
 
     fn op(method: &str, params: Value) -> (Operation, Wait) {
         let mut wait = Wait::default();
-        let op = Operation::start(method, params.as_object().unwrap(), None, None, &mut wait);
+        let op = Operation::start(method, params.as_object().unwrap(), None, None, None, &mut wait);
         (op, wait)
     }
 

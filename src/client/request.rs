@@ -8,7 +8,6 @@ use super::{reconnect, CacheMode, Client, Connection, Reply, RequestOptions, Wai
 use crate::error::{Error, ErrorKind, Result};
 use crate::protocol::era::{self, Era};
 use crate::protocol::{codes, jsonrpc, meta, methods, trace, ResultType};
-use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -123,18 +122,20 @@ impl Client {
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<Reply> {
-        self.exchange_args(conn, method, params, None, opts, wait).await
+        self.exchange_args(conn, method, params, jsonrpc::Apart::default(), opts, wait)
+            .await
     }
 
-    /// As [`Client::exchange`], with an `arguments` member kept as JSON object text (the C
-    /// ABI's `arguments_json`): written into the request line as it is, decoded only for a
-    /// transport that takes values or a request whose `_meta` is merged.
+    /// As [`Client::exchange`], with members kept apart from `params` (the C ABI's tool name and
+    /// `arguments_json`): written into the request line as they are, put in a map (the
+    /// arguments decoded) only for a transport that takes values or a request whose `_meta` is
+    /// merged.
     pub(super) async fn exchange_args(
         &self,
         conn: &Connection,
         method: &str,
         params: &Map<String, Value>,
-        arguments: Option<&RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<Reply> {
@@ -156,7 +157,7 @@ impl Client {
                 level = modern.then(|| self.log_level(opts)).flatten();
                 Params::Parts {
                     params,
-                    arguments,
+                    apart,
                     version: head.as_ref().map(|(_, version)| &**version),
                     meta: jsonrpc::MetaParts {
                         head: head.as_ref().map(|(text, _)| &**text).unwrap_or_default(),
@@ -165,11 +166,17 @@ impl Client {
                         progress_token: None,
                     },
                 }
-            } else if let Some(arguments) = arguments {
-                let mut full = params.clone();
-                let value = serde_json::from_str(arguments.get())
-                    .map_err(|e| Error::invalid(format!("arguments are not valid JSON: {e}")))?;
-                full.insert(jsonrpc::ARGUMENTS.into(), value);
+            } else if !apart.is_empty() {
+                let mut full = Map::new();
+                if let Some(name) = apart.name {
+                    full.insert(jsonrpc::NAME.into(), Value::from(name));
+                }
+                full.extend(params.iter().map(|(k, v)| (k.clone(), v.clone())));
+                if let Some(arguments) = apart.arguments {
+                    let value = serde_json::from_str(arguments.get())
+                        .map_err(|e| Error::invalid(format!("arguments are not valid JSON: {e}")))?;
+                    full.insert(jsonrpc::ARGUMENTS.into(), value);
+                }
                 Params::Owned(self.stamp(conn, &full, opts))
             } else {
                 Params::Owned(self.stamp(conn, params, opts))
@@ -217,16 +224,17 @@ impl Client {
         params: Option<Value>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
-        self.request_reply_args(method, params, None, opts).await
+        self.request_reply_args(method, params, jsonrpc::Apart::default(), opts)
+            .await
     }
 
-    /// As [`Client::request_reply`], with an `arguments` member kept as JSON object text (see
-    /// [`Client::exchange_args`]); `params` must then not hold one.
+    /// As [`Client::request_reply`], with members kept apart from `params` (see
+    /// [`Client::exchange_args`]); `params` must then not hold them.
     pub(crate) async fn request_reply_args(
         &self,
         method: &str,
         params: Option<Value>,
-        arguments: Option<&RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
     ) -> Result<Reply> {
         let params = match params {
@@ -237,7 +245,7 @@ impl Client {
         let manual = opts.input_responses.is_some() || opts.request_state.is_some();
         let lookup = match opts.cache {
             CacheMode::Bypass => None,
-            _ if manual || arguments.is_some() => None,
+            _ if manual || !apart.is_empty() => None,
             _ => self.inner.cache.lookup(method, &params),
         };
         let first_page = !params.contains_key("cursor");
@@ -246,7 +254,7 @@ impl Client {
                 return self.pinned(method, first_page, hit, opts).await;
             }
         }
-        let (reply, retried) = self.request_fresh(method, params, arguments, opts).await?;
+        let (reply, retried) = self.request_fresh(method, params, apart, opts).await?;
         // Tool schemas are only kept for output validation.
         let lists_tools = method == methods::TOOLS_LIST && self.inner.config.validate_output_schema;
         if (lookup.is_some() && !retried) || lists_tools {
@@ -269,19 +277,19 @@ impl Client {
         &self,
         method: &str,
         params: Map<String, Value>,
-        arguments: Option<&RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
     ) -> Result<(Reply, bool)> {
-        let mut op = self.begin(method, &params, opts)?;
+        let mut op = self.begin_apart(method, &params, apart.name, opts)?;
         let payloads = method == methods::TOOLS_CALL && self.inner.config.span_tool_payloads;
         if let (true, Some((_, operation))) = (payloads, op.span.as_mut()) {
-            let given = match arguments {
+            let given = match apart.arguments {
                 Some(raw) => Some(raw.get().to_string()),
                 None => params.get(jsonrpc::ARGUMENTS).map(Value::to_string),
             };
             operation.arguments(given.unwrap_or_else(|| "{}".into()));
         }
-        let outcome = self.send_fresh(method, params, arguments, &op.opts, &op.wait).await;
+        let outcome = self.send_fresh(method, params, apart, &op.opts, &op.wait).await;
         if op.observed() {
             let ended = match &outcome {
                 Ok((reply, _)) => Ok(method == methods::TOOLS_CALL && reply.is_tool_error()),
@@ -324,10 +332,22 @@ impl Client {
         params: &Map<String, Value>,
         opts: &'a RequestOptions,
     ) -> Result<Begun<'a>> {
+        self.begin_apart(method, params, None, opts)
+    }
+
+    /// [`Client::begin`] for a request whose `name` is kept apart from `params`.
+    fn begin_apart<'a>(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        name: Option<&str>,
+        opts: &'a RequestOptions,
+    ) -> Result<Begun<'a>> {
         let opts = self.traced(opts)?;
         let mut wait = self.wait_for(&opts);
         let span = self.observer().map(|observer| {
-            let op = Operation::start(method, params, opts.trace.as_ref(), opts.meta.as_ref(), &mut wait);
+            let trace = opts.trace.as_ref();
+            let op = Operation::start(method, params, name, trace, opts.meta.as_ref(), &mut wait);
             (observer, op)
         });
         Ok(Begun { opts, wait, span })
@@ -367,7 +387,7 @@ impl Client {
         &self,
         method: &str,
         mut params: Map<String, Value>,
-        arguments: Option<&RawValue>,
+        apart: jsonrpc::Apart<'_>,
         opts: &RequestOptions,
         wait: &Wait,
     ) -> Result<(Reply, bool)> {
@@ -390,13 +410,13 @@ impl Client {
                 } else {
                     params.clone()
                 };
-                self.drive(&conn, method, leg, arguments, opts, wait).await
+                self.drive(&conn, method, leg, apart, opts, wait).await
             } else if opts.input_responses.is_some() || opts.request_state.is_some() {
                 Err(Error::invalid(format!(
                     "{method} does not take inputResponses or requestState"
                 )))
             } else {
-                self.exchange_args(&conn, method, &params, arguments, opts, wait)
+                self.exchange_args(&conn, method, &params, apart, opts, wait)
                     .await
                     .map(|r| (r, false))
             };

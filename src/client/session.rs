@@ -116,8 +116,8 @@ pub(crate) enum Params<'a> {
     /// request line is written from these as they are, nothing copied into a map first.
     Parts {
         params: &'a Map<String, Value>,
-        /// An `arguments` member kept as its JSON object text (not in `params`).
-        arguments: Option<&'a serde_json::value::RawValue>,
+        /// Members kept apart from `params` (the tool's name, the arguments as JSON text).
+        apart: jsonrpc::Apart<'a>,
         /// The protocol version `meta` carries (modern era).
         version: Option<&'a str>,
         meta: jsonrpc::MetaParts<'a>,
@@ -446,7 +446,7 @@ impl Session {
             }
             Params::Parts {
                 params,
-                arguments,
+                apart,
                 version,
                 meta,
             } => {
@@ -454,13 +454,13 @@ impl Session {
                     progress_token: token_key.as_deref(),
                     ..meta
                 };
-                match jsonrpc::request_line(self.transport.line_buffer(), &id, method, params, arguments, meta) {
+                match jsonrpc::request_line(self.transport.line_buffer(), &id, method, params, apart, meta) {
                     Ok(line) => {
                         let request = RequestLine {
                             id: &id,
                             method,
                             params,
-                            arguments,
+                            apart,
                             version,
                             line,
                             inline: inline_on,
@@ -930,7 +930,7 @@ mod tests {
         let params = Map::new();
         let parts = || Params::Parts {
             params: &params,
-            arguments: None,
+            apart: jsonrpc::Apart::default(),
             version: None,
             meta: jsonrpc::MetaParts {
                 head: b"",

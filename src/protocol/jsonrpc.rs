@@ -164,8 +164,8 @@ pub struct MetaParts<'a> {
 /// A request line (with its newline) written from borrowed parts: byte for byte what
 /// serialising [`request`] gives for `params` with a `_meta` object of `meta`'s members appended
 /// (none when `meta` is empty), without building that map. `params` must not hold a `_meta`
-/// member (callers with one build the map instead). `arguments`, validated JSON object text
-/// (see [`raw_object`]), goes in as an `arguments` member after `params`' own, as it is apart
+/// member (callers with one build the map instead). `apart.name` goes in as a `name` member
+/// before `params`' own; `apart.arguments` as an `arguments` member after them, as it is apart
 /// from line breaks (insignificant whitespace there, as JSON strings cannot hold them raw),
 /// which become spaces so the message stays one line. Written into `out`, emptied first: a
 /// buffer an earlier request used keeps its allocation (see `Transport::line_buffer`).
@@ -174,12 +174,13 @@ pub fn request_line(
     id: &RequestId,
     method: &str,
     params: &Map<String, Value>,
-    arguments: Option<&RawValue>,
+    apart: Apart<'_>,
     meta: MetaParts<'_>,
 ) -> serde_json::Result<Vec<u8>> {
     debug_assert!(!params.contains_key("_meta"));
-    debug_assert!(arguments.is_none() || !params.contains_key(ARGUMENTS));
-    let raw_len = arguments.map_or(0, |a| a.get().len());
+    debug_assert!(apart.arguments.is_none() || !params.contains_key(ARGUMENTS));
+    debug_assert!(apart.name.is_none() || !params.contains_key(NAME));
+    let raw_len = apart.arguments.map_or(0, |a| a.get().len());
     out.clear();
     out.reserve(192 + meta.head.len() + raw_len);
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -191,8 +192,12 @@ pub fn request_line(
     serde_json::to_writer(&mut out, method)?;
     out.extend_from_slice(b",\"params\":{");
     let mut first = true;
+    if let Some(name) = apart.name {
+        push_key(&mut out, &mut first, NAME)?;
+        serde_json::to_writer(&mut out, name)?;
+    }
     push_members(&mut out, &mut first, params.iter().map(|(k, v)| (k.as_str(), v)))?;
-    if let Some(arguments) = arguments {
+    if let Some(arguments) = apart.arguments {
         push_key(&mut out, &mut first, ARGUMENTS)?;
         let mut at = out.len();
         out.extend_from_slice(arguments.get().as_bytes());
@@ -229,6 +234,23 @@ pub fn request_line(
 
 /// The `arguments` member of `tools/call` and `prompts/get` params.
 pub const ARGUMENTS: &str = "arguments";
+/// The `name` member of `tools/call` and `prompts/get` params.
+pub const NAME: &str = "name";
+
+/// Members of a request's params kept out of its map and written from where they are: the
+/// tool's `name` (before the map's members) and the `arguments` as validated JSON object text
+/// (see [`raw_object`]; after them). A `tools/call` from the C ABI builds no map for them.
+#[derive(Default, Clone, Copy)]
+pub struct Apart<'a> {
+    pub name: Option<&'a str>,
+    pub arguments: Option<&'a RawValue>,
+}
+
+impl Apart<'_> {
+    pub fn is_empty(&self) -> bool {
+        self.name.is_none() && self.arguments.is_none()
+    }
+}
 
 /// `text` checked to be one JSON object, kept as text (nothing built). `None` when it is valid
 /// JSON but not an object. The syntax check of a raw parse neither looks inside `\u` escapes
@@ -400,15 +422,17 @@ mod tests {
             let mut want = serde_json::to_vec(&request(id, "tools/call", Some(Value::Object(full)))).unwrap();
             want.push(b'\n');
             assert_eq!(
-                String::from_utf8(request_line(stale.clone(), id, "tools/call", params, None, *parts).unwrap())
-                    .unwrap(),
+                String::from_utf8(
+                    request_line(stale.clone(), id, "tools/call", params, Apart::default(), *parts).unwrap()
+                )
+                .unwrap(),
                 String::from_utf8(want).unwrap()
             );
         }
     }
 
-    /// Arguments kept as text give the line the decoded map gives, as JSON (byte for byte when
-    /// the text is compact); line breaks between tokens become spaces.
+    /// Arguments kept as text (and a name kept apart) give the line the decoded map gives, as
+    /// JSON (byte for byte when the text is compact); line breaks between tokens become spaces.
     #[test]
     fn raw_arguments_lines_match_the_decoded_ones() {
         let shapes = [
@@ -428,14 +452,34 @@ mod tests {
         base.insert("name".into(), json!("t\u{e9}"));
         for text in shapes {
             let raw = raw_object(text).unwrap().expect("an object");
-            for (params, parts) in [(Map::new(), MetaParts::default()), (base.clone(), meta)] {
-                let line =
-                    request_line(Vec::new(), &RequestId::Num(7), "tools/call", &params, Some(raw), parts).unwrap();
+            let cases = [
+                (Map::new(), None, MetaParts::default()),
+                (base.clone(), None, meta),
+                (Map::new(), Some("t\u{e9}"), meta),
+            ];
+            for (params, name, parts) in cases {
+                let apart = Apart {
+                    name,
+                    arguments: Some(raw),
+                };
+                let line = request_line(Vec::new(), &RequestId::Num(7), "tools/call", &params, apart, parts).unwrap();
                 assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1, "one line");
                 assert_eq!(line.last(), Some(&b'\n'));
-                let mut full = params.clone();
+                let mut full = Map::new();
+                if let Some(name) = name {
+                    full.insert(NAME.into(), json!(name));
+                }
+                full.extend(params.clone());
                 full.insert(ARGUMENTS.into(), serde_json::from_str(text).unwrap());
-                let want = request_line(Vec::new(), &RequestId::Num(7), "tools/call", &full, None, parts).unwrap();
+                let want = request_line(
+                    Vec::new(),
+                    &RequestId::Num(7),
+                    "tools/call",
+                    &full,
+                    Apart::default(),
+                    parts,
+                )
+                .unwrap();
                 let got: Value = serde_json::from_slice(&line).unwrap();
                 assert_eq!(got, serde_json::from_slice::<Value>(&want).unwrap(), "{text}");
                 if !text.contains(['\n', ' ']) {

@@ -19,7 +19,6 @@ pub mod stdio;
 
 use crate::error::{Error, Result};
 use crate::protocol::RequestId;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -292,11 +291,10 @@ impl Drop for InboundReceiver {
 pub struct RequestLine<'a> {
     pub id: &'a RequestId,
     pub method: &'a str,
-    /// Its params as the caller gave them: no `_meta`, and `arguments` apart when they came as
-    /// text (below).
+    /// Its params as the caller gave them: no `_meta`, and the members in `apart` not in it.
     pub params: &'a Map<String, Value>,
-    /// An `arguments` member kept as JSON object text.
-    pub arguments: Option<&'a RawValue>,
+    /// Members kept out of `params`: the tool's name, the arguments as JSON object text.
+    pub apart: crate::protocol::jsonrpc::Apart<'a>,
     /// The protocol version its `_meta` carries (modern era).
     pub version: Option<&'a str>,
     /// The serialised request, with its newline.

@@ -19,15 +19,21 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 const DATA_KEYWORDS: &[&str] = &["enum", "const", "default", "examples"];
 
 /// A header value: plain when it is printable ASCII without edge whitespace and does not itself
-/// look like the sentinel; otherwise `=?base64?<Base64 of the UTF-8 bytes>?=`.
-pub fn encode_value(value: &str) -> String {
-    if needs_sentinel(value) {
-        format!(
+/// look like the sentinel (then borrowed, not copied); otherwise
+/// `=?base64?<Base64 of the UTF-8 bytes>?=`.
+pub fn encode_value(value: &str) -> Cow<'_, str> {
+    encoded(Cow::Borrowed(value))
+}
+
+/// [`encode_value`] of text already held: kept when plain, no copy made.
+fn encoded(value: Cow<'_, str>) -> Cow<'_, str> {
+    if needs_sentinel(&value) {
+        Cow::Owned(format!(
             "=?base64?{}?=",
             base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
-        )
+        ))
     } else {
-        value.to_string()
+        value
     }
 }
 
@@ -46,21 +52,21 @@ fn needs_sentinel(value: &str) -> bool {
 /// `Mcp-Name` for the methods that have one: the tool or prompt name, the resource URI, or the
 /// task id (tasks extension), encoded; `member(key)` reads that member of the request's params
 /// as text (none when absent or not a string).
-pub fn name_for<'a>(method: &str, member: impl FnOnce(&str) -> Option<Cow<'a, str>>) -> Option<String> {
+pub fn name_for<'a>(method: &str, member: impl FnOnce(&str) -> Option<Cow<'a, str>>) -> Option<Cow<'a, str>> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
         "tasks/get" | "tasks/result" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
-    member(key).map(|value| encode_value(&value))
+    member(key).map(encoded)
 }
 
 /// The header form of one argument value, or `None` when no header is sent (null, absent, or a
 /// value of a kind a header cannot mirror).
 pub fn param_value(value: &Value) -> Option<String> {
     match value {
-        Value::String(s) => Some(encode_value(s)),
+        Value::String(s) => Some(encode_value(s).into_owned()),
         Value::Bool(b) => Some(b.to_string()),
         Value::Number(n) => {
             if let Some(i) = n.as_i64() {

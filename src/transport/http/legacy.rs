@@ -13,6 +13,7 @@ use hyper::body::Bytes;
 use reqwest::header::HeaderName;
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::AbortHandle;
@@ -116,7 +117,7 @@ impl Inner {
     pub(super) async fn legacy_request(
         self: Arc<Self>,
         id: RequestId,
-        method: String,
+        method: Cow<'static, str>,
         body: Bytes,
         mut initialize: Option<Value>,
     ) {

@@ -41,6 +41,7 @@ use reply::{Outcome, ERROR_BODY_MAX};
 use reqwest::header::{HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{Method, Url};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -357,7 +358,11 @@ impl Inner {
             if body.last() == Some(&b'\n') {
                 body.pop();
             }
-            let (id, method) = (request.id.clone(), request.method.to_string());
+            let method: Cow<'static, str> = match modern::COMMON_METHODS.iter().find(|m| **m == request.method) {
+                Some(known) => Cow::Borrowed(known),
+                None => Cow::Owned(request.method.to_string()),
+            };
+            let id = request.id.clone();
             let (inner, task_id) = (self.clone(), id.clone());
             let body = Bytes::from(body);
             let exchange: BoxFuture<'static, ()> = Box::pin(async move {
@@ -411,11 +416,11 @@ impl Inner {
                     Err(e) => return self.fail(id, Error::unserialisable(e)),
                 };
                 match route {
-                    Route::Modern => Box::pin(inner.modern_request(id, method, body, None)),
+                    Route::Modern => Box::pin(inner.modern_request(id, method.into(), body, None)),
                     // `initialize` keeps its message for the 2024 fallback.
                     _ => {
                         let initialize = (method == methods::INITIALIZE).then_some(message);
-                        Box::pin(inner.legacy_request(id, method, body, initialize))
+                        Box::pin(inner.legacy_request(id, method.into(), body, initialize))
                     }
                 }
             }

@@ -4,7 +4,8 @@
 //! reload-and-retry after a -32020 header mismatch.
 
 use super::headers::{self, ToolHeaders};
-use super::reply::Post;
+use super::reply::{Answer, Post};
+use super::stream::EventStream;
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::request::Fields;
@@ -24,8 +25,9 @@ const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 /// Methods whose `Mcp-Method` value is their name as it is (plain ASCII, no sentinel form):
-/// their header value is made without an allocation.
-const COMMON_METHODS: [&str; 6] = [
+/// their header value is made without an allocation, and a request keeps their name without
+/// a copy.
+pub(super) const COMMON_METHODS: [&str; 6] = [
     methods::TOOLS_CALL,
     methods::TOOLS_LIST,
     methods::RESOURCES_READ,
@@ -103,7 +105,10 @@ impl<'a> HeaderSource<'a> {
     /// A member of the params as text (`headers::name_for`'s reading).
     fn member(&self, key: &str) -> Option<Cow<'a, str>> {
         match self {
-            HeaderSource::Parts(line) => line.params.get(key)?.as_str().map(Cow::Borrowed),
+            HeaderSource::Parts(line) => match line.apart.name {
+                Some(name) if key == jsonrpc::NAME => Some(Cow::Borrowed(name)),
+                _ => line.params.get(key)?.as_str().map(Cow::Borrowed),
+            },
             HeaderSource::Body(view) => {
                 let params = view.params.as_ref()?;
                 text(match key {
@@ -129,7 +134,7 @@ impl<'a> HeaderSource<'a> {
     /// The arguments, decoded (only for a tool that declares `x-mcp-header` arguments).
     fn arguments(&self) -> Option<Value> {
         let raw = match self {
-            HeaderSource::Parts(line) => match line.arguments {
+            HeaderSource::Parts(line) => match line.apart.arguments {
                 Some(raw) => raw,
                 None => return line.params.get(jsonrpc::ARGUMENTS).cloned(),
             },
@@ -200,7 +205,7 @@ impl Inner {
     pub(super) async fn modern_request(
         self: Arc<Self>,
         id: RequestId,
-        method: String,
+        method: Cow<'static, str>,
         body: Bytes,
         mut headers: Option<Fields>,
     ) {
@@ -214,46 +219,70 @@ impl Inner {
                 Outcome::Answer { message: answer, rest } => {
                     if method == methods::TOOLS_CALL && !reloaded && answer.error_code() == Some(codes::HEADER_MISMATCH)
                     {
-                        let answer = match answer.into_value() {
-                            Ok(answer) => answer,
-                            Err(e) => return self.fail(id, e),
-                        };
-                        // The server saw other Mcp-Param-* headers than the cached definition
-                        // gave: the tool changed. Reload it, then retry once with new headers.
                         reloaded = true;
-                        self.drain(rest).await;
-                        let message = serde_json::from_slice::<Value>(&body).unwrap_or_default();
-                        let tool = message
-                            .get("params")
-                            .and_then(|p| p.get("name"))
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_string();
-                        self.log(format!(
-                            "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
-                        ));
                         // Boxed: a rare path, which inline would make every request's future larger.
-                        match Box::pin(self.refresh_tools(&message, &tool)).await {
-                            Ok(()) => continue,
-                            Err(e) => {
-                                self.log(format!("reloading tools/list failed: {}", e.message()));
-                                return self.deliver(answer);
-                            }
+                        match Box::pin(self.reload_for(&id, &body, answer, rest)).await {
+                            true => continue,
+                            false => return,
                         }
                     }
-                    if method == methods::TOOLS_LIST {
-                        let mut answer = match answer.into_value() {
-                            Ok(answer) => answer,
-                            Err(e) => return self.fail(id, e),
-                        };
-                        self.filter_tools(&mut answer);
-                        self.deliver(answer);
-                    } else {
-                        self.deliver_answer(answer);
+                    if let Err(e) = self.answered(&method, answer) {
+                        return self.fail(id, e);
                     }
                     return self.drain(rest).await;
                 }
-                other => return self.finish(&id, &method, other).await,
+                // Boxed: no answer is the rare case, and its handling (a resumed stream) is large.
+                other => return Box::pin(self.finish(&id, &method, other)).await,
+            }
+        }
+    }
+
+    /// Delivers an answer (a `tools/list` one filtered first; the error when it is unreadable).
+    fn answered(&self, method: &str, answer: Answer) -> Result<()> {
+        if method != methods::TOOLS_LIST {
+            self.deliver_answer(answer);
+            return Ok(());
+        }
+        let mut answer = answer.into_value()?;
+        self.filter_tools(&mut answer);
+        self.deliver(answer);
+        Ok(())
+    }
+
+    /// After a -32020 answer to `tools/call` (`body`): the server saw other Mcp-Param-* headers
+    /// than the cached definition gave, so the tool changed. Reloads it; `true` when the call
+    /// is to be sent again with new headers, else the answer is delivered (or the call failed).
+    async fn reload_for(
+        self: &Arc<Self>,
+        id: &RequestId,
+        body: &Bytes,
+        answer: Answer,
+        rest: Option<Box<EventStream>>,
+    ) -> bool {
+        let answer = match answer.into_value() {
+            Ok(answer) => answer,
+            Err(e) => {
+                self.fail(id.clone(), e);
+                return false;
+            }
+        };
+        self.drain(rest).await;
+        let message = serde_json::from_slice::<Value>(body).unwrap_or_default();
+        let tool = message
+            .get("params")
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        self.log(format!(
+            "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
+        ));
+        match self.refresh_tools(&message, &tool).await {
+            Ok(()) => true,
+            Err(e) => {
+                self.log(format!("reloading tools/list failed: {}", e.message()));
+                self.deliver(answer);
+                false
             }
         }
     }
