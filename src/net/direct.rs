@@ -217,9 +217,7 @@ impl DirectOrigin {
         loop {
             if let Some(sender) = self.shared() {
                 let sending = outgoing.take().expect("the request is sent once");
-                // Boxed: hyper's send is most of a request's future, which inline would make
-                // every HTTP/1 request's future as large, copied whole on each move.
-                match Box::pin(self.send_h2(sender, sending.into_h2(self.absolute.clone()))).await {
+                match self.send_h2(sender, sending.into_h2(self.absolute.clone())).await {
                     Ok(response) => return Ok(response),
                     Err(H2Failure::Unsent(unsent)) if !fresh => {
                         outgoing = Some(Request::from_h2(*unsent, url));

@@ -4,8 +4,7 @@
 //! reload-and-retry after a -32020 header mismatch.
 
 use super::headers::{self, ToolHeaders};
-use super::reply::{Answer, Post};
-use super::stream::EventStream;
+use super::reply::Post;
 use super::{header_value, Inner, Outcome, VERSION_HEADER};
 use crate::error::{Error, ErrorKind, Result};
 use crate::net::request::Fields;
@@ -219,70 +218,46 @@ impl Inner {
                 Outcome::Answer { message: answer, rest } => {
                     if method == methods::TOOLS_CALL && !reloaded && answer.error_code() == Some(codes::HEADER_MISMATCH)
                     {
+                        let answer = match answer.into_value() {
+                            Ok(answer) => answer,
+                            Err(e) => return self.fail(id, e),
+                        };
+                        // The server saw other Mcp-Param-* headers than the cached definition
+                        // gave: the tool changed. Reload it, then retry once with new headers.
                         reloaded = true;
+                        self.drain(rest).await;
+                        let message = serde_json::from_slice::<Value>(&body).unwrap_or_default();
+                        let tool = message
+                            .get("params")
+                            .and_then(|p| p.get("name"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string();
+                        self.log(format!(
+                            "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
+                        ));
                         // Boxed: a rare path, which inline would make every request's future larger.
-                        match Box::pin(self.reload_for(&id, &body, answer, rest)).await {
-                            true => continue,
-                            false => return,
+                        match Box::pin(self.refresh_tools(&message, &tool)).await {
+                            Ok(()) => continue,
+                            Err(e) => {
+                                self.log(format!("reloading tools/list failed: {}", e.message()));
+                                return self.deliver(answer);
+                            }
                         }
                     }
-                    if let Err(e) = self.answered(&method, answer) {
-                        return self.fail(id, e);
+                    if method == methods::TOOLS_LIST {
+                        let mut answer = match answer.into_value() {
+                            Ok(answer) => answer,
+                            Err(e) => return self.fail(id, e),
+                        };
+                        self.filter_tools(&mut answer);
+                        self.deliver(answer);
+                    } else {
+                        self.deliver_answer(answer);
                     }
                     return self.drain(rest).await;
                 }
-                // Boxed: no answer is the rare case, and its handling (a resumed stream) is large.
-                other => return Box::pin(self.finish(&id, &method, other)).await,
-            }
-        }
-    }
-
-    /// Delivers an answer (a `tools/list` one filtered first; the error when it is unreadable).
-    fn answered(&self, method: &str, answer: Answer) -> Result<()> {
-        if method != methods::TOOLS_LIST {
-            self.deliver_answer(answer);
-            return Ok(());
-        }
-        let mut answer = answer.into_value()?;
-        self.filter_tools(&mut answer);
-        self.deliver(answer);
-        Ok(())
-    }
-
-    /// After a -32020 answer to `tools/call` (`body`): the server saw other Mcp-Param-* headers
-    /// than the cached definition gave, so the tool changed. Reloads it; `true` when the call
-    /// is to be sent again with new headers, else the answer is delivered (or the call failed).
-    async fn reload_for(
-        self: &Arc<Self>,
-        id: &RequestId,
-        body: &Bytes,
-        answer: Answer,
-        rest: Option<Box<EventStream>>,
-    ) -> bool {
-        let answer = match answer.into_value() {
-            Ok(answer) => answer,
-            Err(e) => {
-                self.fail(id.clone(), e);
-                return false;
-            }
-        };
-        self.drain(rest).await;
-        let message = serde_json::from_slice::<Value>(body).unwrap_or_default();
-        let tool = message
-            .get("params")
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string();
-        self.log(format!(
-            "the server rejected the headers of tools/call {tool:?} (-32020); reloading tools/list and retrying once"
-        ));
-        match self.refresh_tools(&message, &tool).await {
-            Ok(()) => true,
-            Err(e) => {
-                self.log(format!("reloading tools/list failed: {}", e.message()));
-                self.deliver(answer);
-                false
+                other => return self.finish(&id, &method, other).await,
             }
         }
     }

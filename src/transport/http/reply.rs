@@ -208,9 +208,7 @@ impl Inner {
         let outcome = if status.is_success() && event_stream {
             let stream = EventStream::new(response, self.cfg.max_message_bytes);
             match id {
-                // Boxed: the stream's reading, inline, would make every request's future larger
-                // (a JSON answer's too), copied whole on each move.
-                Some(id) => Box::pin(self.read_for_answer(stream, id)).await?,
+                Some(id) => self.read_for_answer(stream, id).await?,
                 None => {
                     // A stream in reply to a notification: deliver whatever it carries.
                     let inner = self.clone();

@@ -141,8 +141,7 @@ impl Inner {
                 } else {
                     "the server requires authorization (configure oauth or bearer_token)"
                 };
-                // Boxed: a rare path, which inline would make every request's future larger.
-                Err(Box::pin(self.refusal(response, what, hint)).await)
+                Err(self.refusal(response, what, hint).await)
             } else {
                 Ok(response)
             };
