@@ -150,7 +150,7 @@ async fn large_sse_answers_in_many_small_chunks_arrive_whole() {
     let client = client_for(http_config(&server.url("/mcp")), ConnectMode::Modern);
     let notes = Notes::attach(&client);
     client.connect().await.unwrap();
-    for len in [300_000, 1_000_000, 50_000] {
+    for (n, len) in [300_000, 1_000_000, 50_000].into_iter().enumerate() {
         let r = client
             .call_tool("echo", Some(json!({ "len": len })), &none())
             .await
@@ -161,6 +161,24 @@ async fn large_sse_answers_in_many_small_chunks_arrive_whole() {
             text(&r).chars().count()
         );
         assert_eq!(notes.methods()[0], "notifications/message");
+        // The answer is delivered before the rest of its stream is read: the next call waits for
+        // that rest (the "after" event, then the body's end), so on a loaded machine it does not
+        // find the connection still busy and open a second one.
+        within(Duration::from_secs(10), async {
+            while notes
+                .0
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|(_, p)| p["data"] == "after")
+                .count()
+                <= n
+            {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+        .await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(server.connections(), 1, "every call went on the one connection");
     client.close().await;
