@@ -14,8 +14,8 @@ pub use super::observe_tracing::{TracingObserver, TARGET as TRACING_TARGET};
 use super::wait::Wait;
 use super::{CacheMode, Client, RequestOptions};
 use crate::error::{Error, ErrorKind};
-use crate::protocol::methods;
 use crate::protocol::trace::TraceContext;
+use crate::protocol::{jsonrpc, methods};
 use crate::transport::TransportConfig;
 use serde_json::{Map, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -624,13 +624,8 @@ impl Operation {
             }
             _ => None,
         };
-        let target = key.and_then(|(attr, member)| {
-            let value = match name {
-                Some(name) if member == "name" => name,
-                _ => params.get(member)?.as_str()?,
-            };
-            Some((attr, value.to_string()))
-        });
+        let apart = jsonrpc::Apart { name, arguments: None };
+        let target = key.and_then(|(attr, member)| Some((attr, apart.text(params, member)?.to_string())));
         let trail = Arc::new(Trail::default());
         wait.trail = Some(trail.clone());
         let parent = parent_of(trace, [meta, params.get("_meta").and_then(Value::as_object)]);

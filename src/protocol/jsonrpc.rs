@@ -246,9 +246,21 @@ pub struct Apart<'a> {
     pub arguments: Option<&'a RawValue>,
 }
 
-impl Apart<'_> {
+impl<'a> Apart<'a> {
     pub fn is_empty(&self) -> bool {
         self.name.is_none() && self.arguments.is_none()
+    }
+
+    /// The params member `key` as text: the name kept apart, else `params`' own (none when
+    /// absent or not a string).
+    pub fn text<'b>(&self, params: &'b Map<String, Value>, key: &str) -> Option<&'b str>
+    where
+        'a: 'b,
+    {
+        match self.name {
+            Some(name) if key == NAME => Some(name),
+            _ => params.get(key)?.as_str(),
+        }
     }
 }
 

@@ -58,15 +58,20 @@ pub(crate) fn give_back(mut buf: Vec<u8>) {
         return;
     }
     buf.clear();
-    let mut kept = RETURNED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut kept = returned();
     if kept.capacity() == 0 {
         *kept = buf;
     }
 }
 
+/// The kept burst buffer's slot (a panic while it was held left only a buffer behind).
+fn returned() -> std::sync::MutexGuard<'static, Vec<u8>> {
+    RETURNED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The kept burst buffer, or a new one.
 fn burst_buffer() -> Vec<u8> {
-    let kept = std::mem::take(&mut *RETURNED.lock().unwrap_or_else(|e| e.into_inner()));
+    let kept = std::mem::take(&mut *returned());
     if is_burst_buffer(&kept) {
         kept
     } else {
@@ -256,7 +261,7 @@ impl<R: AsyncRead + Unpin> AsyncBufRead for LeanReader<R> {
                     if me.burst_max > 0 && me.burst_max <= me.want / 4 {
                         if me.want == MAX_BUFFER {
                             // This reader's long lines are over: no burst buffer kept for them.
-                            drop(std::mem::take(&mut *RETURNED.lock().unwrap_or_else(|e| e.into_inner())));
+                            drop(std::mem::take(&mut *returned()));
                         }
                         me.want = (me.want / 2).max(MIN_BUFFER);
                     }

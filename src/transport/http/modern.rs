@@ -104,10 +104,7 @@ impl<'a> HeaderSource<'a> {
     /// A member of the params as text (`headers::name_for`'s reading).
     fn member(&self, key: &str) -> Option<Cow<'a, str>> {
         match self {
-            HeaderSource::Parts(line) => match line.apart.name {
-                Some(name) if key == jsonrpc::NAME => Some(Cow::Borrowed(name)),
-                _ => line.params.get(key)?.as_str().map(Cow::Borrowed),
-            },
+            HeaderSource::Parts(line) => line.apart.text(line.params, key).map(Cow::Borrowed),
             HeaderSource::Body(view) => {
                 let params = view.params.as_ref()?;
                 text(match key {
