@@ -16,7 +16,9 @@ pub mod event_fd;
 pub use cancel::CancelToken;
 
 use std::future::Future;
+use std::marker::PhantomData;
 use std::pin::Pin;
+use std::task::{Context, Poll};
 
 /// The future the crate's object-safe async traits return (handlers, stores, transports).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -24,6 +26,23 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// `fut` boxed, for a `JoinSet` or a runtime handle's `spawn`: see [`spawn`].
 pub fn boxed<'a, T>(fut: impl Future<Output = T> + Send + 'a) -> BoxFuture<'a, T> {
     Box::pin(fut)
+}
+
+/// A boxed future that is ready with `Ok(())` at once (a send whose work already started
+/// elsewhere). It has no size, so boxing it allocates nothing: `std::future::ready(Ok(()))`
+/// cost an allocation per request.
+pub fn done<E: 'static>() -> BoxFuture<'static, Result<(), E>> {
+    Box::pin(Done(PhantomData))
+}
+
+struct Done<E>(PhantomData<fn() -> E>);
+
+impl<E> Future for Done<E> {
+    type Output = Result<(), E>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(Ok(()))
+    }
 }
 
 /// `tokio::spawn` of `fut` boxed: tokio's task code (its poll, completion, join and abort

@@ -104,10 +104,11 @@ enum Fresh {
     H2(http2::SendRequest<Body>),
 }
 
-/// The HTTP/1.1 head of `request`: the method, the origin's fixed part, the request's own
-/// fields (those the exchange frames itself left out) and the body's length.
-fn head(request: &Request<'_>, after_method: &[u8]) -> Vec<u8> {
-    let mut head = Vec::with_capacity(after_method.len() + 64 + 48 * request.fields().len());
+/// Writes the HTTP/1.1 head of `request` into `head` (emptied first): the method, the origin's
+/// fixed part, the request's own fields (those the exchange frames itself left out) and the
+/// body's length.
+fn head(request: &Request<'_>, after_method: &[u8], head: &mut Vec<u8>) {
+    head.clear();
     head.extend_from_slice(request.method().as_str().as_bytes());
     head.extend_from_slice(after_method);
     for (name, value) in request.fields().iter() {
@@ -126,7 +127,6 @@ fn head(request: &Request<'_>, after_method: &[u8]) -> Vec<u8> {
         head.extend_from_slice(b"\r\n");
     }
     head.extend_from_slice(b"\r\n");
-    head
 }
 
 /// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.
@@ -213,7 +213,6 @@ impl DirectOrigin {
         // A pooled connection the server closed meanwhile takes nothing of the request: it
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
-        let mut head = None;
         loop {
             if let Some(sender) = self.shared() {
                 let sending = outgoing.take().expect("the request is sent once");
@@ -253,8 +252,8 @@ impl DirectOrigin {
             };
             let sending = outgoing.as_ref().expect("the request is sent once");
             let body = sending.body().map_or(&[][..], |b| &b[..]);
-            let head = head.get_or_insert_with(|| self::head(sending, &self.after_method));
-            match conn.write(head, body).await {
+            head(sending, &self.after_method, &mut conn.head);
+            match conn.write(body).await {
                 Ok(()) => {}
                 Err(failed) if failed.sent_nothing && !fresh => continue,
                 Err(failed) => return Err(format!("error sending the request: {}", failed.error)),

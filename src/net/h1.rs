@@ -43,6 +43,9 @@ pub(crate) struct Conn {
     buf: Vec<u8>,
     /// Start of the unread bytes in `buf`.
     pos: usize,
+    /// The next request's head, written by the caller ([`Conn::write`] sends it): its buffer
+    /// serves every request on the connection.
+    pub head: Vec<u8>,
 }
 
 /// Why a request was not written: `sent_nothing` when no byte of it left.
@@ -57,12 +60,14 @@ impl Conn {
             io,
             buf: Vec::with_capacity(READ_SIZE),
             pos: 0,
+            head: Vec::new(),
         }
     }
 
-    /// Writes `head` then `body` (one vectored write where the stream takes it whole), then
-    /// flushes.
-    pub async fn write(&mut self, head: &[u8], body: &[u8]) -> Result<(), WriteFailed> {
+    /// Writes [`Conn::head`] then `body` (one vectored write where the stream takes it whole),
+    /// then flushes.
+    pub async fn write(&mut self, body: &[u8]) -> Result<(), WriteFailed> {
+        let head = &self.head[..];
         let total = head.len() + body.len();
         let mut done = 0;
         while done < total {
@@ -333,6 +338,15 @@ impl Body {
         self.state == State::Done
     }
 
+    /// Whether the body is read to its end, a body with a length whose bytes were all taken
+    /// included (otherwise seen only by the next read).
+    pub fn at_end(&mut self) -> bool {
+        if self.state == State::Length(0) {
+            self.state = State::Done;
+        }
+        self.is_done()
+    }
+
     /// Read to its end, and the connection may take another request.
     pub fn reusable(&self) -> bool {
         self.is_done() && !self.close
@@ -572,7 +586,8 @@ mod tests {
         });
         let tcp = TcpStream::connect(addr).await.unwrap();
         let mut conn = Conn::new(Stream::Plain(ReadBeside(tcp)));
-        assert!(conn.write(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n", b"").await.is_ok());
+        conn.head = b"GET / HTTP/1.1\r\nhost: t\r\n\r\n".to_vec();
+        assert!(conn.write(b"").await.is_ok());
         conn
     }
 

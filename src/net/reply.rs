@@ -112,6 +112,18 @@ impl Reply {
         }
     }
 
+    /// Whether the body was read to its end (known without reading: a direct body with a
+    /// length, all of it taken); its connection then goes home now.
+    pub fn at_end(&mut self) -> bool {
+        let ended = match &mut self.from {
+            From::Own { body: Some(body), .. } => body.at_end(),
+            From::Own { body: None, .. } => true,
+            From::Reqwest { .. } => false,
+        };
+        self.go_home_if_done();
+        ended
+    }
+
     fn go_home_if_done(&mut self) {
         if let From::Own { body, home, .. } = &mut self.from {
             if body.as_ref().is_some_and(Body::is_done) {

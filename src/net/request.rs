@@ -45,10 +45,6 @@ impl Fields {
         self.0.push((name, value));
     }
 
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }

@@ -308,6 +308,11 @@ impl SseParser {
         self.out.pop_front()
     }
 
+    /// Whether completed items wait to be taken.
+    pub fn has_items(&self) -> bool {
+        !self.out.is_empty()
+    }
+
     /// End of stream: an event without its closing blank line is discarded, as the format says.
     pub fn finish(&mut self) {
         self.line.clear();
@@ -370,7 +375,8 @@ impl SseParser {
             }
             // Other fields never need more than a short value; a truncated one is garbage.
             _ if truncated => {}
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            // The default type is kept as none: no allocation for the usual `event: message`.
+            b"event" => self.event = (value != b"message").then(|| String::from_utf8_lossy(value).into_owned()),
             b"id" if !value.contains(&0) => {
                 self.last_id = Some(String::from_utf8_lossy(value).into_owned());
             }
@@ -465,7 +471,8 @@ mod tests {
         let (items, p) = parse_chunks(&[input], 1024);
         assert_eq!(data(&items), ["{\"a\":\n1}", "x"]);
         let SseItem::Event(first) = &items[0] else { panic!() };
-        assert_eq!(first.event.as_deref(), Some("message"));
+        assert_eq!(first.event, None);
+        assert_eq!(first.kind(), "message");
         assert_eq!(first.id.as_deref(), Some("7"));
         let SseItem::Event(second) = &items[1] else { panic!() };
         assert_eq!(second.kind(), "message");

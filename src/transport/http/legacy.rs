@@ -115,7 +115,7 @@ impl Inner {
     /// Serves one legacy request: `body` is its JSON text; `initialize`, when it is one, its
     /// message (for the 2024 fallback).
     pub(super) async fn legacy_request(
-        self: Arc<Self>,
+        self: &Arc<Self>,
         id: RequestId,
         method: Cow<'static, str>,
         body: Bytes,

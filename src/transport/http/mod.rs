@@ -333,7 +333,7 @@ impl Inner {
         match (method, id) {
             (Some(method), Some(id)) => {
                 self.start_request(id, method, message);
-                Box::pin(std::future::ready(Ok(())))
+                crate::base::done()
             }
             (Some(method), None) => Box::pin(async move { self.send_notification(&method, message).await }),
             (None, _) => Box::pin(async move { self.send_answer(message).await }),
@@ -343,7 +343,7 @@ impl Inner {
     /// Sends a request the session wrote as a line: on the Streamable HTTP wires (modern and
     /// legacy) as the POST body it already is, the modern headers from the parts it was written
     /// from; `initialize` and the 2024 fallback's requests decoded, as `send` takes them.
-    fn send_line(self: Arc<Self>, request: RequestLine<'_>) -> BoxFuture<'static, Result<()>> {
+    fn send_line(self: &Arc<Self>, request: RequestLine<'_>) -> BoxFuture<'static, Result<()>> {
         if self.is_closed() {
             return Box::pin(std::future::ready(Err(Self::closed_error())));
         }
@@ -367,10 +367,9 @@ impl Inner {
             let body = Bytes::from(body);
             let exchange: BoxFuture<'static, ()> = Box::pin(async move {
                 let kept = body.clone();
-                let exchanging = inner.clone();
                 match headers {
-                    Some(headers) => exchanging.modern_request(task_id, method, body, Some(headers)).await,
-                    None => exchanging.legacy_request(task_id, method, body, None).await,
+                    Some(headers) => inner.modern_request(task_id, method, body, Some(headers)).await,
+                    None => inner.legacy_request(task_id, method, body, None).await,
                 }
                 // The body's buffer, for the next request's line.
                 inner.spare.keep(kept);
@@ -382,10 +381,10 @@ impl Inner {
             if let Some(exchange) = exchange {
                 self.spawn_request(id, exchange);
             }
-            return Box::pin(std::future::ready(Ok(())));
+            return crate::base::done();
         }
         match serde_json::from_slice(&request.line) {
-            Ok(message) => self.send(message),
+            Ok(message) => self.clone().send(message),
             Err(e) => Box::pin(std::future::ready(Err(Error::unserialisable(e)))),
         }
     }
@@ -415,14 +414,14 @@ impl Inner {
                     Ok(body) => Bytes::from(body),
                     Err(e) => return self.fail(id, Error::unserialisable(e)),
                 };
-                match route {
-                    Route::Modern => Box::pin(inner.modern_request(id, method.into(), body, None)),
-                    // `initialize` keeps its message for the 2024 fallback.
-                    _ => {
-                        let initialize = (method == methods::INITIALIZE).then_some(message);
-                        Box::pin(inner.legacy_request(id, method.into(), body, initialize))
+                let initialize = (method == methods::INITIALIZE).then_some(message);
+                Box::pin(async move {
+                    match route {
+                        Route::Modern => inner.modern_request(id, method.into(), body, None).await,
+                        // `initialize` keeps its message for the 2024 fallback.
+                        _ => inner.legacy_request(id, method.into(), body, initialize).await,
                     }
-                }
+                })
             }
             Route::Sse2024(endpoint) => Box::pin(async move {
                 if let Err(e) = inner.sse2024_post(&endpoint, &message).await {
@@ -565,7 +564,7 @@ impl Transport for HttpTransport {
     }
 
     fn send_line(&self, request: RequestLine<'_>) -> BoxFuture<'_, Result<()>> {
-        self.inner.clone().send_line(request)
+        self.inner.send_line(request)
     }
 
     fn line_buffer(&self) -> Vec<u8> {

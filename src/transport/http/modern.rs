@@ -199,7 +199,7 @@ impl Inner {
 
     /// Serves one request: POST, answer, and the -32020 reload-and-retry for `tools/call`.
     pub(super) async fn modern_request(
-        self: Arc<Self>,
+        self: &Arc<Self>,
         id: RequestId,
         method: Cow<'static, str>,
         body: Bytes,

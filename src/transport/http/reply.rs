@@ -308,10 +308,9 @@ impl Inner {
             match stream.next().await {
                 Ok(Some(item)) => {
                     if let Found::Answer(message) = self.stream_item(item, Some(id))? {
-                        return Ok(Outcome::Answer {
-                            message,
-                            rest: Some(Box::new(stream)),
-                        });
+                        // Most replies end with their answer: nothing left to drain.
+                        let rest = (!stream.at_end()).then(|| Box::new(stream));
+                        return Ok(Outcome::Answer { message, rest });
                     }
                 }
                 Ok(None) => {

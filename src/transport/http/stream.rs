@@ -83,6 +83,12 @@ impl EventStream {
         }
     }
 
+    /// Whether nothing can follow: no item waits and the body was read to its end (then there
+    /// is nothing to drain, and the reply's connection went home).
+    pub(super) fn at_end(&mut self) -> bool {
+        !self.parser.has_items() && (self.ended || self.response.at_end())
+    }
+
     pub(super) fn last_event_id(&self) -> Option<String> {
         self.parser.last_event_id().map(str::to_string)
     }
