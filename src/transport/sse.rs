@@ -93,7 +93,10 @@ pub struct SseParser {
     event: Option<String>,
     last_id: Option<String>,
     retry: Option<Duration>,
-    out: VecDeque<SseItem>,
+    /// The first completed item not yet taken; later ones wait in `more` (a reply's one event
+    /// then needs no queue).
+    ready: Option<SseItem>,
+    more: VecDeque<SseItem>,
 }
 
 impl SseParser {
@@ -116,7 +119,8 @@ impl SseParser {
             event: None,
             last_id: None,
             retry: None,
-            out: VecDeque::new(),
+            ready: None,
+            more: VecDeque::new(),
         }
     }
 
@@ -217,9 +221,17 @@ impl SseParser {
                         self.push_data(&content[..keep], content.len());
                         continue;
                     }
-                    self.line_len += content.len();
                     // Saturating: a bound near usize::MAX must not wrap to a tiny cap.
                     let cap = self.max_data.saturating_add(LINE_SLACK);
+                    if !goes_on && self.line_len == 0 && content.len() <= cap {
+                        // A whole line in this chunk (`event: message`): handled where it is,
+                        // with its line end, not copied into the line buffer first.
+                        self.handle_line(content, content.len());
+                        self.after_cr = rest[0] == b'\r';
+                        bytes = &rest[1..];
+                        continue;
+                    }
+                    self.line_len += content.len();
                     let keep = cap.saturating_sub(self.line.len()).min(content.len());
                     self.line.extend_from_slice(&content[..keep]);
                 }
@@ -305,12 +317,12 @@ impl SseParser {
 
     /// The next completed item, if any.
     pub fn next_item(&mut self) -> Option<SseItem> {
-        self.out.pop_front()
+        self.ready.take().or_else(|| self.more.pop_front())
     }
 
     /// Whether completed items wait to be taken.
     pub fn has_items(&self) -> bool {
-        !self.out.is_empty()
+        self.ready.is_some() || !self.more.is_empty()
     }
 
     /// End of stream: an event without its closing blank line is discarded, as the format says.
@@ -434,7 +446,10 @@ impl SseParser {
                 id: self.last_id.clone(),
             })
         };
-        self.out.push_back(item);
+        match self.ready.is_none() && self.more.is_empty() {
+            true => self.ready = Some(item),
+            false => self.more.push_back(item),
+        }
         self.reset_event();
     }
 }
