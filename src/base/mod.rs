@@ -12,6 +12,7 @@ pub mod event_fd;
 #[cfg(windows)]
 #[path = "event_fd_windows.rs"]
 pub mod event_fd;
+pub mod quiet;
 
 pub use cancel::CancelToken;
 

@@ -306,7 +306,13 @@ impl Session {
                 session.log_line(source, &line);
             }
         }));
-        tokio::spawn(read_loop(Arc::downgrade(&session), inbound));
+        // Quiet: over HTTP it only hands on what the requests' exchanges (tasks or callers) give
+        // it, so waiting it needs no thread between calls; a stdio server's pump is background
+        // work of its own.
+        tokio::spawn(crate::base::quiet::quietly(read_loop(
+            Arc::downgrade(&session),
+            inbound,
+        )));
         session
     }
 

@@ -194,7 +194,9 @@ pub unsafe extern "C" fn mcp_client_new(
             });
             return Ok(());
         }
-        let engine = Engine::start()
+        // A stdio server's output and exit are read between calls from the connect on.
+        let eager = matches!(config.transport, crate::transport::TransportConfig::Stdio(_));
+        let engine = Engine::start(eager)
             .map_err(|e| Failure::new(super::status::MCP_IO, format!("cannot start the runtime: {e}")))?;
         let shared = FfiClient::new(engine, config, Dispatcher::new());
         *client_out = into_handle(mcp_client { shared });
@@ -628,7 +630,13 @@ fn close(fc: &Arc<FfiClient>) {
     if fc.dispatcher.is_current() || tokio::runtime::Handle::try_current().is_ok() {
         engine.spawn(async move { client.close().await });
     } else {
-        engine.block_on(client.close());
+        // Then a turn for what the close woke (the session's read loop ending, aborted tasks):
+        // it runs while this caller drives, rather than as background work that would start
+        // the driver thread (`engine`) only to end.
+        engine.block_on(async {
+            client.close().await;
+            tokio::task::yield_now().await
+        });
         if fc.client.observed() {
             // The session record the close made is on the dispatcher: delivered before return.
             fc.dispatcher.flush(SESSION_FLUSH);

@@ -26,13 +26,16 @@
 //! client; calls that come back to back, or one only the reactor can serve, ask the driver to
 //! stand down, and the caller takes over.
 //!
-//! The driver thread starts lazily, where it can off the caller's path: at the runtime's second
-//! park, during a connect a wait for the server (the first park is the TCP connect, which a
-//! near server completes at once), so its spawn (some 15 µs) overlaps that wait instead of
-//! adding to `mcp_client_new`. Otherwise whatever needs it starts it: a caller leaving
-//! `block_on` with callers left waiting or with tasks alive beside the engine's own
-//! (background work), a started call, a spawn. A client that never needed it has none to stop.
-//! The shared engines start theirs at once (`with_driver`).
+//! The driver thread starts lazily, when something needs it: a caller leaving `block_on` with
+//! callers left waiting or with background work (tasks alive beside the engine's own, less the
+//! quiet ones waiting unwoken: `base::quiet`, the session's read loop), a started call, a spawn.
+//! A client whose work between calls is known from the start (a stdio server's output and
+//! exit: `eager`) starts it at the runtime's second park, during the connect's wait for the
+//! server, so its spawn (some 15 µs) overlaps that wait instead of adding to the connect. An
+//! HTTP client whose calls leave nothing running (a modern server's JSON or SSE replies over
+//! HTTP/1.1) never starts one: its calls drive the runtime themselves, and nothing happens
+//! between them (an idle connection's hang-up is read at checkout, `net::direct`). A client that
+//! never needed it has none to stop. The shared engines start theirs at once (`with_driver`).
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -66,6 +69,8 @@ struct Shared {
     handle: Handle,
     /// Host threads inside `block_on`, plus started calls in flight (shared with their tasks).
     active: Arc<AtomicUsize>,
+    /// Quiet tasks waiting unwoken (`base::quiet`): not background work.
+    quiet: Arc<AtomicUsize>,
     /// Calls started so far (tells the driver whether calls came and went while it slept).
     entries: AtomicU64,
     /// When the latest call beside the spell started, in µs since `epoch` (tells the next one
@@ -171,10 +176,10 @@ impl Shared {
         Ok(())
     }
 
-    /// Whether the runtime holds tasks besides the engine's own (`ENGINE_TASKS`): work that
-    /// goes on between calls, for the driver thread.
+    /// Whether the runtime holds tasks besides the engine's own (`ENGINE_TASKS`) and the quiet
+    /// ones waiting unwoken: work that goes on between calls, for the driver thread.
     fn background_work(&self) -> bool {
-        self.handle.metrics().num_alive_tasks() > ENGINE_TASKS
+        self.handle.metrics().num_alive_tasks() > ENGINE_TASKS + self.quiet.load(SeqCst)
     }
 
     fn send_starts(self: &Arc<Self>, calls: Starts) {
@@ -197,11 +202,12 @@ pub(crate) struct OwnEngine {
 }
 
 impl OwnEngine {
-    pub fn start() -> std::io::Result<OwnEngine> {
+    /// `eager`: the client has work between calls from its connect on (see the module).
+    pub fn start(eager: bool) -> std::io::Result<OwnEngine> {
         // The hook sees the engine once it exists (a weak reference: the runtime it belongs to
-        // is the engine's). The park before a wait starts the driver thread (see the module).
+        // is the engine's). The park before a wait starts an eager engine's driver thread.
         let engine: Arc<OnceLock<Weak<Shared>>> = Arc::default();
-        let parks = AtomicUsize::new(0);
+        let parks = AtomicUsize::new(if eager { 0 } else { 2 });
         let for_hook = engine.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -244,6 +250,7 @@ impl OwnEngine {
             handle: runtime.handle().clone(),
             runtime,
             active: Arc::new(AtomicUsize::new(0)),
+            quiet: Arc::new(AtomicUsize::new(0)),
             entries: AtomicU64::new(0),
             last_beside: AtomicU64::new(0),
             epoch: Instant::now(),
@@ -286,6 +293,7 @@ impl OwnEngine {
     fn run(&self, mut fut: Pin<&mut (dyn Future<Output = ()> + '_)>) {
         let s = &self.shared;
         s.entries.fetch_add(1, SeqCst);
+        let _counted = crate::base::quiet::Counted::new(&s.quiet);
         let others = s.active.fetch_add(1, SeqCst);
         if others > 0 {
             // Someone drives (a caller, or the driver thread once that caller returns).
@@ -446,8 +454,8 @@ pub(crate) enum Engine {
 }
 
 impl Engine {
-    pub fn start() -> std::io::Result<Engine> {
-        OwnEngine::start().map(Engine::Own)
+    pub fn start(eager: bool) -> std::io::Result<Engine> {
+        OwnEngine::start(eager).map(Engine::Own)
     }
 
     pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
@@ -549,6 +557,7 @@ fn drive(s: &Shared) {
 fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
     s.driving.store(true, SeqCst);
     if !s.stop.load(SeqCst) && !s.caller_drives.load(SeqCst) && still(s) {
+        let _counted = crate::base::quiet::Counted::new(&s.quiet);
         super::boundary::contain(|| s.runtime.block_on(released(s)));
     }
     s.driving.store(false, SeqCst);

@@ -47,7 +47,7 @@ impl Pool {
     fn start() -> std::io::Result<Pool> {
         // Never shut down: they live as long as the process (or are leaked in a forked child).
         let runtimes = (0..RUNTIMES)
-            .map(|_| OwnEngine::start().and_then(OwnEngine::with_driver).map(Arc::new))
+            .map(|_| OwnEngine::start(true).and_then(OwnEngine::with_driver).map(Arc::new))
             .collect::<std::io::Result<Vec<_>>>()?;
         let (tx, rx) = mpsc::channel::<Job>();
         let thread = std::thread::Builder::new()

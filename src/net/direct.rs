@@ -71,6 +71,12 @@ const IDLE_MAX: usize = 32;
 /// An idle connection older than this is closed rather than reused (reqwest's pool default):
 /// servers close theirs sooner or later, and a request racing that close would fail.
 const IDLE_FOR: Duration = Duration::from_secs(90);
+/// An idle connection this old is looked at in its socket at checkout, not only in the
+/// reactor's last report: nothing may have driven the runtime since (a C client's HTTP calls
+/// leave no thread driving it between them, `ffi/engine`). Younger ones, as back-to-back calls
+/// have, save the system call: the reactor's report is then as fresh as a driver thread's
+/// would be (it drives only after 5 ms without calls).
+const LOOK_AFTER: Duration = Duration::from_millis(5);
 
 pub(crate) struct DirectOrigin {
     url: Url,
@@ -317,10 +323,11 @@ impl DirectOrigin {
     async fn idle_conn(&self) -> Option<Conn> {
         loop {
             let (mut conn, since) = self.idle.lock().unwrap().pop()?;
-            if since.elapsed() >= IDLE_FOR {
+            let idle = since.elapsed();
+            if idle >= IDLE_FOR {
                 continue;
             }
-            if poll_fn(|cx| Poll::Ready(conn.poll_alive(cx))).await {
+            if poll_fn(|cx| Poll::Ready(conn.poll_alive(cx, idle >= LOOK_AFTER))).await {
                 return Some(conn);
             }
         }

@@ -123,9 +123,10 @@ impl Conn {
     }
 
     /// Whether an idle connection can take a request: nothing unread, not ended by the server.
-    /// Registers `cx`'s task for the socket, as a read that found nothing does.
-    pub fn poll_alive(&mut self, cx: &mut Context<'_>) -> bool {
-        self.pos == self.buf.len() && self.poll_fill(cx).is_pending()
+    /// Registers `cx`'s task for the socket, as a read that found nothing does. `look`: ask
+    /// the socket itself first, not only the reactor's last report (`Stream::readable_now`).
+    pub fn poll_alive(&mut self, cx: &mut Context<'_>, look: bool) -> bool {
+        self.pos == self.buf.len() && !(look && self.io.readable_now()) && self.poll_fill(cx).is_pending()
     }
 
     /// Reads the response's head (1xx answers skipped).
@@ -611,7 +612,7 @@ mod tests {
                     Err(e) => break Err(e),
                 }
             };
-            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await;
+            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx, false))).await;
             Ok((head, read, reusable))
         })
         .await
@@ -842,7 +843,7 @@ mod tests {
                     "the caller's vector is filled, never grown"
                 );
             };
-            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await;
+            let reusable = body.reusable() && poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx, false))).await;
             (read, reusable, most)
         })
         .await
@@ -932,6 +933,38 @@ mod tests {
         assert_eq!(body.read_all(10).await.unwrap().unwrap(), b"ok");
         assert!(body.reusable());
         tokio::time::sleep(Duration::from_millis(100)).await;
-        assert!(!poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx))).await);
+        assert!(!poll_fn(|cx| Poll::Ready(body.conn.poll_alive(cx, false))).await);
+    }
+
+    /// A close that came while nothing drove the runtime (a C client's HTTP client between
+    /// calls) is seen by a look at the socket, though the reactor has not reported it.
+    #[tokio::test]
+    async fn a_look_sees_a_close_the_reactor_has_not_reported() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (close, closing) = std::sync::mpsc::channel::<()>();
+        let server = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut socket, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 1024];
+            let _ = socket.read(&mut buf).unwrap();
+            socket
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+                .unwrap();
+            let _ = closing.recv();
+        });
+        let tcp = TcpStream::connect(addr).await.unwrap();
+        let mut conn = Conn::new(Stream::Plain(ReadBeside(tcp)));
+        assert!(conn.write(b"GET / HTTP/1.1\r\nhost: t\r\n\r\n", b"").await.is_ok());
+        let head = conn.read_head().await.unwrap();
+        let mut body = Body::new(conn, &head);
+        assert_eq!(body.read_all(10).await.unwrap().unwrap(), b"ok");
+        let mut conn = body.conn;
+        assert!(poll_fn(|cx| Poll::Ready(conn.poll_alive(cx, true))).await);
+        // The server closes while this thread waits without turning the runtime.
+        close.send(()).unwrap();
+        server.join().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!poll_fn(|cx| Poll::Ready(conn.poll_alive(cx, true))).await);
     }
 }

@@ -15,6 +15,20 @@ pub(crate) enum Stream {
     Tls(Box<TlsStream<ReadBeside<TcpStream>>>),
 }
 
+impl Stream {
+    /// Whether the socket has bytes to read or has ended, asked of the socket itself: the
+    /// reactor learns of either only while something drives the runtime, which between a
+    /// C client's HTTP calls may be nothing (`ffi/engine`).
+    pub fn readable_now(&self) -> bool {
+        let tcp = match self {
+            Stream::Plain(s) => &s.0,
+            Stream::Tls(s) => &s.get_ref().0 .0,
+        };
+        let mut byte = [std::mem::MaybeUninit::uninit()];
+        !matches!(socket2::SockRef::from(tcp).peek(&mut byte), Err(e) if e.kind() == io::ErrorKind::WouldBlock)
+    }
+}
+
 impl AsyncRead for Stream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {

@@ -1373,9 +1373,9 @@ static bool threads_named_reach(const char *name, int n, int timeout_ms)
 
 /* A client's runtime thread starts when something needs it, not with the client: no thread for
  * a client made, closed and freed without a call; a started call as a fresh client's first act
- * is answered (the thread drives for it); after a blocking connect it runs (the connection's
- * background work), and free stops it. (A new thread names itself once it runs: counts of named
- * threads are awaited.) */
+ * is answered (the thread drives for it); after a blocking connect to a stdio server it runs (the
+ * server's output is read between calls), and free stops it. (A new thread names itself once it
+ * runs: counts of named threads are awaited.) */
 static void test_runtime_thread_on_demand(void)
 {
     const char *name = "mcp-runtime";
@@ -1411,6 +1411,31 @@ static void test_runtime_thread_on_demand(void)
     mcp_client_free(c);
     EXPECT(threads_named_reach(name, named, 2000));
 }
+
+/* Over HTTP to a modern server (JSON replies) nothing runs between calls: the connect and the
+ * calls start no runtime thread, and a call after an idle gap is answered all the same (the
+ * caller drives; its pooled connection is looked at in its socket). */
+static void test_http_client_runs_without_runtime_thread(void)
+{
+    const char *name = "mcp-runtime";
+    int named = threads_named(name);
+    struct http_fixture h;
+    CHECK(http_fixture_start(&h, "dual", false));
+    mcp_client *c = http_fixture_client(&h, NULL, NULL);
+    CHECK(c != NULL);
+    mcp_error *err = NULL;
+    EXPECT_STATUS(mcp_client_connect(c, NULL, NULL, &err), MCP_OK, err);
+    char *out = tool_ok(c, "echo", "{\"text\":\"first\"}");
+    EXPECT_CONTAINS(out, "first");
+    mcp_string_free(out);
+    sleep_ms(30);
+    out = tool_ok(c, "echo", "{\"text\":\"after a gap\"}");
+    EXPECT_CONTAINS(out, "after a gap");
+    mcp_string_free(out);
+    EXPECT_MSG(threads_named(name) == named, "%d runtime threads, %d before", threads_named(name), named);
+    mcp_client_free(c);
+    http_fixture_stop(&h);
+}
 #endif
 
 const struct test_case async_tests[] = {
@@ -1438,6 +1463,7 @@ const struct test_case async_tests[] = {
     {"async/listen_and_legacy_requests_started", test_listen_and_legacy_requests_started},
 #ifdef __linux__
     {"async/runtime_thread_on_demand", test_runtime_thread_on_demand},
+    {"async/http_client_runs_without_runtime_thread", test_http_client_runs_without_runtime_thread},
 #endif
 };
 const size_t async_tests_count = sizeof async_tests / sizeof async_tests[0];
