@@ -446,9 +446,10 @@ impl SseParser {
                 id: self.last_id.clone(),
             })
         };
-        match self.ready.is_none() && self.more.is_empty() {
-            true => self.ready = Some(item),
-            false => self.more.push_back(item),
+        if self.has_items() {
+            self.more.push_back(item);
+        } else {
+            self.ready = Some(item);
         }
         self.reset_event();
     }
