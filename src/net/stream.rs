@@ -33,6 +33,18 @@ impl AsyncRead for Stream {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            // Nothing decrypted is waiting, no close_notify came, and the reactor has no news of
+            // the socket: the TLS reader's pass (its buffers, the socket's read) would end
+            // pending too, and register the task as this does. Every call's first look for its
+            // answer, and a pooled connection's checkout, end so. Beside the runtime the read
+            // goes to the socket itself (`ReadBeside`), so it takes that pass.
+            Stream::Tls(s)
+                if s.get_ref().1.wants_read()
+                    && !crate::base::driving::beside()
+                    && s.get_ref().0 .0.poll_read_ready(cx).is_pending() =>
+            {
+                Poll::Pending
+            }
             // A server that closes without TLS's close_notify (as most do an idle connection)
             // ends the stream as a TCP end does: hyper then hands back a request it had not sent
             // yet, as for a plain connection, instead of failing it. HTTP's own framing
