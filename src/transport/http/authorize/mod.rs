@@ -134,8 +134,10 @@ impl Inner {
         let Some(auth) = self.auth.as_deref() else {
             let response = self.execute(request, what).await?;
             let status = response.status();
-            let bearer = Challenge::parse(challenge_values(&response)).bearer;
-            return if status == StatusCode::UNAUTHORIZED || (status == StatusCode::FORBIDDEN && bearer) {
+            // Only a 403 needs its challenge read (most answers are neither).
+            let refused = status == StatusCode::UNAUTHORIZED
+                || (status == StatusCode::FORBIDDEN && Challenge::parse(challenge_values(&response)).bearer);
+            return if refused {
                 let hint = if self.cfg.bearer_token.is_some() {
                     "the server refused the bearer token"
                 } else {
