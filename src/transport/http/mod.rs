@@ -365,15 +365,21 @@ impl Inner {
             let id = request.id.clone();
             let (inner, task_id) = (self.clone(), id.clone());
             let body = Bytes::from(body);
-            let exchange: BoxFuture<'static, ()> = Box::pin(async move {
-                let kept = body.clone();
-                match headers {
-                    Some(headers) => inner.modern_request(task_id, method, body, Some(headers)).await,
-                    None => inner.legacy_request(task_id, method, body, None).await,
-                }
-                // The body's buffer, for the next request's line.
-                inner.spare.keep(kept);
-            });
+            // One future per wire, each boxed as it is: in one, the legacy exchange's larger
+            // state would make every modern request's box as large (and copied whole into it).
+            let exchange: BoxFuture<'static, ()> = match headers {
+                Some(headers) => Box::pin(async move {
+                    let kept = body.clone();
+                    inner.modern_request(task_id, method, body, Some(headers)).await;
+                    // The body's buffer, for the next request's line.
+                    inner.spare.keep(kept);
+                }),
+                None => Box::pin(async move {
+                    let kept = body.clone();
+                    inner.legacy_request(task_id, method, body, None).await;
+                    inner.spare.keep(kept);
+                }),
+            };
             let exchange = match request.inline {
                 true => self.inline.park(id.clone(), exchange),
                 false => Some(exchange),
