@@ -149,6 +149,20 @@ impl fmt::Display for Post<'_> {
     }
 }
 
+/// Whether a `Content-Type` value names `text/event-stream` (its parameters aside): the
+/// media type, between any spaces, before a `;` or the end.
+fn is_event_stream(value: &str) -> bool {
+    let value = value.trim_start();
+    value
+        .get(..EVENT_STREAM.len())
+        .is_some_and(|media| media.eq_ignore_ascii_case(EVENT_STREAM))
+        && value[EVENT_STREAM.len()..]
+            .trim_start()
+            .bytes()
+            .next()
+            .is_none_or(|b| b == b';')
+}
+
 impl Inner {
     pub(super) async fn execute(&self, request: Request<'_>, what: &(dyn fmt::Display + Sync)) -> Result<Reply> {
         let sent = match &self.direct {
@@ -198,13 +212,7 @@ impl Inner {
     pub(super) async fn outcome(self: &Arc<Self>, mut response: Reply, id: Option<&RequestId>) -> Result<Exchange> {
         let status = response.status();
         let session_id = response.header(SESSION_HEADER).map(str::to_string);
-        let event_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(|v| {
-            v.split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .eq_ignore_ascii_case(EVENT_STREAM)
-        });
+        let event_stream = response.header(CONTENT_TYPE.as_str()).is_some_and(is_event_stream);
         let outcome = if status.is_success() && event_stream {
             let stream = EventStream::new(response, self.cfg.max_message_bytes);
             match id {
@@ -381,7 +389,29 @@ impl Inner {
 
 #[cfg(test)]
 mod tests {
-    use super::{connect_hint, status_hint};
+    use super::{connect_hint, is_event_stream, status_hint};
+
+    #[test]
+    fn an_event_stream_is_its_media_type_whatever_its_parameters() {
+        for yes in [
+            "text/event-stream",
+            "Text/Event-Stream",
+            " text/event-stream ; charset=utf-8",
+            "text/event-stream;",
+        ] {
+            assert!(is_event_stream(yes), "{yes:?}");
+        }
+        for no in [
+            "",
+            "application/json",
+            "text/event-streams",
+            "text/event-stream x",
+            "text/event",
+            "té",
+        ] {
+            assert!(!is_event_stream(no), "{no:?}");
+        }
+    }
 
     #[test]
     fn connect_failures_say_what_to_check() {
