@@ -5,7 +5,6 @@ use crate::net::redact;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION};
 use reqwest::Url;
 use std::net::IpAddr;
-use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 /// How to reach an MCP server over HTTP (every HTTP wire: the transport picks it per message).
@@ -97,7 +96,7 @@ impl HttpConfig {
 
     pub(super) fn parsed_url(&self) -> Result<Url> {
         // The URL itself is not quoted: it may carry a key in its query.
-        let url = parse_once(&self.url).map_err(|e| Error::invalid(format!("url is not a valid URL: {e}")))?;
+        let url = Url::parse(&self.url).map_err(|e| Error::invalid(format!("url is not a valid URL: {e}")))?;
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Error::invalid(format!(
                 "url {} must be http:// or https://",
@@ -130,23 +129,6 @@ impl HttpConfig {
         }
         Ok(map)
     }
-}
-
-/// `text` parsed, or a copy of the URL parsed from the same text last time (one kept per
-/// process): a client's configuration check and its transport's start read the same URL, and
-/// a host making client after client for one endpoint reads it again each time (some 7,500
-/// instructions a parse, a copy a few hundred).
-fn parse_once(text: &str) -> std::result::Result<Url, url::ParseError> {
-    static LAST: Mutex<Option<(String, Url)>> = Mutex::new(None);
-    let mut last = LAST.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((seen, url)) = last.as_ref() {
-        if seen == text {
-            return Ok(url.clone());
-        }
-    }
-    let url = Url::parse(text)?;
-    *last = Some((text.to_owned(), url.clone()));
-    Ok(url)
 }
 
 impl std::fmt::Debug for HttpConfig {
