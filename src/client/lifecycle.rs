@@ -184,11 +184,11 @@ impl Client {
     async fn establish(&self) -> Result<Arc<Connection>> {
         let mut session = self.start_session().await?;
         let wait = self.connect_wait(self.inner.config.request_timeout, true);
-        // `auto` over HTTP: the origin whose era is cached, read before the probe and written
-        // after it (one parse of the URL for both); a failure forgets it, so the next connect
-        // probes.
+        // `auto` over HTTP: the origin whose era is cached (from the URL the transport parsed),
+        // read before the probe and written after it; a failure forgets it, so the next
+        // connect probes.
         let origin = match self.inner.config.mode {
-            ConnectMode::Auto => self.http_origin(),
+            ConnectMode::Auto => session.origin(),
             _ => None,
         };
         let era_cache = &self.inner.config.era_cache;
@@ -233,15 +233,6 @@ impl Client {
             session.close(e.clone()).await;
         }
         outcome
-    }
-
-    fn http_origin(&self) -> Option<String> {
-        match &self.inner.config.transport {
-            TransportConfig::Http(cfg) => reqwest::Url::parse(&cfg.url)
-                .ok()
-                .map(|u| u.origin().ascii_serialization()),
-            _ => None,
-        }
     }
 
     /// `auto`: the `server/discover` probe, then whichever era it found.

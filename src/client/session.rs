@@ -355,6 +355,11 @@ impl Session {
         self.transport.takes_lines()
     }
 
+    /// The origin of the transport's URL (HTTP only), parsed when the transport started.
+    pub fn origin(&self) -> Option<String> {
+        self.transport.origin()
+    }
+
     /// The transport's session id (`mcp.session.id`), when the server gave one.
     pub fn session_id(&self) -> Option<String> {
         self.transport.session_id()

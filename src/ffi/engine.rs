@@ -36,6 +36,10 @@
 //! HTTP/1.1) never starts one: its calls drive the runtime themselves, and nothing happens
 //! between them (an idle connection's hang-up is read at checkout, `net::direct`). A client that
 //! never needed it has none to stop. The shared engines start theirs at once (`with_driver`).
+//!
+//! Such a client, freed with nothing of its own left on the runtime, leaves the engine to the
+//! next client made that needs no thread from its connect on (one kept per process, `SPARE`):
+//! an HTTP client made, connected, called and freed in turn builds no runtime after the first.
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -67,6 +71,10 @@ const SPELL_TICK: Duration = Duration::from_secs(10);
 struct Shared {
     runtime: Runtime,
     handle: Handle,
+    /// Started `eager` (its first parks may start the driver thread).
+    eager: bool,
+    /// A blocking-pool thread has started on the runtime (a name lookup, a file read).
+    threads: Arc<AtomicBool>,
     /// Host threads inside `block_on`, plus started calls in flight (shared with their tasks).
     active: Arc<AtomicUsize>,
     /// Quiet tasks waiting unwoken (`base::quiet`): not background work.
@@ -209,8 +217,11 @@ impl OwnEngine {
         let engine: Arc<OnceLock<Weak<Shared>>> = Arc::default();
         let parks = AtomicUsize::new(if eager { 0 } else { 2 });
         let for_hook = engine.clone();
+        let threads = Arc::new(AtomicBool::new(false));
+        let for_threads = threads.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
+            .on_thread_start(move || for_threads.store(true, SeqCst))
             .on_thread_park(move || {
                 if parks.load(SeqCst) < 2 && parks.fetch_add(1, SeqCst) == 1 {
                     if let Some(s) = for_hook.get().and_then(Weak::upgrade) {
@@ -249,6 +260,8 @@ impl OwnEngine {
         let shared = Arc::new(Shared {
             handle: runtime.handle().clone(),
             runtime,
+            eager,
+            threads,
             active: Arc::new(AtomicUsize::new(0)),
             quiet: Arc::new(AtomicUsize::new(0)),
             entries: AtomicU64::new(0),
@@ -443,6 +456,53 @@ impl OwnEngine {
             shared.runtime.shutdown_timeout(timeout);
         }
     }
+
+    /// Whether the engine is as `start(false)` made it: no client's task or call left, no
+    /// thread ever started (neither the driver nor a blocking-pool thread), nobody inside it.
+    fn bare(&self) -> bool {
+        let s = &self.shared;
+        !s.eager
+            && s.driver.get().is_none()
+            && !s.threads.load(SeqCst)
+            && s.active.load(SeqCst) == 0
+            && s.quiet.load(SeqCst) == 0
+            && s.handle.metrics().num_alive_tasks() == ENGINE_TASKS
+            && Arc::strong_count(s) == 1
+    }
+}
+
+/// One bare engine, kept when its client is freed, for the next client made without a driver
+/// thread: building a runtime and shutting it down cost each client some 10 system calls (its
+/// epoll and eventfd descriptors made, registered and closed, the first timer's wake-up) and
+/// tens of allocations. It is kept only when nothing of its client remains on it (`bare`), and
+/// per fork generation (a child never touches its parent's descriptors).
+static SPARE: Mutex<Option<(u64, OwnEngine)>> = Mutex::new(None);
+
+fn take_spare() -> Option<OwnEngine> {
+    let mut slot = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+    match slot.take() {
+        Some((made, engine)) if made == super::fork::generation() => Some(engine),
+        Some(inherited) => {
+            std::mem::forget(inherited); // the parent's
+            None
+        }
+        None => None,
+    }
+}
+
+/// Keeps `engine` as the spare if it is bare and the slot is free; otherwise shuts it down.
+fn keep_or_shutdown(engine: OwnEngine, timeout: Duration) {
+    if engine.bare() {
+        let mut slot = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+        let generation = super::fork::generation();
+        if !matches!(slot.as_ref(), Some((made, _)) if *made == generation) {
+            if let Some(inherited) = slot.replace((generation, engine)) {
+                std::mem::forget(inherited); // the parent's
+            }
+            return;
+        }
+    }
+    engine.shutdown(timeout)
 }
 
 /// A client's runtime: its own (isolated, the default) or one of the shared set
@@ -454,8 +514,13 @@ pub(crate) enum Engine {
 }
 
 impl Engine {
+    /// A client's own engine: the spare one (`SPARE`) when the client needs no driver thread
+    /// from its connect on, else a new one.
     pub fn start(eager: bool) -> std::io::Result<Engine> {
-        OwnEngine::start(eager).map(Engine::Own)
+        match (!eager).then(take_spare).flatten() {
+            Some(engine) => Ok(Engine::Own(engine)),
+            None => OwnEngine::start(eager).map(Engine::Own),
+        }
     }
 
     pub fn block_on<F: Future>(&self, fut: F) -> F::Output {
@@ -486,7 +551,7 @@ impl Engine {
     /// A shared runtime outlives its clients (the client's tasks end with its close).
     pub fn shutdown(self, timeout: Duration) {
         if let Engine::Own(e) = self {
-            e.shutdown(timeout)
+            keep_or_shutdown(e, timeout)
         }
     }
 
@@ -571,4 +636,30 @@ fn spell(s: &Shared, still: impl Fn(&Shared) -> bool) {
 /// [`SPELL_TICK`]).
 async fn released(s: &Shared) {
     s.release.notified().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_bare_engine_is_kept_for_the_next_client() {
+        let fresh = OwnEngine::start(false).unwrap();
+        assert!(fresh.bare(), "a new engine without a driver thread is bare");
+        fresh.block_on(async { tokio::task::yield_now().await });
+        assert!(fresh.bare(), "a call that leaves nothing behind keeps it bare");
+
+        fresh.spawn(std::future::pending::<()>());
+        assert!(!fresh.bare(), "a task left alive (and the driver thread it started)");
+        fresh.shutdown(Duration::from_secs(1));
+
+        let eager = OwnEngine::start(true).unwrap();
+        assert!(!eager.bare(), "an eager engine may start its driver at any park");
+        eager.shutdown(Duration::from_secs(1));
+
+        let blocking = OwnEngine::start(false).unwrap();
+        blocking.block_on(async { tokio::task::spawn_blocking(|| ()).await.unwrap() });
+        assert!(!blocking.bare(), "a blocking-pool thread was started");
+        blocking.shutdown(Duration::from_secs(1));
+    }
 }

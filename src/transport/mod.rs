@@ -317,6 +317,11 @@ pub trait Transport: Send + Sync + 'static {
     fn session_id(&self) -> Option<String> {
         None
     }
+    /// The origin of the server's URL (`scheme://host:port`, the era cache's key); `None` for
+    /// stdio.
+    fn origin(&self) -> Option<String> {
+        None
+    }
     /// The version of the network protocol the latest exchange used (`network.protocol.version`:
     /// HTTP's `1.1` or `2`); `None` for stdio or before any.
     fn protocol_version(&self) -> Option<&'static str> {

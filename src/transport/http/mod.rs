@@ -562,6 +562,10 @@ impl Transport for HttpTransport {
         }
     }
 
+    fn origin(&self) -> Option<String> {
+        Some(self.inner.url.origin().ascii_serialization())
+    }
+
     fn session_id(&self) -> Option<String> {
         match &self.inner.state.lock().unwrap().wire {
             Wire::Streamable(session) => session.id().map(str::to_string),
