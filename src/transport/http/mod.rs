@@ -374,12 +374,9 @@ impl Inner {
                 // The body's buffer, for the next request's line.
                 inner.spare.keep(kept);
             });
-            let exchange = match request.inline {
-                true => self.inline.park(id.clone(), exchange),
-                false => Some(exchange),
-            };
-            if let Some(exchange) = exchange {
-                self.spawn_request(id, exchange);
+            match request.inline {
+                true => self.inline.park(id, exchange),
+                false => self.spawn_request(id, exchange),
             }
             return crate::base::done();
         }
@@ -576,6 +573,10 @@ impl Transport for HttpTransport {
     }
 
     fn reads_inline(&self) -> bool {
+        true
+    }
+
+    fn reads_inline_together(&self) -> bool {
         true
     }
 
