@@ -20,32 +20,58 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::task::{Context, Poll};
 
-/// The exchanges waiting for their callers to poll them, one a caller (by id, hashed with
-/// foldhash: a caller looks its own up on every poll, among as many as are in flight).
+/// The exchanges waiting for their callers to poll them, one a caller: the first in a slot of
+/// its own (a lone caller's, the common case, found without hashing), the others by id (hashed
+/// with foldhash: each caller looks its own up on every poll, among as many as are in flight).
 #[derive(Default)]
-pub(super) struct InlineSlot(Mutex<HashMap<RequestId, BoxFuture<'static, ()>, foldhash::fast::RandomState>>);
+pub(super) struct InlineSlot(Mutex<Parked>);
+
+type Exchange = (RequestId, BoxFuture<'static, ()>);
+
+#[derive(Default)]
+struct Parked {
+    one: Option<Exchange>,
+    more: HashMap<RequestId, BoxFuture<'static, ()>, foldhash::fast::RandomState>,
+}
+
+impl Parked {
+    fn park(&mut self, (id, exchange): Exchange) {
+        match self.one {
+            None => self.one = Some((id, exchange)),
+            Some(_) => drop(self.more.insert(id, exchange)),
+        }
+    }
+
+    fn take(&mut self, id: &RequestId) -> Option<Exchange> {
+        match &self.one {
+            Some((held, _)) if held == id => self.one.take(),
+            _ if self.more.is_empty() => None,
+            _ => self.more.remove_entry(id),
+        }
+    }
+}
 
 impl InlineSlot {
     /// Parks `exchange` for the caller of `id`.
     pub fn park(&self, id: RequestId, exchange: BoxFuture<'static, ()>) {
-        self.0.lock().unwrap().insert(id, exchange);
+        self.0.lock().unwrap().park((id, exchange));
     }
 
     /// Polls the exchange of `id` (unlocked while it runs); `Ready` once it has ended.
     pub fn poll(&self, cx: &mut Context<'_>, id: &RequestId) -> Poll<()> {
-        let Some((held, mut exchange)) = self.0.lock().unwrap().remove_entry(id) else {
+        let Some((held, mut exchange)) = self.0.lock().unwrap().take(id) else {
             return Poll::Pending;
         };
         if exchange.as_mut().poll(cx).is_ready() {
             return Poll::Ready(());
         }
-        self.0.lock().unwrap().insert(held, exchange);
+        self.0.lock().unwrap().park((held, exchange));
         Poll::Pending
     }
 
     /// The exchange of `id`, unfinished, when it is parked here.
     pub fn take(&self, id: &RequestId) -> Option<BoxFuture<'static, ()>> {
-        self.0.lock().unwrap().remove(id)
+        self.0.lock().unwrap().take(id).map(|(_, exchange)| exchange)
     }
 
     /// Drops what is parked (the transport closed).
