@@ -443,13 +443,15 @@ impl Session {
             armed: true,
             announce: false,
         };
-        // Alone, the request reads the transport itself while it waits (see `transport/pump`;
-        // HTTP runs its exchange there). Only on a current-thread runtime: on a multi-thread
-        // one, handing the reading back to the reader task when the call ends would wake another
-        // worker thread per call. Not from a thread waiting on a runtime another thread drives
-        // (`base::driving`).
-        let inline_on =
-            alone && self.transport.reads_inline() && on_current_thread_runtime() && !crate::base::driving::off_core();
+        // Alone, the request reads the transport itself while it waits (see `transport/pump`);
+        // on HTTP it runs its exchange there, alone or not (no task per request). Only on a
+        // current-thread runtime: on a multi-thread one, handing the reading back to the reader
+        // task when the call ends would wake another worker thread per call. Not from a thread
+        // waiting on a runtime another thread drives (`base::driving`).
+        let inline_on = (alone || self.transport.reads_inline_together())
+            && self.transport.reads_inline()
+            && on_current_thread_runtime()
+            && !crate::base::driving::off_core();
         let sent = match params {
             Params::Owned(params) => {
                 let message = jsonrpc::request(&id, method, Some(Value::Object(params)));

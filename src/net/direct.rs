@@ -1,10 +1,12 @@
 //! Direct connections to one `http://` or `https://` origin, for the requests to the MCP
 //! endpoint itself: the library's own HTTP/1.1 exchange (`net::h1`) under a small keep-alive
-//! pool of our own, over TCP or TLS (`net::stream`); or hyper's HTTP/2 where a TLS server
-//! chooses it by ALPN: then one connection carries every request as a stream of its own, its
-//! I/O a task of its own (a GOAWAY or a reset stream fails a request sent as a lost connection
-//! does; one the connection never sent goes on a new connection). Plain `http://` stays
-//! HTTP/1.1.
+//! pool of our own, over TCP or TLS (`net::stream`); or HTTP/2 (the `h2` crate, hyper's own)
+//! where a TLS server chooses it by ALPN: then one connection carries every request as a stream
+//! of its own, its I/O a task of its own (a GOAWAY or a reset stream fails a request sent as a
+//! lost connection does; one the connection never sent goes on a new connection). A request
+//! opens its stream itself, with no task of its own and no channel to a dispatcher (hyper's
+//! HTTP/2 client spawns a task per request: its future moved whole into the runtime, and a
+//! `reqwest::Response` made around each answer). Plain `http://` stays HTTP/1.1.
 //!
 //! Why: through reqwest every request also pays its redirect policy and response URL (two
 //! `url` parses, ~15k instructions with IDNA even for `127.0.0.1`), its tower layers and
@@ -49,11 +51,9 @@ use super::request::Request;
 use super::resolve::Overrides;
 use super::stream::Stream;
 use crate::base::driving::ReadBeside;
-use hyper::body::Incoming;
-use hyper::client::conn::http2;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper::body::Bytes;
 use reqwest::header::{CONNECTION, CONTENT_LENGTH, HOST, PROXY_AUTHORIZATION, TRANSFER_ENCODING};
-use reqwest::{Body, Method, ResponseBuilderExt, StatusCode, Url};
+use reqwest::{Method, StatusCode, Url};
 use std::future::poll_fn;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
@@ -96,7 +96,7 @@ pub(crate) struct DirectOrigin {
     /// Idle connections, with when they became idle (newest last).
     idle: Mutex<Vec<(Conn, Instant)>>,
     /// The HTTP/2 connection, when the server chose HTTP/2 by ALPN: every request shares it.
-    h2: Mutex<Option<http2::SendRequest<Body>>>,
+    h2: Mutex<Option<H2>>,
     /// Set once the server chose HTTP/1.1; until then new TLS connections are made one at a
     /// time, so that calls started together share one HTTP/2 connection rather than each
     /// opening its own.
@@ -107,7 +107,32 @@ pub(crate) struct DirectOrigin {
 /// A new connection: HTTP/1.1 (one request at a time), or HTTP/2 (its shared sender).
 enum Fresh {
     H1(Conn),
-    H2(http2::SendRequest<Body>),
+    H2(H2),
+}
+
+/// An HTTP/2 connection's sender, and whether the connection ended or refuses new streams (a
+/// GOAWAY, an error): then the next request goes on a new connection.
+#[derive(Clone)]
+struct H2 {
+    sender: h2::client::SendRequest<Bytes>,
+    ended: Arc<AtomicBool>,
+}
+
+/// Flow control and limits as hyper's HTTP/2 client sets them (which this path used before):
+/// windows of 2 MiB a stream and 5 MiB the connection, frames of 16 KiB, 16 KiB of response
+/// fields, no server push, 100 streams until the server's settings say otherwise.
+fn h2_builder() -> h2::client::Builder {
+    let mut builder = h2::client::Builder::new();
+    builder
+        .initial_max_send_streams(100)
+        .initial_window_size(2 << 20)
+        .initial_connection_window_size(5 << 20)
+        .max_frame_size(16 << 10)
+        .max_header_list_size(16 << 10)
+        .max_send_buffer_size(1 << 20)
+        .max_local_error_reset_streams(Some(1024))
+        .enable_push(false);
+    builder
 }
 
 /// Writes the HTTP/1.1 head of `request` into `head` (emptied first): the method, the origin's
@@ -135,9 +160,9 @@ fn head(request: &Request<'_>, after_method: &[u8], head: &mut Vec<u8>) {
     head.extend_from_slice(b"\r\n");
 }
 
-/// An HTTP/2 request that failed: `Unsent` when the connection ended before it went out.
+/// An HTTP/2 request that failed: `Unsent` when the connection refused it before it went out.
 enum H2Failure {
-    Unsent(Box<hyper::Request<Body>>),
+    Unsent,
     Failed(String),
 }
 
@@ -214,21 +239,15 @@ impl DirectOrigin {
     /// Sends `request` (one [`DirectOrigin::serves`]) on an idle connection or a new one. A
     /// failure is its cause, worded like reqwest's (the transport's connect hints read it).
     pub async fn send(self: &Arc<Self>, request: Request<'_>) -> Result<Reply, String> {
-        let url = request.url();
-        let mut outgoing = Some(request);
         // A pooled connection the server closed meanwhile takes nothing of the request: it
         // then goes on a new connection (never sent twice).
         let mut fresh = false;
         loop {
-            if let Some(sender) = self.shared() {
-                let sending = outgoing.take().expect("the request is sent once");
-                match self.send_h2(sender, sending.into_h2(self.absolute.clone())).await {
+            if let Some(h2) = self.shared() {
+                match self.send_h2(h2, &request).await {
                     Ok(response) => return Ok(response),
-                    Err(H2Failure::Unsent(unsent)) if !fresh => {
-                        outgoing = Some(Request::from_h2(*unsent, url));
-                        continue;
-                    }
-                    Err(H2Failure::Unsent(_)) => return Err("connection closed before the request was sent".into()),
+                    Err(H2Failure::Unsent) if !fresh => continue,
+                    Err(H2Failure::Unsent) => return Err("connection closed before the request was sent".into()),
                     Err(H2Failure::Failed(cause)) => return Err(cause),
                 }
             }
@@ -249,16 +268,15 @@ impl DirectOrigin {
                     // copied whole on each move (once per connection, a box costs nothing).
                     match Box::pin(self.connect()).await? {
                         Fresh::H1(conn) => conn,
-                        Fresh::H2(sender) => {
-                            *self.h2.lock().unwrap() = Some(sender);
+                        Fresh::H2(h2) => {
+                            *self.h2.lock().unwrap() = Some(h2);
                             continue;
                         }
                     }
                 }
             };
-            let sending = outgoing.as_ref().expect("the request is sent once");
-            let body = sending.body().map_or(&[][..], |b| &b[..]);
-            head(sending, &self.after_method, &mut conn.head);
+            let body = request.body().map_or(&[][..], |b| &b[..]);
+            head(&request, &self.after_method, &mut conn.head);
             match conn.write(body).await {
                 Ok(()) => {}
                 Err(failed) if failed.sent_nothing && !fresh => continue,
@@ -272,50 +290,47 @@ impl DirectOrigin {
         }
     }
 
-    /// The response for reqwest's callers, with its URL as reqwest records it: without it
-    /// reqwest parses a placeholder URL for every response (~4.5k instructions). The builder's
-    /// extensions are the response's (hyper's own are none reqwest reads).
-    fn response(&self, parts: hyper::http::response::Parts, body: Incoming) -> Result<Reply, String> {
-        let mut builder = hyper::Response::builder()
-            .status(parts.status)
-            .version(parts.version)
-            .url(self.url.clone());
-        if let Some(headers) = builder.headers_mut() {
-            *headers = parts.headers;
-        }
-        let response = builder.body(Body::wrap(body)).map_err(|e| e.to_string())?;
-        Ok(Reply::from_reqwest(reqwest::Response::from(response)))
-    }
-
-    /// The shared HTTP/2 connection, while it is open.
-    fn shared(&self) -> Option<http2::SendRequest<Body>> {
+    /// The shared HTTP/2 connection, while it takes new streams.
+    fn shared(&self) -> Option<H2> {
         let mut h2 = self.h2.lock().unwrap();
-        if h2.as_ref().is_some_and(|s| s.is_closed()) {
+        if h2.as_ref().is_some_and(|c| c.ended.load(SeqCst)) {
             *h2 = None;
         }
         h2.clone()
     }
 
     /// Sends `request` as a stream of the HTTP/2 connection. A GOAWAY or a reset stream fails it
-    /// as a lost connection does, except a request the connection never sent (`Unsent`).
-    async fn send_h2(
-        &self,
-        mut sender: http2::SendRequest<Body>,
-        request: hyper::Request<Body>,
-    ) -> Result<Reply, H2Failure> {
-        if poll_fn(|cx| sender.poll_ready(cx)).await.is_err() {
-            return Err(H2Failure::Unsent(Box::new(request)));
-        }
-        match sender.try_send_request(request).await {
-            Ok(response) => {
-                let (parts, body) = response.into_parts();
-                self.response(parts, body).map_err(H2Failure::Failed)
+    /// as a lost connection does, except a request the connection refused before it went out
+    /// (`Unsent`: the connection is then left for a new one).
+    async fn send_h2(&self, h2: H2, request: &Request<'_>) -> Result<Reply, H2Failure> {
+        let H2 { mut sender, ended } = h2;
+        let opened = match poll_fn(|cx| sender.poll_ready(cx)).await {
+            Ok(()) => {
+                let body = request.body().filter(|b| !b.is_empty());
+                sender
+                    .send_request(request.h2_head(self.absolute.clone()), body.is_none())
+                    .map(|stream| (stream, body))
             }
-            Err(mut failed) => match failed.take_message() {
-                Some(unsent) => Err(H2Failure::Unsent(Box::new(unsent))),
-                None => Err(H2Failure::Failed(super::redact::chain(failed.error()))),
-            },
+            Err(e) => Err(e),
+        };
+        let ((response, mut stream), body) = match opened {
+            Ok(opened) => opened,
+            // Refused before any frame of it went out: the connection ended or was told to go
+            // away, and takes no new streams.
+            Err(_) => {
+                ended.store(true, SeqCst);
+                return Err(H2Failure::Unsent);
+            }
+        };
+        drop(sender);
+        let failed = |e: h2::Error| H2Failure::Failed(super::redact::chain(&e));
+        if let Some(body) = body {
+            // Buffered by the connection until the stream's window takes it: the body is in
+            // memory already (bounded by the transport), so nothing more is held.
+            stream.send_data(body.clone(), true).map_err(failed)?;
         }
+        let response = response.await.map_err(failed)?;
+        Ok(Reply::h2(response))
     }
 
     /// A pooled connection ready for a request, if one is: one the server ended (or sent
@@ -381,13 +396,17 @@ impl DirectOrigin {
                     })?;
                 if tls.get_ref().1.alpn_protocol() == Some(b"h2") {
                     // The connection's I/O runs as a task of its own: it serves every stream.
-                    let (sender, io) = http2::handshake(TokioExecutor::new(), TokioIo::new(Stream::Tls(Box::new(tls))))
+                    let (sender, io) = h2_builder()
+                        .handshake::<_, Bytes>(Stream::Tls(Box::new(tls)))
                         .await
                         .map_err(|e| format!("client error (Connect): {}", super::redact::chain(&e)))?;
+                    let ended = Arc::new(AtomicBool::new(false));
+                    let end = ended.clone();
                     tokio::spawn(async move {
                         let _ = io.await;
+                        end.store(true, SeqCst);
                     });
-                    return Ok(Fresh::H2(sender));
+                    return Ok(Fresh::H2(H2 { sender, ended }));
                 }
                 self.h1_chosen.store(true, SeqCst);
                 Stream::Tls(Box::new(tls))

@@ -1,6 +1,6 @@
 //! A response to one of the HTTP transport's requests, whichever way it came: the library's
-//! own HTTP/1.1 exchange on a direct connection (`h1`), or a `reqwest::Response` (HTTP/2 on a
-//! direct connection, or reqwest's own client). The transport reads its status, a few fields
+//! own HTTP/1.1 exchange on a direct connection (`h1`), a stream of a direct HTTP/2 connection
+//! (the `h2` crate's), or a `reqwest::Response` (reqwest's own client). The transport reads its status, a few fields
 //! and its body, by pieces, appended to a vector of its own, or whole.
 //!
 //! A direct HTTP/1.1 body read to its end gives its connection back to the pool (unless the
@@ -27,6 +27,15 @@ enum From {
         body: Option<Body>,
         home: Weak<DirectOrigin>,
     },
+    /// A stream of a direct HTTP/2 connection: its fields, and its body still on the stream.
+    H2 {
+        fields: HeaderMap,
+        body: h2::RecvStream,
+        /// The piece last handed out.
+        last: Bytes,
+        /// What was received and not yet handed out.
+        rest: Bytes,
+    },
     Reqwest {
         response: reqwest::Response,
         /// The piece last handed out.
@@ -52,6 +61,20 @@ impl Reply {
         reply
     }
 
+    /// A direct HTTP/2 response, its body still on its stream.
+    pub(super) fn h2(response: hyper::Response<h2::RecvStream>) -> Reply {
+        let (parts, body) = response.into_parts();
+        Reply {
+            status: parts.status,
+            from: From::H2 {
+                fields: parts.headers,
+                body,
+                last: Bytes::new(),
+                rest: Bytes::new(),
+            },
+        }
+    }
+
     pub(crate) fn from_reqwest(response: reqwest::Response) -> Reply {
         Reply {
             status: response.status(),
@@ -71,6 +94,7 @@ impl Reply {
     pub fn is_h2(&self) -> bool {
         match &self.from {
             From::Own { .. } => false,
+            From::H2 { .. } => true,
             From::Reqwest { response, .. } => response.version() == reqwest::Version::HTTP_2,
         }
     }
@@ -79,6 +103,7 @@ impl Reply {
     pub fn header(&self, name: &str) -> Option<&str> {
         match &self.from {
             From::Own { head, .. } => head.value(name),
+            From::H2 { fields, .. } => fields.get(name).and_then(|v| v.to_str().ok()),
             From::Reqwest { response, .. } => response.headers().get(name).and_then(|v| v.to_str().ok()),
         }
     }
@@ -87,6 +112,7 @@ impl Reply {
     pub fn header_values(&self, name: &str) -> Vec<&str> {
         match &self.from {
             From::Own { head, .. } => head.values(name),
+            From::H2 { fields, .. } => fields.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect(),
             From::Reqwest { response, .. } => response
                 .headers()
                 .get_all(name)
@@ -108,6 +134,7 @@ impl Reply {
                 }
                 map
             }
+            From::H2 { fields, .. } => fields.clone(),
             From::Reqwest { response, .. } => response.headers().clone(),
         }
     }
@@ -118,7 +145,7 @@ impl Reply {
         let ended = match &mut self.from {
             From::Own { body: Some(body), .. } => body.at_end(),
             From::Own { body: None, .. } => true,
-            From::Reqwest { .. } => false,
+            From::H2 { .. } | From::Reqwest { .. } => false,
         };
         self.go_home_if_done();
         ended
@@ -150,8 +177,17 @@ impl Reply {
                 (Err(e), _) => Err(e),
             };
         }
-        match &mut self.from {
-            From::Own { .. } => Ok(None),
+        let (last, rest) = match &mut self.from {
+            From::Own { .. } => return Ok(None),
+            From::H2 { body, last, rest, .. } => {
+                if rest.is_empty() {
+                    match h2_data(body).await? {
+                        Some(bytes) => *rest = bytes,
+                        None => return Ok(None),
+                    }
+                }
+                (last, rest)
+            }
             From::Reqwest { response, last, rest } => {
                 if rest.is_empty() {
                     match response.chunk().await {
@@ -160,10 +196,11 @@ impl Reply {
                         Err(e) => return Err(redact::http_error(e)),
                     }
                 }
-                *last = std::mem::take(rest);
-                Ok(Some(&last[..]))
+                (last, rest)
             }
-        }
+        };
+        *last = std::mem::take(rest);
+        Ok(Some(&last[..]))
     }
 
     /// Appends the body's next bytes to `dst`, at most `max` (> 0) of them; `Ok(0)` at its end.
@@ -174,6 +211,17 @@ impl Reply {
         let appended = match &mut self.from {
             From::Own { body: None, .. } => return Ok(0),
             From::Own { body: Some(body), .. } => body.append(dst, max).await,
+            From::H2 { body, rest, .. } => {
+                while rest.is_empty() {
+                    match h2_data(body).await? {
+                        Some(bytes) => *rest = bytes,
+                        None => return Ok(0),
+                    }
+                }
+                let piece = rest.split_to(rest.len().min(max));
+                dst.extend_from_slice(&piece);
+                Ok(piece.len())
+            }
             From::Reqwest { response, rest, .. } => {
                 while rest.is_empty() {
                     match response.chunk().await {
@@ -197,6 +245,27 @@ impl Reply {
         let read = match &mut self.from {
             From::Own { body: None, .. } => return Ok(Ok(Vec::new())),
             From::Own { body: Some(body), .. } => body.read_all(max).await,
+            From::H2 { fields, body, rest, .. } => {
+                let declared = content_length(fields);
+                if declared > max {
+                    return Ok(Err(declared));
+                }
+                // Sized as below (reqwest's).
+                let mut all = Vec::with_capacity(declared.max(rest.len()));
+                all.extend_from_slice(&std::mem::take(rest));
+                loop {
+                    match h2_data(body).await {
+                        Ok(Some(bytes)) => {
+                            if all.len() + bytes.len() > max {
+                                return Ok(Err(all.len() + bytes.len()));
+                            }
+                            all.extend_from_slice(&bytes);
+                        }
+                        Ok(None) => break Ok(Ok(all)),
+                        Err(e) => break Err(e),
+                    }
+                }
+            }
             From::Reqwest { response, .. } => {
                 let declared = response.content_length().unwrap_or(0) as usize;
                 if declared > max {
@@ -224,4 +293,25 @@ impl Reply {
         self.go_home_if_done();
         read
     }
+}
+
+/// The next data of an HTTP/2 stream's body, its window given back to the server at once (as
+/// hyper's body does); `None` at its end.
+async fn h2_data(body: &mut h2::RecvStream) -> Result<Option<Bytes>, String> {
+    match body.data().await {
+        Some(Ok(bytes)) => {
+            let _ = body.flow_control().release_capacity(bytes.len());
+            Ok(Some(bytes))
+        }
+        Some(Err(e)) => Err(format!("reading the response body failed: {}", redact::chain(&e))),
+        None => Ok(None),
+    }
+}
+
+/// A response's declared `content-length`, 0 when it has none (or none that is a number).
+fn content_length(fields: &HeaderMap) -> usize {
+    fields
+        .get(reqwest::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .unwrap_or(0)
 }

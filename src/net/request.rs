@@ -9,7 +9,9 @@
 //! instructions a call less, docs/performance.md "HTTPS, HTTP/2 and proxies").
 
 use hyper::body::Bytes;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{
+    HeaderMap, HeaderName, HeaderValue, CONNECTION, CONTENT_LENGTH, HOST, TE, TRANSFER_ENCODING, UPGRADE,
+};
 use reqwest::{Body, Method, Url};
 
 /// A request's fields, in the order they were set. Setting a name again replaces its value
@@ -136,26 +138,29 @@ impl<'a> Request<'a> {
         request
     }
 
-    /// The same request as an HTTP/2 stream's, to `uri` (`Host` left out: `:authority` says it).
-    pub fn into_h2(self, uri: hyper::Uri) -> hyper::Request<Body> {
-        let mut request = hyper::Request::new(self.body.map(Body::from).unwrap_or_default());
-        *request.method_mut() = self.method;
-        *request.uri_mut() = uri;
-        *request.headers_mut() = self.fields.into_map();
-        request.headers_mut().remove(reqwest::header::HOST);
-        request
-    }
-
-    /// An HTTP/2 request the connection gave back unsent (from [`Request::into_h2`]), to `url`.
-    pub fn from_h2(request: hyper::Request<Body>, url: &'a Url) -> Request<'a> {
-        let (parts, body) = request.into_parts();
-        Request {
-            method: parts.method,
-            url,
-            fields: Fields::from_map(parts.headers),
-            // Made from bytes, so its bytes are there.
-            body: body.as_bytes().map(Bytes::copy_from_slice),
+    /// The same request's head as an HTTP/2 stream's, to `uri`: `Host` left out (`:authority`
+    /// says it), and the fields HTTP/2 forbids (RFC 9113 8.2.2); `content-length` set from the
+    /// body (as HTTP/1.1's head has it).
+    pub fn h2_head(&self, uri: hyper::Uri) -> hyper::Request<()> {
+        let mut head = hyper::Request::new(());
+        *head.method_mut() = self.method.clone();
+        *head.uri_mut() = uri;
+        let headers = head.headers_mut();
+        headers.reserve(self.fields.0.len() + 1);
+        for (name, value) in self.fields.iter() {
+            let te_trailers = *name == TE && value == "trailers";
+            if [HOST, CONTENT_LENGTH, CONNECTION, TRANSFER_ENCODING, UPGRADE, TE].contains(name) && !te_trailers
+                || ["keep-alive", "proxy-connection"].contains(&name.as_str())
+            {
+                continue;
+            }
+            headers.append(name.clone(), value.clone());
         }
+        if self.body.is_some() || self.method == Method::POST {
+            let length = self.body.as_ref().map_or(0, |b| b.len());
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(length));
+        }
+        head
     }
 }
 
@@ -199,16 +204,15 @@ mod tests {
         assert_eq!(reqwest.url(), &url);
         assert_eq!(reqwest.headers().get_all(ACCEPT).iter().count(), 2);
         assert_eq!(reqwest.body().and_then(Body::as_bytes), Some(&b"{}"[..]));
-        let h2 = request.into_h2(url.as_str().parse().unwrap());
-        assert!(h2.headers().get(reqwest::header::HOST).is_none());
-        let back = Request::from_h2(h2, &url);
-        assert_eq!(back.method(), Method::POST);
-        let seen: Vec<_> = back
-            .fields()
+        let mut request = request;
+        request.fields_mut().append(reqwest::header::CONNECTION, value("close"));
+        let h2 = request.h2_head(url.as_str().parse().unwrap());
+        let seen: Vec<_> = h2
+            .headers()
             .iter()
             .map(|(n, v)| (n.as_str(), v.to_str().unwrap()))
             .collect();
-        assert_eq!(seen, [("accept", "a"), ("accept", "b")]);
-        assert_eq!(back.body().map(|b| &b[..]), Some(&b"{}"[..]));
+        assert_eq!(seen, [("accept", "a"), ("accept", "b"), ("content-length", "2")]);
+        assert_eq!(h2.uri(), "https://example.com/mcp?x=1");
     }
 }

@@ -46,8 +46,8 @@ impl AsyncRead for Stream {
                 Poll::Pending
             }
             // A server that closes without TLS's close_notify (as most do an idle connection)
-            // ends the stream as a TCP end does: hyper then hands back a request it had not sent
-            // yet, as for a plain connection, instead of failing it. HTTP's own framing
+            // ends the stream as a TCP end does: a request not sent yet then goes on a new
+            // connection, as for a plain connection, instead of failing. HTTP's own framing
             // (lengths, chunks, HTTP/2 frames) still tells a complete message from a cut one.
             Stream::Tls(s) => match Pin::new(&mut **s).poll_read(cx, buf) {
                 Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::UnexpectedEof => Poll::Ready(Ok(())),

@@ -354,6 +354,11 @@ pub trait Transport: Send + Sync + 'static {
     fn reads_inline(&self) -> bool {
         false
     }
+    /// Whether requests waiting together may each read inline too: their reading is their own
+    /// (HTTP: each request's exchange), not a stream they share (stdio).
+    fn reads_inline_together(&self) -> bool {
+        false
+    }
     /// Reads what the server sent on the calling task, waiting for request `id`; `Ready` when
     /// anything was read (the caller then looks for its answer again). `joined` is the caller's
     /// state for [`end_read_inline`](Transport::end_read_inline), false at first.

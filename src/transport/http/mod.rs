@@ -380,12 +380,9 @@ impl Inner {
                     inner.spare.keep(kept);
                 }),
             };
-            let exchange = match request.inline {
-                true => self.inline.park(id.clone(), exchange),
-                false => Some(exchange),
-            };
-            if let Some(exchange) = exchange {
-                self.spawn_request(id, exchange);
+            match request.inline {
+                true => self.inline.park(id, exchange),
+                false => self.spawn_request(id, exchange),
             }
             return crate::base::done();
         }
@@ -586,6 +583,10 @@ impl Transport for HttpTransport {
     }
 
     fn reads_inline(&self) -> bool {
+        true
+    }
+
+    fn reads_inline_together(&self) -> bool {
         true
     }
 
