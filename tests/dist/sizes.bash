@@ -17,7 +17,9 @@
 # running (+7.8 KB: quiet tasks, the idle connection's look at checkout) and fewer allocations per
 # HTTP call (+1.1 KB) took the .so from 6,297,696 to 6,306,768 bytes (`make dist-lib`); no room
 # was found for them in five trial builds (docs/performance.md).
-SO_LIMIT=6320000      # the installed libmcp_client.so
+# Lowered on 2026-12-06 (6.25 MB) when HTTP/2 moved from hyper's client to the h2 crate driven
+# directly: .so measured 6,306,768 -> 6,215,296 bytes (`make dist-lib`).
+SO_LIMIT=6250000      # the installed libmcp_client.so
 STATIC_LIMIT=7600000  # a statically linked C program calling one tool
 
 # check_size WHAT BYTES LIMIT: prints the size and fails when over the limit.
