@@ -27,23 +27,61 @@ enum From {
         body: Option<Body>,
         home: Weak<DirectOrigin>,
     },
-    /// A stream of a direct HTTP/2 connection: its fields, and its body still on the stream.
-    H2 {
-        fields: HeaderMap,
-        body: h2::RecvStream,
-        /// The piece last handed out.
-        last: Bytes,
-        /// What was received and not yet handed out.
-        rest: Bytes,
-    },
-    Reqwest {
-        response: reqwest::Response,
+    /// A body received in pieces (a direct HTTP/2 stream's or reqwest's).
+    Pieces {
+        source: Source,
         /// The piece last handed out.
         last: Bytes,
         /// What was received and not yet handed out ([`Reply::append`] takes less than a
         /// piece when asked for less).
         rest: Bytes,
     },
+}
+
+/// Where a body received in pieces comes from.
+enum Source {
+    /// A stream of a direct HTTP/2 connection: its fields, and its body still on the stream.
+    H2 {
+        fields: HeaderMap,
+        body: h2::RecvStream,
+    },
+    Reqwest(reqwest::Response),
+}
+
+impl Source {
+    fn fields(&self) -> &HeaderMap {
+        match self {
+            Source::H2 { fields, .. } => fields,
+            Source::Reqwest(response) => response.headers(),
+        }
+    }
+
+    /// The body's declared length, 0 when it has none.
+    fn declared(&self) -> usize {
+        match self {
+            Source::H2 { fields, .. } => fields
+                .get(reqwest::header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse().ok())
+                .unwrap_or(0),
+            Source::Reqwest(response) => response.content_length().unwrap_or(0) as usize,
+        }
+    }
+
+    /// The body's next piece; `None` at its end. An HTTP/2 stream's window is given back to the
+    /// server at once (as hyper's body does).
+    async fn next(&mut self) -> Result<Option<Bytes>, String> {
+        match self {
+            Source::H2 { body, .. } => match body.data().await {
+                Some(Ok(bytes)) => {
+                    let _ = body.flow_control().release_capacity(bytes.len());
+                    Ok(Some(bytes))
+                }
+                Some(Err(e)) => Err(format!("reading the response body failed: {}", redact::chain(&e))),
+                None => Ok(None),
+            },
+            Source::Reqwest(response) => response.chunk().await.map_err(redact::http_error),
+        }
+    }
 }
 
 impl Reply {
@@ -64,25 +102,24 @@ impl Reply {
     /// A direct HTTP/2 response, its body still on its stream.
     pub(super) fn h2(response: hyper::Response<h2::RecvStream>) -> Reply {
         let (parts, body) = response.into_parts();
-        Reply {
-            status: parts.status,
-            from: From::H2 {
+        Reply::pieces(
+            parts.status,
+            Source::H2 {
                 fields: parts.headers,
                 body,
-                last: Bytes::new(),
-                rest: Bytes::new(),
             },
-        }
+        )
     }
 
     pub(crate) fn from_reqwest(response: reqwest::Response) -> Reply {
+        Reply::pieces(response.status(), Source::Reqwest(response))
+    }
+
+    fn pieces(status: StatusCode, source: Source) -> Reply {
+        let (last, rest) = (Bytes::new(), Bytes::new());
         Reply {
-            status: response.status(),
-            from: From::Reqwest {
-                response,
-                last: Bytes::new(),
-                rest: Bytes::new(),
-            },
+            status,
+            from: From::Pieces { source, last, rest },
         }
     }
 
@@ -94,8 +131,14 @@ impl Reply {
     pub fn is_h2(&self) -> bool {
         match &self.from {
             From::Own { .. } => false,
-            From::H2 { .. } => true,
-            From::Reqwest { response, .. } => response.version() == reqwest::Version::HTTP_2,
+            From::Pieces {
+                source: Source::H2 { .. },
+                ..
+            } => true,
+            From::Pieces {
+                source: Source::Reqwest(response),
+                ..
+            } => response.version() == reqwest::Version::HTTP_2,
         }
     }
 
@@ -103,8 +146,7 @@ impl Reply {
     pub fn header(&self, name: &str) -> Option<&str> {
         match &self.from {
             From::Own { head, .. } => head.value(name),
-            From::H2 { fields, .. } => fields.get(name).and_then(|v| v.to_str().ok()),
-            From::Reqwest { response, .. } => response.headers().get(name).and_then(|v| v.to_str().ok()),
+            From::Pieces { source, .. } => source.fields().get(name).and_then(|v| v.to_str().ok()),
         }
     }
 
@@ -112,9 +154,8 @@ impl Reply {
     pub fn header_values(&self, name: &str) -> Vec<&str> {
         match &self.from {
             From::Own { head, .. } => head.values(name),
-            From::H2 { fields, .. } => fields.get_all(name).iter().filter_map(|v| v.to_str().ok()).collect(),
-            From::Reqwest { response, .. } => response
-                .headers()
+            From::Pieces { source, .. } => source
+                .fields()
                 .get_all(name)
                 .iter()
                 .filter_map(|v| v.to_str().ok())
@@ -134,8 +175,7 @@ impl Reply {
                 }
                 map
             }
-            From::H2 { fields, .. } => fields.clone(),
-            From::Reqwest { response, .. } => response.headers().clone(),
+            From::Pieces { source, .. } => source.fields().clone(),
         }
     }
 
@@ -145,7 +185,7 @@ impl Reply {
         let ended = match &mut self.from {
             From::Own { body: Some(body), .. } => body.at_end(),
             From::Own { body: None, .. } => true,
-            From::H2 { .. } | From::Reqwest { .. } => false,
+            From::Pieces { .. } => false,
         };
         self.go_home_if_done();
         ended
@@ -177,28 +217,15 @@ impl Reply {
                 (Err(e), _) => Err(e),
             };
         }
-        let (last, rest) = match &mut self.from {
-            From::Own { .. } => return Ok(None),
-            From::H2 { body, last, rest, .. } => {
-                if rest.is_empty() {
-                    match h2_data(body).await? {
-                        Some(bytes) => *rest = bytes,
-                        None => return Ok(None),
-                    }
-                }
-                (last, rest)
-            }
-            From::Reqwest { response, last, rest } => {
-                if rest.is_empty() {
-                    match response.chunk().await {
-                        Ok(Some(bytes)) => *rest = bytes,
-                        Ok(None) => return Ok(None),
-                        Err(e) => return Err(redact::http_error(e)),
-                    }
-                }
-                (last, rest)
-            }
+        let From::Pieces { source, last, rest } = &mut self.from else {
+            return Ok(None);
         };
+        if rest.is_empty() {
+            match source.next().await? {
+                Some(bytes) => *rest = bytes,
+                None => return Ok(None),
+            }
+        }
         *last = std::mem::take(rest);
         Ok(Some(&last[..]))
     }
@@ -211,23 +238,11 @@ impl Reply {
         let appended = match &mut self.from {
             From::Own { body: None, .. } => return Ok(0),
             From::Own { body: Some(body), .. } => body.append(dst, max).await,
-            From::H2 { body, rest, .. } => {
+            From::Pieces { source, rest, .. } => {
                 while rest.is_empty() {
-                    match h2_data(body).await? {
+                    match source.next().await? {
                         Some(bytes) => *rest = bytes,
                         None => return Ok(0),
-                    }
-                }
-                let piece = rest.split_to(rest.len().min(max));
-                dst.extend_from_slice(&piece);
-                Ok(piece.len())
-            }
-            From::Reqwest { response, rest, .. } => {
-                while rest.is_empty() {
-                    match response.chunk().await {
-                        Ok(Some(bytes)) => *rest = bytes,
-                        Ok(None) => return Ok(0),
-                        Err(e) => return Err(redact::http_error(e)),
                     }
                 }
                 let piece = rest.split_to(rest.len().min(max));
@@ -245,29 +260,8 @@ impl Reply {
         let read = match &mut self.from {
             From::Own { body: None, .. } => return Ok(Ok(Vec::new())),
             From::Own { body: Some(body), .. } => body.read_all(max).await,
-            From::H2 { fields, body, rest, .. } => {
-                let declared = content_length(fields);
-                if declared > max {
-                    return Ok(Err(declared));
-                }
-                // Sized as below (reqwest's).
-                let mut all = Vec::with_capacity(declared.max(rest.len()));
-                all.extend_from_slice(&std::mem::take(rest));
-                loop {
-                    match h2_data(body).await {
-                        Ok(Some(bytes)) => {
-                            if all.len() + bytes.len() > max {
-                                return Ok(Err(all.len() + bytes.len()));
-                            }
-                            all.extend_from_slice(&bytes);
-                        }
-                        Ok(None) => break Ok(Ok(all)),
-                        Err(e) => break Err(e),
-                    }
-                }
-            }
-            From::Reqwest { response, .. } => {
-                let declared = response.content_length().unwrap_or(0) as usize;
+            From::Pieces { source, rest, .. } => {
+                let declared = source.declared().max(rest.len());
                 if declared > max {
                     return Ok(Err(declared));
                 }
@@ -275,9 +269,11 @@ impl Reply {
                 // again each time the vector grows. A length is a claim, not bytes received,
                 // but a vector's capacity is not written until bytes arrive: a false claim
                 // reserves address space (large blocks are mapped lazily), not memory.
+                // What an earlier `append` left of a piece comes first.
                 let mut body = Vec::with_capacity(declared);
+                body.extend_from_slice(&std::mem::take(rest));
                 loop {
-                    match response.chunk().await {
+                    match source.next().await {
                         Ok(Some(bytes)) => {
                             if body.len() + bytes.len() > max {
                                 return Ok(Err(body.len() + bytes.len()));
@@ -285,7 +281,7 @@ impl Reply {
                             body.extend_from_slice(&bytes);
                         }
                         Ok(None) => break Ok(Ok(body)),
-                        Err(e) => break Err(redact::http_error(e)),
+                        Err(e) => break Err(e),
                     }
                 }
             }
@@ -293,25 +289,4 @@ impl Reply {
         self.go_home_if_done();
         read
     }
-}
-
-/// The next data of an HTTP/2 stream's body, its window given back to the server at once (as
-/// hyper's body does); `None` at its end.
-async fn h2_data(body: &mut h2::RecvStream) -> Result<Option<Bytes>, String> {
-    match body.data().await {
-        Some(Ok(bytes)) => {
-            let _ = body.flow_control().release_capacity(bytes.len());
-            Ok(Some(bytes))
-        }
-        Some(Err(e)) => Err(format!("reading the response body failed: {}", redact::chain(&e))),
-        None => Ok(None),
-    }
-}
-
-/// A response's declared `content-length`, 0 when it has none (or none that is a number).
-fn content_length(fields: &HeaderMap) -> usize {
-    fields
-        .get(reqwest::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse().ok())
-        .unwrap_or(0)
 }
